@@ -1,0 +1,326 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * /dev/ordlock: each open file description is an owner. The ioctls are
+ * dispatched from one table; every argument starts with its size, is copied
+ * in once with copy_struct_from_user(), and is copied back up to the
+ * caller's size.
+ */
+#include <linux/fs.h>
+#include <linux/miscdevice.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+
+#include "device.h"
+#include "domain.h"
+#include "keys.h"
+#include "owner.h"
+#include "params.h"
+#include "request.h"
+
+/* Requests of at most this many keys need no allocation for the keys */
+#define ORDLOCK_STACK_KEYS 4
+
+union ordlock_ioctl_buffer {
+	struct ordlock_acquire acquire;
+	struct ordlock_release release;
+	struct ordlock_set_domain set_domain;
+	struct ordlock_owner_info owner_info;
+	struct ordlock_last_failure last_failure;
+};
+
+/**
+ * struct ordlock_ioctl_op - one entry of the dispatch table
+ * @size: size of the kernel's structure
+ * @min_size: the first published size of the structure
+ * @cmd: the ioctl number
+ * @copy_out_on_error: the structure carries a failure record
+ * @execute: does the work, with the owner locked
+ * @undo: reverts a successful @execute whose result could not be copied out
+ */
+struct ordlock_ioctl_op {
+	unsigned int size;
+	unsigned int min_size;
+	unsigned int cmd;
+	bool copy_out_on_error;
+	int (*execute)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
+	void (*undo)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
+};
+
+/* Scratch space for the keys of a request: user keys, then kernel keys */
+struct ordlock_keybuf {
+	struct ordlock_key ukeys[ORDLOCK_STACK_KEYS];
+	struct ordlock_rkey keys[ORDLOCK_STACK_KEYS];
+	void *heap;
+};
+
+static int ordlock_fail_invalid(struct ordlock_owner *owner, int err)
+{
+	return ordlock_owner_fail(owner, ORDLOCK_REASON_INVALID, err, NULL);
+}
+
+/*
+ * Copy @n keys from @uptr once, validate, sort and merge them. On success
+ * *@keys points at the merged keys and *@n is their number.
+ */
+static int ordlock_copy_keys(struct ordlock_owner *owner, struct ordlock_keybuf *kb,
+			     u64 uptr, unsigned int *n, bool mode_required,
+			     struct ordlock_rkey **keys)
+{
+	struct ordlock_key *ukeys = kb->ukeys;
+	struct ordlock_rkey *rkeys = kb->keys;
+	unsigned int bad, count = *n;
+	size_t bytes;
+	int ret;
+
+	kb->heap = NULL;
+	if (!count)
+		return ordlock_fail_invalid(owner, -EINVAL);
+	if (count > ordlock_max_keys_per_request())
+		return ordlock_fail_invalid(owner, -E2BIG);
+	if (count > ORDLOCK_STACK_KEYS) {
+		bytes = size_add(array_size(count, sizeof(*ukeys)),
+				 array_size(count, sizeof(*rkeys)));
+		kb->heap = kvmalloc(bytes, GFP_KERNEL_ACCOUNT);
+		if (!kb->heap)
+			return ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM,
+						  -ENOMEM, NULL);
+		rkeys = kb->heap;
+		ukeys = (struct ordlock_key *)(rkeys + count);
+	}
+	if (copy_from_user(ukeys, u64_to_user_ptr(uptr),
+			   array_size(count, sizeof(*ukeys)))) {
+		ret = ordlock_fail_invalid(owner, -EFAULT);
+		goto err;
+	}
+	ret = ordlock_keys_import(rkeys, ukeys, count, mode_required, &bad);
+	if (ret) {
+		ordlock_fail_invalid(owner, ret);
+		owner->failure.index = bad;
+		owner->failure.key = ukeys[bad];
+		goto err;
+	}
+	*n = ordlock_keys_sort_merge(rkeys, count);
+	*keys = rkeys;
+	return 0;
+err:
+	kvfree(kb->heap);
+	kb->heap = NULL;
+	return ret;
+}
+
+static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
+				 union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_acquire *arg = &buf->acquire;
+	struct ordlock_rkey *keys;
+	struct ordlock_keybuf kb;
+	unsigned int n = arg->nkeys;
+	int ret;
+
+	arg->token = 0;
+	memset(&arg->failure, 0, sizeof(arg->failure));
+	if (arg->flags & ~ORDLOCK_ACQUIRE_FLAGS || arg->__reserved) {
+		ret = ordlock_fail_invalid(owner, -EINVAL);
+		goto out;
+	}
+	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, true, &keys);
+	if (ret)
+		goto out;
+	ret = ordlock_acquire(owner, keys, n, ordlock_timeout_ns(arg->timeout_ns),
+			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	kvfree(kb.heap);
+out:
+	if (ret)
+		arg->failure = owner->failure;
+	return ret;
+}
+
+static void ordlock_ioctl_acquire_undo(struct ordlock_owner *owner,
+				       union ordlock_ioctl_buffer *buf)
+{
+	ordlock_release_token(owner, buf->acquire.token);
+}
+
+static int ordlock_ioctl_release(struct ordlock_owner *owner,
+				 union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_release *arg = &buf->release;
+	struct ordlock_rkey *keys;
+	struct ordlock_keybuf kb;
+	unsigned int n = arg->nkeys;
+	int ret;
+
+	arg->released = 0;
+	memset(&arg->failure, 0, sizeof(arg->failure));
+	if (arg->flags & ~ORDLOCK_RELEASE_FLAGS || arg->__reserved ||
+	    arg->__reserved2) {
+		ret = ordlock_fail_invalid(owner, -EINVAL);
+		goto out;
+	}
+	if (arg->flags & ORDLOCK_RELEASE_ALL) {
+		if (arg->nkeys || arg->keys) {
+			ret = ordlock_fail_invalid(owner, -EINVAL);
+			goto out;
+		}
+		arg->released = ordlock_release_all(owner);
+		return 0;
+	}
+	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, false, &keys);
+	if (ret)
+		goto out;
+	ret = ordlock_release_keys(owner, keys, n);
+	if (!ret)
+		arg->released = n;
+	kvfree(kb.heap);
+out:
+	if (ret)
+		arg->failure = owner->failure;
+	return ret;
+}
+
+static int ordlock_ioctl_set_domain(struct ordlock_owner *owner,
+				    union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_set_domain *arg = &buf->set_domain;
+
+	if (arg->flags)
+		return -EINVAL;
+	return ordlock_owner_set_domain(owner, arg->name);
+}
+
+static int ordlock_ioctl_owner_info(struct ordlock_owner *owner,
+				   union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_owner_info *arg = &buf->owner_info;
+
+	if (arg->flags)
+		return -EINVAL;
+	arg->owner_id = owner->id;
+	arg->nheld = owner->nheld;
+	arg->policy = READ_ONCE(owner->domain->policy);
+	memcpy(arg->domain, owner->domain->name, sizeof(arg->domain));
+	arg->last_token = owner->last_token;
+	return 0;
+}
+
+static int ordlock_ioctl_last_failure(struct ordlock_owner *owner,
+				     union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_last_failure *arg = &buf->last_failure;
+
+	if (arg->flags)
+		return -EINVAL;
+	arg->failure = owner->failure;
+	return 0;
+}
+
+#define ORDLOCK_IOCTL_OP(_cmd, _fn, _struct, _last, _copy_on_err, _undo)	\
+	[_IOC_NR(_cmd) - ORDLOCK_IOC_FIRST] = {				\
+		.size = sizeof(struct _struct),				\
+		.min_size = offsetofend(struct _struct, _last),		\
+		.cmd = _cmd,						\
+		.copy_out_on_error = _copy_on_err,			\
+		.execute = _fn,						\
+		.undo = _undo,						\
+	}
+
+#define ORDLOCK_IOC_FIRST _IOC_NR(ORDLOCK_IOC_ACQUIRE)
+
+static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
+	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_ACQUIRE, ordlock_ioctl_acquire,
+			 ordlock_acquire, failure, true, ordlock_ioctl_acquire_undo),
+	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_RELEASE, ordlock_ioctl_release,
+			 ordlock_release, failure, true, NULL),
+	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_SET_DOMAIN, ordlock_ioctl_set_domain,
+			 ordlock_set_domain, name, false, NULL),
+	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_OWNER_INFO, ordlock_ioctl_owner_info,
+			 ordlock_owner_info, last_token, false, NULL),
+	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_LAST_FAILURE, ordlock_ioctl_last_failure,
+			 ordlock_last_failure, failure, false, NULL),
+};
+
+static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
+			      unsigned long arg)
+{
+	struct ordlock_owner *owner = file->private_data;
+	void __user *uarg = (void __user *)arg;
+	const struct ordlock_ioctl_op *op;
+	union ordlock_ioctl_buffer buf;
+	unsigned int nr = _IOC_NR(cmd);
+	u32 usize;
+	int ret;
+
+	if (_IOC_TYPE(cmd) != ORDLOCK_IOC_TYPE || nr < ORDLOCK_IOC_FIRST ||
+	    nr - ORDLOCK_IOC_FIRST >= ARRAY_SIZE(ordlock_ioctl_ops))
+		return -ENOTTY;
+	op = &ordlock_ioctl_ops[nr - ORDLOCK_IOC_FIRST];
+	if (op->cmd != cmd)
+		return -ENOTTY;
+
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < op->min_size)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&buf, op->size, uarg, usize);
+	if (ret)
+		return ret;
+
+	if (mutex_lock_interruptible(&owner->lock))
+		return -ERESTARTSYS;
+	ret = op->execute(owner, &buf);
+	if (!ret || op->copy_out_on_error) {
+		if (copy_to_user(uarg, &buf, min_t(size_t, usize, op->size))) {
+			if (!ret && op->undo)
+				op->undo(owner, &buf);
+			ret = -EFAULT;
+		}
+	}
+	mutex_unlock(&owner->lock);
+	return ret;
+}
+
+static int ordlock_fop_open(struct inode *inode, struct file *file)
+{
+	struct ordlock_owner *owner = ordlock_owner_create();
+
+	if (!owner)
+		return -ENOMEM;
+	file->private_data = owner;
+	return nonseekable_open(inode, file);
+}
+
+static int ordlock_fop_release(struct inode *inode, struct file *file)
+{
+	ordlock_owner_destroy(file->private_data);
+	return 0;
+}
+
+static const struct file_operations ordlock_fops = {
+	.owner = THIS_MODULE,
+	.open = ordlock_fop_open,
+	.release = ordlock_fop_release,
+	.unlocked_ioctl = ordlock_fop_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+	.llseek = no_llseek,
+};
+
+static struct miscdevice ordlock_misc = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "ordlock",
+	.fops = &ordlock_fops,
+};
+
+int ordlock_device_init(void)
+{
+	ordlock_misc.mode = ordlock_dev_mode & 0666;
+	return misc_register(&ordlock_misc);
+}
+
+void ordlock_device_exit(void)
+{
+	misc_deregister(&ordlock_misc);
+}

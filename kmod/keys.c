@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Keys of a request: validation, sorting and merging of duplicates.
+ */
+#include <linux/errno.h>
+#include <linux/sort.h>
+
+#include "keys.h"
+
+/**
+ * ordlock_keys_import() - validate user keys and convert them
+ * @out: array of @n kernel keys
+ * @in: array of @n keys as copied from user space
+ * @n: number of keys
+ * @mode_required: a mode of 0 is invalid (acquire) or means "any" (release)
+ * @bad: set to the index of the first invalid key on failure
+ *
+ * Return: 0, or -EINVAL when a key has a non-zero reserved field or an
+ * invalid mode.
+ */
+int ordlock_keys_import(struct ordlock_rkey *out, const struct ordlock_key *in,
+			unsigned int n, bool mode_required, unsigned int *bad)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		u32 mode = in[i].mode;
+
+		if (in[i].__reserved ||
+		    (!ordlock_mode_valid(mode) && (mode_required || mode))) {
+			*bad = i;
+			return -EINVAL;
+		}
+		out[i].id = in[i].id;
+		out[i].rank = in[i].rank;
+		out[i].mode = mode;
+		out[i].index = i;
+	}
+	return 0;
+}
+
+static int ordlock_rkey_sort_cmp(const void *a, const void *b)
+{
+	const struct ordlock_rkey *ka = a, *kb = b;
+	int c = ordlock_rkey_cmp(ka, kb);
+
+	if (c)
+		return c;
+	/* Equal keys keep the caller's order, so merging keeps the first index */
+	return ka->index < kb->index ? -1 : ka->index > kb->index;
+}
+
+/**
+ * ordlock_keys_sort_merge() - sort keys in ascending order, merge duplicates
+ * @keys: the keys, as imported by ordlock_keys_import()
+ * @n: number of keys
+ *
+ * Duplicates become one key in the stronger of their modes, with the index
+ * of the first of them in the caller's array.
+ *
+ * Return: the number of distinct keys, now at the front of @keys.
+ */
+unsigned int ordlock_keys_sort_merge(struct ordlock_rkey *keys, unsigned int n)
+{
+	unsigned int i, out;
+
+	if (n < 2)
+		return n;
+	sort(keys, n, sizeof(*keys), ordlock_rkey_sort_cmp, NULL);
+	for (out = 0, i = 1; i < n; i++) {
+		if (!ordlock_rkey_cmp(&keys[out], &keys[i])) {
+			if (keys[i].mode > keys[out].mode)
+				keys[out].mode = keys[i].mode;
+			continue;
+		}
+		keys[++out] = keys[i];
+	}
+	return out + 1;
+}

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Owners: creation, destruction, domain choice, and the cache of holds.
+ */
+#include <linux/slab.h>
+
+#include "domain.h"
+#include "keys.h"
+#include "owner.h"
+#include "request.h"
+
+/* Keep at most this many spare holds per owner */
+#define ORDLOCK_OWNER_SPARE_MAX 32
+
+/* Number of owners; atomic, no lock */
+atomic_t ordlock_nowners = ATOMIC_INIT(0);
+static atomic64_t ordlock_owner_ids = ATOMIC64_INIT(0);
+static struct kmem_cache *ordlock_hold_cache;
+
+int ordlock_owner_init(void)
+{
+	ordlock_hold_cache = KMEM_CACHE(ordlock_hold, SLAB_ACCOUNT);
+	return ordlock_hold_cache ? 0 : -ENOMEM;
+}
+
+void ordlock_owner_exit(void)
+{
+	kmem_cache_destroy(ordlock_hold_cache);
+}
+
+/**
+ * ordlock_owner_create() - a new owner in the default domain
+ *
+ * Return: the owner, or NULL when out of memory.
+ */
+struct ordlock_owner *ordlock_owner_create(void)
+{
+	struct ordlock_owner *owner;
+
+	owner = kzalloc(sizeof(*owner), GFP_KERNEL_ACCOUNT);
+	if (!owner)
+		return NULL;
+	mutex_init(&owner->lock);
+	INIT_LIST_HEAD(&owner->held);
+	INIT_LIST_HEAD(&owner->spare);
+	owner->domain = ordlock_domain_get_default();
+	owner->id = atomic64_inc_return(&ordlock_owner_ids);
+	owner->pid = task_tgid_nr(current);
+	atomic_inc(&ordlock_nowners);
+	return owner;
+}
+
+/**
+ * ordlock_owner_destroy() - release everything and free the owner
+ * @owner: an owner nobody else can reach any more
+ */
+void ordlock_owner_destroy(struct ordlock_owner *owner)
+{
+	struct ordlock_hold *hold, *tmp;
+
+	mutex_lock(&owner->lock);
+	ordlock_release_all(owner);
+	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
+		kmem_cache_free(ordlock_hold_cache, hold);
+	mutex_unlock(&owner->lock);
+	ordlock_domain_put(owner->domain);
+	mutex_destroy(&owner->lock);
+	kfree(owner);
+	atomic_dec(&ordlock_nowners);
+}
+
+/**
+ * ordlock_owner_set_domain() - move @owner to the domain @name
+ * @owner: the owner, locked
+ * @name: a name buffer of ORDLOCK_DOMAIN_NAME_MAX bytes
+ *
+ * Return: 0, -EINVAL for a bad name, -EBUSY while the owner holds keys,
+ * -ENOSPC or -ENOMEM when the domain cannot be created.
+ */
+int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
+{
+	struct ordlock_domain *domain;
+
+	lockdep_assert_held(&owner->lock);
+	if (ordlock_domain_name_valid(name))
+		return -EINVAL;
+	if (owner->nheld)
+		return -EBUSY;
+	domain = ordlock_domain_get(name);
+	if (IS_ERR(domain))
+		return PTR_ERR(domain);
+	ordlock_domain_put(owner->domain);
+	owner->domain = domain;
+	return 0;
+}
+
+/**
+ * ordlock_owner_get_holds() - take @n blank holds
+ * @owner: the owner, locked
+ * @n: how many
+ * @list: receives them, linked by owner_node
+ *
+ * Return: 0, or -ENOMEM (and @list is left empty).
+ */
+int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
+			    struct list_head *list)
+{
+	struct ordlock_hold *hold;
+
+	lockdep_assert_held(&owner->lock);
+	while (n && owner->nspare) {
+		hold = list_first_entry(&owner->spare, struct ordlock_hold, owner_node);
+		list_move_tail(&hold->owner_node, list);
+		owner->nspare--;
+		n--;
+	}
+	while (n--) {
+		hold = kmem_cache_alloc(ordlock_hold_cache, GFP_KERNEL_ACCOUNT);
+		if (!hold) {
+			ordlock_owner_put_holds(owner, list);
+			return -ENOMEM;
+		}
+		list_add_tail(&hold->owner_node, list);
+	}
+	return 0;
+}
+
+/* ordlock_owner_put_holds() - give back unused holds; @list ends empty */
+void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list)
+{
+	struct ordlock_hold *hold, *tmp;
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry_safe(hold, tmp, list, owner_node) {
+		if (owner->nspare < ORDLOCK_OWNER_SPARE_MAX) {
+			list_move(&hold->owner_node, &owner->spare);
+			owner->nspare++;
+		} else {
+			list_del(&hold->owner_node);
+			kmem_cache_free(ordlock_hold_cache, hold);
+		}
+	}
+}
+
+/**
+ * ordlock_owner_fail() - record a failure
+ * @owner: the owner, locked
+ * @reason: an enum ordlock_reason
+ * @err: the negative errno the request returns
+ * @key: the key concerned, or NULL
+ *
+ * Starts a new failure record; callers add the culprit's details.
+ *
+ * Return: @err.
+ */
+int ordlock_owner_fail(struct ordlock_owner *owner, u32 reason, int err,
+		       const struct ordlock_rkey *key)
+{
+	struct ordlock_failure *f = &owner->failure;
+
+	lockdep_assert_held(&owner->lock);
+	memset(f, 0, sizeof(*f));
+	f->reason = reason;
+	f->error = -err;
+	f->index = ~0U;
+	if (key) {
+		f->index = key->index;
+		f->key.rank = key->rank;
+		f->key.id = key->id;
+		f->key.mode = key->mode;
+	}
+	return err;
+}

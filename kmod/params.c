@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters.
+ */
+#include <linux/kernel.h>
+#include <linux/minmax.h>
+#include <linux/moduleparam.h>
+#include <linux/time64.h>
+
+#include "params.h"
+
+unsigned short ordlock_dev_mode = 0660;
+module_param_named(dev_mode, ordlock_dev_mode, ushort, 0444);
+MODULE_PARM_DESC(dev_mode, "Mode of /dev/ordlock (default 0660)");
+
+unsigned int ordlock_hash_bits = 16;
+module_param_named(hash_bits, ordlock_hash_bits, uint, 0444);
+MODULE_PARM_DESC(hash_bits, "log2 of the resource hash table size, 8 to 24 (default 16)");
+
+static unsigned int max_keys_per_request = 1024;
+module_param(max_keys_per_request, uint, 0644);
+MODULE_PARM_DESC(max_keys_per_request, "Most keys in one request (default 1024, at most 65536)");
+
+static unsigned int max_keys_per_owner = 4096;
+module_param(max_keys_per_owner, uint, 0644);
+MODULE_PARM_DESC(max_keys_per_owner, "Most keys one owner may hold (default 4096)");
+
+static unsigned int max_resources = 1048576;
+module_param(max_resources, uint, 0644);
+MODULE_PARM_DESC(max_resources, "Most resources held or waited for in all domains (default 1048576)");
+
+static unsigned int max_domains = 1024;
+module_param(max_domains, uint, 0644);
+MODULE_PARM_DESC(max_domains, "Most domains at once (default 1024)");
+
+static unsigned int default_timeout_ms = 30000;
+module_param(default_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(default_timeout_ms, "Timeout of a request that gives none, in ms (default 30000)");
+
+static unsigned int max_timeout_ms = 600000;
+module_param(max_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(max_timeout_ms, "Longest wait of any request, in ms (default 600000)");
+
+unsigned int ordlock_max_keys_per_request(void)
+{
+	return clamp(READ_ONCE(max_keys_per_request), 1U, ORDLOCK_HARD_MAX_KEYS);
+}
+
+unsigned int ordlock_max_keys_per_owner(void)
+{
+	return max(READ_ONCE(max_keys_per_owner), 1U);
+}
+
+unsigned int ordlock_max_resources(void)
+{
+	return max(READ_ONCE(max_resources), 1U);
+}
+
+unsigned int ordlock_max_domains(void)
+{
+	return max(READ_ONCE(max_domains), 1U);
+}
+
+/**
+ * ordlock_timeout_ns() - the timeout a request gets
+ * @requested_ns: the caller's timeout, 0 for the default
+ *
+ * Return: @requested_ns, or the default when 0, capped by the maximum.
+ */
+u64 ordlock_timeout_ns(u64 requested_ns)
+{
+	u64 max_ms = clamp(READ_ONCE(max_timeout_ms), 1U, ORDLOCK_HARD_MAX_TIMEOUT_MS);
+	u64 max_ns = max_ms * NSEC_PER_MSEC;
+
+	if (!requested_ns)
+		requested_ns = (u64)READ_ONCE(default_timeout_ms) * NSEC_PER_MSEC;
+	return min(requested_ns, max_ns);
+}

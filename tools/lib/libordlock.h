@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * libordlock: ordered multi-resource locks from C, over /dev/ordlock.
+ *
+ * Every function that can fail returns 0 on success or a negative errno
+ * (and also sets errno), so callers may test either. After a failure,
+ * ordlock_last_failure() describes the reason and the culprit, and
+ * ordlock_strfailure() turns it into a sentence.
+ *
+ * One struct ordlock is one owner: locks belong to it and are released by
+ * ordlock_close() or when the process dies. A handle serves one request at
+ * a time; threads that lock independently open one handle each.
+ */
+#ifndef LIBORDLOCK_H
+#define LIBORDLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/ordlock.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct ordlock;
+
+/** ordlock_open() - open an owner in @domain (NULL: "default"). NULL + errno on failure. */
+struct ordlock *ordlock_open(const char *domain);
+
+/** ordlock_close() - release everything the owner holds and free the handle. */
+void ordlock_close(struct ordlock *ol);
+
+/** ordlock_fd() - the owner's file descriptor on /dev/ordlock. */
+int ordlock_fd(const struct ordlock *ol);
+
+/** ordlock_set_domain() - move the owner to @domain; it must hold nothing. */
+int ordlock_set_domain(struct ordlock *ol, const char *domain);
+
+/** ordlock_key() - build a key. */
+static inline struct ordlock_key ordlock_key(uint32_t rank, uint64_t id,
+					     unsigned int mode)
+{
+	struct ordlock_key k = { .id = id, .rank = rank, .mode = (uint16_t)mode };
+
+	return k;
+}
+
+#define ORDLOCK_SH(rank, id) ordlock_key((rank), (id), ORDLOCK_MODE_SHARED)
+#define ORDLOCK_EX(rank, id) ordlock_key((rank), (id), ORDLOCK_MODE_EXCLUSIVE)
+
+/** ORDLOCK_TIMEOUT_DEFAULT - use the domain's default timeout */
+#define ORDLOCK_TIMEOUT_DEFAULT 0
+
+/**
+ * ordlock_acquire() - take @n keys all or nothing, waiting at most
+ * @timeout_ms milliseconds (ORDLOCK_TIMEOUT_DEFAULT: the domain default).
+ * @flags: ORDLOCK_ACQUIRE_TRY or 0. @token (may be NULL) receives the
+ * fencing token.
+ */
+int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
+		    uint64_t *token);
+
+/** ordlock_try_acquire() - ordlock_acquire() that never waits (EAGAIN). */
+int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+			unsigned int n, uint64_t *token);
+
+/** ordlock_release() - release @n held keys; all of them or none (ENOENT). */
+int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
+		    unsigned int n);
+
+/** ordlock_release_all() - release every key the owner holds. */
+int ordlock_release_all(struct ordlock *ol);
+
+/** ordlock_owner_info() - fill @info about the owner. */
+int ordlock_owner_info(struct ordlock *ol, struct ordlock_owner_info *info);
+
+/**
+ * ordlock_last_failure() - the owner's last failure, as recorded by the
+ * library after a failed call (reason ORDLOCK_REASON_NONE if none).
+ */
+const struct ordlock_failure *ordlock_last_failure(const struct ordlock *ol);
+
+/**
+ * ordlock_kernel_last_failure() - read the kernel's copy of the owner's
+ * last failure record (ORDLOCK_IOC_LAST_FAILURE) into @f.
+ */
+int ordlock_kernel_last_failure(struct ordlock *ol, struct ordlock_failure *f);
+
+/** ordlock_reason_name() - "order", "timeout", ... for an enum ordlock_reason. */
+const char *ordlock_reason_name(unsigned int reason);
+
+/** ordlock_mode_name() - "shared", "exclusive" or "none". */
+const char *ordlock_mode_name(unsigned int mode);
+
+/**
+ * ordlock_strfailure() - describe @f in @buf, e.g.
+ * "timed out waiting for exclusive 1:2 held (exclusive) by pid 102".
+ * Returns @buf.
+ */
+char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBORDLOCK_H */

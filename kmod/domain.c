@@ -3,12 +3,12 @@
  * Domains: created on first use by name, freed with their last owner. The
  * default domain is created at load time and lives until unload.
  */
-#include <linux/ctype.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
 #include "domain.h"
+#include "keys.h"
 #include "params.h"
 
 /*
@@ -20,32 +20,6 @@ static LIST_HEAD(ordlock_domains);
 static unsigned int ordlock_ndomains;
 static u32 ordlock_domain_ids;
 static struct ordlock_domain *ordlock_default_domain;
-
-/**
- * ordlock_domain_name_valid() - check a domain name
- * @name: a buffer of ORDLOCK_DOMAIN_NAME_MAX bytes
- *
- * Return: 0 when @name holds 1 to ORDLOCK_DOMAIN_NAME_MAX - 1 characters of
- * [A-Za-z0-9._-] followed by zero bytes only, else -EINVAL.
- */
-int ordlock_domain_name_valid(const char *name)
-{
-	size_t len = strnlen(name, ORDLOCK_DOMAIN_NAME_MAX);
-	size_t i;
-
-	if (!len || len == ORDLOCK_DOMAIN_NAME_MAX)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		char c = name[i];
-
-		if (!isalnum(c) && c != '.' && c != '_' && c != '-')
-			return -EINVAL;
-	}
-	for (; i < ORDLOCK_DOMAIN_NAME_MAX; i++)
-		if (name[i])
-			return -EINVAL;
-	return 0;
-}
 
 static struct ordlock_domain *ordlock_domain_find(const char *name)
 {

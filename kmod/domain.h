@@ -32,7 +32,6 @@ struct ordlock_domain {
 
 int ordlock_domain_init(void);
 void ordlock_domain_exit(void);
-int ordlock_domain_name_valid(const char *name);
 struct ordlock_domain *ordlock_domain_get(const char *name);
 struct ordlock_domain *ordlock_domain_get_default(void);
 void ordlock_domain_put(struct ordlock_domain *domain);

@@ -2,8 +2,10 @@
 /*
  * Keys of a request: validation, sorting and merging of duplicates.
  */
+#include <linux/ctype.h>
 #include <linux/errno.h>
 #include <linux/sort.h>
+#include <linux/string.h>
 
 #include "keys.h"
 
@@ -76,4 +78,30 @@ unsigned int ordlock_keys_sort_merge(struct ordlock_rkey *keys, unsigned int n)
 		keys[++out] = keys[i];
 	}
 	return out + 1;
+}
+
+/**
+ * ordlock_domain_name_valid() - check a domain name
+ * @name: a buffer of ORDLOCK_DOMAIN_NAME_MAX bytes
+ *
+ * Return: 0 when @name holds 1 to ORDLOCK_DOMAIN_NAME_MAX - 1 characters of
+ * [A-Za-z0-9._-] followed by zero bytes only, else -EINVAL.
+ */
+int ordlock_domain_name_valid(const char *name)
+{
+	size_t len = strnlen(name, ORDLOCK_DOMAIN_NAME_MAX);
+	size_t i;
+
+	if (!len || len == ORDLOCK_DOMAIN_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		char c = name[i];
+
+		if (!isalnum(c) && c != '.' && c != '_' && c != '-')
+			return -EINVAL;
+	}
+	for (; i < ORDLOCK_DOMAIN_NAME_MAX; i++)
+		if (name[i])
+			return -EINVAL;
+	return 0;
 }

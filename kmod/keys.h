@@ -56,5 +56,6 @@ static inline bool ordlock_modes_conflict(u32 a, u32 b)
 int ordlock_keys_import(struct ordlock_rkey *out, const struct ordlock_key *in,
 			unsigned int n, bool mode_required, unsigned int *bad);
 unsigned int ordlock_keys_sort_merge(struct ordlock_rkey *keys, unsigned int n);
+int ordlock_domain_name_valid(const char *name);
 
 #endif /* _ORDLOCK_KEYS_H */

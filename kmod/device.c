@@ -28,6 +28,8 @@ union ordlock_ioctl_buffer {
 	struct ordlock_set_domain set_domain;
 	struct ordlock_owner_info owner_info;
 	struct ordlock_last_failure last_failure;
+	struct ordlock_convert convert;
+	struct ordlock_domain_config domain_config;
 };
 
 /**
@@ -191,7 +193,7 @@ static int ordlock_ioctl_set_domain(struct ordlock_owner *owner,
 }
 
 static int ordlock_ioctl_owner_info(struct ordlock_owner *owner,
-				   union ordlock_ioctl_buffer *buf)
+				    union ordlock_ioctl_buffer *buf)
 {
 	struct ordlock_owner_info *arg = &buf->owner_info;
 
@@ -206,40 +208,133 @@ static int ordlock_ioctl_owner_info(struct ordlock_owner *owner,
 }
 
 static int ordlock_ioctl_last_failure(struct ordlock_owner *owner,
-				     union ordlock_ioctl_buffer *buf)
+				      union ordlock_ioctl_buffer *buf)
 {
 	struct ordlock_last_failure *arg = &buf->last_failure;
+	unsigned int n = 0;
 
-	if (arg->flags)
+	if (arg->flags || arg->__reserved)
+		return -EINVAL;
+	if (arg->nsteps && !arg->steps)
 		return -EINVAL;
 	arg->failure = owner->failure;
+	if (owner->failure.reason == ORDLOCK_REASON_DEADLOCK && owner->cycle)
+		n = min(arg->nsteps, owner->ncycle);
+	if (n && copy_to_user(u64_to_user_ptr(arg->steps), owner->cycle,
+			      array_size(n, sizeof(*owner->cycle))))
+		return -EFAULT;
+	arg->nsteps = n;
 	return 0;
 }
 
-#define ORDLOCK_IOCTL_OP(_cmd, _fn, _struct, _last, _copy_on_err, _undo)	\
-	[_IOC_NR(_cmd) - ORDLOCK_IOC_FIRST] = {				\
-		.size = sizeof(struct _struct),				\
-		.min_size = offsetofend(struct _struct, _last),		\
-		.cmd = _cmd,						\
-		.copy_out_on_error = _copy_on_err,			\
-		.execute = _fn,						\
-		.undo = _undo,						\
+static int ordlock_ioctl_convert(struct ordlock_owner *owner,
+				 union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_convert *arg = &buf->convert;
+	struct ordlock_rkey key;
+	unsigned int bad;
+	int ret;
+
+	arg->token = 0;
+	memset(&arg->failure, 0, sizeof(arg->failure));
+	if (arg->flags & ~ORDLOCK_ACQUIRE_FLAGS) {
+		ret = ordlock_fail_invalid(owner, -EINVAL);
+		goto out;
 	}
+	ret = ordlock_keys_import(&key, &arg->key, 1, true, &bad);
+	if (ret) {
+		ordlock_fail_invalid(owner, ret);
+		owner->failure.key = arg->key;
+		goto out;
+	}
+	ret = ordlock_convert(owner, &key, ordlock_timeout_ns(arg->timeout_ns),
+			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+out:
+	if (ret)
+		arg->failure = owner->failure;
+	return ret;
+}
+
+static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
+				       union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_domain_config *arg = &buf->domain_config;
+	struct ordlock_domain *domain;
+	int ret;
+
+	if (arg->flags & ~ORDLOCK_DOMAIN_FLAGS || arg->__reserved ||
+	    ordlock_domain_name_valid(arg->name))
+		return -EINVAL;
+	ret = ordlock_domain_config(arg->name, arg->flags, arg->policy,
+				    arg->detect_delay_ms, &domain);
+	if (ret)
+		return ret;
+	arg->policy = READ_ONCE(domain->policy);
+	arg->detect_delay_ms = READ_ONCE(domain->detect_delay_ms);
+	arg->nowners = atomic_read(&domain->owners.cur);
+	ordlock_domain_put(domain);
+	return 0;
+}
+
+/*
+ * The dispatch table, in ioctl number order from ORDLOCK_IOC_ACQUIRE. Each
+ * @min_size is the size of the structure as first published: it never
+ * changes once released.
+ */
+static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
+	{
+		.cmd = ORDLOCK_IOC_ACQUIRE,
+		.size = sizeof(struct ordlock_acquire),
+		.min_size = offsetofend(struct ordlock_acquire, failure),
+		.copy_out_on_error = true,
+		.execute = ordlock_ioctl_acquire,
+		.undo = ordlock_ioctl_acquire_undo,
+	},
+	{
+		.cmd = ORDLOCK_IOC_RELEASE,
+		.size = sizeof(struct ordlock_release),
+		.min_size = offsetofend(struct ordlock_release, failure),
+		.copy_out_on_error = true,
+		.execute = ordlock_ioctl_release,
+	},
+	{
+		.cmd = ORDLOCK_IOC_SET_DOMAIN,
+		.size = sizeof(struct ordlock_set_domain),
+		.min_size = offsetofend(struct ordlock_set_domain, name),
+		.copy_out_on_error = false,
+		.execute = ordlock_ioctl_set_domain,
+	},
+	{
+		.cmd = ORDLOCK_IOC_OWNER_INFO,
+		.size = sizeof(struct ordlock_owner_info),
+		.min_size = offsetofend(struct ordlock_owner_info, last_token),
+		.copy_out_on_error = false,
+		.execute = ordlock_ioctl_owner_info,
+	},
+	{
+		.cmd = ORDLOCK_IOC_LAST_FAILURE,
+		.size = sizeof(struct ordlock_last_failure),
+		.min_size = offsetofend(struct ordlock_last_failure, steps),
+		.copy_out_on_error = false,
+		.execute = ordlock_ioctl_last_failure,
+	},
+	{
+		.cmd = ORDLOCK_IOC_CONVERT,
+		.size = sizeof(struct ordlock_convert),
+		.min_size = offsetofend(struct ordlock_convert, failure),
+		.copy_out_on_error = true,
+		.execute = ordlock_ioctl_convert,
+	},
+	{
+		.cmd = ORDLOCK_IOC_DOMAIN_CONFIG,
+		.size = sizeof(struct ordlock_domain_config),
+		.min_size = offsetofend(struct ordlock_domain_config, __reserved),
+		.copy_out_on_error = false,
+		.execute = ordlock_ioctl_domain_config,
+	},
+};
 
 #define ORDLOCK_IOC_FIRST _IOC_NR(ORDLOCK_IOC_ACQUIRE)
-
-static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
-	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_ACQUIRE, ordlock_ioctl_acquire,
-			 ordlock_acquire, failure, true, ordlock_ioctl_acquire_undo),
-	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_RELEASE, ordlock_ioctl_release,
-			 ordlock_release, failure, true, NULL),
-	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_SET_DOMAIN, ordlock_ioctl_set_domain,
-			 ordlock_set_domain, name, false, NULL),
-	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_OWNER_INFO, ordlock_ioctl_owner_info,
-			 ordlock_owner_info, last_token, false, NULL),
-	ORDLOCK_IOCTL_OP(ORDLOCK_IOC_LAST_FAILURE, ordlock_ioctl_last_failure,
-			 ordlock_last_failure, failure, false, NULL),
-};
 
 static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 			      unsigned long arg)

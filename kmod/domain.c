@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Domains: created on first use by name, freed with their last owner. The
- * default domain is created at load time and lives until unload.
+ * default domain, and any domain an admin configured, live until unload.
  */
+#include <linux/capability.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -12,14 +14,29 @@
 #include "params.h"
 
 /*
- * ordlock_domains_lock protects ordlock_domains, ordlock_ndomains and
- * ordlock_domain_ids. It nests inside owner->lock and takes no other lock.
+ * ordlock_domains_lock protects ordlock_domains, ordlock_ndomains,
+ * ordlock_domain_ids and the settings of every domain. It nests inside
+ * owner->lock and takes no other lock.
  */
 static DEFINE_MUTEX(ordlock_domains_lock);
 static LIST_HEAD(ordlock_domains);
 static unsigned int ordlock_ndomains;
 static u32 ordlock_domain_ids;
 static struct ordlock_domain *ordlock_default_domain;
+
+static const char * const ordlock_policy_names[] = {
+	[ORDLOCK_POLICY_ENFORCE] = "enforce",
+	[ORDLOCK_POLICY_DETECT] = "detect",
+	[ORDLOCK_POLICY_TIMEOUT] = "timeout",
+};
+
+/* ordlock_policy_name() - "enforce", "detect", "timeout" or "unknown" */
+const char *ordlock_policy_name(u32 policy)
+{
+	if (policy < ARRAY_SIZE(ordlock_policy_names))
+		return ordlock_policy_names[policy];
+	return "unknown";
+}
 
 static struct ordlock_domain *ordlock_domain_find(const char *name)
 {
@@ -30,6 +47,37 @@ static struct ordlock_domain *ordlock_domain_find(const char *name)
 		if (!strcmp(domain->name, name))
 			return domain;
 	return NULL;
+}
+
+static struct ordlock_domain *ordlock_domain_find_or_create(const char *name)
+{
+	struct ordlock_domain *domain;
+
+	lockdep_assert_held(&ordlock_domains_lock);
+	domain = ordlock_domain_find(name);
+	if (domain) {
+		kref_get(&domain->ref);
+		return domain;
+	}
+	if (ordlock_ndomains >= ordlock_max_domains())
+		return ERR_PTR(-ENOSPC);
+	domain = kzalloc(sizeof(*domain), GFP_KERNEL_ACCOUNT);
+	if (!domain)
+		return ERR_PTR(-ENOMEM);
+	domain->stats = alloc_percpu_gfp(struct ordlock_stats, GFP_KERNEL_ACCOUNT);
+	if (!domain->stats) {
+		kfree(domain);
+		return ERR_PTR(-ENOMEM);
+	}
+	kref_init(&domain->ref);
+	domain->id = ++ordlock_domain_ids;
+	atomic64_set(&domain->next_token, 0);
+	spin_lock_init(&domain->graph_lock);
+	domain->policy = ordlock_default_policy();
+	strscpy(domain->name, name, sizeof(domain->name));
+	list_add_tail(&domain->node, &ordlock_domains);
+	ordlock_ndomains++;
+	return domain;
 }
 
 /**
@@ -44,28 +92,7 @@ struct ordlock_domain *ordlock_domain_get(const char *name)
 	struct ordlock_domain *domain;
 
 	mutex_lock(&ordlock_domains_lock);
-	domain = ordlock_domain_find(name);
-	if (domain) {
-		kref_get(&domain->ref);
-		goto out;
-	}
-	if (ordlock_ndomains >= ordlock_max_domains()) {
-		domain = ERR_PTR(-ENOSPC);
-		goto out;
-	}
-	domain = kzalloc(sizeof(*domain), GFP_KERNEL_ACCOUNT);
-	if (!domain) {
-		domain = ERR_PTR(-ENOMEM);
-		goto out;
-	}
-	kref_init(&domain->ref);
-	domain->id = ++ordlock_domain_ids;
-	atomic64_set(&domain->next_token, 0);
-	domain->policy = ORDLOCK_POLICY_ENFORCE;
-	strscpy(domain->name, name, sizeof(domain->name));
-	list_add_tail(&domain->node, &ordlock_domains);
-	ordlock_ndomains++;
-out:
+	domain = ordlock_domain_find_or_create(name);
 	mutex_unlock(&ordlock_domains_lock);
 	return domain;
 }
@@ -85,6 +112,7 @@ static void ordlock_domain_free(struct kref *ref)
 	list_del(&domain->node);
 	ordlock_ndomains--;
 	mutex_unlock(&ordlock_domains_lock);
+	free_percpu(domain->stats);
 	kfree(domain);
 }
 
@@ -92,6 +120,76 @@ static void ordlock_domain_free(struct kref *ref)
 void ordlock_domain_put(struct ordlock_domain *domain)
 {
 	kref_put_mutex(&domain->ref, ordlock_domain_free, &ordlock_domains_lock);
+}
+
+/**
+ * ordlock_domain_config() - read or change the settings of a domain
+ * @name: a valid domain name; the domain is created if needed
+ * @flags: ORDLOCK_DOMAIN_SET_* bits
+ * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
+ * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @out: receives the domain, with a reference the caller drops
+ *
+ * Return: 0, -EPERM when changing without CAP_SYS_ADMIN, -EINVAL for an
+ * unknown policy, -ENOSPC or -ENOMEM.
+ */
+int ordlock_domain_config(const char *name, u32 flags, u32 policy,
+			  u32 detect_delay_ms, struct ordlock_domain **out)
+{
+	struct ordlock_domain *domain;
+
+	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
+		return -EINVAL;
+	if (flags && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	mutex_lock(&ordlock_domains_lock);
+	domain = ordlock_domain_find_or_create(name);
+	if (IS_ERR(domain)) {
+		mutex_unlock(&ordlock_domains_lock);
+		return PTR_ERR(domain);
+	}
+	if (flags & ORDLOCK_DOMAIN_SET_POLICY)
+		WRITE_ONCE(domain->policy, policy);
+	if (flags & ORDLOCK_DOMAIN_SET_DETECT_DELAY)
+		WRITE_ONCE(domain->detect_delay_ms, detect_delay_ms);
+	if (flags && !domain->pinned) {
+		domain->pinned = true;
+		kref_get(&domain->ref);
+	}
+	mutex_unlock(&ordlock_domains_lock);
+	*out = domain;
+	return 0;
+}
+
+/**
+ * ordlock_stat_wait() - count a wait of @wait_ns in the histogram
+ * @domain: the domain
+ * @wait_ns: how long the wait lasted
+ */
+void ordlock_stat_wait(struct ordlock_domain *domain, u64 wait_ns)
+{
+	u64 us = div_u64(wait_ns, NSEC_PER_USEC);
+	unsigned int bucket = us ? ilog2(us) + 1 : 0;
+
+	this_cpu_inc(domain->stats->wait_hist[min_t(unsigned int, bucket,
+						    ORDLOCK_WAIT_HIST - 1)]);
+}
+
+/**
+ * ordlock_domain_lock_list() - lock the list of domains and return it
+ *
+ * Return: the list of struct ordlock_domain, linked by node. Unlock it with
+ * ordlock_domain_unlock_list().
+ */
+struct list_head *ordlock_domain_lock_list(void)
+{
+	mutex_lock(&ordlock_domains_lock);
+	return &ordlock_domains;
+}
+
+void ordlock_domain_unlock_list(void)
+{
+	mutex_unlock(&ordlock_domains_lock);
 }
 
 int ordlock_domain_init(void)
@@ -106,6 +204,18 @@ int ordlock_domain_init(void)
 
 void ordlock_domain_exit(void)
 {
+	struct ordlock_domain *domain, *tmp;
+
+	/* Only the references of pinned domains remain */
+	mutex_lock(&ordlock_domains_lock);
+	list_for_each_entry_safe(domain, tmp, &ordlock_domains, node) {
+		if (domain->pinned) {
+			domain->pinned = false;
+			if (kref_put(&domain->ref, ordlock_domain_free))
+				mutex_lock(&ordlock_domains_lock);
+		}
+	}
+	mutex_unlock(&ordlock_domains_lock);
 	ordlock_domain_put(ordlock_default_domain);
 	ordlock_default_domain = NULL;
 	WARN_ON(!list_empty(&ordlock_domains));

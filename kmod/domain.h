@@ -8,17 +8,84 @@
 #include <linux/atomic.h>
 #include <linux/kref.h>
 #include <linux/list.h>
+#include <linux/percpu.h>
+#include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
 /**
+ * enum ordlock_stat - event counters of a domain
+ * @ORDLOCK_STAT_ACQUIRES: successful acquires
+ * @ORDLOCK_STAT_CONTENDED: acquires that had to wait for at least one key
+ * @ORDLOCK_STAT_TIMEOUTS: requests that timed out
+ * @ORDLOCK_STAT_TRY_FAILURES: try requests that found a key busy
+ * @ORDLOCK_STAT_ORDER_VIOLATIONS: requests refused by the order rule
+ * @ORDLOCK_STAT_DEADLOCKS: cycles detected (victims)
+ * @ORDLOCK_STAT_UPGRADE_DEADLOCKS: conversions refused as upgrade deadlocks
+ * @ORDLOCK_STAT_CONVERSIONS: successful conversions
+ * @ORDLOCK_STAT_SIGNALS: waits interrupted by a signal
+ * @ORDLOCK_STAT_LIMITS: requests refused by a limit
+ * @ORDLOCK_STAT_RELEASES: keys released
+ * @ORDLOCK_STAT_NR: number of counters
+ */
+enum ordlock_stat {
+	ORDLOCK_STAT_ACQUIRES,
+	ORDLOCK_STAT_CONTENDED,
+	ORDLOCK_STAT_TIMEOUTS,
+	ORDLOCK_STAT_TRY_FAILURES,
+	ORDLOCK_STAT_ORDER_VIOLATIONS,
+	ORDLOCK_STAT_DEADLOCKS,
+	ORDLOCK_STAT_UPGRADE_DEADLOCKS,
+	ORDLOCK_STAT_CONVERSIONS,
+	ORDLOCK_STAT_SIGNALS,
+	ORDLOCK_STAT_LIMITS,
+	ORDLOCK_STAT_RELEASES,
+	ORDLOCK_STAT_NR,
+};
+
+/* Wait-time histogram: bucket i counts waits below 2^i microseconds */
+#define ORDLOCK_WAIT_HIST 24
+
+/**
+ * struct ordlock_stats - per-CPU counters of a domain
+ * @count: event counters, indexed by enum ordlock_stat
+ * @wait_hist: wait times, bucket i for waits below 2^i us (the last one
+ *	takes all longer waits)
+ */
+struct ordlock_stats {
+	u64 count[ORDLOCK_STAT_NR];
+	u64 wait_hist[ORDLOCK_WAIT_HIST];
+};
+
+/**
+ * struct ordlock_gauge - a current value and its peak
+ * @cur: the current value
+ * @peak: the highest value seen
+ */
+struct ordlock_gauge {
+	atomic_t cur;
+	atomic_t peak;
+};
+
+/**
  * struct ordlock_domain - a lock namespace
  * @node: entry in the list of domains, under ordlock_domains_lock
- * @ref: one reference per owner in the domain, plus one for the default
- *	domain, which lives as long as the module
+ * @ref: one reference per owner in the domain, one for the default domain
+ *	and one for a configured domain, which live until unload
  * @id: unique number, part of every resource's hash key
  * @next_token: the last fencing token handed out; atomic, no lock
- * @policy: an enum ordlock_policy; read with READ_ONCE()
+ * @graph_lock: protects the wait-for graph of the domain: owner->waiting
+ *	and the walk fields of the domain's owners, and @walk_gen. Nests
+ *	inside owner->lock and outside bucket->lock.
+ * @walk_gen: generation of the last graph walk; under @graph_lock
+ * @policy: an enum ordlock_policy; READ_ONCE(), written under
+ *	ordlock_domains_lock
+ * @detect_delay_ms: see struct ordlock_domain_config; like @policy
+ * @pinned: configured by an admin; under ordlock_domains_lock
+ * @owners: owners in the domain
+ * @resources: resources of the domain
+ * @waiters: owners waiting in the domain
+ * @stats: per-CPU counters
  * @name: NUL-terminated name
  */
 struct ordlock_domain {
@@ -26,7 +93,16 @@ struct ordlock_domain {
 	struct kref ref;
 	u32 id;
 	atomic64_t next_token;
+	/* the wait-for graph of the domain: see above */
+	spinlock_t graph_lock;
+	u64 walk_gen;
 	u32 policy;
+	u32 detect_delay_ms;
+	bool pinned;
+	struct ordlock_gauge owners;
+	struct ordlock_gauge resources;
+	struct ordlock_gauge waiters;
+	struct ordlock_stats __percpu *stats;
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 };
 
@@ -35,11 +111,46 @@ void ordlock_domain_exit(void);
 struct ordlock_domain *ordlock_domain_get(const char *name);
 struct ordlock_domain *ordlock_domain_get_default(void);
 void ordlock_domain_put(struct ordlock_domain *domain);
+int ordlock_domain_config(const char *name, u32 flags, u32 policy,
+			  u32 detect_delay_ms, struct ordlock_domain **out);
+const char *ordlock_policy_name(u32 policy);
+
+/* Walk the domains, for debugfs: ordlock_domain_lock_list() then the list */
+struct list_head *ordlock_domain_lock_list(void);
+void ordlock_domain_unlock_list(void);
 
 /* ordlock_domain_next_token() - a fresh fencing token of @domain */
 static inline u64 ordlock_domain_next_token(struct ordlock_domain *domain)
 {
 	return atomic64_inc_return(&domain->next_token);
+}
+
+static inline void ordlock_stat_inc(struct ordlock_domain *domain,
+				    enum ordlock_stat stat)
+{
+	this_cpu_inc(domain->stats->count[stat]);
+}
+
+static inline void ordlock_stat_add(struct ordlock_domain *domain,
+				    enum ordlock_stat stat, unsigned int n)
+{
+	this_cpu_add(domain->stats->count[stat], n);
+}
+
+void ordlock_stat_wait(struct ordlock_domain *domain, u64 wait_ns);
+
+static inline void ordlock_gauge_inc(struct ordlock_gauge *g)
+{
+	int cur = atomic_inc_return(&g->cur);
+	int peak = atomic_read(&g->peak);
+
+	while (cur > peak && !atomic_try_cmpxchg(&g->peak, &peak, cur))
+		;
+}
+
+static inline void ordlock_gauge_dec(struct ordlock_gauge *g)
+{
+	atomic_dec(&g->cur);
 }
 
 #endif /* _ORDLOCK_DOMAIN_H */

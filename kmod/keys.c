@@ -105,3 +105,24 @@ int ordlock_domain_name_valid(const char *name)
 			return -EINVAL;
 	return 0;
 }
+
+/**
+ * ordlock_comm_sanitize() - a command name fit for a whitespace-separated
+ * text line
+ * @dst: ORDLOCK_COMM_LEN bytes
+ * @src: a command name, not necessarily NUL-terminated within
+ *	ORDLOCK_COMM_LEN bytes
+ *
+ * Characters other than printable non-space ASCII become '?'; an empty
+ * name becomes "?".
+ */
+void ordlock_comm_sanitize(char *dst, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i < ORDLOCK_COMM_LEN - 1 && src[i]; i++)
+		dst[i] = (src[i] > ' ' && src[i] <= '~') ? src[i] : '?';
+	if (!i)
+		dst[i++] = '?';
+	dst[i] = '\0';
+}

@@ -57,5 +57,6 @@ int ordlock_keys_import(struct ordlock_rkey *out, const struct ordlock_key *in,
 			unsigned int n, bool mode_required, unsigned int *bad);
 unsigned int ordlock_keys_sort_merge(struct ordlock_rkey *keys, unsigned int n);
 int ordlock_domain_name_valid(const char *name);
+void ordlock_comm_sanitize(char *dst, const char *src);
 
 #endif /* _ORDLOCK_KEYS_H */

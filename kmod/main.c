@@ -6,8 +6,10 @@
  */
 #include <linux/module.h>
 
+#include "debugfs.h"
 #include "device.h"
 #include "domain.h"
+#include "graph.h"
 #include "owner.h"
 #include "table.h"
 
@@ -21,9 +23,13 @@ static int __init ordlock_init(void)
 	ret = ordlock_owner_init();
 	if (ret)
 		goto err_table;
-	ret = ordlock_domain_init();
+	ret = ordlock_graph_init();
 	if (ret)
 		goto err_owner;
+	ret = ordlock_domain_init();
+	if (ret)
+		goto err_graph;
+	ordlock_debugfs_init();
 	ret = ordlock_device_init();
 	if (ret)
 		goto err_domain;
@@ -31,7 +37,10 @@ static int __init ordlock_init(void)
 	return 0;
 
 err_domain:
+	ordlock_debugfs_exit();
 	ordlock_domain_exit();
+err_graph:
+	ordlock_graph_exit();
 err_owner:
 	ordlock_owner_exit();
 err_table:
@@ -46,7 +55,9 @@ static void __exit ordlock_exit(void)
 		pr_err("ordlock: leaked %d owners and %d resources\n",
 		       atomic_read(&ordlock_nowners),
 		       atomic_read(&ordlock_nresources));
+	ordlock_debugfs_exit();
 	ordlock_domain_exit();
+	ordlock_graph_exit();
 	ordlock_owner_exit();
 	ordlock_table_exit();
 	pr_info("ordlock: unloaded\n");

@@ -15,6 +15,10 @@
 /* Number of owners; atomic, no lock */
 atomic_t ordlock_nowners = ATOMIC_INIT(0);
 static atomic64_t ordlock_owner_ids = ATOMIC64_INIT(0);
+
+/* ordlock_owners_lock protects ordlock_owners; see owner.h for the order */
+static DEFINE_MUTEX(ordlock_owners_lock);
+static LIST_HEAD(ordlock_owners);
 static struct kmem_cache *ordlock_hold_cache;
 
 int ordlock_owner_init(void)
@@ -44,9 +48,16 @@ struct ordlock_owner *ordlock_owner_create(void)
 	INIT_LIST_HEAD(&owner->held);
 	INIT_LIST_HEAD(&owner->spare);
 	owner->domain = ordlock_domain_get_default();
+	INIT_LIST_HEAD(&owner->walk_node);
+	memcpy(owner->domain_name, owner->domain->name, sizeof(owner->domain_name));
 	owner->id = atomic64_inc_return(&ordlock_owner_ids);
 	owner->pid = task_tgid_nr(current);
+	get_task_comm(owner->comm, current);
+	ordlock_gauge_inc(&owner->domain->owners);
 	atomic_inc(&ordlock_nowners);
+	mutex_lock(&ordlock_owners_lock);
+	list_add_tail(&owner->node, &ordlock_owners);
+	mutex_unlock(&ordlock_owners_lock);
 	return owner;
 }
 
@@ -58,13 +69,19 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 {
 	struct ordlock_hold *hold, *tmp;
 
+	mutex_lock(&ordlock_owners_lock);
+	list_del(&owner->node);
+	mutex_unlock(&ordlock_owners_lock);
+
 	mutex_lock(&owner->lock);
 	ordlock_release_all(owner);
 	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
 		kmem_cache_free(ordlock_hold_cache, hold);
 	mutex_unlock(&owner->lock);
+	ordlock_gauge_dec(&owner->domain->owners);
 	ordlock_domain_put(owner->domain);
 	mutex_destroy(&owner->lock);
+	kfree(owner->cycle);
 	kfree(owner);
 	atomic_dec(&ordlock_nowners);
 }
@@ -89,9 +106,44 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 	domain = ordlock_domain_get(name);
 	if (IS_ERR(domain))
 		return PTR_ERR(domain);
+	ordlock_gauge_dec(&owner->domain->owners);
 	ordlock_domain_put(owner->domain);
 	owner->domain = domain;
+	ordlock_gauge_inc(&domain->owners);
+	memcpy(owner->domain_name, domain->name, sizeof(owner->domain_name));
 	return 0;
+}
+
+/**
+ * ordlock_owner_touch() - note the task making a request
+ * @owner: the owner, locked
+ */
+void ordlock_owner_touch(struct ordlock_owner *owner)
+{
+	pid_t pid = task_tgid_nr(current);
+
+	lockdep_assert_held(&owner->lock);
+	if (likely(owner->pid == pid))
+		return;
+	WRITE_ONCE(owner->pid, pid);
+	get_task_comm(owner->comm, current);
+}
+
+/**
+ * ordlock_owner_lock_list() - lock the list of owners and return it
+ *
+ * Return: the list of struct ordlock_owner, linked by node; unlock it with
+ * ordlock_owner_unlock_list(). Fields of the owners may only be read racily.
+ */
+struct list_head *ordlock_owner_lock_list(void)
+{
+	mutex_lock(&ordlock_owners_lock);
+	return &ordlock_owners;
+}
+
+void ordlock_owner_unlock_list(void)
+{
+	mutex_unlock(&ordlock_owners_lock);
 }
 
 /**

@@ -7,7 +7,12 @@
  *
  *	owner->lock (mutex)
  *	  -> ordlock_domains_lock (mutex, domain.c)
- *	  -> bucket->lock (spinlock, table.h), one at a time
+ *	  -> domain->graph_lock (spinlock, domain.h)
+ *	    -> bucket->lock (spinlock, table.h), one at a time
+ *	  -> ordlock_history_lock (spinlock, graph.c)
+ *
+ * ordlock_owners_lock (mutex, owner.c), which protects the list of all
+ * owners, is taken alone. debugfs never takes owner->lock.
  */
 #ifndef _ORDLOCK_OWNER_H
 #define _ORDLOCK_OWNER_H
@@ -20,6 +25,7 @@
 #include <linux/ordlock.h>
 
 struct ordlock_domain;
+struct ordlock_waiter;
 struct ordlock_resource;
 struct ordlock_rkey;
 
@@ -37,11 +43,31 @@ struct ordlock_rkey;
  * @nspare: number of entries in @spare
  * @last_token: fencing token of the last grant
  * @failure: the last failure record
+ * @cycle: the steps of the last deadlock this owner was the victim of
+ *	(ORDLOCK_CYCLE_MAX of them), allocated on first need
+ * @ncycle: number of steps in @cycle
+ * @waiting: the waiter of the owner's current wait, while it is part of
+ *	the wait-for graph; under domain->graph_lock
+ * @walk_gen: graph walk generation that last visited the owner; under
+ *	domain->graph_lock, like the other walk_ fields
+ * @walk_parent: the owner that waits for this one, on the walk's path
+ * @walk_node: entry in the walk's work queue
+ * @walk_edge: the enum ordlock_edge from @walk_parent to this owner
+ * @walk_mode: the mode in which this owner blocks @walk_parent
+ * @node: entry in the list of all owners, under ordlock_owners_lock
  * @id: unique id, constant
  * @pid: thread group id of the last task that made a request (or opened
  *	the owner); written under @lock, read by anyone with READ_ONCE()
+ * @comm: command name of that task; written under @lock, read racily by
+ *	debugfs and the graph walk (a torn name is harmless)
+ * @pending: what the owner waits for, for debugfs: written under @lock
+ *	with WRITE_ONCE(), read racily; @pending.mode is 0 when not waiting
+ * @pending_since: when that wait started (ktime_get() ns)
+ * @domain_name: copy of the domain's name, for debugfs; written under
+ *	@lock, read racily
  */
 struct ordlock_owner {
+	/* the owner's requests and state: see above */
 	struct mutex lock;
 	struct ordlock_domain *domain;
 	struct list_head held;
@@ -50,8 +76,23 @@ struct ordlock_owner {
 	unsigned int nspare;
 	u64 last_token;
 	struct ordlock_failure failure;
+	struct ordlock_cycle_step *cycle;
+	unsigned int ncycle;
+
+	struct ordlock_waiter *waiting;
+	u64 walk_gen;
+	struct ordlock_owner *walk_parent;
+	struct list_head walk_node;
+	u32 walk_edge;
+	u32 walk_mode;
+
+	struct list_head node;
 	u64 id;
 	pid_t pid;
+	char comm[TASK_COMM_LEN];
+	struct ordlock_key pending;
+	u64 pending_since;
+	char domain_name[ORDLOCK_DOMAIN_NAME_MAX];
 };
 
 /**
@@ -82,6 +123,10 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name);
 int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			    struct list_head *list);
 void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list);
+
+struct list_head *ordlock_owner_lock_list(void);
+void ordlock_owner_unlock_list(void);
+void ordlock_owner_touch(struct ordlock_owner *owner);
 
 int ordlock_owner_fail(struct ordlock_owner *owner, u32 reason, int err,
 		       const struct ordlock_rkey *key);

@@ -5,7 +5,10 @@
 #include <linux/kernel.h>
 #include <linux/minmax.h>
 #include <linux/moduleparam.h>
+#include <linux/string.h>
+#include <linux/sysfs.h>
 #include <linux/time64.h>
+#include <linux/ordlock.h>
 
 #include "params.h"
 
@@ -76,3 +79,40 @@ u64 ordlock_timeout_ns(u64 requested_ns)
 		requested_ns = (u64)READ_ONCE(default_timeout_ms) * NSEC_PER_MSEC;
 	return min(requested_ns, max_ns);
 }
+
+static u32 default_policy = ORDLOCK_POLICY_ENFORCE;
+
+static const char * const ordlock_param_policies[] = { "enforce", "detect", "timeout" };
+
+static int ordlock_param_set_policy(const char *val, const struct kernel_param *kp)
+{
+	int i = sysfs_match_string(ordlock_param_policies, val);
+
+	if (i < 0)
+		return -EINVAL;
+	WRITE_ONCE(default_policy, i);
+	return 0;
+}
+
+static int ordlock_param_get_policy(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf, "%s\n", ordlock_param_policies[READ_ONCE(default_policy)]);
+}
+
+static const struct kernel_param_ops ordlock_param_policy_ops = {
+	.set = ordlock_param_set_policy,
+	.get = ordlock_param_get_policy,
+};
+
+module_param_cb(default_policy, &ordlock_param_policy_ops, NULL, 0644);
+MODULE_PARM_DESC(default_policy, "Policy of new domains: enforce, detect or timeout (default enforce)");
+
+/* ordlock_default_policy() - the policy a new domain starts with */
+u32 ordlock_default_policy(void)
+{
+	return READ_ONCE(default_policy);
+}
+
+unsigned int ordlock_deadlock_history = 64;
+module_param_named(deadlock_history, ordlock_deadlock_history, uint, 0444);
+MODULE_PARM_DESC(deadlock_history, "How many detected deadlocks debugfs remembers, 1 to 4096 (default 64)");

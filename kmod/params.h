@@ -24,5 +24,7 @@ unsigned int ordlock_max_keys_per_owner(void);
 unsigned int ordlock_max_resources(void);
 unsigned int ordlock_max_domains(void);
 u64 ordlock_timeout_ns(u64 requested_ns);
+u32 ordlock_default_policy(void);
+extern unsigned int ordlock_deadlock_history;
 
 #endif /* _ORDLOCK_PARAMS_H */

@@ -19,6 +19,7 @@
 #include <linux/sched/signal.h>
 
 #include "domain.h"
+#include "graph.h"
 #include "keys.h"
 #include "owner.h"
 #include "params.h"
@@ -38,15 +39,47 @@ static bool ordlock_res_compatible(const struct ordlock_resource *res, u32 mode)
 	return !res->nexcl;
 }
 
+static void ordlock_res_count(struct ordlock_resource *res, u32 mode, int delta)
+{
+	if (mode == ORDLOCK_MODE_EXCLUSIVE)
+		res->nexcl += delta;
+	else
+		res->nshared += delta;
+}
+
+/* Does the request of @w fit the holders of its resource? */
+static bool ordlock_res_fits(const struct ordlock_resource *res,
+			     const struct ordlock_waiter *w)
+{
+	u32 nshared = res->nshared, nexcl = res->nexcl;
+
+	if (w->convert) {
+		/* The converting owner's own hold does not count */
+		if (w->hold->mode == ORDLOCK_MODE_EXCLUSIVE)
+			nexcl--;
+		else
+			nshared--;
+	}
+	if (w->mode == ORDLOCK_MODE_EXCLUSIVE)
+		return !nshared && !nexcl;
+	return !nexcl;
+}
+
 static void ordlock_res_add_holder(struct ordlock_resource *res,
 				   struct ordlock_hold *hold)
 {
 	lockdep_assert_held(&res->bucket->lock);
 	list_add_tail(&hold->res_node, &res->holders);
-	if (hold->mode == ORDLOCK_MODE_EXCLUSIVE)
-		res->nexcl++;
-	else
-		res->nshared++;
+	ordlock_res_count(res, hold->mode, 1);
+}
+
+static void ordlock_res_set_mode(struct ordlock_resource *res,
+				 struct ordlock_hold *hold, u32 mode)
+{
+	lockdep_assert_held(&res->bucket->lock);
+	ordlock_res_count(res, hold->mode, -1);
+	hold->mode = mode;
+	ordlock_res_count(res, mode, 1);
 }
 
 /* Grant queued waiters from the head for as long as they fit */
@@ -56,10 +89,13 @@ static void ordlock_res_grant_waiters(struct ordlock_resource *res)
 
 	lockdep_assert_held(&res->bucket->lock);
 	list_for_each_entry_safe(w, tmp, &res->waiters, node) {
-		if (!ordlock_res_compatible(res, w->hold->mode))
+		if (!ordlock_res_fits(res, w))
 			break;
 		list_del_init(&w->node);
-		ordlock_res_add_holder(res, w->hold);
+		if (w->convert)
+			ordlock_res_set_mode(res, w->hold, w->mode);
+		else
+			ordlock_res_add_holder(res, w->hold);
 		/* The waiter cannot leave before it retakes the bucket lock */
 		w->granted = true;
 		wake_up_process(w->task);
@@ -74,66 +110,192 @@ static void ordlock_res_drop_hold(struct ordlock_hold *hold)
 
 	spin_lock(&bucket->lock);
 	list_del(&hold->res_node);
-	if (hold->mode == ORDLOCK_MODE_EXCLUSIVE)
-		res->nexcl--;
-	else
-		res->nshared--;
+	ordlock_res_count(res, hold->mode, -1);
 	ordlock_res_grant_waiters(res);
-	ordlock_resource_put_unused(res);
+	if (ordlock_resource_put_unused(res))
+		ordlock_gauge_dec(&hold->owner->domain->resources);
 	spin_unlock(&bucket->lock);
 	hold->res = NULL;
 }
 
 /*
- * Name who blocks a request for @mode on @res in the owner's failure
- * record: the first holder in a conflicting mode or, when only the queue
- * blocks it, the first conflicting waiter.
+ * Name who blocks a request for @mode on @res in the failure record: the
+ * first other holder in a conflicting mode or, when only the queue blocks
+ * it, the first conflicting waiter ahead of @self (NULL: the whole queue).
  */
-static void ordlock_res_blame(struct ordlock_resource *res, u32 mode,
-			      struct ordlock_failure *f)
+static void ordlock_res_blame(struct ordlock_resource *res,
+			      struct ordlock_owner *owner, u32 mode,
+			      struct ordlock_waiter *self)
 {
+	struct ordlock_failure *f = &owner->failure;
 	struct ordlock_hold *hold;
 	struct ordlock_waiter *w;
 
 	lockdep_assert_held(&res->bucket->lock);
 	list_for_each_entry(hold, &res->holders, res_node) {
-		if (ordlock_modes_conflict(hold->mode, mode)) {
+		if (hold->owner != owner && ordlock_modes_conflict(hold->mode, mode)) {
 			f->pid = READ_ONCE(hold->owner->pid);
 			f->holder_mode = hold->mode;
 			return;
 		}
 	}
 	list_for_each_entry(w, &res->waiters, node) {
-		if (ordlock_modes_conflict(w->hold->mode, mode)) {
+		if (w == self)
+			break;
+		if (w->hold->owner != owner && ordlock_modes_conflict(w->mode, mode)) {
 			f->pid = READ_ONCE(w->hold->owner->pid);
-			f->holder_mode = w->hold->mode;
+			f->holder_mode = w->mode;
 			return;
 		}
 	}
 }
 
 /*
- * Sleep until @w is granted, the deadline passes or a signal comes.
- * Called and returns with the bucket lock held.
+ * Sleep until @w is granted, the deadline passes, a signal comes, or
+ * @check_at (when not 0) passes.
+ *
+ * Return: 0 when granted, -EINTR, -ETIMEDOUT, or 1 when it is time to look
+ * for a cycle.
  */
-static int ordlock_wait(struct ordlock_waiter *w, ktime_t deadline)
+static int ordlock_sleep(struct ordlock_waiter *w, ktime_t deadline,
+			 ktime_t check_at)
 {
 	struct ordlock_bucket *bucket = w->hold->res->bucket;
+	ktime_t now, until;
+	int ret;
 
-	lockdep_assert_held(&bucket->lock);
+	spin_lock(&bucket->lock);
 	for (;;) {
-		if (w->granted)
-			return 0;
-		if (signal_pending(current))
-			return -EINTR;
-		if (ktime_compare(ktime_get(), deadline) >= 0)
-			return -ETIMEDOUT;
+		if (w->granted) {
+			ret = 0;
+			break;
+		}
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		now = ktime_get();
+		if (ktime_compare(now, deadline) >= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		until = deadline;
+		if (check_at) {
+			if (ktime_compare(now, check_at) >= 0) {
+				ret = 1;
+				break;
+			}
+			until = min(check_at, deadline);
+		}
 		set_current_state(TASK_INTERRUPTIBLE);
 		spin_unlock(&bucket->lock);
-		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
+		schedule_hrtimeout_range(&until, current->timer_slack_ns,
 					 HRTIMER_MODE_ABS);
 		spin_lock(&bucket->lock);
 	}
+	spin_unlock(&bucket->lock);
+	return ret;
+}
+
+static u32 ordlock_wait_reason(int err)
+{
+	switch (err) {
+	case -EINTR:
+		return ORDLOCK_REASON_SIGNAL;
+	case -EDEADLK:
+		return ORDLOCK_REASON_DEADLOCK;
+	default:
+		return ORDLOCK_REASON_TIMEOUT;
+	}
+}
+
+/*
+ * Wait for @w, which the caller queued on its resource (and then dropped
+ * the bucket lock). The owner joins the wait-for graph; unless the domain's
+ * policy is "timeout", it first looks for a cycle its wait would close (at
+ * once, or after the detection delay of a "detect" domain) and is the
+ * victim when it finds one.
+ *
+ * Return: 0 when granted. Otherwise @w is off the queue, the failure
+ * record says why, and the return value is -EINTR, -ETIMEDOUT or -EDEADLK.
+ */
+static int ordlock_wait(struct ordlock_owner *owner, struct ordlock_waiter *w,
+			ktime_t deadline)
+{
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_resource *res = w->hold->res;
+	struct ordlock_bucket *bucket = res->bucket;
+	u32 policy = READ_ONCE(domain->policy);
+	unsigned int cycle_len = 0;
+	ktime_t check_at = 0;
+	u32 delay_ms;
+	int ret;
+
+	ordlock_graph_prepare(owner);
+	get_task_comm(owner->comm, current);
+	WRITE_ONCE(owner->pending_since, ktime_to_ns(w->since));
+	WRITE_ONCE(owner->pending.rank, res->rank);
+	WRITE_ONCE(owner->pending.id, res->id);
+	WRITE_ONCE(owner->pending.mode, w->mode);
+	ordlock_gauge_inc(&domain->waiters);
+
+	spin_lock(&domain->graph_lock);
+	if (policy != ORDLOCK_POLICY_TIMEOUT) {
+		delay_ms = policy == ORDLOCK_POLICY_DETECT ?
+			   READ_ONCE(domain->detect_delay_ms) : 0;
+		if (!delay_ms) {
+			cycle_len = ordlock_graph_find_cycle(domain, owner, w);
+			if (cycle_len) {
+				ret = -EDEADLK;
+				goto leave;
+			}
+		} else {
+			check_at = ktime_add_ms(w->since, delay_ms);
+		}
+	}
+	owner->waiting = w;
+	spin_unlock(&domain->graph_lock);
+
+	ret = ordlock_sleep(w, deadline, check_at);
+	while (ret == 1) {
+		spin_lock(&domain->graph_lock);
+		cycle_len = ordlock_graph_find_cycle(domain, owner, w);
+		if (cycle_len) {
+			ret = -EDEADLK;
+			goto leave;
+		}
+		spin_unlock(&domain->graph_lock);
+		ret = ordlock_sleep(w, deadline, 0);
+	}
+
+	spin_lock(&domain->graph_lock);
+leave:
+	owner->waiting = NULL;
+	spin_lock(&bucket->lock);
+	if (w->granted) {
+		ret = 0;
+	} else {
+		list_del(&w->node);
+		ordlock_owner_fail(owner, ordlock_wait_reason(ret), ret, NULL);
+		owner->failure.key.rank = res->rank;
+		owner->failure.key.id = res->id;
+		owner->failure.key.mode = w->mode;
+		owner->failure.cycle_len = ret == -EDEADLK ? cycle_len : 0;
+		ordlock_res_blame(res, owner, w->mode, NULL);
+		/* Leaving the queue may let those behind in */
+		ordlock_res_grant_waiters(res);
+		if (ordlock_resource_put_unused(res))
+			ordlock_gauge_dec(&domain->resources);
+	}
+	spin_unlock(&bucket->lock);
+	spin_unlock(&domain->graph_lock);
+
+	WRITE_ONCE(owner->pending.mode, 0);
+	ordlock_gauge_dec(&domain->waiters);
+	ordlock_stat_wait(domain, ktime_to_ns(ktime_sub(ktime_get(), w->since)));
+	if (ret == -EDEADLK)
+		ordlock_graph_report(owner);
+	return ret;
 }
 
 /*
@@ -142,7 +304,8 @@ static int ordlock_wait(struct ordlock_waiter *w, ktime_t deadline)
  */
 static int ordlock_take(struct ordlock_owner *owner,
 			const struct ordlock_rkey *key,
-			struct ordlock_hold *hold, ktime_t deadline, bool try)
+			struct ordlock_hold *hold, ktime_t deadline, bool try,
+			bool *waited)
 {
 	struct ordlock_domain *domain = owner->domain;
 	struct ordlock_resource *res, *spare = NULL;
@@ -167,6 +330,7 @@ static int ordlock_take(struct ordlock_owner *owner,
 		if (!res) {
 			ordlock_resource_insert(bucket, spare, domain,
 						key->rank, key->id);
+			ordlock_gauge_inc(&domain->resources);
 			res = spare;
 			spare = NULL;
 		}
@@ -178,31 +342,29 @@ static int ordlock_take(struct ordlock_owner *owner,
 	hold->token = 0;
 	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
 		ordlock_res_add_holder(res, hold);
+		spin_unlock(&bucket->lock);
 		goto out;
 	}
 	if (try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
-		ordlock_res_blame(res, key->mode, &owner->failure);
+		ordlock_res_blame(res, owner, key->mode, NULL);
+		spin_unlock(&bucket->lock);
 		goto out;
 	}
 
 	w.task = current;
 	w.hold = hold;
+	w.mode = key->mode;
+	w.convert = false;
 	w.granted = false;
 	w.since = ktime_get();
 	list_add_tail(&w.node, &res->waiters);
-	ret = ordlock_wait(&w, deadline);
-	if (ret) {
-		list_del(&w.node);
-		ordlock_owner_fail(owner, ret == -EINTR ? ORDLOCK_REASON_SIGNAL :
-				   ORDLOCK_REASON_TIMEOUT, ret, key);
-		ordlock_res_blame(res, key->mode, &owner->failure);
-		/* Leaving the queue may let those behind us in */
-		ordlock_res_grant_waiters(res);
-		ordlock_resource_put_unused(res);
-	}
-out:
 	spin_unlock(&bucket->lock);
+	*waited = true;
+	ret = ordlock_wait(owner, &w, deadline);
+	if (ret)
+		owner->failure.index = key->index;
+out:
 	if (spare)
 		ordlock_resource_free(spare);
 	if (ret)
@@ -236,7 +398,7 @@ static int ordlock_check_order(struct ordlock_owner *owner,
 	struct ordlock_hold *hold;
 	int ret;
 
-	if (!owner->nheld || READ_ONCE(owner->domain->policy) != ORDLOCK_POLICY_ENFORCE)
+	if (!owner->nheld)
 		return 0;
 	hold = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
 	if (ordlock_hold_cmp(hold, first) < 0)
@@ -250,6 +412,58 @@ static int ordlock_check_order(struct ordlock_owner *owner,
 	f->held.id = hold->res->id;
 	f->held.mode = hold->mode;
 	return ret;
+}
+
+/*
+ * Where any order is allowed, a request may still not ask again for a key
+ * its owner holds: it would wait for itself. Both lists are sorted.
+ */
+static int ordlock_check_held(struct ordlock_owner *owner,
+			      const struct ordlock_rkey *keys, unsigned int n)
+{
+	struct ordlock_hold *hold;
+	unsigned int i = 0;
+	int c = 1, ret;
+
+	list_for_each_entry(hold, &owner->held, owner_node) {
+		while (i < n && (c = ordlock_hold_cmp(hold, &keys[i])) > 0)
+			i++;
+		if (i == n)
+			return 0;
+		if (!c) {
+			ret = ordlock_owner_fail(owner, ORDLOCK_REASON_ORDER,
+						 -EDEADLK, &keys[i]);
+			owner->failure.held.rank = hold->res->rank;
+			owner->failure.held.id = hold->res->id;
+			owner->failure.held.mode = hold->mode;
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static const u8 ordlock_reason_stats[] = {
+	[ORDLOCK_REASON_ORDER] = ORDLOCK_STAT_ORDER_VIOLATIONS,
+	[ORDLOCK_REASON_TIMEOUT] = ORDLOCK_STAT_TIMEOUTS,
+	[ORDLOCK_REASON_BUSY] = ORDLOCK_STAT_TRY_FAILURES,
+	[ORDLOCK_REASON_SIGNAL] = ORDLOCK_STAT_SIGNALS,
+	[ORDLOCK_REASON_DEADLOCK] = ORDLOCK_STAT_DEADLOCKS,
+	[ORDLOCK_REASON_UPGRADE] = ORDLOCK_STAT_UPGRADE_DEADLOCKS,
+	[ORDLOCK_REASON_OWNER_LIMIT] = ORDLOCK_STAT_LIMITS,
+	[ORDLOCK_REASON_RESOURCE_LIMIT] = ORDLOCK_STAT_LIMITS,
+};
+
+static void ordlock_stat_failure(struct ordlock_owner *owner)
+{
+	u32 reason = owner->failure.reason;
+
+	if (reason < ARRAY_SIZE(ordlock_reason_stats) && ordlock_reason_stats[reason])
+		ordlock_stat_inc(owner->domain, ordlock_reason_stats[reason]);
+}
+
+static ktime_t ordlock_deadline(u64 timeout_ns)
+{
+	return ktime_add_ns(ktime_get(), min_t(u64, timeout_ns, KTIME_MAX / 4));
 }
 
 /**
@@ -268,6 +482,7 @@ int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys
 		    unsigned int n, u64 timeout_ns, bool try, u64 *token)
 {
 	struct ordlock_hold *hold, *tmp;
+	bool waited = false;
 	LIST_HEAD(blank);
 	LIST_HEAD(taken);
 	ktime_t deadline;
@@ -275,34 +490,43 @@ int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
-	WRITE_ONCE(owner->pid, task_tgid_nr(current));
+	ordlock_owner_touch(owner);
 
-	ret = ordlock_check_order(owner, &keys[0]);
+	if (READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_ENFORCE)
+		ret = ordlock_check_order(owner, &keys[0]);
+	else
+		ret = ordlock_check_held(owner, keys, n);
 	if (ret)
-		return ret;
+		goto fail;
 	if (owner->nheld + n > ordlock_max_keys_per_owner() ||
-	    owner->nheld + n < n)
-		return ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
-					  -ENOSPC, &keys[0]);
+	    owner->nheld + n < n) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
+					 -ENOSPC, &keys[0]);
+		goto fail;
+	}
 	ret = ordlock_owner_get_holds(owner, n, &blank);
-	if (ret)
-		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, NULL);
+	if (ret) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, NULL);
+		goto fail;
+	}
 
-	deadline = ktime_add_ns(ktime_get(), min_t(u64, timeout_ns, KTIME_MAX / 2));
+	deadline = ordlock_deadline(timeout_ns);
 	for (i = 0; i < n; i++) {
 		hold = list_first_entry(&blank, struct ordlock_hold, owner_node);
-		ret = ordlock_take(owner, &keys[i], hold, deadline, try);
+		ret = ordlock_take(owner, &keys[i], hold, deadline, try, &waited);
 		if (ret)
 			break;
 		list_move_tail(&hold->owner_node, &taken);
 	}
+	if (waited)
+		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONTENDED);
 
 	if (ret) {
 		list_for_each_entry_reverse(hold, &taken, owner_node)
 			ordlock_res_drop_hold(hold);
 		list_splice_init(&taken, &blank);
 		ordlock_owner_put_holds(owner, &blank);
-		return ret;
+		goto fail;
 	}
 
 	owner->last_token = ordlock_domain_next_token(owner->domain);
@@ -312,6 +536,122 @@ int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys
 		hold->token = owner->last_token;
 		ordlock_owner_insert_hold(owner, hold);
 	}
+	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_ACQUIRES);
+	return 0;
+
+fail:
+	ordlock_stat_failure(owner);
+	return ret;
+}
+
+static struct ordlock_hold *ordlock_owner_find_hold(struct ordlock_owner *owner,
+						    const struct ordlock_rkey *key)
+{
+	struct ordlock_hold *hold;
+
+	list_for_each_entry(hold, &owner->held, owner_node) {
+		int c = ordlock_hold_cmp(hold, key);
+
+		if (!c)
+			return hold;
+		if (c > 0)
+			break;
+	}
+	return NULL;
+}
+
+/*
+ * Two owners that hold a key shared and both wait to upgrade it wait for
+ * each other: return the one already converting, if any.
+ */
+static struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w;
+
+	list_for_each_entry(w, &res->waiters, node) {
+		if (!w->convert)
+			break;
+		return w;
+	}
+	return NULL;
+}
+
+/**
+ * ordlock_convert() - change the mode of a held key
+ * @owner: the owner, locked
+ * @key: the held key and its new mode
+ * @timeout_ns: the longest an upgrade may wait
+ * @try: never wait
+ * @token: receives the fencing token of the hold
+ *
+ * Return: 0, or a negative errno with the owner's failure record filled in;
+ * on failure the key stays held in its old mode.
+ */
+int ordlock_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
+		    u64 timeout_ns, bool try, u64 *token)
+{
+	struct ordlock_resource *res;
+	struct ordlock_waiter w, *other;
+	struct ordlock_hold *hold;
+	int ret = 0;
+
+	lockdep_assert_held(&owner->lock);
+	ordlock_owner_touch(owner);
+	hold = ordlock_owner_find_hold(owner, key);
+	if (!hold)
+		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, key);
+	if (hold->mode == key->mode) {
+		*token = hold->token;
+		return 0;
+	}
+
+	res = hold->res;
+	w.task = current;
+	w.hold = hold;
+	w.mode = key->mode;
+	w.convert = true;
+	w.granted = false;
+	spin_lock(&res->bucket->lock);
+	/* A downgrade always fits; an upgrade fits when nobody else holds */
+	if (ordlock_res_fits(res, &w) && !ordlock_res_converting(res)) {
+		ordlock_res_set_mode(res, hold, key->mode);
+		if (key->mode == ORDLOCK_MODE_SHARED)
+			ordlock_res_grant_waiters(res);
+		spin_unlock(&res->bucket->lock);
+		goto granted;
+	}
+	other = ordlock_res_converting(res);
+	if (other) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_UPGRADE, -EDEADLK, key);
+		owner->failure.pid = READ_ONCE(other->hold->owner->pid);
+		owner->failure.holder_mode = other->hold->mode;
+	} else if (try) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
+		ordlock_res_blame(res, owner, key->mode, NULL);
+	}
+	if (ret) {
+		spin_unlock(&res->bucket->lock);
+		ordlock_stat_failure(owner);
+		return ret;
+	}
+	/* No other conversion is queued: go to the head */
+	w.since = ktime_get();
+	list_add(&w.node, &res->waiters);
+	spin_unlock(&res->bucket->lock);
+	ret = ordlock_wait(owner, &w, ordlock_deadline(timeout_ns));
+	if (ret) {
+		owner->failure.index = key->index;
+		ordlock_stat_failure(owner);
+		return ret;
+	}
+
+granted:
+	if (key->mode == ORDLOCK_MODE_EXCLUSIVE) {
+		owner->last_token = ordlock_domain_next_token(owner->domain);
+		hold->token = owner->last_token;
+	}
+	*token = hold->token;
+	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONVERSIONS);
 	return 0;
 }
 
@@ -321,6 +661,7 @@ static void ordlock_owner_drop(struct ordlock_owner *owner,
 	ordlock_res_drop_hold(hold);
 	list_move(&hold->owner_node, done);
 	owner->nheld--;
+	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_RELEASES);
 }
 
 /**

@@ -19,21 +19,29 @@ struct task_struct;
  * struct ordlock_waiter - an owner queued on a resource
  * @node: entry in res->waiters; under the bucket lock
  * @task: the task to wake when the key is granted
- * @hold: the hold to grant; its res, owner and mode say what is waited for
- * @granted: set, under the bucket lock, by whoever grants the key: the
- *	granter has already put @hold on the resource's holders
+ * @hold: the hold to grant (acquire), or the hold to convert; its res and
+ *	owner say who waits for what
+ * @mode: the mode asked for
+ * @convert: a conversion of @hold, queued ahead of the acquires
+ * @granted: set, under the bucket lock, by whoever grants the request:
+ *	the granter has already put @hold on the resource's holders, or
+ *	changed its mode
  * @since: when the wait started
  */
 struct ordlock_waiter {
 	struct list_head node;
 	struct task_struct *task;
 	struct ordlock_hold *hold;
+	u32 mode;
+	bool convert;
 	bool granted;
 	ktime_t since;
 };
 
 int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 		    unsigned int n, u64 timeout_ns, bool try, u64 *token);
+int ordlock_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
+		    u64 timeout_ns, bool try, u64 *token);
 int ordlock_release_keys(struct ordlock_owner *owner,
 			 const struct ordlock_rkey *keys, unsigned int n);
 unsigned int ordlock_release_token(struct ordlock_owner *owner, u64 token);

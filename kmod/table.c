@@ -65,6 +65,18 @@ struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 	return &ordlock_buckets[h & ordlock_bucket_mask];
 }
 
+/* ordlock_table_size() - the number of buckets */
+unsigned int ordlock_table_size(void)
+{
+	return ordlock_bucket_mask + 1;
+}
+
+/* ordlock_table_bucket_at() - bucket number @i, for walks over the table */
+struct ordlock_bucket *ordlock_table_bucket_at(unsigned int i)
+{
+	return &ordlock_buckets[i];
+}
+
 /* ordlock_table_lookup() - the resource of a key, or NULL */
 struct ordlock_resource *ordlock_table_lookup(struct ordlock_bucket *bucket,
 					      const struct ordlock_domain *domain,

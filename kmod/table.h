@@ -23,6 +23,7 @@ struct ordlock_domain;
  * @chain: the resources whose key hashes here
  */
 struct ordlock_bucket {
+	/* the chain and its resources: see above */
 	spinlock_t lock;
 	struct hlist_head chain;
 };
@@ -63,6 +64,8 @@ struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 struct ordlock_resource *ordlock_table_lookup(struct ordlock_bucket *bucket,
 					      const struct ordlock_domain *domain,
 					      u32 rank, u64 id);
+unsigned int ordlock_table_size(void);
+struct ordlock_bucket *ordlock_table_bucket_at(unsigned int i);
 struct ordlock_resource *ordlock_resource_alloc(void);
 void ordlock_resource_free(struct ordlock_resource *res);
 void ordlock_resource_insert(struct ordlock_bucket *bucket,

@@ -87,7 +87,7 @@
  * ENOENT     release or convert of a key the owner does not hold
  *            (%ORDLOCK_REASON_NOT_HELD)
  * EBUSY      %ORDLOCK_IOC_SET_DOMAIN while the owner holds or waits for keys
- * EPERM      a privileged ioctl without CAP_SYS_ADMIN
+ * EPERM      %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN
  * ENOMEM     the kernel ran out of memory; nothing was taken
  * =========  =================================================================
  */
@@ -300,15 +300,123 @@ enum ordlock_policy {
 };
 
 /**
+ * enum ordlock_edge - why a waiter waits for another owner
+ * @ORDLOCK_EDGE_HARD: the other owner holds the key in a conflicting mode
+ * @ORDLOCK_EDGE_SOFT: the other owner is queued ahead on the key with a
+ *	conflicting request
+ */
+enum ordlock_edge {
+	ORDLOCK_EDGE_HARD = 1,
+	ORDLOCK_EDGE_SOFT = 2,
+};
+
+/** ORDLOCK_COMM_LEN - size of a command name, NUL included */
+#define ORDLOCK_COMM_LEN 16
+
+/**
+ * struct ordlock_cycle_step - one step of a cycle of waits
+ * @owner_id: the waiting owner
+ * @pid: its process id (of the last task that made a request)
+ * @edge: an &enum ordlock_edge: how the next step's owner blocks this one
+ * @key: the key this owner waits for; @key.mode is the mode it asked for
+ * @blocker_mode: the mode in which the next step's owner holds (HARD) or
+ *	asks for (SOFT) @key
+ * @__reserved: zero
+ * @comm: the command name of @pid
+ *
+ * Step i waits for the owner of step i + 1; the last step waits for the
+ * owner of step 0.
+ */
+struct ordlock_cycle_step {
+	__aligned_u64 owner_id;
+	__u32 pid;
+	__u32 edge;
+	struct ordlock_key key;
+	__u32 blocker_mode;
+	__u32 __reserved;
+	char comm[ORDLOCK_COMM_LEN];
+};
+
+/** ORDLOCK_CYCLE_MAX - most steps of a cycle the kernel records */
+#define ORDLOCK_CYCLE_MAX 64
+
+/**
  * struct ordlock_last_failure - argument of %ORDLOCK_IOC_LAST_FAILURE
  * @size: sizeof(struct ordlock_last_failure)
  * @flags: must be 0
  * @failure: out: the owner's last failure record (reason NONE if none)
+ * @nsteps: in: room in @steps, in steps; out: steps written, at most
+ *	@failure.cycle_len and at most %ORDLOCK_CYCLE_MAX
+ * @__reserved: must be zero
+ * @steps: user pointer to an array of &struct ordlock_cycle_step, or 0
+ *	with @nsteps 0: the cycle of a DEADLOCK failure, victim first
  */
 struct ordlock_last_failure {
 	__u32 size;
 	__u32 flags;
 	struct ordlock_failure failure;
+	__u32 nsteps;
+	__u32 __reserved;
+	__aligned_u64 steps;
+};
+
+/**
+ * struct ordlock_convert - argument of %ORDLOCK_IOC_CONVERT
+ * @size: sizeof(struct ordlock_convert)
+ * @flags: %ORDLOCK_ACQUIRE_TRY, or 0
+ * @key: a held key and the mode it should be held in: exclusive upgrades
+ *	a shared hold (and may wait), shared downgrades an exclusive one (and
+ *	never waits); the mode it is already held in changes nothing
+ * @timeout_ns: as for &struct ordlock_acquire
+ * @token: out: the fencing token of the hold (a new one after an upgrade)
+ * @failure: out: the reason and culprit when the ioctl fails
+ *
+ * An upgrade is granted when no other owner holds the key; it is queued
+ * ahead of waiters that are not converting, behind earlier conversions.
+ * When another shared holder already waits to upgrade the same key, the
+ * two can never both succeed: the second fails at once with EDEADLK,
+ * reason %ORDLOCK_REASON_UPGRADE, naming the first in @failure.pid.
+ * A failed conversion leaves the key held in its old mode.
+ */
+struct ordlock_convert {
+	__u32 size;
+	__u32 flags;
+	struct ordlock_key key;
+	__aligned_u64 timeout_ns;
+	__aligned_u64 token;
+	struct ordlock_failure failure;
+};
+
+/* Flags of struct ordlock_domain_config */
+/** ORDLOCK_DOMAIN_SET_POLICY - set @policy */
+#define ORDLOCK_DOMAIN_SET_POLICY	(1U << 0)
+/** ORDLOCK_DOMAIN_SET_DETECT_DELAY - set @detect_delay_ms */
+#define ORDLOCK_DOMAIN_SET_DETECT_DELAY	(1U << 1)
+#define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
+					 ORDLOCK_DOMAIN_SET_DETECT_DELAY)
+
+/**
+ * struct ordlock_domain_config - argument of %ORDLOCK_IOC_DOMAIN_CONFIG
+ * @size: sizeof(struct ordlock_domain_config)
+ * @flags: which settings to change: ORDLOCK_DOMAIN_SET_*; 0 only reads.
+ *	Changing needs CAP_SYS_ADMIN (EPERM otherwise)
+ * @name: the domain, as for &struct ordlock_set_domain; created if needed.
+ *	A domain that was configured lives until the module is unloaded
+ * @policy: in/out: an &enum ordlock_policy
+ * @detect_delay_ms: in/out: in a %ORDLOCK_POLICY_DETECT domain, how long a
+ *	waiter waits before it looks for a cycle (PostgreSQL's
+ *	deadlock_timeout); 0 looks at once
+ * @nowners: out: owners in the domain
+ * @__reserved: must be zero
+ */
+struct ordlock_domain_config {
+	__u32 size;
+	__u32 flags;
+	char name[ORDLOCK_DOMAIN_NAME_MAX];
+	__u32 policy;
+	__u32 detect_delay_ms;
+	__u32 nowners;
+	__u32 __reserved;
 };
 
 #define ORDLOCK_IOC_TYPE	0xB7
@@ -350,5 +458,19 @@ struct ordlock_last_failure {
  * next request of the owner fails.
  */
 #define ORDLOCK_IOC_LAST_FAILURE	_IO(ORDLOCK_IOC_TYPE, 0x05)
+
+/**
+ * ORDLOCK_IOC_CONVERT - upgrade or downgrade a held key
+ *
+ * Argument: &struct ordlock_convert.
+ */
+#define ORDLOCK_IOC_CONVERT		_IO(ORDLOCK_IOC_TYPE, 0x06)
+
+/**
+ * ORDLOCK_IOC_DOMAIN_CONFIG - read or change a domain's policy
+ *
+ * Argument: &struct ordlock_domain_config. Changing needs CAP_SYS_ADMIN.
+ */
+#define ORDLOCK_IOC_DOMAIN_CONFIG	_IO(ORDLOCK_IOC_TYPE, 0x07)
 
 #endif /* _UAPI_LINUX_ORDLOCK_H */

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The wait-for graph: cycle detection, deadlock reports and their history.
+ */
+#ifndef _ORDLOCK_GRAPH_H
+#define _ORDLOCK_GRAPH_H
+
+#include <linux/seq_file.h>
+#include <linux/types.h>
+
+struct ordlock_domain;
+struct ordlock_owner;
+struct ordlock_resource;
+struct ordlock_waiter;
+
+int ordlock_graph_init(void);
+void ordlock_graph_exit(void);
+void ordlock_graph_prepare(struct ordlock_owner *owner);
+unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
+				      struct ordlock_owner *start,
+				      struct ordlock_waiter *w);
+void ordlock_graph_report(struct ordlock_owner *victim);
+void ordlock_graph_show_history(struct seq_file *m);
+/*
+ * ordlock_edge_fn - called for an edge to @to, of type @edge (enum
+ * ordlock_edge), where @to blocks the waiter in @mode; true stops the walk
+ */
+typedef bool (*ordlock_edge_fn)(void *arg, struct ordlock_owner *to, u32 edge,
+				u32 mode);
+
+bool ordlock_graph_edges(struct ordlock_resource *res,
+				 struct ordlock_waiter *w, ordlock_edge_fn fn,
+				 void *arg);
+const char *ordlock_mode_str(u32 mode);
+
+#endif /* _ORDLOCK_GRAPH_H */

@@ -67,6 +67,9 @@ struct ordlock_gauge {
 	atomic_t peak;
 };
 
+/* Buckets of domain->waiting_tids */
+#define ORDLOCK_TID_HASH 16
+
 /**
  * struct ordlock_domain - a lock namespace
  * @node: entry in the list of domains, under ordlock_domains_lock
@@ -78,6 +81,8 @@ struct ordlock_gauge {
  *	and the walk fields of the domain's owners, and @walk_gen. Nests
  *	inside owner->lock and outside bucket->lock.
  * @walk_gen: generation of the last graph walk; under @graph_lock
+ * @waiting_tids: the owners in the graph, hashed by the thread id of the
+ *	waiting task (owner->tid_node); under @graph_lock
  * @policy: an enum ordlock_policy; READ_ONCE(), written under
  *	ordlock_domains_lock
  * @detect_delay_ms: see struct ordlock_domain_config; like @policy
@@ -96,6 +101,7 @@ struct ordlock_domain {
 	/* the wait-for graph of the domain: see above */
 	spinlock_t graph_lock;
 	u64 walk_gen;
+	struct hlist_head waiting_tids[ORDLOCK_TID_HASH];
 	u32 policy;
 	u32 detect_delay_ms;
 	bool pinned;

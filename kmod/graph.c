@@ -15,6 +15,13 @@
  * graph_lock, so of the owners whose waits together close a cycle, the
  * last one to join finds it, and only that one: it is the victim.
  *
+ * One process may hold keys through several owners (file descriptions),
+ * each obeying the order rule alone. An owner that is not waiting, but
+ * whose last request came from a thread that now waits through another
+ * owner, cannot release anything before that thread wakes: the walk passes
+ * from it to the owner that thread waits through (domain->waiting_tids).
+ * This catches the cycles a single thread builds across descriptors.
+ *
  * No edge of a cycle found this way can be stale. Every owner on it is in
  * the middle of a wait, so it releases nothing, and leaving the graph needs
  * graph_lock, which the walk holds. A member that was granted meanwhile is
@@ -103,8 +110,8 @@ void ordlock_graph_prepare(struct ordlock_owner *owner)
  * Return: true when @fn stopped the walk.
  */
 bool ordlock_graph_edges(struct ordlock_resource *res,
-				 struct ordlock_waiter *w, ordlock_edge_fn fn,
-				 void *arg)
+			 struct ordlock_waiter *w, ordlock_edge_fn fn,
+			 void *arg)
 {
 	struct ordlock_owner *self = w->hold->owner;
 	struct ordlock_waiter *ahead;
@@ -131,17 +138,64 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
 
 /**
  * struct ordlock_walk - state of one graph walk
+ * @domain: the domain walked
  * @start: the owner the walk starts from
  * @from: the owner whose edges are being followed
  * @gen: the walk's generation
  * @queue: owners still to expand
  */
 struct ordlock_walk {
+	struct ordlock_domain *domain;
 	struct ordlock_owner *start;
 	struct ordlock_owner *from;
 	u64 gen;
 	struct list_head queue;
 };
+
+/**
+ * ordlock_graph_join() - put @owner, about to wait with @w, in the graph
+ * @domain: the domain, graph_lock held
+ * @owner: the owner
+ * @w: its waiter
+ */
+void ordlock_graph_join(struct ordlock_domain *domain,
+			struct ordlock_owner *owner, struct ordlock_waiter *w)
+{
+	lockdep_assert_held(&domain->graph_lock);
+	owner->waiting = w;
+	hlist_add_head(&owner->tid_node,
+		       &domain->waiting_tids[owner->tid % ORDLOCK_TID_HASH]);
+}
+
+/**
+ * ordlock_graph_leave() - take @owner out of the graph, if it is in
+ * @domain: the domain, graph_lock held
+ * @owner: the owner
+ */
+void ordlock_graph_leave(struct ordlock_domain *domain,
+			 struct ordlock_owner *owner)
+{
+	lockdep_assert_held(&domain->graph_lock);
+	if (!owner->waiting)
+		return;
+	owner->waiting = NULL;
+	hlist_del(&owner->tid_node);
+}
+
+/* The owner through which thread @tid waits, NULL when it does not wait */
+static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
+						     pid_t tid)
+{
+	struct ordlock_owner *owner;
+
+	if (tid == walk->start->tid)
+		return walk->start;
+	hlist_for_each_entry(owner, &walk->domain->waiting_tids[tid % ORDLOCK_TID_HASH],
+			     tid_node)
+		if (owner->tid == tid)
+			return owner;
+	return NULL;
+}
 
 /* Follow an edge walk->from -> @to; true when it closes the cycle */
 static bool ordlock_graph_visit(void *arg, struct ordlock_owner *to,
@@ -149,7 +203,13 @@ static bool ordlock_graph_visit(void *arg, struct ordlock_owner *to,
 {
 	struct ordlock_walk *walk = arg;
 
-	if (to != walk->start && (to->walk_gen == walk->gen || !to->waiting))
+	/* A holder whose thread waits elsewhere waits with that thread */
+	if (to != walk->start && !to->waiting) {
+		to = ordlock_graph_tid_owner(walk, READ_ONCE(to->tid));
+		if (!to)
+			return false;
+	}
+	if (to != walk->start && to->walk_gen == walk->gen)
 		return false;
 	to->walk_parent = walk->from;
 	to->walk_edge = edge;
@@ -230,7 +290,7 @@ unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
 				      struct ordlock_owner *start,
 				      struct ordlock_waiter *w)
 {
-	struct ordlock_walk walk = { .start = start };
+	struct ordlock_walk walk = { .domain = domain, .start = start };
 	struct ordlock_owner *x, *tmp;
 	bool found = false;
 

@@ -20,6 +20,10 @@ unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
 				      struct ordlock_owner *start,
 				      struct ordlock_waiter *w);
 void ordlock_graph_report(struct ordlock_owner *victim);
+void ordlock_graph_join(struct ordlock_domain *domain,
+			struct ordlock_owner *owner, struct ordlock_waiter *w);
+void ordlock_graph_leave(struct ordlock_domain *domain,
+			 struct ordlock_owner *owner);
 void ordlock_graph_show_history(struct seq_file *m);
 /*
  * ordlock_edge_fn - called for an edge to @to, of type @edge (enum
@@ -29,8 +33,8 @@ typedef bool (*ordlock_edge_fn)(void *arg, struct ordlock_owner *to, u32 edge,
 				u32 mode);
 
 bool ordlock_graph_edges(struct ordlock_resource *res,
-				 struct ordlock_waiter *w, ordlock_edge_fn fn,
-				 void *arg);
+			 struct ordlock_waiter *w, ordlock_edge_fn fn,
+			 void *arg);
 const char *ordlock_mode_str(u32 mode);
 
 #endif /* _ORDLOCK_GRAPH_H */

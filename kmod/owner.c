@@ -52,6 +52,7 @@ struct ordlock_owner *ordlock_owner_create(void)
 	memcpy(owner->domain_name, owner->domain->name, sizeof(owner->domain_name));
 	owner->id = atomic64_inc_return(&ordlock_owner_ids);
 	owner->pid = task_tgid_nr(current);
+	owner->tid = task_pid_nr(current);
 	get_task_comm(owner->comm, current);
 	ordlock_gauge_inc(&owner->domain->owners);
 	atomic_inc(&ordlock_nowners);
@@ -123,6 +124,7 @@ void ordlock_owner_touch(struct ordlock_owner *owner)
 	pid_t pid = task_tgid_nr(current);
 
 	lockdep_assert_held(&owner->lock);
+	WRITE_ONCE(owner->tid, task_pid_nr(current));
 	if (likely(owner->pid == pid))
 		return;
 	WRITE_ONCE(owner->pid, pid);

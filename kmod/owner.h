@@ -48,6 +48,7 @@ struct ordlock_rkey;
  * @ncycle: number of steps in @cycle
  * @waiting: the waiter of the owner's current wait, while it is part of
  *	the wait-for graph; under domain->graph_lock
+ * @tid_node: entry in domain->waiting_tids while in the graph
  * @walk_gen: graph walk generation that last visited the owner; under
  *	domain->graph_lock, like the other walk_ fields
  * @walk_parent: the owner that waits for this one, on the walk's path
@@ -58,6 +59,7 @@ struct ordlock_rkey;
  * @id: unique id, constant
  * @pid: thread group id of the last task that made a request (or opened
  *	the owner); written under @lock, read by anyone with READ_ONCE()
+ * @tid: thread id of the last task that made a request; like @pid
  * @comm: command name of that task; written under @lock, read racily by
  *	debugfs and the graph walk (a torn name is harmless)
  * @pending: what the owner waits for, for debugfs: written under @lock
@@ -80,6 +82,7 @@ struct ordlock_owner {
 	unsigned int ncycle;
 
 	struct ordlock_waiter *waiting;
+	struct hlist_node tid_node;
 	u64 walk_gen;
 	struct ordlock_owner *walk_parent;
 	struct list_head walk_node;
@@ -89,6 +92,7 @@ struct ordlock_owner {
 	struct list_head node;
 	u64 id;
 	pid_t pid;
+	pid_t tid;
 	char comm[TASK_COMM_LEN];
 	struct ordlock_key pending;
 	u64 pending_since;

@@ -253,7 +253,7 @@ static int ordlock_wait(struct ordlock_owner *owner, struct ordlock_waiter *w,
 			check_at = ktime_add_ms(w->since, delay_ms);
 		}
 	}
-	owner->waiting = w;
+	ordlock_graph_join(domain, owner, w);
 	spin_unlock(&domain->graph_lock);
 
 	ret = ordlock_sleep(w, deadline, check_at);
@@ -270,7 +270,7 @@ static int ordlock_wait(struct ordlock_owner *owner, struct ordlock_waiter *w,
 
 	spin_lock(&domain->graph_lock);
 leave:
-	owner->waiting = NULL;
+	ordlock_graph_leave(domain, owner);
 	spin_lock(&bucket->lock);
 	if (w->granted) {
 		ret = 0;

@@ -100,6 +100,45 @@ const char *ordlock_mode_name(unsigned int mode);
  */
 char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len);
 
+/**
+ * ordlock_convert() - change the mode of a held key: @key.mode exclusive
+ * upgrades (may wait up to @timeout_ms; EDEADLK with reason "upgrade" when
+ * another holder already waits to upgrade it), shared downgrades.
+ * @flags: ORDLOCK_ACQUIRE_TRY or 0.
+ */
+int ordlock_convert(struct ordlock *ol, struct ordlock_key key,
+		    unsigned int timeout_ms, unsigned int flags, uint64_t *token);
+
+/**
+ * ordlock_domain_config() - read (@cfg->flags 0) or change (flags
+ * ORDLOCK_DOMAIN_SET_*, needs CAP_SYS_ADMIN) the settings of @domain.
+ * Fills @cfg with the settings in force.
+ */
+int ordlock_domain_config(struct ordlock *ol, const char *domain,
+			  struct ordlock_domain_config *cfg);
+
+/** ordlock_set_policy() - set the policy and detection delay of @domain. */
+int ordlock_set_policy(struct ordlock *ol, const char *domain,
+		       unsigned int policy, unsigned int detect_delay_ms);
+
+/**
+ * ordlock_last_cycle() - copy the cycle of the owner's last deadlock
+ * (victim first) into @steps, at most @max steps.
+ * Returns the number of steps copied, or -errno.
+ */
+int ordlock_last_cycle(struct ordlock *ol, struct ordlock_cycle_step *steps,
+		       unsigned int max);
+
+/** ordlock_policy_name() - "enforce", "detect", "timeout" or "unknown". */
+const char *ordlock_policy_name(unsigned int policy);
+
+/**
+ * ordlock_strcycle() - describe a cycle in @buf, e.g. "pid 101 (transfer)
+ * waits for exclusive 1:2 held by pid 102 (transfer); pid 102 ...".
+ */
+char *ordlock_strcycle(const struct ordlock_cycle_step *steps, unsigned int n,
+		       char *buf, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

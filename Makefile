@@ -1,0 +1,91 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ordlock: top-level build.
+#
+#   make [all]          the module (kmod/ordlock.ko), tools/ and the tests
+#   make modules        only the module; C=1 runs sparse, KDIR=... another tree
+#   make tools | tests  libordlock | the test programs
+#   make unit           build and run the host-side unit tests
+#   make check          install what is missing, build everything, run the
+#                       unit tests and the in-VM suite; ends "N passed, N failed"
+#                       (T="name ..." runs only those in-VM tests)
+#   make vm             run the in-VM suite only (no deps, no build; T= works)
+#   make demo           boot the VM and run the demo programs, live
+#   make deps           install the build and test dependencies (Debian 12)
+#   make clean
+#
+# The module is built against the newest Debian *-amd64 kernel that has
+# headers installed (/lib/modules/KVER/build), not the running kernel: the
+# test VM boots exactly that kernel (/boot/vmlinuz-KVER).  KVER=, KDIR= and
+# VMLINUZ= override.
+
+# tests/kver.sh has the rule (shared with the test scripts)
+ifdef KDIR
+ifeq ($(origin KVER),undefined)
+KVER := $(shell sh tests/kver.sh "$(KDIR)")
+endif
+else
+ifeq ($(origin KVER),undefined)
+KVER := $(shell sh tests/kver.sh)
+endif
+KDIR := /lib/modules/$(KVER)/build
+endif
+VMLINUZ ?= /boot/vmlinuz-$(KVER)
+# Not exported: a "make check" on a fresh machine computes them before
+# "make deps" installed the kernel; its sub-makes compute them again.
+vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
+
+# make check T="a b": only these in-VM tests
+T ?=
+
+.PHONY: all modules tools tests unit check vm demo demo-run clean deps \
+	kdir-check vm-env
+
+all: modules tools tests
+
+kdir-check:
+	@if [ -z "$(KVER)" ] || [ ! -d "$(KDIR)" ]; then \
+		echo "No kernel headers found (KDIR=$(KDIR)): run 'make deps' (as root) or set KDIR=" >&2; \
+		exit 1; \
+	fi
+
+modules: kdir-check
+	$(MAKE) -C $(KDIR) M=$(CURDIR) $(if $(C),C=$(C)) modules
+
+tools:
+	$(MAKE) -C tools
+
+# tests/Makefile builds libordlock itself through tools/Makefile; ordering
+# the two avoids two makes in tools/ at once under -j.
+tests: tools
+	$(MAKE) -C tests
+
+unit: tools
+	$(MAKE) -C tests unit-run
+
+deps:
+	@bash tests/install-deps.sh
+
+# The whole suite; the last line of output is "N passed, N failed".
+check:
+	+@T="$(T)" bash tests/harness/check.sh
+
+vm: kdir-check
+	@$(vm_env) bash tests/vm/run.sh $(T)
+
+demo:
+	@bash tests/install-deps.sh
+	+@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
+	@$(vm_env) bash tests/vm/run.sh --demo $(T)
+
+# for scripts: what the VM boots
+vm-env:
+	@echo 'KVER=$(KVER)'
+	@echo 'VMLINUZ=$(VMLINUZ)'
+
+clean:
+	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(MAKE) -C tools clean
+	$(MAKE) -C tests clean

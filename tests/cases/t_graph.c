@@ -1,0 +1,680 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_graph: cycles of waits and how the kernel breaks them.
+ *
+ *  - the two warehouses of the seeds in a "detect" domain: both transfers
+ *    hold their source and meet at a barrier, then ask for the other
+ *    warehouse. Exactly one gets EDEADLK with the whole cycle, the other
+ *    completes, the victim retries, the stock is exact, the kernel log
+ *    names the cycle. Once with the order forced (the second asks only
+ *    when the first sleeps: it is the victim), then racing for 20 rounds.
+ *  - a ring of three and a ring of eight owners (PostgreSQL's
+ *    "deadlock-hard"): exactly one victim, whose cycle has every step.
+ *  - a cycle closed only through a soft edge (a waiter blocked by the
+ *    queue, not by a holder).
+ *  - the two-descriptor evasion in an "enforce" domain: one thread holds a
+ *    key on one descriptor and waits on another; and the same shape with
+ *    two threads, which is no deadlock and must not be reported as one.
+ *
+ * Every wait the test expects to end has a long timeout (a hang fails
+ * instead of blocking the suite); every interleaving is forced with
+ * barriers or by waiting until a process sleeps in the kernel.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "barrier.h"
+#include "graphtest.h"
+#include "libordlock.h"
+#include "oltest.h"
+#include "tap.h"
+
+#define SH ORDLOCK_MODE_SHARED
+#define EX ORDLOCK_MODE_EXCLUSIVE
+#define ACQ ORDLOCK_IOC_ACQUIRE
+
+/* the timeout of every wait that must end otherwise */
+#define LONG_MS		30000
+
+/* the warehouses of seed 003 */
+#define R_STORE		1
+#define SOFIA		1
+#define PLOVDIV		2
+#define MAX_ROUNDS	32
+
+/* *p += d, slowly: a lost update shows when two writers overlap */
+static void slow_add(long *p, long d)
+{
+	long v = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	sched_yield();
+	__atomic_store_n(p, v + d, __ATOMIC_RELAXED);
+}
+
+struct wh_side {
+	pid_t pid;
+	uint64_t owner_id;
+	int ret0;			/* round 0: the request for the target */
+	long nheld0;			/* round 0: held right after it failed */
+	struct ordlock_failure f0;	/* round 0: the failure, if any */
+	int ncycle0;
+	struct ordlock_cycle_step cycle0[4];
+	int error;			/* first unexpected -errno */
+	unsigned int victims;
+};
+
+struct wh {
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	long stock[3];			/* indexed by warehouse id */
+	unsigned int rounds;
+	int forced;
+	struct pbarrier *meet;		/* both hold their source */
+	struct pbarrier *done;		/* both finished the round */
+	struct wh_side s[2];
+	unsigned int victim[MAX_ROUNDS]; /* bit i: side i was the victim */
+};
+
+static struct wh *wh;
+
+/*
+ * Side 0 moves 5 from Sofia to Plovdiv, side 1 moves 3 back, each locking
+ * its source first, as in the seed's deadlock. A victim releases what it
+ * holds and retries the same way; by then the winner holds both keys.
+ */
+static int transfer_main(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+	struct wh_side *me = &wh->s[i];
+	struct ordlock_key src = ORDLOCK_EX(R_STORE, i ? PLOVDIV : SOFIA);
+	struct ordlock_key dst = ORDLOCK_EX(R_STORE, i ? SOFIA : PLOVDIV);
+	long qty = i ? 3 : 5;
+	struct ordlock *ol;
+	unsigned int r;
+	int ret;
+
+	prctl(PR_SET_NAME, "transfer", 0, 0, 0);
+	ol = ordlock_open(NULL);
+	if (!ol || ordlock_set_domain(ol, wh->domain)) {
+		me->error = -errno;
+		pbarrier_break(wh->meet);
+		return 10;
+	}
+	me->pid = getpid();
+	me->owner_id = gt_owner_id(ol);
+	for (r = 0; r < wh->rounds; r++) {
+		ret = ordlock_acquire(ol, &src, 1, LONG_MS, 0, NULL);
+		if (ret) {
+			me->error = ret;
+			pbarrier_break(wh->meet);
+			return 11;
+		}
+		if (pbarrier_wait(wh->meet))
+			return 12;
+		/* forced: side 1 asks only once side 0 sleeps on its request */
+		if (wh->forced && i == 1 &&
+		    wait_blocked_ioctl(wh->s[0].pid, ACQ, 0)) {
+			me->error = -ETIMEDOUT;
+			ordlock_release_all(ol);
+			pbarrier_break(wh->done);
+			return 13;
+		}
+		ret = ordlock_acquire(ol, &dst, 1, LONG_MS, 0, NULL);
+		if (r == 0) {
+			me->ret0 = ret;
+			me->nheld0 = olt_nheld(ol);
+			if (ret) {
+				me->f0 = *ordlock_last_failure(ol);
+				me->ncycle0 = ordlock_last_cycle(ol, me->cycle0, 4);
+			}
+		}
+		if (ret == -EDEADLK) {
+			__atomic_or_fetch(&wh->victim[r], 1U << i, __ATOMIC_SEQ_CST);
+			me->victims++;
+			ordlock_release_all(ol);
+			ret = ordlock_acquire(ol, &src, 1, LONG_MS, 0, NULL);
+			if (!ret)
+				ret = ordlock_acquire(ol, &dst, 1, LONG_MS, 0, NULL);
+		}
+		if (ret) {
+			if (!me->error)
+				me->error = ret;
+		} else {
+			slow_add(&wh->stock[src.id], -qty);
+			slow_add(&wh->stock[dst.id], qty);
+		}
+		ordlock_release_all(ol);
+		if (pbarrier_wait(wh->done))
+			return 14;
+	}
+	ordlock_close(ol);
+	return 0;
+}
+
+static void wh_run(unsigned int rounds, int forced)
+{
+	pid_t pid[2];
+	int i;
+
+	wh = shm_alloc(sizeof(*wh));
+	gt_new_domain(wh->domain, "wh", ORDLOCK_POLICY_DETECT, 0);
+	wh->stock[SOFIA] = 500;
+	wh->stock[PLOVDIV] = 300;
+	wh->rounds = rounds;
+	wh->forced = forced;
+	wh->meet = pbarrier_new(2);
+	wh->done = pbarrier_new(2);
+	for (i = 0; i < 2; i++)
+		pid[i] = child_start(transfer_main, (void *)(intptr_t)i);
+	for (i = 0; i < 2; i++)
+		is_int(child_wait(pid[i], 0), 0, "%s: transfer %d ran its %u rounds",
+		       forced ? "forced" : "racing", i, rounds);
+	for (i = 0; i < 2; i++)
+		if (wh->s[i].error)
+			diag("transfer %d: unexpected error %s", i,
+			     strerror(-wh->s[i].error));
+}
+
+static void wh_free(void)
+{
+	pbarrier_free(wh->meet);
+	pbarrier_free(wh->done);
+	shm_free(wh, sizeof(*wh));
+	wh = NULL;
+}
+
+static void check_step(const struct ordlock_cycle_step *s, const char *what,
+		       uint64_t owner_id, pid_t pid, const char *comm,
+		       uint32_t rank, uint64_t id, unsigned int mode,
+		       unsigned int edge, unsigned int blocker_mode)
+{
+	int good = s->owner_id == owner_id && s->pid == (uint32_t)pid &&
+		   (!comm || !strncmp(s->comm, comm, sizeof(s->comm))) &&
+		   olt_key_eq(&s->key, rank, id, mode) && s->edge == edge &&
+		   s->blocker_mode == blocker_mode;
+
+	ok(good, "%s: %s", what, gt_step_str(s));
+	if (!good)
+		diag("  want owner %llu pid %d (%s) waiting for %s %u:%llu, %s edge, blocker %s",
+		     (unsigned long long)owner_id, (int)pid, comm ? comm : "*",
+		     ordlock_mode_name(mode), rank, (unsigned long long)id,
+		     edge == ORDLOCK_EDGE_SOFT ? "soft" : "hard",
+		     ordlock_mode_name(blocker_mode));
+}
+
+/*
+ * The victim rule: the owner whose wait closes the cycle. Side 0 waits
+ * first (for Plovdiv, held by side 1); side 1's request for Sofia closes
+ * the cycle.
+ */
+static void test_warehouses_forced(void)
+{
+	char want[512], strc[512], logline[1024];
+	struct wh_side *v, *w;
+	int kfd, found;
+
+	gt_kmsg_settle();
+	kfd = gt_kmsg_open();
+	if (kfd < 0)
+		diag("/dev/kmsg: %s", strerror(-kfd));
+	wh_run(1, 1);
+	v = &wh->s[1];
+	w = &wh->s[0];
+
+	is_int(w->ret0, 0, "the first transfer (Sofia -> Plovdiv) completes");
+	is_errno(v->ret0, EDEADLK,
+		 "the second (Plovdiv -> Sofia), whose wait closes the cycle, gets EDEADLK");
+	is_int(v->f0.reason, ORDLOCK_REASON_DEADLOCK, "reason DEADLOCK (%s)",
+	       olt_fail_str(&v->f0));
+	is_int(v->f0.error, EDEADLK, "failure.error EDEADLK");
+	ok(olt_key_eq(&v->f0.key, R_STORE, SOFIA, EX),
+	   "failure.key: exclusive 1:1, the key it waited for");
+	is_int(v->f0.cycle_len, 2, "failure.cycle_len 2");
+	ok(v->f0.pid == (uint32_t)w->pid || v->f0.pid == (uint32_t)v->pid,
+	   "failure.pid names an owner of the cycle (%u)", v->f0.pid);
+	is_int(v->nheld0, 1, "the victim still holds its source after EDEADLK");
+	is_int(v->victims, 1, "the victim was chosen once");
+	is_int(w->victims, 0, "the other was never a victim");
+	is_int(v->ncycle0, 2, "ordlock_last_cycle() gives 2 steps");
+	if (v->ncycle0 == 2) {
+		check_step(&v->cycle0[0], "step 0 is the victim", v->owner_id,
+			   v->pid, "transfer", R_STORE, SOFIA, EX,
+			   ORDLOCK_EDGE_HARD, EX);
+		check_step(&v->cycle0[1], "step 1 is the other transfer",
+			   w->owner_id, w->pid, "transfer", R_STORE, PLOVDIV,
+			   EX, ORDLOCK_EDGE_HARD, EX);
+	}
+	is_int(wh->stock[SOFIA], 498, "Sofia: 500 - 5 + 3");
+	is_int(wh->stock[PLOVDIV], 302, "Plovdiv: 300 + 5 - 3");
+	is_int(wh->stock[SOFIA] + wh->stock[PLOVDIV], 800, "total 800");
+
+	snprintf(want, sizeof(want),
+		 "ordlock: deadlock in domain \"%s\": pid %d (transfer) waits for exclusive 1:1 held by pid %d (transfer); pid %d (transfer) waits for exclusive 1:2 held by pid %d (transfer); victim pid %d",
+		 wh->domain, (int)v->pid, (int)w->pid, (int)w->pid,
+		 (int)v->pid, (int)v->pid);
+	found = kfd >= 0 && gt_kmsg_find(kfd, want, logline, sizeof(logline),
+					 3000);
+	ok(found, "the kernel log names the cycle");
+	if (!found)
+		diag("  want: %s", want);
+	if (v->ncycle0 == 2) {
+		ordlock_strcycle(v->cycle0, 2, strc, sizeof(strc));
+		ok(strstr(want, strc) != NULL,
+		   "ordlock_strcycle() says what the log says: %s", strc);
+	}
+	if (kfd >= 0)
+		close(kfd);
+	wh_free();
+}
+
+static void test_warehouses_racing(void)
+{
+	unsigned int r, rounds = 20, exact = 0, victims = 0;
+
+	wh_run(rounds, 0);
+	for (r = 0; r < rounds; r++) {
+		if (wh->victim[r] == 1 || wh->victim[r] == 2)
+			exact++;
+		else
+			diag("round %u: victims mask %u", r, wh->victim[r]);
+		victims += wh->victim[r] != 0;
+	}
+	is_int(exact, rounds, "racing: exactly one victim in each of %u rounds",
+	       rounds);
+	is_int(wh->s[0].error, 0, "racing: transfer 0 saw no other error");
+	is_int(wh->s[1].error, 0, "racing: transfer 1 saw no other error");
+	diag("racing: victims: side 0 %u times, side 1 %u times",
+	     wh->s[0].victims, wh->s[1].victims);
+	is_int(wh->stock[SOFIA], 500 - 2 * (long)rounds,
+	       "racing: Sofia exact after %u + %u transfers", rounds, rounds);
+	is_int(wh->stock[PLOVDIV], 300 + 2 * (long)rounds,
+	       "racing: Plovdiv exact");
+	wh_free();
+}
+
+/*
+ * A ring of @n owners: owner i holds key i, then waits for key i + 1
+ * (the last one for key 0). Each waits before the next asks; the last
+ * closes the ring and is the victim.
+ */
+static void test_ring(unsigned int n)
+{
+	char domain[ORDLOCK_DOMAIN_NAME_MAX], name[16];
+	struct gt_actor *a[8];
+	const struct gt_result *res;
+	unsigned int i, blocked = 1, good = 1;
+	int ret;
+
+	gt_new_domain(domain, "ring", ORDLOCK_POLICY_DETECT, 0);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "ring%u", i);
+		a[i] = gt_actor_start(name, domain, 1);
+		if (gt_call1(a[i], GT_OP_ACQUIRE, 0, 1, i + 1, EX, LONG_MS, 0))
+			good = 0;
+	}
+	ok(good, "ring of %u: each owner holds its key", n);
+	for (i = 0; i + 1 < n; i++) {
+		gt_submit1(a[i], GT_OP_ACQUIRE, 0, 1, i + 2, EX, LONG_MS, 0);
+		if (gt_blocked(a[i], ACQ))
+			blocked = 0;
+	}
+	ok(blocked, "ring of %u: owners 0..%u wait, each for the next", n,
+	   n - 2);
+	is_int(gt_wait_edges(domain, n - 1, 5000), 0,
+	       "ring of %u: the graph shows %u edges", n, n - 1);
+
+	ret = gt_call1(a[n - 1], GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0);
+	res = a[n - 1]->res;
+	is_errno(ret, EDEADLK, "ring of %u: the last owner, closing the ring, gets EDEADLK",
+		 n);
+	ok(res->elapsed_ms < LONG_MS / 2, "ring of %u: at once (%llu ms)", n,
+	   (unsigned long long)res->elapsed_ms);
+	is_int(res->failure.reason, ORDLOCK_REASON_DEADLOCK,
+	       "ring of %u: reason DEADLOCK", n);
+	is_int(res->failure.cycle_len, n, "ring of %u: failure.cycle_len", n);
+	is_int(res->ncycle, n, "ring of %u: the cycle has %u steps", n, n);
+	if (res->ncycle == (int)n) {
+		const struct ordlock_cycle_step *s = res->cycle;
+
+		good = s[0].owner_id == a[n - 1]->owner_id[0] &&
+		       s[0].pid == (uint32_t)a[n - 1]->pid &&
+		       olt_key_eq(&s[0].key, 1, 1, EX);
+		for (i = 1; i < n; i++) {
+			/* step i: owner i - 1 waits for key i + 1 of owner i */
+			if (s[i].owner_id != a[i - 1]->owner_id[0] ||
+			    s[i].pid != (uint32_t)a[i - 1]->pid ||
+			    strcmp(s[i].comm, a[i - 1]->comm) ||
+			    !olt_key_eq(&s[i].key, 1, i + 1, EX) ||
+			    s[i].edge != ORDLOCK_EDGE_HARD ||
+			    s[i].blocker_mode != EX)
+				good = 0;
+		}
+		ok(good, "ring of %u: the victim first, then every owner in ring order",
+		   n);
+		if (!good)
+			for (i = 0; i < n; i++)
+				diag("  step %u: %s", i, gt_step_str(&s[i]));
+	}
+	is_int(res->nheld, 1, "ring of %u: the victim still holds its key", n);
+
+	/* the victim lets go: the ring unwinds from its end */
+	is_int(gt_call(a[n - 1], GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0), 0,
+	       "ring of %u: the victim releases", n);
+	good = 1;
+	for (i = n - 1; i-- > 0;) {
+		if (gt_collect(a[i], LONG_MS) || a[i]->res->ret) {
+			diag("ring of %u: owner %u: %s", n, i,
+			     a[i]->busy ? "still waits" :
+			     strerror(-a[i]->res->ret));
+			good = 0;
+			break;
+		}
+		gt_call(a[i], GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0);
+	}
+	ok(good, "ring of %u: every other owner is granted in turn", n);
+	for (i = 0; i < n; i++)
+		gt_actor_stop(a[i]);
+	is_int(gt_graph_read(domain, NULL, 0), 0,
+	       "ring of %u: no edge left in the graph", n);
+}
+
+/*
+ * A holds 1:1 shared. B asks for 1:1 exclusive: it waits for A (hard).
+ * C holds 1:2 exclusive and asks for 1:1 shared: compatible with A, but
+ * B is queued ahead with a conflicting request, so C waits for B (soft).
+ * A asks for 1:2: it waits for C, and the cycle A -> C -> B -> A closes
+ * only through the soft edge. A's wait closes it: A is the victim.
+ */
+static void test_soft_cycle(void)
+{
+	char domain[ORDLOCK_DOMAIN_NAME_MAX], want[768], line[1024];
+	struct gt_actor *a, *b, *c;
+	const struct gt_result *res;
+	struct gt_edge e[4];
+	int n, kfd, ret, i, seen_soft = 0, seen_hard = 0;
+
+	gt_new_domain(domain, "soft", ORDLOCK_POLICY_DETECT, 0);
+	a = gt_actor_start("soft-a", domain, 1);
+	b = gt_actor_start("soft-b", domain, 1);
+	c = gt_actor_start("soft-c", domain, 1);
+
+	is_int(gt_call1(a, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0), 0,
+	       "soft: A holds 1:1 shared");
+	gt_submit1(b, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0);
+	is_int(gt_blocked(b, ACQ), 0, "soft: B waits for 1:1 exclusive");
+	is_int(gt_call1(c, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0), 0,
+	       "soft: C holds 1:2 exclusive");
+	gt_submit1(c, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
+	is_int(gt_blocked(c, ACQ), 0,
+	       "soft: C waits for 1:1 shared, behind B in the queue");
+	n = gt_graph_read(domain, e, 4);
+	is_int(n, 2, "soft: two edges before the cycle closes");
+	for (i = 0; i < n && i < 4; i++) {
+		if (e[i].waiter_id == c->owner_id[0] &&
+		    e[i].blocker_id == b->owner_id[0] &&
+		    e[i].edge == ORDLOCK_EDGE_SOFT && e[i].mode == SH &&
+		    e[i].blocker_mode == EX)
+			seen_soft = 1;
+		if (e[i].waiter_id == b->owner_id[0] &&
+		    e[i].blocker_id == a->owner_id[0] &&
+		    e[i].edge == ORDLOCK_EDGE_HARD && e[i].mode == EX &&
+		    e[i].blocker_mode == SH)
+			seen_hard = 1;
+	}
+	ok(seen_soft, "soft: C -> B is a soft edge (shared behind exclusive)");
+	ok(seen_hard, "soft: B -> A is a hard edge (exclusive vs shared holder)");
+
+	gt_kmsg_settle();
+	kfd = gt_kmsg_open();
+	ret = gt_call1(a, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0);
+	res = a->res;
+	is_errno(ret, EDEADLK, "soft: A's request for 1:2 closes the cycle: EDEADLK");
+	is_int(res->failure.reason, ORDLOCK_REASON_DEADLOCK,
+	       "soft: reason DEADLOCK");
+	is_int(res->ncycle, 3, "soft: the cycle has 3 steps");
+	if (res->ncycle == 3) {
+		check_step(&res->cycle[0], "soft: step 0, A waits for C",
+			   a->owner_id[0], a->pid, "soft-a", 1, 2, EX,
+			   ORDLOCK_EDGE_HARD, EX);
+		check_step(&res->cycle[1], "soft: step 1, C waits behind B",
+			   c->owner_id[0], c->pid, "soft-c", 1, 1, SH,
+			   ORDLOCK_EDGE_SOFT, EX);
+		check_step(&res->cycle[2], "soft: step 2, B waits for A",
+			   b->owner_id[0], b->pid, "soft-b", 1, 1, EX,
+			   ORDLOCK_EDGE_HARD, SH);
+	}
+	snprintf(want, sizeof(want),
+		 "ordlock: deadlock in domain \"%s\": pid %d (soft-a) waits for exclusive 1:2 held by pid %d (soft-c); pid %d (soft-c) waits for shared 1:1 queued ahead by pid %d (soft-b); pid %d (soft-b) waits for exclusive 1:1 held by pid %d (soft-a); victim pid %d",
+		 domain, (int)a->pid, (int)c->pid, (int)c->pid, (int)b->pid,
+		 (int)b->pid, (int)a->pid, (int)a->pid);
+	ok(kfd >= 0 && gt_kmsg_find(kfd, want, line, sizeof(line), 3000),
+	   "soft: the kernel log says \"queued ahead\" for the soft edge");
+	if (kfd >= 0)
+		close(kfd);
+	is_int(res->nheld, 1, "soft: A still holds 1:1 shared");
+	is_int(gt_wait_edges(domain, 2, 5000), 0,
+	       "soft: the victim left the graph, the two other edges stay");
+
+	is_int(gt_call(a, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0), 0,
+	       "soft: A releases");
+	ok(!gt_collect(b, LONG_MS) && !b->res->ret, "soft: B is granted 1:1");
+	ok(gt_collect(c, 300) == -ETIMEDOUT, "soft: C still waits behind B");
+	gt_call(b, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0);
+	ok(!gt_collect(c, LONG_MS) && !c->res->ret,
+	   "soft: C is granted 1:1 after B");
+	gt_actor_stop(a);
+	gt_actor_stop(b);
+	gt_actor_stop(c);
+}
+
+/*
+ * The two-descriptor evasion, in an "enforce" domain. Process P opens two
+ * owners. P1 (P's first) takes 1:2. Q takes 1:1 and asks for 1:2: it
+ * waits for P1. Then P, through P2, asks for 1:1: P2 waits for Q. Every
+ * owner obeys the order rule alone, but P's only thread now sleeps, so
+ * P1 never releases 1:2: a deadlock the order rule cannot see.
+ */
+static void test_two_descriptors(void)
+{
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_actor *p, *q;
+	const struct gt_result *res;
+	int ret, i, good;
+
+	gt_new_domain(domain, "twofd", ORDLOCK_POLICY_ENFORCE, 0);
+	p = gt_actor_start("twofd-p", domain, 2);
+	q = gt_actor_start("twofd-q", domain, 1);
+
+	is_int(gt_call1(p, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0), 0,
+	       "two fds: P holds 1:2 on its first descriptor");
+	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
+	       "two fds: Q holds 1:1");
+	gt_submit1(q, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0);
+	is_int(gt_blocked(q, ACQ), 0,
+	       "two fds: Q asks for 1:2 (in order) and waits for P");
+	ret = gt_call1(p, GT_OP_ACQUIRE, 1, 1, 1, EX, 5000, 0);
+	res = p->res;
+	is_errno(ret, EDEADLK,
+		 "two fds: P's request for 1:1 on its second descriptor gets EDEADLK");
+	if (ret == -ETIMEDOUT)
+		diag("  not detected: P waited %llu ms and timed out (the cycle goes through P's thread, not an owner's wait)",
+		     (unsigned long long)res->elapsed_ms);
+	else
+		ok(res->elapsed_ms < 2500, "two fds: at once (%llu ms)",
+		   (unsigned long long)res->elapsed_ms);
+	is_int(res->failure.reason, ORDLOCK_REASON_DEADLOCK,
+	       "two fds: reason DEADLOCK");
+	ok(res->ncycle >= 2, "two fds: a cycle of %d steps is reported",
+	   res->ncycle);
+	if (res->ncycle >= 2) {
+		int has_q = 0, has_p = 0;
+
+		good = res->cycle[0].pid == (uint32_t)p->pid &&
+		       res->cycle[0].owner_id == p->owner_id[1] &&
+		       olt_key_eq(&res->cycle[0].key, 1, 1, EX);
+		for (i = 0; i < res->ncycle; i++) {
+			const struct ordlock_cycle_step *s = &res->cycle[i];
+
+			diag("  step %d: %s", i, gt_step_str(s));
+			if (s->pid == (uint32_t)q->pid &&
+			    s->owner_id == q->owner_id[0] &&
+			    olt_key_eq(&s->key, 1, 2, EX))
+				has_q = 1;
+			else if (s->pid == (uint32_t)p->pid)
+				has_p = 1;
+			else
+				good = 0;
+		}
+		ok(good && has_q && has_p,
+		   "two fds: step 0 is P's second descriptor waiting for 1:1, Q waits for 1:2, nobody else");
+	}
+	is_int(gt_call(p, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0), 0,
+	       "two fds: P releases 1:2 on its first descriptor");
+	ok(!gt_collect(q, LONG_MS) && !q->res->ret, "two fds: Q is granted 1:2");
+	gt_actor_stop(p);
+	gt_actor_stop(q);
+}
+
+/*
+ * The same shape with two threads in P: thread 1 took 1:2 on the first
+ * descriptor and stays awake; thread 2 waits on the second. Thread 1 can
+ * still release, so there is no deadlock, and none may be reported.
+ */
+struct twothreads {
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	struct pbarrier *held;		/* P1 holds 1:2 */
+	struct pbarrier *go;		/* Q waits: start thread 2 */
+	struct pbarrier *blocked;	/* thread 2 sleeps */
+	struct pbarrier *release;	/* the parent saw it: release 1:2 */
+	pid_t tid2;
+	int ret1, ret2, blocked_ret;
+	int error;
+};
+
+static struct twothreads *tt;
+
+static void *thread2_main(void *arg)
+{
+	struct ordlock *ol2 = arg;
+	struct ordlock_key k = ORDLOCK_EX(1, 1);
+
+	tt->tid2 = (pid_t)syscall(SYS_gettid);
+	tt->ret2 = ordlock_acquire(ol2, &k, 1, LONG_MS, 0, NULL);
+	return NULL;
+}
+
+static int twothreads_main(void *arg)
+{
+	struct ordlock_key k = ORDLOCK_EX(1, 2);
+	struct ordlock *ol1, *ol2;
+	uint64_t deadline;
+	pthread_t t;
+
+	(void)arg;
+	prctl(PR_SET_NAME, "twothr-p", 0, 0, 0);
+	ol1 = ordlock_open(tt->domain);
+	ol2 = ordlock_open(tt->domain);
+	if (!ol1 || !ol2) {
+		tt->error = -errno;
+		pbarrier_break(tt->held);
+		return 1;
+	}
+	tt->ret1 = ordlock_acquire(ol1, &k, 1, LONG_MS, 0, NULL);
+	if (pbarrier_wait(tt->held) || tt->ret1)
+		return 2;
+	if (pbarrier_wait(tt->go))
+		return 3;
+	if (pthread_create(&t, NULL, thread2_main, ol2)) {
+		tt->error = -EAGAIN;
+		pbarrier_break(tt->blocked);
+		return 4;
+	}
+	deadline = now_ms() + 10000;
+	while (!__atomic_load_n(&tt->tid2, __ATOMIC_SEQ_CST) &&
+	       now_ms() < deadline)
+		sched_yield();
+	tt->blocked_ret = wait_blocked_ioctl(tt->tid2, ACQ, 0);
+	if (pbarrier_wait(tt->blocked) || pbarrier_wait(tt->release)) {
+		ordlock_release_all(ol1);
+		pthread_join(t, NULL);
+		return 5;
+	}
+	/* thread 1 is awake: it lets go, and the waits unwind */
+	ordlock_release_all(ol1);
+	pthread_join(t, NULL);
+	ordlock_close(ol2);
+	ordlock_close(ol1);
+	return 0;
+}
+
+static void test_two_threads(void)
+{
+	struct gt_actor *q;
+	struct gt_edge e[4];
+	pid_t pid;
+	int n, i, p2q = 0, q2p = 0;
+
+	tt = shm_alloc(sizeof(*tt));
+	gt_new_domain(tt->domain, "twothr", ORDLOCK_POLICY_ENFORCE, 0);
+	tt->held = pbarrier_new(2);
+	tt->go = pbarrier_new(2);
+	tt->blocked = pbarrier_new(2);
+	tt->release = pbarrier_new(2);
+	tt->ret2 = 1;
+	q = gt_actor_start("twothr-q", tt->domain, 1);
+
+	pid = child_start(twothreads_main, NULL);
+	pbarrier_wait(tt->held);
+	is_int(tt->ret1, 0, "two threads: P's thread 1 holds 1:2 on descriptor 1");
+	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
+	       "two threads: Q holds 1:1");
+	gt_submit1(q, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0);
+	is_int(gt_blocked(q, ACQ), 0, "two threads: Q waits for 1:2");
+	pbarrier_wait(tt->go);
+	pbarrier_wait(tt->blocked);
+	is_int(tt->blocked_ret, 0,
+	       "two threads: P's thread 2 waits for 1:1 on descriptor 2 (thread 1 is awake: no deadlock)");
+	is_int(tt->ret2, 1, "two threads: thread 2's request has not returned");
+	n = gt_graph_read(tt->domain, e, 4);
+	for (i = 0; i < n && i < 4; i++) {
+		if (e[i].waiter_pid == pid && e[i].blocker_id == q->owner_id[0])
+			p2q = 1;
+		if (e[i].waiter_id == q->owner_id[0] && e[i].blocker_pid == pid)
+			q2p = 1;
+	}
+	ok(n == 2 && p2q && q2p,
+	   "two threads: the graph shows P -> Q on 1:1 and Q -> P on 1:2 (%d edges)",
+	   n);
+	pbarrier_wait(tt->release);
+	ok(!gt_collect(q, LONG_MS) && !q->res->ret,
+	   "two threads: thread 1 releases 1:2, Q is granted");
+	is_int(gt_call(q, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0), 0,
+	       "two threads: Q releases");
+	is_int(child_wait(pid, 0), 0, "two threads: P ends");
+	is_int(tt->ret2, 0, "two threads: thread 2 is granted 1:1");
+	gt_actor_stop(q);
+	pbarrier_free(tt->held);
+	pbarrier_free(tt->go);
+	pbarrier_free(tt->blocked);
+	pbarrier_free(tt->release);
+	shm_free(tt, sizeof(*tt));
+}
+
+int main(void)
+{
+	watchdog_start(280);
+	test_warehouses_forced();
+	test_ring(3);
+	test_ring(8);
+	test_soft_cycle();
+	test_two_descriptors();
+	test_two_threads();
+	test_warehouses_racing();
+	return tap_done();
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# check.sh -- "make check": installs what is missing, builds everything, runs
+# the host-side unit tests and the in-VM suite (T="name ..." limits the
+# latter), prints a summary per part and, as the very last line,
+# "N passed, N failed" over every TAP point and harness check.  Exits
+# non-zero when anything failed.  Called by the top-level Makefile ($MAKE
+# and MAKEFLAGS come from it; KDIR=/KVER=/C=1 pass through to the builds).
+set -euo pipefail
+
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+cd "$repo"
+MAKE=${MAKE:-make}
+mk() { $MAKE --no-print-directory "$@"; }
+
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+export ORDLOCK_SUMMARY=$summary
+t0=$(date +%s)
+
+# add_summary PASSED FAILED
+add_summary() { echo "$1 $2" >>"$summary"; }
+finish() {
+	local p=0 f=0 a b
+	while read -r a b; do
+		p=$((p + a))
+		f=$((f + b))
+	done <"$summary"
+	echo
+	echo "check: $(($(date +%s) - t0))s; results in tests/build/results/"
+	echo "$p passed, $f failed"
+	((f == 0))
+	exit
+}
+
+echo "== dependencies"
+if ! bash tests/install-deps.sh; then
+	echo "FAIL dependencies (tests/install-deps.sh)"
+	add_summary 0 1
+	finish
+fi
+
+echo "== build"
+if ! mk -j"$(nproc)" all; then
+	echo "FAIL build"
+	add_summary 0 1
+	finish
+fi
+add_summary 1 0
+echo "PASS build"
+
+echo "== host unit tests"
+mk -C tests unit-run || true
+
+echo "== in-VM suite"
+# what the VM boots, as the (re-read) Makefile sees it
+eval "$(mk -s vm-env)"
+export KVER VMLINUZ
+# shellcheck disable=SC2086
+bash tests/vm/run.sh ${T:-} || true
+
+finish

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run-unit.sh PROGRAM...  -- runs the host-side unit tests (TAP producers),
+# each with a time limit (UNIT_TIMEOUT seconds, default 60), prints one line
+# per program and "N passed, N failed"; exits non-zero when anything failed.
+# Output is kept in tests/build/results/unit/.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=tap.sh
+. "$here/tap.sh"
+
+TAP_TIMEOUT=${UNIT_TIMEOUT:-60}
+out=$here/../build/results/unit
+rm -rf "$out"
+mkdir -p "$out"
+for prog in "$@"; do
+	name=$(basename "$prog")
+	rc=0
+	timeout -k 5 "$TAP_TIMEOUT" "$prog" >"$out/$name.tap" 2>"$out/$name.err" </dev/null || rc=$?
+	tap_eval "unit/$name" "$out/$name.tap" "$rc" "$out/$name.err" || true
+done
+[[ $# -gt 0 ]] || echo "unit: no unit tests"
+tap_record_summary
+echo "$TAP_PASSED passed, $TAP_FAILED failed"
+((TAP_FAILED == 0))

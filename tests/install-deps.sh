@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install what building ordlock and running its test bench needs on Debian 12:
+# the toolchain, Debian's stock kernel image + headers (the VM boots that
+# kernel and the module is built against it), qemu, busybox-static (the VM's
+# initramfs), libnl (tools), sparse (make C=1).
+#
+# Idempotent: it only calls apt-get when something is missing, and then only
+# installs the missing packages. Runs non-interactively (CI, no stdin).
+set -euo pipefail
+
+PACKAGES=(
+	build-essential
+	qemu-system-x86
+	linux-image-amd64
+	linux-headers-amd64
+	busybox-static
+	libnl-genl-3-dev
+	libnl-3-dev
+	pkg-config
+	cpio
+	sparse
+	kmod
+)
+
+# is_installed PKG: dpkg knows PKG as fully installed.
+is_installed() {
+	[[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
+}
+
+# newest_kver: the newest Debian *-amd64 kernel release with headers
+# (/lib/modules/V/build); the same rule as the top-level Makefile.
+newest_kver() {
+	local d
+	for d in /lib/modules/*-amd64/build; do
+		[[ -d "$d" ]] && basename "$(dirname "$d")"
+	done | sort -V | tail -n 1
+}
+
+apt_install() {
+	if [[ $(id -u) -ne 0 ]]; then
+		echo "install-deps: missing packages: $*; run this script as root" >&2
+		exit 1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	echo "install-deps: installing $*"
+	if [[ -z "${APT_UPDATED:-}" ]]; then
+		apt-get update -qq
+		APT_UPDATED=1
+	fi
+	# -qq keeps the log short; errors still go to stderr.  No recommends:
+	# qemu would pull in a whole GUI stack.
+	apt-get install -y -qq --no-install-recommends \
+		-o Dpkg::Options::=--force-confdef \
+		-o Dpkg::Options::=--force-confold "$@" </dev/null >/dev/null
+}
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+	is_installed "$p" || missing+=("$p")
+done
+
+# The two kernel metapackages move together: installing one while the other
+# is installed at an older version would leave headers without an image.
+if [[ ${#missing[@]} -gt 0 ]]; then
+	for p in linux-image-amd64 linux-headers-amd64; do
+		[[ " ${missing[*]} " == *" $p "* ]] || missing+=("$p")
+	done
+	apt_install "${missing[@]}"
+fi
+
+# The VM boots the kernel the module is built for: make sure the newest
+# headers have their image (and modules) too.
+kver=$(newest_kver)
+if [[ -z "$kver" ]]; then
+	echo "install-deps: no kernel headers under /lib/modules/*-amd64/build" >&2
+	exit 1
+fi
+if [[ ! -e "/boot/vmlinuz-$kver" ]]; then
+	apt_install "linux-image-$kver"
+fi
+exit 0

@@ -1,0 +1,94 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# guest.sh RESULTS_DIR -- runs inside the test VM, chrooted into the host's
+# root (read-only) with RESULTS_DIR a writable share; started by init.sh.
+#
+# Loads kmod/ordlock.ko, runs the test programs (MODE=check: tests/build/vm/*,
+# or the subset in TESTS; MODE=demo: tests/build/demo/*), unloads the module
+# and saves the kernel log.  Into RESULTS_DIR it writes:
+#   harness.tap       TAP of the harness checks (module loaded/unloaded, ...)
+#   NAME.tap NAME.err NAME.rc NAME.time   stdout, stderr, exit status, seconds
+#   dmesg.txt         the kernel log at the end
+#   done              written last: the guest ran to completion
+# The host (run.sh) judges all of it.  Progress lines on the console start
+# with "ordlock-vm:".
+set -uo pipefail # no -e: a failing step is recorded, the run goes on
+
+results=$1
+# shellcheck source=/dev/null
+. "$results/run.env"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TMPDIR=/tmp LC_ALL=C.UTF-8 ORDLOCK_REPO=$REPO
+cd "$REPO" || exit 1
+
+say() { echo "ordlock-vm: $*"; }
+
+npoint=0
+harness() { # harness STATUS NAME: one TAP point into harness.tap
+	npoint=$((npoint + 1))
+	if [[ $1 == 0 ]]; then
+		echo "ok $npoint - $2"
+	else
+		echo "not ok $npoint - $2"
+	fi >>"$results/harness.tap"
+}
+
+# Everything after this line in the kernel log is ours.
+echo "ordlock-vm: begin" >/dev/kmsg
+
+say "kernel $(uname -r), $(nproc) cpus"
+insmod_out=$(insmod kmod/ordlock.ko 2>&1)
+loaded=$?
+harness $loaded "module loaded"
+[[ $loaded == 0 ]] || say "insmod failed: $insmod_out"
+
+# devtmpfs creates the node as soon as the misc device registers.
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[[ -c /dev/ordlock ]] && break
+	sleep 0.1
+done
+[[ -c /dev/ordlock ]]
+harness $? "/dev/ordlock exists"
+
+case $MODE in
+demo) dir=tests/build/demo ;;
+*) dir=tests/build/vm ;;
+esac
+
+if [[ $loaded == 0 ]]; then
+	for name in $TESTS; do
+		prog=$REPO/$dir/$name
+		work=/tmp/run.$name
+		mkdir -p "$work"
+		start=$(date +%s)
+		if [[ $MODE == demo ]]; then
+			say "=== $name ==="
+			# live on the console, and saved
+			(cd "$work" && timeout -k 10 "$TEST_TIMEOUT" "$prog") 2>&1 |
+				tee "$results/$name.tap"
+			rc=${PIPESTATUS[0]}
+		else
+			say "run $name"
+			(cd "$work" && exec timeout -k 10 "$TEST_TIMEOUT" "$prog") \
+				>"$results/$name.tap" 2>"$results/$name.err" </dev/null
+			rc=$?
+		fi
+		echo $rc >"$results/$name.rc"
+		echo $(($(date +%s) - start)) >"$results/$name.time"
+		say "end $name: exit $rc, $(($(date +%s) - start))s"
+	done
+fi
+
+if [[ $loaded == 0 ]]; then
+	rmmod_out=$(rmmod ordlock 2>&1)
+	rc=$?
+	harness $rc "module unloaded"
+	[[ $rc == 0 ]] || say "rmmod failed: $rmmod_out"
+fi
+echo "1..$npoint" >>"$results/harness.tap"
+
+dmesg >"$results/dmesg.txt" 2>&1
+sync
+echo ok >"$results/done"
+say "finished"

@@ -1,0 +1,219 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [--demo] [NAME...]
+#
+# Boots Debian's kernel in qemu (TCG, 2 CPUs) with the host's root shared
+# read-only over virtio-9p, loads kmod/ordlock.ko there, runs the in-VM test
+# programs (tests/build/vm/*, or only the NAMEs given) with tests/vm/guest.sh,
+# unloads the module, and judges the results here: TAP of every program, the
+# harness checks (module loaded, /dev/ordlock, module unloaded, VM finished)
+# and the kernel log (no WARNING/BUG/Oops/leak).  Ends with "N passed,
+# N failed" and exits non-zero when anything failed.
+#
+# --demo runs tests/build/demo/* instead, with their output live.
+#
+# Environment: KVER (kernel release, default: newest /lib/modules/*-amd64
+# with headers), VMLINUZ (default /boot/vmlinuz-$KVER), VM_TIMEOUT (whole
+# VM, seconds, default 1500), TEST_TIMEOUT (per program, default 300),
+# VM_MEM (MiB, default 2048), VM_CPUS (default 2), QEMU_EXTRA (more qemu
+# arguments), TAP_VERBOSE=1 (print every program's output),
+# ORDLOCK_SUMMARY (file to append "PASSED FAILED" to, used by make check).
+set -euo pipefail
+export PATH=$PATH:/usr/sbin:/sbin
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=$repo/tests/build
+# shellcheck source=../harness/tap.sh
+. "$repo/tests/harness/tap.sh"
+
+mode=check
+if [[ ${1:-} == --demo ]]; then
+	mode=demo
+	shift
+fi
+
+die() { echo "run.sh: $*" >&2; exit 2; }
+
+# --- what to boot ----------------------------------------------------------
+if [[ -z "${KVER:-}" ]]; then
+	KVER=$(for d in /lib/modules/*-amd64/build; do
+		[[ -d "$d" ]] && basename "$(dirname "$d")"
+	done | sort -V | tail -n 1)
+fi
+[[ -n "$KVER" ]] || die "no kernel found (run tests/install-deps.sh)"
+VMLINUZ=${VMLINUZ:-/boot/vmlinuz-$KVER}
+[[ -r "$VMLINUZ" ]] || die "cannot read $VMLINUZ"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run tests/install-deps.sh)"
+[[ -f "$repo/kmod/ordlock.ko" ]] || die "kmod/ordlock.ko not built (make modules)"
+if ! modinfo -F vermagic "$repo/kmod/ordlock.ko" | grep -q "^$KVER "; then
+	die "kmod/ordlock.ko was not built for $KVER ($(modinfo -F vermagic "$repo/kmod/ordlock.ko"))"
+fi
+
+# --- which programs --------------------------------------------------------
+if [[ $mode == demo ]]; then
+	progdir=$build/demo
+	label=demo
+else
+	progdir=$build/vm
+	label=vm
+fi
+all=()
+if [[ -d "$progdir" ]]; then
+	for f in "$progdir"/*; do
+		[[ -f "$f" && -x "$f" ]] && all+=("$(basename "$f")")
+	done
+fi
+tests=()
+if [[ $# -gt 0 ]]; then
+	for arg in "$@"; do
+		# accept "name", "tests/cases/name.c", "tests/build/vm/name"
+		name=$(basename "$arg")
+		name=${name%.c}
+		[[ -x "$progdir/$name" ]] || die "no test program $progdir/$name"
+		tests+=("$name")
+	done
+else
+	tests=(${all[@]+"${all[@]}"})
+fi
+if [[ $mode == check && ${#tests[@]} -eq 0 ]]; then
+	echo "run.sh: note: no test programs in $progdir; running the harness checks only"
+fi
+
+# --- the run's results directory (shared read-write with the guest) -------
+mkdir -p "$build/results"
+stamp=$(date +%Y%m%d-%H%M%S)
+results=$(mktemp -d "$build/results/$mode-$stamp-XXXX")
+chmod 0755 "$results"
+# keep the newest 5 runs per mode; "results/MODE" points at the last one
+ls -1dt "$build/results/$mode"-*-* 2>/dev/null | tail -n +6 | while read -r old; do
+	[[ "$old" != "$results" ]] && rm -rf "$old"
+done
+ln -sfn "$(basename "$results")" "$build/results/$mode"
+
+TAP_TIMEOUT=${TEST_TIMEOUT:-300}
+q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
+{
+	echo "REPO=$(q "$repo")"
+	echo "RESULTS=$(q "$results")"
+	echo "MODE=$mode"
+	echo "TESTS=$(q "${tests[*]+"${tests[*]}"}")"
+	echo "TEST_TIMEOUT=$TAP_TIMEOUT"
+} >"$results/run.env"
+
+initrd=$build/initramfs-$KVER.cpio.gz
+bash "$here/mkinitramfs.sh" "$KVER" "$initrd"
+
+# --- boot ---------------------------------------------------------------------
+vm_timeout=${VM_TIMEOUT:-1500}
+qemu=(
+	qemu-system-x86_64
+	-smp "${VM_CPUS:-2}" -m "${VM_MEM:-2048}" -accel tcg
+	-nographic -no-reboot -nic none
+	-kernel "$VMLINUZ" -initrd "$initrd"
+	-append "console=ttyS0 panic=-1 quiet"
+	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
+	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
+	-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
+	-device virtio-9p-pci,fsdev=results,mount_tag=results
+)
+# shellcheck disable=SC2206
+[[ -n "${QEMU_EXTRA:-}" ]] && qemu+=($QEMU_EXTRA)
+
+console=$results/console.log
+# The console without the firmware's banner and terminal control sequences
+# (SeaBIOS resets the terminal).
+clean_console() {
+	tr -d '\r' | sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[c78]//g' \
+		-e '/^SeaBIOS (version/d' -e '/^Booting from ROM/d'
+}
+echo "vm: booting $KVER (${#tests[@]} $mode programs; log: ${console#"$repo"/})"
+t0=$(date +%s)
+set +e
+if [[ $mode == demo ]]; then
+	# everything the guest prints, live
+	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null 2>&1 |
+		clean_console | tee "$console"
+else
+	# only the guest's progress lines
+	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null 2>&1 |
+		clean_console | tee "$console" |
+		grep --line-buffered -E '^ordlock-vm: (run|end|FATAL|insmod|rmmod|kernel|guest)' |
+		sed -u 's/^ordlock-vm: /vm: /'
+fi
+qrc=${PIPESTATUS[0]}
+set -e
+t1=$(date +%s)
+echo "vm: qemu exited ($qrc) after $((t1 - t0))s"
+
+# --- judge ----------------------------------------------------------------------
+show_console() {
+	echo "---- console (last 60 lines of ${console#"$repo"/}) ----"
+	tail -n 60 "$console"
+	echo "----"
+}
+
+# harness checks from the guest
+if [[ -f "$results/harness.tap" ]]; then
+	while read -r line; do
+		case $line in
+		"ok "*) tap_point 0 "vm: ${line#ok * - }" || true ;;
+		"not ok "*) tap_point 1 "vm: ${line#not ok * - }" || true ;;
+		esac
+	done <"$results/harness.tap"
+fi
+finished=0
+[[ -f "$results/done" ]] && finished=1
+if ((finished)); then
+	tap_point 0 "vm: guest ran to completion" || true
+else
+	reason="qemu exit $qrc"
+	((qrc == 124)) && reason="VM timed out after ${vm_timeout}s"
+	tap_point 1 "vm: guest ran to completion" "$reason" || true
+	show_console
+fi
+
+# the programs
+failed_before=$TAP_FAILED
+for name in ${tests[@]+"${tests[@]}"}; do
+	if [[ ! -f "$results/$name.rc" ]]; then
+		tap_point 1 "$label/$name" "did not run" || true
+		continue
+	fi
+	t=$(cat "$results/$name.time" 2>/dev/null || echo '?')
+	if [[ $mode == demo ]]; then
+		rc=$(cat "$results/$name.rc")
+		tap_point "$rc" "demo/$name (${t}s)" "$(tap_rc_reason "$rc")" || true
+	else
+		tap_eval "vm/$name (${t}s)" "$results/$name.tap" "$(cat "$results/$name.rc")" \
+			"$results/$name.err" || true
+	fi
+done
+
+# the kernel log, from our marker on (boot messages are not ours to judge)
+bad='(WARNING:|BUG:|Oops|general protection fault[,:]|Kernel panic|kernel BUG|'
+bad+='Call Trace:|UBSAN|KASAN|KFENCE|refcount_t:|list_(add|del) corruption|'
+bad+='soft lockup|hard LOCKUP|blocked for more than|rcu_.* stall|'
+bad+='ordlock: leaked|ordlock:.*leak|possible (circular|recursive) locking|'
+bad+='scheduling while atomic|sleeping function called)'
+if [[ -f "$results/dmesg.txt" ]]; then
+	found=$(sed -n '/ordlock-vm: begin/,$p' "$results/dmesg.txt" | grep -E "$bad" || true)
+	if [[ -z "$found" ]]; then
+		tap_point 0 "vm: kernel log clean" || true
+	else
+		tap_point 1 "vm: kernel log clean" "see ${results#"$repo"/}/dmesg.txt" || true
+		sed -n '/ordlock-vm: begin/,$p' "$results/dmesg.txt" |
+			grep -E -B2 -A25 "$bad" | head -n 80 | sed 's/^/    | /'
+	fi
+else
+	tap_point 1 "vm: kernel log clean" "no kernel log saved" || true
+fi
+if ((finished && TAP_FAILED > failed_before)) && [[ $mode == check ]] && grep -q FATAL "$console"; then
+	show_console
+fi
+
+echo "vm: results in ${results#"$repo"/}"
+tap_record_summary
+echo "$TAP_PASSED passed, $TAP_FAILED failed"
+((TAP_FAILED == 0))

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+/*
+ * libordlock: a thin C layer over the /dev/ordlock ioctls.
+ *
+ * The library keeps no state besides the file descriptor and a copy of
+ * the last failure record, so a handle costs nothing while it is idle and
+ * every call is the one ioctl it wraps.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+/* Everything the public header declares is exported; the rest is hidden. */
+#pragma GCC visibility push(default)
+#include "libordlock.h"
+#pragma GCC visibility pop
+
+struct ordlock {
+	int fd;
+	struct ordlock_failure failure;
+};
+
+#define NS_PER_MS 1000000ULL
+
+/* Return -@err with errno set to @err: the convention of every call. */
+static int fail(int err)
+{
+	errno = err;
+	return -err;
+}
+
+/* The reason to record when the kernel could not write one itself. */
+static unsigned int reason_of_errno(int err)
+{
+	switch (err) {
+	case ENOMEM:
+		return ORDLOCK_REASON_NOMEM;
+	case EDEADLK:
+	case ETIMEDOUT:
+	case EAGAIN:
+	case EINTR:
+	case ENOSPC:
+	case ENOENT:
+	case EBUSY:
+	case EPERM:
+		return ORDLOCK_REASON_NONE;
+	default:
+		/* EINVAL, E2BIG, EFAULT, ENOTTY, EBADF, ... */
+		return ORDLOCK_REASON_INVALID;
+	}
+}
+
+/* Record a failure the kernel did not describe (or could not write). */
+static void record_errno(struct ordlock *ol, int err)
+{
+	memset(&ol->failure, 0, sizeof(ol->failure));
+	ol->failure.reason = reason_of_errno(err);
+	ol->failure.error = (unsigned int)err;
+	ol->failure.index = ~0U;
+}
+
+/*
+ * After a failed acquire or release: keep the kernel's record when it
+ * wrote one, else (the argument was not writable, the ioctl is unknown,
+ * ...) synthesise one from the errno.
+ */
+static void record_failure(struct ordlock *ol,
+			   const struct ordlock_failure *f, int err)
+{
+	if (f->reason != ORDLOCK_REASON_NONE) {
+		ol->failure = *f;
+		return;
+	}
+	record_errno(ol, err);
+}
+
+struct ordlock *ordlock_open(const char *domain)
+{
+	struct ordlock *ol;
+	int err;
+
+	ol = calloc(1, sizeof(*ol));
+	if (!ol)
+		return NULL;
+	ol->failure.index = ~0U;
+	ol->fd = open(ORDLOCK_DEVICE, O_RDWR | O_CLOEXEC);
+	if (ol->fd < 0) {
+		err = errno;
+		free(ol);
+		errno = err;
+		return NULL;
+	}
+	if (domain) {
+		err = ordlock_set_domain(ol, domain);
+		if (err) {
+			close(ol->fd);
+			free(ol);
+			errno = -err;
+			return NULL;
+		}
+	}
+	return ol;
+}
+
+void ordlock_close(struct ordlock *ol)
+{
+	int saved = errno;
+
+	if (!ol)
+		return;
+	/*
+	 * The last close releases everything anyway; releasing first also
+	 * covers a descriptor that was dup()ed or inherited by a child.
+	 */
+	ordlock_release_all(ol);
+	close(ol->fd);
+	free(ol);
+	errno = saved;
+}
+
+int ordlock_fd(const struct ordlock *ol)
+{
+	return ol->fd;
+}
+
+int ordlock_set_domain(struct ordlock *ol, const char *domain)
+{
+	struct ordlock_set_domain sd;
+	size_t len;
+
+	if (!domain)
+		domain = ORDLOCK_DEFAULT_DOMAIN;
+	len = strlen(domain);
+	if (len >= sizeof(sd.name)) {
+		record_errno(ol, EINVAL);
+		return fail(EINVAL);
+	}
+	memset(&sd, 0, sizeof(sd));
+	sd.size = sizeof(sd);
+	memcpy(sd.name, domain, len);
+	if (ioctl(ol->fd, ORDLOCK_IOC_SET_DOMAIN, &sd) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	return 0;
+}
+
+int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
+		    uint64_t *token)
+{
+	struct ordlock_acquire a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	a.nkeys = n;
+	a.keys = (uintptr_t)keys;
+	a.timeout_ns = (uint64_t)timeout_ms * NS_PER_MS;
+	if (ioctl(ol->fd, ORDLOCK_IOC_ACQUIRE, &a) < 0) {
+		int err = errno;
+
+		record_failure(ol, &a.failure, err);
+		return fail(err);
+	}
+	if (token)
+		*token = a.token;
+	return 0;
+}
+
+int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+			unsigned int n, uint64_t *token)
+{
+	return ordlock_acquire(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, token);
+}
+
+static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
+		      unsigned int n, unsigned int flags)
+{
+	struct ordlock_release r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.flags = flags;
+	r.nkeys = n;
+	r.keys = (uintptr_t)keys;
+	if (ioctl(ol->fd, ORDLOCK_IOC_RELEASE, &r) < 0) {
+		int err = errno;
+
+		record_failure(ol, &r.failure, err);
+		return fail(err);
+	}
+	return 0;
+}
+
+int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
+		    unsigned int n)
+{
+	return do_release(ol, keys, n, 0);
+}
+
+int ordlock_release_all(struct ordlock *ol)
+{
+	return do_release(ol, NULL, 0, ORDLOCK_RELEASE_ALL);
+}
+
+int ordlock_owner_info(struct ordlock *ol, struct ordlock_owner_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	info->size = sizeof(*info);
+	if (ioctl(ol->fd, ORDLOCK_IOC_OWNER_INFO, info) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	return 0;
+}
+
+int ordlock_kernel_last_failure(struct ordlock *ol, struct ordlock_failure *f)
+{
+	struct ordlock_last_failure lf;
+
+	memset(&lf, 0, sizeof(lf));
+	lf.size = sizeof(lf);
+	if (ioctl(ol->fd, ORDLOCK_IOC_LAST_FAILURE, &lf) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	*f = lf.failure;
+	return 0;
+}
+
+const struct ordlock_failure *ordlock_last_failure(const struct ordlock *ol)
+{
+	return &ol->failure;
+}
+
+static const char *const reason_names[] = {
+	[ORDLOCK_REASON_NONE]		= "none",
+	[ORDLOCK_REASON_INVALID]	= "invalid",
+	[ORDLOCK_REASON_ORDER]		= "order",
+	[ORDLOCK_REASON_TIMEOUT]	= "timeout",
+	[ORDLOCK_REASON_BUSY]		= "busy",
+	[ORDLOCK_REASON_SIGNAL]		= "signal",
+	[ORDLOCK_REASON_DEADLOCK]	= "deadlock",
+	[ORDLOCK_REASON_UPGRADE]	= "upgrade",
+	[ORDLOCK_REASON_OWNER_LIMIT]	= "owner-limit",
+	[ORDLOCK_REASON_RESOURCE_LIMIT]	= "resource-limit",
+	[ORDLOCK_REASON_NOT_HELD]	= "not-held",
+	[ORDLOCK_REASON_NOMEM]		= "nomem",
+};
+
+const char *ordlock_reason_name(unsigned int reason)
+{
+	if (reason >= sizeof(reason_names) / sizeof(reason_names[0]) ||
+	    !reason_names[reason])
+		return "unknown";
+	return reason_names[reason];
+}
+
+const char *ordlock_mode_name(unsigned int mode)
+{
+	switch (mode) {
+	case ORDLOCK_MODE_SHARED:
+		return "shared";
+	case ORDLOCK_MODE_EXCLUSIVE:
+		return "exclusive";
+	default:
+		return "none";
+	}
+}
+
+/* "exclusive 1:2", or "key 1:2" when the key carries no mode. */
+static void fmt_key(char *buf, size_t len, const struct ordlock_key *k)
+{
+	const char *mode = "key";
+
+	if (k->mode == ORDLOCK_MODE_SHARED || k->mode == ORDLOCK_MODE_EXCLUSIVE)
+		mode = ordlock_mode_name(k->mode);
+	snprintf(buf, len, "%s %u:%llu", mode, k->rank,
+		 (unsigned long long)k->id);
+}
+
+/* " held (exclusive) by pid 7", " held by pid 7" or " held by another owner" */
+static void fmt_holder(char *buf, size_t len, const struct ordlock_failure *f)
+{
+	char mode[32] = "";
+
+	if (f->holder_mode == ORDLOCK_MODE_SHARED ||
+	    f->holder_mode == ORDLOCK_MODE_EXCLUSIVE)
+		snprintf(mode, sizeof(mode), " (%s)",
+			 ordlock_mode_name(f->holder_mode));
+	if (f->pid)
+		snprintf(buf, len, "%s by pid %u", mode, f->pid);
+	else
+		snprintf(buf, len, "%s by another owner", mode);
+}
+
+char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
+{
+	char key[64], held[64], holder[64];
+	const char *err;
+
+	if (!buf || !len)
+		return buf;
+	if (!f) {
+		snprintf(buf, len, "no failure recorded");
+		return buf;
+	}
+	fmt_key(key, sizeof(key), &f->key);
+	fmt_key(held, sizeof(held), &f->held);
+	fmt_holder(holder, sizeof(holder), f);
+	err = f->error ? strerror((int)f->error) : "no error";
+
+	switch (f->reason) {
+	case ORDLOCK_REASON_NONE:
+		if (f->error)
+			snprintf(buf, len, "%s", err);
+		else
+			snprintf(buf, len, "no failure recorded");
+		break;
+	case ORDLOCK_REASON_INVALID:
+		if (f->index != ~0U)
+			snprintf(buf, len,
+				 "invalid request: %s (key #%u of the request)",
+				 err, f->index);
+		else
+			snprintf(buf, len, "invalid request: %s", err);
+		break;
+	case ORDLOCK_REASON_ORDER:
+		snprintf(buf, len,
+			 "order violation: requested %s sorts at or below held %s",
+			 key, held);
+		break;
+	case ORDLOCK_REASON_TIMEOUT:
+		snprintf(buf, len, "timed out waiting for %s held%s",
+			 key, holder);
+		break;
+	case ORDLOCK_REASON_BUSY:
+		snprintf(buf, len, "try-lock: %s is held%s", key, holder);
+		break;
+	case ORDLOCK_REASON_SIGNAL:
+		snprintf(buf, len,
+			 "interrupted by a signal while waiting for %s", key);
+		break;
+	case ORDLOCK_REASON_DEADLOCK:
+		if (f->pid)
+			snprintf(buf, len,
+				 "deadlock: waiting for %s would close a cycle of %u waits through pid %u; this request was chosen as the victim",
+				 key, f->cycle_len, f->pid);
+		else
+			snprintf(buf, len,
+				 "deadlock: waiting for %s would close a cycle of %u waits; this request was chosen as the victim",
+				 key, f->cycle_len);
+		break;
+	case ORDLOCK_REASON_UPGRADE:
+		snprintf(buf, len,
+			 "upgrade deadlock: %s is also held shared and being upgraded by pid %u",
+			 key, f->pid);
+		break;
+	case ORDLOCK_REASON_OWNER_LIMIT:
+		snprintf(buf, len,
+			 "owner limit: taking %s would exceed max_keys_per_owner",
+			 key);
+		break;
+	case ORDLOCK_REASON_RESOURCE_LIMIT:
+		snprintf(buf, len,
+			 "resource limit: tracking %s would exceed max_resources",
+			 key);
+		break;
+	case ORDLOCK_REASON_NOT_HELD:
+		snprintf(buf, len, "key %u:%llu is not held", f->key.rank,
+			 (unsigned long long)f->key.id);
+		break;
+	case ORDLOCK_REASON_NOMEM:
+		snprintf(buf, len, "out of kernel memory; nothing was taken");
+		break;
+	default:
+		snprintf(buf, len, "unknown failure reason %u: %s",
+			 f->reason, err);
+		break;
+	}
+	return buf;
+}
+
+int ordlock_convert(struct ordlock *ol, struct ordlock_key key,
+		    unsigned int timeout_ms, unsigned int flags, uint64_t *token)
+{
+	struct ordlock_convert c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.flags = flags;
+	c.key = key;
+	c.timeout_ns = (uint64_t)timeout_ms * NS_PER_MS;
+	if (ioctl(ol->fd, ORDLOCK_IOC_CONVERT, &c) < 0) {
+		int err = errno;
+
+		record_failure(ol, &c.failure, err);
+		return fail(err);
+	}
+	if (token)
+		*token = c.token;
+	return 0;
+}
+
+int ordlock_domain_config(struct ordlock *ol, const char *domain,
+			  struct ordlock_domain_config *cfg)
+{
+	size_t len = domain ? strlen(domain) : 0;
+
+	if (!len || len >= sizeof(cfg->name))
+		return fail(EINVAL);
+	cfg->size = sizeof(*cfg);
+	memset(cfg->name, 0, sizeof(cfg->name));
+	memcpy(cfg->name, domain, len);
+	cfg->__reserved = 0;
+	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, cfg) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	return 0;
+}
+
+int ordlock_set_policy(struct ordlock *ol, const char *domain,
+		       unsigned int policy, unsigned int detect_delay_ms)
+{
+	struct ordlock_domain_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_SET_DETECT_DELAY;
+	cfg.policy = policy;
+	cfg.detect_delay_ms = detect_delay_ms;
+	return ordlock_domain_config(ol, domain, &cfg);
+}
+
+int ordlock_last_cycle(struct ordlock *ol, struct ordlock_cycle_step *steps,
+		       unsigned int max)
+{
+	struct ordlock_last_failure lf;
+
+	memset(&lf, 0, sizeof(lf));
+	lf.size = sizeof(lf);
+	lf.nsteps = steps ? max : 0;
+	lf.steps = (uintptr_t)steps;
+	if (ioctl(ol->fd, ORDLOCK_IOC_LAST_FAILURE, &lf) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	return (int)lf.nsteps;
+}
+
+const char *ordlock_policy_name(unsigned int policy)
+{
+	switch (policy) {
+	case ORDLOCK_POLICY_ENFORCE:
+		return "enforce";
+	case ORDLOCK_POLICY_DETECT:
+		return "detect";
+	case ORDLOCK_POLICY_TIMEOUT:
+		return "timeout";
+	}
+	return "unknown";
+}
+
+char *ordlock_strcycle(const struct ordlock_cycle_step *steps, unsigned int n,
+		       char *buf, size_t len)
+{
+	size_t at = 0;
+	unsigned int i;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (i = 0; i < n && at < len; i++) {
+		const struct ordlock_cycle_step *s = &steps[i];
+		const struct ordlock_cycle_step *t = &steps[(i + 1) % n];
+		int w = snprintf(buf + at, len - at,
+				 "%spid %u (%s) waits for %s %u:%llu %s by pid %u (%s)",
+				 i ? "; " : "", s->pid, s->comm,
+				 ordlock_mode_name(s->key.mode), s->key.rank,
+				 (unsigned long long)s->key.id,
+				 s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held",
+				 t->pid, t->comm);
+
+		if (w < 0)
+			break;
+		at += (size_t)w;
+	}
+	return buf;
+}

@@ -173,8 +173,10 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 	list_for_each_entry(owner, owners, node) {
 		ordlock_seq_owner(m, owner);
 		/* owner->domain may change meanwhile: print the owner's copy */
-		seq_printf(m, " %.*s device %u", ORDLOCK_DOMAIN_NAME_MAX - 1,
-			   owner->domain_name, READ_ONCE(owner->nheld));
+		seq_printf(m, " %.*s %s %u", ORDLOCK_DOMAIN_NAME_MAX - 1,
+			   owner->domain_name,
+			   owner->kind == ORDLOCK_KIND_NETLINK ? "netlink" : "device",
+			   READ_ONCE(owner->nheld));
 		mode = READ_ONCE(owner->pending.mode);
 		if (mode)
 			seq_printf(m, " %s %u:%llu %llu\n", ordlock_mode_str(mode),
@@ -223,18 +225,10 @@ static void ordlock_seq_gauge(struct seq_file *m, const char *name,
 static void ordlock_stats_show_domain(struct seq_file *m,
 				      struct ordlock_domain *domain)
 {
-	struct ordlock_stats sum = {};
+	struct ordlock_stats sum;
 	unsigned int i;
-	int cpu;
 
-	for_each_possible_cpu(cpu) {
-		struct ordlock_stats *s = per_cpu_ptr(domain->stats, cpu);
-
-		for (i = 0; i < ORDLOCK_STAT_NR; i++)
-			sum.count[i] += READ_ONCE(s->count[i]);
-		for (i = 0; i < ORDLOCK_WAIT_HIST; i++)
-			sum.wait_hist[i] += READ_ONCE(s->wait_hist[i]);
-	}
+	ordlock_domain_stats(domain, &sum);
 	seq_printf(m, "domain %s policy %s detect_delay_ms %u", domain->name,
 		   ordlock_policy_name(READ_ONCE(domain->policy)),
 		   READ_ONCE(domain->detect_delay_ms));

@@ -380,7 +380,7 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 
 static int ordlock_fop_open(struct inode *inode, struct file *file)
 {
-	struct ordlock_owner *owner = ordlock_owner_create();
+	struct ordlock_owner *owner = ordlock_owner_create(ORDLOCK_KIND_DEVICE);
 
 	if (!owner)
 		return -ENOMEM;

@@ -113,6 +113,7 @@ static void ordlock_domain_free(struct kref *ref)
 	ordlock_ndomains--;
 	mutex_unlock(&ordlock_domains_lock);
 	free_percpu(domain->stats);
+	kfree(domain->rank_names);
 	kfree(domain);
 }
 
@@ -123,42 +124,149 @@ void ordlock_domain_put(struct ordlock_domain *domain)
 }
 
 /**
- * ordlock_domain_config() - read or change the settings of a domain
+ * ordlock_domain_configure() - read or change the settings of a domain
  * @name: a valid domain name; the domain is created if needed
  * @flags: ORDLOCK_DOMAIN_SET_* bits
  * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
  * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
+ * @nnames: their number
  * @out: receives the domain, with a reference the caller drops
  *
- * Return: 0, -EPERM when changing without CAP_SYS_ADMIN, -EINVAL for an
- * unknown policy, -ENOSPC or -ENOMEM.
+ * The caller checks the privileges. A domain that was changed lives until
+ * the module is unloaded.
+ *
+ * Return: 0, -EINVAL for an unknown policy, -EEXIST when a rank or a name
+ * appears twice in @names, -ENOSPC or -ENOMEM.
  */
-int ordlock_domain_config(const char *name, u32 flags, u32 policy,
-			  u32 detect_delay_ms, struct ordlock_domain **out)
+int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
+			     u32 detect_delay_ms,
+			     const struct ordlock_rank_name *names,
+			     unsigned int nnames, struct ordlock_domain **out)
 {
+	struct ordlock_rank_name *copy = NULL;
 	struct ordlock_domain *domain;
+	unsigned int i, j;
 
 	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
 		return -EINVAL;
-	if (flags && !capable(CAP_SYS_ADMIN))
-		return -EPERM;
+	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
+		for (i = 0; i < nnames; i++)
+			for (j = 0; j < i; j++)
+				if (names[i].rank == names[j].rank ||
+				    !strcmp(names[i].name, names[j].name))
+					return -EEXIST;
+		if (nnames) {
+			copy = kmemdup(names, nnames * sizeof(*names), GFP_KERNEL_ACCOUNT);
+			if (!copy)
+				return -ENOMEM;
+		}
+	}
 	mutex_lock(&ordlock_domains_lock);
 	domain = ordlock_domain_find_or_create(name);
 	if (IS_ERR(domain)) {
 		mutex_unlock(&ordlock_domains_lock);
+		kfree(copy);
 		return PTR_ERR(domain);
 	}
 	if (flags & ORDLOCK_DOMAIN_SET_POLICY)
 		WRITE_ONCE(domain->policy, policy);
 	if (flags & ORDLOCK_DOMAIN_SET_DETECT_DELAY)
 		WRITE_ONCE(domain->detect_delay_ms, detect_delay_ms);
+	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
+		swap(domain->rank_names, copy);
+		domain->nrank_names = nnames;
+	}
 	if (flags && !domain->pinned) {
 		domain->pinned = true;
 		kref_get(&domain->ref);
 	}
 	mutex_unlock(&ordlock_domains_lock);
+	kfree(copy);
 	*out = domain;
 	return 0;
+}
+
+/**
+ * ordlock_domain_config() - ordlock_domain_configure() for the ioctl
+ * @name: a valid domain name
+ * @flags: ORDLOCK_DOMAIN_SET_POLICY and ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @policy: the new policy
+ * @detect_delay_ms: the new delay
+ * @out: receives the domain, with a reference the caller drops
+ *
+ * Return: as ordlock_domain_configure(), or -EPERM when changing without
+ * CAP_SYS_ADMIN.
+ */
+int ordlock_domain_config(const char *name, u32 flags, u32 policy,
+			  u32 detect_delay_ms, struct ordlock_domain **out)
+{
+	if (flags && !capable(CAP_SYS_ADMIN))
+		return -EPERM;
+	return ordlock_domain_configure(name, flags, policy, detect_delay_ms,
+					NULL, 0, out);
+}
+
+/**
+ * ordlock_domain_find_get() - find a domain without creating it
+ * @name: the name
+ *
+ * Return: the domain with a reference, or NULL.
+ */
+struct ordlock_domain *ordlock_domain_find_get(const char *name)
+{
+	struct ordlock_domain *domain;
+
+	mutex_lock(&ordlock_domains_lock);
+	domain = ordlock_domain_find(name);
+	if (domain)
+		kref_get(&domain->ref);
+	mutex_unlock(&ordlock_domains_lock);
+	return domain;
+}
+
+/**
+ * ordlock_domain_rank_names() - copy the rank names of @domain
+ * @domain: the domain
+ * @names: room for @max names
+ * @max: how many fit
+ *
+ * Return: the number of names copied.
+ */
+unsigned int ordlock_domain_rank_names(struct ordlock_domain *domain,
+				       struct ordlock_rank_name *names,
+				       unsigned int max)
+{
+	unsigned int n;
+
+	mutex_lock(&ordlock_domains_lock);
+	n = min(domain->nrank_names, max);
+	if (n)
+		memcpy(names, domain->rank_names, n * sizeof(*names));
+	mutex_unlock(&ordlock_domains_lock);
+	return n;
+}
+
+/**
+ * ordlock_domain_stats() - add up the per-CPU counters of @domain
+ * @domain: the domain
+ * @sum: receives the sums
+ */
+void ordlock_domain_stats(struct ordlock_domain *domain,
+			  struct ordlock_stats *sum)
+{
+	unsigned int i;
+	int cpu;
+
+	memset(sum, 0, sizeof(*sum));
+	for_each_possible_cpu(cpu) {
+		struct ordlock_stats *s = per_cpu_ptr(domain->stats, cpu);
+
+		for (i = 0; i < ORDLOCK_STAT_NR; i++)
+			sum->count[i] += READ_ONCE(s->count[i]);
+		for (i = 0; i < ORDLOCK_WAIT_HIST; i++)
+			sum->wait_hist[i] += READ_ONCE(s->wait_hist[i]);
+	}
 }
 
 /**

@@ -71,6 +71,19 @@ struct ordlock_gauge {
 #define ORDLOCK_TID_HASH 16
 
 /**
+ * struct ordlock_rank_name - a name for a rank of a domain
+ * @rank: the rank
+ * @name: its name, NUL-terminated
+ */
+struct ordlock_rank_name {
+	u32 rank;
+	char name[ORDLOCK_RANK_NAME_MAX];
+};
+
+/* Kernel-internal flag of ordlock_domain_configure(): set the rank names */
+#define ORDLOCK_DOMAIN_SET_RANK_NAMES	(1U << 31)
+
+/**
  * struct ordlock_domain - a lock namespace
  * @node: entry in the list of domains, under ordlock_domains_lock
  * @ref: one reference per owner in the domain, one for the default domain
@@ -87,6 +100,8 @@ struct ordlock_gauge {
  *	ordlock_domains_lock
  * @detect_delay_ms: see struct ordlock_domain_config; like @policy
  * @pinned: configured by an admin; under ordlock_domains_lock
+ * @rank_names: names of ranks, or NULL; under ordlock_domains_lock
+ * @nrank_names: number of entries in @rank_names
  * @owners: owners in the domain
  * @resources: resources of the domain
  * @waiters: owners waiting in the domain
@@ -105,6 +120,8 @@ struct ordlock_domain {
 	u32 policy;
 	u32 detect_delay_ms;
 	bool pinned;
+	struct ordlock_rank_name *rank_names;
+	unsigned int nrank_names;
 	struct ordlock_gauge owners;
 	struct ordlock_gauge resources;
 	struct ordlock_gauge waiters;
@@ -119,6 +136,16 @@ struct ordlock_domain *ordlock_domain_get_default(void);
 void ordlock_domain_put(struct ordlock_domain *domain);
 int ordlock_domain_config(const char *name, u32 flags, u32 policy,
 			  u32 detect_delay_ms, struct ordlock_domain **out);
+int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
+			     u32 detect_delay_ms,
+			     const struct ordlock_rank_name *names,
+			     unsigned int nnames, struct ordlock_domain **out);
+struct ordlock_domain *ordlock_domain_find_get(const char *name);
+unsigned int ordlock_domain_rank_names(struct ordlock_domain *domain,
+				       struct ordlock_rank_name *names,
+				       unsigned int max);
+void ordlock_domain_stats(struct ordlock_domain *domain,
+			  struct ordlock_stats *sum);
 const char *ordlock_policy_name(u32 policy);
 
 /* Walk the domains, for debugfs: ordlock_domain_lock_list() then the list */

@@ -126,3 +126,47 @@ void ordlock_comm_sanitize(char *dst, const char *src)
 		dst[i++] = '?';
 	dst[i] = '\0';
 }
+
+static bool ordlock_name_char(char c)
+{
+	return isalnum(c) || c == '.' || c == '_' || c == '-';
+}
+
+/**
+ * ordlock_domain_name_check() - check a NUL-terminated domain name
+ * @name: the name
+ *
+ * Return: 0 for 1 to ORDLOCK_DOMAIN_NAME_MAX - 1 characters of
+ * [A-Za-z0-9._-], else -EINVAL.
+ */
+int ordlock_domain_name_check(const char *name)
+{
+	size_t len = strnlen(name, ORDLOCK_DOMAIN_NAME_MAX), i;
+
+	if (!len || len == ORDLOCK_DOMAIN_NAME_MAX)
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!ordlock_name_char(name[i]))
+			return -EINVAL;
+	return 0;
+}
+
+/**
+ * ordlock_rank_name_check() - check a NUL-terminated rank name
+ * @name: the name
+ *
+ * Return: 0 for 1 to ORDLOCK_RANK_NAME_MAX - 1 characters of
+ * [A-Za-z0-9._-] starting with a letter (so that "NAME:ID" never reads
+ * as "RANK:ID"), else -EINVAL.
+ */
+int ordlock_rank_name_check(const char *name)
+{
+	size_t len = strnlen(name, ORDLOCK_RANK_NAME_MAX), i;
+
+	if (!len || len == ORDLOCK_RANK_NAME_MAX || !isalpha(name[0]))
+		return -EINVAL;
+	for (i = 0; i < len; i++)
+		if (!ordlock_name_char(name[i]))
+			return -EINVAL;
+	return 0;
+}

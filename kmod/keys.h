@@ -58,5 +58,7 @@ int ordlock_keys_import(struct ordlock_rkey *out, const struct ordlock_key *in,
 unsigned int ordlock_keys_sort_merge(struct ordlock_rkey *keys, unsigned int n);
 int ordlock_domain_name_valid(const char *name);
 void ordlock_comm_sanitize(char *dst, const char *src);
+int ordlock_domain_name_check(const char *name);
+int ordlock_rank_name_check(const char *name);
 
 #endif /* _ORDLOCK_KEYS_H */

@@ -10,6 +10,7 @@
 #include "device.h"
 #include "domain.h"
 #include "graph.h"
+#include "netlink.h"
 #include "owner.h"
 #include "table.h"
 
@@ -30,13 +31,18 @@ static int __init ordlock_init(void)
 	if (ret)
 		goto err_graph;
 	ordlock_debugfs_init();
+	ret = ordlock_nl_init();
+	if (ret)
+		goto err_debugfs;
 	ret = ordlock_device_init();
 	if (ret)
-		goto err_domain;
+		goto err_nl;
 	pr_info("ordlock: loaded\n");
 	return 0;
 
-err_domain:
+err_nl:
+	ordlock_nl_exit();
+err_debugfs:
 	ordlock_debugfs_exit();
 	ordlock_domain_exit();
 err_graph:
@@ -51,6 +57,7 @@ err_table:
 static void __exit ordlock_exit(void)
 {
 	ordlock_device_exit();
+	ordlock_nl_exit();
 	if (atomic_read(&ordlock_nowners) || atomic_read(&ordlock_nresources))
 		pr_err("ordlock: leaked %d owners and %d resources\n",
 		       atomic_read(&ordlock_nowners),

@@ -6,6 +6,7 @@
 
 #include "domain.h"
 #include "keys.h"
+#include "netlink.h"
 #include "owner.h"
 #include "request.h"
 
@@ -34,10 +35,11 @@ void ordlock_owner_exit(void)
 
 /**
  * ordlock_owner_create() - a new owner in the default domain
+ * @kind: an enum ordlock_owner_kind
  *
  * Return: the owner, or NULL when out of memory.
  */
-struct ordlock_owner *ordlock_owner_create(void)
+struct ordlock_owner *ordlock_owner_create(u32 kind)
 {
 	struct ordlock_owner *owner;
 
@@ -49,6 +51,7 @@ struct ordlock_owner *ordlock_owner_create(void)
 	INIT_LIST_HEAD(&owner->spare);
 	owner->domain = ordlock_domain_get_default();
 	INIT_LIST_HEAD(&owner->walk_node);
+	owner->kind = kind;
 	memcpy(owner->domain_name, owner->domain->name, sizeof(owner->domain_name));
 	owner->id = atomic64_inc_return(&ordlock_owner_ids);
 	owner->pid = task_tgid_nr(current);
@@ -75,6 +78,8 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	mutex_unlock(&ordlock_owners_lock);
 
 	mutex_lock(&owner->lock);
+	if (owner->nheld)
+		ordlock_nl_event(owner, ORDLOCK_EVENT_OWNER_DIED);
 	ordlock_release_all(owner);
 	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
 		kmem_cache_free(ordlock_hold_cache, hold);

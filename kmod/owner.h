@@ -56,6 +56,7 @@ struct ordlock_rkey;
  * @walk_edge: the enum ordlock_edge from @walk_parent to this owner
  * @walk_mode: the mode in which this owner blocks @walk_parent
  * @node: entry in the list of all owners, under ordlock_owners_lock
+ * @kind: an enum ordlock_owner_kind, constant
  * @id: unique id, constant
  * @pid: thread group id of the last task that made a request (or opened
  *	the owner); written under @lock, read by anyone with READ_ONCE()
@@ -90,6 +91,7 @@ struct ordlock_owner {
 	u32 walk_mode;
 
 	struct list_head node;
+	u32 kind;
 	u64 id;
 	pid_t pid;
 	pid_t tid;
@@ -121,7 +123,7 @@ extern atomic_t ordlock_nowners;
 
 int ordlock_owner_init(void);
 void ordlock_owner_exit(void);
-struct ordlock_owner *ordlock_owner_create(void);
+struct ordlock_owner *ordlock_owner_create(u32 kind);
 void ordlock_owner_destroy(struct ordlock_owner *owner);
 int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name);
 int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,

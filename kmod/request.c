@@ -20,6 +20,7 @@
 
 #include "domain.h"
 #include "graph.h"
+#include "netlink.h"
 #include "keys.h"
 #include "owner.h"
 #include "params.h"
@@ -98,7 +99,10 @@ static void ordlock_res_grant_waiters(struct ordlock_resource *res)
 			ordlock_res_add_holder(res, w->hold);
 		/* The waiter cannot leave before it retakes the bucket lock */
 		w->granted = true;
-		wake_up_process(w->task);
+		if (w->task)
+			wake_up_process(w->task);
+		else
+			w->notify(w);
 	}
 }
 
@@ -204,84 +208,47 @@ static u32 ordlock_wait_reason(int err)
 		return ORDLOCK_REASON_SIGNAL;
 	case -EDEADLK:
 		return ORDLOCK_REASON_DEADLOCK;
+	case -ECANCELED:
+		return ORDLOCK_REASON_CANCELLED;
 	default:
 		return ORDLOCK_REASON_TIMEOUT;
 	}
 }
 
-/*
- * Wait for @w, which the caller queued on its resource (and then dropped
- * the bucket lock). The owner joins the wait-for graph; unless the domain's
- * policy is "timeout", it first looks for a cycle its wait would close (at
- * once, or after the detection delay of a "detect" domain) and is the
- * victim when it finds one.
- *
- * Return: 0 when granted. Otherwise @w is off the queue, the failure
- * record says why, and the return value is -EINTR, -ETIMEDOUT or -EDEADLK.
- */
-static int ordlock_wait(struct ordlock_owner *owner, struct ordlock_waiter *w,
-			ktime_t deadline)
+static u32 ordlock_request_index(const struct ordlock_request *req)
 {
+	return req->next < req->n ? req->keys[req->next].index : ~0U;
+}
+
+/*
+ * End the wait of @req with @ret (0 when granted), graph_lock held: leave
+ * the graph, and unless the key was granted meanwhile (which wins), leave
+ * the queue and record why. Drops graph_lock.
+ *
+ * Return: 0 when granted, else @ret.
+ */
+static int __ordlock_wait_end(struct ordlock_request *req, int ret)
+{
+	struct ordlock_owner *owner = req->owner;
 	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_waiter *w = &req->w;
 	struct ordlock_resource *res = w->hold->res;
 	struct ordlock_bucket *bucket = res->bucket;
-	u32 policy = READ_ONCE(domain->policy);
-	unsigned int cycle_len = 0;
-	ktime_t check_at = 0;
-	u32 delay_ms;
-	int ret;
 
-	ordlock_graph_prepare(owner);
-	get_task_comm(owner->comm, current);
-	WRITE_ONCE(owner->pending_since, ktime_to_ns(w->since));
-	WRITE_ONCE(owner->pending.rank, res->rank);
-	WRITE_ONCE(owner->pending.id, res->id);
-	WRITE_ONCE(owner->pending.mode, w->mode);
-	ordlock_gauge_inc(&domain->waiters);
-
-	spin_lock(&domain->graph_lock);
-	if (policy != ORDLOCK_POLICY_TIMEOUT) {
-		delay_ms = policy == ORDLOCK_POLICY_DETECT ?
-			   READ_ONCE(domain->detect_delay_ms) : 0;
-		if (!delay_ms) {
-			cycle_len = ordlock_graph_find_cycle(domain, owner, w);
-			if (cycle_len) {
-				ret = -EDEADLK;
-				goto leave;
-			}
-		} else {
-			check_at = ktime_add_ms(w->since, delay_ms);
-		}
-	}
-	ordlock_graph_join(domain, owner, w);
-	spin_unlock(&domain->graph_lock);
-
-	ret = ordlock_sleep(w, deadline, check_at);
-	while (ret == 1) {
-		spin_lock(&domain->graph_lock);
-		cycle_len = ordlock_graph_find_cycle(domain, owner, w);
-		if (cycle_len) {
-			ret = -EDEADLK;
-			goto leave;
-		}
-		spin_unlock(&domain->graph_lock);
-		ret = ordlock_sleep(w, deadline, 0);
-	}
-
-	spin_lock(&domain->graph_lock);
-leave:
+	lockdep_assert_held(&domain->graph_lock);
 	ordlock_graph_leave(domain, owner);
 	spin_lock(&bucket->lock);
 	if (w->granted) {
 		ret = 0;
 	} else {
-		list_del(&w->node);
 		ordlock_owner_fail(owner, ordlock_wait_reason(ret), ret, NULL);
+		owner->failure.index = ordlock_request_index(req);
 		owner->failure.key.rank = res->rank;
 		owner->failure.key.id = res->id;
 		owner->failure.key.mode = w->mode;
-		owner->failure.cycle_len = ret == -EDEADLK ? cycle_len : 0;
-		ordlock_res_blame(res, owner, w->mode, NULL);
+		owner->failure.cycle_len = ret == -EDEADLK ? req->cycle_len : 0;
+		ordlock_res_blame(res, owner, w->mode, w);
+		list_del(&w->node);
 		/* Leaving the queue may let those behind in */
 		ordlock_res_grant_waiters(res);
 		if (ordlock_resource_put_unused(res))
@@ -298,21 +265,120 @@ leave:
 	return ret;
 }
 
-/*
- * Take one key for @hold (whose owner is locked), waiting until @deadline
- * unless @try. On failure, the owner's failure record says why.
- */
-static int ordlock_take(struct ordlock_owner *owner,
-			const struct ordlock_rkey *key,
-			struct ordlock_hold *hold, ktime_t deadline, bool try,
-			bool *waited)
+static int ordlock_wait_end(struct ordlock_request *req, int ret)
 {
+	spin_lock(&req->owner->domain->graph_lock);
+	return __ordlock_wait_end(req, ret);
+}
+
+/*
+ * The waiter of @req was just queued on its resource (and the bucket lock
+ * dropped): join the wait-for graph. Unless the domain's policy is
+ * "timeout", first look for a cycle the wait would close, at once or (in a
+ * "detect" domain with a delay) when req->check_at passes; the owner whose
+ * wait closes a cycle is the victim.
+ *
+ * Return: 1 while waiting; else the wait ended: 0 (granted) or -EDEADLK.
+ */
+static int ordlock_wait_begin(struct ordlock_request *req)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_waiter *w = &req->w;
+	struct ordlock_resource *res = w->hold->res;
+	u32 policy = READ_ONCE(domain->policy);
+	u32 delay_ms;
+
+	req->waited = true;
+	req->check_at = 0;
+	req->cycle_len = 0;
+	ordlock_graph_prepare(owner);
+	if (w->task)
+		get_task_comm(owner->comm, current);
+	WRITE_ONCE(owner->pending_since, ktime_to_ns(w->since));
+	WRITE_ONCE(owner->pending.rank, res->rank);
+	WRITE_ONCE(owner->pending.id, res->id);
+	WRITE_ONCE(owner->pending.mode, w->mode);
+	ordlock_gauge_inc(&domain->waiters);
+
+	spin_lock(&domain->graph_lock);
+	if (policy != ORDLOCK_POLICY_TIMEOUT) {
+		delay_ms = policy == ORDLOCK_POLICY_DETECT ?
+			   READ_ONCE(domain->detect_delay_ms) : 0;
+		if (delay_ms) {
+			req->check_at = ktime_add_ms(w->since, delay_ms);
+		} else {
+			req->cycle_len = ordlock_graph_find_cycle(domain, owner, w);
+			if (req->cycle_len)
+				return __ordlock_wait_end(req, -EDEADLK);
+		}
+	}
+	ordlock_graph_join(domain, owner, w);
+	spin_unlock(&domain->graph_lock);
+	return 1;
+}
+
+/* The detection delay passed: look for a cycle. Return as ordlock_wait_begin() */
+static int ordlock_wait_check(struct ordlock_request *req)
+{
+	struct ordlock_domain *domain = req->owner->domain;
+
+	req->check_at = 0;
+	spin_lock(&domain->graph_lock);
+	req->cycle_len = ordlock_graph_find_cycle(domain, req->owner, &req->w);
+	if (req->cycle_len)
+		return __ordlock_wait_end(req, -EDEADLK);
+	spin_unlock(&domain->graph_lock);
+	return 1;
+}
+
+/* Wait in the calling task. Return: 0 when granted, else why not */
+static int ordlock_wait_sync(struct ordlock_request *req)
+{
+	int ret = ordlock_wait_begin(req);
+
+	while (ret == 1) {
+		ret = ordlock_sleep(&req->w, req->deadline, req->check_at);
+		if (ret == 1)
+			ret = ordlock_wait_check(req);
+		else
+			ret = ordlock_wait_end(req, ret);
+	}
+	return ret;
+}
+
+static void ordlock_waiter_init(struct ordlock_request *req,
+				struct ordlock_hold *hold, u32 mode, bool convert)
+{
+	struct ordlock_waiter *w = &req->w;
+
+	w->task = req->notify ? NULL : current;
+	w->notify = req->notify;
+	w->hold = hold;
+	w->mode = mode;
+	w->convert = convert;
+	w->granted = false;
+	w->since = ktime_get();
+}
+
+/*
+ * Take key req->next for the first blank hold of @req, whose owner is
+ * locked. On failure, the owner's failure record says why.
+ *
+ * Return: 0 when granted at once, 1 when queued (and in the graph), or a
+ * negative errno (the wait, if any, is over).
+ */
+static int ordlock_take(struct ordlock_request *req)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
 	struct ordlock_domain *domain = owner->domain;
 	struct ordlock_resource *res, *spare = NULL;
 	struct ordlock_bucket *bucket;
-	struct ordlock_waiter w;
+	struct ordlock_hold *hold;
 	int ret = 0;
 
+	hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
 	bucket = ordlock_table_bucket(domain, key->rank, key->id);
 	spin_lock(&bucket->lock);
 	res = ordlock_table_lookup(bucket, domain, key->rank, key->id);
@@ -342,32 +408,20 @@ static int ordlock_take(struct ordlock_owner *owner,
 	hold->token = 0;
 	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
 		ordlock_res_add_holder(res, hold);
-		spin_unlock(&bucket->lock);
-		goto out;
-	}
-	if (try) {
+	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
-		spin_unlock(&bucket->lock);
-		goto out;
+	} else {
+		ordlock_waiter_init(req, hold, key->mode, false);
+		list_add_tail(&req->w.node, &res->waiters);
+		ret = 1;
 	}
-
-	w.task = current;
-	w.hold = hold;
-	w.mode = key->mode;
-	w.convert = false;
-	w.granted = false;
-	w.since = ktime_get();
-	list_add_tail(&w.node, &res->waiters);
 	spin_unlock(&bucket->lock);
-	*waited = true;
-	ret = ordlock_wait(owner, &w, deadline);
-	if (ret)
-		owner->failure.index = key->index;
-out:
 	if (spare)
 		ordlock_resource_free(spare);
-	if (ret)
+	if (ret == 1)
+		ret = ordlock_wait_begin(req);
+	if (ret < 0)
 		hold->res = NULL;
 	return ret;
 }
@@ -459,6 +513,21 @@ static void ordlock_stat_failure(struct ordlock_owner *owner)
 
 	if (reason < ARRAY_SIZE(ordlock_reason_stats) && ordlock_reason_stats[reason])
 		ordlock_stat_inc(owner->domain, ordlock_reason_stats[reason]);
+	switch (reason) {
+	case ORDLOCK_REASON_DEADLOCK:
+		ordlock_nl_event(owner, ORDLOCK_EVENT_DEADLOCK);
+		break;
+	case ORDLOCK_REASON_TIMEOUT:
+		ordlock_nl_event(owner, ORDLOCK_EVENT_TIMEOUT);
+		break;
+	case ORDLOCK_REASON_ORDER:
+		ordlock_nl_event(owner, ORDLOCK_EVENT_ORDER);
+		break;
+	case ORDLOCK_REASON_OWNER_LIMIT:
+	case ORDLOCK_REASON_RESOURCE_LIMIT:
+		ordlock_nl_event(owner, ORDLOCK_EVENT_LIMIT);
+		break;
+	}
 }
 
 static ktime_t ordlock_deadline(u64 timeout_ns)
@@ -466,8 +535,237 @@ static ktime_t ordlock_deadline(u64 timeout_ns)
 	return ktime_add_ns(ktime_get(), min_t(u64, timeout_ns, KTIME_MAX / 4));
 }
 
+/* The request is over: give back its blank holds */
+static void ordlock_request_put(struct ordlock_request *req)
+{
+	ordlock_owner_put_holds(req->owner, &req->blank);
+	req->active = false;
+}
+
+/* The request failed with @ret: undo what it took */
+static int ordlock_request_fail(struct ordlock_request *req, int ret)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *hold;
+
+	if (req->convert) {
+		if (req->hold->mode != req->old_mode) {
+			/* A cancel that lost the race to the grant: undo it */
+			spin_lock(&req->hold->res->bucket->lock);
+			ordlock_res_set_mode(req->hold->res, req->hold, req->old_mode);
+			ordlock_res_grant_waiters(req->hold->res);
+			spin_unlock(&req->hold->res->bucket->lock);
+		}
+	} else {
+		list_for_each_entry_reverse(hold, &req->taken, owner_node)
+			ordlock_res_drop_hold(hold);
+		list_splice_init(&req->taken, &req->blank);
+	}
+	ordlock_request_put(req);
+	ordlock_stat_failure(owner);
+	return ret;
+}
+
+/* Every key is granted: hand out the token */
+static int ordlock_request_done(struct ordlock_request *req)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *hold, *tmp;
+
+	if (req->convert) {
+		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
+			owner->last_token = ordlock_domain_next_token(owner->domain);
+			req->hold->token = owner->last_token;
+		}
+		req->token = req->hold->token;
+		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONVERSIONS);
+		ordlock_request_put(req);
+		return 0;
+	}
+	owner->last_token = ordlock_domain_next_token(owner->domain);
+	req->token = owner->last_token;
+	list_for_each_entry_safe(hold, tmp, &req->taken, owner_node) {
+		list_del(&hold->owner_node);
+		hold->token = owner->last_token;
+		ordlock_owner_insert_hold(owner, hold);
+	}
+	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_ACQUIRES);
+	if (req->waited)
+		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONTENDED);
+	ordlock_request_put(req);
+	return 0;
+}
+
+/* Take the keys from req->next on, waiting in the task or queueing */
+static int ordlock_request_step(struct ordlock_request *req)
+{
+	struct ordlock_hold *hold;
+	int ret;
+
+	while (req->next < req->n) {
+		ret = ordlock_take(req);
+		if (ret == 1) {
+			if (req->notify)
+				return -EINPROGRESS;
+			ret = ordlock_wait_sync(req);
+		}
+		if (ret)
+			return ordlock_request_fail(req, ret);
+		hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
+		list_move_tail(&hold->owner_node, &req->taken);
+		req->next++;
+	}
+	return ordlock_request_done(req);
+}
+
+/* The wait of the current key ended with @ret (0: granted) */
+static int ordlock_request_took(struct ordlock_request *req, int ret)
+{
+	struct ordlock_hold *hold;
+
+	if (ret)
+		return ordlock_request_fail(req, ret);
+	if (req->convert)
+		return ordlock_request_done(req);
+	hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
+	list_move_tail(&hold->owner_node, &req->taken);
+	req->next++;
+	return ordlock_request_step(req);
+}
+
 /**
- * ordlock_acquire() - take a set of keys, all or nothing
+ * ordlock_request_start() - start an acquire
+ * @req: the request: owner (locked), keys (validated, sorted, merged), n,
+ *	try, and notify (NULL to wait in the calling task) filled in
+ * @timeout_ns: the longest the whole request may wait
+ *
+ * Return: 0 when granted (req->token), -EINPROGRESS when queued (only with
+ * req->notify: the front end then calls ordlock_request_poll() when
+ * notified and at ordlock_request_next_event()), or a negative errno with
+ * the owner's failure record filled in; on failure the owner holds what it
+ * held before.
+ */
+int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
+{
+	struct ordlock_owner *owner = req->owner;
+	const struct ordlock_rkey *keys = req->keys;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (!req->notify)
+		ordlock_owner_touch(owner);
+	INIT_LIST_HEAD(&req->blank);
+	INIT_LIST_HEAD(&req->taken);
+	req->convert = false;
+	req->next = 0;
+	req->waited = false;
+	req->token = 0;
+
+	if (READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_ENFORCE)
+		ret = ordlock_check_order(owner, &keys[0]);
+	else
+		ret = ordlock_check_held(owner, keys, req->n);
+	if (ret)
+		goto fail;
+	if (owner->nheld + req->n > ordlock_max_keys_per_owner() ||
+	    owner->nheld + req->n < req->n) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
+					 -ENOSPC, &keys[0]);
+		goto fail;
+	}
+	ret = ordlock_owner_get_holds(owner, req->n, &req->blank);
+	if (ret) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, NULL);
+		goto fail;
+	}
+	req->active = true;
+	req->deadline = ordlock_deadline(timeout_ns);
+	return ordlock_request_step(req);
+
+fail:
+	ordlock_stat_failure(owner);
+	return ret;
+}
+
+/**
+ * ordlock_request_next_event() - when a queued request must be polled
+ * @req: a request in progress
+ *
+ * Return: the deadline, or the time to look for a cycle if earlier.
+ */
+ktime_t ordlock_request_next_event(const struct ordlock_request *req)
+{
+	if (req->check_at && ktime_before(req->check_at, req->deadline))
+		return req->check_at;
+	return req->deadline;
+}
+
+static bool ordlock_waiter_granted(struct ordlock_waiter *w)
+{
+	struct ordlock_bucket *bucket = w->hold->res->bucket;
+	bool granted;
+
+	spin_lock(&bucket->lock);
+	granted = w->granted;
+	spin_unlock(&bucket->lock);
+	return granted;
+}
+
+/**
+ * ordlock_request_poll() - move a queued request on
+ * @req: a request in progress, owner locked
+ *
+ * Return: as ordlock_request_start().
+ */
+int ordlock_request_poll(struct ordlock_request *req)
+{
+	ktime_t now = ktime_get();
+	int ret;
+
+	lockdep_assert_held(&req->owner->lock);
+	if (ordlock_waiter_granted(&req->w))
+		ret = ordlock_wait_end(req, 0);
+	else if (ktime_compare(now, req->deadline) >= 0)
+		ret = ordlock_wait_end(req, -ETIMEDOUT);
+	else if (req->check_at && ktime_compare(now, req->check_at) >= 0)
+		ret = ordlock_wait_check(req);
+	else
+		ret = 1;
+	if (ret == 1)
+		return -EINPROGRESS;
+	return ordlock_request_took(req, ret);
+}
+
+/**
+ * ordlock_request_cancel() - withdraw a queued request
+ * @req: a request in progress, owner locked
+ *
+ * Whatever it took is released, even a key granted a moment ago.
+ *
+ * Return: -ECANCELED.
+ */
+int ordlock_request_cancel(struct ordlock_request *req)
+{
+	struct ordlock_hold *hold;
+	int ret;
+
+	lockdep_assert_held(&req->owner->lock);
+	ret = ordlock_wait_end(req, -ECANCELED);
+	if (!ret && !req->convert) {
+		hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
+		list_move_tail(&hold->owner_node, &req->taken);
+	}
+	if (!ret) {
+		ordlock_owner_fail(req->owner, ORDLOCK_REASON_CANCELLED,
+				   -ECANCELED, NULL);
+		req->owner->failure.index = ordlock_request_index(req);
+	}
+	return ordlock_request_fail(req, -ECANCELED);
+}
+
+/**
+ * ordlock_acquire() - take a set of keys, all or nothing, waiting in the
+ * calling task
  * @owner: the owner, locked
  * @keys: the keys, validated, sorted and merged
  * @n: number of keys, at least 1
@@ -475,72 +773,21 @@ static ktime_t ordlock_deadline(u64 timeout_ns)
  * @try: never wait
  * @token: receives the fencing token
  *
- * Return: 0, or a negative errno with the owner's failure record filled in;
- * on failure the owner holds what it held before.
+ * Return: as ordlock_request_start().
  */
 int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 		    unsigned int n, u64 timeout_ns, bool try, u64 *token)
 {
-	struct ordlock_hold *hold, *tmp;
-	bool waited = false;
-	LIST_HEAD(blank);
-	LIST_HEAD(taken);
-	ktime_t deadline;
-	unsigned int i;
+	struct ordlock_request req = {
+		.owner = owner,
+		.keys = keys,
+		.n = n,
+		.try = try,
+	};
 	int ret;
 
-	lockdep_assert_held(&owner->lock);
-	ordlock_owner_touch(owner);
-
-	if (READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_ENFORCE)
-		ret = ordlock_check_order(owner, &keys[0]);
-	else
-		ret = ordlock_check_held(owner, keys, n);
-	if (ret)
-		goto fail;
-	if (owner->nheld + n > ordlock_max_keys_per_owner() ||
-	    owner->nheld + n < n) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
-					 -ENOSPC, &keys[0]);
-		goto fail;
-	}
-	ret = ordlock_owner_get_holds(owner, n, &blank);
-	if (ret) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, NULL);
-		goto fail;
-	}
-
-	deadline = ordlock_deadline(timeout_ns);
-	for (i = 0; i < n; i++) {
-		hold = list_first_entry(&blank, struct ordlock_hold, owner_node);
-		ret = ordlock_take(owner, &keys[i], hold, deadline, try, &waited);
-		if (ret)
-			break;
-		list_move_tail(&hold->owner_node, &taken);
-	}
-	if (waited)
-		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONTENDED);
-
-	if (ret) {
-		list_for_each_entry_reverse(hold, &taken, owner_node)
-			ordlock_res_drop_hold(hold);
-		list_splice_init(&taken, &blank);
-		ordlock_owner_put_holds(owner, &blank);
-		goto fail;
-	}
-
-	owner->last_token = ordlock_domain_next_token(owner->domain);
-	*token = owner->last_token;
-	list_for_each_entry_safe(hold, tmp, &taken, owner_node) {
-		list_del(&hold->owner_node);
-		hold->token = owner->last_token;
-		ordlock_owner_insert_hold(owner, hold);
-	}
-	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_ACQUIRES);
-	return 0;
-
-fail:
-	ordlock_stat_failure(owner);
+	ret = ordlock_request_start(&req, timeout_ns);
+	*token = req.token;
 	return ret;
 }
 
@@ -577,82 +824,104 @@ static struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *re
 }
 
 /**
- * ordlock_convert() - change the mode of a held key
- * @owner: the owner, locked
- * @key: the held key and its new mode
+ * ordlock_request_convert() - start changing the mode of a held key
+ * @req: the request: owner (locked), keys (one key, with its new mode), n
+ *	(1), try and notify filled in
  * @timeout_ns: the longest an upgrade may wait
- * @try: never wait
- * @token: receives the fencing token of the hold
  *
- * Return: 0, or a negative errno with the owner's failure record filled in;
- * on failure the key stays held in its old mode.
+ * Return: as ordlock_request_start(); on failure the key stays held in its
+ * old mode.
  */
-int ordlock_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
-		    u64 timeout_ns, bool try, u64 *token)
+int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 {
+	struct ordlock_owner *owner = req->owner;
+	const struct ordlock_rkey *key = &req->keys[0];
+	struct ordlock_waiter *other;
 	struct ordlock_resource *res;
-	struct ordlock_waiter w, *other;
 	struct ordlock_hold *hold;
 	int ret = 0;
 
 	lockdep_assert_held(&owner->lock);
-	ordlock_owner_touch(owner);
+	if (!req->notify)
+		ordlock_owner_touch(owner);
+	INIT_LIST_HEAD(&req->blank);
+	INIT_LIST_HEAD(&req->taken);
+	req->convert = true;
+	req->next = 0;
+	req->waited = false;
+	req->token = 0;
 	hold = ordlock_owner_find_hold(owner, key);
 	if (!hold)
 		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, key);
+	req->hold = hold;
+	req->old_mode = hold->mode;
 	if (hold->mode == key->mode) {
-		*token = hold->token;
+		req->token = hold->token;
 		return 0;
 	}
 
 	res = hold->res;
-	w.task = current;
-	w.hold = hold;
-	w.mode = key->mode;
-	w.convert = true;
-	w.granted = false;
+	req->active = true;
+	req->deadline = ordlock_deadline(timeout_ns);
+	ordlock_waiter_init(req, hold, key->mode, true);
 	spin_lock(&res->bucket->lock);
 	/* A downgrade always fits; an upgrade fits when nobody else holds */
-	if (ordlock_res_fits(res, &w) && !ordlock_res_converting(res)) {
+	if (ordlock_res_fits(res, &req->w) && !ordlock_res_converting(res)) {
 		ordlock_res_set_mode(res, hold, key->mode);
 		if (key->mode == ORDLOCK_MODE_SHARED)
 			ordlock_res_grant_waiters(res);
 		spin_unlock(&res->bucket->lock);
-		goto granted;
+		return ordlock_request_done(req);
 	}
 	other = ordlock_res_converting(res);
 	if (other) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_UPGRADE, -EDEADLK, key);
 		owner->failure.pid = READ_ONCE(other->hold->owner->pid);
 		owner->failure.holder_mode = other->hold->mode;
-	} else if (try) {
+	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
+	} else {
+		/* No other conversion is queued: go to the head */
+		list_add(&req->w.node, &res->waiters);
 	}
-	if (ret) {
-		spin_unlock(&res->bucket->lock);
-		ordlock_stat_failure(owner);
-		return ret;
-	}
-	/* No other conversion is queued: go to the head */
-	w.since = ktime_get();
-	list_add(&w.node, &res->waiters);
 	spin_unlock(&res->bucket->lock);
-	ret = ordlock_wait(owner, &w, ordlock_deadline(timeout_ns));
-	if (ret) {
-		owner->failure.index = key->index;
-		ordlock_stat_failure(owner);
-		return ret;
-	}
+	if (ret)
+		return ordlock_request_fail(req, ret);
 
-granted:
-	if (key->mode == ORDLOCK_MODE_EXCLUSIVE) {
-		owner->last_token = ordlock_domain_next_token(owner->domain);
-		hold->token = owner->last_token;
+	ret = ordlock_wait_begin(req);
+	if (ret == 1) {
+		if (req->notify)
+			return -EINPROGRESS;
+		ret = ordlock_wait_sync(req);
 	}
-	*token = hold->token;
-	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONVERSIONS);
-	return 0;
+	return ordlock_request_took(req, ret);
+}
+
+/**
+ * ordlock_convert() - change the mode of a held key, waiting in the task
+ * @owner: the owner, locked
+ * @key: the held key and its new mode
+ * @timeout_ns: the longest an upgrade may wait
+ * @try: never wait
+ * @token: receives the fencing token of the hold
+ *
+ * Return: as ordlock_request_convert().
+ */
+int ordlock_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
+		    u64 timeout_ns, bool try, u64 *token)
+{
+	struct ordlock_request req = {
+		.owner = owner,
+		.keys = key,
+		.n = 1,
+		.try = try,
+	};
+	int ret;
+
+	ret = ordlock_request_convert(&req, timeout_ns);
+	*token = req.token;
+	return ret;
 }
 
 static void ordlock_owner_drop(struct ordlock_owner *owner,

@@ -18,7 +18,9 @@ struct task_struct;
 /**
  * struct ordlock_waiter - an owner queued on a resource
  * @node: entry in res->waiters; under the bucket lock
- * @task: the task to wake when the key is granted
+ * @task: the task to wake when the key is granted, or NULL
+ * @notify: called instead, under the bucket lock, when @task is NULL; it
+ *	must not sleep (it queues work)
  * @hold: the hold to grant (acquire), or the hold to convert; its res and
  *	owner say who waits for what
  * @mode: the mode asked for
@@ -31,12 +33,63 @@ struct task_struct;
 struct ordlock_waiter {
 	struct list_head node;
 	struct task_struct *task;
+	void (*notify)(struct ordlock_waiter *w);
 	struct ordlock_hold *hold;
 	u32 mode;
 	bool convert;
 	bool granted;
 	ktime_t since;
 };
+
+/**
+ * struct ordlock_request - an acquire or a conversion in progress
+ * @owner: the owner; its lock is held by whoever moves the request on
+ * @keys: the keys (one for a conversion), validated, sorted and merged
+ * @n: number of keys
+ * @try: never wait
+ * @notify: NULL to wait in the calling task; else the request is
+ *	asynchronous and @w calls it when granted
+ * @next: index of the key being taken
+ * @convert: a conversion of @hold
+ * @active: started and not over
+ * @waited: had to wait for at least one key
+ * @old_mode: the mode @hold had before a conversion
+ * @hold: the hold a conversion converts
+ * @deadline: when the whole request times out
+ * @check_at: when to look for a cycle (0: not, or done)
+ * @cycle_len: length of the cycle found, for the failure record
+ * @blank: holds still to fill, linked by owner_node
+ * @taken: holds granted so far
+ * @w: the waiter of the current wait
+ * @token: the fencing token, once granted
+ */
+struct ordlock_request {
+	struct ordlock_owner *owner;
+	const struct ordlock_rkey *keys;
+	unsigned int n;
+	bool try;
+	void (*notify)(struct ordlock_waiter *w);
+
+	unsigned int next;
+	bool convert;
+	bool active;
+	bool waited;
+	u32 old_mode;
+	struct ordlock_hold *hold;
+	ktime_t deadline;
+	ktime_t check_at;
+	unsigned int cycle_len;
+	struct list_head blank;
+	struct list_head taken;
+	struct ordlock_waiter w;
+	u64 token;
+};
+
+int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns);
+int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns);
+int ordlock_request_poll(struct ordlock_request *req);
+int ordlock_request_cancel(struct ordlock_request *req);
+ktime_t ordlock_request_next_event(const struct ordlock_request *req);
 
 int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 		    unsigned int n, u64 timeout_ns, bool try, u64 *token);

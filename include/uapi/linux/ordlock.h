@@ -153,6 +153,8 @@ struct ordlock_key {
  * @ORDLOCK_REASON_RESOURCE_LIMIT: too many resources in use (ENOSPC)
  * @ORDLOCK_REASON_NOT_HELD: @key is not held by the owner (ENOENT)
  * @ORDLOCK_REASON_NOMEM: out of kernel memory (ENOMEM)
+ * @ORDLOCK_REASON_CANCELLED: a queued netlink request was cancelled
+ *	(ECANCELED)
  */
 enum ordlock_reason {
 	ORDLOCK_REASON_NONE = 0,
@@ -167,6 +169,7 @@ enum ordlock_reason {
 	ORDLOCK_REASON_RESOURCE_LIMIT,
 	ORDLOCK_REASON_NOT_HELD,
 	ORDLOCK_REASON_NOMEM,
+	ORDLOCK_REASON_CANCELLED,
 };
 
 /**
@@ -472,5 +475,336 @@ struct ordlock_domain_config {
  * Argument: &struct ordlock_domain_config. Changing needs CAP_SYS_ADMIN.
  */
 #define ORDLOCK_IOC_DOMAIN_CONFIG	_IO(ORDLOCK_IOC_TYPE, 0x07)
+
+/*
+ * DOC: Generic netlink family "ordlock"
+ *
+ * Family %ORDLOCK_GENL_NAME, version %ORDLOCK_GENL_VERSION, one multicast
+ * group %ORDLOCK_GENL_MCGRP_EVENTS. Only the initial network namespace
+ * serves it: requests from any other namespace fail with EOPNOTSUPP and an
+ * extack message saying so.
+ *
+ * Locks: the owner is the netlink socket (its port id). Everything it holds
+ * or waits for is released when the socket closes or its process dies. One
+ * request of a socket is in progress at a time (EBUSY otherwise).
+ *
+ * %ORDLOCK_CMD_ACQUIRE - [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS,
+ *	[%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY],
+ *	[%ORDLOCK_A_COOKIE]. The same rules as %ORDLOCK_IOC_ACQUIRE, through
+ *	the same code. The reply (same command) carries %ORDLOCK_A_COOKIE and
+ *	%ORDLOCK_A_STATUS: %ORDLOCK_STATUS_GRANTED with %ORDLOCK_A_TOKEN,
+ *	%ORDLOCK_STATUS_REFUSED with %ORDLOCK_A_ERRNO and %ORDLOCK_A_FAILURE,
+ *	or %ORDLOCK_STATUS_QUEUED. A queued request ends later with exactly
+ *	one %ORDLOCK_CMD_RESULT message to the requesting port: GRANTED (token),
+ *	TIMEOUT or DEADLOCK (failure, and for DEADLOCK %ORDLOCK_A_CYCLE), or
+ *	CANCELLED. Malformed requests fail with a netlink error and an extack
+ *	message naming the attribute; nothing changes.
+ *	%ORDLOCK_A_DOMAIN moves the socket's owner to that domain, which it
+ *	may only do while it holds nothing (EBUSY).
+ * %ORDLOCK_CMD_RELEASE - %ORDLOCK_A_FLAGS (%ORDLOCK_RELEASE_ALL) or
+ *	%ORDLOCK_A_KEYS; all of them or none (ENOENT). Reply: STATUS GRANTED
+ *	or REFUSED, as above.
+ * %ORDLOCK_CMD_CONVERT - %ORDLOCK_A_KEYS holding exactly one key with its
+ *	new mode, [%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS], [%ORDLOCK_A_COOKIE].
+ *	Replies as ACQUIRE.
+ * %ORDLOCK_CMD_CANCEL - %ORDLOCK_A_COOKIE: withdraw the queued request with
+ *	that cookie. Exactly one of the two happens: the cancel wins (its
+ *	reply has STATUS CANCELLED and no RESULT follows; what the request
+ *	took is released), or the request had ended first (the cancel fails
+ *	with ENOENT and the RESULT message was or will be sent).
+ * %ORDLOCK_CMD_RESULT - notification only, see ACQUIRE.
+ *
+ * Queries (anyone):
+ * %ORDLOCK_CMD_GET_LOCKS - dump: one message per holder or waiter, with
+ *	%ORDLOCK_A_ENTRY (%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY, %ORDLOCK_E_ROLE,
+ *	%ORDLOCK_E_POSITION, owner fields, %ORDLOCK_E_MODE, %ORDLOCK_E_TOKEN
+ *	or %ORDLOCK_E_WAITED_US).
+ * %ORDLOCK_CMD_GET_OWNERS - dump: %ORDLOCK_A_ENTRY with owner fields,
+ *	%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KIND, %ORDLOCK_E_HELD and, when waiting,
+ *	%ORDLOCK_E_KEY and %ORDLOCK_E_WAITED_US.
+ * %ORDLOCK_CMD_GET_GRAPH - dump: one %ORDLOCK_A_ENTRY per edge: the
+ *	waiter's owner fields, %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it
+ *	asks for), %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
+ *	%ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US.
+ * %ORDLOCK_CMD_GET_STATS - do, with %ORDLOCK_A_DOMAIN: %ORDLOCK_A_STATS, a
+ *	nest of %ORDLOCK_S_* counters.
+ * %ORDLOCK_CMD_DOMAIN_GET - do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY,
+ *	%ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_RANK_NAMES.
+ * %ORDLOCK_CMD_DOMAIN_SET - do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and
+ *	any of %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
+ *	%ORDLOCK_A_RANK_NAMES (replaces the names).
+ *
+ * Events (multicast group "events", rate-limited): %ORDLOCK_CMD_EVENT with
+ * %ORDLOCK_A_EVENT and %ORDLOCK_A_DOMAIN: %ORDLOCK_EVENT_DEADLOCK (the
+ * victim's %ORDLOCK_A_FAILURE and %ORDLOCK_A_CYCLE), %ORDLOCK_EVENT_TIMEOUT
+ * and %ORDLOCK_EVENT_ORDER and %ORDLOCK_EVENT_LIMIT (%ORDLOCK_A_FAILURE,
+ * with the owner in %ORDLOCK_A_ENTRY), %ORDLOCK_EVENT_OWNER_DIED (an owner
+ * closed while holding keys: %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD).
+ */
+#define ORDLOCK_GENL_NAME		"ordlock"
+#define ORDLOCK_GENL_VERSION		1
+#define ORDLOCK_GENL_MCGRP_EVENTS	"events"
+
+/** enum ordlock_cmd - generic netlink commands, see DOC above */
+enum ordlock_cmd {
+	ORDLOCK_CMD_UNSPEC,
+	ORDLOCK_CMD_ACQUIRE,
+	ORDLOCK_CMD_RELEASE,
+	ORDLOCK_CMD_CONVERT,
+	ORDLOCK_CMD_CANCEL,
+	ORDLOCK_CMD_RESULT,
+	ORDLOCK_CMD_GET_LOCKS,
+	ORDLOCK_CMD_GET_OWNERS,
+	ORDLOCK_CMD_GET_GRAPH,
+	ORDLOCK_CMD_GET_STATS,
+	ORDLOCK_CMD_DOMAIN_GET,
+	ORDLOCK_CMD_DOMAIN_SET,
+	ORDLOCK_CMD_EVENT,
+	__ORDLOCK_CMD_MAX,
+};
+#define ORDLOCK_CMD_MAX (__ORDLOCK_CMD_MAX - 1)
+
+/**
+ * enum ordlock_attr - top-level attributes
+ * @ORDLOCK_A_UNSPEC: unused
+ * @ORDLOCK_A_PAD: padding for 64-bit attributes
+ * @ORDLOCK_A_DOMAIN: string, a domain name
+ * @ORDLOCK_A_KEYS: nest of %ORDLOCK_A_KEY, 1 to max_keys_per_request
+ * @ORDLOCK_A_KEY: nest of &enum ordlock_key_attr
+ * @ORDLOCK_A_FLAGS: u32, ORDLOCK_ACQUIRE_* or ORDLOCK_RELEASE_* flags
+ * @ORDLOCK_A_TIMEOUT_NS: u64, as &struct ordlock_acquire.timeout_ns
+ * @ORDLOCK_A_COOKIE: u64, chosen by the requester, echoed back
+ * @ORDLOCK_A_STATUS: u32, &enum ordlock_status
+ * @ORDLOCK_A_TOKEN: u64, a fencing token
+ * @ORDLOCK_A_ERRNO: u32, the positive errno of a refusal
+ * @ORDLOCK_A_FAILURE: nest of &enum ordlock_failure_attr
+ * @ORDLOCK_A_CYCLE: nest of %ORDLOCK_A_ENTRY, one per step, victim first
+ * @ORDLOCK_A_ENTRY: nest of &enum ordlock_entry_attr
+ * @ORDLOCK_A_EVENT: u32, &enum ordlock_event
+ * @ORDLOCK_A_POLICY: u32, &enum ordlock_policy
+ * @ORDLOCK_A_DETECT_DELAY_MS: u32
+ * @ORDLOCK_A_RANK_NAMES: nest of %ORDLOCK_A_ENTRY with %ORDLOCK_E_RANK
+ *	and %ORDLOCK_E_NAME, at most %ORDLOCK_RANK_NAMES_MAX
+ * @ORDLOCK_A_STATS: nest of &enum ordlock_stats_attr
+ */
+enum ordlock_attr {
+	ORDLOCK_A_UNSPEC,
+	ORDLOCK_A_PAD,
+	ORDLOCK_A_DOMAIN,
+	ORDLOCK_A_KEYS,
+	ORDLOCK_A_KEY,
+	ORDLOCK_A_FLAGS,
+	ORDLOCK_A_TIMEOUT_NS,
+	ORDLOCK_A_COOKIE,
+	ORDLOCK_A_STATUS,
+	ORDLOCK_A_TOKEN,
+	ORDLOCK_A_ERRNO,
+	ORDLOCK_A_FAILURE,
+	ORDLOCK_A_CYCLE,
+	ORDLOCK_A_ENTRY,
+	ORDLOCK_A_EVENT,
+	ORDLOCK_A_POLICY,
+	ORDLOCK_A_DETECT_DELAY_MS,
+	ORDLOCK_A_RANK_NAMES,
+	ORDLOCK_A_STATS,
+	__ORDLOCK_A_MAX,
+};
+#define ORDLOCK_A_MAX (__ORDLOCK_A_MAX - 1)
+
+/**
+ * enum ordlock_key_attr - attributes of a key
+ * @ORDLOCK_K_UNSPEC: unused
+ * @ORDLOCK_K_PAD: padding
+ * @ORDLOCK_K_RANK: u32
+ * @ORDLOCK_K_ID: u64
+ * @ORDLOCK_K_MODE: u32, &enum ordlock_mode (required when acquiring)
+ */
+enum ordlock_key_attr {
+	ORDLOCK_K_UNSPEC,
+	ORDLOCK_K_PAD,
+	ORDLOCK_K_RANK,
+	ORDLOCK_K_ID,
+	ORDLOCK_K_MODE,
+	__ORDLOCK_K_MAX,
+};
+#define ORDLOCK_K_MAX (__ORDLOCK_K_MAX - 1)
+
+/**
+ * enum ordlock_failure_attr - the fields of &struct ordlock_failure
+ * @ORDLOCK_F_UNSPEC: unused
+ * @ORDLOCK_F_REASON: u32, &enum ordlock_reason
+ * @ORDLOCK_F_ERRNO: u32
+ * @ORDLOCK_F_PID: u32
+ * @ORDLOCK_F_INDEX: u32
+ * @ORDLOCK_F_KEY: nest of &enum ordlock_key_attr
+ * @ORDLOCK_F_HELD: nest of &enum ordlock_key_attr
+ * @ORDLOCK_F_HOLDER_MODE: u32
+ * @ORDLOCK_F_CYCLE_LEN: u32
+ */
+enum ordlock_failure_attr {
+	ORDLOCK_F_UNSPEC,
+	ORDLOCK_F_REASON,
+	ORDLOCK_F_ERRNO,
+	ORDLOCK_F_PID,
+	ORDLOCK_F_INDEX,
+	ORDLOCK_F_KEY,
+	ORDLOCK_F_HELD,
+	ORDLOCK_F_HOLDER_MODE,
+	ORDLOCK_F_CYCLE_LEN,
+	__ORDLOCK_F_MAX,
+};
+#define ORDLOCK_F_MAX (__ORDLOCK_F_MAX - 1)
+
+/**
+ * enum ordlock_entry_attr - fields of dump entries, cycle steps and events
+ * @ORDLOCK_E_UNSPEC: unused
+ * @ORDLOCK_E_PAD: padding
+ * @ORDLOCK_E_OWNER_ID: u64
+ * @ORDLOCK_E_PID: u32
+ * @ORDLOCK_E_COMM: string
+ * @ORDLOCK_E_DOMAIN: string
+ * @ORDLOCK_E_KIND: u32, &enum ordlock_owner_kind
+ * @ORDLOCK_E_HELD: u32, number of keys held
+ * @ORDLOCK_E_KEY: nest of &enum ordlock_key_attr
+ * @ORDLOCK_E_ROLE: u32, &enum ordlock_role
+ * @ORDLOCK_E_POSITION: u32, position among holders or in the queue
+ * @ORDLOCK_E_MODE: u32, &enum ordlock_mode
+ * @ORDLOCK_E_TOKEN: u64
+ * @ORDLOCK_E_WAITED_US: u64
+ * @ORDLOCK_E_BLOCKER: nest of &enum ordlock_entry_attr: the owner waited for
+ * @ORDLOCK_E_EDGE: u32, &enum ordlock_edge
+ * @ORDLOCK_E_RANK: u32
+ * @ORDLOCK_E_NAME: string, a rank name
+ */
+enum ordlock_entry_attr {
+	ORDLOCK_E_UNSPEC,
+	ORDLOCK_E_PAD,
+	ORDLOCK_E_OWNER_ID,
+	ORDLOCK_E_PID,
+	ORDLOCK_E_COMM,
+	ORDLOCK_E_DOMAIN,
+	ORDLOCK_E_KIND,
+	ORDLOCK_E_HELD,
+	ORDLOCK_E_KEY,
+	ORDLOCK_E_ROLE,
+	ORDLOCK_E_POSITION,
+	ORDLOCK_E_MODE,
+	ORDLOCK_E_TOKEN,
+	ORDLOCK_E_WAITED_US,
+	ORDLOCK_E_BLOCKER,
+	ORDLOCK_E_EDGE,
+	ORDLOCK_E_RANK,
+	ORDLOCK_E_NAME,
+	__ORDLOCK_E_MAX,
+};
+#define ORDLOCK_E_MAX (__ORDLOCK_E_MAX - 1)
+
+/**
+ * enum ordlock_stats_attr - counters of a domain (all u64)
+ * @ORDLOCK_S_UNSPEC: unused
+ * @ORDLOCK_S_PAD: padding
+ * @ORDLOCK_S_ACQUIRES: successful acquires
+ * @ORDLOCK_S_CONTENDED: acquires that waited
+ * @ORDLOCK_S_TIMEOUTS: timeouts
+ * @ORDLOCK_S_TRY_FAILURES: failed try-acquires
+ * @ORDLOCK_S_ORDER_VIOLATIONS: order violations
+ * @ORDLOCK_S_DEADLOCKS: deadlocks detected
+ * @ORDLOCK_S_UPGRADE_DEADLOCKS: upgrade deadlocks refused
+ * @ORDLOCK_S_CONVERSIONS: conversions
+ * @ORDLOCK_S_SIGNALS: waits interrupted by signals
+ * @ORDLOCK_S_LIMITS: requests refused by limits
+ * @ORDLOCK_S_RELEASES: keys released
+ * @ORDLOCK_S_OWNERS: owners now
+ * @ORDLOCK_S_PEAK_OWNERS: most owners at once
+ * @ORDLOCK_S_RESOURCES: resources now
+ * @ORDLOCK_S_PEAK_RESOURCES: most resources at once
+ * @ORDLOCK_S_WAITERS: waiters now
+ * @ORDLOCK_S_PEAK_WAITERS: most waiters at once
+ */
+enum ordlock_stats_attr {
+	ORDLOCK_S_UNSPEC,
+	ORDLOCK_S_PAD,
+	ORDLOCK_S_ACQUIRES,
+	ORDLOCK_S_CONTENDED,
+	ORDLOCK_S_TIMEOUTS,
+	ORDLOCK_S_TRY_FAILURES,
+	ORDLOCK_S_ORDER_VIOLATIONS,
+	ORDLOCK_S_DEADLOCKS,
+	ORDLOCK_S_UPGRADE_DEADLOCKS,
+	ORDLOCK_S_CONVERSIONS,
+	ORDLOCK_S_SIGNALS,
+	ORDLOCK_S_LIMITS,
+	ORDLOCK_S_RELEASES,
+	ORDLOCK_S_OWNERS,
+	ORDLOCK_S_PEAK_OWNERS,
+	ORDLOCK_S_RESOURCES,
+	ORDLOCK_S_PEAK_RESOURCES,
+	ORDLOCK_S_WAITERS,
+	ORDLOCK_S_PEAK_WAITERS,
+	__ORDLOCK_S_MAX,
+};
+#define ORDLOCK_S_MAX (__ORDLOCK_S_MAX - 1)
+
+/**
+ * enum ordlock_status - outcome of a netlink lock request
+ * @ORDLOCK_STATUS_GRANTED: granted; %ORDLOCK_A_TOKEN follows
+ * @ORDLOCK_STATUS_QUEUED: waiting; a %ORDLOCK_CMD_RESULT will follow
+ * @ORDLOCK_STATUS_REFUSED: refused at once; %ORDLOCK_A_ERRNO and
+ *	%ORDLOCK_A_FAILURE follow
+ * @ORDLOCK_STATUS_TIMEOUT: the queued request timed out
+ * @ORDLOCK_STATUS_DEADLOCK: the queued request was a deadlock victim
+ * @ORDLOCK_STATUS_CANCELLED: the queued request was cancelled
+ */
+enum ordlock_status {
+	ORDLOCK_STATUS_GRANTED = 1,
+	ORDLOCK_STATUS_QUEUED,
+	ORDLOCK_STATUS_REFUSED,
+	ORDLOCK_STATUS_TIMEOUT,
+	ORDLOCK_STATUS_DEADLOCK,
+	ORDLOCK_STATUS_CANCELLED,
+};
+
+/**
+ * enum ordlock_event - multicast events
+ * @ORDLOCK_EVENT_DEADLOCK: a deadlock was detected and broken
+ * @ORDLOCK_EVENT_TIMEOUT: a wait timed out
+ * @ORDLOCK_EVENT_ORDER: a request was refused by the order rule
+ * @ORDLOCK_EVENT_LIMIT: a request was refused by a limit
+ * @ORDLOCK_EVENT_OWNER_DIED: an owner went away holding keys
+ */
+enum ordlock_event {
+	ORDLOCK_EVENT_DEADLOCK = 1,
+	ORDLOCK_EVENT_TIMEOUT,
+	ORDLOCK_EVENT_ORDER,
+	ORDLOCK_EVENT_LIMIT,
+	ORDLOCK_EVENT_OWNER_DIED,
+};
+
+/**
+ * enum ordlock_owner_kind - what an owner is
+ * @ORDLOCK_KIND_DEVICE: an open file description of /dev/ordlock
+ * @ORDLOCK_KIND_NETLINK: a generic netlink socket
+ */
+enum ordlock_owner_kind {
+	ORDLOCK_KIND_DEVICE = 1,
+	ORDLOCK_KIND_NETLINK,
+};
+
+/**
+ * enum ordlock_role - the part an owner plays on a resource
+ * @ORDLOCK_ROLE_HOLDER: holds it
+ * @ORDLOCK_ROLE_WAITER: queued to acquire it
+ * @ORDLOCK_ROLE_CONVERTER: holds it and is queued to convert it
+ */
+enum ordlock_role {
+	ORDLOCK_ROLE_HOLDER = 1,
+	ORDLOCK_ROLE_WAITER,
+	ORDLOCK_ROLE_CONVERTER,
+};
+
+/** ORDLOCK_RANK_NAMES_MAX - rank names a domain may have */
+#define ORDLOCK_RANK_NAMES_MAX 64
+/** ORDLOCK_RANK_NAME_MAX - size of a rank name, NUL included */
+#define ORDLOCK_RANK_NAME_MAX 32
 
 #endif /* _UAPI_LINUX_ORDLOCK_H */

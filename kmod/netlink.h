@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The generic netlink family "ordlock".
+ */
+#ifndef _ORDLOCK_NETLINK_H
+#define _ORDLOCK_NETLINK_H
+
+#include <linux/types.h>
+
+struct ordlock_owner;
+
+int ordlock_nl_init(void);
+void ordlock_nl_exit(void);
+void ordlock_nl_event(struct ordlock_owner *owner, u32 event);
+
+#endif /* _ORDLOCK_NETLINK_H */

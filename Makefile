@@ -61,7 +61,7 @@ tests: tools
 	$(MAKE) -C tests
 
 unit: tools
-	$(MAKE) -C tests unit-run
+	$(MAKE) --no-print-directory -C tests unit-run
 
 deps:
 	@bash tests/install-deps.sh

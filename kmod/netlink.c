@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/workqueue.h>
 #include <net/genetlink.h>
+#include <net/sock.h>
 #include <net/net_namespace.h>
 
 #include "domain.h"
@@ -114,6 +115,16 @@ static int ordlock_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 {
 	if (!net_eq(genl_info_net(info), &init_net)) {
 		NL_SET_ERR_MSG(info->extack,
+			       "ordlock serves the initial network namespace only");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static int ordlock_nl_dump_check(struct netlink_callback *cb)
+{
+	if (!net_eq(sock_net(cb->skb->sk), &init_net)) {
+		NL_SET_ERR_MSG(cb->extack,
 			       "ordlock serves the initial network namespace only");
 		return -EOPNOTSUPP;
 	}
@@ -1064,14 +1075,17 @@ static const struct genl_ops ordlock_nl_ops[] = {
 	},
 	{
 		.cmd = ORDLOCK_CMD_GET_LOCKS,
+		.start = ordlock_nl_dump_check,
 		.dumpit = ordlock_nl_locks_dumpit,
 	},
 	{
 		.cmd = ORDLOCK_CMD_GET_OWNERS,
+		.start = ordlock_nl_dump_check,
 		.dumpit = ordlock_nl_owners_dumpit,
 	},
 	{
 		.cmd = ORDLOCK_CMD_GET_GRAPH,
+		.start = ordlock_nl_dump_check,
 		.dumpit = ordlock_nl_graph_dumpit,
 	},
 	{

@@ -108,7 +108,13 @@ static void test_set_while_holding(void)
 	ordlock_close(a);
 }
 
-/* The fd is shared with a child that waits: the owner waits for a key. */
+/*
+ * The fd is shared with a child that waits: the owner waits for a key.
+ * Other calls on the owner must not wait behind that wait: SET_DOMAIN
+ * fails with EBUSY at once, OWNER_INFO answers at once.
+ */
+#define SHWAIT_MS 5000
+
 struct shwait {
 	int fd;
 	int ret;
@@ -124,7 +130,7 @@ static int child_wait_on_fd(void *arg)
 	a.size = sizeof(a);
 	a.nkeys = 1;
 	a.keys = (uintptr_t)&k;
-	a.timeout_ns = (uint64_t)OLT_LONG_MS * 1000000;
+	a.timeout_ns = (uint64_t)SHWAIT_MS * 1000000;
 	s->ret = olt_ioctl(s->fd, ORDLOCK_IOC_ACQUIRE, &a) ? -errno : 0;
 	return 0;
 }
@@ -135,17 +141,31 @@ static void test_set_while_waiting(void)
 	struct olt_holder *h = olt_holder_start(NULL, &k, 1);
 	struct shwait *s = shm_alloc(sizeof(*s));
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
+	uint64_t t0, dt;
+	long n;
+	int ret;
 	pid_t pid;
 
 	s->fd = olt_raw_fd();
 	pid = child_start(child_wait_on_fd, s);
 	is_int(wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 0), 0,
-	       "a child waits for 2:5 through a shared owner");
-	is_int(olt_fd_nheld(s->fd), 0, "the owner holds nothing");
+	       "a child waits for 2:5 (timeout %d ms) through a shared owner",
+	       SHWAIT_MS);
+	t0 = now_ms();
+	n = olt_fd_nheld(s->fd);
+	dt = now_ms() - t0;
+	ok(dt < 2000, "OWNER_INFO on the waiting owner answers at once (%llu ms)",
+	   (unsigned long long)dt);
+	is_int(n, 0, "the waiting owner holds nothing");
 	memset(name, 0, sizeof(name));
 	snprintf(name, sizeof(name), "%s", olt_domain("dom-w"));
-	is_errno(set_domain_raw(s->fd, name, 0), EBUSY,
-		 "SET_DOMAIN while the owner waits: EBUSY");
+	t0 = now_ms();
+	ret = set_domain_raw(s->fd, name, 0);
+	dt = now_ms() - t0;
+	is_errno(ret, EBUSY, "SET_DOMAIN while the owner waits: EBUSY");
+	ok(dt < 2000, "at once (%llu ms)", (unsigned long long)dt);
+	is_int(wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 1000), 0,
+	       "the child still waits");
 	olt_holder_stop(h);
 	is_int(child_wait(pid, 30), 0, "the waiter finishes");
 	is_int(s->ret, 0, "and was granted 2:5 in the default domain");

@@ -23,5 +23,5 @@ for prog in "$@"; do
 done
 [[ $# -gt 0 ]] || echo "unit: no unit tests"
 tap_record_summary
-echo "$TAP_PASSED passed, $TAP_FAILED failed"
+tap_print_total unit
 ((TAP_FAILED == 0))

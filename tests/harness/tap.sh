@@ -15,6 +15,9 @@
 #	Records one harness check (OK = 0 for pass) the same way.
 #   tap_record_summary
 #	Appends "PASSED FAILED" to $ORDLOCK_SUMMARY when make check set it.
+#   tap_print_total PART
+#	Prints the totals: "N passed, N failed" when run alone, "PART: N
+#	passed, N failed" under make check (whose own total comes last).
 #
 # TAP rules used: "ok"/"not ok" at the start of a line are points (indented
 # lines are subtests and ignored); "not ok ... # TODO" does not fail (counted
@@ -137,5 +140,13 @@ tap_point() {
 tap_record_summary() {
 	if [[ -n "${ORDLOCK_SUMMARY:-}" ]]; then
 		echo "$TAP_PASSED $TAP_FAILED" >>"$ORDLOCK_SUMMARY"
+	fi
+}
+
+tap_print_total() {
+	if [[ -n "${ORDLOCK_SUMMARY:-}" ]]; then
+		echo "$1: $TAP_PASSED passed, $TAP_FAILED failed"
+	else
+		echo "$TAP_PASSED passed, $TAP_FAILED failed"
 	fi
 }

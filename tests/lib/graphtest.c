@@ -789,8 +789,22 @@ static int gt_parse_stats(char **f, int n, void *rec, const char *domain)
 
 	(void)rec;
 	(void)domain;
-	if (n >= 1 && (!strcmp(f[0], "global") || !strcmp(f[0], "wait_us")))
+	if (n >= 1 && !strcmp(f[0], "global"))
 		return 0;
+	if (n >= 2 && !strcmp(f[0], "wait_us")) {
+		if (n % 2)
+			return -1;
+		if (strcmp(f[1], gt_stats_domain))
+			return 0;
+		s->wait_total = 0;
+		s->wait_buckets = 0;
+		for (i = 2; i + 1 < n; i += 2) {
+			s->wait_total += strtoll(f[i + 1], NULL, 10);
+			s->wait_buckets++;
+		}
+		s->have_wait = 1;
+		return 0;
+	}
 	if (n < 4 || strcmp(f[0], "domain") || n % 2)
 		return -1;
 	if (strcmp(f[1], gt_stats_domain))
@@ -946,10 +960,15 @@ void gt_kmsg_settle(void)
 		gt_sleep_ms(GT_LOG_INTERVAL_MS + 1000);
 		return;
 	}
-	/* a record of ours tells the time in the log's clock */
+	/*
+	 * A record of ours tells the time in the log's clock. It must end
+	 * with a newline: readers do not see a record left open for a
+	 * continuation.
+	 */
 	snprintf(mark, sizeof(mark), "ordlock-test: clock mark %d-%llu",
 		 (int)getpid(), (unsigned long long)now_ms());
-	if (write(wfd, mark, strlen(mark)) < 0)
+	snprintf(buf, sizeof(buf), "%s\n", mark);
+	if (write(wfd, buf, strlen(buf)) < 0)
 		diag("writing /dev/kmsg: %s", strerror(errno));
 	close(wfd);
 	for (;;) {

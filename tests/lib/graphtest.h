@@ -236,9 +236,15 @@ int gt_deadlocks_read(const char *domain, struct gt_deadlock *d, int max);
 
 #define GT_MAX_STATS 64
 
-/* The "domain" line of stats for one domain, as name/value pairs */
+/*
+ * The "domain" line of stats for one domain, as name/value pairs, and
+ * the sum of its "wait_us" histogram
+ */
 struct gt_stats {
 	char policy[16];
+	int have_wait;
+	unsigned int wait_buckets;
+	long long wait_total;
 	unsigned int n;
 	struct {
 		char name[32];

@@ -5,10 +5,13 @@
 # root (read-only) with RESULTS_DIR a writable share; started by init.sh.
 #
 # Loads kmod/ordlock.ko, runs the test programs (MODE=check: tests/build/vm/*,
-# or the subset in TESTS; MODE=demo: tests/build/demo/*), unloads the module
-# and saves the kernel log.  Into RESULTS_DIR it writes:
+# or the subset in TESTS; MODE=demo: tests/build/demo/*; MODE=bench:
+# tests/build/bench/*), unloads the module and saves the kernel log.  Into
+# RESULTS_DIR it writes:
 #   harness.tap       TAP of the harness checks (module loaded/unloaded, ...)
 #   NAME.tap NAME.err NAME.rc NAME.time   stdout, stderr, exit status, seconds
+#                     (NAME.csv instead of NAME.tap for a benchmark, whose
+#                     stderr also goes to the console as "bench NAME: ...")
 #   dmesg.txt         the kernel log at the end
 #   done              written last: the guest ran to completion
 # The host (run.sh) judges all of it.  Progress lines on the console start
@@ -53,6 +56,7 @@ harness $? "/dev/ordlock exists"
 
 case $MODE in
 demo) dir=tests/build/demo ;;
+bench) dir=tests/build/bench ;;
 *) dir=tests/build/vm ;;
 esac
 
@@ -67,6 +71,13 @@ if [[ $loaded == 0 ]]; then
 			# live on the console, and saved
 			(cd "$work" && timeout -k 10 "$TEST_TIMEOUT" "$prog") 2>&1 |
 				tee "$results/$name.tap"
+			rc=${PIPESTATUS[0]}
+		elif [[ $MODE == bench ]]; then
+			say "run $name"
+			# stdout: the CSV rows; stderr: progress, saved and shown
+			(cd "$work" && exec timeout -k 10 "$TEST_TIMEOUT" "$prog" \
+				2>&1 >"$results/$name.csv" </dev/null) |
+				tee "$results/$name.err" | sed -u "s/^/ordlock-vm: bench $name: /"
 			rc=${PIPESTATUS[0]}
 		else
 			say "run $name"

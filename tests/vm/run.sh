@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--demo] [NAME...]
+# run.sh [--demo | --bench] [NAME...]
 #
 # Boots Debian's kernel in qemu (TCG, 2 CPUs) with the host's root shared
 # read-only over virtio-9p, loads kmod/ordlock.ko there, runs the in-VM test
@@ -12,12 +12,20 @@
 # N failed" and exits non-zero when anything failed.
 #
 # --demo runs tests/build/demo/* instead, with their output live.
+# --bench runs the benchmarks tests/build/bench/* instead (make bench): each
+# one's stdout (CSV rows) lands in NAME.csv of a results directory
+# tests/build/bench-results/TIMESTAMP/ ("latest" points at the last one);
+# they are judged only on their exit status (benchmarks report, they do not
+# pass or fail); tests/bench/report.py turns the directory into the table.
 #
 # Environment: KVER (kernel release, default: newest /lib/modules/*-amd64
 # with headers), VMLINUZ (default /boot/vmlinuz-$KVER), VM_TIMEOUT (whole
 # VM, seconds, default 1500), TEST_TIMEOUT (per program, default 300),
-# VM_MEM (MiB, default 2048), VM_CPUS (default 2), QEMU_EXTRA (more qemu
-# arguments), TAP_VERBOSE=1 (print every program's output),
+# VM_MEM (MiB, default 2048), VM_CPUS (default 2), VM_ACCEL (qemu
+# accelerator, default tcg), VM_APPEND (more kernel command line),
+# QEMU_EXTRA (more qemu arguments),
+# ORDLOCK_BENCH_* (passed to the guest's programs), TAP_VERBOSE=1 (print
+# every program's output),
 # ORDLOCK_SUMMARY (file to append "PASSED FAILED" to, used by make check).
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
@@ -29,10 +37,12 @@ build=$repo/tests/build
 . "$repo/tests/harness/tap.sh"
 
 mode=check
-if [[ ${1:-} == --demo ]]; then
-	mode=demo
+case ${1:-} in
+--demo | --bench)
+	mode=${1#--}
 	shift
-fi
+	;;
+esac
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
@@ -52,13 +62,16 @@ if ! modinfo -F vermagic "$repo/kmod/ordlock.ko" | grep -q "^$KVER "; then
 fi
 
 # --- which programs --------------------------------------------------------
-if [[ $mode == demo ]]; then
-	progdir=$build/demo
-	label=demo
-else
+case $mode in
+demo | bench)
+	progdir=$build/$mode
+	label=$mode
+	;;
+*)
 	progdir=$build/vm
 	label=vm
-fi
+	;;
+esac
 all=()
 if [[ -d "$progdir" ]]; then
 	for f in "$progdir"/*; do
@@ -82,15 +95,32 @@ if [[ $mode == check && ${#tests[@]} -eq 0 ]]; then
 fi
 
 # --- the run's results directory (shared read-write with the guest) -------
-mkdir -p "$build/results"
 stamp=$(date +%Y%m%d-%H%M%S)
-results=$(mktemp -d "$build/results/$mode-$stamp-XXXX")
+if [[ $mode == bench ]]; then
+	# benchmark results are kept (they are small): bench-results/STAMP
+	mkdir -p "$build/bench-results"
+	results=$build/bench-results/$stamp
+	mkdir "$results" 2>/dev/null || results=$(mktemp -d "$results-XXXX")
+	ln -sfn "$(basename "$results")" "$build/bench-results/latest"
+else
+	mkdir -p "$build/results"
+	results=$(mktemp -d "$build/results/$mode-$stamp-XXXX")
+	# A run holds the lock of its directory until it exits, so that runs
+	# going on at the same time (other shells, other checkouts' users)
+	# never delete each other's results.
+	exec {results_lock}>"$results/.lock"
+	flock -n "$results_lock"
+	# keep the newest 5 finished runs per mode; "results/MODE" points at
+	# the last one started
+	ls -1dt "$build/results/$mode"-*-* 2>/dev/null | tail -n +6 | while read -r old; do
+		[[ "$old" != "$results" && -d "$old" ]] || continue
+		# unfinished and recent: maybe a run of an older run.sh (no lock)
+		[[ -f "$old/done" || -n "$(find "$old" -maxdepth 0 -mmin +60)" ]] || continue
+		(flock -n 9 && rm -rf "$old") 9>>"$old/.lock" 2>/dev/null || true
+	done
+	ln -sfn "$(basename "$results")" "$build/results/$mode"
+fi
 chmod 0755 "$results"
-# keep the newest 5 runs per mode; "results/MODE" points at the last one
-ls -1dt "$build/results/$mode"-*-* 2>/dev/null | tail -n +6 | while read -r old; do
-	[[ "$old" != "$results" ]] && rm -rf "$old"
-done
-ln -sfn "$(basename "$results")" "$build/results/$mode"
 
 TAP_TIMEOUT=${TEST_TIMEOUT:-300}
 q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
@@ -100,6 +130,11 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "MODE=$mode"
 	echo "TESTS=$(q "${tests[*]+"${tests[*]}"}")"
 	echo "TEST_TIMEOUT=$TAP_TIMEOUT"
+	if [[ $mode == bench ]]; then
+		for v in $(compgen -v ORDLOCK_BENCH_ || true); do
+			echo "export $v=$(q "${!v}")"
+		done
+	fi
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz
@@ -109,10 +144,10 @@ bash "$here/mkinitramfs.sh" "$KVER" "$initrd"
 vm_timeout=${VM_TIMEOUT:-1500}
 qemu=(
 	qemu-system-x86_64
-	-smp "${VM_CPUS:-2}" -m "${VM_MEM:-2048}" -accel tcg
+	-smp "${VM_CPUS:-2}" -m "${VM_MEM:-2048}" -accel "${VM_ACCEL:-tcg}"
 	-nographic -no-reboot -nic none
 	-kernel "$VMLINUZ" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 quiet"
+	-append "console=ttyS0 panic=-1 quiet${VM_APPEND:+ $VM_APPEND}"
 	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
 	-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
@@ -139,7 +174,7 @@ else
 	# only the guest's progress lines
 	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null 2>&1 |
 		clean_console | tee "$console" |
-		grep --line-buffered -E '^ordlock-vm: (run|end|FATAL|insmod|rmmod|kernel|guest)' |
+		grep --line-buffered -E '^ordlock-vm: (run|end|FATAL|insmod|rmmod|kernel|guest|bench)' |
 		sed -u 's/^ordlock-vm: /vm: /'
 fi
 qrc=${PIPESTATUS[0]}
@@ -178,13 +213,20 @@ fi
 failed_before=$TAP_FAILED
 for name in ${tests[@]+"${tests[@]}"}; do
 	if [[ ! -f "$results/$name.rc" ]]; then
-		tap_point 1 "$label/$name" "did not run" || true
+		if [[ -f "$results/$name.tap" ]]; then
+			tap_point 1 "$label/$name" "the VM died while it ran" || true
+		else
+			tap_point 1 "$label/$name" "did not run" || true
+		fi
 		continue
 	fi
 	t=$(cat "$results/$name.time" 2>/dev/null || echo '?')
-	if [[ $mode == demo ]]; then
+	if [[ $mode == demo || $mode == bench ]]; then
 		rc=$(cat "$results/$name.rc")
-		tap_point "$rc" "demo/$name (${t}s)" "$(tap_rc_reason "$rc")" || true
+		tap_point "$rc" "$label/$name (${t}s)" "$(tap_rc_reason "$rc")" || true
+		if [[ $mode == bench && $rc != 0 && -s "$results/$name.err" ]]; then
+			tail -n 5 "$results/$name.err" | sed 's/^/    | /'
+		fi
 	else
 		tap_eval "vm/$name (${t}s)" "$results/$name.tap" "$(cat "$results/$name.rc")" \
 			"$results/$name.err" || true
@@ -207,7 +249,8 @@ if [[ -f "$results/dmesg.txt" ]]; then
 			grep -E -B2 -A25 "$bad" | head -n 80 | sed 's/^/    | /'
 	fi
 else
-	tap_point 1 "vm: kernel log clean" "no kernel log saved" || true
+	# the guest died before saving it (the console is shown above)
+	tap_point 1 "vm: kernel log clean" "no kernel log saved; see the console" || true
 fi
 if ((finished && TAP_FAILED > failed_before)) && [[ $mode == check ]] && grep -q FATAL "$console"; then
 	show_console
@@ -215,5 +258,5 @@ fi
 
 echo "vm: results in ${results#"$repo"/}"
 tap_record_summary
-echo "$TAP_PASSED passed, $TAP_FAILED failed"
+tap_print_total "$label"
 ((TAP_FAILED == 0))

@@ -829,6 +829,7 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 	struct ordlock_owner *owner;
 	struct nlattr *entry;
 	void *hdr;
+	ktime_t since;
 	u32 mode;
 	int err;
 
@@ -839,6 +840,7 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 		if (IS_ERR(hdr))
 			break;
 		mode = READ_ONCE(owner->pending.mode);
+		since = ns_to_ktime(READ_ONCE(owner->pending_since));
 		err = ordlock_nl_put_owner(skb, owner->id, READ_ONCE(owner->pid),
 					   owner->comm) ||
 		      nla_put_string(skb, ORDLOCK_E_DOMAIN, owner->domain_name) ||
@@ -848,8 +850,7 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 		       (ordlock_nl_put_key(skb, ORDLOCK_E_KEY, READ_ONCE(owner->pending.rank),
 					   READ_ONCE(owner->pending.id), mode) ||
 			nla_put_u64_64bit(skb, ORDLOCK_E_WAITED_US,
-					  ordlock_nl_us_since(ns_to_ktime(READ_ONCE(owner->pending_since))),
-					  ORDLOCK_E_PAD)));
+					  ordlock_nl_us_since(since), ORDLOCK_E_PAD)));
 		if (ordlock_nl_dump_end(&d, hdr, entry, err))
 			break;
 	}
@@ -886,6 +887,16 @@ static int ordlock_nl_put_rank_names(struct sk_buff *skb,
 out:
 	kfree(names);
 	return ret;
+}
+
+/* A gauge as two counters: @type now, and the peak in the next attribute */
+static int ordlock_nl_put_gauge(struct sk_buff *skb, int type,
+				struct ordlock_gauge *g)
+{
+	if (nla_put_u64_64bit(skb, type, atomic_read(&g->cur), ORDLOCK_S_PAD) ||
+	    nla_put_u64_64bit(skb, type + 1, atomic_read(&g->peak), ORDLOCK_S_PAD))
+		return -EMSGSIZE;
+	return 0;
 }
 
 static int ordlock_nl_domain_reply(struct genl_info *info,
@@ -930,12 +941,9 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 		for (i = 0; i < ORDLOCK_STAT_NR; i++)
 			if (nla_put_u64_64bit(msg, map[i], sum.count[i], ORDLOCK_S_PAD))
 				goto err;
-		if (nla_put_u64_64bit(msg, ORDLOCK_S_OWNERS, atomic_read(&domain->owners.cur), ORDLOCK_S_PAD) ||
-		    nla_put_u64_64bit(msg, ORDLOCK_S_PEAK_OWNERS, atomic_read(&domain->owners.peak), ORDLOCK_S_PAD) ||
-		    nla_put_u64_64bit(msg, ORDLOCK_S_RESOURCES, atomic_read(&domain->resources.cur), ORDLOCK_S_PAD) ||
-		    nla_put_u64_64bit(msg, ORDLOCK_S_PEAK_RESOURCES, atomic_read(&domain->resources.peak), ORDLOCK_S_PAD) ||
-		    nla_put_u64_64bit(msg, ORDLOCK_S_WAITERS, atomic_read(&domain->waiters.cur), ORDLOCK_S_PAD) ||
-		    nla_put_u64_64bit(msg, ORDLOCK_S_PEAK_WAITERS, atomic_read(&domain->waiters.peak), ORDLOCK_S_PAD))
+		if (ordlock_nl_put_gauge(msg, ORDLOCK_S_OWNERS, &domain->owners) ||
+		    ordlock_nl_put_gauge(msg, ORDLOCK_S_RESOURCES, &domain->resources) ||
+		    ordlock_nl_put_gauge(msg, ORDLOCK_S_WAITERS, &domain->waiters))
 			goto err;
 		nla_nest_end(msg, nest);
 	} else if (ordlock_nl_put_rank_names(msg, domain)) {

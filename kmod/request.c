@@ -332,10 +332,13 @@ static int ordlock_wait_check(struct ordlock_request *req)
 	return 1;
 }
 
-/* Wait in the calling task. Return: 0 when granted, else why not */
+/*
+ * Wait in the calling task, after ordlock_wait_begin() returned 1.
+ * Return: 0 when granted, else why not.
+ */
 static int ordlock_wait_sync(struct ordlock_request *req)
 {
-	int ret = ordlock_wait_begin(req);
+	int ret = 1;
 
 	while (ret == 1) {
 		ret = ordlock_sleep(&req->w, req->deadline, req->check_at);

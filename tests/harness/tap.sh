@@ -37,6 +37,7 @@ tap_rc_reason() {
 	124) echo "timed out${TAP_TIMEOUT:+ after ${TAP_TIMEOUT}s}" ;;
 	125 | 126 | 127) echo "could not run (exit $rc)" ;;
 	137) echo "killed (SIGKILL, hung?)" ;;
+	200) echo "stuck in the kernel: still running after SIGKILL" ;;
 	*)
 		if ((rc > 128)); then
 			echo "crashed: $(kill -l $((rc - 128)) 2>/dev/null || echo signal $((rc - 128)))"

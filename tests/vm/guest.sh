@@ -54,6 +54,28 @@ done
 [[ -c /dev/ordlock ]]
 harness $? "/dev/ordlock exists"
 
+# guard CMD...: runs CMD under timeout(1) and returns its status, or 200
+# when it did not exit even after SIGKILL (a task stuck in the kernel): then
+# the blocked tasks' stacks go to the kernel log and the run moves on
+# without waiting for it (the module will not unload).
+guard() {
+	local pid dog which rc
+	timeout -k 10 "$TEST_TIMEOUT" "$@" &
+	pid=$!
+	sleep $((TEST_TIMEOUT + 30)) &
+	dog=$!
+	wait -n -p which "$pid" "$dog"
+	rc=$?
+	if [[ $which == "$pid" ]]; then
+		kill "$dog" 2>/dev/null
+		wait "$dog" 2>/dev/null
+		return $rc
+	fi
+	say "$name: still running after SIGKILL: stuck in the kernel"
+	echo w >/proc/sysrq-trigger
+	return 200
+}
+
 case $MODE in
 demo) dir=tests/build/demo ;;
 bench) dir=tests/build/bench ;;
@@ -68,10 +90,14 @@ if [[ $loaded == 0 ]]; then
 		start=$(date +%s)
 		if [[ $MODE == demo ]]; then
 			say "=== $name ==="
-			# live on the console, and saved
-			(cd "$work" && timeout -k 10 "$TEST_TIMEOUT" "$prog") 2>&1 |
-				tee "$results/$name.tap"
-			rc=${PIPESTATUS[0]}
+			# live on the console, and saved; through a fifo, not a
+			# pipeline, so that a stuck program cannot hold us up
+			mkfifo "$work/.out"
+			tee "$results/$name.tap" <"$work/.out" &
+			tee_pid=$!
+			(cd "$work" && guard "$prog") >"$work/.out" 2>&1
+			rc=$?
+			[[ $rc == 200 ]] || wait "$tee_pid"
 		elif [[ $MODE == bench ]]; then
 			say "run $name"
 			# stdout: the CSV rows; stderr: progress, saved and shown
@@ -81,7 +107,7 @@ if [[ $loaded == 0 ]]; then
 			rc=${PIPESTATUS[0]}
 		else
 			say "run $name"
-			(cd "$work" && exec timeout -k 10 "$TEST_TIMEOUT" "$prog") \
+			(cd "$work" && guard "$prog") \
 				>"$results/$name.tap" 2>"$results/$name.err" </dev/null
 			rc=$?
 		fi

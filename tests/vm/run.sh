@@ -152,6 +152,7 @@ qemu=(
 	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
 	-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
 	-device virtio-9p-pci,fsdev=results,mount_tag=results
+	-pidfile "$results/qemu.pid"
 )
 # shellcheck disable=SC2206
 [[ -n "${QEMU_EXTRA:-}" ]] && qemu+=($QEMU_EXTRA)
@@ -163,8 +164,32 @@ clean_console() {
 	tr -d '\r' | sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[c78]//g' \
 		-e '/^SeaBIOS (version/d' -e '/^Booting from ROM/d'
 }
+# A kernel that oopsed or locked up rarely finishes the run (a CPU spins on
+# a lock the dead task held): stop the VM VM_OOPS_GRACE seconds (default 60)
+# after the console first shows such a failure, instead of waiting for
+# VM_TIMEOUT.  (WARNINGs are judged at the end, they do not stop the run.)
+fatal='(BUG:|Oops|Kernel panic|kernel BUG|soft lockup|hard LOCKUP|rcu: INFO: .* stall)'
+watch_console() {
+	local pid first=0 grace=${VM_OOPS_GRACE:-60}
+	while sleep 2; do
+		pid=$(cat "$results/qemu.pid" 2>/dev/null) || continue
+		kill -0 "$pid" 2>/dev/null || return 0
+		if ((first == 0)) && grep -qE "$fatal" "$console" 2>/dev/null; then
+			first=$SECONDS
+			echo "vm: kernel failure on the console; stopping the VM in ${grace}s"
+		fi
+		if ((first && SECONDS - first >= grace)); then
+			echo stopped >"$results/stopped"
+			kill "$pid" 2>/dev/null
+			return 0
+		fi
+	done
+}
+
 echo "vm: booting $KVER (${#tests[@]} $mode programs; log: ${console#"$repo"/})"
 t0=$(date +%s)
+watch_console &
+watcher=$!
 set +e
 if [[ $mode == demo ]]; then
 	# everything the guest prints, live
@@ -178,14 +203,24 @@ else
 		sed -u 's/^ordlock-vm: /vm: /'
 fi
 qrc=${PIPESTATUS[0]}
+kill "$watcher" 2>/dev/null
+wait "$watcher" 2>/dev/null
 set -e
 t1=$(date +%s)
 echo "vm: qemu exited ($qrc) after $((t1 - t0))s"
 
 # --- judge ----------------------------------------------------------------------
 show_console() {
-	echo "---- console (last 60 lines of ${console#"$repo"/}) ----"
-	tail -n 60 "$console"
+	local first
+	first=$(grep -m1 -n -E "$fatal" "$console" | cut -d: -f1)
+	if [[ -n "$first" ]]; then
+		# the first kernel failure, not the lock-up noise after it
+		echo "---- console (from line $((first > 5 ? first - 5 : 1)) of ${console#"$repo"/}) ----"
+		tail -n +$((first > 5 ? first - 5 : 1)) "$console" | head -n 60
+	else
+		echo "---- console (last 60 lines of ${console#"$repo"/}) ----"
+		tail -n 60 "$console"
+	fi
 	echo "----"
 }
 
@@ -205,6 +240,7 @@ if ((finished)); then
 else
 	reason="qemu exit $qrc"
 	((qrc == 124)) && reason="VM timed out after ${vm_timeout}s"
+	[[ -f "$results/stopped" ]] && reason="VM stopped after a kernel failure"
 	tap_point 1 "vm: guest ran to completion" "$reason" || true
 	show_console
 fi

@@ -134,7 +134,8 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	kvfree(kb.heap);
 out:
-	if (ret)
+	/* EBUSY: another request of the owner is waiting, and owns the record */
+	if (ret && ret != -EBUSY)
 		arg->failure = owner->failure;
 	return ret;
 }
@@ -166,6 +167,8 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 			ret = ordlock_fail_invalid(owner, -EINVAL);
 			goto out;
 		}
+		if (owner->busy)
+			return -EBUSY;
 		arg->released = ordlock_release_all(owner);
 		return 0;
 	}
@@ -177,7 +180,8 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		arg->released = n;
 	kvfree(kb.heap);
 out:
-	if (ret)
+	/* EBUSY: another request of the owner is waiting, and owns the record */
+	if (ret && ret != -EBUSY)
 		arg->failure = owner->failure;
 	return ret;
 }
@@ -250,7 +254,8 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 	ret = ordlock_convert(owner, &key, ordlock_timeout_ns(arg->timeout_ns),
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 out:
-	if (ret)
+	/* EBUSY: another request of the owner is waiting, and owns the record */
+	if (ret && ret != -EBUSY)
 		arg->failure = owner->failure;
 	return ret;
 }

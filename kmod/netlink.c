@@ -497,7 +497,10 @@ static int ordlock_nl_lock_request(struct genl_info *info, bool convert)
 		goto out_unlock;
 	}
 	if (info->attrs[ORDLOCK_A_DOMAIN]) {
-		ret = ordlock_owner_set_domain(owner, nla_data(info->attrs[ORDLOCK_A_DOMAIN]));
+		char name[ORDLOCK_DOMAIN_NAME_MAX] = {};
+
+		nla_strscpy(name, info->attrs[ORDLOCK_A_DOMAIN], sizeof(name));
+		ret = ordlock_owner_set_domain(owner, name);
 		if (ret == -EBUSY)
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
 					    "cannot change domain while holding keys");
@@ -587,6 +590,11 @@ static int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	}
 	mutex_lock(&nlo->owner->lock);
+	if (nlo->owner->busy) {
+		NL_SET_ERR_MSG(info->extack, "a request of this socket is in progress");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
 	if (flags & ORDLOCK_RELEASE_ALL)
 		ordlock_release_all(nlo->owner);
 	else
@@ -597,6 +605,7 @@ static int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -ENOBUFS;
 	else
 		ret = 0;
+out_unlock:
 	mutex_unlock(&nlo->owner->lock);
 	kvfree(keys);
 	return ret;

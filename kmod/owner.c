@@ -107,7 +107,7 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 	lockdep_assert_held(&owner->lock);
 	if (ordlock_domain_name_valid(name))
 		return -EINVAL;
-	if (owner->nheld)
+	if (owner->nheld || owner->busy)
 		return -EBUSY;
 	domain = ordlock_domain_get(name);
 	if (IS_ERR(domain))

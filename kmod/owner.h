@@ -32,8 +32,8 @@ struct ordlock_rkey;
 /**
  * struct ordlock_owner - a holder of locks
  * @lock: serialises the requests of the owner, and protects every field
- *	below except @pid and @id. A request holds it for its whole duration,
- *	waits included.
+ *	below except @pid and @id. A request holds it except while it sleeps
+ *	(then @busy is set).
  * @domain: the owner's domain; one reference held
  * @held: the holds granted to the owner (struct ordlock_hold.owner_node),
  *	in ascending key order
@@ -43,6 +43,8 @@ struct ordlock_rkey;
  * @nspare: number of entries in @spare
  * @last_token: fencing token of the last grant
  * @failure: the last failure record
+ * @busy: a request is in progress: it may wait with @lock dropped, and
+ *	other requests fail with EBUSY meanwhile
  * @cycle: the steps of the last deadlock this owner was the victim of
  *	(ORDLOCK_CYCLE_MAX of them), allocated on first need
  * @ncycle: number of steps in @cycle
@@ -79,6 +81,7 @@ struct ordlock_owner {
 	unsigned int nspare;
 	u64 last_token;
 	struct ordlock_failure failure;
+	bool busy;
 	struct ordlock_cycle_step *cycle;
 	unsigned int ncycle;
 

@@ -341,7 +341,10 @@ static int ordlock_wait_sync(struct ordlock_request *req)
 	int ret = 1;
 
 	while (ret == 1) {
+		/* Let other users of the owner in: they find it busy */
+		mutex_unlock(&req->owner->lock);
 		ret = ordlock_sleep(&req->w, req->deadline, req->check_at);
+		mutex_lock(&req->owner->lock);
 		if (ret == 1)
 			ret = ordlock_wait_check(req);
 		else
@@ -543,6 +546,7 @@ static void ordlock_request_put(struct ordlock_request *req)
 {
 	ordlock_owner_put_holds(req->owner, &req->blank);
 	req->active = false;
+	req->owner->busy = false;
 }
 
 /* The request failed with @ret: undo what it took */
@@ -655,6 +659,8 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
+	if (owner->busy)
+		return -EBUSY;
 	if (!req->notify)
 		ordlock_owner_touch(owner);
 	INIT_LIST_HEAD(&req->blank);
@@ -682,6 +688,7 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 		goto fail;
 	}
 	req->active = true;
+	owner->busy = true;
 	req->deadline = ordlock_deadline(timeout_ns);
 	return ordlock_request_step(req);
 
@@ -845,6 +852,8 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 	int ret = 0;
 
 	lockdep_assert_held(&owner->lock);
+	if (owner->busy)
+		return -EBUSY;
 	if (!req->notify)
 		ordlock_owner_touch(owner);
 	INIT_LIST_HEAD(&req->blank);
@@ -865,6 +874,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 
 	res = hold->res;
 	req->active = true;
+	owner->busy = true;
 	req->deadline = ordlock_deadline(timeout_ns);
 	ordlock_waiter_init(req, hold, key->mode, true);
 	spin_lock(&res->bucket->lock);
@@ -952,6 +962,8 @@ int ordlock_release_keys(struct ordlock_owner *owner,
 	unsigned int i;
 
 	lockdep_assert_held(&owner->lock);
+	if (owner->busy)
+		return -EBUSY;
 	/* Both lists are sorted: one merge walk finds every key or the culprit */
 	hold = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
 	for (i = 0; i < n; i++) {

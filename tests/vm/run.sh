@@ -162,7 +162,8 @@ console=$results/console.log
 # (SeaBIOS resets the terminal).
 clean_console() {
 	tr -d '\r' | sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[c78]//g' \
-		-e '/^SeaBIOS (version/d' -e '/^Booting from ROM/d'
+		-e '/^SeaBIOS (version[^)]*)$/d' -e '/^Booting from ROM\.*$/d' \
+		-e 's/^Booting from ROM\.*//'
 }
 # A kernel that oopsed or locked up rarely finishes the run (a CPU spins on
 # a lock the dead task held): stop the VM VM_OOPS_GRACE seconds (default 60)

@@ -11,6 +11,9 @@
 #                       (T="name ..." runs only those in-VM tests)
 #   make vm             run the in-VM suite only (no deps, no build; T= works)
 #   make demo           boot the VM and run the demo programs, live
+#   make bench          boot the VM and run the benchmarks (tests/bench/):
+#                       a table of ordlock against flock, OFD locks, semop...;
+#                       results in tests/build/bench-results/ (BENCH="b1_..")
 #   make deps           install the build and test dependencies (Debian 12)
 #   make clean
 #
@@ -38,7 +41,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 # make check T="a b": only these in-VM tests
 T ?=
 
-.PHONY: all modules tools tests unit check vm demo demo-run clean deps \
+.PHONY: all modules tools tests unit check vm demo demo-run bench clean deps \
 	kdir-check vm-env
 
 all: modules tools tests
@@ -76,6 +79,10 @@ vm: kdir-check
 demo:
 	@bash tests/install-deps.sh
 	+@$(MAKE) --no-print-directory demo-run
+
+# Benchmarks report, they do not fail on a missed target (tests/bench/bench.sh)
+bench:
+	+@BENCH="$(BENCH)" bash tests/bench/bench.sh
 
 demo-run: all
 	@$(vm_env) bash tests/vm/run.sh --demo $(T)

@@ -6,6 +6,7 @@
 #define _ORDLOCK_DOMAIN_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
@@ -81,7 +82,7 @@ struct ordlock_rank_name {
 };
 
 /* Kernel-internal flag of ordlock_domain_configure(): set the rank names */
-#define ORDLOCK_DOMAIN_SET_RANK_NAMES	(1U << 31)
+#define ORDLOCK_DOMAIN_SET_RANK_NAMES	BIT(31)
 
 /**
  * struct ordlock_domain - a lock namespace

@@ -228,6 +228,7 @@ static u32 ordlock_request_index(const struct ordlock_request *req)
  * Return: 0 when granted, else @ret.
  */
 static int __ordlock_wait_end(struct ordlock_request *req, int ret)
+	__releases(&req->owner->domain->graph_lock)
 {
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_domain *domain = owner->domain;

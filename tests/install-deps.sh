@@ -8,6 +8,9 @@
 #
 # Idempotent: it only calls apt-get when something is missing, and then only
 # installs the missing packages. Runs non-interactively (CI, no stdin).
+#
+# --bench also installs what "make bench" needs on top: gnuplot (the plot)
+# and python3 (the report).
 set -euo pipefail
 
 PACKAGES=(
@@ -23,6 +26,13 @@ PACKAGES=(
 	sparse
 	kmod
 )
+BENCH_PACKAGES=(
+	gnuplot-nox
+	python3
+)
+if [[ ${1:-} == --bench ]]; then
+	PACKAGES+=("${BENCH_PACKAGES[@]}")
+fi
 
 # is_installed PKG: dpkg knows PKG as fully installed.
 is_installed() {

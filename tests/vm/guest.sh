@@ -100,11 +100,11 @@ if [[ $loaded == 0 ]]; then
 			[[ $rc == 200 ]] || wait "$tee_pid"
 		elif [[ $MODE == bench ]]; then
 			say "run $name"
-			# stdout: the CSV rows; stderr: progress, saved and shown
-			(cd "$work" && exec timeout -k 10 "$TEST_TIMEOUT" "$prog" \
-				2>&1 >"$results/$name.csv" </dev/null) |
-				tee "$results/$name.err" | sed -u "s/^/ordlock-vm: bench $name: /"
-			rc=${PIPESTATUS[0]}
+			# stdout: the CSV rows; stderr: progress, shown at the end
+			(cd "$work" && guard "$prog") >"$results/$name.csv" \
+				2>"$results/$name.err" </dev/null
+			rc=$?
+			sed "s/^/ordlock-vm: bench $name: /" "$results/$name.err"
 		else
 			say "run $name"
 			(cd "$work" && guard "$prog") \

@@ -562,6 +562,7 @@ enum ordlock_cmd {
 	ORDLOCK_CMD_EVENT,
 	__ORDLOCK_CMD_MAX,
 };
+
 #define ORDLOCK_CMD_MAX (__ORDLOCK_CMD_MAX - 1)
 
 /**
@@ -609,6 +610,7 @@ enum ordlock_attr {
 	ORDLOCK_A_STATS,
 	__ORDLOCK_A_MAX,
 };
+
 #define ORDLOCK_A_MAX (__ORDLOCK_A_MAX - 1)
 
 /**
@@ -627,6 +629,7 @@ enum ordlock_key_attr {
 	ORDLOCK_K_MODE,
 	__ORDLOCK_K_MAX,
 };
+
 #define ORDLOCK_K_MAX (__ORDLOCK_K_MAX - 1)
 
 /**
@@ -653,6 +656,7 @@ enum ordlock_failure_attr {
 	ORDLOCK_F_CYCLE_LEN,
 	__ORDLOCK_F_MAX,
 };
+
 #define ORDLOCK_F_MAX (__ORDLOCK_F_MAX - 1)
 
 /**
@@ -697,6 +701,7 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_NAME,
 	__ORDLOCK_E_MAX,
 };
+
 #define ORDLOCK_E_MAX (__ORDLOCK_E_MAX - 1)
 
 /**
@@ -743,6 +748,7 @@ enum ordlock_stats_attr {
 	ORDLOCK_S_PEAK_WAITERS,
 	__ORDLOCK_S_MAX,
 };
+
 #define ORDLOCK_S_MAX (__ORDLOCK_S_MAX - 1)
 
 /**

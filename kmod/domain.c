@@ -201,6 +201,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 int ordlock_domain_config(const char *name, u32 flags, u32 policy,
 			  u32 detect_delay_ms, struct ordlock_domain **out)
 {
+	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
+		return -EINVAL;
 	if (flags && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	return ordlock_domain_configure(name, flags, policy, detect_delay_ms,

@@ -162,6 +162,8 @@ void ordlock_graph_join(struct ordlock_domain *domain,
 			struct ordlock_owner *owner, struct ordlock_waiter *w)
 {
 	lockdep_assert_held(&domain->graph_lock);
+	if (WARN_ON_ONCE(owner->waiting))
+		return;
 	owner->waiting = w;
 	hlist_add_head(&owner->tid_node,
 		       &domain->waiting_tids[owner->tid % ORDLOCK_TID_HASH]);

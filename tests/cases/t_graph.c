@@ -263,6 +263,11 @@ static void test_warehouses_forced(void)
 	ok(found, "the kernel log names the cycle");
 	if (!found)
 		diag("  want: %s", want);
+	snprintf(strc, sizeof(strc), "deadlock in domain \"%s\"", wh->domain);
+	ok(found && !gt_kmsg_find(kfd, strc, NULL, 0, 300),
+	   "the cycle is logged once");
+	is_int(gt_deadlocks_read(wh->domain, NULL, 0), 1,
+	       "debugfs deadlocks has one record of the domain");
 	if (v->ncycle0 == 2) {
 		ordlock_strcycle(v->cycle0, 2, strc, sizeof(strc));
 		ok(strstr(want, strc) != NULL,
@@ -276,6 +281,7 @@ static void test_warehouses_forced(void)
 static void test_warehouses_racing(void)
 {
 	unsigned int r, rounds = 20, exact = 0, victims = 0;
+	struct gt_stats st;
 
 	wh_run(rounds, 0);
 	for (r = 0; r < rounds; r++) {
@@ -295,7 +301,49 @@ static void test_warehouses_racing(void)
 	       "racing: Sofia exact after %u + %u transfers", rounds, rounds);
 	is_int(wh->stock[PLOVDIV], 300 + 2 * (long)rounds,
 	       "racing: Plovdiv exact");
+	is_int(gt_deadlocks_read(wh->domain, NULL, 0), rounds,
+	       "racing: debugfs deadlocks has one record per round");
+	is_int(gt_stats_read(wh->domain, &st), 0, "racing: stats has the domain");
+	is_int(gt_stat(&st, "deadlocks"), rounds,
+	       "racing: stats counts one deadlock per round");
 	wh_free();
+}
+
+/*
+ * The victim's request is rolled back: B holds 1:3 and asks for 1:0 and
+ * 1:1 at once; it takes 1:0 (free), then its wait for 1:1 (held by A,
+ * who waits for 1:3) closes the cycle. After EDEADLK, B holds 1:3 only.
+ */
+static void test_rollback(void)
+{
+	struct ordlock_key k[2] = { ORDLOCK_EX(1, 1), ORDLOCK_EX(1, 0) };
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_actor *a, *b;
+	int ret;
+
+	gt_new_domain(domain, "rollback", ORDLOCK_POLICY_DETECT, 0);
+	a = gt_actor_start("rb-a", domain, 1);
+	b = gt_actor_start("rb-b", domain, 1);
+	ok(!gt_call1(a, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0) &&
+	   !gt_call1(b, GT_OP_ACQUIRE, 0, 1, 3, EX, LONG_MS, 0),
+	   "rollback: A holds 1:1, B holds 1:3");
+	gt_submit1(a, GT_OP_ACQUIRE, 0, 1, 3, EX, LONG_MS, 0);
+	is_int(gt_blocked(a, ACQ), 0, "rollback: A waits for 1:3");
+	ret = gt_call(b, GT_OP_ACQUIRE, 0, k, 2, LONG_MS, 0);
+	is_errno(ret, EDEADLK,
+		 "rollback: B asks for 1:0 and 1:1; waiting for 1:1 closes the cycle");
+	ok(olt_key_eq(&b->res->failure.key, 1, 1, EX),
+	   "rollback: failure.key is 1:1");
+	is_int(b->res->failure.index, 0,
+	       "rollback: failure.index: 1:1 is key 0 of B's array");
+	is_int(b->res->nheld, 1, "rollback: B holds only 1:3 again");
+	is_int(olt_probe(domain, 1, 0, EX), 0,
+	       "rollback: 1:0, taken by the failed request, is free again");
+	ok(gt_collect(a, 200) == -ETIMEDOUT, "rollback: A still waits");
+	gt_call(b, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0);
+	ok(!gt_collect(a, LONG_MS) && !a->res->ret, "rollback: A is granted 1:3");
+	gt_actor_stop(a);
+	gt_actor_stop(b);
 }
 
 /*
@@ -308,6 +356,7 @@ static void test_ring(unsigned int n)
 	char domain[ORDLOCK_DOMAIN_NAME_MAX], name[16];
 	struct gt_actor *a[8];
 	const struct gt_result *res;
+	struct gt_deadlock dl;
 	unsigned int i, blocked = 1, good = 1;
 	int ret;
 
@@ -362,6 +411,15 @@ static void test_ring(unsigned int n)
 				diag("  step %u: %s", i, gt_step_str(&s[i]));
 	}
 	is_int(res->nheld, 1, "ring of %u: the victim still holds its key", n);
+	good = 1;
+	for (i = 0; i + 1 < n; i++)
+		if (gt_collect(a[i], i ? 0 : 200) != -ETIMEDOUT)
+			good = 0;
+	ok(good, "ring of %u: nobody else was woken: the others still wait", n);
+	ok(gt_deadlocks_read(domain, &dl, 1) == 1 && dl.len == n &&
+	   dl.nsteps == n && dl.steps[0].pid == a[n - 1]->pid,
+	   "ring of %u: debugfs deadlocks has the record, %u steps, victim first",
+	   n, n);
 
 	/* the victim lets go: the ring unwinds from its end */
 	is_int(gt_call(a[n - 1], GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0), 0,
@@ -512,6 +570,10 @@ static void test_two_descriptors(void)
 	       "two fds: reason DEADLOCK");
 	ok(res->ncycle >= 2, "two fds: a cycle of %d steps is reported",
 	   res->ncycle);
+	diag("  P's owners: %llu (holds 1:2), %llu (asks for 1:1); Q's: %llu",
+	     (unsigned long long)p->owner_id[0],
+	     (unsigned long long)p->owner_id[1],
+	     (unsigned long long)q->owner_id[0]);
 	if (res->ncycle >= 2) {
 		int has_q = 0, has_p = 0;
 
@@ -670,6 +732,7 @@ int main(void)
 {
 	watchdog_start(280);
 	test_warehouses_forced();
+	test_rollback();
 	test_ring(3);
 	test_ring(8);
 	test_soft_cycle();

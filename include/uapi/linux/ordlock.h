@@ -87,7 +87,8 @@
  * ENOENT     release or convert of a key the owner does not hold
  *            (%ORDLOCK_REASON_NOT_HELD)
  * EBUSY      %ORDLOCK_IOC_SET_DOMAIN while the owner holds or waits for keys
- * EPERM      %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN
+ * EPERM      %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN (an
+ *            invalid argument is reported first, as EINVAL)
  * ENOMEM     the kernel ran out of memory; nothing was taken
  * =========  =================================================================
  */
@@ -176,8 +177,8 @@ enum ordlock_reason {
  * struct ordlock_failure - why the last request failed, and the culprit
  * @reason: an &enum ordlock_reason
  * @error: the positive errno the request returned
- * @pid: a holder of @key (TIMEOUT, BUSY), the other upgrader (UPGRADE),
- *	the owner whose wait closed the cycle (DEADLOCK); 0 when unknown
+ * @pid: a holder of @key (TIMEOUT, BUSY, DEADLOCK: an owner the victim
+ *	waited for), the other upgrader (UPGRADE); 0 when unknown
  * @index: position of @key in the caller's array, before sorting; ~0U when
  *	the failure concerns no single key of the array
  * @key: the requested key concerned; its @mode is the mode requested
@@ -328,7 +329,10 @@ enum ordlock_edge {
  * @comm: the command name of @pid
  *
  * Step i waits for the owner of step i + 1; the last step waits for the
- * owner of step 0.
+ * owner of step 0. When a thread holds keys through one owner and waits
+ * through another, the cycle passes through the thread: the step names the
+ * owner it waits through, and the previous step's @blocker_mode is the mode
+ * of the key held through the other.
  */
 struct ordlock_cycle_step {
 	__aligned_u64 owner_id;

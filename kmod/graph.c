@@ -17,9 +17,10 @@
  *
  * One process may hold keys through several owners (file descriptions),
  * each obeying the order rule alone. An owner that is not waiting, but
- * whose last request came from a thread that now waits through another
- * owner, cannot release anything before that thread wakes: the walk passes
- * from it to the owner that thread waits through (domain->waiting_tids).
+ * whose last request came from a thread that is now blocked in a wait
+ * through another owner, cannot release anything before that thread wakes:
+ * the walk passes from it to the owner that thread waits through
+ * (domain->waiting_tids). Netlink waits block no thread and take no part.
  * This catches the cycles a single thread builds across descriptors.
  *
  * No edge of a cycle found this way can be stale. Every owner on it is in
@@ -140,6 +141,7 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
  * struct ordlock_walk - state of one graph walk
  * @domain: the domain walked
  * @start: the owner the walk starts from
+ * @start_blocks: @start waits in a task, which is blocked meanwhile
  * @from: the owner whose edges are being followed
  * @gen: the walk's generation
  * @queue: owners still to expand
@@ -147,6 +149,7 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
 struct ordlock_walk {
 	struct ordlock_domain *domain;
 	struct ordlock_owner *start;
+	bool start_blocks;
 	struct ordlock_owner *from;
 	u64 gen;
 	struct list_head queue;
@@ -165,8 +168,10 @@ void ordlock_graph_join(struct ordlock_domain *domain,
 	if (WARN_ON_ONCE(owner->waiting))
 		return;
 	owner->waiting = w;
-	hlist_add_head(&owner->tid_node,
-		       &domain->waiting_tids[owner->tid % ORDLOCK_TID_HASH]);
+	/* Only a wait in a task blocks the thread (netlink waits do not) */
+	if (w->task)
+		hlist_add_head(&owner->tid_node,
+			       &domain->waiting_tids[owner->tid % ORDLOCK_TID_HASH]);
 }
 
 /**
@@ -181,16 +186,17 @@ void ordlock_graph_leave(struct ordlock_domain *domain,
 	if (!owner->waiting)
 		return;
 	owner->waiting = NULL;
-	hlist_del(&owner->tid_node);
+	if (!hlist_unhashed(&owner->tid_node))
+		hlist_del_init(&owner->tid_node);
 }
 
-/* The owner through which thread @tid waits, NULL when it does not wait */
+/* The owner through which thread @tid is blocked, NULL when it is not */
 static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
 						     pid_t tid)
 {
 	struct ordlock_owner *owner;
 
-	if (tid == walk->start->tid)
+	if (tid == walk->start->tid && walk->start_blocks)
 		return walk->start;
 	hlist_for_each_entry(owner, &walk->domain->waiting_tids[tid % ORDLOCK_TID_HASH],
 			     tid_node)
@@ -292,7 +298,11 @@ unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
 				      struct ordlock_owner *start,
 				      struct ordlock_waiter *w)
 {
-	struct ordlock_walk walk = { .domain = domain, .start = start };
+	struct ordlock_walk walk = {
+		.domain = domain,
+		.start = start,
+		.start_blocks = w->task,
+	};
 	struct ordlock_owner *x, *tmp;
 	bool found = false;
 

@@ -162,6 +162,12 @@ static int ordlock_nl_parse_keys(struct genl_info *info, bool mode_required,
 	if (!rkeys)
 		return -ENOMEM;
 	nla_for_each_nested(key, keys, rem) {
+		ret = -EINVAL;
+		if (nla_type(key) != ORDLOCK_A_KEY) {
+			NL_SET_ERR_MSG_ATTR(info->extack, key,
+					    "keys holds ORDLOCK_A_KEY entries only");
+			goto err;
+		}
 		ret = nla_parse_nested(tb, ORDLOCK_K_MAX, key, ordlock_nl_key_policy,
 				       info->extack);
 		if (ret)
@@ -619,8 +625,10 @@ static int ordlock_nl_cancel_doit(struct sk_buff *skb, struct genl_info *info)
 	ret = ordlock_nl_only(info, BIT(ORDLOCK_A_COOKIE));
 	if (ret)
 		return ret;
-	if (GENL_REQ_ATTR_CHECK(info, ORDLOCK_A_COOKIE))
+	if (GENL_REQ_ATTR_CHECK(info, ORDLOCK_A_COOKIE)) {
+		NL_SET_ERR_MSG(info->extack, "missing the cookie of the request to cancel");
 		return -EINVAL;
+	}
 	mutex_lock(&ordlock_nl_lock);
 	nlo = ordlock_nl_find(info->snd_portid);
 	mutex_unlock(&ordlock_nl_lock);
@@ -967,8 +975,10 @@ err:
 
 static int ordlock_nl_domain_name(struct genl_info *info, const char **name)
 {
-	if (GENL_REQ_ATTR_CHECK(info, ORDLOCK_A_DOMAIN))
+	if (GENL_REQ_ATTR_CHECK(info, ORDLOCK_A_DOMAIN)) {
+		NL_SET_ERR_MSG(info->extack, "missing the domain name");
 		return -EINVAL;
+	}
 	*name = nla_data(info->attrs[ORDLOCK_A_DOMAIN]);
 	if (ordlock_domain_name_check(*name)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
@@ -1032,6 +1042,11 @@ static int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *inf
 			return -ENOMEM;
 		nla_for_each_nested(entry, info->attrs[ORDLOCK_A_RANK_NAMES], rem) {
 			ret = -EINVAL;
+			if (nla_type(entry) != ORDLOCK_A_ENTRY) {
+				NL_SET_ERR_MSG_ATTR(info->extack, entry,
+						    "rank names holds ORDLOCK_A_ENTRY entries only");
+				goto out;
+			}
 			if (n == ORDLOCK_RANK_NAMES_MAX) {
 				NL_SET_ERR_MSG_ATTR(info->extack, entry, "too many rank names");
 				goto out;

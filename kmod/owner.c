@@ -3,6 +3,7 @@
  * Owners: creation, destruction, domain choice, and the cache of holds.
  */
 #include <linux/slab.h>
+#include <linux/string.h>
 
 #include "domain.h"
 #include "keys.h"
@@ -51,6 +52,7 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	INIT_LIST_HEAD(&owner->spare);
 	owner->domain = ordlock_domain_get_default();
 	INIT_LIST_HEAD(&owner->walk_node);
+	INIT_HLIST_NODE(&owner->tid_node);
 	owner->kind = kind;
 	memcpy(owner->domain_name, owner->domain->name, sizeof(owner->domain_name));
 	owner->id = atomic64_inc_return(&ordlock_owner_ids);
@@ -107,6 +109,8 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 	lockdep_assert_held(&owner->lock);
 	if (ordlock_domain_name_valid(name))
 		return -EINVAL;
+	if (!strcmp(owner->domain->name, name))
+		return 0;
 	if (owner->nheld || owner->busy)
 		return -EBUSY;
 	domain = ordlock_domain_get(name);

@@ -11,6 +11,8 @@
 #                       (T="name ..." runs only those in-VM tests)
 #   make vm             run the in-VM suite only (no deps, no build; T= works)
 #   make demo           boot the VM and run the demo programs, live
+#   make fuzz           libFuzzer on ordlockctl's parsers for FUZZ_SECONDS
+#                       (default 60; needs clang, optional)
 #   make bench          boot the VM and run the benchmarks (tests/bench/):
 #                       a table of ordlock against flock, OFD locks, semop...;
 #                       results in tests/build/bench-results/ (BENCH="b1_..")
@@ -68,6 +70,9 @@ unit: tools
 
 deps:
 	@bash tests/install-deps.sh
+
+fuzz:
+	$(MAKE) -C tests fuzz
 
 # The whole suite; the last line of output is "N passed, N failed".
 check:

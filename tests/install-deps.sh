@@ -4,7 +4,8 @@
 # Install what building ordlock and running its test bench needs on Debian 12:
 # the toolchain, Debian's stock kernel image + headers (the VM boots that
 # kernel and the module is built against it), qemu, busybox-static (the VM's
-# initramfs), libnl (tools), sparse (make C=1).
+# initramfs), libnl (tools), sparse (make C=1), jq (the ordlockctl tests
+# read its JSON back).
 #
 # Idempotent: it only calls apt-get when something is missing, and then only
 # installs the missing packages. Runs non-interactively (CI, no stdin).
@@ -25,6 +26,7 @@ PACKAGES=(
 	cpio
 	sparse
 	kmod
+	jq
 )
 BENCH_PACKAGES=(
 	gnuplot-nox

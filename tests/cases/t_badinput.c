@@ -113,7 +113,7 @@ static void test_acquire_fields(void)
 	a.__reserved = 1;
 	acquire_fails(&a, EINVAL, 1, "non-zero __reserved");
 
-	for (i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(modes); i++) {
 		char what[64];
 
 		acquire_init(&a);
@@ -523,7 +523,7 @@ static void test_unknown_ioctls(void)
 	};
 	unsigned int i;
 
-	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(nrs); i++) {
 		acquire_init(&a);
 		is_errno(olt_ioctl(fd, nrs[i], &a), ENOTTY,
 			 "unknown ioctl 0x%lx: ENOTTY", nrs[i]);
@@ -639,7 +639,7 @@ int main(void)
 	test_acquire_fields();
 	test_acquire_counts();
 	test_acquire_pointers();
-	for (i = 0; i < sizeof(iocs) / sizeof(iocs[0]); i++)
+	for (i = 0; i < ARRAY_SIZE(iocs); i++)
 		test_sizes_and_pointers(&iocs[i]);
 	test_release_fields();
 	test_other_flags();

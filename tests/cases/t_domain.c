@@ -195,7 +195,7 @@ static void test_names(void)
 	is_int(set_domain_raw(fd, name, 0), 0, "31 characters: accepted");
 	domain_of(a, got);
 	ok(!strcmp(got, name), "OWNER_INFO shows the 31-character name");
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		memset(name, 0, sizeof(name));
 		strcpy(name, bad[i]);
 		is_errno(set_domain_raw(fd, name, 0), EINVAL,

@@ -584,8 +584,10 @@ static int shop_worker(void *arg)
 		{ .rank = R_INVENTORY, .id = 30, .mode = EX },
 		{ .rank = R_ORDER, .id = 11, .mode = EX },
 	};
-	/* webhook: inventory 30, order 10 (read, then write), inventory 20,
-	 * inventory 30 again (read) */
+	/*
+	 * webhook: inventory 30, order 10 (read, then write), inventory 20,
+	 * inventory 30 again (read)
+	 */
 	static const struct ordlock_key hook[] = {
 		{ .rank = R_INVENTORY, .id = 30, .mode = EX },
 		{ .rank = R_ORDER, .id = 10, .mode = SH },

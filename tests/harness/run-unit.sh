@@ -8,7 +8,7 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=tap.sh
+# shellcheck source-path=SCRIPTDIR source=tap.sh
 . "$here/tap.sh"
 
 TAP_TIMEOUT=${UNIT_TIMEOUT:-60}

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 #
 # Bash library (source it) that judges the TAP output of one test program and
 # keeps the running totals for the summary line.

@@ -194,8 +194,8 @@ struct olt_holder *olt_holder_start(const char *domain,
 {
 	struct olt_holder *h = shm_alloc(sizeof(*h));
 
-	if (n > sizeof(h->keys) / sizeof(h->keys[0]))
-		bail_out("olt_holder_start: too many keys (%u)", n);
+	if (n > ARRAY_SIZE(h->keys))
+		bail_out("%s: too many keys (%u)", __func__, n);
 	h->held = pbarrier_new(2);
 	h->go = pbarrier_new(2);
 	if (domain)

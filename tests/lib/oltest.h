@@ -13,6 +13,10 @@
 #include "libordlock.h"
 #include "barrier.h"
 
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
 /* The timeout (ms) of every wait a test expects to be granted. */
 #define OLT_LONG_MS	60000
 

@@ -30,6 +30,7 @@ fatal() {
 	stop
 }
 
+# shellcheck disable=SC2013 # one module file name per line, no spaces
 for m in $(cat /modules.order); do
 	insmod "/lib/modules/$m" || fatal "insmod $m failed"
 done
@@ -47,6 +48,7 @@ mount9p() { # tag dir opts: retry while the virtio device probes
 mount9p results /results "$opts"
 [ -f /results/run.env ] || fatal "no run.env in the results share"
 # REPO, RESULTS, MODE, TESTS, TEST_TIMEOUT (written by run.sh)
+# shellcheck source=/dev/null
 . /results/run.env
 
 # The host root is read-only and does not change during the run, so the

@@ -33,7 +33,7 @@ export PATH=$PATH:/usr/sbin:/sbin
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here/../.." && pwd)
 build=$repo/tests/build
-# shellcheck source=../harness/tap.sh
+# shellcheck source-path=SCRIPTDIR source=../harness/tap.sh
 . "$repo/tests/harness/tap.sh"
 
 mode=check
@@ -112,6 +112,7 @@ else
 	flock -n "$results_lock"
 	# keep the newest 5 finished runs per mode; "results/MODE" points at
 	# the last one started
+	# shellcheck disable=SC2012 # our own names, no odd characters
 	ls -1dt "$build/results/$mode"-*-* 2>/dev/null | tail -n +6 | while read -r old; do
 		[[ "$old" != "$results" && -d "$old" ]] || continue
 		# unfinished and recent: maybe a run of an older run.sh (no lock)
@@ -142,6 +143,7 @@ bash "$here/mkinitramfs.sh" "$KVER" "$initrd"
 
 # --- boot ---------------------------------------------------------------------
 vm_timeout=${VM_TIMEOUT:-1500}
+# shellcheck disable=SC2054 # the commas are qemu's
 qemu=(
 	qemu-system-x86_64
 	-smp "${VM_CPUS:-2}" -m "${VM_MEM:-2048}" -accel "${VM_ACCEL:-tcg}"
@@ -159,9 +161,10 @@ qemu=(
 
 console=$results/console.log
 # The console without the firmware's banner and terminal control sequences
-# (SeaBIOS resets the terminal).
+# (SeaBIOS resets the terminal).  Unbuffered all the way: the console log
+# is watched while the VM runs, and the demo is shown live.
 clean_console() {
-	tr -d '\r' | sed -u -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[c78]//g' \
+	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[c78]//g' \
 		-e '/^SeaBIOS (version[^)]*)$/d' -e '/^Booting from ROM\.*$/d' \
 		-e 's/^Booting from ROM\.*//'
 }
@@ -277,12 +280,20 @@ bad+='soft lockup|hard LOCKUP|blocked for more than|rcu_.* stall|'
 bad+='ordlock: leaked|ordlock:.*leak|possible (circular|recursive) locking|'
 bad+='scheduling while atomic|sleeping function called)'
 if [[ -f "$results/dmesg.txt" ]]; then
-	found=$(sed -n '/ordlock-vm: begin/,$p' "$results/dmesg.txt" | grep -E "$bad" || true)
+	# ours: from the marker on; all of it if the marker scrolled out
+	ours() {
+		if grep -q 'ordlock-vm: begin' "$results/dmesg.txt"; then
+			sed -n '/ordlock-vm: begin/,$p' "$results/dmesg.txt"
+		else
+			cat "$results/dmesg.txt"
+		fi
+	}
+	found=$(ours | grep -E "$bad" || true)
 	if [[ -z "$found" ]]; then
 		tap_point 0 "vm: kernel log clean" || true
 	else
 		tap_point 1 "vm: kernel log clean" "see ${results#"$repo"/}/dmesg.txt" || true
-		sed -n '/ordlock-vm: begin/,$p' "$results/dmesg.txt" |
+		ours |
 			grep -E -B2 -A25 "$bad" | head -n 80 | sed 's/^/    | /'
 	fi
 else

@@ -25,6 +25,7 @@ struct ordlock {
 };
 
 #define NS_PER_MS 1000000ULL
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Return -@err with errno set to @err: the convention of every call. */
 static int fail(int err)
@@ -261,7 +262,7 @@ static const char *const reason_names[] = {
 
 const char *ordlock_reason_name(unsigned int reason)
 {
-	if (reason >= sizeof(reason_names) / sizeof(reason_names[0]) ||
+	if (reason >= ARRAY_SIZE(reason_names) ||
 	    !reason_names[reason])
 		return "unknown";
 	return reason_names[reason];

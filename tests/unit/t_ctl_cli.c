@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host-side tests of the ordlockctl command on saved debugfs files
+ * ($ORDLOCK_DEBUGFS points it at a directory of crafted files, so no module
+ * is needed): the text and JSON of cycles, cycles --history, graph (and
+ * --dot), locks, owners and stats; exit statuses; malformed files refused
+ * with their line; usage errors. The in-VM test t_ordlockctl covers the
+ * live kernel.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+static char ctl[PATH_MAX];
+static char dir[PATH_MAX];
+static int have_jq;
+
+static struct {
+	int status;
+	char out[65536];
+	char err[8192];
+} R;
+
+static void slurp(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	ssize_t n = 0, r;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return;
+	while ((size_t)n < len - 1 && (r = read(fd, buf + n, len - 1 - (size_t)n)) > 0)
+		n += r;
+	buf[n] = '\0';
+	close(fd);
+}
+
+/* sh -c CMD with $C the CLI and $DBG the files; returns the exit status */
+static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int run(const char *fmt, ...)
+{
+	char cmd[4096], out[PATH_MAX + 8], err[PATH_MAX + 8];
+	va_list ap;
+	pid_t pid;
+	int status;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(err, sizeof(err), "%s/err", dir);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (!pid) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (o < 0 || e < 0)
+			_exit(125);
+		dup2(o, 1);
+		dup2(e, 2);
+		setenv("C", ctl, 1);
+		setenv("ORDLOCK_DEBUGFS", dir, 1);
+		setenv("NO_COLOR", "1", 1);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(125);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		bail_out("waitpid: %s", strerror(errno));
+	R.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	slurp(out, R.out, sizeof(R.out));
+	slurp(err, R.err, sizeof(R.err));
+	return R.status;
+}
+
+static int check(int cond, const char *name)
+{
+	ok(cond, "%s", name);
+	if (!cond) {
+		diag("  exit %d", R.status);
+		diag("  stdout: %.600s", R.out);
+		diag("  stderr: %.600s", R.err);
+	}
+	return cond;
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[PATH_MAX + 32];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f || fputs(text, f) < 0 || fclose(f))
+		bail_out("writing %s: %s", path, strerror(errno));
+}
+
+static void jq(const char *name, const char *cmd, const char *filter)
+{
+	if (!have_jq) {
+		ok(1, "%s # SKIP no jq", name);
+		return;
+	}
+	run("%s > \"$ORDLOCK_DEBUGFS/j\"; jq -e '%s' < \"$ORDLOCK_DEBUGFS/j\" > /dev/null || { cat \"$ORDLOCK_DEBUGFS/j\"; exit 1; }",
+	    cmd, filter);
+	check(R.status == 0, name);
+}
+
+static const char graph[] =
+	"# ordlock graph v1\n"
+	"# waiter_id waiter_pid waiter_comm domain rank:id mode blocker_id blocker_pid blocker_comm blocker_mode edge waited_us\n"
+	"5 101 transfer wh 1:2 exclusive 6 102 transfer exclusive hard 1500000\n"
+	"6 102 transfer wh 1:1 exclusive 5 101 transfer exclusive hard 1400000\n"
+	"7 103 report wh 1:1 shared 5 101 transfer exclusive hard 300\n"
+	"7 103 report wh 1:1 shared 6 102 transfer exclusive soft 300\n"
+	"9 201 a shop 2:1 exclusive 10 202 b shared hard 5\n"
+	"10 202 b shop 2:2 exclusive 11 203 c exclusive hard 5\n";
+
+static void test_cycles(void)
+{
+	put("graph", graph);
+	check(run("$C cycles") == 1 &&
+	      strstr(R.out, "pid 101 (transfer) waits for exclusive 1:2; blocked by pid 102 (transfer), which holds it exclusive\n") &&
+	      strstr(R.out, "pid 102 (transfer) waits for exclusive 1:1; blocked by pid 101 (transfer), which holds it exclusive\n") &&
+	      strstr(R.out, "  1:1 => 1:2 => 1:1\n") && strstr(R.out, "cycle 1 of 1 in domain \"wh\""),
+	      "cycles: the PostgreSQL-style steps and the chain; exit 1");
+	check(run("$C cycles -d shop") == 0 && strstr(R.out, "no cycles"),
+	      "cycles -d of a domain without a cycle: exit 0");
+	check(run("$C cycles -q") == 1 && !R.out[0], "cycles -q: silent");
+	jq("cycles -j: the fields of the cycle", "$C cycles -j",
+	   ".source == \"debugfs\" and .count == 1 and .complete and .edges == 6 and"
+	   " .owners == 6 and .cycles[0].length == 2 and .cycles[0].domain == \"wh\" and"
+	   " .cycles[0].steps[0].owner_id == 5 and .cycles[0].steps[0].waited_us == 1500000 and"
+	   " .cycles[0].steps[0].blocker == {\"owner_id\": 6, \"pid\": 102, \"comm\": \"transfer\","
+	   " \"mode\": \"exclusive\"} and .cycles[0].chain == [\"1:1\", \"1:2\", \"1:1\"]");
+	jq("cycles -j -p: the same document, indented", "$C cycles -j -p", ".count == 1");
+	check(run("$C cycles -f \"$ORDLOCK_DEBUGFS/graph\" -S netlink") == 1,
+	      "cycles -f FILE reads the file, whatever the source");
+	check(run("$C cycles -f - < \"$ORDLOCK_DEBUGFS/graph\"") == 1, "cycles -f - reads stdin");
+	put("bad", "# ordlock graph v1\n5 101 transfer wh 1:2 exclusive 6 102 transfer exclusive hard 1\n"
+	    "6 102 transfer wh 1:1 exclusive 5 101\n");
+	check(run("$C cycles -f \"$ORDLOCK_DEBUGFS/bad\"") == 2 && strstr(R.err, "line 3:"),
+	      "a malformed graph: exit 2, naming line 3");
+	put("graph", "# ordlock graph v9\n");
+	check(run("$C cycles") == 2 && strstr(R.err, "line 1:") && strstr(R.err, "v9"),
+	      "an unknown format version: exit 2");
+	put("graph", graph);
+}
+
+static void test_graph(void)
+{
+	check(run("$C graph") == 0 && strstr(R.out, "DOMAIN") && strstr(R.out, "queued exclusive") &&
+	      strstr(R.out, "1.50 s"), "graph: a table with waits and reasons");
+	run("$C graph --dot");
+	check(R.status == 0 && strstr(R.out, "digraph ordlock {") &&
+	      strstr(R.out, "subgraph \"cluster_wh\"") && strstr(R.out, "subgraph \"cluster_shop\"") &&
+	      strstr(R.out, "o5 -> o6") && strstr(R.out, "style=dashed") &&
+	      strstr(R.out, "o9 -> o10 [label=\"exclusive 2:1\\nheld shared\", style=solid];"),
+	      "graph --dot: clusters per domain, dashed soft edges, plain acyclic edges");
+	check(strstr(R.out, "o5 -> o6 [label=\"exclusive 1:2\\nheld exclusive\", style=solid, color=red") &&
+	      strstr(R.out, "o7 -> o5 [label=\"shared 1:1\\nheld exclusive\", style=solid];"),
+	      "graph --dot: the cycle's edges red, the others not");
+	jq("graph -j: every edge", "$C graph -j -d wh",
+	   ".edges | length == 4 and .[3].edge == \"soft\" and .[3].waiter.comm == \"report\"");
+}
+
+static void test_other(void)
+{
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "wh 1:2 waiter 0 6 102 transfer shared 1234\n"
+	    "wh 1:2 holder 0 5 101 transfer exclusive 17\n"
+	    "aa 3:1 holder 0 9 7 x shared 4\n");
+	check(run("$C locks") == 0 && strstr(R.out, "TOKEN") && strstr(R.out, "1.23 ms") == NULL &&
+	      strstr(R.out, "holder"), "locks: a table");
+	jq("locks -j: sorted by domain, key, holders first", "$C locks -j",
+	   "[.locks[] | [.domain, .role]] == [[\"aa\", \"holder\"], [\"wh\", \"holder\"], [\"wh\", \"waiter\"]]"
+	   " and .locks[1].token == 17 and .locks[2].waited_us == 1234");
+	put("owners", "# ordlock owners v1\n# c\n"
+	    "6 102 transfer wh netlink 0 exclusive 1:2 99\n"
+	    "5 101 transfer wh device 2 - - 0\n");
+	jq("owners -j: sorted by id, waiting or null", "$C owners -j",
+	   ".owners[0].owner_id == 5 and .owners[0].waiting == null and"
+	   " .owners[1].waiting == {\"mode\": \"exclusive\", \"key\": \"1:2\", \"rank\": 1, \"id\": 2,"
+	   " \"waited_us\": 99} and .owners[1].kind == \"netlink\"");
+	put("stats", "# ordlock stats v1\nglobal owners 3 resources 2\n"
+	    "domain wh policy timeout detect_delay_ms 0 owners 2 peak_owners 3 resources 1"
+	    " peak_resources 1 waiters 1 peak_waiters 1 acquires 10 contended 1 timeouts 0"
+	    " try_failures 0 order_violations 2 deadlocks 1 upgrade_deadlocks 0 conversions 0"
+	    " signals 0 limits 0 releases 9\n"
+	    "wait_us wh lt_1 0 lt_2 5 lt_4 0 more 1\n");
+	check(run("$C stats") == 0 && strstr(R.out, "3 owners, 2 resources") &&
+	      strstr(R.out, "timeout"), "stats: a row per domain");
+	check(run("$C stats -d wh") == 0 && strstr(R.out, "order_violations") &&
+	      strstr(R.out, "< 2 us"), "stats -d: every counter and the histogram");
+	check(run("$C stats -d nope") == 2, "stats -d of an unknown domain: exit 2");
+	jq("stats -j: global, counters and histogram", "$C stats -j",
+	   ".global == {\"owners\": 3, \"resources\": 2} and .domains[0].counters.acquires == 10 and"
+	   " .domains[0].wait_us.lt_2 == 5 and .domains[0].wait_us.more == 1");
+	put("deadlocks", "# ordlock deadlocks v1\n"
+	    "deadlock 3 1700000000000000000 wh 2\n"
+	    "step 3 0 5 101 a exclusive 1:2 hard exclusive\n"
+	    "step 3 1 6 102 b exclusive 1:1 soft shared\n");
+	check(run("$C cycles --history") == 1 && strstr(R.out, "victim pid 101 (a)") &&
+	      strstr(R.out, "which is queued ahead of it for shared") &&
+	      strstr(R.out, "1:1 => 1:2 => 1:1"), "cycles --history: the victim, the steps, the chain");
+	jq("cycles --history -j", "$C cycles --history -j",
+	   ".deadlocks[0].seq == 3 and .deadlocks[0].complete and .deadlocks[0].steps[1].edge == \"soft\"");
+	put("deadlocks", "# ordlock deadlocks v1\n");
+	check(run("$C cycles --history") == 0 && strstr(R.out, "no deadlocks"),
+	      "cycles --history with none: exit 0");
+}
+
+static void test_usage(void)
+{
+	check(run("$C cycles --limit") == 2, "a missing option argument: exit 2");
+	check(run("$C cycles -S nowhere") == 2 && strstr(R.err, "--source"), "-S nowhere: exit 2");
+	check(run("$C --color=sometimes locks") == 2, "--color=sometimes: exit 2");
+	check(run("$C -V") == 0 && strstr(R.out, "ordlockctl"), "-V: the version");
+	check(run("$C --help") == 0 && strstr(R.out, "cycles") && strstr(R.out, "exec"),
+	      "--help lists the commands");
+	check(run("$C exec -E 300 -x 1:1 -- true") == 2, "exec -E 300: exit 2");
+	check(run("$C exec -x 1:1 -c true -- false") == 2, "exec -c with a command too: exit 2");
+	check(run("$C domain x set") == 2, "domain set of nothing: exit 2");
+	check(run("$C domain x set delay") == 2, "domain set delay without a number: exit 2");
+	check(run("$C --color=always graph -d wh") == 0 && strstr(R.out, "\033["),
+	      "--color=always: escapes even on a file");
+	check(run("$C graph -d wh") == 0 && !strstr(R.out, "\033["), "no colour on a file");
+	if (access("/sys/module/ordlock", F_OK)) {
+		check(run("$C locks -S netlink") == 2 && strstr(R.err, "not loaded"),
+		      "without the module: \"not loaded\", exit 2");
+		check(run("$C exec -x 1:1 -- true") == 2 && strstr(R.err, "not loaded"),
+		      "exec without the module: \"not loaded\", exit 2");
+	} else {
+		ok(1, "without the module # SKIP the module is loaded here");
+		ok(1, "without the module # SKIP the module is loaded here");
+	}
+}
+
+int main(void)
+{
+	char self[PATH_MAX - 64], *slash;
+	ssize_t n;
+
+	alarm(120);
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n < 0)
+		bail_out("readlink: %s", strerror(errno));
+	self[n] = '\0';
+	slash = strrchr(self, '/');
+	*slash = '\0';
+	/* tests/build/unit/t_ctl_cli -> tools/ordlockctl/ordlockctl */
+	snprintf(ctl, sizeof(ctl), "%s/../../../tools/ordlockctl/ordlockctl", self);
+	if (access(ctl, X_OK))
+		bail_out("no %s (make tools)", ctl);
+	snprintf(dir, sizeof(dir), "%s/ctl-cli.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir))
+		bail_out("mkdtemp: %s", strerror(errno));
+	have_jq = !system("command -v jq >/dev/null 2>&1");
+	test_cycles();
+	test_graph();
+	test_other();
+	test_usage();
+	run("rm -rf \"$ORDLOCK_DEBUGFS\"");
+	return tap_done();
+}

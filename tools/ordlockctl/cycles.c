@@ -1,0 +1,477 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordlockctl cycles: every elementary cycle of the wait-for graph now, or
+ * (--history) the deadlocks the kernel detected and broke.
+ *
+ * A cycle is printed one step per line, PostgreSQL style, then the chain
+ * of keys lockdep style:
+ *
+ *   pid 101 (transfer) waits for exclusive wh:1; blocked by pid 102 (transfer), which holds it exclusive
+ *   pid 102 (transfer) waits for exclusive wh:2; blocked by pid 101 (transfer), which holds it exclusive
+ *   wh:2 => wh:1 => wh:2
+ *
+ * (the first owner holds the last key and waits for the first, and so on).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cyclefind.h"
+#include "ordlockctl.h"
+
+#define OLC_DEFAULT_LIMIT	100
+
+void olc_step_line(FILE *f, const char *domain, const struct olc_who *w,
+		   unsigned int mode, uint32_t rank, uint64_t id,
+		   const struct olc_who *b, unsigned int bmode, unsigned int edge)
+{
+	fprintf(f, "pid %u (%s) waits for %s %s%s%s; blocked by pid %u (%s), ",
+		w->pid, w->comm, olc_mode_str(mode), olc_c(OLC_BOLD),
+		olc_key(domain, rank, id), olc_c(OLC_RESET), b->pid, b->comm);
+	if (edge == ORDLOCK_EDGE_SOFT)
+		fprintf(f, "which is queued ahead of it for %s\n", olc_mode_str(bmode));
+	else
+		fprintf(f, "which holds it %s\n", olc_mode_str(bmode));
+}
+
+static int olc_cycles_keep(void *arg, const unsigned int *v,
+			   const unsigned int *e, unsigned int len)
+{
+	struct olc_cycles *c = arg;
+	unsigned int i;
+
+	(void)v;
+	if (c->limit && c->nkept >= c->limit)
+		return 0;
+	if (c->nkept == c->kcap) {
+		size_t cap = c->kcap ? c->kcap * 2 : 16;
+		unsigned int *s = realloc(c->start, cap * sizeof(*s));
+		unsigned int *l;
+
+		if (!s) {
+			c->nomem = 1;
+			return 1;
+		}
+		c->start = s;
+		l = realloc(c->len, cap * sizeof(*l));
+		if (!l) {
+			c->nomem = 1;
+			return 1;
+		}
+		c->len = l;
+		c->kcap = cap;
+	}
+	if (c->nsteps + len > c->cap) {
+		size_t cap = c->cap ? c->cap : 64;
+		unsigned int *s;
+
+		while (cap < c->nsteps + len)
+			cap *= 2;
+		s = realloc(c->steps, cap * sizeof(*s));
+		if (!s) {
+			c->nomem = 1;
+			return 1;
+		}
+		c->steps = s;
+		c->cap = cap;
+	}
+	c->start[c->nkept] = (unsigned int)c->nsteps;
+	c->len[c->nkept] = len;
+	for (i = 0; i < len; i++)
+		c->steps[c->nsteps++] = c->w->edge[e[i]];
+	c->nkept++;
+	return 0;
+}
+
+void olc_cycles_free(struct olc_cycles *c)
+{
+	free(c->steps);
+	free(c->start);
+	free(c->len);
+}
+
+static void olc_cycle_text(const struct olc_cycles *c, size_t k, size_t total)
+{
+	const struct olc_edge *v = c->edges->v;
+	const unsigned int *s = &c->steps[c->start[k]];
+	unsigned int i, n = c->len[k];
+	const char *domain = v[s[0]].domain;
+
+	printf("%scycle %zu of %zu%s in domain \"%s\" (%u owners):\n",
+	       olc_c(OLC_RED), k + 1, total, olc_c(OLC_RESET), domain, n);
+	for (i = 0; i < n; i++) {
+		const struct olc_edge *e = &v[s[i]];
+
+		fputs("  ", stdout);
+		olc_step_line(stdout, domain, &e->waiter, e->mode, e->rank, e->id,
+			      &e->blocker, e->blocker_mode, e->type);
+	}
+	printf("  %s%s", olc_c(OLC_RED), olc_key(domain, v[s[n - 1]].rank, v[s[n - 1]].id));
+	for (i = 0; i < n; i++)
+		printf(" => %s", olc_key(domain, v[s[i]].rank, v[s[i]].id));
+	printf("%s\n", olc_c(OLC_RESET));
+}
+
+static void olc_cycle_json(struct olc_json *j, const struct olc_cycles *c, size_t k)
+{
+	const struct olc_edge *v = c->edges->v;
+	const unsigned int *s = &c->steps[c->start[k]];
+	unsigned int i, n = c->len[k];
+	const char *domain = v[s[0]].domain;
+
+	olc_json_obj(j, NULL);
+	olc_json_str(j, "domain", domain);
+	olc_json_u64(j, "length", n);
+	olc_json_arr(j, "steps");
+	for (i = 0; i < n; i++) {
+		const struct olc_edge *e = &v[s[i]];
+
+		olc_json_obj(j, NULL);
+		olc_json_u64(j, "owner_id", e->waiter.id);
+		olc_json_u64(j, "pid", e->waiter.pid);
+		olc_json_str(j, "comm", e->waiter.comm);
+		olc_json_str(j, "mode", olc_mode_str(e->mode));
+		olc_json_key(j, domain, e->rank, e->id);
+		olc_json_str(j, "edge", olc_edge_str(e->type));
+		olc_json_u64(j, "waited_us", e->waited_us);
+		olc_json_obj(j, "blocker");
+		olc_json_u64(j, "owner_id", e->blocker.id);
+		olc_json_u64(j, "pid", e->blocker.pid);
+		olc_json_str(j, "comm", e->blocker.comm);
+		olc_json_str(j, "mode", olc_mode_str(e->blocker_mode));
+		olc_json_obj_end(j);
+		olc_json_obj_end(j);
+	}
+	olc_json_arr_end(j);
+	olc_json_arr(j, "chain");
+	olc_json_str(j, NULL, olc_key(domain, v[s[n - 1]].rank, v[s[n - 1]].id));
+	for (i = 0; i < n; i++)
+		olc_json_str(j, NULL, olc_key(domain, v[s[i]].rank, v[s[i]].id));
+	olc_json_arr_end(j);
+	olc_json_obj_end(j);
+}
+
+int olc_find_cycles(const struct olc_edges *edges, const char *domain,
+		    unsigned long limit, uint64_t max_work, struct olc_wfg *w,
+		    struct olc_cycles *found)
+{
+	int ret;
+
+	memset(found, 0, sizeof(*found));
+	ret = olc_wfg_build(w, edges, domain);
+	if (ret)
+		return ret;
+	found->edges = edges;
+	found->w = w;
+	found->limit = limit;
+	ret = cf_find_cycles(&w->g, max_work, olc_cycles_keep, found, &found->res);
+	if (!ret && found->nomem)
+		ret = -ENOMEM;
+	return ret;
+}
+
+/* The edges of the cycles kept in @found, as a flag per edge index */
+unsigned char *olc_cycle_edges(const struct olc_cycles *found, size_t nedges)
+{
+	unsigned char *on = calloc(nedges + 1, 1);
+	size_t i;
+
+	if (!on)
+		return NULL;
+	for (i = 0; i < found->nsteps; i++)
+		on[found->steps[i]] = 1;
+	return on;
+}
+
+/* --history */
+
+static void olc_deadlock_text(const struct olc_deadlock *d)
+{
+	char when[64];
+	unsigned int i, n = d->nsteps;
+	int whole = n == d->len;
+
+	printf("%sdeadlock %" PRIu64 "%s at %s in domain \"%s\" (%u owners)",
+	       olc_c(OLC_RED), d->seq, olc_c(OLC_RESET),
+	       olc_time_str(when, sizeof(when), d->time_ns), d->domain, d->len);
+	if (n)
+		printf(", victim pid %u (%s)", d->steps[0].who.pid, d->steps[0].who.comm);
+	printf(":\n");
+	for (i = 0; i < n; i++) {
+		const struct olc_dstep *s = &d->steps[i];
+
+		fputs("  ", stdout);
+		if (whole || i + 1 < n) {
+			const struct olc_dstep *t = &d->steps[(i + 1) % n];
+
+			olc_step_line(stdout, d->domain, &s->who, s->mode, s->rank,
+				      s->id, &t->who, s->blocker_mode, s->edge);
+		} else {
+			printf("pid %u (%s) waits for %s %s (%s by the next, not recorded)\n",
+			       s->who.pid, s->who.comm, olc_mode_str(s->mode),
+			       olc_key(d->domain, s->rank, s->id),
+			       s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held");
+		}
+	}
+	if (!whole) {
+		printf("  ... %u more steps not recorded\n", d->len - n);
+		return;
+	}
+	if (!n)
+		return;
+	printf("  %s%s", olc_c(OLC_RED),
+	       olc_key(d->domain, d->steps[n - 1].rank, d->steps[n - 1].id));
+	for (i = 0; i < n; i++)
+		printf(" => %s", olc_key(d->domain, d->steps[i].rank, d->steps[i].id));
+	printf("%s\n", olc_c(OLC_RESET));
+}
+
+static void olc_deadlock_json(struct olc_json *j, const struct olc_deadlock *d)
+{
+	char when[64];
+	unsigned int i, n = d->nsteps;
+
+	olc_json_obj(j, NULL);
+	olc_json_u64(j, "seq", d->seq);
+	olc_json_u64(j, "time_ns", d->time_ns);
+	olc_json_str(j, "time", olc_time_str(when, sizeof(when), d->time_ns));
+	olc_json_str(j, "domain", d->domain);
+	olc_json_u64(j, "length", d->len);
+	olc_json_bool(j, "complete", n == d->len);
+	olc_json_arr(j, "steps");
+	for (i = 0; i < n; i++) {
+		const struct olc_dstep *s = &d->steps[i];
+
+		olc_json_obj(j, NULL);
+		olc_json_u64(j, "index", s->index);
+		olc_json_u64(j, "owner_id", s->who.id);
+		olc_json_u64(j, "pid", s->who.pid);
+		olc_json_str(j, "comm", s->who.comm);
+		olc_json_str(j, "mode", olc_mode_str(s->mode));
+		olc_json_key(j, d->domain, s->rank, s->id);
+		olc_json_str(j, "edge", olc_edge_str(s->edge));
+		olc_json_str(j, "blocker_mode", olc_mode_str(s->blocker_mode));
+		olc_json_obj_end(j);
+	}
+	olc_json_arr_end(j);
+	if (n && n == d->len) {
+		olc_json_arr(j, "chain");
+		olc_json_str(j, NULL, olc_key(d->domain, d->steps[n - 1].rank,
+					       d->steps[n - 1].id));
+		for (i = 0; i < n; i++)
+			olc_json_str(j, NULL, olc_key(d->domain, d->steps[i].rank,
+						       d->steps[i].id));
+		olc_json_arr_end(j);
+	} else {
+		olc_json_null(j, "chain");
+	}
+	olc_json_obj_end(j);
+}
+
+static int olc_history(const char *domain, int quiet)
+{
+	struct olc_deadlocks dl = { 0 };
+	struct olc_json j;
+	size_t i, shown = 0;
+	int ret;
+
+	ret = olc_load_deadlocks(&dl);
+	if (ret)
+		return OLC_EXIT_ERROR;
+	if (olc_opt.json) {
+		olc_json_init(&j, stdout, olc_opt.pretty);
+		olc_json_obj(&j, NULL);
+		olc_json_arr(&j, "deadlocks");
+	}
+	for (i = 0; i < dl.n; i++) {
+		if (domain && strcmp(dl.v[i].domain, domain))
+			continue;
+		if (quiet) {
+			shown++;
+			continue;
+		}
+		if (olc_opt.json)
+			olc_deadlock_json(&j, &dl.v[i]);
+		else
+			olc_deadlock_text(&dl.v[i]);
+		shown++;
+	}
+	if (olc_opt.json) {
+		olc_json_arr_end(&j);
+		olc_json_obj_end(&j);
+		olc_json_end(&j);
+	} else if (!shown && !quiet) {
+		printf("no deadlocks recorded%s%s%s\n", domain ? " in domain \"" : "",
+		       domain ? domain : "", domain ? "\"" : "");
+	}
+	olc_deadlocks_free(&dl);
+	return shown ? OLC_EXIT_FOUND : OLC_EXIT_OK;
+}
+
+static int olc_parse_ulong(const char *s, unsigned long long *v)
+{
+	uint64_t x;
+
+	if (olc_parse_u64(s, &x))
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
+{
+	enum { OPT_HISTORY = 0x200, OPT_MAX_WORK };
+	static const struct option longopts[] = {
+		OLC_COMMON_LONG,
+		{ "domain", required_argument, NULL, 'd' },
+		{ "file", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "history", no_argument, NULL, OPT_HISTORY },
+		{ "max-work", required_argument, NULL, OPT_MAX_WORK },
+		{ NULL, 0, NULL, 0 },
+	};
+	unsigned long long limit = OLC_DEFAULT_LIMIT, max_work = CF_DEFAULT_WORK;
+	const char *domain = NULL, *file = NULL, *source = "file";
+	struct olc_edges edges = { 0 };
+	struct olc_cycles found;
+	struct olc_wfg w;
+	struct olc_json j;
+	int c, ret, history = 0, quiet = 0;
+	size_t k;
+
+	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:f:l:q", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'd':
+			if (olc_domain_check(optarg))
+				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
+			domain = optarg;
+			break;
+		case 'f':
+			file = optarg;
+			break;
+		case 'l':
+			if (olc_parse_ulong(optarg, &limit))
+				return olc_usage(cmd, "--limit: \"%s\" is not a number", optarg);
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		case OPT_HISTORY:
+			history = 1;
+			break;
+		case OPT_MAX_WORK:
+			if (olc_parse_ulong(optarg, &max_work))
+				return olc_usage(cmd, "--max-work: \"%s\" is not a number",
+						 optarg);
+			break;
+		default:
+			ret = olc_common_opt(cmd, c, optarg);
+			if (ret >= 0)
+				return ret;
+		}
+	}
+	ret = olc_no_args(cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (history && file)
+		return olc_usage(cmd, "--history reads the kernel's record, not a file");
+	if (history)
+		return olc_history(domain, quiet);
+
+	if (file)
+		ret = olc_load_graph_file(file, &edges);
+	else
+		ret = olc_load_graph(&edges, &source);
+	if (ret)
+		return OLC_EXIT_ERROR;
+	ret = olc_find_cycles(&edges, domain, quiet ? 1 : (unsigned long)limit,
+			      max_work, &w, &found);
+	if (ret) {
+		olc_err("cycles: %s", strerror(-ret));
+		olc_edges_free(&edges);
+		return OLC_EXIT_ERROR;
+	}
+	if (quiet) {
+		/* nothing to print */
+	} else if (olc_opt.json) {
+		olc_json_init(&j, stdout, olc_opt.pretty);
+		olc_json_obj(&j, NULL);
+		olc_json_str(&j, "source", source);
+		olc_json_str(&j, "domain", domain);
+		olc_json_u64(&j, "edges", edges.n);
+		olc_json_u64(&j, "owners", w.nv);
+		olc_json_u64(&j, "count", found.res.ncycles);
+		olc_json_bool(&j, "complete", found.res.complete);
+		olc_json_u64(&j, "shown", found.nkept);
+		olc_json_arr(&j, "cycles");
+		for (k = 0; k < found.nkept; k++)
+			olc_cycle_json(&j, &found, k);
+		olc_json_arr_end(&j);
+		olc_json_obj_end(&j);
+		olc_json_end(&j);
+	} else if (!found.res.ncycles) {
+		printf("%sno cycles%s: %u owners wait or block, %u edges%s%s%s\n",
+		       olc_c(OLC_GREEN), olc_c(OLC_RESET), w.nv, w.g.ne,
+		       domain ? " in domain \"" : "", domain ? domain : "",
+		       domain ? "\"" : "");
+		if (!found.res.complete)
+			printf("note: the search stopped at its work bound (--max-work %llu)\n",
+			       max_work);
+	} else {
+		size_t total = found.res.ncycles;
+
+		for (k = 0; k < found.nkept; k++) {
+			if (k)
+				putchar('\n');
+			olc_cycle_text(&found, k, total);
+		}
+		if (found.nkept < total)
+			printf("\n... %zu more cycles not shown (--limit %llu)\n",
+			       total - found.nkept, limit);
+		if (!found.res.complete)
+			printf("note: the search stopped at its work bound after %zu cycles; there may be more (--max-work 0 searches on)\n",
+			       total);
+	}
+	ret = found.res.ncycles ? OLC_EXIT_FOUND : OLC_EXIT_OK;
+	olc_cycles_free(&found);
+	olc_wfg_free(&w);
+	olc_edges_free(&edges);
+	return ret;
+}
+
+const struct olc_cmd olc_cmd_cycles = {
+	.name = "cycles",
+	.run = olc_cycles_run,
+	.summary = "find every cycle of waits (deadlock) in the wait-for graph",
+	.usage = "cycles [-d DOMAIN] [-f FILE] [-l N] [-q] [--max-work N] [-j]\n"
+		 "cycles --history [-d DOMAIN] [-j]",
+	.help =
+	"Reads the wait-for graph (debugfs when readable, else the netlink dump) and\n"
+	"prints every elementary cycle: one line per waiting owner, then the chain of\n"
+	"keys. Live cycles persist in \"timeout\" domains (and, in a \"detect\" domain,\n"
+	"for its detection delay).\n"
+	"\n"
+	"  -d, --domain=DOMAIN  only this domain\n"
+	"  -f, --file=FILE      read a saved graph file (debugfs format; - for stdin)\n"
+	"  -l, --limit=N        print at most N cycles (default 100; 0: all); all are\n"
+	"                       counted\n"
+	"      --max-work=N     stop the search after N edge visits (default 50000000,\n"
+	"                       well under a second; 0: no bound); then the count is a\n"
+	"                       lower bound and the output says so\n"
+	"  -q, --quiet          print nothing: only the exit status\n"
+	"      --history        the deadlocks the kernel detected and broke (debugfs\n"
+	"                       \"deadlocks\", newest last)\n"
+	"\n"
+	"Exit status: 0 no cycles, 1 cycles (--history: deadlocks recorded), 2 error.\n"
+	"\n"
+	"JSON: {\"source\", \"domain\", \"edges\", \"owners\", \"count\", \"complete\", \"shown\",\n"
+	"\"cycles\": [{\"domain\", \"length\", \"steps\": [{\"owner_id\", \"pid\", \"comm\", \"mode\",\n"
+	"\"key\", \"rank\", \"id\", \"edge\", \"waited_us\", \"blocker\": {\"owner_id\", \"pid\",\n"
+	"\"comm\", \"mode\"}}], \"chain\": [KEY...]}]}; --history: {\"deadlocks\": [{\"seq\",\n"
+	"\"time_ns\", \"time\", \"domain\", \"length\", \"complete\", \"steps\": [{\"index\",\n"
+	"\"owner_id\", \"pid\", \"comm\", \"mode\", \"key\", \"rank\", \"id\", \"edge\",\n"
+	"\"blocker_mode\"}], \"chain\"}]}.\n",
+};

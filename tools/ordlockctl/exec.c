@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordlockctl exec: run a command while holding ordlock keys, like flock(1).
+ *
+ * The keys are taken in one request (the kernel sorts them: no order
+ * violation, no deadlock among exec users), through libordlock. ordlockctl
+ * keeps the /dev/ordlock descriptor, runs the command as its child, waits
+ * for it, and releases the keys when the command ends (or when ordlockctl
+ * dies: the kernel releases an owner's keys with its last descriptor).
+ *
+ * The descriptor is opened close-on-exec, always: the command never
+ * inherits it, so it cannot release the keys early, and a daemon it leaves
+ * behind does not keep them. flock's -o (close before exec) is therefore
+ * what happens anyway, and is accepted for compatibility.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libordlock.h"
+#include "ordlockctl.h"
+
+#define OLC_EXEC_MAX_KEYS	4096
+/* without -w: as long as the kernel allows (max_timeout_ms caps it) */
+#define OLC_EXEC_FOREVER_MS	(~0U)
+
+static volatile sig_atomic_t olc_exec_child;
+
+static void olc_exec_forward(int sig)
+{
+	if (olc_exec_child > 0)
+		kill((pid_t)olc_exec_child, sig);
+}
+
+struct olc_exec_key {
+	const char *text;
+	unsigned int mode;
+};
+
+/* -w SECONDS: a decimal number; returns -1 on error, else milliseconds */
+static long long olc_seconds_ms(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 4294967.0)
+		return -1;
+	return (long long)ceil(v * 1000.0);
+}
+
+static int olc_conflict(unsigned int reason)
+{
+	return reason == ORDLOCK_REASON_BUSY || reason == ORDLOCK_REASON_TIMEOUT ||
+	       reason == ORDLOCK_REASON_DEADLOCK || reason == ORDLOCK_REASON_UPGRADE;
+}
+
+/* Report the failure of the request, with the cycle of a deadlock */
+static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret,
+			     int forever)
+{
+	const struct ordlock_failure *f = ordlock_last_failure(ol);
+	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
+	char why[512];
+	int n, i;
+
+	ordlock_strfailure(f, why, sizeof(why));
+	if (f->reason == ORDLOCK_REASON_NONE)
+		snprintf(why, sizeof(why), "%s", strerror(-ret));
+	olc_err("%s%s", why,
+		forever && f->reason == ORDLOCK_REASON_TIMEOUT ?
+		" (the longest wait the kernel allows: max_timeout_ms)" : "");
+	if (f->reason != ORDLOCK_REASON_DEADLOCK)
+		return;
+	n = ordlock_last_cycle(ol, steps, ORDLOCK_CYCLE_MAX);
+	for (i = 0; i < n; i++) {
+		const struct ordlock_cycle_step *s = &steps[i], *t = &steps[(i + 1) % n];
+		struct olc_who a = { .id = s->owner_id, .pid = s->pid };
+		struct olc_who b = { .id = t->owner_id, .pid = t->pid };
+
+		memcpy(a.comm, s->comm, sizeof(a.comm) - 1);
+		memcpy(b.comm, t->comm, sizeof(b.comm) - 1);
+		fputs("  ", stderr);
+		olc_step_line(stderr, domain, &a, s->key.mode, s->key.rank, s->key.id,
+			      &b, s->blocker_mode, s->edge);
+	}
+}
+
+static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "shared", required_argument, NULL, 's' },
+		{ "exclusive", required_argument, NULL, 'x' },
+		{ "timeout", required_argument, NULL, 'w' },
+		{ "wait", required_argument, NULL, 'w' },
+		{ "nonblock", no_argument, NULL, 'n' },
+		{ "nb", no_argument, NULL, 'n' },
+		{ "no-fork", no_argument, NULL, 'F' },
+		{ "conflict-exit-code", required_argument, NULL, 'E' },
+		{ "close", no_argument, NULL, 'o' },
+		{ "domain", required_argument, NULL, 'd' },
+		{ "command", required_argument, NULL, 'c' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "color", required_argument, NULL, OLC_OPT_COLOR },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct olc_exec_key *texts = NULL;
+	struct ordlock_key *keys = NULL;
+	const struct olc_rank_names *names = NULL;
+	struct olc_domain_info info;
+	const char *domain = ORDLOCK_DEFAULT_DOMAIN, *shell_cmd = NULL;
+	unsigned int nkeys = 0, i, timeout_ms = OLC_EXEC_FOREVER_MS, flags = 0;
+	int c, ret, status, conflict_code = 1, quiet = 0, need_names = 0;
+	struct sigaction sa, old_int, old_quit, old_term, old_hup;
+	struct timespec t0, t1;
+	struct ordlock *ol;
+	uint64_t token = 0;
+	char why[160], tokstr[32];
+	pid_t pid;
+
+	texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*texts));
+	if (!texts) {
+		olc_err("out of memory");
+		return OLC_EXIT_ERROR;
+	}
+	/* "+": the options end at COMMAND */
+	while ((c = getopt_long(argc, argv, "+s:x:w:nE:od:c:qvh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 's':
+		case 'x':
+			if (nkeys == OLC_EXEC_MAX_KEYS) {
+				free(texts);
+				return olc_usage(cmd, "more than %d keys", OLC_EXEC_MAX_KEYS);
+			}
+			texts[nkeys].text = optarg;
+			texts[nkeys].mode = c == 's' ? ORDLOCK_MODE_SHARED :
+					    ORDLOCK_MODE_EXCLUSIVE;
+			need_names |= olc_key_uses_name(optarg);
+			nkeys++;
+			break;
+		case 'w': {
+			long long ms = olc_seconds_ms(optarg);
+
+			if (ms < 0) {
+				free(texts);
+				return olc_usage(cmd, "-w: \"%s\" is not a number of seconds",
+						 optarg);
+			}
+			/* flock: -w 0 does not wait */
+			if (!ms)
+				flags |= ORDLOCK_ACQUIRE_TRY;
+			timeout_ms = ms >= OLC_EXEC_FOREVER_MS ? OLC_EXEC_FOREVER_MS - 1 :
+				     (unsigned int)ms;
+			break;
+		}
+		case 'n':
+			flags |= ORDLOCK_ACQUIRE_TRY;
+			break;
+		case 'E': {
+			uint32_t code;
+
+			if (olc_parse_u32(optarg, &code) || code > 255) {
+				free(texts);
+				return olc_usage(cmd, "-E: \"%s\" is not an exit status (0-255)",
+						 optarg);
+			}
+			conflict_code = (int)code;
+			break;
+		}
+		case 'o':
+		case 'F':
+			/* the descriptor is close-on-exec anyway */
+			break;
+		case 'd':
+			if (olc_domain_check(optarg)) {
+				free(texts);
+				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
+			}
+			domain = optarg;
+			break;
+		case 'c':
+			shell_cmd = optarg;
+			break;
+		case 'q':
+			quiet = 1;
+			break;
+		default:
+			/* -v, --color, -h, and the errors */
+			ret = olc_common_opt(cmd, c, optarg);
+			if (ret >= 0) {
+				free(texts);
+				return ret;
+			}
+		}
+	}
+	olc_color_init(olc_opt.color);
+	if (!nkeys) {
+		free(texts);
+		return olc_usage(cmd, "no keys: give at least one -s KEY or -x KEY");
+	}
+	if (shell_cmd && optind < argc) {
+		free(texts);
+		return olc_usage(cmd, "-c COMMAND and COMMAND ARGS exclude each other");
+	}
+	if (!shell_cmd && optind >= argc) {
+		free(texts);
+		return olc_usage(cmd, "no command to run");
+	}
+	if (need_names) {
+		struct olc_nl *nl = olc_netlink(1);
+
+		if (!nl) {
+			if (olc_module_missing())
+				olc_err("%s", olc_module_missing());
+			else
+				olc_nl_report(NULL, -ENOENT, "reading rank names");
+			free(texts);
+			return OLC_EXIT_ERROR;
+		}
+		ret = olc_nl_domain_get(nl, domain, &info);
+		if (ret == -ENOENT && !olc_nl_extack(nl)[0]) {
+			olc_nl_report(nl, ret, "reading rank names");
+			free(texts);
+			return OLC_EXIT_ERROR;
+		}
+		if (ret == -ENOENT) {
+			olc_err("domain %s has no rank names (it does not exist yet)", domain);
+			free(texts);
+			return OLC_EXIT_ERROR;
+		}
+		if (ret) {
+			olc_nl_report(nl, ret, "reading rank names");
+			free(texts);
+			return OLC_EXIT_ERROR;
+		}
+		names = &info.names;
+	}
+	keys = calloc(nkeys, sizeof(*keys));
+	if (!keys) {
+		olc_err("out of memory");
+		free(texts);
+		return OLC_EXIT_ERROR;
+	}
+	for (i = 0; i < nkeys; i++) {
+		uint32_t rank;
+		uint64_t id;
+
+		if (olc_key_parse(texts[i].text, names, &rank, &id, why, sizeof(why))) {
+			free(texts);
+			free(keys);
+			return olc_usage(cmd, "%s", why);
+		}
+		keys[i] = ordlock_key(rank, id, texts[i].mode);
+	}
+
+	ol = ordlock_open(domain);
+	if (!ol) {
+		ret = errno;
+		if (ret == ENOENT && olc_module_missing())
+			olc_err("%s", olc_module_missing());
+		else if (ret == EACCES)
+			olc_err("cannot open %s: %s (ask for access to it, or run as root)",
+				ORDLOCK_DEVICE, strerror(ret));
+		else
+			olc_err("cannot open %s in domain %s: %s", ORDLOCK_DEVICE, domain,
+				strerror(ret));
+		free(texts);
+		free(keys);
+		return OLC_EXIT_ERROR;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = ordlock_acquire(ol, keys, nkeys, timeout_ms, flags, &token);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret) {
+		unsigned int reason = ordlock_last_failure(ol)->reason;
+		int conflict = olc_conflict(reason);
+
+		if (!quiet || !conflict)
+			olc_exec_failure(ol, domain, ret, timeout_ms == OLC_EXEC_FOREVER_MS);
+		ordlock_close(ol);
+		free(texts);
+		free(keys);
+		return conflict ? conflict_code : OLC_EXIT_ERROR;
+	}
+	if (olc_opt.verbose)
+		olc_err("holding %u key%s in domain %s (token %llu) after %.3f s", nkeys,
+			nkeys == 1 ? "" : "s", domain, (unsigned long long)token,
+			(double)(t1.tv_sec - t0.tv_sec) +
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	free(texts);
+	free(keys);
+
+	/* like system(3): the terminal's signals are for the command */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGQUIT, &sa, &old_quit);
+	sa.sa_handler = olc_exec_forward;
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		olc_err("fork: %s", strerror(errno));
+		ordlock_close(ol);
+		return OLC_EXIT_ERROR;
+	}
+	if (!pid) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		sigaction(SIGTERM, &old_term, NULL);
+		sigaction(SIGHUP, &old_hup, NULL);
+		snprintf(tokstr, sizeof(tokstr), "%llu", (unsigned long long)token);
+		setenv("ORDLOCK_TOKEN", tokstr, 1);
+		setenv("ORDLOCK_DOMAIN", domain, 1);
+		if (shell_cmd)
+			execl("/bin/sh", "sh", "-c", shell_cmd, (char *)NULL);
+		else
+			execvp(argv[optind], &argv[optind]);
+		ret = errno;
+		olc_err("cannot run %s: %s", shell_cmd ? "/bin/sh" : argv[optind],
+			strerror(ret));
+		_exit(ret == ENOENT ? 127 : 126);
+	}
+	olc_exec_child = pid;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			olc_err("waitpid: %s", strerror(errno));
+			status = -1;
+			break;
+		}
+	}
+	olc_exec_child = 0;
+	/* the keys are released here, and at the latest when ordlockctl exits */
+	ordlock_close(ol);
+	if (status == -1)
+		return OLC_EXIT_ERROR;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return OLC_EXIT_ERROR;
+}
+
+const struct olc_cmd olc_cmd_exec = {
+	.name = "exec",
+	.run = olc_exec_run,
+	.summary = "run a command while holding keys (like flock(1))",
+	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-q] [-d DOMAIN] -- COMMAND [ARGS]...\n"
+		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'",
+	.help =
+	"Takes every KEY in one request (all or nothing; the kernel sorts them, so\n"
+	"exec never violates the order), runs COMMAND while holding them, releases\n"
+	"them when it ends and exits with its status (128+N when signal N killed\n"
+	"it). COMMAND gets ORDLOCK_TOKEN (the fencing token of the grant) and\n"
+	"ORDLOCK_DOMAIN in its environment.\n"
+	"\n"
+	"  -s, --shared=KEY     take KEY shared (RANK:ID or NAME:ID)\n"
+	"  -x, --exclusive=KEY  take KEY exclusive\n"
+	"  -w, --timeout=SECS   wait at most SECS seconds (decimals allowed; 0 is -n).\n"
+	"                       Without -w: as long as the kernel allows\n"
+	"                       (max_timeout_ms, 10 minutes by default)\n"
+	"  -n, --nonblock       do not wait: fail at once if a key is not free\n"
+	"  -E, --conflict-exit-code=N\n"
+	"                       exit status when the keys were not obtained: busy\n"
+	"                       (-n), timed out (-w), or deadlock victim (default 1)\n"
+	"  -o, --close          accepted for flock(1) compatibility: the descriptor is\n"
+	"                       always close-on-exec, COMMAND never inherits it\n"
+	"  -d, --domain=DOMAIN  the domain of the keys (default \"default\")\n"
+	"  -c, --command=CMD    run CMD with /bin/sh -c\n"
+	"  -q, --quiet          no message when the keys were not obtained\n"
+	"  -v, --verbose        say when the keys were obtained, and the token\n"
+	"\n"
+	"Why the keys were not obtained is printed with the culprit, e.g.\n"
+	"\"timed out waiting for exclusive 1:2 held (exclusive) by pid 102\"; a\n"
+	"deadlock victim also gets the cycle. Other failures exit with 2; a COMMAND\n"
+	"that cannot be run with 126 or 127 (not found).\n"
+	"ordlockctl ignores SIGINT and SIGQUIT while COMMAND runs (they reach it from\n"
+	"the terminal) and passes SIGTERM and SIGHUP on to it.\n",
+};

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ordlockctl: the inspector and lock runner of ordlock.
+ *
+ * main.c dispatches to one subcommand per file, registered in a table
+ * (struct olc_cmd). Shared pieces: parse.c (keys, debugfs files),
+ * cyclefind.c (the cycle finder), print.c (tables, JSON, colour), nl.c
+ * (generic netlink) and source.c (where the data comes from: debugfs when
+ * it is readable, else netlink).
+ */
+#ifndef ORDLOCKCTL_H
+#define ORDLOCKCTL_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+#include "cyclefind.h"
+#include "nl.h"
+#include "parse.h"
+#include "print.h"
+
+/* Exit statuses */
+#define OLC_EXIT_OK		0
+#define OLC_EXIT_FOUND		1	/* cycles: there are cycles */
+#define OLC_EXIT_ERROR		2
+#define OLC_EXIT_USAGE		2
+
+/**
+ * struct olc_cmd - a subcommand
+ * @name: its name
+ * @run: runs it with argv[0] the name; returns the exit status
+ * @summary: one line for the list of subcommands
+ * @usage: the synopsis lines of --help
+ * @help: the rest of --help (options, output, exit status)
+ */
+struct olc_cmd {
+	const char *name;
+	int (*run)(const struct olc_cmd *cmd, int argc, char **argv);
+	const char *summary;
+	const char *usage;
+	const char *help;
+};
+
+extern const struct olc_cmd olc_cmd_cycles;
+extern const struct olc_cmd olc_cmd_locks;
+extern const struct olc_cmd olc_cmd_owners;
+extern const struct olc_cmd olc_cmd_graph;
+extern const struct olc_cmd olc_cmd_stats;
+extern const struct olc_cmd olc_cmd_monitor;
+extern const struct olc_cmd olc_cmd_exec;
+extern const struct olc_cmd olc_cmd_domain;
+
+enum olc_source {
+	OLC_SRC_AUTO,
+	OLC_SRC_DEBUGFS,
+	OLC_SRC_NETLINK,
+};
+
+/* Options every subcommand takes (also before the subcommand) */
+struct olc_opts {
+	int json;
+	int pretty;
+	int numeric;		/* keys as RANK:ID, never NAME:ID */
+	int verbose;
+	enum olc_source source;
+	const char *color;
+};
+
+extern struct olc_opts olc_opt;
+
+/* "ordlockctl: ..." on stderr */
+void olc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * olc_usage() - report a usage error of @cmd (NULL: of ordlockctl), point
+ * to --help; returns OLC_EXIT_USAGE.
+ */
+int olc_usage(const struct olc_cmd *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void olc_help(const struct olc_cmd *cmd, FILE *f);
+
+/*
+ * The options every subcommand takes: -j/--json, -p/--pretty,
+ * -n/--numeric, -v/--verbose, -S/--source, --color, -h/--help. A
+ * subcommand lists OLC_COMMON_SHORT in its short options and
+ * OLC_COMMON_LONG in its long ones, and passes what it does not know to
+ * olc_common_opt().
+ */
+#define OLC_OPT_COLOR	0x100
+#define OLC_COMMON_SHORT "jpnvS:h"
+#define OLC_COMMON_LONG							\
+	{ "json", no_argument, NULL, 'j' },				\
+	{ "pretty", no_argument, NULL, 'p' },				\
+	{ "numeric", no_argument, NULL, 'n' },				\
+	{ "verbose", no_argument, NULL, 'v' },				\
+	{ "source", required_argument, NULL, 'S' },			\
+	{ "color", required_argument, NULL, OLC_OPT_COLOR },		\
+	{ "colour", required_argument, NULL, OLC_OPT_COLOR },		\
+	{ "help", no_argument, NULL, 'h' }
+
+/*
+ * olc_common_opt() - handle common option @c: returns -1 when handled,
+ * else the exit status to end with (0 after --help, 2 on a usage error).
+ */
+int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg);
+/* After option parsing: colour settled, extra arguments refused */
+int olc_no_args(const struct olc_cmd *cmd, int argc, char **argv);
+
+/* Where the data comes from (source.c) */
+
+/* The debugfs directory: $ORDLOCK_DEBUGFS, or /sys/kernel/debug/ordlock */
+const char *olc_debugfs_dir(void);
+
+/*
+ * The loaders: from debugfs when it is readable (or -S debugfs), else
+ * from netlink; @used (may be NULL) receives "debugfs" or "netlink".
+ * Errors are reported on stderr; they return 0 or -errno.
+ */
+int olc_load_graph(struct olc_edges *out, const char **used);
+int olc_load_locks(struct olc_locks *out, const char **used);
+int olc_load_owners(struct olc_owners *out, const char **used);
+/* The stats of @domain (NULL: every domain) */
+int olc_load_stats(struct olc_stats *out, const char *domain, const char **used);
+/* Deadlock history: debugfs only */
+int olc_load_deadlocks(struct olc_deadlocks *out);
+
+/* A graph file given by the user ("-": standard input) */
+int olc_load_graph_file(const char *path, struct olc_edges *out);
+
+/* Read a whole file (a NUL is appended); 0 or -errno */
+int olc_read_file(const char *path, char **buf, size_t *len);
+
+/*
+ * The shared netlink socket, opened on first use; NULL with the error
+ * reported when it cannot be opened (unless @quiet).
+ */
+struct olc_nl *olc_netlink(int quiet);
+/* Explain a netlink failure @err of @what, with the kernel's extack */
+void olc_nl_report(struct olc_nl *nl, int err, const char *what);
+/* Why the module is not there: a sentence, or NULL when it is loaded */
+const char *olc_module_missing(void);
+
+/*
+ * The rank names of @domain (DOMAIN_GET, cached), for printing keys; NULL
+ * with -n, or when netlink cannot tell.
+ */
+const struct olc_rank_names *olc_names(const char *domain);
+/* "NAME:ID" or "RANK:ID" per the domain's names (static buffers, 8 in turn) */
+const char *olc_key(const char *domain, uint32_t rank, uint64_t id);
+
+/* Shared printing of owners and failures */
+void olc_json_who(struct olc_json *j, const char *key, const struct olc_who *w);
+void olc_json_key(struct olc_json *j, const char *domain, uint32_t rank,
+		  uint64_t id);
+
+/* The cycles of a wait-for graph (cycles.c), shared with graph --dot */
+
+/**
+ * struct olc_cycles - the cycles found, the first @limit kept
+ * @edges: the edges searched
+ * @w: their graph
+ * @limit: how many to keep (0: all)
+ * @steps: the kept cycles' steps, as indices of @edges, one after the other
+ * @start: for each kept cycle, its first entry of @steps
+ * @len: for each kept cycle, its length
+ * @nkept: cycles kept
+ * @res: what the search did (all cycles counted)
+ */
+struct olc_cycles {
+	const struct olc_edges *edges;
+	const struct olc_wfg *w;
+	unsigned long limit;
+	unsigned int *steps;
+	size_t nsteps, cap;
+	unsigned int *start;
+	unsigned int *len;
+	size_t nkept, kcap;
+	int nomem;
+	struct cf_result res;
+};
+
+/* Search the edges of @domain (NULL: all); 0 or -errno */
+int olc_find_cycles(const struct olc_edges *edges, const char *domain,
+		    unsigned long limit, uint64_t max_work, struct olc_wfg *w,
+		    struct olc_cycles *found);
+void olc_cycles_free(struct olc_cycles *found);
+/* A flag per edge index: the edge is on a kept cycle; free() it */
+unsigned char *olc_cycle_edges(const struct olc_cycles *found, size_t nedges);
+
+/*
+ * olc_step_line() - "pid 101 (transfer) waits for exclusive wh:2; blocked by
+ * pid 102 (transfer), which holds it exclusive" and a newline
+ */
+void olc_step_line(FILE *f, const char *domain, const struct olc_who *w,
+		   unsigned int mode, uint32_t rank, uint64_t id,
+		   const struct olc_who *b, unsigned int bmode, unsigned int edge);
+
+#endif /* ORDLOCKCTL_H */

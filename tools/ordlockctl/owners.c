@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordlockctl owners: every owner (open /dev/ordlock or netlink socket),
+ * what it holds and what it waits for.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ordlockctl.h"
+
+static int olc_owner_cmp(const void *a, const void *b)
+{
+	const struct olc_owner *x = a, *y = b;
+
+	return x->who.id < y->who.id ? -1 : x->who.id > y->who.id;
+}
+
+static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		OLC_COMMON_LONG,
+		{ "domain", required_argument, NULL, 'd' },
+		{ "waiting", no_argument, NULL, 'w' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static const char *const headers[] = {
+		"OWNER", "PID", "COMM", "DOMAIN", "KIND", "HELD", "WAITS FOR", "WAITED",
+	};
+	struct olc_owners owners = { 0 };
+	const char *domain = NULL, *source = NULL;
+	struct olc_table *t;
+	struct olc_json j;
+	int c, ret, waiting = 0;
+	char buf[32];
+	size_t i;
+
+	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:w", longopts,
+				NULL)) != -1) {
+		if (c == 'd') {
+			if (olc_domain_check(optarg))
+				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
+			domain = optarg;
+			continue;
+		}
+		if (c == 'w') {
+			waiting = 1;
+			continue;
+		}
+		ret = olc_common_opt(cmd, c, optarg);
+		if (ret >= 0)
+			return ret;
+	}
+	ret = olc_no_args(cmd, argc, argv);
+	if (ret >= 0)
+		return ret;
+	if (olc_load_owners(&owners, &source))
+		return OLC_EXIT_ERROR;
+	qsort(owners.v, owners.n, sizeof(*owners.v), olc_owner_cmp);
+
+	if (olc_opt.json) {
+		olc_json_init(&j, stdout, olc_opt.pretty);
+		olc_json_obj(&j, NULL);
+		olc_json_str(&j, "source", source);
+		olc_json_arr(&j, "owners");
+	}
+	t = olc_opt.json ? NULL : olc_table_new(8, headers, "rrlllrlr");
+	for (i = 0; i < owners.n; i++) {
+		const struct olc_owner *o = &owners.v[i];
+
+		if (domain && strcmp(o->domain, domain))
+			continue;
+		if (waiting && !o->wmode)
+			continue;
+		if (olc_opt.json) {
+			olc_json_obj(&j, NULL);
+			olc_json_u64(&j, "owner_id", o->who.id);
+			olc_json_u64(&j, "pid", o->who.pid);
+			olc_json_str(&j, "comm", o->who.comm);
+			olc_json_str(&j, "domain", o->domain);
+			olc_json_str(&j, "kind", olc_kind_str(o->kind));
+			olc_json_u64(&j, "held", o->held);
+			if (o->wmode) {
+				olc_json_obj(&j, "waiting");
+				olc_json_str(&j, "mode", olc_mode_str(o->wmode));
+				olc_json_key(&j, o->domain, o->wrank, o->wid);
+				olc_json_u64(&j, "waited_us", o->waited_us);
+				olc_json_obj_end(&j);
+			} else {
+				olc_json_null(&j, "waiting");
+			}
+			olc_json_obj_end(&j);
+			continue;
+		}
+		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)o->who.id);
+		olc_table_cell(t, OLC_RESET, "%u", o->who.pid);
+		olc_table_cell(t, OLC_RESET, "%s", o->who.comm);
+		olc_table_cell(t, OLC_RESET, "%s", o->domain);
+		olc_table_cell(t, OLC_RESET, "%s", olc_kind_str(o->kind));
+		olc_table_cell(t, OLC_RESET, "%u", o->held);
+		if (o->wmode) {
+			olc_table_cell(t, OLC_YELLOW, "%s %s", olc_mode_str(o->wmode),
+				       olc_key(o->domain, o->wrank, o->wid));
+			olc_table_cell(t, OLC_RESET, "%s",
+				       olc_us_str(buf, sizeof(buf), o->waited_us));
+		} else {
+			olc_table_cell(t, OLC_RESET, "-");
+			olc_table_cell(t, OLC_RESET, "-");
+		}
+	}
+	if (olc_opt.json) {
+		olc_json_arr_end(&j);
+		olc_json_obj_end(&j);
+		olc_json_end(&j);
+	} else if (!olc_table_rows(t)) {
+		printf("no owners%s%s%s%s\n", waiting ? " waiting" : "",
+		       domain ? " in domain \"" : "", domain ? domain : "",
+		       domain ? "\"" : "");
+		olc_table_free(t);
+	} else {
+		olc_table_print(t, stdout);
+	}
+	olc_owners_free(&owners);
+	return OLC_EXIT_OK;
+}
+
+const struct olc_cmd olc_cmd_owners = {
+	.name = "owners",
+	.run = olc_owners_run,
+	.summary = "list the owners: what each holds and waits for",
+	.usage = "owners [-d DOMAIN] [-w] [-j]",
+	.help =
+	"One row per owner: an open file description of /dev/ordlock (kind device) or\n"
+	"a generic netlink socket (kind netlink). PID and COMM are those of the last\n"
+	"task that made a request through it.\n"
+	"\n"
+	"  -d, --domain=DOMAIN  only this domain\n"
+	"  -w, --waiting        only owners that wait\n"
+	"\n"
+	"JSON: {\"source\", \"owners\": [{\"owner_id\", \"pid\", \"comm\", \"domain\", \"kind\",\n"
+	"\"held\", \"waiting\": null or {\"mode\", \"key\", \"rank\", \"id\", \"waited_us\"}}]}.\n",
+};

@@ -25,6 +25,7 @@ PACKAGES=(
 	pkg-config
 	cpio
 	sparse
+	linux-source-6.1
 	kmod
 	jq
 )

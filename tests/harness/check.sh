@@ -50,6 +50,17 @@ fi
 add_summary 1 0
 echo "PASS build"
 
+echo "== kernel style (sparse, checkpatch --strict)"
+(
+	# shellcheck source-path=SCRIPTDIR source=tap.sh
+	. tests/harness/tap.sh
+	mkdir -p tests/build/results/lint
+	rc=0
+	MAKE=$MAKE bash tests/harness/lint.sh >tests/build/results/lint/lint.tap 2>&1 || rc=$?
+	tap_eval "lint" tests/build/results/lint/lint.tap "$rc" /dev/null || true
+	tap_record_summary
+) || true
+
 echo "== host unit tests"
 mk -C tests unit-run || true
 

@@ -305,60 +305,43 @@ static void wakeup_floor(unsigned int nsamples, struct samples *s)
 
 /* --- the cost of the check on a wait --------------------------------------- */
 
-struct holder {
-	int fd;
-	int go[2];
-	volatile int held;
-};
+static struct ordlock_key cost_key = { .id = 1, .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE };
 
-/*
- * The holder takes the key in a thread of its own: a key held through
- * another descriptor by the waiting thread itself would be a deadlock.
- */
-static void *holder_main(void *arg)
+static void op_wait(void *arg)
 {
-	struct holder *h = arg;
-	struct ordlock_key k = ex_key(1);
-	char c;
-
-	if (ol_acquire(h->fd, &k, 1, 0, 0, NULL))
-		bench_die("wait cost: holder: %s", strerror(errno));
-	__atomic_store_n(&h->held, 1, __ATOMIC_SEQ_CST);
-	if (read(h->go[0], &c, 1) < 0)
-		bench_die("read: %s", strerror(errno));
-	return NULL;
+	if (ol_acquire(*(int *)arg, &cost_key, 1, 1, 0, NULL) != -ETIMEDOUT)
+		bench_die("wait cost: the ACQUIRE did not time out");
 }
 
-static void wait_cost(const char *domain, unsigned int n, struct samples *s)
+/*
+ * The three domains side by side, their operations interleaved in blocks
+ * of 50; the key is held by a process of its own (a key held through
+ * another descriptor by the waiting thread itself would be a deadlock).
+ */
+static void wait_costs(const char *const dom[3], unsigned int n, struct samples cost[3],
+		       unsigned int rep)
 {
-	struct holder h = { .fd = ol_open(domain) };
-	int fd = ol_open(domain);
-	struct ordlock_key k = ex_key(1);
-	pthread_t thread;
-	unsigned int i;
-	uint64_t t0;
+	struct ol_holder h[3];
+	struct bench_op ops[3];
+	int fds[3], i, k;
 
-	if (pipe(h.go) || pthread_create(&thread, NULL, holder_main, &h))
-		bench_die("wait cost: %s", strerror(errno));
-	while (!__atomic_load_n(&h.held, __ATOMIC_SEQ_CST))
-		usleep(100);
-	for (i = 0; i < n + 50; i++) {
-		t0 = now_ns();
-		if (ol_acquire(fd, &k, 1, 1, 0, NULL) != -ETIMEDOUT)
-			bench_die("wait cost: the ACQUIRE did not time out");
-		if (i >= 50) /* the first ones warm up (and allocate) */
-			samples_add_timed(s, t0, now_ns());
+	for (i = 0; i < 3; i++) {
+		ol_holder_start(&h[i], dom[i], &cost_key, 1);
+		fds[i] = ol_open(dom[i]);
+		ops[i] = (struct bench_op){ .fn = op_wait, .arg = &fds[i], .s = &cost[i] };
+		for (k = 0; k < 50; k++) /* warm up (the first wait allocates) */
+			op_wait(&fds[i]);
 	}
-	close(h.go[1]);
-	pthread_join(thread, NULL);
-	close(h.go[0]);
-	close(fd);
-	close(h.fd);
+	bench_interleave(ops, 3, n, 50, rep);
+	for (i = 0; i < 3; i++) {
+		close(fds[i]);
+		ol_holder_stop(&h[i]);
+	}
 }
 
 int main(void)
 {
-	unsigned int reps = bench_reps(), r, i, j;
+	unsigned int reps = bench_reps(), r, i;
 	struct samples ring[NNS_MAX], fring[NNS_MAX], wake, cost[3], logged;
 	int fmissed[NNS_MAX] = { 0 }, fskipped[NNS_MAX] = { 0 };
 	static const char *const cost_dom[3] = { "bench-enforce", "bench-detect", "bench-timeout" };
@@ -408,8 +391,7 @@ int main(void)
 			}
 		}
 		wakeup_floor(bench_n(40, 5), &wake);
-		for (j = 0; j < 3; j++)
-			wait_cost(cost_dom[(j + r) % 3], bench_n(400, 50), &cost[(j + r) % 3]);
+		wait_costs(cost_dom, bench_n(400, 50), cost, r);
 		bench_log("rep %u/%u done", r + 1, reps);
 	}
 	unlink(path);

@@ -12,7 +12,7 @@
 # only when they could not run (dependencies, build, VM, a benchmark that
 # crashed), never because a target was missed.
 #
-# Environment: ORDLOCK_BENCH_REPS (repetitions, default 5),
+# Environment: ORDLOCK_BENCH_REPS (repetitions, default 7),
 # ORDLOCK_BENCH_SCALE (operations per repetition, 1.0; 0.2 for a quick look),
 # BENCH="b1_uncontended ..." (only these benchmarks), VM_CPUS (default 2),
 # VM_ACCEL (default kvm when usable, else tcg); KDIR/KVER pass through.
@@ -59,7 +59,7 @@ fi
 export VM_CPUS=${VM_CPUS:-2}
 export TEST_TIMEOUT=${TEST_TIMEOUT:-600}
 export VM_TIMEOUT=${VM_TIMEOUT:-1800}
-export ORDLOCK_BENCH_REPS=${ORDLOCK_BENCH_REPS:-5}
+export ORDLOCK_BENCH_REPS=${ORDLOCK_BENCH_REPS:-7}
 
 load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 echo "== benchmarks in the VM ($VM_ACCEL, $VM_CPUS vCPUs; host load $load_start)"

@@ -24,7 +24,7 @@
 unsigned int bench_reps(void)
 {
 	const char *s = getenv("ORDLOCK_BENCH_REPS");
-	long v = s ? strtol(s, NULL, 10) : 5;
+	long v = s ? strtol(s, NULL, 10) : 7;
 
 	return v < 1 ? 1 : v > 100 ? 100 : (unsigned int)v;
 }

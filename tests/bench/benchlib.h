@@ -22,7 +22,7 @@
 
 /*
  * bench_reps() - repetitions of every measurement: ORDLOCK_BENCH_REPS
- * (default 5). Repetitions interleave the implementations, so that drift
+ * (default 7). Repetitions interleave the implementations, so that drift
  * of the machine hits them all alike.
  */
 unsigned int bench_reps(void);

@@ -172,6 +172,11 @@ static void test_graph(void)
 	check(strstr(R.out, "o5 -> o6 [label=\"exclusive 1:2\\nheld exclusive\", style=solid, color=red") &&
 	      strstr(R.out, "o7 -> o5 [label=\"shared 1:1\\nheld exclusive\", style=solid];"),
 	      "graph --dot: the cycle's edges red, the others not");
+	if (!system("command -v dot >/dev/null 2>&1"))
+		check(run("$C graph --dot | dot -Tsvg | grep -q '<svg'") == 0,
+		      "graph --dot: dot accepts it");
+	else
+		ok(1, "graph --dot: dot accepts it # SKIP graphviz is not installed");
 	jq("graph -j: every edge", "$C graph -j -d wh",
 	   ".edges | length == 4 and .[3].edge == \"soft\" and .[3].waiter.comm == \"report\"");
 }

@@ -43,7 +43,7 @@ static int olc_cycles_keep(void *arg, const unsigned int *v,
 
 	(void)v;
 	if (c->limit && c->nkept >= c->limit)
-		return 0;
+		return c->stop;
 	if (c->nkept == c->kcap) {
 		size_t cap = c->kcap ? c->kcap * 2 : 16;
 		unsigned int *s = realloc(c->start, cap * sizeof(*s));
@@ -81,7 +81,7 @@ static int olc_cycles_keep(void *arg, const unsigned int *v,
 	for (i = 0; i < len; i++)
 		c->steps[c->nsteps++] = c->w->edge[e[i]];
 	c->nkept++;
-	return 0;
+	return c->stop && c->nkept >= c->limit;
 }
 
 void olc_cycles_free(struct olc_cycles *c)
@@ -153,8 +153,8 @@ static void olc_cycle_json(struct olc_json *j, const struct olc_cycles *c, size_
 }
 
 int olc_find_cycles(const struct olc_edges *edges, const char *domain,
-		    unsigned long limit, uint64_t max_work, struct olc_wfg *w,
-		    struct olc_cycles *found)
+		    unsigned long limit, int stop, uint64_t max_work,
+		    struct olc_wfg *w, struct olc_cycles *found)
 {
 	int ret;
 
@@ -165,6 +165,7 @@ int olc_find_cycles(const struct olc_edges *edges, const char *domain,
 	found->edges = edges;
 	found->w = w;
 	found->limit = limit;
+	found->stop = stop && limit;
 	ret = cf_find_cycles(&w->g, max_work, olc_cycles_keep, found, &found->res);
 	if (!ret && found->nomem)
 		ret = -ENOMEM;
@@ -387,8 +388,9 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 		ret = olc_load_graph(&edges, &source);
 	if (ret)
 		return OLC_EXIT_ERROR;
+	/* -q: the first cycle decides the exit status */
 	ret = olc_find_cycles(&edges, domain, quiet ? 1 : (unsigned long)limit,
-			      max_work, &w, &found);
+			      quiet, max_work, &w, &found);
 	if (ret) {
 		olc_err("cycles: %s", strerror(-ret));
 		olc_edges_free(&edges);
@@ -461,7 +463,8 @@ const struct olc_cmd olc_cmd_cycles = {
 	"      --max-work=N     stop the search after N edge visits (default 50000000,\n"
 	"                       well under a second; 0: no bound); then the count is a\n"
 	"                       lower bound and the output says so\n"
-	"  -q, --quiet          print nothing: only the exit status\n"
+	"  -q, --quiet          print nothing: only the exit status (the search\n"
+	"                       stops at the first cycle)\n"
 	"      --history        the deadlocks the kernel detected and broke (debugfs\n"
 	"                       \"deadlocks\", newest last)\n"
 	"\n"

@@ -101,7 +101,6 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		{ "wait", required_argument, NULL, 'w' },
 		{ "nonblock", no_argument, NULL, 'n' },
 		{ "nb", no_argument, NULL, 'n' },
-		{ "no-fork", no_argument, NULL, 'F' },
 		{ "conflict-exit-code", required_argument, NULL, 'E' },
 		{ "close", no_argument, NULL, 'o' },
 		{ "domain", required_argument, NULL, 'd' },
@@ -177,7 +176,6 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 			break;
 		}
 		case 'o':
-		case 'F':
 			/* the descriptor is close-on-exec anyway */
 			break;
 		case 'd':

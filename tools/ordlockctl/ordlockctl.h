@@ -159,6 +159,7 @@ void olc_json_key(struct olc_json *j, const char *domain, uint32_t rank,
  * @edges: the edges searched
  * @w: their graph
  * @limit: how many to keep (0: all)
+ * @stop: end the search once @limit cycles are kept (cycles -q)
  * @steps: the kept cycles' steps, as indices of @edges, one after the other
  * @start: for each kept cycle, its first entry of @steps
  * @len: for each kept cycle, its length
@@ -169,6 +170,7 @@ struct olc_cycles {
 	const struct olc_edges *edges;
 	const struct olc_wfg *w;
 	unsigned long limit;
+	int stop;
 	unsigned int *steps;
 	size_t nsteps, cap;
 	unsigned int *start;
@@ -180,8 +182,8 @@ struct olc_cycles {
 
 /* Search the edges of @domain (NULL: all); 0 or -errno */
 int olc_find_cycles(const struct olc_edges *edges, const char *domain,
-		    unsigned long limit, uint64_t max_work, struct olc_wfg *w,
-		    struct olc_cycles *found);
+		    unsigned long limit, int stop, uint64_t max_work,
+		    struct olc_wfg *w, struct olc_cycles *found);
 void olc_cycles_free(struct olc_cycles *found);
 /* A flag per edge index: the edge is on a kept cycle; free() it */
 unsigned char *olc_cycle_edges(const struct olc_cycles *found, size_t nedges);

@@ -28,6 +28,8 @@ PACKAGES=(
 	linux-source-6.1
 	kmod
 	jq
+	graphviz
+	clang
 )
 BENCH_PACKAGES=(
 	gnuplot-nox

@@ -30,6 +30,7 @@ PACKAGES=(
 	jq
 	graphviz
 	clang
+	libclang-rt-14-dev
 )
 BENCH_PACKAGES=(
 	gnuplot-nox

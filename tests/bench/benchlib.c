@@ -353,10 +353,17 @@ void ol_holder_start(struct ol_holder *h, const char *domain,
 	if (h->pid < 0)
 		bench_die("fork: %s", strerror(errno));
 	if (!h->pid) {
-		int fd = ol_open(domain);
+		int fd, lo = go[0] < ready[1] ? go[0] : ready[1];
+		int hi = go[0] < ready[1] ? ready[1] : go[0];
 
-		close(ready[0]);
-		close(go[1]);
+		/*
+		 * Keep nothing else open: a copy of another holder's go pipe
+		 * would keep that one from ever seeing its end.
+		 */
+		close_range(3, lo - 1, 0);
+		close_range(lo + 1, hi - 1, 0);
+		close_range(hi + 1, ~0U, 0);
+		fd = ol_open(domain);
 		err = ol_acquire(fd, keys, n, 0, ORDLOCK_ACQUIRE_TRY, NULL);
 		if (write(ready[1], &err, sizeof(err)) != sizeof(err))
 			_exit(1);

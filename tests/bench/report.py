@@ -418,7 +418,17 @@ def plot(resdir, rows, meta):
     g.append('set key top left font ",8"')
     g.append('set xtics rotate by -30 font ",8"')
 
+    def empty(title):
+        g.append('set title %s' % q(title))
+        g.append('unset logscale')
+        g.append('set yrange [0:1]')
+        g.append('set label 1 "not measured" at graph 0.5,0.5 center')
+        g.append('plot 2 notitle')
+        g.append('unset label 1')
+
     def barplot(title, ylabel, path, log=False):
+        if not os.path.getsize(path):
+            return empty(title)
         g.append('set title %s' % q(title))
         g.append('set ylabel %s' % q(ylabel))
         g.append('unset logscale')
@@ -430,6 +440,8 @@ def plot(resdir, rows, meta):
                  "'' using 0:2:2:3 with yerrorbars notitle lc rgb 'black' pt -1" % q(path))
 
     def lineplot(title, xlabel, ylabel, series_list, logx=True, logy=True):
+        if not any(os.path.getsize(p) for p, _ in series_list):
+            return empty(title)
         g.append('set title %s' % q(title))
         g.append('set xlabel %s' % q(xlabel))
         g.append('set ylabel %s' % q(ylabel))
@@ -442,7 +454,7 @@ def plot(resdir, rows, meta):
         g.append("set yrange [*:*]")
         parts = ["%s using 1:2 with linespoints lw 2 title %s" % (q(p), q(t))
                  for p, t in series_list if os.path.getsize(p)]
-        g.append("plot " + ", \\\n  ".join(parts) if parts else "plot 0 notitle")
+        g.append("plot " + ", \\\n  ".join(parts))
         g.append('unset xlabel')
         g.append('set xtics rotate by -30 font ",8"')
 

@@ -68,7 +68,8 @@
  * EINVAL     unknown flag, non-zero reserved field, invalid mode, zero keys,
  *            bad domain name, @size too small
  * E2BIG      more keys than max_keys_per_request; or @size larger than the
- *            kernel's structure with non-zero trailing bytes
+ *            kernel's structure with non-zero trailing bytes, or larger than
+ *            a page
  * EFAULT     a user pointer (the argument, or the keys array) is not readable
  *            or writable
  * ENOTTY     unknown ioctl
@@ -86,7 +87,11 @@
  *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT)
  * ENOENT     release or convert of a key the owner does not hold
  *            (%ORDLOCK_REASON_NOT_HELD)
- * EBUSY      %ORDLOCK_IOC_SET_DOMAIN while the owner holds or waits for keys
+ * EBUSY      another request of the same owner (a dup()ed or inherited
+ *            descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
+ *            %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
+ *            (%ORDLOCK_IOC_OWNER_INFO and %ORDLOCK_IOC_LAST_FAILURE answer);
+ *            or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys
  * EPERM      %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN (an
  *            invalid argument is reported first, as EINVAL)
  * ENOMEM     the kernel ran out of memory; nothing was taken
@@ -235,7 +240,7 @@ struct ordlock_acquire {
  * struct ordlock_release - argument of %ORDLOCK_IOC_RELEASE
  * @size: sizeof(struct ordlock_release)
  * @flags: %ORDLOCK_RELEASE_ALL, or 0 to release the keys in @keys
- * @nkeys: number of keys in @keys (0 with %ORDLOCK_RELEASE_ALL)
+ * @nkeys: number of keys in @keys (0, and @keys 0, with %ORDLOCK_RELEASE_ALL)
  * @__reserved: must be zero
  * @keys: user pointer to an array of &struct ordlock_key; @mode is ignored
  *	but must be 0 or a valid mode. Either every key is held and all are

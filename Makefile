@@ -17,6 +17,16 @@
 #                       a table of ordlock against flock, OFD locks, semop...;
 #                       results in tests/build/bench-results/ (BENCH="b1_..")
 #   make deps           install the build and test dependencies (Debian 12)
+#   make install        ordlockctl, libordlock, headers, .pc, man pages, bash
+#                       completion, udev rule, Python binding, examples under
+#                       $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); see tools/Makefile
+#                       for the directories; "make uninstall" removes them
+#   make install-module the module into $(DESTDIR)/lib/modules/KVER/updates
+#   make dkms-install   the module sources into /usr/src/ordlock-VERSION, then
+#                       dkms add, build, install (DKMS_KVER=: the kernel to
+#                       build for, default the running one); dkms-uninstall
+#   make dkms-check     build the module through dkms (private dkms and source
+#                       trees) against KVER's headers; part of "make unit"
 #   make clean
 #
 # The module is built against the newest Debian *-amd64 kernel that has
@@ -44,7 +54,8 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 T ?=
 
 .PHONY: all modules tools tests unit check vm demo demo-run bench clean deps \
-	kdir-check vm-env
+	kdir-check vm-env install uninstall install-module dkms-source \
+	dkms-install dkms-uninstall dkms-check
 
 all: modules tools tests
 
@@ -96,6 +107,50 @@ demo-run: all
 vm-env:
 	@echo 'KVER=$(KVER)'
 	@echo 'VMLINUZ=$(VMLINUZ)'
+
+# --- installing ---------------------------------------------------------------
+VERSION		:= 0.1.0
+PREFIX		?= /usr/local
+DESTDIR		?=
+
+
+install: tools
+	$(MAKE) -C tools install
+
+uninstall:
+	$(MAKE) -C tools uninstall
+
+install-module: modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
+		INSTALL_MOD_DIR=updates modules_install
+
+# What DKMS needs to build the module: the kbuild files, kmod/ and the UAPI
+# header (kmod/ includes it as ../include/uapi).
+DKMS_SRC	?= /usr/src/ordlock-$(VERSION)
+DKMS_FILES	:= Kbuild dkms.conf kmod/Kbuild \
+		   $(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h) \
+		   include/uapi/linux/ordlock.h
+DKMS_KVER	?=
+dkms_k		= $(if $(DKMS_KVER),-k $(DKMS_KVER))
+
+dkms-source:
+	rm -rf $(DESTDIR)$(DKMS_SRC)
+	for f in $(DKMS_FILES); do \
+		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; \
+	done
+
+dkms-install: dkms-source
+	@command -v dkms >/dev/null || { echo "dkms is not installed (apt-get install dkms)" >&2; exit 1; }
+	dkms status -m ordlock -v $(VERSION) | grep -q . || dkms add -m ordlock -v $(VERSION)
+	dkms build -m ordlock -v $(VERSION) $(dkms_k) --force
+	dkms install -m ordlock -v $(VERSION) $(dkms_k) --force
+
+dkms-uninstall:
+	-dkms remove -m ordlock -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+dkms-check:
+	@KVER="$(KVER)" bash tests/unit/t_dkms.sh
 
 clean:
 	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi

@@ -5,7 +5,8 @@
 # the toolchain, Debian's stock kernel image + headers (the VM boots that
 # kernel and the module is built against it), qemu, busybox-static (the VM's
 # initramfs), libnl (tools), sparse (make C=1), jq (the ordlockctl tests
-# read its JSON back).
+# read its JSON back), graphviz (the demo's picture), dkms (the DKMS build
+# test).
 #
 # Idempotent: it only calls apt-get when something is missing, and then only
 # installs the missing packages. Runs non-interactively (CI, no stdin).
@@ -29,6 +30,7 @@ PACKAGES=(
 	kmod
 	jq
 	graphviz
+	dkms
 	clang
 	libclang-rt-14-dev
 )

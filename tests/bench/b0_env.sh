@@ -14,5 +14,4 @@ row cpu_model "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n
 row clocksource "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)"
 row mem_total_kb "$(awk '/^MemTotal:/ { print $2 }' /proc/meminfo)"
 row hash_bits "$(cat /sys/module/ordlock/parameters/hash_bits 2>/dev/null)"
-row ordlock_srcversion "$(cat /sys/module/ordlock/srcversion 2>/dev/null)"
 row slab "$(if [[ -r /proc/slabinfo ]]; then echo slabinfo; else echo none; fi)"

@@ -114,8 +114,14 @@ int main(void)
 	bench_log("clock overhead %llu ns; %u reps", (unsigned long long)bench_clock_overhead(), reps);
 
 	for (r = 0; r < reps; r++) {
-		for (ki = 0; ki < NK; ki++) {
-			unsigned int k = ks[ki];
+		unsigned int kk;
+
+		/* each repetition starts at another k: drift spreads over all */
+		for (kk = 0; kk < NK; kk++) {
+			unsigned int k;
+
+			ki = (kk + r) % NK;
+			k = ks[ki];
 			struct bench_op ops[NIMPLS];
 
 			/* the last key of the floor's request is invalid */

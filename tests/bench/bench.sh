@@ -16,6 +16,9 @@
 # ORDLOCK_BENCH_SCALE (operations per repetition, 1.0; 0.2 for a quick look),
 # BENCH="b1_uncontended ..." (only these benchmarks), VM_CPUS (default 2),
 # VM_ACCEL (default kvm when usable, else tcg); KDIR/KVER pass through.
+# Knobs of single benchmarks: ORDLOCK_BENCH_CROSS=1 (b3: also across two
+# CPUs), ORDLOCK_BENCH_RINGS="2,10,100,1000" (b5: cycle sizes),
+# ORDLOCK_BENCH_FCNTL_MAX=100 (b5: largest fcntl ring).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

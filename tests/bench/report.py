@@ -325,7 +325,7 @@ def table(rows, meta, tgts):
         (" (" + meta["accel_note"] + ")") if meta.get("accel_note") else "",
         meta.get("clocksource", "?"), meta.get("reps", "?")))
     if meta.get("host_load"):
-        w("host: %s cores, load average at start %s; module %s" % (
+        w("host: %s cores, load average %s; module %s" % (
             meta.get("host_cpus", "?"), meta.get("host_load"), meta.get("module", "?")))
     w("Per operation: median and p99 over all repetitions; ratio = ordlock / that")
     w("implementation on the median (below 1: ordlock is faster; '=' marks the")

@@ -23,6 +23,8 @@ results=$1
 . "$results/run.env"
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TMPDIR=/tmp LC_ALL=C.UTF-8 ORDLOCK_REPO=$REPO
+# where a program may leave files for the host (make demo: its picture)
+export ORDLOCK_RESULTS=$results
 cd "$REPO" || exit 1
 
 say() { echo "ordlock-vm: $*"; }

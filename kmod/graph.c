@@ -86,21 +86,6 @@ void ordlock_graph_exit(void)
 }
 
 /**
- * ordlock_graph_prepare() - allocate what a victim needs to record a cycle
- * @owner: the owner, locked, about to wait
- *
- * Without it (out of memory), a cycle is still detected and broken, but
- * its steps are not recorded.
- */
-void ordlock_graph_prepare(struct ordlock_owner *owner)
-{
-	lockdep_assert_held(&owner->lock);
-	if (!owner->cycle)
-		owner->cycle = kcalloc(ORDLOCK_CYCLE_MAX, sizeof(*owner->cycle),
-				       GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
-}
-
-/**
  * ordlock_graph_edges() - call @fn for each edge out of waiter @w
  * @res: the resource @w is queued on, bucket lock held
  * @w: a waiter that is not granted
@@ -268,6 +253,14 @@ static unsigned int ordlock_graph_record(struct ordlock_owner *start,
 
 	for (cur = start->walk_parent; cur != start; cur = cur->walk_parent)
 		len++;
+	/*
+	 * Deadlocks are rare: the victim's record is allocated when one is
+	 * found, not by every owner that waits. Without memory, the cycle is
+	 * still broken, only not recorded.
+	 */
+	if (!start->cycle)
+		start->cycle = kcalloc(ORDLOCK_CYCLE_MAX, sizeof(*start->cycle),
+				       GFP_ATOMIC | __GFP_NOWARN);
 	/* Parents lead backwards: from the last step down to the victim */
 	cur = start->walk_parent;
 	for (i = len - 1; ; i--) {

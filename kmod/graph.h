@@ -15,7 +15,6 @@ struct ordlock_waiter;
 
 int ordlock_graph_init(void);
 void ordlock_graph_exit(void);
-void ordlock_graph_prepare(struct ordlock_owner *owner);
 unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
 				      struct ordlock_owner *start,
 				      struct ordlock_waiter *w);

@@ -68,6 +68,12 @@ unsigned int ordlock_keys_sort_merge(struct ordlock_rkey *keys, unsigned int n)
 
 	if (n < 2)
 		return n;
+	/* Callers usually pass their keys in order: check before sorting */
+	for (i = 1; i < n; i++)
+		if (ordlock_rkey_cmp(&keys[i - 1], &keys[i]) >= 0)
+			break;
+	if (i == n)
+		return n;
 	sort(keys, n, sizeof(*keys), ordlock_rkey_sort_cmp, NULL);
 	for (out = 0, i = 1; i < n; i++) {
 		if (!ordlock_rkey_cmp(&keys[out], &keys[i])) {

@@ -293,7 +293,6 @@ static int ordlock_wait_begin(struct ordlock_request *req)
 	req->waited = true;
 	req->check_at = 0;
 	req->cycle_len = 0;
-	ordlock_graph_prepare(owner);
 	if (w->task)
 		get_task_comm(owner->comm, current);
 	WRITE_ONCE(owner->pending_since, ktime_to_ns(w->since));

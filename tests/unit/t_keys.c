@@ -130,6 +130,21 @@ static void test_sort_merge_cases(void)
 	ok(k[1].rank == 2 && k[1].id == 20 && k[1].mode == ORDLOCK_MODE_EXCLUSIVE && k[1].index == 0,
 	   "inventories:20 second, exclusive wins, index 0");
 	is_int(ordlock_keys_sort_merge(k, 1), 1, "one key stays one key");
+
+	{
+		struct ordlock_rkey s[3] = {
+			{ .rank = 1, .id = 1, .mode = ORDLOCK_MODE_SHARED, .index = 0 },
+			{ .rank = 1, .id = 1, .mode = ORDLOCK_MODE_EXCLUSIVE, .index = 1 },
+			{ .rank = 1, .id = 2, .mode = ORDLOCK_MODE_SHARED, .index = 2 },
+		};
+
+		is_int(ordlock_keys_sort_merge(s, 3), 2,
+		       "sorted input with a duplicate is still merged");
+		ok(s[0].mode == ORDLOCK_MODE_EXCLUSIVE && s[1].id == 2,
+		   "the merged duplicate is exclusive, then 1:2");
+		is_int(ordlock_keys_sort_merge(s, 2), 2,
+		       "strictly sorted input is kept as it is");
+	}
 }
 
 static void name_case(const char *name, int want, const char *what)

@@ -127,7 +127,7 @@ install-module: modules
 # What DKMS needs to build the module: the kbuild files, kmod/ and the UAPI
 # header (kmod/ includes it as ../include/uapi).
 DKMS_SRC	?= /usr/src/ordlock-$(VERSION)
-DKMS_FILES	:= Kbuild dkms.conf kmod/Kbuild \
+DKMS_FILES	:= Kbuild kmod/Kbuild \
 		   $(filter-out %.mod.c,$(wildcard kmod/*.c)) $(wildcard kmod/*.h) \
 		   include/uapi/linux/ordlock.h
 DKMS_KVER	?=
@@ -138,6 +138,7 @@ dkms-source:
 	for f in $(DKMS_FILES); do \
 		install -D -m 0644 $$f $(DESTDIR)$(DKMS_SRC)/$$f || exit 1; \
 	done
+	install -m 0644 tools/dkms/dkms.conf $(DESTDIR)$(DKMS_SRC)/dkms.conf
 
 dkms-install: dkms-source
 	@command -v dkms >/dev/null || { echo "dkms is not installed (apt-get install dkms)" >&2; exit 1; }

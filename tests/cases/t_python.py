@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# t_python: the Python binding (tools/python/ordlock.py, ctypes over
+# libordlock.so) against the module, with the seed's orders/inventories
+# scenario: orders rank 1, inventories rank 2; the API, batch and webhook
+# paths touch the same rows, each in its own natural order (the binding
+# passes the keys as given, the kernel sorts them); the counters are exact.
+# A late order lock after holding an inventory raises OrderViolation naming
+# both keys; a deadlock in a "detect" domain raises Deadlock with the cycle.
+# TAP on stdout. Standard library only.
+import errno
+import json
+import mmap
+import os
+import struct
+import sys
+import time
+import traceback
+
+here = os.path.dirname(os.path.abspath(__file__))
+repo = os.environ.get("ORDLOCK_REPO") or os.path.normpath(
+    os.path.join(here, "..", "..", ".."))
+sys.path.insert(0, os.path.join(repo, "tools", "python"))
+os.environ.setdefault("ORDLOCK_LIB",
+                      os.path.join(repo, "tools", "lib", "libordlock.so.1"))
+
+n = 0
+failed = 0
+
+
+def ok(cond, what, diag=None):
+    global n, failed
+    n += 1
+    if cond:
+        print("ok %d - %s" % (n, what))
+    else:
+        failed += 1
+        print("not ok %d - %s" % (n, what))
+        if diag:
+            for line in str(diag).splitlines():
+                print("# " + line)
+    sys.stdout.flush()
+    return cond
+
+
+try:
+    import ordlock
+except Exception as e:  # noqa: BLE001
+    ok(False, "import ordlock", traceback.format_exc())
+    print("1..%d" % n)
+    sys.exit(1)
+ok(True, "import ordlock (%s)" % ordlock._lib._name)
+
+RANKS = {"orders": 1, "inventories": 2}
+ordlock.ranks.update(RANKS)
+SHOP = "py-shop-%d" % os.getpid()
+ROUNDS = int(os.environ.get("T_PYTHON_ROUNDS", "150"))
+
+
+def expect_raises(cls, fn, what):
+    try:
+        fn()
+    except cls as e:
+        ok(True, what)
+        return e
+    except Exception as e:  # noqa: BLE001
+        ok(False, what, "raised %r" % (e,))
+        return None
+    ok(False, what, "raised nothing")
+    return None
+
+
+# --- basics ------------------------------------------------------------------
+# an idle owner keeps the domain, and so its token counter, alive
+anchor = ordlock.Owner(SHOP)
+with ordlock.acquire(("orders", 10), ("inventories", 20), domain=SHOP,
+                     timeout=5) as held:
+    ok(held.token > 0, "acquire by rank names: token %d" % held.token)
+    ok([(k.rank, k.id, k.mode) for k in held.keys] == [(1, 10, 2), (2, 20, 2)],
+       "keys resolved from the registry, exclusive by default, in the given order")
+    e = expect_raises(ordlock.Busy, lambda: ordlock.try_acquire(
+        ("inventories", 20), domain=SHOP), "a held key: try_acquire raises Busy")
+    if e:
+        ok(e.errno == errno.EAGAIN and e.reason_name == "busy"
+           and e.pid == os.getpid() and e.key == ordlock.exclusive(2, 20),
+           "Busy carries errno EAGAIN, reason, the key and the holder's pid",
+           "%r errno %s reason %s pid %s key %s" % (e, e.errno, e.reason_name,
+                                                   e.pid, e.key))
+        ok(isinstance(e, BlockingIOError), "Busy is a BlockingIOError")
+with ordlock.acquire(("orders", 10), domain=SHOP, nowait=True) as h2:
+    ok(h2.token > held.token, "released by the with block; tokens grow")
+ok(held.released, "Held.released after the block")
+
+
+def holder_child(*keys):
+    """A child process holds keys until the returned pipe is closed."""
+    ready_r, ready_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(stop_w)
+        with ordlock.acquire(*keys, domain=SHOP, timeout=5):
+            os.write(ready_w, b"r")
+            os.read(stop_r, 1)
+        os._exit(0)
+    os.close(stop_r)
+    os.read(ready_r, 1)
+    return pid, stop_w
+
+
+# a wait on a key this process holds would be a cycle of its own (the
+# kernel sees it): the holder is another process
+hpid, stop = holder_child(("orders", 10))
+t0 = time.monotonic()
+e = expect_raises(ordlock.Timeout, lambda: ordlock.acquire(
+    ("orders", 10), domain=SHOP, timeout=0.2),
+    "a key held elsewhere: acquire(timeout=0.2) raises Timeout")
+if e:
+    ok(e.errno == errno.ETIMEDOUT and isinstance(e, TimeoutError)
+       and e.pid == hpid and e.key == ordlock.exclusive("orders", 10)
+       and time.monotonic() - t0 >= 0.15,
+       "Timeout: ETIMEDOUT, a TimeoutError, names the key and the holder, waited",
+       "%r pid %s key %s" % (e, e.pid, e.key))
+os.close(stop)
+os.waitpid(hpid, 0)
+with ordlock.acquire(("orders", 10), domain=SHOP, timeout=5) as h3:
+    ok(h3.token > h2.token, "the holder's exit released the key")
+
+# plain ints, "rank:id" strings, and a ranks dict given to the call
+with ordlock.acquire((1, 11), "2:21", ("items", 5), domain=SHOP,
+                     ranks={"items": 3}, timeout=5) as h:
+    ok([tuple(k[:2]) for k in h.keys] == [(1, 11), (2, 21), (3, 5)],
+       "ints, RANK:ID strings and a per-call ranks dict")
+
+# shared and exclusive
+with ordlock.acquire(ordlock.shared("inventories", 20), domain=SHOP) as s1, \
+        ordlock.acquire(("inventories", 20), mode="shared", domain=SHOP) as s2:
+    ok(s1.token and s2.token, "two shared holders of inventories:20")
+    expect_raises(ordlock.Busy, lambda: ordlock.try_acquire(
+        ordlock.exclusive("inventories", 20), domain=SHOP),
+        "exclusive try while shared holders: Busy")
+
+# convert
+with ordlock.Owner(SHOP) as o:
+    h = o.acquire(ordlock.shared("orders", 12), timeout=5)
+    t_sh = h.token
+    t_ex = h.convert(("orders", 12), ordlock.EXCLUSIVE, timeout=5)
+    ok(t_ex > t_sh and h.token == t_ex, "convert shared -> exclusive: new token")
+    expect_raises(ordlock.Busy, lambda: ordlock.try_acquire(
+        ordlock.shared("orders", 12), domain=SHOP),
+        "after the upgrade a shared try is Busy")
+    h.convert(("orders", 12), "shared")
+    with ordlock.try_acquire(ordlock.shared("orders", 12), domain=SHOP):
+        ok(True, "after the downgrade a shared try succeeds")
+    ok(o.info()["nheld"] == 1 and o.info()["domain"] == SHOP,
+       "Owner.info(): one key held, in the shop domain")
+    expect_raises(ordlock.NotHeld, lambda: o.release(("orders", 99)),
+                  "release of a key not held: NotHeld")
+
+# --- the late order lock -------------------------------------------------------
+with ordlock.Owner(SHOP) as o:
+    o.acquire(("inventories", 20), timeout=5)
+    e = expect_raises(ordlock.OrderViolation,
+                      lambda: o.acquire(("orders", 10), timeout=5),
+                      "orders:10 after holding inventories:20: OrderViolation")
+    if e:
+        msg = str(e)
+        ok(e.errno == errno.EDEADLK and e.reason_name == "order",
+           "OrderViolation: EDEADLK, reason order")
+        ok(e.key == ordlock.exclusive("orders", 10)
+           and e.held == ordlock.exclusive("inventories", 20),
+           "it carries the requested key and the held key",
+           "key %r held %r" % (e.key, e.held))
+        ok("orders:10" in msg and "inventories:20" in msg,
+           "the message names both keys: %s" % msg, msg)
+    ok(o.info()["nheld"] == 1, "the refused request took nothing")
+
+# --- the three paths -----------------------------------------------------------
+# shared counters: orders 10, 11 (times touched) and inventories 20, 21 (stock)
+SLOTS = {("orders", 10): 0, ("orders", 11): 1,
+         ("inventories", 20): 2, ("inventories", 21): 3}
+mem = mmap.mmap(-1, 8 * len(SLOTS))
+
+
+def get(k):
+    return struct.unpack_from("q", mem, 8 * SLOTS[k])[0]
+
+
+def put(k, v):
+    struct.pack_into("q", mem, 8 * SLOTS[k], v)
+
+
+for k in SLOTS:
+    put(k, 1000 if k[0] == "inventories" else 0)
+
+# each path: its keys in its own natural order, and what it adds to each row
+PATHS = {
+    "api": ([("orders", 10), ("inventories", 20)],
+            {("orders", 10): 1, ("inventories", 20): -1}),
+    "batch": ([("inventories", 20), ("inventories", 21), ("orders", 11),
+               ("orders", 10)],
+              {("inventories", 20): 2, ("inventories", 21): 2,
+               ("orders", 10): 1, ("orders", 11): 1}),
+    "webhook": ([("inventories", 21), ("orders", 11)],
+                {("inventories", 21): -1, ("orders", 11): 1}),
+}
+
+
+def worker(name):
+    keys, delta = PATHS[name]
+    with ordlock.Owner(SHOP) as o:
+        for _ in range(ROUNDS):
+            with o.acquire(*keys, timeout=30):
+                # read, yield, write: an unlocked race would lose updates
+                vals = {k: get(k) for k in delta}
+                os.sched_yield()
+                for k, d in delta.items():
+                    put(k, vals[k] + d)
+    return 0
+
+
+def run_child(fn, *args):
+    pid = os.fork()
+    if pid == 0:
+        rc = 1
+        try:
+            rc = fn(*args)
+        except BaseException:  # noqa: BLE001
+            traceback.print_exc()
+        os._exit(rc)
+    return pid
+
+
+def wait_child(pid):
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+t0 = time.monotonic()
+pids = [run_child(worker, name) for name in PATHS]
+rcs = [wait_child(p) for p in pids]
+ok(rcs == [0, 0, 0], "api, batch and webhook: %d rounds each in %.1fs"
+   % (ROUNDS, time.monotonic() - t0), "exit codes %r" % rcs)
+want = {k: (1000 if k[0] == "inventories" else 0) for k in SLOTS}
+for _, (_, delta) in PATHS.items():
+    for k, d in delta.items():
+        want[k] += d * ROUNDS
+got = {k: get(k) for k in SLOTS}
+ok(got == want, "counters exact: %s" % ", ".join(
+    "%s:%d=%d" % (k[0], k[1], v) for k, v in sorted(got.items())),
+   "want %r" % want)
+
+# --- a deadlock in a detect domain -----------------------------------------------
+DET = "py-detect-%d" % os.getpid()
+try:
+    ordlock.set_policy(DET, "detect")
+    ok(ordlock.domain_config(DET)["policy"] == "detect",
+       "set_policy: domain %s is detect" % DET)
+except ordlock.OrdlockError as e:
+    ok(False, "set_policy(detect)", repr(e))
+
+ready_r, ready_w = os.pipe()
+go_r, go_w = os.pipe()
+res_r, res_w = os.pipe()
+
+
+def transfer(first, second):
+    out = {"pid": os.getpid()}
+    with ordlock.Owner(DET) as o:
+        o.acquire(("inventories", first), timeout=30)
+        os.write(ready_w, b"r")
+        os.read(go_r, 1)
+        try:
+            o.acquire(("inventories", second), timeout=30)
+            out["result"] = "granted"
+        except ordlock.Deadlock as e:
+            out.update(result="deadlock", errno=e.errno, msg=str(e),
+                       cycle_len=e.cycle_len,
+                       cycle=[[s.pid, s.comm, s.key.rank, s.key.id, s.edge]
+                              for s in e.cycle])
+        except ordlock.OrdlockError as e:
+            out.update(result="error", msg=repr(e))
+    os.write(res_w, (json.dumps(out) + "\n").encode())
+    return 0
+
+
+pa = run_child(transfer, 30, 31)
+pb = run_child(transfer, 31, 30)
+os.read(ready_r, 1)
+os.read(ready_r, 1)
+os.write(go_w, b"gg")
+rcs = [wait_child(pa), wait_child(pb)]
+os.close(res_w)
+data = b""
+while True:
+    chunk = os.read(res_r, 65536)
+    if not chunk:
+        break
+    data += chunk
+outs = [json.loads(line) for line in data.decode().splitlines() if line]
+results = sorted(o["result"] for o in outs)
+ok(rcs == [0, 0] and results == ["deadlock", "granted"],
+   "two transfers in opposite orders: one Deadlock, the other granted",
+   "rcs %r, outs %r" % (rcs, outs))
+victim = [o for o in outs if o["result"] == "deadlock"]
+if victim:
+    v = victim[0]
+    cyc = v["cycle"]
+    ok(v["errno"] == errno.EDEADLK and v["cycle_len"] == 2 and len(cyc) == 2,
+       "Deadlock: EDEADLK with a cycle of 2 steps", repr(v))
+    ok(cyc and cyc[0][0] == v["pid"] and {c[0] for c in cyc} == {pa, pb}
+       and {(c[2], c[3]) for c in cyc} == {(2, 30), (2, 31)},
+       "the cycle: the victim first, both transfers, both keys", repr(cyc))
+    ok("waits for" in v["msg"] and "inventories:3" in v["msg"],
+       "the message describes the cycle: %s" % v["msg"], v["msg"])
+
+print("1..%d" % n)
+sys.exit(1 if failed else 0)

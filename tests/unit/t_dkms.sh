@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t_dkms -- builds the module the way DKMS does on a kernel upgrade: the
+# sources "make dkms-source" installs (what "make dkms-install" copies to
+# /usr/src/ordlock-VERSION), then dkms add, build -k KVER (the headers of
+# tests/kver.sh), remove --all. Private source and dkms trees
+# (--sourcetree, --dkmstree): the machine's DKMS state is not touched
+# (dkms itself may create its module signing key in /var/lib/dkms on its
+# first build, as it does for any module). TAP; skips without dkms, root or
+# headers. "make dkms-check" runs it alone.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# tests/unit/ or tests/build/unit/
+repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
+	repo=$(cd "$here/../.." && pwd)
+[[ -f $repo/tools/dkms/dkms.conf ]] || repo=$(cd "$here/../../.." && pwd)
+cd "$repo" || exit 1
+unset MAKEFLAGS MFLAGS MAKELEVEL
+kver=${KVER:-$(sh tests/kver.sh)}
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' tools/dkms/dkms.conf)
+
+skip() { echo "1..0 # SKIP $*"; exit 0; }
+command -v dkms >/dev/null || skip "dkms is not installed (make deps)"
+[[ $(id -u) == 0 ]] || skip "dkms needs root"
+[[ -n $kver && -d /lib/modules/$kver/build ]] || skip "no kernel headers"
+
+n=0
+failed=0
+point() { # point STATUS DESCRIPTION
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+src=$work/src
+tree=$work/dkms
+mkdir -p "$src" "$tree"
+dk() { dkms --dkmstree "$tree" --sourcetree "$src" "$@"; }
+
+make -s --no-print-directory dkms-source DKMS_SRC="$src/ordlock-$version" >"$work/log" 2>&1
+point $? "make dkms-source: the sources of ordlock $version"
+dk add -m ordlock -v "$version" >>"$work/log" 2>&1
+point $? "dkms add"
+t0=$SECONDS
+dk build -m ordlock -v "$version" -k "$kver" >>"$work/log" 2>&1
+rc=$?
+point $rc "dkms build -k $kver ($((SECONDS - t0))s)"
+if [[ $rc != 0 ]]; then
+	sed 's/^/# /' "$work/log" | tail -n 20
+	tail -n 20 "$tree/ordlock/$version/build/make.log" 2>/dev/null | sed 's/^/# /'
+fi
+ko=$(find "$tree/ordlock/$version/$kver" -name 'ordlock.ko*' 2>/dev/null | head -n 1)
+vermagic=$( [[ -n $ko ]] && modinfo -F vermagic "$ko" 2>/dev/null)
+[[ $vermagic == "$kver "* ]]
+point $? "ordlock.ko built for $kver (${ko#"$tree"/}: vermagic ${vermagic%% *})"
+[[ $(dk status -m ordlock -v "$version" -k "$kver" 2>/dev/null) == *built* ]]
+point $? "dkms status: built"
+dk remove -m ordlock -v "$version" --all >>"$work/log" 2>&1
+point $? "dkms remove --all"
+[[ -z $(dk status -m ordlock 2>/dev/null) ]]
+point $? "dkms status: nothing left"
+echo "1..$n"
+((failed == 0))

@@ -640,6 +640,25 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 	return ordlock_request_step(req);
 }
 
+/* Common start of an acquire and a conversion; the owner is locked */
+static int ordlock_request_init(struct ordlock_request *req, bool convert)
+{
+	struct ordlock_owner *owner = req->owner;
+
+	lockdep_assert_held(&owner->lock);
+	if (owner->busy)
+		return -EBUSY;
+	if (!req->notify)
+		ordlock_owner_touch(owner);
+	INIT_LIST_HEAD(&req->blank);
+	INIT_LIST_HEAD(&req->taken);
+	req->convert = convert;
+	req->next = 0;
+	req->waited = false;
+	req->token = 0;
+	return 0;
+}
+
 /**
  * ordlock_request_start() - start an acquire
  * @req: the request: owner (locked), keys (validated, sorted, merged), n,
@@ -658,17 +677,9 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	const struct ordlock_rkey *keys = req->keys;
 	int ret;
 
-	lockdep_assert_held(&owner->lock);
-	if (owner->busy)
-		return -EBUSY;
-	if (!req->notify)
-		ordlock_owner_touch(owner);
-	INIT_LIST_HEAD(&req->blank);
-	INIT_LIST_HEAD(&req->taken);
-	req->convert = false;
-	req->next = 0;
-	req->waited = false;
-	req->token = 0;
+	ret = ordlock_request_init(req, false);
+	if (ret)
+		return ret;
 
 	if (READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_ENFORCE)
 		ret = ordlock_check_order(owner, &keys[0]);
@@ -851,17 +862,9 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 	struct ordlock_hold *hold;
 	int ret = 0;
 
-	lockdep_assert_held(&owner->lock);
-	if (owner->busy)
-		return -EBUSY;
-	if (!req->notify)
-		ordlock_owner_touch(owner);
-	INIT_LIST_HEAD(&req->blank);
-	INIT_LIST_HEAD(&req->taken);
-	req->convert = true;
-	req->next = 0;
-	req->waited = false;
-	req->token = 0;
+	ret = ordlock_request_init(req, true);
+	if (ret)
+		return ret;
 	hold = ordlock_owner_find_hold(owner, key);
 	if (!hold)
 		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, key);

@@ -13,6 +13,10 @@
 #   make demo           boot the VM and run the demo programs, live
 #   make fuzz           libFuzzer on ordlockctl's parsers for FUZZ_SECONDS
 #                       (default 60; needs clang, optional)
+#   make stress         boot the VM and run tests/cases/t_stress.c for
+#                       STRESS_SECONDS (default 300; make check runs it ~20 s)
+#   make fuzz-vm        boot the VM and run the in-VM ioctl/netlink fuzzer
+#                       tests/cases/t_fuzz.c for FUZZ_VM_SECONDS (default 300)
 #   make bench          boot the VM and run the benchmarks (tests/bench/):
 #                       a table of ordlock against flock, OFD locks, semop...;
 #                       results in tests/build/bench-results/ (BENCH="b1_..")
@@ -54,6 +58,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 T ?=
 
 .PHONY: all modules tools tests unit check vm demo demo-run bench clean deps \
+	stress fuzz-vm \
 	kdir-check vm-env install uninstall install-module dkms-source \
 	dkms-install dkms-uninstall dkms-check
 
@@ -95,6 +100,19 @@ vm: kdir-check
 demo:
 	@bash tests/install-deps.sh
 	+@$(MAKE) --no-print-directory demo-run
+
+# Long runs of the stress test and of the in-VM fuzzer (short in make check);
+# run.sh passes ORDLOCK_STRESS_* and ORDLOCK_FUZZ_* into the guest.
+STRESS_SECONDS	?= 300
+FUZZ_VM_SECONDS	?= 300
+
+stress: modules tests
+	@ORDLOCK_STRESS_SECONDS=$(STRESS_SECONDS) TEST_TIMEOUT=$$(($(STRESS_SECONDS) + 600)) \
+		VM_TIMEOUT=$$(($(STRESS_SECONDS) + 1200)) $(vm_env) bash tests/vm/run.sh t_stress
+
+fuzz-vm: modules tests
+	@ORDLOCK_FUZZ_SECONDS=$(FUZZ_VM_SECONDS) TEST_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 600)) \
+		VM_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 1200)) $(vm_env) bash tests/vm/run.sh t_fuzz
 
 # Benchmarks report, they do not fail on a missed target (tests/bench/bench.sh)
 bench:

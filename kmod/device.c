@@ -79,7 +79,8 @@ static int ordlock_copy_keys(struct ordlock_owner *owner, struct ordlock_keybuf 
 	kb->heap = NULL;
 	if (!count)
 		return ordlock_fail_invalid(owner, -EINVAL);
-	if (count > ordlock_max_keys_per_request())
+	if (count > (mode_required ? ordlock_max_keys_per_request() :
+		     ordlock_max_keys_per_release()))
 		return ordlock_fail_invalid(owner, -E2BIG);
 	if (count > ORDLOCK_STACK_KEYS) {
 		bytes = size_add(array_size(count, sizeof(*ukeys)),

@@ -153,7 +153,8 @@ static int ordlock_nl_parse_keys(struct genl_info *info, bool mode_required,
 		NL_SET_ERR_MSG_ATTR(info->extack, keys, "no keys");
 		return -EINVAL;
 	}
-	if (count > ordlock_max_keys_per_request()) {
+	if (count > (mode_required ? ordlock_max_keys_per_request() :
+		     ordlock_max_keys_per_release())) {
 		NL_SET_ERR_MSG_ATTR(info->extack, keys,
 				    "more keys than max_keys_per_request");
 		return -E2BIG;

@@ -49,6 +49,20 @@ unsigned int ordlock_max_keys_per_request(void)
 	return clamp(READ_ONCE(max_keys_per_request), 1U, ORDLOCK_HARD_MAX_KEYS);
 }
 
+/**
+ * ordlock_max_keys_per_release() - most keys one release may name
+ *
+ * An owner may always release, in one call, as many keys as it may hold or
+ * ask for, whatever the parameters became since it took them.
+ *
+ * Return: the limit.
+ */
+unsigned int ordlock_max_keys_per_release(void)
+{
+	return min(max(ordlock_max_keys_per_request(), ordlock_max_keys_per_owner()),
+		   ORDLOCK_HARD_MAX_KEYS);
+}
+
 unsigned int ordlock_max_keys_per_owner(void)
 {
 	return max(READ_ONCE(max_keys_per_owner), 1U);

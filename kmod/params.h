@@ -21,6 +21,7 @@ extern unsigned int ordlock_hash_bits;
 
 unsigned int ordlock_max_keys_per_request(void);
 unsigned int ordlock_max_keys_per_owner(void);
+unsigned int ordlock_max_keys_per_release(void);
 unsigned int ordlock_max_resources(void);
 unsigned int ordlock_max_domains(void);
 u64 ordlock_timeout_ns(u64 requested_ns);

@@ -24,8 +24,8 @@
 # VM_MEM (MiB, default 2048), VM_CPUS (default 2), VM_ACCEL (qemu
 # accelerator, default tcg), VM_APPEND (more kernel command line),
 # QEMU_EXTRA (more qemu arguments),
-# ORDLOCK_BENCH_* (passed to the guest's benchmarks), ORDLOCK_STRESS_* and
-# ORDLOCK_FUZZ_* (passed to the guest's tests), TAP_VERBOSE=1 (print
+# ORDLOCK_BENCH_* (passed to the guest's benchmarks), ORDLOCK_STRESS_*,
+# ORDLOCK_FUZZ_* and ORDLOCK_RELOAD_* (to its tests), TAP_VERBOSE=1 (print
 # every program's output),
 # ORDLOCK_SUMMARY (file to append "PASSED FAILED" to, used by make check).
 set -euo pipefail
@@ -137,8 +137,9 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 			echo "export $v=$(q "${!v}")"
 		done
 	fi
-	# the length of the stress and fuzz tests (make stress, make fuzz-vm)
-	for v in $(compgen -v ORDLOCK_STRESS_ || true) $(compgen -v ORDLOCK_FUZZ_ || true); do
+	# the length of the stress, fuzz and reload tests (make stress, fuzz-vm)
+	for v in $(compgen -v ORDLOCK_STRESS_ || true) $(compgen -v ORDLOCK_FUZZ_ || true) \
+		$(compgen -v ORDLOCK_RELOAD_ || true); do
 		echo "export $v=$(q "${!v}")"
 	done
 } >"$results/run.env"

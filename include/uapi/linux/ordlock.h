@@ -67,7 +67,9 @@
  * =========  =================================================================
  * EINVAL     unknown flag, non-zero reserved field, invalid mode, zero keys,
  *            bad domain name, @size too small
- * E2BIG      more keys than max_keys_per_request; or @size larger than the
+ * E2BIG      more keys than max_keys_per_request (a release may name as
+ *            many as the larger of max_keys_per_request and
+ *            max_keys_per_owner); or @size larger than the
  *            kernel's structure with non-zero trailing bytes, or larger than
  *            a page
  * EFAULT     a user pointer (the argument, or the keys array) is not readable
@@ -75,8 +77,9 @@
  * ENOTTY     unknown ioctl
  * EDEADLK    order violation (%ORDLOCK_REASON_ORDER): a requested key sorts at
  *            or below a held key; or a deadlock was detected and this request
- *            was chosen as the victim (%ORDLOCK_REASON_DEADLOCK,
- *            %ORDLOCK_REASON_UPGRADE)
+ *            was chosen as the victim (%ORDLOCK_REASON_DEADLOCK, in any
+ *            policy but "timeout": in "enforce" through upgrades or one
+ *            thread's several owners; %ORDLOCK_REASON_UPGRADE)
  * ETIMEDOUT  the wait timed out (%ORDLOCK_REASON_TIMEOUT); @failure names the
  *            key waited for and the pid of one holder
  * EAGAIN     %ORDLOCK_ACQUIRE_TRY and a key is not free

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_fuzz: hostile input for ORDLOCK_FUZZ_SECONDS (default 12; "make
+ * fuzz-vm" runs it long).  Two threads call every ioctl with random and
+ * mutated arguments: @size from 0 to a page and beyond, structures that end
+ * at an unmapped page, key arrays in unmapped memory or in memory a third
+ * thread maps and unmaps all the time, huge counts, reserved bits, unknown
+ * flags, huge timeouts, keys at the extremes; sometimes both threads use one
+ * descriptor, and descriptors are closed and reopened.  Random generic
+ * netlink messages (commands, flags, attributes of random types, lengths and
+ * nesting) go to the family.  Every call must succeed or fail with an errno
+ * the UAPI header documents for it; the harness fails the run on any kernel
+ * report.  tests/fuzz/ordlock.syz.txt describes the interface fuzzed.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <netlink/genl/genl.h>
+
+#include "barrier.h"
+#include "libordlock.h"
+#include "nltest.h"
+#include "oltest.h"
+#include "tap.h"
+
+#define PAGE		4096UL
+#define NTHREAD		2
+#define MAXBAD		20
+
+static volatile int stop;
+static unsigned long ncalls[16], nok, nnl, nnl_ok;
+static unsigned int nbad;
+static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *region;			/* mapped and unmapped by the racer */
+static int shared_fd = -1;
+
+struct ioc {
+	const char *name;
+	unsigned long nr;
+	size_t size;			/* the kernel's structure */
+	int errs[16];			/* documented errnos, 0-terminated */
+};
+
+/* DOC: Errors of include/uapi/linux/ordlock.h, per ioctl */
+static const struct ioc iocs[] = {
+	{ "ACQUIRE", ORDLOCK_IOC_ACQUIRE, sizeof(struct ordlock_acquire),
+	  { EINVAL, E2BIG, EFAULT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR, ENOSPC,
+	    EBUSY, ENOMEM } },
+	{ "RELEASE", ORDLOCK_IOC_RELEASE, sizeof(struct ordlock_release),
+	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, ENOMEM } },
+	{ "SET_DOMAIN", ORDLOCK_IOC_SET_DOMAIN, sizeof(struct ordlock_set_domain),
+	  { EINVAL, E2BIG, EFAULT, EBUSY, ENOSPC, ENOMEM } },
+	{ "OWNER_INFO", ORDLOCK_IOC_OWNER_INFO, sizeof(struct ordlock_owner_info),
+	  { EINVAL, E2BIG, EFAULT } },
+	{ "LAST_FAILURE", ORDLOCK_IOC_LAST_FAILURE, sizeof(struct ordlock_last_failure),
+	  { EINVAL, E2BIG, EFAULT } },
+	{ "CONVERT", ORDLOCK_IOC_CONVERT, sizeof(struct ordlock_convert),
+	  { EINVAL, E2BIG, EFAULT, ENOENT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR,
+	    EBUSY, ENOMEM } },
+	{ "DOMAIN_CONFIG", ORDLOCK_IOC_DOMAIN_CONFIG, sizeof(struct ordlock_domain_config),
+	  { EINVAL, E2BIG, EFAULT, EPERM, ENOSPC, ENOMEM } },
+	{ "unknown", 0, 64, { ENOTTY } },
+};
+#define NIOC (sizeof(iocs) / sizeof(iocs[0]))
+
+static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void bad(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	pthread_mutex_lock(&bad_lock);
+	if (nbad++ < MAXBAD)
+		diag("%s", buf);
+	pthread_mutex_unlock(&bad_lock);
+}
+
+static uint64_t r64(unsigned int *seed)
+{
+	return ((uint64_t)rand_r(seed) << 33) ^ ((uint64_t)rand_r(seed) << 11) ^
+	       (uint64_t)rand_r(seed);
+}
+
+static unsigned int rn(unsigned int *seed, unsigned int n)
+{
+	return (unsigned int)rand_r(seed) % n;
+}
+
+static uint64_t pick_u64(unsigned int *seed)
+{
+	static const uint64_t v[] = {
+		0, 1, 2, 3, 0x7f, 0xff, 0xffff, 0x7fffffff, 0x80000000, 0xffffffff,
+		0x100000000ULL, 0x7fffffffffffffffULL, 0x8000000000000000ULL,
+		~0ULL, ~0ULL - 1, 1000000, 1000000000ULL,
+	};
+
+	if (rn(seed, 3))
+		return v[rn(seed, sizeof(v) / sizeof(v[0]))];
+	return r64(seed);
+}
+
+static uint32_t pick_count(unsigned int *seed)
+{
+	static const uint32_t v[] = {
+		0, 1, 2, 3, 4, 8, 64, 255, 256, 1023, 1024, 1025, 4096, 65536, 65537,
+		0x7fffffff, 0x80000000, 0xffffffff, 0x10000000, 0x08000000,
+	};
+
+	return rn(seed, 4) ? v[rn(seed, sizeof(v) / sizeof(v[0]))] : (uint32_t)r64(seed);
+}
+
+/* a keys array: valid memory, or hostile pointers */
+static uint64_t pick_keys(unsigned int *seed, struct ordlock_key *keys, unsigned int room)
+{
+	unsigned int i;
+
+	for (i = 0; i < room; i++) {
+		switch (rn(seed, 4)) {
+		case 0:
+			keys[i].rank = (uint32_t)pick_u64(seed);
+			keys[i].id = pick_u64(seed);
+			break;
+		default:
+			keys[i].rank = rn(seed, 3);
+			keys[i].id = rn(seed, 4);
+		}
+		keys[i].mode = rn(seed, 8) ? 1 + rn(seed, 2) : (uint16_t)rn(seed, 65536);
+		keys[i].__reserved = rn(seed, 10) ? 0 : (uint16_t)rand_r(seed);
+	}
+	switch (rn(seed, 8)) {
+	case 0:
+		return 0;
+	case 1:
+		return (uintptr_t)region + rn(seed, 2 * PAGE);	/* being unmapped */
+	case 2:
+		return 0xffff888000000000ULL + rn(seed, PAGE);	/* kernel */
+	case 3:
+		return (uintptr_t)keys + 1;			/* misaligned */
+	case 4:
+		return pick_u64(seed);
+	default:
+		return (uintptr_t)keys;
+	}
+}
+
+static void fill(unsigned int *seed, unsigned int which, unsigned char *p,
+		 size_t len, struct ordlock_key *keys, unsigned int room)
+{
+	unsigned int i;
+
+	for (i = 0; i < len; i++)
+		p[i] = rn(seed, 4) ? 0 : (unsigned char)rand_r(seed);
+	if (len < iocs[which].size)
+		return;	/* the structure runs into the hole: random bytes only */
+	switch (iocs[which].nr) {
+	case ORDLOCK_IOC_ACQUIRE: {
+		struct ordlock_acquire *a = (void *)p;
+
+		a->flags = rn(seed, 4) ? ORDLOCK_ACQUIRE_TRY * rn(seed, 2) : (uint32_t)r64(seed);
+		a->nkeys = rn(seed, 2) ? 1 + rn(seed, room) : pick_count(seed);
+		a->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
+		a->keys = pick_keys(seed, keys, room);
+		a->timeout_ns = rn(seed, 2) ? rn(seed, 3000000) : pick_u64(seed);
+		break;
+	}
+	case ORDLOCK_IOC_RELEASE: {
+		struct ordlock_release *r = (void *)p;
+
+		r->flags = rn(seed, 3) ? ORDLOCK_RELEASE_ALL * rn(seed, 2) : (uint32_t)r64(seed);
+		r->nkeys = rn(seed, 2) ? rn(seed, room) : pick_count(seed);
+		r->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
+		r->keys = pick_keys(seed, keys, room);
+		break;
+	}
+	case ORDLOCK_IOC_SET_DOMAIN:
+	case ORDLOCK_IOC_DOMAIN_CONFIG: {
+		struct ordlock_set_domain *d = (void *)p;
+		static const char *names[] = { "default", "fz-a", "fz-b", "", "a/b", "x y" };
+
+		d->flags = rn(seed, 3) ? 0 : (uint32_t)r64(seed);
+		/* DOMAIN_CONFIG never configures "default": later tests use it */
+		if (rn(seed, 4)) {
+			const char *nm = names[rn(seed, 6)];
+
+			if (iocs[which].nr == ORDLOCK_IOC_DOMAIN_CONFIG && !strcmp(nm, "default"))
+				nm = "fz-default";
+			snprintf(d->name, sizeof(d->name), "%s", nm);
+		}
+		if (iocs[which].nr == ORDLOCK_IOC_DOMAIN_CONFIG) {
+			struct ordlock_domain_config *c = (void *)p;
+
+			c->flags = rn(seed, 2) ? rn(seed, 4) : (uint32_t)r64(seed);
+			c->policy = rn(seed, 2) ? rn(seed, 3) : (uint32_t)r64(seed);
+			c->detect_delay_ms = rn(seed, 2) ? rn(seed, 100) : (uint32_t)r64(seed);
+			c->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
+		}
+		break;
+	}
+	case ORDLOCK_IOC_LAST_FAILURE: {
+		struct ordlock_last_failure *l = (void *)p;
+
+		l->flags = rn(seed, 4) ? 0 : (uint32_t)r64(seed);
+		l->nsteps = rn(seed, 2) ? rn(seed, 64) : pick_count(seed);
+		l->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
+		l->steps = pick_keys(seed, keys, room);
+		break;
+	}
+	case ORDLOCK_IOC_CONVERT: {
+		struct ordlock_convert *c = (void *)p;
+
+		c->flags = rn(seed, 3) ? ORDLOCK_ACQUIRE_TRY * rn(seed, 2) : (uint32_t)r64(seed);
+		pick_keys(seed, &c->key, 1);
+		c->timeout_ns = rn(seed, 2) ? rn(seed, 3000000) : pick_u64(seed);
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static int documented(const struct ioc *c, int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16 && c->errs[i]; i++)
+		if (c->errs[i] == err)
+			return 1;
+	return 0;
+}
+
+static void *ioctl_fuzzer(void *arg)
+{
+	unsigned int seed = (unsigned int)(uintptr_t)arg * 7919U + (unsigned int)getpid();
+	/* two pages, the second unmapped: a structure may end at the hole */
+	unsigned char *buf = mmap(NULL, 3 * PAGE, PROT_READ | PROT_WRITE,
+				  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	static __thread struct ordlock_key keys[64];
+	int fd = olt_raw_fd();
+
+	if (buf == MAP_FAILED)
+		return NULL;
+	munmap(buf + 2 * PAGE, PAGE);
+	if (arg == NULL)
+		__atomic_store_n(&shared_fd, fd, __ATOMIC_SEQ_CST);
+	while (!stop) {
+		unsigned int which = rn(&seed, NIOC), room = 1 + rn(&seed, 64);
+		const struct ioc *c = &iocs[which];
+		size_t size;
+		unsigned char *p;
+		unsigned long nr = c->nr;
+		int ret, err, use = fd;
+
+		switch (rn(&seed, 6)) {
+		case 0:
+			size = rn(&seed, PAGE + 65);
+			break;
+		case 1:
+			size = c->size + rn(&seed, 64);
+			break;
+		default:
+			size = c->size;
+		}
+		/* where the structure lies: well inside, or up to the hole */
+		if (size <= 2 * PAGE && rn(&seed, 4) == 0)
+			p = buf + 2 * PAGE - (rn(&seed, 2) ? size : size / 2);
+		else
+			p = buf;
+		fill(&seed, which, p, size < 2 * PAGE - (size_t)(p - buf) ? size : 2 * PAGE - (size_t)(p - buf), keys, room);
+		if (size >= 4 && p + 4 <= buf + 2 * PAGE)
+			*(uint32_t *)p = rn(&seed, 6) ? (uint32_t)size : (uint32_t)pick_count(&seed);
+		if (!nr)	/* unknown: other numbers of our type, or others' */
+			/* never another type's: VFS handles FIOCLEX & co. */
+			nr = rn(&seed, 2) ? _IO(ORDLOCK_IOC_TYPE, 8 + rn(&seed, 248))
+					  : (((unsigned long)r64(&seed) & 0xffff00ffUL) |
+					     (ORDLOCK_IOC_TYPE << 8));
+		if (arg && rn(&seed, 4) == 0) {
+			int s = __atomic_load_n(&shared_fd, __ATOMIC_SEQ_CST);
+
+			if (s >= 0)
+				use = s;
+		}
+		if (rn(&seed, 50) == 0)
+			p = rn(&seed, 2) ? NULL : (unsigned char *)region;
+		ret = ioctl(use, nr, p);
+		err = errno;
+		__atomic_fetch_add(&ncalls[which], 1, __ATOMIC_RELAXED);
+		if (ret == 0) {
+			__atomic_fetch_add(&nok, 1, __ATOMIC_RELAXED);
+		} else if (ret != -1 || !documented(c, err)) {
+			/* a known ioctl number picked at random is fine too */
+			if (!(which == NIOC - 1 && _IOC_TYPE(nr) == ORDLOCK_IOC_TYPE &&
+			      _IOC_NR(nr) <= 7) &&
+			    !(which == NIOC - 1 && err == ENOTTY) &&
+			    !(use != fd && err == EBADF))
+				bad("%s (nr %#lx) size %zu: ret %d errno %d (%s) is not documented",
+				    c->name, nr, size, ret, err, strerror(err));
+		}
+		/* now and then a new owner (the old one goes with what it holds) */
+		if (!arg && rn(&seed, 200) == 0) {
+			int nfd = olt_raw_fd();
+
+			__atomic_store_n(&shared_fd, nfd, __ATOMIC_SEQ_CST);
+			close(fd);
+			fd = nfd;
+		} else if (arg && rn(&seed, 200) == 0) {
+			close(fd);
+			fd = olt_raw_fd();
+		}
+	}
+	if (!arg)
+		__atomic_store_n(&shared_fd, -1, __ATOMIC_SEQ_CST);
+	usleep(50000);	/* the other thread may still use it */
+	close(fd);
+	munmap(buf, 2 * PAGE);
+	return NULL;
+}
+
+/* maps and unmaps the region the fuzzers point keys at */
+static void *racer(void *arg)
+{
+	struct ordlock_key k = ORDLOCK_EX(1, 1);
+	unsigned int i;
+
+	(void)arg;
+	while (!stop) {
+		void *p = mmap(region, 2 * PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+
+		if (p != MAP_FAILED)
+			for (i = 0; i < 2 * PAGE / sizeof(k); i++)
+				((struct ordlock_key *)p)[i] = k;
+		sched_yield();
+		munmap(region, 2 * PAGE);
+		sched_yield();
+	}
+	return NULL;
+}
+
+/* --- netlink --------------------------------------------------------------- */
+
+static const int nl_errs[] = {
+	EINVAL, ERANGE, E2BIG, EMSGSIZE, EOPNOTSUPP, ENOENT, EBUSY, EPERM,
+	ENOSPC, ENOMEM, EEXIST, ENOBUFS, 0,
+};
+
+static void put_random_attrs(struct nl_msg *msg, unsigned int *seed, int depth)
+{
+	unsigned int n = rn(seed, 6), i, len;
+	unsigned char data[80];
+	struct nlattr *nest;
+	struct ordlock_key k;
+
+	for (i = 0; i < n; i++) {
+		int type = rn(seed, 4) ? (int)rn(seed, ORDLOCK_A_MAX + 2) : (int)rn(seed, 0x8000);
+
+		switch (rn(seed, 6)) {
+		case 0:
+			nla_put_u32(msg, type, (uint32_t)pick_u64(seed));
+			break;
+		case 1:
+			nla_put_u64(msg, type, pick_u64(seed));
+			break;
+		case 2:
+			if (depth < 3) {
+				nest = nlt_nest_start(msg, type);
+				if (nest) {
+					put_random_attrs(msg, seed, depth + 1);
+					nla_nest_end(msg, nest);
+				}
+			}
+			break;
+		case 3:	/* a plausible key array */
+			nest = nlt_nest_start(msg, ORDLOCK_A_KEYS);
+			if (nest) {
+				unsigned int j, nk = rn(seed, 5);
+
+				for (j = 0; j < nk; j++) {
+					pick_keys(seed, &k, 1);
+					nlt_put_key(msg, rn(seed, 4) ? ORDLOCK_A_KEY : (int)rn(seed, 20), &k);
+				}
+				nla_nest_end(msg, nest);
+			}
+			break;
+		case 4:
+			nla_put_string(msg, ORDLOCK_A_DOMAIN, rn(seed, 2) ? "fz-nl" : "bad name!");
+			break;
+		default:
+			len = rn(seed, sizeof(data));
+			for (unsigned int j = 0; j < len; j++)
+				data[j] = (unsigned char)rand_r(seed);
+			nla_put(msg, type, (int)len, data);
+		}
+	}
+}
+
+static void *nl_fuzzer(void *arg)
+{
+	unsigned int seed = (unsigned int)getpid() * 31U + 5;
+	struct nlt *s = nlt_open(NULL);
+	unsigned int i;
+
+	(void)arg;
+	if (!s) {
+		bad("cannot open a netlink socket");
+		return NULL;
+	}
+	while (!stop) {
+		uint8_t cmd = (uint8_t)(rn(&seed, 8) ? rn(&seed, ORDLOCK_CMD_MAX + 2) : (unsigned int)rand_r(&seed));
+		int flags = rn(&seed, 5) ? 0 : NLM_F_DUMP;
+		struct nl_msg *msg = nlt_msg_new(s, cmd, flags);
+		int ret, okerr = 0;
+
+		if (!msg)
+			break;
+		put_random_attrs(msg, &seed, 0);
+		ret = nlt_request(s, msg, NULL);
+		nnl++;
+		if (ret == 0) {
+			nnl_ok++;
+		} else {
+			for (i = 0; nl_errs[i]; i++)
+				if (-ret == nl_errs[i])
+					okerr = 1;
+			if (!okerr)
+				bad("netlink cmd %u flags %#x: error %d (%s) is not documented",
+				    cmd, flags, -ret, strerror(-ret));
+		}
+		/* drop what RESULTs arrived; now and then a new socket */
+		{
+			struct nlt_outcome o;
+
+			while (nlt_pending(s) && nlt_wait_result(s, 0, &o) == 0)
+				;
+		}
+		if (rn(&seed, 100) == 0) {
+			nlt_close(s);
+			s = nlt_open(NULL);
+			if (!s)
+				return NULL;
+		}
+	}
+	nlt_close(s);
+	return NULL;
+}
+
+int main(void)
+{
+	const char *env = getenv("ORDLOCK_FUZZ_SECONDS");
+	unsigned int seconds = env ? (unsigned int)atoi(env) : 12, i;
+	pthread_t th[NTHREAD], rt, nt;
+	unsigned long total = 0;
+
+	if (!seconds)
+		seconds = 12;
+	watchdog_start(seconds + 180);
+	signal(SIGPIPE, SIG_IGN);
+	diag("fuzzing for %u s (ORDLOCK_FUZZ_SECONDS)", seconds);
+	/* no wait may take long: whatever timeout the fuzzer asks for */
+	is_int(olt_param_set("max_timeout_ms", 200), 0, "max_timeout_ms 200");
+	is_int(olt_param_set("default_timeout_ms", 100), 0, "default_timeout_ms 100");
+	region = mmap(NULL, 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (region == MAP_FAILED)
+		bail_out("mmap");
+	for (i = 0; i < NTHREAD; i++)
+		pthread_create(&th[i], NULL, ioctl_fuzzer, (void *)(uintptr_t)i);
+	pthread_create(&rt, NULL, racer, NULL);
+	pthread_create(&nt, NULL, nl_fuzzer, NULL);
+	sleep(seconds);
+	stop = 1;
+	for (i = 0; i < NTHREAD; i++)
+		pthread_join(th[i], NULL);
+	pthread_join(rt, NULL);
+	pthread_join(nt, NULL);
+
+	for (i = 0; i < NIOC; i++) {
+		diag("%-13s %lu calls", iocs[i].name, ncalls[i]);
+		total += ncalls[i];
+	}
+	diag("%lu ioctls (%lu succeeded), %lu netlink requests (%lu succeeded)",
+	     total, nok, nnl, nnl_ok);
+	ok(total > 1000, "the fuzzer made %lu ioctl calls", total);
+	ok(nnl > 100, "and %lu netlink requests", nnl);
+	for (i = 0; i < NIOC - 1; i++)
+		ok(ncalls[i] > 0, "%s was called", iocs[i].name);
+	is_int(nbad, 0, "every call answered with a documented errno");
+	olt_param_restore();
+	/* the default domain kept its policy */
+	{
+		struct ordlock *ol = olt_open(NULL);
+		struct ordlock_domain_config cfg;
+
+		memset(&cfg, 0, sizeof(cfg));
+		is_int(ordlock_domain_config(ol, "default", &cfg), 0, "read the default domain");
+		if (!is_int(cfg.policy, ORDLOCK_POLICY_ENFORCE, "the default domain still enforces the order"))
+			ordlock_set_policy(ol, "default", ORDLOCK_POLICY_ENFORCE, 0);
+		ordlock_close(ol);
+	}
+	/* nothing is left held: a fresh owner takes the keys the fuzzer used */
+	{
+		struct ordlock *ol = olt_open(NULL);
+		struct ordlock_key k[3] = { ORDLOCK_EX(0, 0), ORDLOCK_EX(1, 1), ORDLOCK_EX(2, 3) };
+
+		is_int(ordlock_acquire(ol, k, 3, 10000, 0, NULL), 0,
+		       "the fuzzed keys are free afterwards");
+		ordlock_close(ol);
+	}
+	return tap_done();
+}

@@ -326,7 +326,13 @@ static void *ioctl_fuzzer(void *arg)
 	return NULL;
 }
 
-/* maps and unmaps the region the fuzzers point keys at */
+/*
+ * Maps and unmaps the pages of the region the fuzzers point keys at. The
+ * address range stays reserved (a PROT_NONE mapping replaces the pages,
+ * which the kernel sees vanish exactly as with munmap): unmapping it for
+ * real would let another thread's allocation land there, which the next
+ * MAP_FIXED mapping would then clobber.
+ */
 static void *racer(void *arg)
 {
 	struct ordlock_key k = ORDLOCK_EX(1, 1);
@@ -341,7 +347,8 @@ static void *racer(void *arg)
 			for (i = 0; i < 2 * PAGE / sizeof(k); i++)
 				((struct ordlock_key *)p)[i] = k;
 		sched_yield();
-		munmap(region, 2 * PAGE);
+		mmap(region, 2 * PAGE, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 		sched_yield();
 	}
 	return NULL;

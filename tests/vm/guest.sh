@@ -84,6 +84,22 @@ bench) dir=tests/build/bench ;;
 *) dir=tests/build/vm ;;
 esac
 
+# Each program starts from the module parameters as loaded: a program that
+# changed some and died before putting them back must not skew the next.
+params=/sys/module/ordlock/parameters
+declare -A param_saved=()
+for p in "$params"/*; do
+	[[ -w $p ]] && param_saved[$p]=$(<"$p")
+done
+restore_params() {
+	local p
+	for p in "${!param_saved[@]}"; do
+		[[ -w $p && $(<"$p") != "${param_saved[$p]}" ]] || continue
+		say "$name left ${p##*/} at $(<"$p"): restored to ${param_saved[$p]}"
+		echo "${param_saved[$p]}" >"$p" 2>/dev/null
+	done
+}
+
 if [[ $loaded == 0 ]]; then
 	for name in $TESTS; do
 		prog=$REPO/$dir/$name
@@ -113,6 +129,7 @@ if [[ $loaded == 0 ]]; then
 				>"$results/$name.tap" 2>"$results/$name.err" </dev/null
 			rc=$?
 		fi
+		restore_params
 		echo $rc >"$results/$name.rc"
 		echo $(($(date +%s) - start)) >"$results/$name.time"
 		say "end $name: exit $rc, $(($(date +%s) - start))s"

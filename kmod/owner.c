@@ -12,7 +12,7 @@
 #include "request.h"
 
 /* Keep at most this many spare holds per owner */
-#define ORDLOCK_OWNER_SPARE_MAX 32
+#define ORDLOCK_OWNER_SPARE_MAX 64
 
 /* Number of owners; atomic, no lock */
 atomic_t ordlock_nowners = ATOMIC_INIT(0);

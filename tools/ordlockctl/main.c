@@ -102,6 +102,15 @@ static void olc_main_help(FILE *f)
 	      "See ordlockctl(8).\n", f);
 }
 
+int olc_domain_opt(const struct olc_cmd *cmd, const char *arg,
+		   const char **domain)
+{
+	if (olc_domain_check(arg))
+		return olc_usage(cmd, "\"%s\" is not a domain name", arg);
+	*domain = arg;
+	return -1;
+}
+
 int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg)
 {
 	switch (c) {

@@ -102,6 +102,12 @@ void olc_help(const struct olc_cmd *cmd, FILE *f);
  * else the exit status to end with (0 after --help, 2 on a usage error).
  */
 int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg);
+/*
+ * olc_domain_opt() - handle -d DOMAIN: sets *@domain and returns -1, or
+ * returns the exit status of a usage error for a bad name
+ */
+int olc_domain_opt(const struct olc_cmd *cmd, const char *arg,
+		   const char **domain);
 /* After option parsing: colour settled, extra arguments refused */
 int olc_no_args(const struct olc_cmd *cmd, int argc, char **argv);
 

@@ -110,9 +110,9 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:a", longopts,
 				NULL)) != -1) {
 		if (c == 'd') {
-			if (olc_domain_check(optarg))
-				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
-			domain = optarg;
+			ret = olc_domain_opt(cmd, optarg, &domain);
+			if (ret >= 0)
+				return ret;
 			continue;
 		}
 		if (c == 'a') {

@@ -72,10 +72,11 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 		return 0;
 	}
 	spin_lock(&bucket->lock);
-	hlist_for_each_entry(res, &bucket->chain, node) {
+	for (res = bucket->chain; res; res = res->next) {
 		i = 0;
 		list_for_each_entry(hold, &res->holders, res_node) {
-			seq_printf(m, "%s %u:%llu holder %u ", res->domain->name,
+			seq_printf(m, "%s %u:%llu holder %u ",
+				   hold->owner->domain->name,
 				   res->rank, res->id, i++);
 			ordlock_seq_owner(m, hold->owner);
 			seq_printf(m, " %s %llu\n", ordlock_mode_str(hold->mode),
@@ -83,7 +84,8 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 		}
 		i = 0;
 		list_for_each_entry(w, &res->waiters, node) {
-			seq_printf(m, "%s %u:%llu %s %u ", res->domain->name,
+			seq_printf(m, "%s %u:%llu %s %u ",
+				   w->hold->owner->domain->name,
 				   res->rank, res->id,
 				   w->convert ? "converter" : "waiter", i++);
 			ordlock_seq_owner(m, w->hold->owner);
@@ -113,7 +115,7 @@ static bool ordlock_graph_print_edge(void *arg, struct ordlock_owner *to,
 	struct ordlock_edge_print *p = arg;
 
 	ordlock_seq_owner(p->m, p->w->hold->owner);
-	seq_printf(p->m, " %s %u:%llu %s ", p->res->domain->name, p->res->rank,
+	seq_printf(p->m, " %s %u:%llu %s ", p->w->hold->owner->domain->name, p->res->rank,
 		   p->res->id, ordlock_mode_str(p->w->mode));
 	ordlock_seq_owner(p->m, to);
 	seq_printf(p->m, " %s %s %llu\n", ordlock_mode_str(mode),
@@ -135,7 +137,7 @@ static int ordlock_graph_show(struct seq_file *m, void *v)
 		return 0;
 	}
 	spin_lock(&bucket->lock);
-	hlist_for_each_entry(res, &bucket->chain, node) {
+	for (res = bucket->chain; res; res = res->next) {
 		p.res = res;
 		list_for_each_entry(w, &res->waiters, node) {
 			p.w = w;
@@ -252,8 +254,8 @@ static int ordlock_stats_show(struct seq_file *m, void *v)
 		 "# global owners N resources N\n"
 		 "# domain NAME policy P detect_delay_ms N (COUNTER N)...\n"
 		 "# wait_us NAME lt_1 N lt_2 N ... more N\n");
-	seq_printf(m, "global owners %d resources %d\n",
-		   atomic_read(&ordlock_nowners), atomic_read(&ordlock_nresources));
+	seq_printf(m, "global owners %d resources %lld\n",
+		   atomic_read(&ordlock_nowners), ordlock_table_nresources());
 	domains = ordlock_domain_lock_list();
 	list_for_each_entry(domain, domains, node)
 		ordlock_stats_show_domain(m, domain);

@@ -103,7 +103,7 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
 	struct ordlock_waiter *ahead;
 	struct ordlock_hold *hold;
 
-	lockdep_assert_held(&res->bucket->lock);
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_for_each_entry(hold, &res->holders, res_node) {
 		if (hold->owner == self || !ordlock_modes_conflict(hold->mode, w->mode))
 			continue;
@@ -221,10 +221,10 @@ static bool ordlock_graph_expand(struct ordlock_walk *walk,
 	struct ordlock_resource *res = w->hold->res;
 	bool found = false;
 
-	spin_lock(&res->bucket->lock);
+	spin_lock(&ordlock_res_bucket(res)->lock);
 	if (!w->granted)
 		found = ordlock_graph_edges(res, w, ordlock_graph_visit, walk);
-	spin_unlock(&res->bucket->lock);
+	spin_unlock(&ordlock_res_bucket(res)->lock);
 	return found;
 }
 

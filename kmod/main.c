@@ -58,10 +58,10 @@ static void __exit ordlock_exit(void)
 {
 	ordlock_device_exit();
 	ordlock_nl_exit();
-	if (atomic_read(&ordlock_nowners) || atomic_read(&ordlock_nresources))
-		pr_err("ordlock: leaked %d owners and %d resources\n",
+	if (atomic_read(&ordlock_nowners) || ordlock_table_nresources())
+		pr_err("ordlock: leaked %d owners and %lld resources\n",
 		       atomic_read(&ordlock_nowners),
-		       atomic_read(&ordlock_nresources));
+		       ordlock_table_nresources());
 	ordlock_debugfs_exit();
 	ordlock_domain_exit();
 	ordlock_graph_exit();

@@ -704,7 +704,7 @@ static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
 	if (IS_ERR_OR_NULL(hdr))
 		return PTR_ERR_OR_ZERO(hdr);
 	return ordlock_nl_dump_end(d, hdr, entry,
-		nla_put_string(d->skb, ORDLOCK_E_DOMAIN, res->domain->name) ||
+		nla_put_string(d->skb, ORDLOCK_E_DOMAIN, owner->domain->name) ||
 		ordlock_nl_put_key(d->skb, ORDLOCK_E_KEY, res->rank, res->id, 0) ||
 		nla_put_u32(d->skb, ORDLOCK_E_ROLE, role) ||
 		nla_put_u32(d->skb, ORDLOCK_E_POSITION, pos) ||
@@ -730,7 +730,7 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 	int ret = 0;
 
 	spin_lock(&bucket->lock);
-	hlist_for_each_entry(res, &bucket->chain, node) {
+	for (res = bucket->chain; res; res = res->next) {
 		d->res = res;
 		pos = 0;
 		list_for_each_entry(hold, &res->holders, res_node) {
@@ -769,7 +769,7 @@ static bool ordlock_nl_graph_edge(void *arg, struct ordlock_owner *to, u32 edge,
 	if (IS_ERR(hdr))
 		return true;
 	err = ordlock_nl_put_owner(d->skb, from->id, READ_ONCE(from->pid), from->comm) ||
-	      nla_put_string(d->skb, ORDLOCK_E_DOMAIN, d->res->domain->name) ||
+	      nla_put_string(d->skb, ORDLOCK_E_DOMAIN, from->domain->name) ||
 	      ordlock_nl_put_key(d->skb, ORDLOCK_E_KEY, d->res->rank, d->res->id,
 				 d->w->mode) ||
 	      nla_put_u32(d->skb, ORDLOCK_E_EDGE, edge) ||
@@ -793,7 +793,7 @@ static int ordlock_nl_graph_bucket(struct ordlock_nl_dump *d,
 	int ret = 0;
 
 	spin_lock(&bucket->lock);
-	hlist_for_each_entry(res, &bucket->chain, node) {
+	for (res = bucket->chain; res; res = res->next) {
 		d->res = res;
 		list_for_each_entry(w, &res->waiters, node) {
 			d->w = w;

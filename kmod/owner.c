@@ -161,23 +161,25 @@ void ordlock_owner_unlock_list(void)
  * ordlock_owner_get_holds() - take @n blank holds
  * @owner: the owner, locked
  * @n: how many
- * @list: receives them, linked by owner_node
+ * @list: an empty list; receives them, linked by owner_node
  *
  * Return: 0, or -ENOMEM (and @list is left empty).
  */
 int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			    struct list_head *list)
 {
+	unsigned int take = min(n, owner->nspare), i;
+	struct list_head *last = &owner->spare;
 	struct ordlock_hold *hold;
 
 	lockdep_assert_held(&owner->lock);
-	while (n && owner->nspare) {
-		hold = list_first_entry(&owner->spare, struct ordlock_hold, owner_node);
-		list_move_tail(&hold->owner_node, list);
-		owner->nspare--;
-		n--;
+	if (take) {
+		for (i = 0; i < take; i++)
+			last = last->next;
+		list_cut_position(list, &owner->spare, last);
+		owner->nspare -= take;
 	}
-	while (n--) {
+	for (n -= take; n; n--) {
 		hold = kmem_cache_alloc(ordlock_hold_cache, GFP_KERNEL_ACCOUNT);
 		if (!hold) {
 			ordlock_owner_put_holds(owner, list);
@@ -191,18 +193,20 @@ int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 /* ordlock_owner_put_holds() - give back unused holds; @list ends empty */
 void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list)
 {
+	unsigned int room = ORDLOCK_OWNER_SPARE_MAX - owner->nspare, n = 0;
 	struct ordlock_hold *hold, *tmp;
 
 	lockdep_assert_held(&owner->lock);
 	list_for_each_entry_safe(hold, tmp, list, owner_node) {
-		if (owner->nspare < ORDLOCK_OWNER_SPARE_MAX) {
-			list_move(&hold->owner_node, &owner->spare);
-			owner->nspare++;
-		} else {
-			list_del(&hold->owner_node);
-			kmem_cache_free(ordlock_hold_cache, hold);
+		if (n < room) {
+			n++;
+			continue;
 		}
+		list_del(&hold->owner_node);
+		kmem_cache_free(ordlock_hold_cache, hold);
 	}
+	list_splice_init(list, &owner->spare);
+	owner->nspare += n;
 }
 
 /**

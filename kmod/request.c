@@ -69,7 +69,7 @@ static bool ordlock_res_fits(const struct ordlock_resource *res,
 static void ordlock_res_add_holder(struct ordlock_resource *res,
 				   struct ordlock_hold *hold)
 {
-	lockdep_assert_held(&res->bucket->lock);
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_add_tail(&hold->res_node, &res->holders);
 	ordlock_res_count(res, hold->mode, 1);
 }
@@ -77,7 +77,7 @@ static void ordlock_res_add_holder(struct ordlock_resource *res,
 static void ordlock_res_set_mode(struct ordlock_resource *res,
 				 struct ordlock_hold *hold, u32 mode)
 {
-	lockdep_assert_held(&res->bucket->lock);
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	ordlock_res_count(res, hold->mode, -1);
 	hold->mode = mode;
 	ordlock_res_count(res, mode, 1);
@@ -88,7 +88,7 @@ static void ordlock_res_grant_waiters(struct ordlock_resource *res)
 {
 	struct ordlock_waiter *w, *tmp;
 
-	lockdep_assert_held(&res->bucket->lock);
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_for_each_entry_safe(w, tmp, &res->waiters, node) {
 		if (!ordlock_res_fits(res, w))
 			break;
@@ -110,7 +110,7 @@ static void ordlock_res_grant_waiters(struct ordlock_resource *res)
 static void ordlock_res_drop_hold(struct ordlock_hold *hold)
 {
 	struct ordlock_resource *res = hold->res;
-	struct ordlock_bucket *bucket = res->bucket;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 
 	spin_lock(&bucket->lock);
 	list_del(&hold->res_node);
@@ -135,7 +135,7 @@ static void ordlock_res_blame(struct ordlock_resource *res,
 	struct ordlock_hold *hold;
 	struct ordlock_waiter *w;
 
-	lockdep_assert_held(&res->bucket->lock);
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_for_each_entry(hold, &res->holders, res_node) {
 		if (hold->owner != owner && ordlock_modes_conflict(hold->mode, mode)) {
 			f->pid = READ_ONCE(hold->owner->pid);
@@ -164,7 +164,7 @@ static void ordlock_res_blame(struct ordlock_resource *res,
 static int ordlock_sleep(struct ordlock_waiter *w, ktime_t deadline,
 			 ktime_t check_at)
 {
-	struct ordlock_bucket *bucket = w->hold->res->bucket;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
 	ktime_t now, until;
 	int ret;
 
@@ -234,7 +234,7 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 	struct ordlock_domain *domain = owner->domain;
 	struct ordlock_waiter *w = &req->w;
 	struct ordlock_resource *res = w->hold->res;
-	struct ordlock_bucket *bucket = res->bucket;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 
 	lockdep_assert_held(&domain->graph_lock);
 	ordlock_graph_leave(domain, owner);
@@ -292,6 +292,9 @@ static int ordlock_wait_begin(struct ordlock_request *req)
 
 	req->waited = true;
 	req->check_at = 0;
+	if (!req->deadline)
+		req->deadline = ktime_add_ns(w->since, min_t(u64, req->timeout_ns,
+							     KTIME_MAX / 4));
 	req->cycle_len = 0;
 	if (w->task)
 		get_task_comm(owner->comm, current);
@@ -368,7 +371,7 @@ static void ordlock_waiter_init(struct ordlock_request *req,
 }
 
 /*
- * Take key req->next for the first blank hold of @req, whose owner is
+ * Take key req->next for the hold req->cur of @req, whose owner is
  * locked. On failure, the owner's failure record says why.
  *
  * Return: 0 when granted at once, 1 when queued (and in the graph), or a
@@ -384,28 +387,25 @@ static int ordlock_take(struct ordlock_request *req)
 	struct ordlock_hold *hold;
 	int ret = 0;
 
-	hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
+	hold = req->cur;
 	bucket = ordlock_table_bucket(domain, key->rank, key->id);
 	spin_lock(&bucket->lock);
-	res = ordlock_table_lookup(bucket, domain, key->rank, key->id);
+	res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare);
 	if (!res) {
 		spin_unlock(&bucket->lock);
 		spare = ordlock_resource_alloc();
 		if (IS_ERR(spare)) {
 			ret = PTR_ERR(spare);
-			return ordlock_owner_fail(owner, ret == -ENOSPC ?
-						  ORDLOCK_REASON_RESOURCE_LIMIT :
-						  ORDLOCK_REASON_NOMEM, ret, key);
+			goto fail;
 		}
 		spin_lock(&bucket->lock);
-		res = ordlock_table_lookup(bucket, domain, key->rank, key->id);
-		if (!res) {
-			ordlock_resource_insert(bucket, spare, domain,
-						key->rank, key->id);
-			ordlock_gauge_inc(&domain->resources);
-			res = spare;
-			spare = NULL;
-		}
+		/* with a spare, this cannot fail */
+		res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare);
+	}
+	if (IS_ERR(res)) {
+		spin_unlock(&bucket->lock);
+		ret = PTR_ERR(res);
+		goto fail;
 	}
 
 	hold->res = res;
@@ -430,6 +430,11 @@ static int ordlock_take(struct ordlock_request *req)
 	if (ret < 0)
 		hold->res = NULL;
 	return ret;
+
+fail:
+	return ordlock_owner_fail(owner, ret == -ENOSPC ?
+				  ORDLOCK_REASON_RESOURCE_LIMIT :
+				  ORDLOCK_REASON_NOMEM, ret, key);
 }
 
 /* Insert @hold into owner->held, keeping it sorted; appending is O(1) */
@@ -536,15 +541,10 @@ static void ordlock_stat_failure(struct ordlock_owner *owner)
 	}
 }
 
-static ktime_t ordlock_deadline(u64 timeout_ns)
-{
-	return ktime_add_ns(ktime_get(), min_t(u64, timeout_ns, KTIME_MAX / 4));
-}
-
-/* The request is over: give back its blank holds */
+/* The request is over: give back the holds it did not keep */
 static void ordlock_request_put(struct ordlock_request *req)
 {
-	ordlock_owner_put_holds(req->owner, &req->blank);
+	ordlock_owner_put_holds(req->owner, &req->holds);
 	req->active = false;
 	req->owner->busy = false;
 }
@@ -558,15 +558,15 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	if (req->convert) {
 		if (req->hold->mode != req->old_mode) {
 			/* A cancel that lost the race to the grant: undo it */
-			spin_lock(&req->hold->res->bucket->lock);
+			spin_lock(&ordlock_res_bucket(req->hold->res)->lock);
 			ordlock_res_set_mode(req->hold->res, req->hold, req->old_mode);
 			ordlock_res_grant_waiters(req->hold->res);
-			spin_unlock(&req->hold->res->bucket->lock);
+			spin_unlock(&ordlock_res_bucket(req->hold->res)->lock);
 		}
 	} else {
-		list_for_each_entry_reverse(hold, &req->taken, owner_node)
+		hold = req->cur;
+		list_for_each_entry_continue_reverse(hold, &req->holds, owner_node)
 			ordlock_res_drop_hold(hold);
-		list_splice_init(&req->taken, &req->blank);
 	}
 	ordlock_request_put(req);
 	ordlock_stat_failure(owner);
@@ -591,10 +591,20 @@ static int ordlock_request_done(struct ordlock_request *req)
 	}
 	owner->last_token = ordlock_domain_next_token(owner->domain);
 	req->token = owner->last_token;
-	list_for_each_entry_safe(hold, tmp, &req->taken, owner_node) {
-		list_del(&hold->owner_node);
-		hold->token = owner->last_token;
-		ordlock_owner_insert_hold(owner, hold);
+	list_for_each_entry(hold, &req->holds, owner_node)
+		hold->token = req->token;
+	if (list_empty(&owner->held) ||
+	    ordlock_hold_cmp(list_last_entry(&owner->held, struct ordlock_hold,
+					     owner_node),
+			     &req->keys[0]) < 0) {
+		/* Above every held key (always, in an enforce domain) */
+		list_splice_tail_init(&req->holds, &owner->held);
+		owner->nheld += req->n;
+	} else {
+		list_for_each_entry_safe(hold, tmp, &req->holds, owner_node) {
+			list_del(&hold->owner_node);
+			ordlock_owner_insert_hold(owner, hold);
+		}
 	}
 	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_ACQUIRES);
 	if (req->waited)
@@ -603,10 +613,16 @@ static int ordlock_request_done(struct ordlock_request *req)
 	return 0;
 }
 
+/* Key req->next is granted: go on to the next one */
+static void ordlock_request_advance(struct ordlock_request *req)
+{
+	req->cur = list_next_entry(req->cur, owner_node);
+	req->next++;
+}
+
 /* Take the keys from req->next on, waiting in the task or queueing */
 static int ordlock_request_step(struct ordlock_request *req)
 {
-	struct ordlock_hold *hold;
 	int ret;
 
 	while (req->next < req->n) {
@@ -618,9 +634,7 @@ static int ordlock_request_step(struct ordlock_request *req)
 		}
 		if (ret)
 			return ordlock_request_fail(req, ret);
-		hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
-		list_move_tail(&hold->owner_node, &req->taken);
-		req->next++;
+		ordlock_request_advance(req);
 	}
 	return ordlock_request_done(req);
 }
@@ -628,15 +642,11 @@ static int ordlock_request_step(struct ordlock_request *req)
 /* The wait of the current key ended with @ret (0: granted) */
 static int ordlock_request_took(struct ordlock_request *req, int ret)
 {
-	struct ordlock_hold *hold;
-
 	if (ret)
 		return ordlock_request_fail(req, ret);
 	if (req->convert)
 		return ordlock_request_done(req);
-	hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
-	list_move_tail(&hold->owner_node, &req->taken);
-	req->next++;
+	ordlock_request_advance(req);
 	return ordlock_request_step(req);
 }
 
@@ -650,8 +660,8 @@ static int ordlock_request_init(struct ordlock_request *req, bool convert)
 		return -EBUSY;
 	if (!req->notify)
 		ordlock_owner_touch(owner);
-	INIT_LIST_HEAD(&req->blank);
-	INIT_LIST_HEAD(&req->taken);
+	INIT_LIST_HEAD(&req->holds);
+	req->deadline = 0;
 	req->convert = convert;
 	req->next = 0;
 	req->waited = false;
@@ -693,14 +703,15 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 					 -ENOSPC, &keys[0]);
 		goto fail;
 	}
-	ret = ordlock_owner_get_holds(owner, req->n, &req->blank);
+	ret = ordlock_owner_get_holds(owner, req->n, &req->holds);
 	if (ret) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, NULL);
 		goto fail;
 	}
+	req->cur = list_first_entry(&req->holds, struct ordlock_hold, owner_node);
 	req->active = true;
 	owner->busy = true;
-	req->deadline = ordlock_deadline(timeout_ns);
+	req->timeout_ns = timeout_ns;
 	return ordlock_request_step(req);
 
 fail:
@@ -723,7 +734,7 @@ ktime_t ordlock_request_next_event(const struct ordlock_request *req)
 
 static bool ordlock_waiter_granted(struct ordlock_waiter *w)
 {
-	struct ordlock_bucket *bucket = w->hold->res->bucket;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
 	bool granted;
 
 	spin_lock(&bucket->lock);
@@ -767,15 +778,12 @@ int ordlock_request_poll(struct ordlock_request *req)
  */
 int ordlock_request_cancel(struct ordlock_request *req)
 {
-	struct ordlock_hold *hold;
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
 	ret = ordlock_wait_end(req, -ECANCELED);
-	if (!ret && !req->convert) {
-		hold = list_first_entry(&req->blank, struct ordlock_hold, owner_node);
-		list_move_tail(&hold->owner_node, &req->taken);
-	}
+	if (!ret && !req->convert)
+		ordlock_request_advance(req);
 	if (!ret) {
 		ordlock_owner_fail(req->owner, ORDLOCK_REASON_CANCELLED,
 				   -ECANCELED, NULL);
@@ -878,15 +886,15 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 	res = hold->res;
 	req->active = true;
 	owner->busy = true;
-	req->deadline = ordlock_deadline(timeout_ns);
+	req->timeout_ns = timeout_ns;
 	ordlock_waiter_init(req, hold, key->mode, true);
-	spin_lock(&res->bucket->lock);
+	spin_lock(&ordlock_res_bucket(res)->lock);
 	/* A downgrade always fits; an upgrade fits when nobody else holds */
 	if (ordlock_res_fits(res, &req->w) && !ordlock_res_converting(res)) {
 		ordlock_res_set_mode(res, hold, key->mode);
 		if (key->mode == ORDLOCK_MODE_SHARED)
 			ordlock_res_grant_waiters(res);
-		spin_unlock(&res->bucket->lock);
+		spin_unlock(&ordlock_res_bucket(res)->lock);
 		return ordlock_request_done(req);
 	}
 	other = ordlock_res_converting(res);
@@ -901,7 +909,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		/* No other conversion is queued: go to the head */
 		list_add(&req->w.node, &res->waiters);
 	}
-	spin_unlock(&res->bucket->lock);
+	spin_unlock(&ordlock_res_bucket(res)->lock);
 	if (ret)
 		return ordlock_request_fail(req, ret);
 
@@ -1025,15 +1033,18 @@ unsigned int ordlock_release_token(struct ordlock_owner *owner, u64 token)
  */
 unsigned int ordlock_release_all(struct ordlock_owner *owner)
 {
-	struct ordlock_hold *hold, *tmp;
+	struct ordlock_hold *hold;
 	unsigned int n = 0;
 	LIST_HEAD(done);
 
 	lockdep_assert_held(&owner->lock);
-	list_for_each_entry_safe_reverse(hold, tmp, &owner->held, owner_node) {
-		ordlock_owner_drop(owner, hold, &done);
+	list_for_each_entry_reverse(hold, &owner->held, owner_node) {
+		ordlock_res_drop_hold(hold);
 		n++;
 	}
+	list_splice_init(&owner->held, &done);
+	owner->nheld = 0;
+	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, n);
 	ordlock_owner_put_holds(owner, &done);
 	return n;
 }

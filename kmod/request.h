@@ -55,11 +55,14 @@ struct ordlock_waiter {
  * @waited: had to wait for at least one key
  * @old_mode: the mode @hold had before a conversion
  * @hold: the hold a conversion converts
- * @deadline: when the whole request times out
+ * @timeout_ns: the longest the request may wait
+ * @deadline: when the whole request times out; set when it first waits
+ *	(0 before)
  * @check_at: when to look for a cycle (0: not, or done)
  * @cycle_len: length of the cycle found, for the failure record
- * @blank: holds still to fill, linked by owner_node
- * @taken: holds granted so far
+ * @holds: one hold per key, in key order, linked by owner_node: those
+ *	before @cur are granted, @cur and those after it are blank
+ * @cur: the hold of key @next
  * @w: the waiter of the current wait
  * @token: the fencing token, once granted
  */
@@ -76,11 +79,12 @@ struct ordlock_request {
 	bool waited;
 	u32 old_mode;
 	struct ordlock_hold *hold;
+	u64 timeout_ns;
 	ktime_t deadline;
 	ktime_t check_at;
 	unsigned int cycle_len;
-	struct list_head blank;
-	struct list_head taken;
+	struct list_head holds;
+	struct ordlock_hold *cur;
 	struct ordlock_waiter w;
 	u64 token;
 };

@@ -6,54 +6,148 @@
  * siphash under a key chosen at load time, so that user space cannot aim
  * many keys at one chain. A lookup walks one chain under its bucket lock:
  * there is no global lock, and the cost does not depend on other buckets.
+ *
+ * When the last holder or waiter leaves a resource, the resource stays on
+ * its chain, idle: the next request for the key takes it back without
+ * allocating, so a key taken and released over and over costs no
+ * allocation. A bucket keeps at most ORDLOCK_BUCKET_IDLE_MAX idle
+ * resources, and a reaper, armed while any resource may be idle, frees
+ * those that stayed idle through two of its passes (one to two seconds).
+ * Idle resources are not in use: they count neither against max_resources
+ * nor in any gauge, and no view shows them.
  */
 #include <linux/mm.h>
+#include <linux/percpu_counter.h>
 #include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
+#include <linux/workqueue.h>
 
 #include "domain.h"
 #include "params.h"
 #include "table.h"
 
-/* Number of resources in all domains; atomic, no lock */
-atomic_t ordlock_nresources = ATOMIC_INIT(0);
+#define ORDLOCK_BUCKET_IDLE_MAX	4
+#define ORDLOCK_REAP_PERIOD	HZ
 
-static struct ordlock_bucket *ordlock_buckets;
+struct ordlock_bucket *ordlock_buckets;
 static unsigned int ordlock_bucket_mask;
 static siphash_key_t ordlock_hash_key;
 static struct kmem_cache *ordlock_resource_cache;
+/* Resources in use (not idle) in all domains; per CPU, no lock */
+static struct percpu_counter ordlock_nresources;
+
+static void ordlock_table_reap(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ordlock_reap_work, ordlock_table_reap);
 
 int ordlock_table_init(void)
 {
 	unsigned int bits = clamp(ordlock_hash_bits, 8U, 24U);
 	unsigned int n = 1U << bits, i;
+	int ret;
 
+	BUILD_BUG_ON(sizeof(struct ordlock_resource) > 64);
+	ret = percpu_counter_init(&ordlock_nresources, 0, GFP_KERNEL);
+	if (ret)
+		return ret;
+	ret = -ENOMEM;
 	ordlock_resource_cache = KMEM_CACHE(ordlock_resource, SLAB_ACCOUNT);
 	if (!ordlock_resource_cache)
-		return -ENOMEM;
+		goto err_counter;
 	ordlock_buckets = kvcalloc(n, sizeof(*ordlock_buckets), GFP_KERNEL);
-	if (!ordlock_buckets) {
-		kmem_cache_destroy(ordlock_resource_cache);
-		return -ENOMEM;
-	}
-	for (i = 0; i < n; i++) {
+	if (!ordlock_buckets)
+		goto err_cache;
+	for (i = 0; i < n; i++)
 		spin_lock_init(&ordlock_buckets[i].lock);
-		INIT_HLIST_HEAD(&ordlock_buckets[i].chain);
-	}
 	ordlock_bucket_mask = n - 1;
 	get_random_bytes(&ordlock_hash_key, sizeof(ordlock_hash_key));
 	return 0;
+
+err_cache:
+	kmem_cache_destroy(ordlock_resource_cache);
+err_counter:
+	percpu_counter_destroy(&ordlock_nresources);
+	return ret;
+}
+
+/* Unlink @res from the chain of @bucket */
+static void ordlock_bucket_unlink(struct ordlock_bucket *bucket,
+				  struct ordlock_resource *res)
+{
+	struct ordlock_resource **pp = &bucket->chain;
+
+	lockdep_assert_held(&bucket->lock);
+	while (*pp != res)
+		pp = &(*pp)->next;
+	*pp = res->next;
+}
+
+/*
+ * Free the idle resources of @bucket: all of them (@all), or those the
+ * reaper already saw idle (marking the others). Return: how many remain.
+ */
+static unsigned int ordlock_bucket_reap(struct ordlock_bucket *bucket, bool all)
+{
+	struct ordlock_resource **pp = &bucket->chain, *res;
+
+	lockdep_assert_held(&bucket->lock);
+	while ((res = *pp)) {
+		if (!res->idle) {
+			pp = &res->next;
+		} else if (all || res->aged) {
+			*pp = res->next;
+			bucket->nidle--;
+			kmem_cache_free(ordlock_resource_cache, res);
+		} else {
+			res->aged = 1;
+			pp = &res->next;
+		}
+	}
+	return bucket->nidle;
+}
+
+static void ordlock_table_reap(struct work_struct *work)
+{
+	struct ordlock_bucket *bucket;
+	bool remain = false;
+	unsigned int i;
+
+	for (i = 0; i <= ordlock_bucket_mask; i++) {
+		bucket = &ordlock_buckets[i];
+		if (!READ_ONCE(bucket->nidle))
+			continue;
+		spin_lock(&bucket->lock);
+		if (ordlock_bucket_reap(bucket, false))
+			remain = true;
+		spin_unlock(&bucket->lock);
+		cond_resched();
+	}
+	if (remain)
+		schedule_delayed_work(&ordlock_reap_work, ORDLOCK_REAP_PERIOD);
 }
 
 void ordlock_table_exit(void)
 {
+	struct ordlock_bucket *bucket;
 	unsigned int i;
 
-	for (i = 0; i <= ordlock_bucket_mask; i++)
-		WARN_ON(!hlist_empty(&ordlock_buckets[i].chain));
+	cancel_delayed_work_sync(&ordlock_reap_work);
+	for (i = 0; i <= ordlock_bucket_mask; i++) {
+		bucket = &ordlock_buckets[i];
+		spin_lock(&bucket->lock);
+		ordlock_bucket_reap(bucket, true);
+		WARN_ON(bucket->chain);
+		spin_unlock(&bucket->lock);
+	}
 	kvfree(ordlock_buckets);
 	kmem_cache_destroy(ordlock_resource_cache);
+	percpu_counter_destroy(&ordlock_nresources);
+}
+
+/* ordlock_table_nresources() - the number of resources in use */
+s64 ordlock_table_nresources(void)
+{
+	return percpu_counter_sum(&ordlock_nresources);
 }
 
 /* ordlock_table_bucket() - the bucket of key (@rank, @id) in @domain */
@@ -77,18 +171,78 @@ struct ordlock_bucket *ordlock_table_bucket_at(unsigned int i)
 	return &ordlock_buckets[i];
 }
 
-/* ordlock_table_lookup() - the resource of a key, or NULL */
-struct ordlock_resource *ordlock_table_lookup(struct ordlock_bucket *bucket,
-					      const struct ordlock_domain *domain,
-					      u32 rank, u64 id)
+/* Count one more resource in use, within max_resources */
+static int ordlock_resource_charge(void)
+{
+	percpu_counter_inc(&ordlock_nresources);
+	if (__percpu_counter_compare(&ordlock_nresources, ordlock_max_resources(),
+				     percpu_counter_batch) > 0) {
+		percpu_counter_dec(&ordlock_nresources);
+		return -ENOSPC;
+	}
+	return 0;
+}
+
+/**
+ * ordlock_table_get() - the resource of a key, taken into use
+ * @bucket: the bucket of the key, locked
+ * @domain: the key's domain
+ * @rank: key rank
+ * @id: key id
+ * @spare: a resource from ordlock_resource_alloc() to use if the key has
+ *	none; set to NULL when used. Points at NULL on the first try.
+ *
+ * Return: the resource (its holders and waiters may be empty: the caller
+ * adds one before it drops the lock), NULL when the key has no resource
+ * and *@spare is NULL (unlock, allocate one, lock and call again), or
+ * ERR_PTR(-ENOSPC) when max_resources are in use (never with a spare).
+ * The bucket stays locked.
+ */
+struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
+					   struct ordlock_domain *domain,
+					   u32 rank, u64 id,
+					   struct ordlock_resource **spare)
 {
 	struct ordlock_resource *res;
 
 	lockdep_assert_held(&bucket->lock);
-	hlist_for_each_entry(res, &bucket->chain, node)
-		if (res->id == id && res->rank == rank && res->domain == domain)
-			return res;
-	return NULL;
+	for (res = bucket->chain; res; res = res->next) {
+		if (res->id != id || res->rank != rank ||
+		    res->domain_id != domain->id)
+			continue;
+		if (res->idle) {
+			if (*spare) {
+				/* the spare's charge moves to @res */
+				kmem_cache_free(ordlock_resource_cache, *spare);
+				*spare = NULL;
+			} else if (ordlock_resource_charge()) {
+				return ERR_PTR(-ENOSPC);
+			}
+			res->idle = 0;
+			res->aged = 0;
+			bucket->nidle--;
+			ordlock_gauge_inc(&domain->resources);
+		}
+		return res;
+	}
+	res = *spare;
+	if (!res)
+		return NULL;
+	*spare = NULL;
+	res->id = id;
+	res->rank = rank;
+	res->domain_id = domain->id;
+	res->bucket = bucket - ordlock_buckets;
+	res->nshared = 0;
+	res->nexcl = 0;
+	res->idle = 0;
+	res->aged = 0;
+	INIT_LIST_HEAD(&res->holders);
+	INIT_LIST_HEAD(&res->waiters);
+	res->next = bucket->chain;
+	bucket->chain = res;
+	ordlock_gauge_inc(&domain->resources);
+	return res;
 }
 
 /**
@@ -104,13 +258,11 @@ struct ordlock_resource *ordlock_resource_alloc(void)
 	struct ordlock_resource *res;
 
 	might_sleep();
-	if (atomic_inc_return(&ordlock_nresources) > ordlock_max_resources()) {
-		atomic_dec(&ordlock_nresources);
+	if (ordlock_resource_charge())
 		return ERR_PTR(-ENOSPC);
-	}
 	res = kmem_cache_alloc(ordlock_resource_cache, GFP_KERNEL_ACCOUNT);
 	if (!res) {
-		atomic_dec(&ordlock_nresources);
+		percpu_counter_dec(&ordlock_nresources);
 		return ERR_PTR(-ENOMEM);
 	}
 	return res;
@@ -120,38 +272,39 @@ struct ordlock_resource *ordlock_resource_alloc(void)
 void ordlock_resource_free(struct ordlock_resource *res)
 {
 	kmem_cache_free(ordlock_resource_cache, res);
-	atomic_dec(&ordlock_nresources);
-}
-
-/* ordlock_resource_insert() - put a fresh resource for a key in its bucket */
-void ordlock_resource_insert(struct ordlock_bucket *bucket,
-			     struct ordlock_resource *res,
-			     const struct ordlock_domain *domain, u32 rank, u64 id)
-{
-	lockdep_assert_held(&bucket->lock);
-	res->bucket = bucket;
-	res->domain = domain;
-	res->id = id;
-	res->rank = rank;
-	res->nshared = 0;
-	res->nexcl = 0;
-	INIT_LIST_HEAD(&res->holders);
-	INIT_LIST_HEAD(&res->waiters);
-	hlist_add_head(&res->node, &bucket->chain);
+	percpu_counter_dec(&ordlock_nresources);
 }
 
 /**
- * ordlock_resource_put_unused() - free @res if nobody holds or waits for it
- * @res: a resource in the table
+ * ordlock_resource_put_unused() - retire @res if nobody holds or waits for it
+ * @res: a resource in use
  *
- * Return: true when @res was freed.
+ * The resource turns idle and stays on its chain; the bucket's oldest idle
+ * resource is freed if the bucket has too many.
+ *
+ * Return: true when @res turned idle (the caller drops it from its
+ * domain's gauge).
  */
 bool ordlock_resource_put_unused(struct ordlock_resource *res)
 {
-	lockdep_assert_held(&res->bucket->lock);
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+	struct ordlock_resource *pos, *old = NULL;
+
+	lockdep_assert_held(&bucket->lock);
 	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
 		return false;
-	hlist_del(&res->node);
-	ordlock_resource_free(res);
+	res->idle = 1;
+	percpu_counter_dec(&ordlock_nresources);
+	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX) {
+		/* the chain is newest first: the last idle one was inserted first */
+		for (pos = bucket->chain; pos; pos = pos->next)
+			if (pos->idle)
+				old = pos;
+		ordlock_bucket_unlink(bucket, old);
+		bucket->nidle--;
+		kmem_cache_free(ordlock_resource_cache, old);
+	}
+	if (!delayed_work_pending(&ordlock_reap_work))
+		schedule_delayed_work(&ordlock_reap_work, ORDLOCK_REAP_PERIOD);
 	return true;
 }

@@ -388,8 +388,8 @@ static int ordlock_fop_open(struct inode *inode, struct file *file)
 {
 	struct ordlock_owner *owner = ordlock_owner_create(ORDLOCK_KIND_DEVICE);
 
-	if (!owner)
-		return -ENOMEM;
+	if (IS_ERR(owner))
+		return PTR_ERR(owner);
 	file->private_data = owner;
 	return nonseekable_open(inode, file);
 }

@@ -20,6 +20,7 @@
 #include <net/sock.h>
 #include <net/net_namespace.h>
 
+#include "device.h"
 #include "domain.h"
 #include "graph.h"
 #include "keys.h"
@@ -72,7 +73,13 @@ enum {
 };
 
 static const struct genl_multicast_group ordlock_nl_mcgrps[] = {
-	[ORDLOCK_NL_MCGRP_EVENTS] = { .name = ORDLOCK_GENL_MCGRP_EVENTS },
+	[ORDLOCK_NL_MCGRP_EVENTS] = {
+		.name = ORDLOCK_GENL_MCGRP_EVENTS,
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+		/* Events name any user's owners and keys: an admin view */
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
 };
 
 static const struct nla_policy ordlock_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -123,6 +130,13 @@ static int ordlock_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * cb->args of the dumps past their positions: whether the dump shows only
+ * the owners of one user (the sender is not an admin), and that user's uid
+ */
+#define ORDLOCK_NL_DUMP_OWN_ONLY	4
+#define ORDLOCK_NL_DUMP_UID		5
+
 static int ordlock_nl_dump_check(struct netlink_callback *cb)
 {
 	if (!net_eq(sock_net(cb->skb->sk), &init_net)) {
@@ -130,6 +144,9 @@ static int ordlock_nl_dump_check(struct netlink_callback *cb)
 			       "ordlock serves the initial network namespace only");
 		return -EOPNOTSUPP;
 	}
+	/* The same test as GENL_ADMIN_PERM: the sender and the socket's opener */
+	cb->args[ORDLOCK_NL_DUMP_OWN_ONLY] = !netlink_capable(cb->skb, CAP_NET_ADMIN);
+	cb->args[ORDLOCK_NL_DUMP_UID] = __kuid_val(current_euid());
 	return 0;
 }
 
@@ -354,14 +371,26 @@ static void ordlock_nl_notify(struct ordlock_waiter *w)
 
 /*
  * The socket's owner, created on its first lock request, for the user of
- * the requesting task. Return: the owner, or ERR_PTR(-EDQUOT or -ENOMEM).
+ * the requesting task, if that task may open /dev/ordlock. Return: the
+ * owner, or ERR_PTR(-EACCES, -EDQUOT or -ENOMEM).
  */
 static struct ordlock_nl_owner *ordlock_nl_get(u32 portid)
 {
 	struct ordlock_owner *owner;
 	struct ordlock_nl_owner *nlo;
+	int ret;
 
 	mutex_lock(&ordlock_nl_lock);
+	nlo = ordlock_nl_find(portid);
+	mutex_unlock(&ordlock_nl_lock);
+	if (nlo)
+		return nlo;
+	/* A path walk: outside ordlock_nl_lock, once per socket */
+	ret = ordlock_device_may_open();
+	if (ret)
+		return ERR_PTR(ret);
+	mutex_lock(&ordlock_nl_lock);
+	/* Another request of the socket may have created it meanwhile */
 	nlo = ordlock_nl_find(portid);
 	if (nlo)
 		goto out;
@@ -393,6 +422,9 @@ static int ordlock_nl_get_error(struct genl_info *info, struct ordlock_nl_owner 
 	if (PTR_ERR(nlo) == -EDQUOT)
 		NL_SET_ERR_MSG(info->extack,
 			       "this user has max_owners_per_user owners already");
+	else if (PTR_ERR(nlo) == -EACCES)
+		NL_SET_ERR_MSG(info->extack,
+			       "locking needs the permission to open " ORDLOCK_DEVICE);
 	return PTR_ERR(nlo);
 }
 
@@ -677,7 +709,25 @@ struct ordlock_nl_dump {
 	unsigned long done;
 	struct ordlock_resource *res;
 	struct ordlock_waiter *w;
+	bool own_only;
+	kuid_t uid;
 };
+
+static void ordlock_nl_dump_init(struct ordlock_nl_dump *d, struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	d->skb = skb;
+	d->cb = cb;
+	d->own_only = cb->args[ORDLOCK_NL_DUMP_OWN_ONLY];
+	d->uid = KUIDT_INIT((uid_t)cb->args[ORDLOCK_NL_DUMP_UID]);
+}
+
+/* Whether the dump leaves out the entries of @owner: not the sender's user */
+static bool ordlock_nl_dump_hides(const struct ordlock_nl_dump *d,
+				  const struct ordlock_owner *owner)
+{
+	return d->own_only && !uid_eq(owner->user->uid, d->uid);
+}
 
 static void *ordlock_nl_dump_start(struct ordlock_nl_dump *d, u8 cmd,
 				   struct nlattr **entry)
@@ -752,6 +802,10 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 		d->res = res;
 		pos = 0;
 		list_for_each_entry(hold, &res->holders, res_node) {
+			if (ordlock_nl_dump_hides(d, hold->owner)) {
+				pos++;
+				continue;
+			}
 			ret = ordlock_nl_lock_entry(d, ORDLOCK_ROLE_HOLDER, pos++,
 						    hold->owner, hold->mode, hold->token);
 			if (ret)
@@ -759,6 +813,10 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 		}
 		pos = 0;
 		list_for_each_entry(w, &res->waiters, node) {
+			if (ordlock_nl_dump_hides(d, w->hold->owner)) {
+				pos++;
+				continue;
+			}
 			ret = ordlock_nl_lock_entry(d, w->convert ? ORDLOCK_ROLE_CONVERTER :
 						    ORDLOCK_ROLE_WAITER, pos++,
 						    w->hold->owner, w->mode,
@@ -814,6 +872,8 @@ static int ordlock_nl_graph_bucket(struct ordlock_nl_dump *d,
 	hlist_for_each_entry(res, &bucket->chain, node) {
 		d->res = res;
 		list_for_each_entry(w, &res->waiters, node) {
+			if (ordlock_nl_dump_hides(d, w->hold->owner))
+				continue;
 			d->w = w;
 			if (ordlock_graph_edges(res, w, ordlock_nl_graph_edge, d)) {
 				ret = -EMSGSIZE;
@@ -830,9 +890,10 @@ static int ordlock_nl_dump_table(struct sk_buff *skb, struct netlink_callback *c
 				 int (*fn)(struct ordlock_nl_dump *d,
 					   struct ordlock_bucket *bucket))
 {
-	struct ordlock_nl_dump d = { .skb = skb, .cb = cb };
+	struct ordlock_nl_dump d = {};
 	unsigned long i;
 
+	ordlock_nl_dump_init(&d, skb, cb);
 	for (i = cb->args[0]; i < ordlock_table_size(); i++) {
 		d.skip = cb->args[1];
 		d.done = 0;
@@ -860,8 +921,8 @@ static int ordlock_nl_graph_dumpit(struct sk_buff *skb, struct netlink_callback 
 
 static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ordlock_nl_dump d = { .skb = skb, .cb = cb, .skip = cb->args[0] };
-	struct list_head *owners = ordlock_owner_lock_list();
+	struct ordlock_nl_dump d = { .skip = cb->args[0] };
+	struct list_head *owners;
 	struct ordlock_owner *owner;
 	struct nlattr *entry;
 	void *hdr;
@@ -869,7 +930,11 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 	u32 mode;
 	int err;
 
+	ordlock_nl_dump_init(&d, skb, cb);
+	owners = ordlock_owner_lock_list();
 	list_for_each_entry(owner, owners, node) {
+		if (ordlock_nl_dump_hides(&d, owner))
+			continue;
 		hdr = ordlock_nl_dump_start(&d, ORDLOCK_CMD_GET_OWNERS, &entry);
 		if (!hdr)
 			continue;

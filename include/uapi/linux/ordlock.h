@@ -512,9 +512,12 @@ struct ordlock_domain_config {
  * or waits for is released when the socket closes or its process dies. One
  * request of a socket is in progress at a time (EBUSY otherwise). The owner
  * is created by the socket's first lock request (ACQUIRE, CONVERT or
- * RELEASE) and counts against the user of the task that sent it (its
- * effective uid); when that user has max_owners_per_user owners already,
- * the request fails with the netlink error EDQUOT. A request only ever
+ * RELEASE), which fails with the netlink error EACCES unless the sending
+ * task may open /dev/ordlock for reading and writing (the node it sees,
+ * checked like open(2) would: the device's mode and group decide who may
+ * lock, through either interface). The owner counts against the user of
+ * that task (its effective uid); when that user has max_owners_per_user
+ * owners already, the request fails with EDQUOT. A request only ever
  * concerns the sending socket's own owner: its keys, its queued request,
  * its cookie.
  *
@@ -545,7 +548,12 @@ struct ordlock_domain_config {
  *	with ENOENT and the RESULT message was or will be sent).
  * %ORDLOCK_CMD_RESULT - notification only, see ACQUIRE.
  *
- * Queries (anyone):
+ * Queries (anyone). The dumps show every owner to a sender with
+ * CAP_NET_ADMIN (both the task and the socket's opener, as for DOMAIN_SET);
+ * to anyone else, only the entries of owners of the sender's own user
+ * (effective uid): its holds and waits (GET_LOCKS), its owners
+ * (GET_OWNERS), the edges its waiters start (GET_GRAPH; the blocker is
+ * named, as in a failure record).
  * %ORDLOCK_CMD_GET_LOCKS - dump: one message per holder or waiter, with
  *	%ORDLOCK_A_ENTRY (%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY, %ORDLOCK_E_ROLE,
  *	%ORDLOCK_E_POSITION, owner fields, %ORDLOCK_E_MODE, %ORDLOCK_E_TOKEN
@@ -565,7 +573,9 @@ struct ordlock_domain_config {
  *	any of %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
  *	%ORDLOCK_A_RANK_NAMES (replaces the names).
  *
- * Events (multicast group "events", rate-limited): %ORDLOCK_CMD_EVENT with
+ * Events (multicast group "events", rate-limited; joining it needs
+ * CAP_NET_ADMIN where the kernel supports GENL_MCAST_CAP_NET_ADMIN, 6.7 and
+ * the stable kernels it was backported to): %ORDLOCK_CMD_EVENT with
  * %ORDLOCK_A_EVENT and %ORDLOCK_A_DOMAIN: %ORDLOCK_EVENT_DEADLOCK (the
  * victim's %ORDLOCK_A_FAILURE and %ORDLOCK_A_CYCLE), %ORDLOCK_EVENT_TIMEOUT
  * and %ORDLOCK_EVENT_ORDER and %ORDLOCK_EVENT_LIMIT (%ORDLOCK_A_FAILURE,

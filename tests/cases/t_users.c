@@ -792,6 +792,9 @@ static void test_limits(void)
 	failure_is(A, ret, EDQUOT, ORDLOCK_REASON_USER_LIMIT, "A asks for 2 more");
 	ok(olt_key_eq(&A->failure.key, 1, 4, EX) && A->failure.index == 0,
 	   "the failure names the first key of the request, 1:4");
+	ok(!strcmp(ordlock_reason_name(A->failure.reason), "user-limit") &&
+	   strstr(olt_fail_str(&A->failure), "max_keys_per_user"),
+	   "libordlock names it: %s", olt_fail_str(&A->failure));
 	limit_event(lim1, UID_A, A->pid, 1, "keys");
 	is_int(ag_nheld(A, DEV1), 3, "A still holds 3 keys");
 	is_int(olt_probe(lim1, 1, 4, EX), 0, "1:4 was not taken");

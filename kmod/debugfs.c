@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * debugfs: /sys/kernel/debug/ordlock/{locks,graph,owners,deadlocks,stats}.
+ * debugfs: /sys/kernel/debug/ordlock/{locks,graph,owners,deadlocks,stats,
+ * users}.
  *
  * Every file starts with a version line "# ordlock FILE v1" and a comment
  * line naming the fields; then one record per line, fields separated by one
@@ -22,6 +23,7 @@
 #include "owner.h"
 #include "request.h"
 #include "table.h"
+#include "user.h"
 
 static struct dentry *ordlock_debugfs_dir;
 
@@ -264,6 +266,15 @@ static int ordlock_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ordlock_stats);
 
+static int ordlock_users_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# ordlock users v1\n"
+		 "# uid owners keys waiters refused\n");
+	ordlock_user_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ordlock_users);
+
 /* Without debugfs, ordlock works the same; only the files are missing */
 void ordlock_debugfs_init(void)
 {
@@ -276,6 +287,7 @@ void ordlock_debugfs_init(void)
 	debugfs_create_file("owners", 0400, dir, NULL, &ordlock_owners_fops);
 	debugfs_create_file("deadlocks", 0400, dir, NULL, &ordlock_deadlocks_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &ordlock_stats_fops);
+	debugfs_create_file("users", 0400, dir, NULL, &ordlock_users_fops);
 	ordlock_debugfs_dir = dir;
 }
 

@@ -6,8 +6,11 @@
  * caller's size.
  */
 #include <linux/fs.h>
+#include <linux/major.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
+#include <linux/mount.h>
+#include <linux/namei.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -388,8 +391,8 @@ static int ordlock_fop_open(struct inode *inode, struct file *file)
 {
 	struct ordlock_owner *owner = ordlock_owner_create(ORDLOCK_KIND_DEVICE);
 
-	if (!owner)
-		return -ENOMEM;
+	if (IS_ERR(owner))
+		return PTR_ERR(owner);
 	file->private_data = owner;
 	return nonseekable_open(inode, file);
 }
@@ -414,6 +417,37 @@ static struct miscdevice ordlock_misc = {
 	.name = "ordlock",
 	.fops = &ordlock_fops,
 };
+
+/**
+ * ordlock_device_may_open() - may the calling task open /dev/ordlock?
+ *
+ * The netlink family grants locks too: it asks this before it creates the
+ * owner of a socket, so that the device's mode and group (dev_mode, the
+ * udev rule) say who may lock, whichever way. The node is looked up as
+ * the task sees it (its root and mount namespace), must be this module's
+ * device on a mount that allows devices, and must be readable and
+ * writable by the task, as open(O_RDWR) requires.
+ *
+ * Return: 0, or -EACCES.
+ */
+int ordlock_device_may_open(void)
+{
+	struct inode *inode;
+	struct path path;
+	int ret;
+
+	if (kern_path(ORDLOCK_DEVICE, LOOKUP_FOLLOW, &path))
+		return -EACCES;
+	inode = d_inode(path.dentry);
+	if (!S_ISCHR(inode->i_mode) ||
+	    inode->i_rdev != MKDEV(MISC_MAJOR, ordlock_misc.minor) ||
+	    (path.mnt->mnt_flags & MNT_NODEV))
+		ret = -EACCES;
+	else
+		ret = path_permission(&path, MAY_READ | MAY_WRITE) ? -EACCES : 0;
+	path_put(&path);
+	return ret;
+}
 
 int ordlock_device_init(void)
 {

@@ -13,6 +13,7 @@
 #include "netlink.h"
 #include "owner.h"
 #include "table.h"
+#include "user.h"
 
 static int __init ordlock_init(void)
 {
@@ -63,6 +64,7 @@ static void __exit ordlock_exit(void)
 		       atomic_read(&ordlock_nowners),
 		       ordlock_table_nresources());
 	ordlock_debugfs_exit();
+	ordlock_user_exit();
 	ordlock_domain_exit();
 	ordlock_graph_exit();
 	ordlock_owner_exit();

@@ -9,6 +9,7 @@
  * grant (through the waiter's notify hook) or a timer queues, and ends with
  * one ORDLOCK_CMD_RESULT message to the port.
  */
+#include <linux/cred.h>
 #include <linux/hrtimer.h>
 #include <linux/mm.h>
 #include <linux/notifier.h>
@@ -19,6 +20,7 @@
 #include <net/sock.h>
 #include <net/net_namespace.h>
 
+#include "device.h"
 #include "domain.h"
 #include "graph.h"
 #include "keys.h"
@@ -27,6 +29,7 @@
 #include "params.h"
 #include "request.h"
 #include "table.h"
+#include "user.h"
 
 /**
  * struct ordlock_nl_owner - the owner of one netlink socket
@@ -70,7 +73,13 @@ enum {
 };
 
 static const struct genl_multicast_group ordlock_nl_mcgrps[] = {
-	[ORDLOCK_NL_MCGRP_EVENTS] = { .name = ORDLOCK_GENL_MCGRP_EVENTS },
+	[ORDLOCK_NL_MCGRP_EVENTS] = {
+		.name = ORDLOCK_GENL_MCGRP_EVENTS,
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+		/* Events name any user's owners and keys: an admin view */
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
 };
 
 static const struct nla_policy ordlock_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -121,6 +130,13 @@ static int ordlock_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * cb->args of the dumps past their positions: whether the dump shows only
+ * the owners of one user (the sender is not an admin), and that user's uid
+ */
+#define ORDLOCK_NL_DUMP_OWN_ONLY	4
+#define ORDLOCK_NL_DUMP_UID		5
+
 static int ordlock_nl_dump_check(struct netlink_callback *cb)
 {
 	if (!net_eq(sock_net(cb->skb->sk), &init_net)) {
@@ -128,6 +144,9 @@ static int ordlock_nl_dump_check(struct netlink_callback *cb)
 			       "ordlock serves the initial network namespace only");
 		return -EOPNOTSUPP;
 	}
+	/* The same test as GENL_ADMIN_PERM: the sender and the socket's opener */
+	cb->args[ORDLOCK_NL_DUMP_OWN_ONLY] = !netlink_capable(cb->skb, CAP_NET_ADMIN);
+	cb->args[ORDLOCK_NL_DUMP_UID] = __kuid_val(current_euid());
 	return 0;
 }
 
@@ -350,24 +369,43 @@ static void ordlock_nl_notify(struct ordlock_waiter *w)
 	queue_work(ordlock_nl_wq, &nlo->work);
 }
 
-/* The socket's owner, created on its first lock request */
+/*
+ * The socket's owner, created on its first lock request, for the user of
+ * the requesting task, if that task may open /dev/ordlock. Return: the
+ * owner, or ERR_PTR(-EACCES, -EDQUOT or -ENOMEM).
+ */
 static struct ordlock_nl_owner *ordlock_nl_get(u32 portid)
 {
+	struct ordlock_owner *owner;
 	struct ordlock_nl_owner *nlo;
+	int ret;
 
 	mutex_lock(&ordlock_nl_lock);
+	nlo = ordlock_nl_find(portid);
+	mutex_unlock(&ordlock_nl_lock);
+	if (nlo)
+		return nlo;
+	/* A path walk: outside ordlock_nl_lock, once per socket */
+	ret = ordlock_device_may_open();
+	if (ret)
+		return ERR_PTR(ret);
+	mutex_lock(&ordlock_nl_lock);
+	/* Another request of the socket may have created it meanwhile */
 	nlo = ordlock_nl_find(portid);
 	if (nlo)
 		goto out;
 	nlo = kzalloc(sizeof(*nlo), GFP_KERNEL_ACCOUNT);
-	if (!nlo)
-		goto out;
-	nlo->owner = ordlock_owner_create(ORDLOCK_KIND_NETLINK);
-	if (!nlo->owner) {
-		kfree(nlo);
-		nlo = NULL;
+	if (!nlo) {
+		nlo = ERR_PTR(-ENOMEM);
 		goto out;
 	}
+	owner = ordlock_owner_create(ORDLOCK_KIND_NETLINK);
+	if (IS_ERR(owner)) {
+		kfree(nlo);
+		nlo = ERR_CAST(owner);
+		goto out;
+	}
+	nlo->owner = owner;
 	nlo->portid = portid;
 	INIT_WORK(&nlo->work, ordlock_nl_work);
 	hrtimer_init(&nlo->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
@@ -376,6 +414,18 @@ static struct ordlock_nl_owner *ordlock_nl_get(u32 portid)
 out:
 	mutex_unlock(&ordlock_nl_lock);
 	return nlo;
+}
+
+/* Why ordlock_nl_get() failed, in the extack; return: the errno */
+static int ordlock_nl_get_error(struct genl_info *info, struct ordlock_nl_owner *nlo)
+{
+	if (PTR_ERR(nlo) == -EDQUOT)
+		NL_SET_ERR_MSG(info->extack,
+			       "this user has max_owners_per_user owners already");
+	else if (PTR_ERR(nlo) == -EACCES)
+		NL_SET_ERR_MSG(info->extack,
+			       "locking needs the permission to open " ORDLOCK_DEVICE);
+	return PTR_ERR(nlo);
 }
 
 /* The request of @nlo ended with @ret: tell its port, once */
@@ -492,8 +542,8 @@ static int ordlock_nl_lock_request(struct genl_info *info, bool convert)
 		goto out_keys;
 	}
 	nlo = ordlock_nl_get(info->snd_portid);
-	if (!nlo) {
-		ret = -ENOMEM;
+	if (IS_ERR(nlo)) {
+		ret = ordlock_nl_get_error(info, nlo);
 		goto out_keys;
 	}
 	owner = nlo->owner;
@@ -592,9 +642,9 @@ static int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
 			return ret;
 	}
 	nlo = ordlock_nl_get(info->snd_portid);
-	if (!nlo) {
+	if (IS_ERR(nlo)) {
 		kvfree(keys);
-		return -ENOMEM;
+		return ordlock_nl_get_error(info, nlo);
 	}
 	mutex_lock(&nlo->owner->lock);
 	if (nlo->owner->busy) {
@@ -659,7 +709,25 @@ struct ordlock_nl_dump {
 	unsigned long done;
 	struct ordlock_resource *res;
 	struct ordlock_waiter *w;
+	bool own_only;
+	kuid_t uid;
 };
+
+static void ordlock_nl_dump_init(struct ordlock_nl_dump *d, struct sk_buff *skb,
+				 struct netlink_callback *cb)
+{
+	d->skb = skb;
+	d->cb = cb;
+	d->own_only = cb->args[ORDLOCK_NL_DUMP_OWN_ONLY];
+	d->uid = KUIDT_INIT((uid_t)cb->args[ORDLOCK_NL_DUMP_UID]);
+}
+
+/* Whether the dump leaves out the entries of @owner: not the sender's user */
+static bool ordlock_nl_dump_hides(const struct ordlock_nl_dump *d,
+				  const struct ordlock_owner *owner)
+{
+	return d->own_only && !uid_eq(owner->user->uid, d->uid);
+}
 
 static void *ordlock_nl_dump_start(struct ordlock_nl_dump *d, u8 cmd,
 				   struct nlattr **entry)
@@ -734,6 +802,10 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 		d->res = res;
 		pos = 0;
 		list_for_each_entry(hold, &res->holders, res_node) {
+			if (ordlock_nl_dump_hides(d, hold->owner)) {
+				pos++;
+				continue;
+			}
 			ret = ordlock_nl_lock_entry(d, ORDLOCK_ROLE_HOLDER, pos++,
 						    hold->owner, hold->mode, hold->token);
 			if (ret)
@@ -741,6 +813,10 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 		}
 		pos = 0;
 		list_for_each_entry(w, &res->waiters, node) {
+			if (ordlock_nl_dump_hides(d, w->hold->owner)) {
+				pos++;
+				continue;
+			}
 			ret = ordlock_nl_lock_entry(d, w->convert ? ORDLOCK_ROLE_CONVERTER :
 						    ORDLOCK_ROLE_WAITER, pos++,
 						    w->hold->owner, w->mode,
@@ -796,6 +872,8 @@ static int ordlock_nl_graph_bucket(struct ordlock_nl_dump *d,
 	for (res = bucket->chain; res; res = res->next) {
 		d->res = res;
 		list_for_each_entry(w, &res->waiters, node) {
+			if (ordlock_nl_dump_hides(d, w->hold->owner))
+				continue;
 			d->w = w;
 			if (ordlock_graph_edges(res, w, ordlock_nl_graph_edge, d)) {
 				ret = -EMSGSIZE;
@@ -812,9 +890,10 @@ static int ordlock_nl_dump_table(struct sk_buff *skb, struct netlink_callback *c
 				 int (*fn)(struct ordlock_nl_dump *d,
 					   struct ordlock_bucket *bucket))
 {
-	struct ordlock_nl_dump d = { .skb = skb, .cb = cb };
+	struct ordlock_nl_dump d = {};
 	unsigned long i;
 
+	ordlock_nl_dump_init(&d, skb, cb);
 	for (i = cb->args[0]; i < ordlock_table_size(); i++) {
 		d.skip = cb->args[1];
 		d.done = 0;
@@ -842,8 +921,8 @@ static int ordlock_nl_graph_dumpit(struct sk_buff *skb, struct netlink_callback 
 
 static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	struct ordlock_nl_dump d = { .skb = skb, .cb = cb, .skip = cb->args[0] };
-	struct list_head *owners = ordlock_owner_lock_list();
+	struct ordlock_nl_dump d = { .skip = cb->args[0] };
+	struct list_head *owners;
 	struct ordlock_owner *owner;
 	struct nlattr *entry;
 	void *hdr;
@@ -851,7 +930,11 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 	u32 mode;
 	int err;
 
+	ordlock_nl_dump_init(&d, skb, cb);
+	owners = ordlock_owner_lock_list();
 	list_for_each_entry(owner, owners, node) {
+		if (ordlock_nl_dump_hides(&d, owner))
+			continue;
 		hdr = ordlock_nl_dump_start(&d, ORDLOCK_CMD_GET_OWNERS, &entry);
 		if (!hdr)
 			continue;
@@ -864,6 +947,7 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 		      nla_put_string(skb, ORDLOCK_E_DOMAIN, owner->domain_name) ||
 		      nla_put_u32(skb, ORDLOCK_E_KIND, owner->kind) ||
 		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld)) ||
+		      nla_put_u32(skb, ORDLOCK_E_UID, ordlock_user_uid(owner->user)) ||
 		      (mode &&
 		       (ordlock_nl_put_key(skb, ORDLOCK_E_KEY, READ_ONCE(owner->pending.rank),
 					   READ_ONCE(owner->pending.id), mode) ||
@@ -1152,6 +1236,58 @@ static struct genl_family ordlock_genl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(ordlock_nl_mcgrps),
 };
 
+/*
+ * A new event message with ORDLOCK_A_EVENT and ORDLOCK_A_DOMAIN, in *@hdr;
+ * NULL when nobody listens, the rate limit was reached or memory is short.
+ */
+static struct sk_buff *ordlock_nl_event_new(u32 event, const char *domain,
+					    void **hdr)
+{
+	struct sk_buff *msg;
+
+	if (!READ_ONCE(ordlock_nl_ready) ||
+	    !genl_has_listeners(&ordlock_genl_family, &init_net,
+				ORDLOCK_NL_MCGRP_EVENTS))
+		return NULL;
+	if (!__ratelimit(&ordlock_nl_event_ratelimit))
+		return NULL;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put(msg, 0, 0, &ordlock_genl_family, 0, ORDLOCK_CMD_EVENT);
+	if (!*hdr ||
+	    nla_put_u32(msg, ORDLOCK_A_EVENT, event) ||
+	    nla_put_string(msg, ORDLOCK_A_DOMAIN, domain)) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+static void ordlock_nl_event_send(struct sk_buff *msg, void *hdr)
+{
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&ordlock_genl_family, &init_net, msg, 0,
+				ORDLOCK_NL_MCGRP_EVENTS, GFP_KERNEL);
+}
+
+/* The owner fields of an event's ORDLOCK_A_ENTRY */
+static int ordlock_nl_event_entry(struct sk_buff *msg, u64 id, pid_t pid,
+				  const char *comm, u32 kind, u32 held,
+				  const struct ordlock_user *user)
+{
+	struct nlattr *entry = nla_nest_start(msg, ORDLOCK_A_ENTRY);
+
+	if (!entry ||
+	    ordlock_nl_put_owner(msg, id, pid, comm) ||
+	    nla_put_u32(msg, ORDLOCK_E_KIND, kind) ||
+	    nla_put_u32(msg, ORDLOCK_E_HELD, held) ||
+	    nla_put_u32(msg, ORDLOCK_E_UID, ordlock_user_uid(user)))
+		return -EMSGSIZE;
+	nla_nest_end(msg, entry);
+	return 0;
+}
+
 /**
  * ordlock_nl_event() - multicast an event about @owner, rate-limited
  * @owner: the owner concerned, locked, with its failure record for
@@ -1161,40 +1297,55 @@ static struct genl_family ordlock_genl_family __ro_after_init = {
 void ordlock_nl_event(struct ordlock_owner *owner, u32 event)
 {
 	struct sk_buff *msg;
-	struct nlattr *entry;
 	void *hdr;
 
-	if (!READ_ONCE(ordlock_nl_ready) ||
-	    !genl_has_listeners(&ordlock_genl_family, &init_net,
-				ORDLOCK_NL_MCGRP_EVENTS))
-		return;
-	if (!__ratelimit(&ordlock_nl_event_ratelimit))
-		return;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	msg = ordlock_nl_event_new(event, owner->domain->name, &hdr);
 	if (!msg)
 		return;
-	hdr = genlmsg_put(msg, 0, 0, &ordlock_genl_family, 0, ORDLOCK_CMD_EVENT);
-	if (!hdr ||
-	    nla_put_u32(msg, ORDLOCK_A_EVENT, event) ||
-	    nla_put_string(msg, ORDLOCK_A_DOMAIN, owner->domain->name))
+	if (ordlock_nl_event_entry(msg, owner->id, READ_ONCE(owner->pid),
+				   owner->comm, owner->kind, owner->nheld,
+				   owner->user))
 		goto err;
-	entry = nla_nest_start(msg, ORDLOCK_A_ENTRY);
-	if (!entry ||
-	    ordlock_nl_put_owner(msg, owner->id, READ_ONCE(owner->pid), owner->comm) ||
-	    nla_put_u32(msg, ORDLOCK_E_KIND, owner->kind) ||
-	    nla_put_u32(msg, ORDLOCK_E_HELD, owner->nheld))
-		goto err;
-	nla_nest_end(msg, entry);
 	if (event != ORDLOCK_EVENT_OWNER_DIED &&
 	    (ordlock_nl_put_failure(msg, &owner->failure) ||
 	     ordlock_nl_put_cycle(msg, owner)))
 		goto err;
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&ordlock_genl_family, &init_net, msg, 0,
-				ORDLOCK_NL_MCGRP_EVENTS, GFP_KERNEL);
+	ordlock_nl_event_send(msg, hdr);
 	return;
 err:
 	nlmsg_free(msg);
+}
+
+/**
+ * ordlock_nl_event_owner_limit() - multicast that the calling task was
+ *	refused an owner by max_owners_per_user, rate-limited
+ * @kind: the enum ordlock_owner_kind it asked for
+ * @user: its user
+ *
+ * There is no owner: the entry has owner id 0 and the calling task.
+ */
+void ordlock_nl_event_owner_limit(u32 kind, const struct ordlock_user *user)
+{
+	struct ordlock_failure f = {
+		.reason = ORDLOCK_REASON_USER_LIMIT,
+		.error = EDQUOT,
+		.index = ~0U,
+	};
+	char comm[TASK_COMM_LEN];
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = ordlock_nl_event_new(ORDLOCK_EVENT_LIMIT, ORDLOCK_DEFAULT_DOMAIN, &hdr);
+	if (!msg)
+		return;
+	get_task_comm(comm, current);
+	if (ordlock_nl_event_entry(msg, 0, task_tgid_nr(current), comm, kind, 0,
+				   user) ||
+	    ordlock_nl_put_failure(msg, &f)) {
+		nlmsg_free(msg);
+		return;
+	}
+	ordlock_nl_event_send(msg, hdr);
 }
 
 static int ordlock_nl_notifier(struct notifier_block *nb, unsigned long state,

@@ -2,6 +2,7 @@
 /*
  * Owners: creation, destruction, domain choice, and the cache of holds.
  */
+#include <linux/cred.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -10,6 +11,7 @@
 #include "netlink.h"
 #include "owner.h"
 #include "request.h"
+#include "user.h"
 
 /* Keep at most this many spare holds per owner */
 #define ORDLOCK_OWNER_SPARE_MAX 64
@@ -38,15 +40,36 @@ void ordlock_owner_exit(void)
  * ordlock_owner_create() - a new owner in the default domain
  * @kind: an enum ordlock_owner_kind
  *
- * Return: the owner, or NULL when out of memory.
+ * The owner belongs to the user of the calling task's effective uid, and
+ * counts against its max_owners_per_user unless the task has
+ * CAP_SYS_RESOURCE.
+ *
+ * Return: the owner, ERR_PTR(-EDQUOT) when the user has as many owners as
+ * it may (an event tells the "events" group), or ERR_PTR(-ENOMEM).
  */
 struct ordlock_owner *ordlock_owner_create(u32 kind)
 {
 	struct ordlock_owner *owner;
+	struct ordlock_user *user;
+	bool exempt;
+	int ret;
 
+	user = ordlock_user_get(current_euid());
+	if (IS_ERR(user))
+		return ERR_CAST(user);
+	exempt = ordlock_user_exempt();
+	ret = ordlock_user_charge(user, ORDLOCK_USER_OWNERS, 1, exempt);
+	if (ret) {
+		ordlock_nl_event_owner_limit(kind, user);
+		goto err_put;
+	}
 	owner = kzalloc(sizeof(*owner), GFP_KERNEL_ACCOUNT);
-	if (!owner)
-		return NULL;
+	if (!owner) {
+		ret = -ENOMEM;
+		goto err_uncharge;
+	}
+	owner->user = user;
+	owner->user_exempt = exempt;
 	mutex_init(&owner->lock);
 	INIT_LIST_HEAD(&owner->held);
 	INIT_LIST_HEAD(&owner->spare);
@@ -65,6 +88,12 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	list_add_tail(&owner->node, &ordlock_owners);
 	mutex_unlock(&ordlock_owners_lock);
 	return owner;
+
+err_uncharge:
+	ordlock_user_uncharge(user, ORDLOCK_USER_OWNERS, 1);
+err_put:
+	ordlock_user_put(user);
+	return ERR_PTR(ret);
 }
 
 /**
@@ -89,6 +118,8 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	ordlock_gauge_dec(&owner->domain->owners);
 	ordlock_domain_put(owner->domain);
 	mutex_destroy(&owner->lock);
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_OWNERS, 1);
+	ordlock_user_put(owner->user);
 	kfree(owner->cycle);
 	kfree(owner);
 	atomic_dec(&ordlock_nowners);

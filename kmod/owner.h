@@ -13,6 +13,12 @@
  *
  * ordlock_owners_lock (mutex, owner.c), which protects the list of all
  * owners, is taken alone. debugfs never takes owner->lock.
+ *
+ * ordlock_users_lock (mutex, user.c), which protects the hash of users, is
+ * a leaf: nothing is taken under it. It is taken under ordlock_nl_lock
+ * (netlink.c) when a netlink owner is created or destroyed, and alone
+ * otherwise. The per-user counts are atomics, changed by each owner under
+ * its owner->lock.
  */
 #ifndef _ORDLOCK_OWNER_H
 #define _ORDLOCK_OWNER_H
@@ -25,6 +31,7 @@
 #include <linux/ordlock.h>
 
 struct ordlock_domain;
+struct ordlock_user;
 struct ordlock_waiter;
 struct ordlock_resource;
 struct ordlock_rkey;
@@ -58,6 +65,10 @@ struct ordlock_rkey;
  * @walk_edge: the enum ordlock_edge from @walk_parent to this owner
  * @walk_mode: the mode in which this owner blocks @walk_parent
  * @node: entry in the list of all owners, under ordlock_owners_lock
+ * @user: the user of the owner's creator (see user.h); one reference
+ *	held; constant
+ * @user_exempt: the creator had CAP_SYS_RESOURCE: the per-user limits do
+ *	not apply to this owner (it is counted all the same); constant
  * @kind: an enum ordlock_owner_kind, constant
  * @id: unique id, constant
  * @pid: thread group id of the last task that made a request (or opened
@@ -94,6 +105,8 @@ struct ordlock_owner {
 	u32 walk_mode;
 
 	struct list_head node;
+	struct ordlock_user *user;
+	bool user_exempt;
 	u32 kind;
 	u64 id;
 	pid_t pid;

@@ -36,6 +36,18 @@ static unsigned int max_domains = 1024;
 module_param(max_domains, uint, 0644);
 MODULE_PARM_DESC(max_domains, "Most domains at once (default 1024)");
 
+static unsigned int max_owners_per_user = 1024;
+module_param(max_owners_per_user, uint, 0644);
+MODULE_PARM_DESC(max_owners_per_user, "Most owners of one user, unless CAP_SYS_RESOURCE (default 1024)");
+
+static unsigned int max_keys_per_user = 65536;
+module_param(max_keys_per_user, uint, 0644);
+MODULE_PARM_DESC(max_keys_per_user, "Most keys the owners of one user may hold, unless CAP_SYS_RESOURCE (default 65536)");
+
+static unsigned int max_waiters_per_user = 512;
+module_param(max_waiters_per_user, uint, 0644);
+MODULE_PARM_DESC(max_waiters_per_user, "Most waiting requests of one user, unless CAP_SYS_RESOURCE (default 512)");
+
 static unsigned int default_timeout_ms = 30000;
 module_param(default_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(default_timeout_ms, "Timeout of a request that gives none, in ms (default 30000)");
@@ -76,6 +88,25 @@ unsigned int ordlock_max_resources(void)
 unsigned int ordlock_max_domains(void)
 {
 	return max(READ_ONCE(max_domains), 1U);
+}
+
+/*
+ * The per-user limits; 0 refuses everything (an admin can lock users out
+ * without unloading the module).
+ */
+unsigned int ordlock_max_owners_per_user(void)
+{
+	return READ_ONCE(max_owners_per_user);
+}
+
+unsigned int ordlock_max_keys_per_user(void)
+{
+	return READ_ONCE(max_keys_per_user);
+}
+
+unsigned int ordlock_max_waiters_per_user(void)
+{
+	return READ_ONCE(max_waiters_per_user);
 }
 
 /**

@@ -26,6 +26,7 @@
 #include "params.h"
 #include "request.h"
 #include "table.h"
+#include "user.h"
 
 static int ordlock_hold_cmp(const struct ordlock_hold *hold,
 			    const struct ordlock_rkey *key)
@@ -260,6 +261,7 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 
 	WRITE_ONCE(owner->pending.mode, 0);
 	ordlock_gauge_dec(&domain->waiters);
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_WAITERS, 1);
 	ordlock_stat_wait(domain, ktime_to_ns(ktime_sub(ktime_get(), w->since)));
 	if (ret == -EDEADLK)
 		ordlock_graph_report(owner);
@@ -417,7 +419,13 @@ static int ordlock_take(struct ordlock_request *req)
 	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
+	} else if (ordlock_user_charge(owner->user, ORDLOCK_USER_WAITERS, 1,
+				       owner->user_exempt)) {
+		/* Not queued: the resource has holders or waiters, it stays */
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, key);
+		ordlock_res_blame(res, owner, key->mode, NULL);
 	} else {
+		/* Uncharged when the wait ends, in __ordlock_wait_end() */
 		ordlock_waiter_init(req, hold, key->mode, false);
 		list_add_tail(&req->w.node, &res->waiters);
 		ret = 1;
@@ -516,6 +524,7 @@ static const u8 ordlock_reason_stats[] = {
 	[ORDLOCK_REASON_UPGRADE] = ORDLOCK_STAT_UPGRADE_DEADLOCKS,
 	[ORDLOCK_REASON_OWNER_LIMIT] = ORDLOCK_STAT_LIMITS,
 	[ORDLOCK_REASON_RESOURCE_LIMIT] = ORDLOCK_STAT_LIMITS,
+	[ORDLOCK_REASON_USER_LIMIT] = ORDLOCK_STAT_LIMITS,
 };
 
 static void ordlock_stat_failure(struct ordlock_owner *owner)
@@ -536,6 +545,7 @@ static void ordlock_stat_failure(struct ordlock_owner *owner)
 		break;
 	case ORDLOCK_REASON_OWNER_LIMIT:
 	case ORDLOCK_REASON_RESOURCE_LIMIT:
+	case ORDLOCK_REASON_USER_LIMIT:
 		ordlock_nl_event(owner, ORDLOCK_EVENT_LIMIT);
 		break;
 	}
@@ -567,6 +577,8 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 		hold = req->cur;
 		list_for_each_entry_continue_reverse(hold, &req->holds, owner_node)
 			ordlock_res_drop_hold(hold);
+		/* Every key of the request was charged when it started */
+		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, req->n);
 	}
 	ordlock_request_put(req);
 	ordlock_stat_failure(owner);
@@ -703,8 +715,16 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 					 -ENOSPC, &keys[0]);
 		goto fail;
 	}
+	/* Kept when granted; uncharged by ordlock_request_fail() or release */
+	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, req->n,
+				  owner->user_exempt);
+	if (ret) {
+		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, &keys[0]);
+		goto fail;
+	}
 	ret = ordlock_owner_get_holds(owner, req->n, &req->holds);
 	if (ret) {
+		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, req->n);
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, NULL);
 		goto fail;
 	}
@@ -905,6 +925,10 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
+	} else if (ordlock_user_charge(owner->user, ORDLOCK_USER_WAITERS, 1,
+				       owner->user_exempt)) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, key);
+		ordlock_res_blame(res, owner, key->mode, NULL);
 	} else {
 		/* No other conversion is queued: go to the head */
 		list_add(&req->w.node, &res->waiters);
@@ -954,6 +978,7 @@ static void ordlock_owner_drop(struct ordlock_owner *owner,
 	ordlock_res_drop_hold(hold);
 	list_move(&hold->owner_node, done);
 	owner->nheld--;
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
 	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_RELEASES);
 }
 
@@ -1044,6 +1069,7 @@ unsigned int ordlock_release_all(struct ordlock_owner *owner)
 	}
 	list_splice_init(&owner->held, &done);
 	owner->nheld = 0;
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, n);
 	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, n);
 	ordlock_owner_put_holds(owner, &done);
 	return n;

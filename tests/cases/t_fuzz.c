@@ -53,7 +53,7 @@ struct ioc {
 static const struct ioc iocs[] = {
 	{ "ACQUIRE", ORDLOCK_IOC_ACQUIRE, sizeof(struct ordlock_acquire),
 	  { EINVAL, E2BIG, EFAULT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR, ENOSPC,
-	    EBUSY, ENOMEM } },
+	    EDQUOT, EBUSY, ENOMEM } },
 	{ "RELEASE", ORDLOCK_IOC_RELEASE, sizeof(struct ordlock_release),
 	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, ENOMEM } },
 	{ "SET_DOMAIN", ORDLOCK_IOC_SET_DOMAIN, sizeof(struct ordlock_set_domain),
@@ -64,7 +64,7 @@ static const struct ioc iocs[] = {
 	  { EINVAL, E2BIG, EFAULT } },
 	{ "CONVERT", ORDLOCK_IOC_CONVERT, sizeof(struct ordlock_convert),
 	  { EINVAL, E2BIG, EFAULT, ENOENT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR,
-	    EBUSY, ENOMEM } },
+	    EDQUOT, EBUSY, ENOMEM } },
 	{ "DOMAIN_CONFIG", ORDLOCK_IOC_DOMAIN_CONFIG, sizeof(struct ordlock_domain_config),
 	  { EINVAL, E2BIG, EFAULT, EPERM, ENOSPC, ENOMEM } },
 	{ "unknown", 0, 64, { ENOTTY } },
@@ -358,7 +358,7 @@ static void *racer(void *arg)
 
 static const int nl_errs[] = {
 	EINVAL, ERANGE, E2BIG, EMSGSIZE, EOPNOTSUPP, ENOENT, EBUSY, EPERM,
-	ENOSPC, ENOMEM, EEXIST, ENOBUFS, 0,
+	ENOSPC, EDQUOT, EACCES, ENOMEM, EEXIST, ENOBUFS, 0,
 };
 
 static void put_random_attrs(struct nl_msg *msg, unsigned int *seed, int depth)

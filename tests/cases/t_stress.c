@@ -437,6 +437,7 @@ static void do_acquire(struct owner *o, struct held *h, int widx, unsigned int *
 		break;
 	case E2BIG:
 	case ENOSPC:
+	case EDQUOT:
 		STAT(limits);
 		break;
 	default:

@@ -90,6 +90,7 @@ static struct nla_policy nlt_entry_policy[ORDLOCK_E_MAX + 1] = {
 	[ORDLOCK_E_EDGE] = { .type = NLA_U32 },
 	[ORDLOCK_E_RANK] = { .type = NLA_U32 },
 	[ORDLOCK_E_NAME] = { .type = NLA_STRING },
+	[ORDLOCK_E_UID] = { .type = NLA_U32 },
 };
 
 static struct nla_policy nlt_stats_policy[ORDLOCK_S_MAX + 1];
@@ -636,6 +637,8 @@ int nlt_parse_entry(struct nlattr *nest, struct nlt_entry *e)
 		e->rank = nla_get_u32(tb[ORDLOCK_E_RANK]);
 	if (tb[ORDLOCK_E_NAME])
 		nla_strlcpy(e->name, tb[ORDLOCK_E_NAME], sizeof(e->name));
+	if (tb[ORDLOCK_E_UID])
+		e->uid = nla_get_u32(tb[ORDLOCK_E_UID]);
 	if (tb[ORDLOCK_E_BLOCKER]) {
 		struct nlt_entry b;
 

@@ -173,6 +173,7 @@ struct nlt_entry {
 	uint32_t edge;
 	uint32_t rank;
 	char name[ORDLOCK_RANK_NAME_MAX];
+	uint32_t uid;
 	struct {
 		uint32_t present;
 		uint64_t owner_id;

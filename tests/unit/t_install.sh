@@ -75,7 +75,9 @@ check_prefix() { # check_prefix PREFIX
 	point $? "$prefix: the whole tree is there${missing[*]:+ (missing: ${missing[*]})}"
 	[[ -x $d$prefix/sbin/ordlockctl && -L $d$libdir/libordlock.so &&
 		$(readlink "$d$libdir/libordlock.so") == libordlock.so.1 ]] &&
-		objdump -p "$d$libdir/libordlock.so.1" | grep -q 'SONAME *libordlock.so.1'
+		# grep without -q reads everything: with pipefail, an early exit
+		# would kill the writer with SIGPIPE and fail the point
+		objdump -p "$d$libdir/libordlock.so.1" | grep 'SONAME *libordlock.so.1' >/dev/null
 	point $? "$prefix: ordlockctl executable, libordlock.so -> libordlock.so.1 (its SONAME)"
 	[[ -z $(find "$d" -path "$d$prefix" -prune -o -type f -print) ]]
 	point $? "$prefix: nothing outside PREFIX (no /etc)"
@@ -96,7 +98,7 @@ check_prefix() { # check_prefix PREFIX
 		>"$work/cc.log" 2>&1
 	point $? "$prefix: a C program compiles and links with the shared library" "$work/cc.log"
 	[[ $(LD_LIBRARY_PATH=$d$libdir "$work/hello" 2>&1) == "order exclusive 1" ]] &&
-		ldd "$work/hello" | grep -q libordlock.so.1
+		ldd "$work/hello" | grep libordlock.so.1 >/dev/null
 	point $? "$prefix: and runs against the installed libordlock.so.1"
 	# shellcheck disable=SC2086
 	cc -Wall -Werror -o "$work/hello-static" "$work/hello.c" $cflags \

@@ -258,6 +258,8 @@ static const char *const reason_names[] = {
 	[ORDLOCK_REASON_RESOURCE_LIMIT]	= "resource-limit",
 	[ORDLOCK_REASON_NOT_HELD]	= "not-held",
 	[ORDLOCK_REASON_NOMEM]		= "nomem",
+	[ORDLOCK_REASON_CANCELLED]	= "cancelled",
+	[ORDLOCK_REASON_USER_LIMIT]	= "user-limit",
 };
 
 const char *ordlock_reason_name(unsigned int reason)
@@ -377,6 +379,15 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 		snprintf(buf, len,
 			 "resource limit: tracking %s would exceed max_resources",
 			 key);
+		break;
+	case ORDLOCK_REASON_USER_LIMIT:
+		if (f->index != ~0U)
+			snprintf(buf, len,
+				 "user limit: %s would exceed max_keys_per_user or max_waiters_per_user of this user",
+				 key);
+		else
+			snprintf(buf, len,
+				 "user limit: this user has max_owners_per_user owners already");
 		break;
 	case ORDLOCK_REASON_NOT_HELD:
 		snprintf(buf, len, "key %u:%llu is not held", f->key.rank,

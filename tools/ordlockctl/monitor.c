@@ -86,8 +86,8 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 	struct olc_monitor *m = arg;
 	struct ordlock_failure f;
 	struct olc_who who = { 0 };
-	unsigned int event, kind = 0, held = 0;
-	int have_who = 0, have_failure = 0, nsteps = 0, i;
+	unsigned int event, kind = 0, held = 0, uid = 0;
+	int have_who = 0, have_uid = 0, have_failure = 0, nsteps = 0, i;
 	char domain[ORDLOCK_DOMAIN_NAME_MAX], when[64], text[512];
 	struct timespec ts;
 	uint64_t ns;
@@ -107,6 +107,10 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 			kind = nla_get_u32(etb[ORDLOCK_E_KIND]);
 		if (etb[ORDLOCK_E_HELD])
 			held = nla_get_u32(etb[ORDLOCK_E_HELD]);
+		if (etb[ORDLOCK_E_UID]) {
+			uid = nla_get_u32(etb[ORDLOCK_E_UID]);
+			have_uid = 1;
+		}
 	}
 	if (tb[ORDLOCK_A_FAILURE] && !olc_nl_failure(tb[ORDLOCK_A_FAILURE], &f))
 		have_failure = 1;
@@ -133,6 +137,10 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 			olc_json_str(j, "comm", who.comm);
 			olc_json_str(j, "kind", olc_kind_str(kind));
 			olc_json_u64(j, "held", held);
+			if (have_uid)
+				olc_json_u64(j, "uid", uid);
+			else
+				olc_json_null(j, "uid");
 			olc_json_obj_end(j);
 		} else {
 			olc_json_null(j, "owner");
@@ -169,6 +177,8 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 	if (have_who)
 		printf(": pid %u (%s) owner %llu", who.pid, who.comm,
 		       (unsigned long long)who.id);
+	if (have_uid)
+		printf(" uid %u", uid);
 	if (event == ORDLOCK_EVENT_OWNER_DIED)
 		printf(" went away holding %u key%s", held, held == 1 ? "" : "s");
 	if (have_failure)
@@ -298,14 +308,15 @@ const struct olc_cmd olc_cmd_monitor = {
 	"Subscribes to the netlink \"events\" group and prints each event with a\n"
 	"timestamp: deadlock (the victim and its cycle), timeout, order (an order\n"
 	"violation), limit, owner-died (an owner went away holding keys). The\n"
-	"kernel sends at most 100 events a second. Runs until interrupted.\n"
+	"kernel sends at most 100 events a second. Runs until interrupted. Joining\n"
+	"the group needs CAP_NET_ADMIN (on kernels that support the restriction).\n"
 	"\n"
 	"  -d, --domain=DOMAIN  only events of this domain\n"
 	"  -c, --count=COUNT    exit after COUNT events\n"
 	"  -t, --timeout=SECS   exit after SECS seconds\n"
 	"\n"
 	"JSON: one document per line: {\"time\", \"time_ns\", \"event\", \"domain\",\n"
-	"\"owner\": {\"owner_id\", \"pid\", \"comm\", \"kind\", \"held\"}, \"failure\": null or\n"
+	"\"owner\": {\"owner_id\", \"pid\", \"comm\", \"kind\", \"held\", \"uid\"}, \"failure\": null or\n"
 	"{\"reason\", \"errno\", \"error\", \"pid\", \"index\", \"key\": {\"key\", \"rank\", \"id\",\n"
 	"\"mode\"}, \"held\", \"holder_mode\", \"cycle_len\", \"text\"}, \"cycle\": null or\n"
 	"[{\"owner_id\", \"pid\", \"comm\", \"mode\", \"key\", \"rank\", \"id\", \"edge\",\n"

@@ -57,7 +57,7 @@ _MODES = {"shared": SHARED, "sh": SHARED, "s": SHARED,
 # enum ordlock_reason
 R_NONE, R_INVALID, R_ORDER, R_TIMEOUT, R_BUSY, R_SIGNAL, R_DEADLOCK, \
     R_UPGRADE, R_OWNER_LIMIT, R_RESOURCE_LIMIT, R_NOT_HELD, R_NOMEM, \
-    R_CANCELLED = range(13)
+    R_CANCELLED, R_USER_LIMIT = range(14)
 
 ACQUIRE_TRY = 1
 DOMAIN_NAME_MAX = 32
@@ -341,7 +341,8 @@ class Interrupted(OrdlockError, InterruptedError):
 
 
 class LimitReached(OrdlockError):
-    """ENOSPC: an owner or the system would hold too many keys."""
+    """ENOSPC: an owner or the system would hold too many keys; EDQUOT
+    (reason "user-limit"): a per-user limit of keys or waiting requests."""
 
 
 class NotHeld(OrdlockError):
@@ -352,6 +353,7 @@ _CLASSES = {
     R_ORDER: OrderViolation, R_TIMEOUT: Timeout, R_BUSY: Busy,
     R_DEADLOCK: Deadlock, R_UPGRADE: UpgradeDeadlock, R_SIGNAL: Interrupted,
     R_OWNER_LIMIT: LimitReached, R_RESOURCE_LIMIT: LimitReached,
+    R_USER_LIMIT: LimitReached,
     R_NOT_HELD: NotHeld,
 }
 

@@ -88,6 +88,13 @@
  * ENOSPC     the owner would hold more than max_keys_per_owner keys
  *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
  *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT)
+ * EDQUOT     a per-user limit (%ORDLOCK_REASON_USER_LIMIT): the owners of
+ *            the caller's user would hold more than max_keys_per_user keys,
+ *            or wait in more than max_waiters_per_user requests (a try-lock
+ *            never waits, so never meets the latter); nothing was taken.
+ *            Also open() of /dev/ordlock when the user has
+ *            max_owners_per_user owners already (no failure record: there
+ *            is no owner). Owners created with CAP_SYS_RESOURCE are exempt
  * ENOENT     release or convert of a key the owner does not hold
  *            (%ORDLOCK_REASON_NOT_HELD)
  * EBUSY      another request of the same owner (a dup()ed or inherited
@@ -164,6 +171,10 @@ struct ordlock_key {
  * @ORDLOCK_REASON_NOMEM: out of kernel memory (ENOMEM)
  * @ORDLOCK_REASON_CANCELLED: a queued netlink request was cancelled
  *	(ECANCELED)
+ * @ORDLOCK_REASON_USER_LIMIT: a per-user limit: the owners of the user
+ *	would hold more than max_keys_per_user keys (@key is the first key
+ *	of the request) or wait in more than max_waiters_per_user requests
+ *	(@key is the key it would have waited for, @pid a holder) (EDQUOT)
  */
 enum ordlock_reason {
 	ORDLOCK_REASON_NONE = 0,
@@ -179,6 +190,7 @@ enum ordlock_reason {
 	ORDLOCK_REASON_NOT_HELD,
 	ORDLOCK_REASON_NOMEM,
 	ORDLOCK_REASON_CANCELLED,
+	ORDLOCK_REASON_USER_LIMIT,
 };
 
 /**
@@ -498,7 +510,16 @@ struct ordlock_domain_config {
  *
  * Locks: the owner is the netlink socket (its port id). Everything it holds
  * or waits for is released when the socket closes or its process dies. One
- * request of a socket is in progress at a time (EBUSY otherwise).
+ * request of a socket is in progress at a time (EBUSY otherwise). The owner
+ * is created by the socket's first lock request (ACQUIRE, CONVERT or
+ * RELEASE), which fails with the netlink error EACCES unless the sending
+ * task may open /dev/ordlock for reading and writing (the node it sees,
+ * checked like open(2) would: the device's mode and group decide who may
+ * lock, through either interface). The owner counts against the user of
+ * that task (its effective uid); when that user has max_owners_per_user
+ * owners already, the request fails with EDQUOT. A request only ever
+ * concerns the sending socket's own owner: its keys, its queued request,
+ * its cookie.
  *
  * %ORDLOCK_CMD_ACQUIRE - [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS,
  *	[%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY],
@@ -519,21 +540,27 @@ struct ordlock_domain_config {
  * %ORDLOCK_CMD_CONVERT - %ORDLOCK_A_KEYS holding exactly one key with its
  *	new mode, [%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS], [%ORDLOCK_A_COOKIE].
  *	Replies as ACQUIRE.
- * %ORDLOCK_CMD_CANCEL - %ORDLOCK_A_COOKIE: withdraw the queued request with
- *	that cookie. Exactly one of the two happens: the cancel wins (its
+ * %ORDLOCK_CMD_CANCEL - %ORDLOCK_A_COOKIE: withdraw the queued request of
+ *	this socket with that cookie (ENOENT when it has none, whatever other
+ *	sockets queued). Exactly one of the two happens: the cancel wins (its
  *	reply has STATUS CANCELLED and no RESULT follows; what the request
  *	took is released), or the request had ended first (the cancel fails
  *	with ENOENT and the RESULT message was or will be sent).
  * %ORDLOCK_CMD_RESULT - notification only, see ACQUIRE.
  *
- * Queries (anyone):
+ * Queries (anyone). The dumps show every owner to a sender with
+ * CAP_NET_ADMIN (both the task and the socket's opener, as for DOMAIN_SET);
+ * to anyone else, only the entries of owners of the sender's own user
+ * (effective uid): its holds and waits (GET_LOCKS), its owners
+ * (GET_OWNERS), the edges its waiters start (GET_GRAPH; the blocker is
+ * named, as in a failure record).
  * %ORDLOCK_CMD_GET_LOCKS - dump: one message per holder or waiter, with
  *	%ORDLOCK_A_ENTRY (%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY, %ORDLOCK_E_ROLE,
  *	%ORDLOCK_E_POSITION, owner fields, %ORDLOCK_E_MODE, %ORDLOCK_E_TOKEN
  *	or %ORDLOCK_E_WAITED_US).
  * %ORDLOCK_CMD_GET_OWNERS - dump: %ORDLOCK_A_ENTRY with owner fields,
- *	%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KIND, %ORDLOCK_E_HELD and, when waiting,
- *	%ORDLOCK_E_KEY and %ORDLOCK_E_WAITED_US.
+ *	%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID
+ *	and, when waiting, %ORDLOCK_E_KEY and %ORDLOCK_E_WAITED_US.
  * %ORDLOCK_CMD_GET_GRAPH - dump: one %ORDLOCK_A_ENTRY per edge: the
  *	waiter's owner fields, %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it
  *	asks for), %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
@@ -546,12 +573,18 @@ struct ordlock_domain_config {
  *	any of %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
  *	%ORDLOCK_A_RANK_NAMES (replaces the names).
  *
- * Events (multicast group "events", rate-limited): %ORDLOCK_CMD_EVENT with
+ * Events (multicast group "events", rate-limited; joining it needs
+ * CAP_NET_ADMIN where the kernel supports GENL_MCAST_CAP_NET_ADMIN, 6.7 and
+ * the stable kernels it was backported to): %ORDLOCK_CMD_EVENT with
  * %ORDLOCK_A_EVENT and %ORDLOCK_A_DOMAIN: %ORDLOCK_EVENT_DEADLOCK (the
  * victim's %ORDLOCK_A_FAILURE and %ORDLOCK_A_CYCLE), %ORDLOCK_EVENT_TIMEOUT
  * and %ORDLOCK_EVENT_ORDER and %ORDLOCK_EVENT_LIMIT (%ORDLOCK_A_FAILURE,
  * with the owner in %ORDLOCK_A_ENTRY), %ORDLOCK_EVENT_OWNER_DIED (an owner
- * closed while holding keys: %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD).
+ * closed while holding keys: %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD). The
+ * owner's entry has %ORDLOCK_E_UID. An owner refused by
+ * max_owners_per_user is reported as %ORDLOCK_EVENT_LIMIT in the default
+ * domain with owner id 0, the refused task's pid and command, and a
+ * failure of reason %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT.
  */
 #define ORDLOCK_GENL_NAME		"ordlock"
 #define ORDLOCK_GENL_VERSION		1
@@ -691,6 +724,8 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_EDGE: u32, &enum ordlock_edge
  * @ORDLOCK_E_RANK: u32
  * @ORDLOCK_E_NAME: string, a rank name
+ * @ORDLOCK_E_UID: u32, the user an owner counts against: the effective uid
+ *	of its creator, in the initial user namespace
  */
 enum ordlock_entry_attr {
 	ORDLOCK_E_UNSPEC,
@@ -711,6 +746,7 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_EDGE,
 	ORDLOCK_E_RANK,
 	ORDLOCK_E_NAME,
+	ORDLOCK_E_UID,
 	__ORDLOCK_E_MAX,
 };
 

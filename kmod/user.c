@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Users: per-uid counts of owners, held keys and waiters, and the per-user
+ * limits. See user.h.
+ *
+ * A user exists while it has an owner. The counts are atomics changed by
+ * the user's owners under their own lock, so one user's requests never
+ * wait for another's; a charge that would pass the limit changes nothing
+ * and fails with EDQUOT.
+ */
+#include <linux/capability.h>
+#include <linux/hashtable.h>
+#include <linux/limits.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/slab.h>
+
+#include "params.h"
+#include "user.h"
+
+#define ORDLOCK_USERS_HASH_BITS 6
+
+/*
+ * ordlock_users_lock protects ordlock_users, the users that have owners.
+ * It is a leaf (see owner.h): nothing is taken under it.
+ */
+static DEFINE_MUTEX(ordlock_users_lock);
+static DEFINE_HASHTABLE(ordlock_users, ORDLOCK_USERS_HASH_BITS);
+
+static const char * const ordlock_user_count_names[ORDLOCK_USER_NR] = {
+	[ORDLOCK_USER_OWNERS] = "owners",
+	[ORDLOCK_USER_KEYS] = "keys",
+	[ORDLOCK_USER_WAITERS] = "waiters",
+};
+
+/**
+ * ordlock_user_get() - the user of @uid, created when needed, referenced
+ * @uid: the uid
+ *
+ * Return: the user, or ERR_PTR(-ENOMEM).
+ */
+struct ordlock_user *ordlock_user_get(kuid_t uid)
+{
+	struct ordlock_user *user;
+
+	mutex_lock(&ordlock_users_lock);
+	hash_for_each_possible(ordlock_users, user, node, __kuid_val(uid)) {
+		if (uid_eq(user->uid, uid)) {
+			refcount_inc(&user->ref);
+			goto out;
+		}
+	}
+	user = kzalloc(sizeof(*user), GFP_KERNEL_ACCOUNT);
+	if (!user) {
+		user = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	refcount_set(&user->ref, 1);
+	user->uid = uid;
+	hash_add(ordlock_users, &user->node, __kuid_val(uid));
+out:
+	mutex_unlock(&ordlock_users_lock);
+	return user;
+}
+
+/**
+ * ordlock_user_put() - drop a reference; the last one frees the user
+ * @user: the user; its owners have given back everything they charged
+ */
+void ordlock_user_put(struct ordlock_user *user)
+{
+	unsigned int i;
+	int n;
+
+	if (!refcount_dec_and_mutex_lock(&user->ref, &ordlock_users_lock))
+		return;
+	hash_del(&user->node);
+	mutex_unlock(&ordlock_users_lock);
+	for (i = 0; i < ORDLOCK_USER_NR; i++) {
+		n = atomic_read(&user->count[i]);
+		if (n)
+			pr_err("ordlock: uid %u leaked %d %s\n",
+			       ordlock_user_uid(user), n,
+			       ordlock_user_count_names[i]);
+	}
+	kfree(user);
+}
+
+/**
+ * ordlock_user_exempt() - whether an owner created now is exempt
+ *
+ * Return: true when the calling task has CAP_SYS_RESOURCE in the initial
+ * user namespace (checked without an audit record: most callers lack it).
+ */
+bool ordlock_user_exempt(void)
+{
+	return ns_capable_noaudit(&init_user_ns, CAP_SYS_RESOURCE);
+}
+
+static unsigned int ordlock_user_limit(enum ordlock_user_count what)
+{
+	switch (what) {
+	case ORDLOCK_USER_OWNERS:
+		return ordlock_max_owners_per_user();
+	case ORDLOCK_USER_KEYS:
+		return ordlock_max_keys_per_user();
+	default:
+		return ordlock_max_waiters_per_user();
+	}
+}
+
+/**
+ * ordlock_user_charge() - count @n more of @what, within the user's limit
+ * @user: the user
+ * @what: an enum ordlock_user_count
+ * @n: how many
+ * @exempt: the owner is exempt from the limit (it is still counted)
+ *
+ * Either all @n are charged or none is.
+ *
+ * Return: 0, or -EDQUOT when the count would pass the limit.
+ */
+int ordlock_user_charge(struct ordlock_user *user, enum ordlock_user_count what,
+			unsigned int n, bool exempt)
+{
+	unsigned int max = exempt ? INT_MAX :
+			   min_t(unsigned int, ordlock_user_limit(what), INT_MAX);
+	atomic_t *count = &user->count[what];
+	int cur = atomic_read(count);
+
+	do {
+		if ((unsigned int)cur > max || n > max - cur) {
+			atomic_inc(&user->refused);
+			return -EDQUOT;
+		}
+	} while (!atomic_try_cmpxchg(count, &cur, cur + n));
+	return 0;
+}
+
+/**
+ * ordlock_user_uncharge() - give back @n of @what
+ * @user: the user
+ * @what: an enum ordlock_user_count
+ * @n: how many; no more than were charged
+ */
+void ordlock_user_uncharge(struct ordlock_user *user,
+			   enum ordlock_user_count what, unsigned int n)
+{
+	WARN_ON_ONCE(atomic_sub_return(n, &user->count[what]) < 0);
+}
+
+/**
+ * ordlock_user_show() - one line per user, for debugfs
+ * @m: the seq_file
+ *
+ * "UID OWNERS KEYS WAITERS REFUSED"; the counts are read racily.
+ */
+void ordlock_user_show(struct seq_file *m)
+{
+	struct ordlock_user *user;
+	unsigned int bkt;
+
+	mutex_lock(&ordlock_users_lock);
+	hash_for_each(ordlock_users, bkt, user, node)
+		seq_printf(m, "%u %d %d %d %d\n", ordlock_user_uid(user),
+			   atomic_read(&user->count[ORDLOCK_USER_OWNERS]),
+			   atomic_read(&user->count[ORDLOCK_USER_KEYS]),
+			   atomic_read(&user->count[ORDLOCK_USER_WAITERS]),
+			   atomic_read(&user->refused));
+	mutex_unlock(&ordlock_users_lock);
+}
+
+/* ordlock_user_exit() - at unload every user must be gone with its owners */
+void ordlock_user_exit(void)
+{
+	struct ordlock_user *user;
+	unsigned int bkt;
+
+	mutex_lock(&ordlock_users_lock);
+	hash_for_each(ordlock_users, bkt, user, node)
+		pr_err("ordlock: leaked user %u (%d references)\n",
+		       ordlock_user_uid(user), refcount_read(&user->ref));
+	mutex_unlock(&ordlock_users_lock);
+}

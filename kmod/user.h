@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Users: what the owners of one uid hold, wait for and are, against the
+ * per-user limits (module parameters max_owners_per_user,
+ * max_keys_per_user, max_waiters_per_user).
+ *
+ * An owner belongs to the user of its creator: the effective uid of the
+ * task that opened /dev/ordlock, or that made the first lock request of a
+ * netlink socket (the uid the device's permission check used). It keeps
+ * that user for life, whoever uses it later. An owner whose creator had
+ * CAP_SYS_RESOURCE (in the initial user namespace) is counted like the
+ * others but never refused.
+ */
+#ifndef _ORDLOCK_USER_H
+#define _ORDLOCK_USER_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/refcount.h>
+#include <linux/seq_file.h>
+#include <linux/types.h>
+#include <linux/uidgid.h>
+#include <linux/user_namespace.h>
+
+/**
+ * enum ordlock_user_count - what is counted per user
+ * @ORDLOCK_USER_OWNERS: owners (open descriptions, netlink sockets)
+ * @ORDLOCK_USER_KEYS: keys held, and keys of acquires in progress (charged
+ *	when the acquire starts, uncharged when it fails or they are released)
+ * @ORDLOCK_USER_WAITERS: requests queued on a resource
+ * @ORDLOCK_USER_NR: number of counts
+ */
+enum ordlock_user_count {
+	ORDLOCK_USER_OWNERS,
+	ORDLOCK_USER_KEYS,
+	ORDLOCK_USER_WAITERS,
+	ORDLOCK_USER_NR,
+};
+
+/**
+ * struct ordlock_user - the counts of one uid
+ * @node: entry in the hash of users, under ordlock_users_lock (user.c)
+ * @ref: one reference per owner of the user; the last one frees it
+ * @uid: the uid, constant
+ * @count: the counts, indexed by enum ordlock_user_count; atomic, changed
+ *	only by the owners of the user, under their owner->lock
+ * @refused: requests and owners refused by a per-user limit; atomic
+ */
+struct ordlock_user {
+	struct hlist_node node;
+	refcount_t ref;
+	kuid_t uid;
+	atomic_t count[ORDLOCK_USER_NR];
+	atomic_t refused;
+};
+
+struct ordlock_user *ordlock_user_get(kuid_t uid);
+void ordlock_user_put(struct ordlock_user *user);
+bool ordlock_user_exempt(void);
+int ordlock_user_charge(struct ordlock_user *user, enum ordlock_user_count what,
+			unsigned int n, bool exempt);
+void ordlock_user_uncharge(struct ordlock_user *user,
+			   enum ordlock_user_count what, unsigned int n);
+void ordlock_user_show(struct seq_file *m);
+void ordlock_user_exit(void);
+
+/* ordlock_user_uid() - the uid of @user in the initial user namespace */
+static inline u32 ordlock_user_uid(const struct ordlock_user *user)
+{
+	return from_kuid_munged(&init_user_ns, user->uid);
+}
+
+#endif /* _ORDLOCK_USER_H */

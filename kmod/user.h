@@ -16,6 +16,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
+#include <linux/percpu_counter.h>
 #include <linux/refcount.h>
 #include <linux/seq_file.h>
 #include <linux/types.h>
@@ -42,15 +43,16 @@ enum ordlock_user_count {
  * @node: entry in the hash of users, under ordlock_users_lock (user.c)
  * @ref: one reference per owner of the user; the last one frees it
  * @uid: the uid, constant
- * @count: the counts, indexed by enum ordlock_user_count; atomic, changed
- *	only by the owners of the user, under their owner->lock
+ * @count: the counts, indexed by enum ordlock_user_count; per-CPU
+ *	counters, changed only by the owners of the user, under their
+ *	owner->lock
  * @refused: requests and owners refused by a per-user limit; atomic
  */
 struct ordlock_user {
 	struct hlist_node node;
 	refcount_t ref;
 	kuid_t uid;
-	atomic_t count[ORDLOCK_USER_NR];
+	struct percpu_counter count[ORDLOCK_USER_NR];
 	atomic_t refused;
 };
 

@@ -164,6 +164,10 @@ static void lock_loop(struct lock *l, int me)
 			bench_die("lock: %s", strerror(errno));
 		sh->owner = 1;
 		holding = 1;
+	} else {
+		/* the first request must find the key held, or it would race */
+		while (!sh->stop && sh->owner != 1)
+			sched_yield();
 	}
 	while (!sh->stop) {
 		if (holding) {

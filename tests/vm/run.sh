@@ -47,6 +47,17 @@ esac
 
 die() { echo "run.sh: $*" >&2; exit 2; }
 
+# Under make check, a run that stops before its verdict (die, or any error
+# under set -e) must not look like a pass: it counts as one failure.
+verdict=0
+on_exit() {
+	if ((!verdict)) && [[ -n "${ORDLOCK_SUMMARY:-}" ]]; then
+		echo "FAIL vm: run.sh stopped before its verdict"
+		echo "0 1" >>"$ORDLOCK_SUMMARY"
+	fi
+}
+trap on_exit EXIT
+
 # --- what to boot ----------------------------------------------------------
 if [[ -z "${KVER:-}" ]]; then
 	KVER=$(for d in /lib/modules/*-amd64/build; do
@@ -226,7 +237,8 @@ show_console() {
 	if [[ -n "$first" ]]; then
 		# the first kernel failure, not the lock-up noise after it
 		echo "---- console (from line $((first > 5 ? first - 5 : 1)) of ${console#"$repo"/}) ----"
-		tail -n +$((first > 5 ? first - 5 : 1)) "$console" | head -n 60
+		# (|| true: head may close the pipe early, pipefail is on)
+		tail -n +$((first > 5 ? first - 5 : 1)) "$console" | head -n 60 || true
 	else
 		echo "---- console (last 60 lines of ${console#"$repo"/}) ----"
 		tail -n 60 "$console"
@@ -300,7 +312,7 @@ if [[ -f "$results/dmesg.txt" ]]; then
 	else
 		tap_point 1 "vm: kernel log clean" "see ${results#"$repo"/}/dmesg.txt" || true
 		ours |
-			grep -E -B2 -A25 "$bad" | head -n 80 | sed 's/^/    | /'
+			grep -E -B2 -A25 "$bad" | head -n 80 | sed 's/^/    | /' || true
 	fi
 else
 	# the guest died before saving it (the console is shown above)
@@ -312,5 +324,6 @@ fi
 
 echo "vm: results in ${results#"$repo"/}"
 tap_record_summary
+verdict=1
 tap_print_total "$label"
 ((TAP_FAILED == 0))

@@ -10,6 +10,10 @@
 #                       unit tests and the in-VM suite; ends "N passed, N failed"
 #                       (T="name ..." runs only those in-VM tests)
 #   make vm             run the in-VM suite only (no deps, no build; T= works)
+#   make check-debug    the in-VM suite (and failslab tests) on a debug kernel
+#                       (KASAN, lockdep, kmemleak, UBSAN...) built from
+#                       linux-source-6.1 and cached in /var/cache/ordlock
+#                       (ORDLOCK_DEBUG_CACHE=); ends "N passed, N failed"
 #   make demo           boot the VM and run the demo programs, live
 #   make fuzz           libFuzzer on ordlockctl's parsers for FUZZ_SECONDS
 #                       (default 60; needs clang, optional)
@@ -57,7 +61,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 # make check T="a b": only these in-VM tests
 T ?=
 
-.PHONY: all modules tools tests unit check vm demo demo-run bench clean deps \
+.PHONY: all modules tools tests unit check check-debug vm demo demo-run bench clean deps \
 	stress fuzz-vm \
 	kdir-check vm-env install uninstall install-module dkms-source \
 	dkms-install dkms-uninstall dkms-check
@@ -93,6 +97,10 @@ fuzz:
 # The whole suite; the last line of output is "N passed, N failed".
 check:
 	+@T="$(T)" bash tests/harness/check.sh
+
+# The suite on the debug kernel (tests/debug-kernel/); T= works.
+check-debug:
+	+@T="$(T)" bash tests/debug-kernel/check.sh
 
 vm: kdir-check
 	@$(vm_env) bash tests/vm/run.sh $(T)

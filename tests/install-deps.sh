@@ -12,7 +12,8 @@
 # installs the missing packages. Runs non-interactively (CI, no stdin).
 #
 # --bench also installs what "make bench" needs on top: gnuplot (the plot)
-# and python3 (the report).
+# and python3 (the report).  --debug-kernel installs what building the
+# debug kernel of "make check-debug" needs (tests/debug-kernel/build.sh).
 set -euo pipefail
 
 PACKAGES=(
@@ -38,9 +39,17 @@ BENCH_PACKAGES=(
 	gnuplot-nox
 	python3
 )
-if [[ ${1:-} == --bench ]]; then
-	PACKAGES+=("${BENCH_PACKAGES[@]}")
-fi
+DEBUG_KERNEL_PACKAGES=(
+	bc
+	bison
+	flex
+	libelf-dev
+	libssl-dev
+)
+case ${1:-} in
+--bench) PACKAGES+=("${BENCH_PACKAGES[@]}") ;;
+--debug-kernel) PACKAGES+=("${DEBUG_KERNEL_PACKAGES[@]}") ;;
+esac
 
 # is_installed PKG: dpkg knows PKG as fully installed.
 is_installed() {

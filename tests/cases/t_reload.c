@@ -11,8 +11,9 @@
  * others and kmem_cache_destroy() cannot see their leaked objects: boot
  * with VM_APPEND=slab_nomerge for the exact check.
  *
- * It reloads the module with insmod $ORDLOCK_REPO/kmod/ordlock.ko, and leaves
- * it loaded (guest.sh unloads it at the end).
+ * It reloads the module with insmod $ORDLOCK_KO (the module guest.sh loaded;
+ * default $ORDLOCK_REPO/kmod/ordlock.ko), and leaves it loaded (guest.sh
+ * unloads it at the end).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -179,6 +180,7 @@ static int use_module(void)
 int main(void)
 {
 	const char *repo = getenv("ORDLOCK_REPO"), *env = getenv("ORDLOCK_RELOAD_COUNT");
+	const char *ko = getenv("ORDLOCK_KO");
 	unsigned int count = env ? (unsigned int)atoi(env) : 20, i, bad_unload = 0,
 		     bad_load = 0, bad_use = 0, bad_gone = 0;
 	char first[300] = "";
@@ -192,7 +194,10 @@ int main(void)
 	watchdog_start(600);
 	if (!repo)
 		repo = ".";
-	snprintf(module, sizeof(module), "%s/kmod/ordlock.ko", repo);
+	if (ko && *ko)
+		snprintf(module, sizeof(module), "%s", ko);
+	else
+		snprintf(module, sizeof(module), "%s/kmod/ordlock.ko", repo);
 	if (!ok(access(module, R_OK) == 0, "the module is at %s", module))
 		return tap_done();
 	if (!count)

@@ -13,6 +13,10 @@
 #                     (NAME.csv instead of NAME.tap for a benchmark, whose
 #                     stderr also goes to the console as "bench NAME: ...")
 #   dmesg.txt         the kernel log at the end
+#   kmemleak.txt      DEBUG=1 (the debug kernel): what kmemleak reports after
+#                     the module was unloaded (its frames are bare addresses
+#                     then); kmemleak-loaded.txt: a scan just before the
+#                     unload, which names the module's functions
 #   done              written last: the guest ran to completion
 # The host (run.sh) judges all of it.  Progress lines on the console start
 # with "ordlock-vm:".
@@ -39,11 +43,35 @@ harness() { # harness STATUS NAME: one TAP point into harness.tap
 	fi >>"$results/harness.tap"
 }
 
+# the module to load (t_reload reloads it too)
+KO=${KO:-$REPO/kmod/ordlock.ko}
+export ORDLOCK_KO=$KO
+
+kmemleak=/sys/kernel/debug/kmemleak
+if [[ ${DEBUG:-0} == 1 ]]; then
+	# The debug kernel's checkers must really be on: a kernel without
+	# them would pass everything below.
+	missing=
+	[[ $(dmesg) == *'KernelAddressSanitizer initialized'* ]] || missing+=" KASAN"
+	[[ -e /proc/lockdep ]] || missing+=" lockdep"
+	[[ -w $kmemleak ]] || missing+=" kmemleak"
+	[[ -d /sys/kernel/debug/debug_objects ]] || missing+=" DEBUG_OBJECTS"
+	[[ -d /sys/kernel/debug/failslab ]] || missing+=" failslab"
+	[[ -z $missing ]]
+	harness $? "debug kernel: KASAN, lockdep, kmemleak, DEBUG_OBJECTS, failslab on"
+	[[ -z $missing ]] || say "debug kernel without:$missing"
+	# Leak suspects of the boot are not ours: scan once and forget them.
+	if [[ -w $kmemleak ]]; then
+		echo scan >"$kmemleak"
+		echo clear >"$kmemleak"
+	fi
+fi
+
 # Everything after this line in the kernel log is ours.
 echo "ordlock-vm: begin" >/dev/kmsg
 
 say "kernel $(uname -r), $(nproc) cpus"
-insmod_out=$(insmod kmod/ordlock.ko 2>&1)
+insmod_out=$(insmod "$KO" 2>&1)
 loaded=$?
 harness $loaded "module loaded"
 [[ $loaded == 0 ]] || say "insmod failed: $insmod_out"
@@ -103,6 +131,8 @@ restore_params() {
 if [[ $loaded == 0 ]]; then
 	for name in $TESTS; do
 		prog=$REPO/$dir/$name
+		# run.sh --debug: the debug kernel's own programs
+		[[ -x $prog || -z ${EXTRA_DIR:-} ]] || prog=$REPO/$EXTRA_DIR/$name
 		work=/tmp/run.$name
 		mkdir -p "$work"
 		start=$(date +%s)
@@ -136,11 +166,32 @@ if [[ $loaded == 0 ]]; then
 	done
 fi
 
+if [[ $loaded == 0 && ${DEBUG:-0} == 1 && -w $kmemleak ]]; then
+	echo scan >"$kmemleak"
+	cat "$kmemleak" >"$results/kmemleak-loaded.txt"
+fi
 if [[ $loaded == 0 ]]; then
 	rmmod_out=$(rmmod ordlock 2>&1)
 	rc=$?
 	harness $rc "module unloaded"
 	[[ $rc == 0 ]] || say "rmmod failed: $rmmod_out"
+fi
+if [[ ${DEBUG:-0} == 1 ]]; then
+	# Lockdep switches itself off after its first report (or when it
+	# runs out of room): then it checked only part of the run.
+	grep -q 'debug_locks: *1$' /proc/lockdep_stats
+	harness $? "lockdep still on at the end"
+	# kmemleak reports an object once it was unreferenced for 5 s, over
+	# two scans (kmemleak.rst): what the module leaked is unreferenced
+	# now that it is gone.
+	if [[ -w $kmemleak ]]; then
+		say "kmemleak scan"
+		sleep 6
+		echo scan >"$kmemleak"
+		sleep 1
+		echo scan >"$kmemleak"
+		cat "$kmemleak" >"$results/kmemleak.txt"
+	fi
 fi
 echo "1..$npoint" >>"$results/harness.tap"
 

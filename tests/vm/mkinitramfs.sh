@@ -1,18 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# mkinitramfs.sh KVER OUTPUT
+# mkinitramfs.sh [--builtin] KVER OUTPUT
 #
 # Builds the test VM's initramfs: a static busybox, tests/vm/init.sh as /init
 # and the kernel KVER's modules needed to mount the host's root over
 # virtio-9p (the virtio PCI transport, 9pnet_virtio, 9p and what they depend
 # on, resolved with modinfo and listed in load order in /modules.order).
+# --builtin: KVER has all of that built in (the debug kernel of make
+# check-debug, which has no /lib/modules): no modules, an empty list.
 #
 # The result is cached: OUTPUT is rebuilt only when one of its inputs (this
 # script, init.sh, busybox, the modules) changes; OUTPUT.key records them.
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 
+builtin=0
+if [[ ${1:-} == --builtin ]]; then
+	builtin=1
+	shift
+fi
 kver=$1
 out=$2
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -25,7 +32,7 @@ die() { echo "mkinitramfs: $*" >&2; exit 1; }
 [[ -x "$busybox" ]] || die "$busybox missing (apt-get install busybox-static)"
 file_is_static() { ! LC_ALL=C ldd "$1" >/dev/null 2>&1; }
 file_is_static "$busybox" || die "$busybox is not static (install busybox-static)"
-[[ -d "/lib/modules/$kver" ]] || die "/lib/modules/$kver missing"
+((builtin)) || [[ -d "/lib/modules/$kver" ]] || die "/lib/modules/$kver missing"
 
 # Resolve the load order: every module after its dependencies.
 declare -A seen=()
@@ -42,15 +49,15 @@ resolve() {
 	done
 	order+=("$file")
 }
-for m in "${wanted[@]}"; do
+((builtin)) || for m in "${wanted[@]}"; do
 	resolve "$m"
 done
 
 # Cache key: everything that goes into the image.
 key=$({
-	echo "kver=$kver"
+	echo "kver=$kver builtin=$builtin"
 	sha256sum "${BASH_SOURCE[0]}" "$here/init.sh" "$busybox"
-	for f in "${order[@]}"; do
+	for f in ${order[@]+"${order[@]}"}; do
 		stat -c '%n %s %Y' "$f"
 	done
 } | sha256sum | cut -d' ' -f1)
@@ -66,7 +73,8 @@ mkdir -p "$stage"/{bin,dev,proc,sys,newroot,results,lib/modules}
 cp "$busybox" "$stage/bin/busybox"
 ln -s busybox "$stage/bin/sh"
 install -m 0755 "$here/init.sh" "$stage/init"
-for f in "${order[@]}"; do
+: >"$stage/modules.order"
+for f in ${order[@]+"${order[@]}"}; do
 	name=$(basename "$f")
 	case $name in
 	*.ko) cp "$f" "$stage/lib/modules/$name" ;;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# run.sh [--demo | --bench] [NAME...]
+# run.sh [--demo | --bench | --debug] [NAME...]
 #
 # Boots Debian's kernel in qemu (TCG, 2 CPUs) with the host's root shared
 # read-only over virtio-9p, loads kmod/ordlock.ko there, runs the in-VM test
@@ -17,13 +17,20 @@
 # tests/build/bench-results/TIMESTAMP/ ("latest" points at the last one);
 # they are judged only on their exit status (benchmarks report, they do not
 # pass or fail); tests/bench/report.py turns the directory into the table.
+# --debug (make check-debug) runs the suite on the debug kernel of
+# tests/debug-kernel/ (give its KVER, VMLINUZ and ORDLOCK_KO): the programs
+# of tests/build/vm-debug/ too (they need its fault injection), and judges
+# more: the kernel's checkers must be on, and KASAN, lockdep, UBSAN,
+# DEBUG_OBJECTS and kmemleak (scanned after the module is unloaded) must
+# have reported nothing.
 #
 # Environment: KVER (kernel release, default: newest /lib/modules/*-amd64
 # with headers), VMLINUZ (default /boot/vmlinuz-$KVER), VM_TIMEOUT (whole
 # VM, seconds, default 1500), TEST_TIMEOUT (per program, default 300),
 # VM_MEM (MiB, default 2048), VM_CPUS (default 2), VM_ACCEL (qemu
 # accelerator, default tcg), VM_APPEND (more kernel command line),
-# QEMU_EXTRA (more qemu arguments),
+# QEMU_EXTRA (more qemu arguments), ORDLOCK_KO (the module to load,
+# default kmod/ordlock.ko),
 # ORDLOCK_BENCH_* (passed to the guest's benchmarks), ORDLOCK_STRESS_*,
 # ORDLOCK_FUZZ_* and ORDLOCK_RELOAD_* (to its tests), TAP_VERBOSE=1 (print
 # every program's output),
@@ -38,14 +45,30 @@ build=$repo/tests/build
 . "$repo/tests/harness/tap.sh"
 
 mode=check
+debug=0
 case ${1:-} in
 --demo | --bench)
 	mode=${1#--}
 	shift
 	;;
+--debug)
+	debug=1
+	shift
+	;;
 esac
 
 die() { echo "run.sh: $*" >&2; exit 2; }
+
+# Under make check, a run that stops before its verdict (die, or any error
+# under set -e) must not look like a pass: it counts as one failure.
+verdict=0
+on_exit() {
+	if ((!verdict)) && [[ -n "${ORDLOCK_SUMMARY:-}" ]]; then
+		echo "FAIL vm: run.sh stopped before its verdict"
+		echo "0 1" >>"$ORDLOCK_SUMMARY"
+	fi
+}
+trap on_exit EXIT
 
 # --- what to boot ----------------------------------------------------------
 if [[ -z "${KVER:-}" ]]; then
@@ -57,9 +80,10 @@ fi
 VMLINUZ=${VMLINUZ:-/boot/vmlinuz-$KVER}
 [[ -r "$VMLINUZ" ]] || die "cannot read $VMLINUZ"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (run tests/install-deps.sh)"
-[[ -f "$repo/kmod/ordlock.ko" ]] || die "kmod/ordlock.ko not built (make modules)"
-if ! modinfo -F vermagic "$repo/kmod/ordlock.ko" | grep -q "^$KVER "; then
-	die "kmod/ordlock.ko was not built for $KVER ($(modinfo -F vermagic "$repo/kmod/ordlock.ko"))"
+ko=${ORDLOCK_KO:-$repo/kmod/ordlock.ko}
+[[ -f "$ko" ]] || die "${ko#"$repo"/} not built (make modules)"
+if ! modinfo -F vermagic "$ko" | grep -q "^$KVER "; then
+	die "${ko#"$repo"/} was not built for $KVER ($(modinfo -F vermagic "$ko"))"
 fi
 
 # --- which programs --------------------------------------------------------
@@ -73,19 +97,24 @@ demo | bench)
 	label=vm
 	;;
 esac
+# --debug: the programs that only the debug kernel can run, after the others
+extradir=
+((debug)) && extradir=$build/vm-debug
 all=()
-if [[ -d "$progdir" ]]; then
-	for f in "$progdir"/*; do
+for d in "$progdir" ${extradir:+"$extradir"}; do
+	[[ -d "$d" ]] || continue
+	for f in "$d"/*; do
 		[[ -f "$f" && -x "$f" ]] && all+=("$(basename "$f")")
 	done
-fi
+done
 tests=()
 if [[ $# -gt 0 ]]; then
 	for arg in "$@"; do
 		# accept "name", "tests/cases/name.c", "tests/build/vm/name"
 		name=$(basename "$arg")
 		name=${name%.c}
-		[[ -x "$progdir/$name" ]] || die "no test program $progdir/$name"
+		[[ -x "$progdir/$name" || (-n $extradir && -x "$extradir/$name") ]] ||
+			die "no test program $progdir/$name"
 		tests+=("$name")
 	done
 else
@@ -105,7 +134,9 @@ if [[ $mode == bench ]]; then
 	ln -sfn "$(basename "$results")" "$build/bench-results/latest"
 else
 	mkdir -p "$build/results"
-	results=$(mktemp -d "$build/results/$mode-$stamp-XXXX")
+	rmode=$mode
+	((debug)) && rmode=debug
+	results=$(mktemp -d "$build/results/$rmode-$stamp-XXXX")
 	# A run holds the lock of its directory until it exits, so that runs
 	# going on at the same time (other shells, other checkouts' users)
 	# never delete each other's results.
@@ -114,13 +145,13 @@ else
 	# keep the newest 5 finished runs per mode; "results/MODE" points at
 	# the last one started
 	# shellcheck disable=SC2012 # our own names, no odd characters
-	ls -1dt "$build/results/$mode"-*-* 2>/dev/null | tail -n +6 | while read -r old; do
+	ls -1dt "$build/results/$rmode"-*-* 2>/dev/null | tail -n +6 | while read -r old; do
 		[[ "$old" != "$results" && -d "$old" ]] || continue
 		# unfinished and recent: maybe a run of an older run.sh (no lock)
 		[[ -f "$old/done" || -n "$(find "$old" -maxdepth 0 -mmin +60)" ]] || continue
 		(flock -n 9 && rm -rf "$old") 9>>"$old/.lock" 2>/dev/null || true
 	done
-	ln -sfn "$(basename "$results")" "$build/results/$mode"
+	ln -sfn "$(basename "$results")" "$build/results/$rmode"
 fi
 chmod 0755 "$results"
 
@@ -132,6 +163,9 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "MODE=$mode"
 	echo "TESTS=$(q "${tests[*]+"${tests[*]}"}")"
 	echo "TEST_TIMEOUT=$TAP_TIMEOUT"
+	echo "KO=$(q "$ko")"
+	echo "DEBUG=$debug"
+	echo "EXTRA_DIR=$(q "${extradir#"$repo"/}")"
 	if [[ $mode == bench ]]; then
 		for v in $(compgen -v ORDLOCK_BENCH_ || true); do
 			echo "export $v=$(q "${!v}")"
@@ -145,17 +179,28 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz
-bash "$here/mkinitramfs.sh" "$KVER" "$initrd"
+if ((debug)); then
+	bash "$here/mkinitramfs.sh" --builtin "$KVER" "$initrd"
+else
+	bash "$here/mkinitramfs.sh" "$KVER" "$initrd"
+fi
 
 # --- boot ---------------------------------------------------------------------
 vm_timeout=${VM_TIMEOUT:-1500}
+append="console=ttyS0 panic=-1 quiet"
+# every KASAN report, not only the first; caches of their own, so that
+# kmem_cache_destroy() sees objects the module left in its caches; PCI
+# interrupt routing without ACPI (under KASAN and lockdep, qemu's _PRT
+# method runs into ACPI's 30 s loop timeout, once per virtio device); the
+# module's resource cache open to failslab's cache filter (t_failslab)
+((debug)) && append+=" kasan_multi_shot slab_nomerge pci=noacpi slub_debug=A,ordlock_resource"
 # shellcheck disable=SC2054 # the commas are qemu's
 qemu=(
 	qemu-system-x86_64
 	-smp "${VM_CPUS:-2}" -m "${VM_MEM:-2048}" -accel "${VM_ACCEL:-tcg}"
 	-nographic -no-reboot -nic none
 	-kernel "$VMLINUZ" -initrd "$initrd"
-	-append "console=ttyS0 panic=-1 quiet${VM_APPEND:+ $VM_APPEND}"
+	-append "$append${VM_APPEND:+ $VM_APPEND}"
 	-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
 	-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
 	-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
@@ -226,7 +271,8 @@ show_console() {
 	if [[ -n "$first" ]]; then
 		# the first kernel failure, not the lock-up noise after it
 		echo "---- console (from line $((first > 5 ? first - 5 : 1)) of ${console#"$repo"/}) ----"
-		tail -n +$((first > 5 ? first - 5 : 1)) "$console" | head -n 60
+		# (|| true: head may close the pipe early, pipefail is on)
+		tail -n +$((first > 5 ? first - 5 : 1)) "$console" | head -n 60 || true
 	else
 		echo "---- console (last 60 lines of ${console#"$repo"/}) ----"
 		tail -n 60 "$console"
@@ -284,7 +330,8 @@ bad='(WARNING:|BUG:|Oops|general protection fault[,:]|Kernel panic|kernel BUG|'
 bad+='Call Trace:|UBSAN|KASAN|KFENCE|refcount_t:|list_(add|del) corruption|'
 bad+='soft lockup|hard LOCKUP|blocked for more than|rcu_.* stall|'
 bad+='ordlock: leaked|ordlock:.*leak|possible (circular|recursive) locking|'
-bad+='scheduling while atomic|sleeping function called)'
+bad+='scheduling while atomic|sleeping function called|ODEBUG:|'
+bad+='inconsistent lock state|suspicious RCU usage)'
 if [[ -f "$results/dmesg.txt" ]]; then
 	# ours: from the marker on; all of it if the marker scrolled out
 	ours() {
@@ -300,11 +347,60 @@ if [[ -f "$results/dmesg.txt" ]]; then
 	else
 		tap_point 1 "vm: kernel log clean" "see ${results#"$repo"/}/dmesg.txt" || true
 		ours |
-			grep -E -B2 -A25 "$bad" | head -n 80 | sed 's/^/    | /'
+			grep -E -B2 -A25 "$bad" | head -n 80 | sed 's/^/    | /' || true
 	fi
 else
 	# the guest died before saving it (the console is shown above)
 	tap_point 1 "vm: kernel log clean" "no kernel log saved; see the console" || true
+fi
+
+# --debug: one point per checker of the debug kernel.  The kernel log check
+# above fails on their reports too and shows them; these say which checker
+# spoke (its first lines), and kmemleak is read from its own file.
+debug_point() { # debug_point NAME REGEX: NAME reported nothing after our marker
+	local hits
+	if [[ ! -f "$results/dmesg.txt" ]]; then
+		tap_point 1 "vm: no $1 report" "no kernel log saved" || true
+		return
+	fi
+	hits=$(ours | grep -E "$2" || true)
+	if [[ -z "$hits" ]]; then
+		tap_point 0 "vm: no $1 report" || true
+	else
+		tap_point 1 "vm: no $1 report" "$(grep -c . <<<"$hits") lines" || true
+		head -n 5 <<<"$hits" | sed 's/^/    | /'
+	fi
+}
+if ((debug)); then
+	debug_point KASAN 'KASAN:'
+	lockdep='possible (circular|recursive) locking|inconsistent lock state|'
+	lockdep+='suspicious RCU usage|lock inversion|-safe -> [A-Z]+-[a-z]*unsafe|'
+	lockdep+='bad unlock balance|held lock freed|lock held when returning|'
+	lockdep+='Nested lock was not taken|Invalid wait context|'
+	lockdep+='sleeping function called from invalid context|scheduling while atomic|'
+	lockdep+='BUG: MAX_|has not been registered|non-static key|DEBUG_LOCKS_WARN_ON|'
+	lockdep+='locking correctness validator'
+	debug_point "lockdep (or atomic sleep)" "$lockdep"
+	debug_point UBSAN 'UBSAN:'
+	debug_point DEBUG_OBJECTS 'ODEBUG:'
+	# kmemleak: guest.sh cleared the boot's suspects before loading the
+	# module and scanned after unloading it; every object it reports now
+	# was allocated during the run and is unreachable.
+	leaks=$results/kmemleak.txt
+	if [[ ! -f $leaks ]]; then
+		tap_point 1 "vm: kmemleak: no leak after the module was unloaded" \
+			"no kmemleak report saved" || true
+	elif ! grep -q '^unreferenced object' "$leaks"; then
+		tap_point 0 "vm: kmemleak: no leak after the module was unloaded" || true
+	else
+		tap_point 1 "vm: kmemleak: no leak after the module was unloaded" \
+			"$(grep -c '^unreferenced object' "$leaks") objects; see ${leaks#"$repo"/}" || true
+		head -n 40 "$leaks" | sed 's/^/    | /'
+		if grep -q '^unreferenced object' "$results/kmemleak-loaded.txt" 2>/dev/null; then
+			echo "    | (the same scan with the module loaded names its functions:" \
+				"${results#"$repo"/}/kmemleak-loaded.txt)"
+		fi
+	fi
 fi
 if ((finished && TAP_FAILED > failed_before)) && [[ $mode == check ]] && grep -q FATAL "$console"; then
 	show_console
@@ -312,5 +408,6 @@ fi
 
 echo "vm: results in ${results#"$repo"/}"
 tap_record_summary
+verdict=1
 tap_print_total "$label"
 ((TAP_FAILED == 0))

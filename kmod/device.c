@@ -428,7 +428,7 @@ static struct miscdevice ordlock_misc = {
  * device on a mount that allows devices, and must be readable and
  * writable by the task, as open(O_RDWR) requires.
  *
- * Return: 0, or -EACCES.
+ * Return: 0, -EACCES, or -ENOMEM when the lookup could not allocate.
  */
 int ordlock_device_may_open(void)
 {
@@ -436,8 +436,10 @@ int ordlock_device_may_open(void)
 	struct path path;
 	int ret;
 
-	if (kern_path(ORDLOCK_DEVICE, LOOKUP_FOLLOW, &path))
-		return -EACCES;
+	ret = kern_path(ORDLOCK_DEVICE, LOOKUP_FOLLOW, &path);
+	if (ret)
+		/* out of memory is not a refusal; a missing node is */
+		return ret == -ENOMEM ? -ENOMEM : -EACCES;
 	inode = d_inode(path.dentry);
 	if (!S_ISCHR(inode->i_mode) ||
 	    inode->i_rdev != MKDEV(MISC_MAJOR, ordlock_misc.minor) ||

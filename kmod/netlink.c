@@ -425,6 +425,8 @@ static int ordlock_nl_get_error(struct genl_info *info, struct ordlock_nl_owner 
 	else if (PTR_ERR(nlo) == -EACCES)
 		NL_SET_ERR_MSG(info->extack,
 			       "locking needs the permission to open " ORDLOCK_DEVICE);
+	else
+		NL_SET_ERR_MSG(info->extack, "out of memory creating the socket's owner");
 	return PTR_ERR(nlo);
 }
 

@@ -430,6 +430,27 @@ static int ordlock_nl_get_error(struct genl_info *info, struct ordlock_nl_owner 
 	return PTR_ERR(nlo);
 }
 
+/*
+ * The grant of @nlo's request could not be told to its port: undo it, or the
+ * requester would hold what it does not know of. An acquire releases what
+ * it took; a conversion goes back to the mode it had, if that is possible
+ * without waiting (always, after an upgrade).
+ */
+static void ordlock_nl_undo(struct ordlock_nl_owner *nlo)
+{
+	struct ordlock_rkey key;
+	u64 token;
+
+	lockdep_assert_held(&nlo->owner->lock);
+	if (!nlo->req.convert) {
+		ordlock_release_token(nlo->owner, nlo->req.token);
+		return;
+	}
+	key = nlo->req.keys[0];
+	key.mode = nlo->req.old_mode;
+	ordlock_convert(nlo->owner, &key, 0, true, &token);
+}
+
 /* The request of @nlo ended with @ret: tell its port, once */
 static void ordlock_nl_finish(struct ordlock_nl_owner *nlo, int ret)
 {
@@ -444,7 +465,7 @@ static void ordlock_nl_finish(struct ordlock_nl_owner *nlo, int ret)
 	msg = ordlock_nl_outcome(nlo, ORDLOCK_CMD_RESULT, 0, 0, status, ret);
 	/* A grant the requester cannot learn of would never be released */
 	if ((!msg || genlmsg_unicast(&init_net, msg, nlo->portid)) && !ret)
-		ordlock_release_token(owner, nlo->req.token);
+		ordlock_nl_undo(nlo);
 	kvfree(nlo->keys);
 	nlo->keys = NULL;
 }
@@ -593,8 +614,8 @@ static int ordlock_nl_lock_request(struct genl_info *info, bool convert)
 	if (ordlock_nl_reply(info, nlo, ret)) {
 		if (ret == -EINPROGRESS)
 			ordlock_nl_cancel(nlo);
-		else if (!ret && !convert)
-			ordlock_release_token(owner, nlo->req.token);
+		else if (!ret)
+			ordlock_nl_undo(nlo);
 		ret = -ENOBUFS;
 	} else {
 		ret = 0;

@@ -1071,8 +1071,11 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 		    ordlock_nl_put_gauge(msg, ORDLOCK_S_WAITERS, &domain->waiters))
 			goto err;
 		nla_nest_end(msg, nest);
-	} else if (ordlock_nl_put_rank_names(msg, domain)) {
-		goto err;
+	} else {
+		/* -ENOMEM if its buffer cannot be allocated, not -EMSGSIZE */
+		ret = ordlock_nl_put_rank_names(msg, domain);
+		if (ret)
+			goto err;
 	}
 	genlmsg_end(msg, hdr);
 	return genlmsg_reply(msg, info);

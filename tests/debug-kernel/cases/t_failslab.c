@@ -944,6 +944,106 @@ static void sweep_deadlock(void)
 	sweep_report(&s);
 }
 
+/*
+ * DOMAIN_CONFIG of a domain that does not exist yet, with a policy and a
+ * delay: the domain is created (and kept until unload), or ENOMEM and none
+ */
+static void sweep_domain_config(void)
+{
+	struct sweep s = { .name = "DOMAIN_CONFIG (new domain)" };
+	struct ordlock_key k = ORDLOCK_EX(1, 1);
+	struct ordlock_domain_config c;
+	struct ordlock_owner_info info;
+	char name[ORDLOCK_DOMAIN_NAME_MAX];
+	unsigned int n;
+	int fd = olt_raw_fd(), ret, inj;
+
+	for (n = 1; n <= MAX_POINTS; n++) {
+		snprintf(name, sizeof(name), "%s%u", dom("dc"), n);
+		memset(&c, 0, sizeof(c));
+		c.size = sizeof(c);
+		c.flags = ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_SET_DETECT_DELAY;
+		snprintf(c.name, sizeof(c.name), "%s", name);
+		c.policy = ORDLOCK_POLICY_DETECT;
+		c.detect_delay_ms = 7;
+		arm(n);
+		ret = ioctl(fd, ORDLOCK_IOC_DOMAIN_CONFIG, &c) < 0 ? -errno : 0;
+		inj = disarm();
+		if (inj)
+			s.points++;
+		if (ret) {
+			s.failed++;
+			if (ret != -ENOMEM)
+				BAD(&s, bad_err, "point %u: %s", s.name, n, strerror(-ret));
+			if (domain_exists(name))
+				BAD(&s, bad_state, "point %u: failed, but domain %s exists",
+				    s.name, n, name);
+			ret = domain_policy(name, ORDLOCK_POLICY_DETECT);
+			if (ret)
+				BAD(&s, bad_after, "point %u: DOMAIN_CONFIG again: %s", s.name, n,
+				    strerror(-ret));
+		} else if (c.policy != ORDLOCK_POLICY_DETECT || c.detect_delay_ms != 7 ||
+			   !domain_exists(name)) {
+			BAD(&s, bad_state, "point %u: succeeded, but policy %u, delay %u, %d lines",
+			    s.name, n, c.policy, c.detect_delay_ms, domain_exists(name));
+		}
+		/* the owner moves to it, finds its policy there, and locks */
+		ret = set_domain(fd, name);
+		if (ret || owner_info(fd, &info) || info.policy != ORDLOCK_POLICY_DETECT ||
+		    acquire(fd, &k, 1, ORDLOCK_ACQUIRE_TRY, 0, NULL) || release_all(fd) != 1)
+			BAD(&s, bad_after, "point %u: the owner does not work in %s (%s)", s.name,
+			    n, name, ret ? strerror(-ret) : "policy, acquire or release");
+		if (set_domain(fd, ORDLOCK_DEFAULT_DOMAIN))
+			bail_out("%s: SET_DOMAIN back", s.name);
+		if (!inj) {
+			s.complete = 1;
+			break;
+		}
+	}
+	close(fd);
+	sweep_report(&s);
+}
+
+static int last_failure(int fd, struct ordlock_last_failure *lf)
+{
+	memset(lf, 0, sizeof(*lf));
+	lf->size = sizeof(*lf);
+	return ioctl(fd, ORDLOCK_IOC_LAST_FAILURE, lf) < 0 ? -errno : 0;
+}
+
+/*
+ * OWNER_INFO and LAST_FAILURE only copy what the owner has: fail-nth = 1
+ * is never reached (no allocation to sweep), and they succeed
+ */
+static void test_no_alloc(void)
+{
+	const char *d = dom("na");
+	struct ordlock_key k = ORDLOCK_EX(1, 3);
+	struct ordlock_owner_info info;
+	struct ordlock_last_failure lf;
+	struct olt_holder *h = olt_holder_start(d, &k, 1);
+	int fd = owner_in(d), ret, inj;
+
+	if (h->result)
+		bail_out("OWNER_INFO/LAST_FAILURE: the holder failed");
+	if (acquire(fd, &k, 1, ORDLOCK_ACQUIRE_TRY, 0, NULL) != -EAGAIN)
+		bail_out("OWNER_INFO/LAST_FAILURE: no BUSY failure to record");
+	arm(1);
+	ret = owner_info(fd, &info);
+	inj = disarm();
+	ok(!inj && !ret && !strcmp(info.domain, d),
+	   "OWNER_INFO allocates nothing (0 points) and succeeds (%s, injected %d)",
+	   ret ? strerror(-ret) : "ok", inj);
+	arm(1);
+	ret = last_failure(fd, &lf);
+	inj = disarm();
+	ok(!inj && !ret && lf.failure.reason == ORDLOCK_REASON_BUSY,
+	   "LAST_FAILURE allocates nothing (0 points) and succeeds (%s, reason %u, injected %d)",
+	   ret ? strerror(-ret) : "ok", lf.failure.reason, inj);
+	close(fd);
+	is_int(olt_holder_stop(h), 0, "OWNER_INFO/LAST_FAILURE: the holder exits");
+}
+
 /* --- netlink ------------------------------------------------------------------------- */
 
 /*
@@ -1107,6 +1207,167 @@ static void sweep_nl_cancel(void)
 		}
 	}
 	is_int(olt_holder_stop(h), 0, "%s: the holder exits", s.name);
+	sweep_report(&s);
+}
+
+/*
+ * Netlink CONVERT of a key the socket holds alone: an upgrade, granted at
+ * once, or a downgrade. The socket's owner exists before (its ACQUIRE).
+ * Refused by the kernel, the key stays held in its old mode; a transport
+ * failure (the reply or the ack lost) may leave either mode, but the key
+ * held.
+ */
+static void sweep_nl_convert(uint16_t from, uint16_t to)
+{
+	struct ordlock_key k = ordlock_key(1, 7, from), want = ordlock_key(1, 7, to);
+	const char *d = dom(to == EX ? "nlup" : "nldn");
+	struct nlt_outcome o;
+	struct nlt *sk = nlt_must_open();
+	char name[64];
+	struct sweep s = { .name = name };
+	unsigned int n;
+	int ret, inj, kernel_said, probe, lines;
+
+	snprintf(name, sizeof(name), "netlink CONVERT %s to %s",
+		 from == SH ? "shared" : "exclusive", to == SH ? "shared" : "exclusive");
+	for (n = 1; n <= MAX_POINTS; n++) {
+		ret = nlt_acquire(sk, d, &k, 1, 0, ORDLOCK_ACQUIRE_TRY, 0, &o);
+		if (ret || o.status != ORDLOCK_STATUS_GRANTED)
+			bail_out("%s: cannot take the key: %s", name,
+				 ret ? strerror(-ret) : nlt_outcome_str(&o));
+		memset(&o, 0, sizeof(o));
+		arm(n);
+		ret = nlt_convert(sk, want, 0, 0, n, &o);
+		inj = disarm();
+		kernel_said = sk->ext.error != 0;
+		if (inj)
+			s.points++;
+		/* a shared probe gets in only while the key is held shared */
+		probe = olt_probe(d, 1, 7, SH);
+		lines = count_lines("locks", d, NULL);
+		if (ret) {
+			s.failed++;
+			if (!nl_errno_ok(ret))
+				BAD(&s, bad_err, "point %u: %s (%s)", name, n, strerror(-ret),
+				    nlt_extack_str(sk));
+			if (kernel_said && (probe == 0) != (from == SH))
+				BAD(&s, bad_state, "point %u: refused (%s), but the mode changed (probe %d)",
+				    name, n, strerror(-ret), probe);
+		} else if (o.status == ORDLOCK_STATUS_REFUSED) {
+			s.failed++;
+			if (o.error != ENOMEM)
+				BAD(&s, bad_err, "point %u: REFUSED, errno %u", name, n, o.error);
+			if ((probe == 0) != (from == SH))
+				BAD(&s, bad_state, "point %u: REFUSED, but the mode changed (probe %d)",
+				    name, n, probe);
+		} else if (o.status != ORDLOCK_STATUS_GRANTED) {
+			BAD(&s, bad_err, "point %u: %s", name, n, nlt_outcome_str(&o));
+		} else if ((probe == 0) != (to == SH)) {
+			BAD(&s, bad_state, "point %u: converted, but a shared probe gives %d",
+			    name, n, probe);
+		}
+		/* whatever happened, the key is held once, and nobody waits */
+		if (lines != 1)
+			BAD(&s, bad_state, "point %u: %d lines in locks, not 1", name, n, lines);
+		ret = nlt_release(sk, NULL, 0, &o);
+		if (ret || o.status != ORDLOCK_STATUS_GRANTED)
+			BAD(&s, bad_after, "point %u: RELEASE_ALL: %s", name, n,
+			    ret ? strerror(-ret) : nlt_outcome_str(&o));
+		if ((ret = keys_free(d, &k, 1)))
+			BAD(&s, bad_after, "point %u: after RELEASE_ALL, the key is not free: %s",
+			    name, n, strerror(-ret));
+		if (!inj) {
+			s.complete = 1;
+			break;
+		}
+	}
+	nlt_close(sk);
+	sweep_report(&s);
+}
+
+static const struct nlt_rank_name ds_names[] = {
+	{ 1, "table" }, { 2, "row" }, { 9, "index-page" },
+};
+
+/* @got is @name with policy detect, delay 9, and ds_names */
+static int ds_configured(const struct nlt_domain *got, const char *name)
+{
+	unsigned int i;
+
+	if (strcmp(got->name, name) || got->policy != ORDLOCK_POLICY_DETECT ||
+	    got->detect_delay_ms != 9 || got->nnames != ARRAY_SIZE(ds_names))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(ds_names); i++)
+		if (got->names[i].rank != ds_names[i].rank ||
+		    strcmp(got->names[i].name, ds_names[i].name))
+			return 0;
+	return 1;
+}
+
+/*
+ * Netlink DOMAIN_SET of a domain that does not exist yet, with a policy, a
+ * delay and rank names: all of it is set, or nothing (no domain). A call
+ * that fails after the change was made (its reply could not be built or
+ * sent) leaves all of it set, never a part.
+ */
+static void sweep_nl_domain_set(void)
+{
+	struct sweep s = { .name = "netlink DOMAIN_SET (new domain, policy, rank names)" };
+	struct ordlock_key k = ORDLOCK_EX(1, 1);
+	char name[ORDLOCK_DOMAIN_NAME_MAX];
+	struct nlt *sk = nlt_must_open();
+	struct nlt_domain got;
+	unsigned int n, applied = 0;
+	int ret, inj, fd, kernel_said, have;
+
+	for (n = 1; n <= MAX_POINTS; n++) {
+		snprintf(name, sizeof(name), "%s%u", dom("ds"), n);
+		memset(&got, 0, sizeof(got));
+		arm(n);
+		ret = nlt_domain_set(sk, name, ORDLOCK_POLICY_DETECT, 9, ds_names,
+				     ARRAY_SIZE(ds_names), &got);
+		inj = disarm();
+		kernel_said = sk->ext.error != 0;
+		if (inj)
+			s.points++;
+		if (ret) {
+			s.failed++;
+			if (!nl_errno_ok(ret))
+				BAD(&s, bad_err, "point %u: %s (%s)", s.name, n, strerror(-ret),
+				    nlt_extack_str(sk));
+			have = domain_exists(name);
+			memset(&got, 0, sizeof(got));
+			if (have && (nlt_domain_get(sk, name, &got) || !ds_configured(&got, name)))
+				BAD(&s, bad_state, "point %u: failed, and %s is half configured",
+				    s.name, n, name);
+			if (have && kernel_said)
+				applied++;
+			ret = nlt_domain_set(sk, name, ORDLOCK_POLICY_DETECT, 9, ds_names,
+					     ARRAY_SIZE(ds_names), &got);
+			if (ret)
+				BAD(&s, bad_after, "point %u: DOMAIN_SET again: %s", s.name, n,
+				    strerror(-ret));
+		} else if (!ds_configured(&got, name)) {
+			BAD(&s, bad_state, "point %u: the reply does not show what was set",
+			    s.name, n);
+		}
+		memset(&got, 0, sizeof(got));
+		ret = nlt_domain_get(sk, name, &got);
+		if (ret || !ds_configured(&got, name))
+			BAD(&s, bad_state, "point %u: DOMAIN_GET: %s", s.name, n,
+			    ret ? strerror(-ret) : "not as set");
+		/* an owner works in it */
+		fd = owner_in(name);
+		if (acquire(fd, &k, 1, ORDLOCK_ACQUIRE_TRY, 0, NULL) || release_all(fd) != 1)
+			BAD(&s, bad_after, "point %u: an owner cannot lock in %s", s.name, n, name);
+		close(fd);
+		if (!inj) {
+			s.complete = 1;
+			break;
+		}
+	}
+	nlt_close(sk);
+	diag("%s: %u calls refused by the kernel after the change was made", s.name, applied);
 	sweep_report(&s);
 }
 
@@ -1312,12 +1573,17 @@ int main(void)
 	sweep_wait_timeout("CONVERT", ORDLOCK_POLICY_DETECT);
 	sweep_grant_then_take();
 	sweep_deadlock();
+	sweep_domain_config();
+	test_no_alloc();
 	check_clean("ioctl sweeps", dom_prefix);
 
 	sweep_nl_acquire(1, 0);
 	sweep_nl_acquire(8, 0);
 	sweep_nl_acquire(3, 1);
 	sweep_nl_cancel();
+	sweep_nl_convert(SH, EX);
+	sweep_nl_convert(EX, SH);
+	sweep_nl_domain_set();
 	test_nl_work_nomem();
 	check_clean("netlink sweeps", dom_prefix);
 

@@ -571,7 +571,10 @@ struct ordlock_domain_config {
  *	%ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_RANK_NAMES.
  * %ORDLOCK_CMD_DOMAIN_SET - do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and
  *	any of %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
- *	%ORDLOCK_A_RANK_NAMES (replaces the names).
+ *	%ORDLOCK_A_RANK_NAMES (replaces the names). The reply is that of
+ *	DOMAIN_GET, built after the change: an ENOMEM may then come after the
+ *	whole change was made (never half of it), and repeating the request
+ *	is harmless.
  *
  * Events (multicast group "events", rate-limited; joining it needs
  * CAP_NET_ADMIN where the kernel supports GENL_MCAST_CAP_NET_ADMIN, 6.7 and

@@ -26,24 +26,9 @@ cd "$repo"
 MAKE=${MAKE:-make}
 mk() { $MAKE --no-print-directory "$@"; }
 
-summary=$(mktemp)
-trap 'rm -f "$summary"' EXIT
-export ORDLOCK_SUMMARY=$summary
-t0=$(date +%s)
-
-add_summary() { echo "$1 $2" >>"$summary"; }
-finish() {
-	local p=0 f=0 a b
-	while read -r a b; do
-		p=$((p + a))
-		f=$((f + b))
-	done <"$summary"
-	echo
-	echo "check-debug: $(($(date +%s) - t0))s; results in tests/build/results/debug"
-	echo "$p passed, $f failed"
-	((f == 0))
-	exit
-}
+# shellcheck source-path=SCRIPTDIR source=../harness/summary.sh
+. tests/harness/summary.sh
+summary_init check-debug tests/build/results/debug
 fail_step() { # fail_step WHAT
 	echo "FAIL $1"
 	add_summary 0 1

@@ -485,7 +485,7 @@ static void test_detect_delay(void)
 	struct gt_actor *a, *b;
 	const struct gt_result *r;
 	struct gt_edge e[4];
-	uint64_t t0, seen_at = 0;
+	uint64_t t0, read_at, seen_at = 0, seen_read_at = 0;
 	int n = -1, done = 0;
 
 	gt_new_domain(domain, "delay", ORDLOCK_POLICY_DETECT, DELAY_MS);
@@ -502,10 +502,12 @@ static void test_detect_delay(void)
 	t0 = now_ms();
 	gt_submit1(b, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0);
 	while (!done && now_ms() - t0 < 10000) {
+		read_at = now_ms();
 		n = gt_graph_read(domain, e, 4);
 		if (n == 2 && e[0].blocker_id == e[1].waiter_id &&
 		    e[1].blocker_id == e[0].waiter_id) {
 			seen_at = now_ms() - t0;
+			seen_read_at = read_at;
 			break;
 		}
 		done = gt_collect(b, 0) == 0;
@@ -517,8 +519,14 @@ static void test_detect_delay(void)
 	is_errno(r->ret, EDEADLK, "delay: B, whose wait closed the cycle, gets EDEADLK");
 	ok(r->elapsed_ms >= DELAY_MS, "delay: only after the delay (%llu ms >= %d)",
 	   (unsigned long long)r->elapsed_ms, DELAY_MS);
-	ok(seen_at > 0 && seen_at <= r->elapsed_ms,
-	   "delay: the cycle was visible before it was broken");
+	/*
+	 * The read that showed the cycle began before B's call returned:
+	 * the graph is not a stale picture of a cycle already broken. (The
+	 * read may end after B's call: on a slow kernel it takes a while.)
+	 */
+	ok(seen_read_at > 0 && seen_read_at <= r->end_ms,
+	   "delay: the cycle was visible before it was broken (read at +%lld ms, B ended at +%lld ms)",
+	   (long long)(seen_read_at - t0), (long long)(r->end_ms - t0));
 	is_int(r->failure.reason, ORDLOCK_REASON_DEADLOCK, "delay: reason DEADLOCK");
 	is_int(r->ncycle, 2, "delay: a cycle of 2 steps");
 	ok(r->ncycle == 2 && r->cycle[0].owner_id == b->owner_id[0] &&

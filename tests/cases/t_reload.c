@@ -131,14 +131,18 @@ static int load(void)
 	return wait_dev();
 }
 
+/* hold 7:7 a moment, telling @arg (a barrier) once it is held */
 static int holder_main(void *arg)
 {
 	struct ordlock *ol = ordlock_open(NULL);
 	struct ordlock_key k = ORDLOCK_EX(7, 7);
+	struct pbarrier *held = arg;
 
-	(void)arg;
-	if (!ol || ordlock_acquire(ol, &k, 1, 10000, 0, NULL))
+	if (!ol || ordlock_acquire(ol, &k, 1, 10000, 0, NULL)) {
+		pbarrier_break(held);
 		return 1;
+	}
+	pbarrier_wait(held);
 	usleep(100000);
 	ordlock_close(ol);
 	return 0;
@@ -151,13 +155,16 @@ static int use_module(void)
 	struct ordlock *a = ordlock_open(NULL), *b = ordlock_open("reload-dom");
 	struct nlt_outcome o;
 	struct nlt *s = nlt_open(NULL);
+	struct pbarrier *held = pbarrier_new(2);
 	pid_t pid;
 	int bad = 0;
 
 	if (!a || !b || !s)
 		bad++;
-	pid = child_start(holder_main, NULL);
-	usleep(20000);
+	/* the holder takes 7:7 first, so that a waits for it */
+	pid = child_start(holder_main, held);
+	if (pbarrier_wait(held))
+		bad++;
 	if (a && ordlock_acquire(a, k, 3, 10000, 0, NULL))
 		bad++;
 	if (b && ordlock_acquire(b, k, 3, 10000, 0, NULL))
@@ -174,6 +181,7 @@ static int use_module(void)
 		ordlock_release_all(b), ordlock_close(b);
 	if (s)
 		nlt_close(s);
+	pbarrier_free(held);
 	return bad;
 }
 

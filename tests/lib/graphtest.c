@@ -128,13 +128,15 @@ static void gt_run(struct gt_actor_shm *s, struct ordlock **ols)
 	case GT_OP_CLOSE:
 		ordlock_close(ol);
 		ols[s->fd] = NULL;
-		r->elapsed_ms = now_ms() - t0;
+		r->end_ms = now_ms();
+		r->elapsed_ms = r->end_ms - t0;
 		return;
 	default:
 		r->ret = -EINVAL;
 		return;
 	}
-	r->elapsed_ms = now_ms() - t0;
+	r->end_ms = now_ms();
+	r->elapsed_ms = r->end_ms - t0;
 	if (r->ret) {
 		r->failure = *ordlock_last_failure(ol);
 		if (r->ret == -EDEADLK)

@@ -46,6 +46,8 @@ enum gt_op {
  * @failure: the library's failure record after a failed call
  * @token: the fencing token of a successful acquire or convert
  * @elapsed_ms: how long the call took
+ * @end_ms: now_ms() when the call returned (CLOCK_MONOTONIC, shared by all
+ *	processes of the test)
  * @ncycle: after EDEADLK: ordlock_last_cycle()'s result
  * @cycle: the steps it copied
  * @nheld: keys the owner holds after the call (OWNER_INFO), or -errno
@@ -55,6 +57,7 @@ struct gt_result {
 	struct ordlock_failure failure;
 	uint64_t token;
 	uint64_t elapsed_ms;
+	uint64_t end_ms;
 	int ncycle;
 	struct ordlock_cycle_step cycle[ORDLOCK_CYCLE_MAX];
 	long nheld;

@@ -27,14 +27,23 @@
 
 static struct dentry *ordlock_debugfs_dir;
 
-/* Iterate the buckets: position 0 is the header, position i + 1 bucket i */
+/*
+ * Iterate the buckets that are not empty: position 0 is the header,
+ * position i + 1 bucket i
+ */
 static void *ordlock_table_seq_start(struct seq_file *m, loff_t *pos)
 {
+	unsigned int i;
+
 	if (!*pos)
 		return SEQ_START_TOKEN;
 	if (*pos > ordlock_table_size())
 		return NULL;
-	return ordlock_table_bucket_at(*pos - 1);
+	i = ordlock_table_next_used(*pos - 1);
+	*pos = i + 1;
+	if (i >= ordlock_table_size())
+		return NULL;
+	return ordlock_table_bucket_at(i);
 }
 
 static void *ordlock_table_seq_next(struct seq_file *m, void *v, loff_t *pos)

@@ -917,7 +917,9 @@ static int ordlock_nl_dump_table(struct sk_buff *skb, struct netlink_callback *c
 	unsigned long i;
 
 	ordlock_nl_dump_init(&d, skb, cb);
-	for (i = cb->args[0]; i < ordlock_table_size(); i++) {
+	/* the bucket to resume in first, even if it is empty by now */
+	for (i = cb->args[0]; i < ordlock_table_size();
+	     i = ordlock_table_next_used(i + 1)) {
 		d.skip = cb->args[1];
 		d.done = 0;
 		if (fn(&d, ordlock_table_bucket_at(i))) {

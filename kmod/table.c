@@ -79,7 +79,7 @@ static void ordlock_bucket_unlink(struct ordlock_bucket *bucket,
 	lockdep_assert_held(&bucket->lock);
 	while (*pp != res)
 		pp = &(*pp)->next;
-	*pp = res->next;
+	WRITE_ONCE(*pp, res->next);
 }
 
 /*
@@ -95,7 +95,7 @@ static unsigned int ordlock_bucket_reap(struct ordlock_bucket *bucket, bool all)
 		if (!res->idle) {
 			pp = &res->next;
 		} else if (all || res->aged) {
-			*pp = res->next;
+			WRITE_ONCE(*pp, res->next);
 			bucket->nidle--;
 			kmem_cache_free(ordlock_resource_cache, res);
 		} else {
@@ -171,6 +171,24 @@ struct ordlock_bucket *ordlock_table_bucket_at(unsigned int i)
 	return &ordlock_buckets[i];
 }
 
+/**
+ * ordlock_table_next_used() - skip empty buckets in a walk over the table
+ * @i: the first bucket number to look at
+ *
+ * A peek without the bucket locks: a bucket that gains its first resource
+ * just after the peek is like one that gains it just after the walk read
+ * it, which a walk under one bucket lock at a time allows anyway.
+ *
+ * Return: the number of the first bucket from @i on whose chain is not
+ * empty, or ordlock_table_size() if none is.
+ */
+unsigned int ordlock_table_next_used(unsigned int i)
+{
+	while (i <= ordlock_bucket_mask && !READ_ONCE(ordlock_buckets[i].chain))
+		i++;
+	return i;
+}
+
 /* Count one more resource in use, within max_resources */
 static int ordlock_resource_charge(void)
 {
@@ -240,7 +258,7 @@ struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 	INIT_LIST_HEAD(&res->holders);
 	INIT_LIST_HEAD(&res->waiters);
 	res->next = bucket->chain;
-	bucket->chain = res;
+	WRITE_ONCE(bucket->chain, res);
 	ordlock_gauge_inc(&domain->resources);
 	return res;
 }

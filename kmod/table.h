@@ -23,7 +23,8 @@ struct ordlock_domain;
  *	taken from interrupt context.
  * @nidle: how many resources on @chain are idle
  * @chain: the resources whose key hashes here, newest first, linked by
- *	their @next
+ *	their @next. Written with WRITE_ONCE() so that walks over the table
+ *	may peek at it without the lock to skip empty buckets.
  */
 struct ordlock_bucket {
 	/* the chain and its resources: see above */
@@ -80,6 +81,7 @@ struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 					    u32 rank, u64 id);
 unsigned int ordlock_table_size(void);
 struct ordlock_bucket *ordlock_table_bucket_at(unsigned int i);
+unsigned int ordlock_table_next_used(unsigned int i);
 struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 					   struct ordlock_domain *domain,
 					   u32 rank, u64 id,

@@ -519,6 +519,11 @@ static int nlt_send(struct nlt *s, struct nl_msg *msg, uint32_t *seq)
 	return 0;
 }
 
+int nlt_send_only(struct nlt *s, struct nl_msg *msg, uint32_t *seq)
+{
+	return nlt_send(s, msg, seq);
+}
+
 int nlt_request(struct nlt *s, struct nl_msg *msg,
 		struct nlattr *tb[ORDLOCK_A_MAX + 1])
 {
@@ -744,10 +749,9 @@ static int nlt_lock_request(struct nlt *s, struct nl_msg *msg,
 	return nlt_parse_outcome(tb, cmd, out ? out : &tmp);
 }
 
-int nlt_acquire(struct nlt *s, const char *domain,
-		const struct ordlock_key *keys, unsigned int n,
-		uint64_t timeout_ns, uint32_t flags, uint64_t cookie,
-		struct nlt_outcome *out)
+struct nl_msg *nlt_acquire_msg(struct nlt *s, const char *domain,
+			       const struct ordlock_key *keys, unsigned int n,
+			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie)
 {
 	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_ACQUIRE, 0);
 
@@ -757,13 +761,24 @@ int nlt_acquire(struct nlt *s, const char *domain,
 	    (flags && nla_put_u32(msg, ORDLOCK_A_FLAGS, flags)) ||
 	    nla_put_u64(msg, ORDLOCK_A_COOKIE, cookie)) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		return NULL;
 	}
-	return nlt_lock_request(s, msg, out);
+	return msg;
 }
 
-int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
-		uint32_t flags, uint64_t cookie, struct nlt_outcome *out)
+int nlt_acquire(struct nlt *s, const char *domain,
+		const struct ordlock_key *keys, unsigned int n,
+		uint64_t timeout_ns, uint32_t flags, uint64_t cookie,
+		struct nlt_outcome *out)
+{
+	struct nl_msg *msg = nlt_acquire_msg(s, domain, keys, n, timeout_ns,
+					     flags, cookie);
+
+	return msg ? nlt_lock_request(s, msg, out) : -EMSGSIZE;
+}
+
+struct nl_msg *nlt_convert_msg(struct nlt *s, struct ordlock_key key,
+			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie)
 {
 	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_CONVERT, 0);
 
@@ -772,9 +787,17 @@ int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
 	    (flags && nla_put_u32(msg, ORDLOCK_A_FLAGS, flags)) ||
 	    nla_put_u64(msg, ORDLOCK_A_COOKIE, cookie)) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		return NULL;
 	}
-	return nlt_lock_request(s, msg, out);
+	return msg;
+}
+
+int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
+		uint32_t flags, uint64_t cookie, struct nlt_outcome *out)
+{
+	struct nl_msg *msg = nlt_convert_msg(s, key, timeout_ns, flags, cookie);
+
+	return msg ? nlt_lock_request(s, msg, out) : -EMSGSIZE;
 }
 
 int nlt_release(struct nlt *s, const struct ordlock_key *keys, unsigned int n,

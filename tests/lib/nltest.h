@@ -137,6 +137,12 @@ int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
 int nlt_release(struct nlt *s, const struct ordlock_key *keys, unsigned int n,
 		struct nlt_outcome *out);
 int nlt_cancel(struct nlt *s, uint64_t cookie, struct nlt_outcome *out);
+/* The messages nlt_acquire() and nlt_convert() send (NULL: too big) */
+struct nl_msg *nlt_acquire_msg(struct nlt *s, const char *domain,
+			       const struct ordlock_key *keys, unsigned int n,
+			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie);
+struct nl_msg *nlt_convert_msg(struct nlt *s, struct ordlock_key key,
+			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie);
 
 /*
  * nlt_wait_result() - the next ORDLOCK_CMD_RESULT message, waiting at most
@@ -279,6 +285,11 @@ struct nlattr *nlt_nest_start(struct nl_msg *msg, int type);
 uint32_t nlt_offset(struct nl_msg *msg);
 int nlt_request(struct nlt *s, struct nl_msg *msg,
 		struct nlattr *tb[ORDLOCK_A_MAX + 1]);
+/*
+ * nlt_send_only() - send @msg (and free it) without reading anything:
+ * 0 with its sequence number in @seq, or the negative errno
+ */
+int nlt_send_only(struct nlt *s, struct nl_msg *msg, uint32_t *seq);
 /* nlt_put_key() - an ORDLOCK_A_KEY nest (mode 0: no ORDLOCK_K_MODE) */
 int nlt_put_key(struct nl_msg *msg, int type, const struct ordlock_key *k);
 

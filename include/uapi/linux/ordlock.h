@@ -548,6 +548,15 @@ struct ordlock_domain_config {
  *	with ENOENT and the RESULT message was or will be sent).
  * %ORDLOCK_CMD_RESULT - notification only, see ACQUIRE.
  *
+ * A grant is only kept if the socket can be told of it. When the reply to
+ * ACQUIRE or CONVERT, or the RESULT of a queued one, cannot be queued on
+ * the socket (its receive buffer is full), the grant is undone before
+ * anything else happens: an acquire releases what it took, an upgrade goes
+ * back to the mode the key had. The socket's next read then fails with
+ * ENOBUFS (unless it set NETLINK_NO_ENOBUFS); a client that sees ENOBUFS
+ * does not know how its requests in flight ended and asks GET_LOCKS, or
+ * RELEASEs with %ORDLOCK_RELEASE_ALL.
+ *
  * Queries (anyone). The dumps show every owner to a sender with
  * CAP_NET_ADMIN (both the task and the socket's opener, as for DOMAIN_SET);
  * to anyone else, only the entries of owners of the sender's own user

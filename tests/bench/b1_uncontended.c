@@ -6,6 +6,11 @@
  * that do not wait": the same operation in enforce, detect and timeout
  * domains.
  *
+ * The same acquire + release over generic netlink (two request/reply round
+ * trips on a raw socket) gets a measurement of its own, with the ioctl and
+ * the peers of row 1 as its peers (the same samples) and two round trips of
+ * an unknown command as its floor.
+ *
  * Every operation (acquire + release) is timed on its own; the
  * implementations take turns in blocks of 100 operations.
  */
@@ -22,6 +27,7 @@
 #include "benchlib.h"
 
 static int ol_fd, ol_detect_fd, ol_timeout_fd, lock_fd, semid;
+static struct olnl nl;
 static struct ordlock_key key1 = { .id = 1, .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE };
 
 static void op_getppid(void *arg)
@@ -60,6 +66,30 @@ static void op_ordlock_timeout(void *arg)
 {
 	(void)arg;
 	ordlock_op(ol_timeout_fd);
+}
+
+static void op_netlink(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	ret = olnl_acquire(&nl);
+	if (!ret)
+		ret = olnl_release_all(&nl);
+	if (ret)
+		bench_die("netlink acquire/release: %s", strerror(-ret));
+}
+
+static void op_nlnull(void *arg)
+{
+	int ret;
+
+	(void)arg;
+	ret = olnl_null(&nl);
+	if (!ret)
+		ret = olnl_null(&nl);
+	if (ret)
+		bench_die("netlink null request: %s", strerror(-ret));
 }
 
 static void op_flock(void *arg)
@@ -116,6 +146,7 @@ struct impl {
 	{ .row = r, .measure = m, .name = n, .role = ro, .note = no, .op = fn }
 #define M1 "uncontended acquire+release 1 key"
 #define M5 "no-wait acquire+release by policy"
+#define MN "netlink acquire+release 1 key"
 
 static struct impl impls[] = {
 	IMPL("1", M1, "ordlock", "ordlock", "ioctl ACQUIRE + RELEASE_ALL", op_ordlock),
@@ -128,6 +159,10 @@ static struct impl impls[] = {
 	IMPL("5", M5, "ordlock", "ordlock", "enforce domain (the default)", op_ordlock),
 	IMPL("5", M5, "ordlock-detect", "ordlock", "detect domain", op_ordlock_detect),
 	IMPL("5", M5, "ordlock-timeout", "ordlock", "timeout domain", op_ordlock_timeout),
+	IMPL("1", MN, "ordlock-netlink", "ordlock",
+	     "ACQUIRE + RELEASE (ALL) on a raw generic netlink socket: 2 round trips", op_netlink),
+	IMPL("1", MN, "2x netlink null", "floor",
+	     "2 round trips of an unknown command (EOPNOTSUPP)", op_nlnull),
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
@@ -145,6 +180,7 @@ int main(void)
 	ol_fd = ol_open(NULL);
 	ol_set_policy("bench-detect", ORDLOCK_POLICY_DETECT, 0);
 	ol_set_policy("bench-timeout", ORDLOCK_POLICY_TIMEOUT, 0);
+	olnl_open(&nl, NULL, 1, 2);
 	ol_detect_fd = ol_open("bench-detect");
 	ol_timeout_fd = ol_open("bench-timeout");
 	snprintf(path, sizeof(path), "%s/lock", bench_tmpdir());
@@ -167,9 +203,16 @@ int main(void)
 		bench_interleave(ops, NIMPLS, n, 100, r);
 		bench_log("rep %u/%u done", r + 1, reps);
 	}
-	for (i = 0; i < NIMPLS; i++)
+	for (i = 0; i < NIMPLS; i++) {
 		bench_emit(impls[i].row, impls[i].measure, "-", impls[i].name,
 			   impls[i].role, "ns", &impls[i].s, impls[i].note);
+		/* row 1's peers (and the ioctl) are the netlink group's peers */
+		if (!strcmp(impls[i].measure, M1) && strcmp(impls[i].role, "floor"))
+			bench_emit("1", MN, "-",
+				   strcmp(impls[i].name, "ordlock") ? impls[i].name :
+				   "ordlock-ioctl", "peer", "ns", &impls[i].s,
+				   impls[i].note);
+	}
 	semctl(semid, 0, IPC_RMID);
 	unlink(path);
 	return 0;

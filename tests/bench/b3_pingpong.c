@@ -17,6 +17,11 @@
  * The floor is a pipe ping-pong between the same two processes: the time
  * from write() to the blocked reader's return, i.e. one wake-up.
  *
+ * The same ping-pong between two generic netlink sockets has a group of
+ * its own, with row 3's lines as its peers: there the waiter sleeps in
+ * recv() until the RESULT of its queued ACQUIRE, which a work item sends
+ * after the release granted it.
+ *
  * The same ordlock ping-pong in a detect and a timeout domain gives row 5's
  * "extra cost per blocking acquire in a detect domain": every handoff
  * there is a blocking acquire, which looks for a cycle before it sleeps
@@ -62,6 +67,7 @@ static int semid;
 
 struct lock {
 	int fd;
+	struct olnl nl;
 	int (*lock)(struct lock *l);
 	int (*unlock)(struct lock *l);
 };
@@ -76,6 +82,17 @@ static int ol_lock(struct lock *l)
 static int ol_unlock(struct lock *l)
 {
 	return ol_release_all(l->fd);
+}
+
+/* the waiter sleeps in recv() until the RESULT of its queued ACQUIRE */
+static int nl_lock(struct lock *l)
+{
+	return olnl_acquire(&l->nl);
+}
+
+static int nl_unlock(struct lock *l)
+{
+	return olnl_release_all(&l->nl);
 }
 
 static int fl_lock(struct lock *l)
@@ -104,7 +121,7 @@ static int sem_unlock(struct lock *l)
 	return semop(semid, &v, 1) ? -errno : 0;
 }
 
-enum kind { K_ORDLOCK, K_FLOCK, K_SEMOP };
+enum kind { K_ORDLOCK, K_FLOCK, K_SEMOP, K_NETLINK };
 
 static void lock_open(struct lock *l, enum kind kind, const char *domain)
 {
@@ -125,6 +142,12 @@ static void lock_open(struct lock *l, enum kind kind, const char *domain)
 		l->fd = -1;
 		l->lock = sem_lock;
 		l->unlock = sem_unlock;
+		break;
+	case K_NETLINK:
+		olnl_open(&l->nl, domain, 1, 1);
+		l->fd = l->nl.fd;
+		l->lock = nl_lock;
+		l->unlock = nl_unlock;
 		break;
 	}
 }
@@ -252,6 +275,7 @@ struct impl {
 
 #define M3 "two processes hand one key back and forth"
 #define M5 "blocking handoff by policy"
+#define MN "netlink: two sockets hand one key back and forth"
 
 static struct impl impls[] = {
 	{ .row = "3", .measure = M3, .name = "ordlock", .role = "ordlock",
@@ -270,6 +294,9 @@ static struct impl impls[] = {
 	  .domain = "bench-detect" },
 	{ .row = "5", .measure = M5, .name = "ordlock", .role = "ordlock",
 	  .note = "enforce domain (also checks)", .kind = K_ORDLOCK },
+	{ .row = "3", .measure = MN, .name = "ordlock-netlink", .role = "ordlock",
+	  .note = "RELEASE -> the waiter's RESULT arrives (a work item sends it)",
+	  .kind = K_NETLINK },
 };
 #define NIMPLS (sizeof(impls) / sizeof(impls[0]))
 
@@ -371,6 +398,13 @@ int main(void)
 				 im->note, rate, share, (unsigned long long)im->acquisitions[c]);
 			bench_emit(im->row, im->measure, cpus[c], im->name, im->role, "ns",
 				   &im->s[c], note);
+			/* row 3's lines are the netlink group's peers and floor */
+			if (!strcmp(im->measure, M3))
+				bench_emit(im->row, MN, cpus[c],
+					   strcmp(im->name, "ordlock") ? im->name :
+					   "ordlock-ioctl",
+					   strcmp(im->role, "floor") ? "peer" : "floor",
+					   "ns", &im->s[c], note);
 		}
 	unlink(path);
 	semctl(semid, 0, IPC_RMID);

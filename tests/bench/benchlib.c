@@ -17,6 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <sys/socket.h>
+
 #include "benchlib.h"
 
 /* --- settings --------------------------------------------------------- */
@@ -536,4 +542,192 @@ void bench_pin(int cpu)
 	CPU_ZERO(&set);
 	CPU_SET(cpu % bench_ncpus(), &set);
 	sched_setaffinity(0, sizeof(set), &set);
+}
+
+/* --- ordlock over generic netlink ----------------------------------------- */
+
+/* Append attribute @type with @len bytes of @data at @off of @buf */
+static size_t nl_put(char *buf, size_t off, uint16_t type, const void *data,
+		     size_t len)
+{
+	struct nlattr *a = (struct nlattr *)(buf + off);
+
+	a->nla_type = type;
+	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
+	memcpy((char *)a + NLA_HDRLEN, data, len);
+	memset((char *)a + a->nla_len, 0, NLA_ALIGN(a->nla_len) - a->nla_len);
+	return off + NLA_ALIGN(a->nla_len);
+}
+
+static size_t nl_put_u32(char *buf, size_t off, uint16_t type, uint32_t v)
+{
+	return nl_put(buf, off, type, &v, sizeof(v));
+}
+
+static size_t nl_put_u64(char *buf, size_t off, uint16_t type, uint64_t v)
+{
+	return nl_put(buf, off, type, &v, sizeof(v));
+}
+
+/* A nest: its header now, its length set by nl_nest_end() */
+static size_t nl_nest_start(char *buf, size_t off, uint16_t type, size_t *start)
+{
+	*start = off;
+	return nl_put(buf, off, type | NLA_F_NESTED, NULL, 0);
+}
+
+static void nl_nest_end(char *buf, size_t start, size_t off)
+{
+	((struct nlattr *)(buf + start))->nla_len = (uint16_t)(off - start);
+}
+
+/* The netlink and generic netlink headers of a request for @cmd */
+static size_t nl_header(const struct olnl *nl, char *buf, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct genlmsghdr *g = (struct genlmsghdr *)(buf + NLMSG_HDRLEN);
+
+	memset(buf, 0, NLMSG_HDRLEN + GENL_HDRLEN);
+	nlh->nlmsg_type = (uint16_t)nl->family;
+	nlh->nlmsg_flags = NLM_F_REQUEST;
+	g->cmd = cmd;
+	g->version = ORDLOCK_GENL_VERSION;
+	return NLMSG_HDRLEN + GENL_HDRLEN;
+}
+
+static size_t nl_finish(char *buf, size_t len)
+{
+	((struct nlmsghdr *)buf)->nlmsg_len = (uint32_t)len;
+	return len;
+}
+
+void olnl_open(struct olnl *nl, const char *domain, uint32_t rank, uint64_t id)
+{
+	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
+	struct nl_sock *sk = nl_socket_alloc();
+	size_t off, keys, key;
+	int family;
+
+	memset(nl, 0, sizeof(*nl));
+	if (!sk || genl_connect(sk))
+		bench_die("cannot open a generic netlink socket");
+	family = genl_ctrl_resolve(sk, ORDLOCK_GENL_NAME);
+	nl_socket_free(sk);
+	if (family < 0)
+		bench_die("generic netlink family %s: %s", ORDLOCK_GENL_NAME,
+			  nl_geterror(family));
+	nl->family = (unsigned int)family;
+	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (nl->fd < 0 || bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)))
+		bench_die("netlink socket: %s", strerror(errno));
+
+	off = nl_header(nl, nl->acq, ORDLOCK_CMD_ACQUIRE);
+	if (domain)
+		off = nl_put(nl->acq, off, ORDLOCK_A_DOMAIN, domain, strlen(domain) + 1);
+	off = nl_nest_start(nl->acq, off, ORDLOCK_A_KEYS, &keys);
+	off = nl_nest_start(nl->acq, off, ORDLOCK_A_KEY, &key);
+	off = nl_put_u32(nl->acq, off, ORDLOCK_K_RANK, rank);
+	off = nl_put_u64(nl->acq, off, ORDLOCK_K_ID, id);
+	off = nl_put_u32(nl->acq, off, ORDLOCK_K_MODE, ORDLOCK_MODE_EXCLUSIVE);
+	nl_nest_end(nl->acq, key, off);
+	nl_nest_end(nl->acq, keys, off);
+	off = nl_put_u64(nl->acq, off, ORDLOCK_A_TIMEOUT_NS, 60ULL * 1000000000ULL);
+	off = nl_put_u64(nl->acq, off, ORDLOCK_A_COOKIE, 1);
+	nl->acq_len = nl_finish(nl->acq, off);
+
+	off = nl_header(nl, nl->rel, ORDLOCK_CMD_RELEASE);
+	off = nl_put_u32(nl->rel, off, ORDLOCK_A_FLAGS, ORDLOCK_RELEASE_ALL);
+	nl->rel_len = nl_finish(nl->rel, off);
+
+	off = nl_header(nl, nl->null, 0xfe);
+	nl->null_len = nl_finish(nl->null, off);
+}
+
+void olnl_close(struct olnl *nl)
+{
+	close(nl->fd);
+	nl->fd = -1;
+}
+
+/*
+ * Receive one message: its command and ORDLOCK_A_STATUS / ORDLOCK_A_ERRNO,
+ * or the error of an NLMSG_ERROR. 0 or -errno.
+ */
+static int olnl_recv(struct olnl *nl, uint8_t *cmd, uint32_t *status, uint32_t *err)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)nl->buf;
+	struct nlattr *a;
+	ssize_t n;
+	int len;
+
+	n = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
+	if (n < 0)
+		return -errno;
+	if (!NLMSG_OK(nlh, (int)n))
+		return -EPROTO;
+	if (nlh->nlmsg_type == NLMSG_ERROR)
+		return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
+	*cmd = ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
+	*status = 0;
+	*err = 0;
+	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
+	a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
+	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
+		if ((a->nla_type & NLA_TYPE_MASK) == ORDLOCK_A_STATUS)
+			memcpy(status, (char *)a + NLA_HDRLEN, sizeof(*status));
+		else if ((a->nla_type & NLA_TYPE_MASK) == ORDLOCK_A_ERRNO)
+			memcpy(err, (char *)a + NLA_HDRLEN, sizeof(*err));
+		len -= NLA_ALIGN(a->nla_len);
+		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
+	}
+	return 0;
+}
+
+static int olnl_status(uint32_t status, uint32_t err)
+{
+	if (status == ORDLOCK_STATUS_GRANTED)
+		return 0;
+	return err ? -(int)err : -EPROTO;
+}
+
+int olnl_acquire(struct olnl *nl)
+{
+	uint32_t status, err;
+	uint8_t cmd;
+	int ret;
+
+	if (send(nl->fd, nl->acq, nl->acq_len, 0) < 0)
+		return -errno;
+	ret = olnl_recv(nl, &cmd, &status, &err);
+	if (ret || status != ORDLOCK_STATUS_QUEUED)
+		return ret ? ret : olnl_status(status, err);
+	/* queued: sleep in recv() until the RESULT */
+	ret = olnl_recv(nl, &cmd, &status, &err);
+	if (!ret && cmd != ORDLOCK_CMD_RESULT)
+		ret = -EPROTO;
+	return ret ? ret : olnl_status(status, err);
+}
+
+int olnl_release_all(struct olnl *nl)
+{
+	uint32_t status, err;
+	uint8_t cmd;
+	int ret;
+
+	if (send(nl->fd, nl->rel, nl->rel_len, 0) < 0)
+		return -errno;
+	ret = olnl_recv(nl, &cmd, &status, &err);
+	return ret ? ret : olnl_status(status, err);
+}
+
+int olnl_null(struct olnl *nl)
+{
+	uint32_t status, err;
+	uint8_t cmd;
+	int ret;
+
+	if (send(nl->fd, nl->null, nl->null_len, 0) < 0)
+		return -errno;
+	ret = olnl_recv(nl, &cmd, &status, &err);
+	return ret == -EOPNOTSUPP ? 0 : (ret ? ret : -EPROTO);
 }

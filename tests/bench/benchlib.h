@@ -177,6 +177,37 @@ void ol_holder_stop(struct ol_holder *h);
 long ol_param_get(const char *name);
 void ol_param_set(const char *name, long value);
 
+/* --- ordlock over generic netlink ----------------------------------------- */
+
+/*
+ * struct olnl - a raw generic netlink socket (its own ordlock owner) with
+ * its requests built once: an ACQUIRE of one exclusive key and a RELEASE
+ * with ORDLOCK_RELEASE_ALL, sent again and again as they are. libnl only
+ * resolves the family; sending and receiving are plain send()/recv(), as
+ * lean as a client can be.
+ */
+struct olnl {
+	int fd;
+	unsigned int family;
+	size_t acq_len, rel_len, null_len;
+	char acq[256], rel[64], null[64];
+	char buf[8192];
+};
+
+/* olnl_open() - a socket that takes key (@rank, @id) in @domain (NULL: default) */
+void olnl_open(struct olnl *nl, const char *domain, uint32_t rank, uint64_t id);
+void olnl_close(struct olnl *nl);
+
+/*
+ * olnl_acquire() - send the ACQUIRE and wait for its reply, and when it was
+ * queued for its RESULT too: 0 once granted, or -errno
+ */
+int olnl_acquire(struct olnl *nl);
+/* olnl_release_all() - RELEASE with ORDLOCK_RELEASE_ALL: 0 or -errno */
+int olnl_release_all(struct olnl *nl);
+/* olnl_null() - a request of an unknown command (EOPNOTSUPP): a null round trip */
+int olnl_null(struct olnl *nl);
+
 /* --- processes --------------------------------------------------------- */
 
 /* shm_alloc() - @size bytes of zeroed memory shared with children */

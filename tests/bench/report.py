@@ -34,6 +34,8 @@ REFERENCE = {
     "no-wait acquire+release by policy": "ordlock-detect",
     "blocking handoff by policy": "ordlock-detect",
     "blocking acquire that times out at once": "ordlock-detect",
+    "netlink acquire+release 1 key": "ordlock-netlink",
+    "netlink: two sockets hand one key back and forth": "ordlock-netlink",
 }
 
 
@@ -329,8 +331,8 @@ def table(rows, meta, tgts):
             meta.get("host_cpus", "?"), meta.get("host_load"), meta.get("module", "?")))
     w("Per operation: median and p99 over all repetitions; ratio = ordlock / that")
     w("implementation on the median (below 1: ordlock is faster; '=' marks the")
-    w("reference; on floor lines it is the ratio to the floor). Netlink: not measured")
-    w("(there is no netlink front end yet).")
+    w("reference; on floor lines it is the ratio to the floor). The netlink groups")
+    w("have ordlock-netlink as their reference.")
     w("")
     hdr = "%-2s %-38s %-13s %-20s %9s %9s %7s  %s" % (
         "#", "measurement", "param", "implementation", "median", "p99", "ratio", "note")

@@ -690,15 +690,22 @@ static int olnl_status(uint32_t status, uint32_t err)
 	return err ? -(int)err : -EPROTO;
 }
 
+/* Send @len bytes of @msg and receive the reply, as olnl_recv() */
+static int olnl_request(struct olnl *nl, const char *msg, size_t len,
+			uint8_t *cmd, uint32_t *status, uint32_t *err)
+{
+	if (send(nl->fd, msg, len, 0) < 0)
+		return -errno;
+	return olnl_recv(nl, cmd, status, err);
+}
+
 int olnl_acquire(struct olnl *nl)
 {
 	uint32_t status, err;
 	uint8_t cmd;
 	int ret;
 
-	if (send(nl->fd, nl->acq, nl->acq_len, 0) < 0)
-		return -errno;
-	ret = olnl_recv(nl, &cmd, &status, &err);
+	ret = olnl_request(nl, nl->acq, nl->acq_len, &cmd, &status, &err);
 	if (ret || status != ORDLOCK_STATUS_QUEUED)
 		return ret ? ret : olnl_status(status, err);
 	/* queued: sleep in recv() until the RESULT */
@@ -712,11 +719,8 @@ int olnl_release_all(struct olnl *nl)
 {
 	uint32_t status, err;
 	uint8_t cmd;
-	int ret;
+	int ret = olnl_request(nl, nl->rel, nl->rel_len, &cmd, &status, &err);
 
-	if (send(nl->fd, nl->rel, nl->rel_len, 0) < 0)
-		return -errno;
-	ret = olnl_recv(nl, &cmd, &status, &err);
 	return ret ? ret : olnl_status(status, err);
 }
 
@@ -724,10 +728,7 @@ int olnl_null(struct olnl *nl)
 {
 	uint32_t status, err;
 	uint8_t cmd;
-	int ret;
+	int ret = olnl_request(nl, nl->null, nl->null_len, &cmd, &status, &err);
 
-	if (send(nl->fd, nl->null, nl->null_len, 0) < 0)
-		return -errno;
-	ret = olnl_recv(nl, &cmd, &status, &err);
 	return ret == -EOPNOTSUPP ? 0 : (ret ? ret : -EPROTO);
 }

@@ -278,7 +278,7 @@ DEFINE_SHOW_ATTRIBUTE(ordlock_stats);
 static int ordlock_users_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "# ordlock users v1\n"
-		 "# uid owners keys waiters refused\n");
+		 "# uid owners keys waiters refused domains\n");
 	ordlock_user_show(m);
 	return 0;
 }

@@ -274,8 +274,10 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 	if (arg->flags & ~ORDLOCK_DOMAIN_FLAGS || arg->__reserved ||
 	    ordlock_domain_name_valid(arg->name))
 		return -EINVAL;
+	/* A domain created here is the owner's user's, like one it moves to */
 	ret = ordlock_domain_config(arg->name, arg->flags, arg->policy,
-				    arg->detect_delay_ms, &domain);
+				    arg->detect_delay_ms, owner->user,
+				    owner->user_exempt, &domain);
 	if (ret)
 		return ret;
 	arg->policy = READ_ONCE(domain->policy);

@@ -2,6 +2,8 @@
 /*
  * Domains: created on first use by name, freed with their last owner. The
  * default domain, and any domain an admin configured, live until unload.
+ * Every domain but the default one counts against the user it was created
+ * for (max_domains_per_user, user.h) until it is freed.
  */
 #include <linux/capability.h>
 #include <linux/log2.h>
@@ -12,11 +14,13 @@
 #include "domain.h"
 #include "keys.h"
 #include "params.h"
+#include "user.h"
 
 /*
  * ordlock_domains_lock protects ordlock_domains, ordlock_ndomains,
  * ordlock_domain_ids and the settings of every domain. It nests inside
- * owner->lock and takes no other lock.
+ * owner->lock and takes no other lock: the reference a freed domain holds
+ * to its creator is dropped after it (ordlock_domain_free()).
  */
 static DEFINE_MUTEX(ordlock_domains_lock);
 static LIST_HEAD(ordlock_domains);
@@ -49,9 +53,17 @@ static struct ordlock_domain *ordlock_domain_find(const char *name)
 	return NULL;
 }
 
-static struct ordlock_domain *ordlock_domain_find_or_create(const char *name)
+/*
+ * The domain @name with a new reference, created when needed for @user
+ * (NULL: charged to nobody), which is then charged one domain unless
+ * @exempt. Return: the domain, or ERR_PTR(-ENOSPC, -EDQUOT or -ENOMEM).
+ */
+static struct ordlock_domain *
+ordlock_domain_find_or_create(const char *name, struct ordlock_user *user,
+			      bool exempt)
 {
 	struct ordlock_domain *domain;
+	int ret;
 
 	lockdep_assert_held(&ordlock_domains_lock);
 	domain = ordlock_domain_find(name);
@@ -61,15 +73,21 @@ static struct ordlock_domain *ordlock_domain_find_or_create(const char *name)
 	}
 	if (ordlock_ndomains >= ordlock_max_domains())
 		return ERR_PTR(-ENOSPC);
+	if (user) {
+		ret = ordlock_user_charge(user, ORDLOCK_USER_DOMAINS, 1, exempt);
+		if (ret)
+			return ERR_PTR(ret);
+	}
+	ret = -ENOMEM;
 	domain = kzalloc(sizeof(*domain), GFP_KERNEL_ACCOUNT);
 	if (!domain)
-		return ERR_PTR(-ENOMEM);
+		goto err_uncharge;
 	domain->stats = alloc_percpu_gfp(struct ordlock_stats, GFP_KERNEL_ACCOUNT);
-	if (!domain->stats) {
-		kfree(domain);
-		return ERR_PTR(-ENOMEM);
-	}
+	if (!domain->stats)
+		goto err_free;
 	kref_init(&domain->ref);
+	/* Uncharged and put in ordlock_domain_free() */
+	domain->creator = user ? ordlock_user_hold(user) : NULL;
 	domain->id = ++ordlock_domain_ids;
 	atomic64_set(&domain->next_token, 0);
 	spin_lock_init(&domain->graph_lock);
@@ -78,21 +96,35 @@ static struct ordlock_domain *ordlock_domain_find_or_create(const char *name)
 	list_add_tail(&domain->node, &ordlock_domains);
 	ordlock_ndomains++;
 	return domain;
+
+err_free:
+	kfree(domain);
+err_uncharge:
+	if (user)
+		ordlock_user_uncharge(user, ORDLOCK_USER_DOMAINS, 1);
+	return ERR_PTR(ret);
 }
 
 /**
  * ordlock_domain_get() - find or create a domain and take a reference
  * @name: a valid name (see ordlock_domain_name_valid())
+ * @user: the user a new domain is created for, or NULL for nobody
+ * @exempt: @user's limit does not apply (the domain is counted all the same)
  *
- * Return: the domain, ERR_PTR(-ENOSPC) when max_domains exist already, or
+ * Joining an existing domain charges nothing; creating one charges @user
+ * one domain until the domain is freed.
+ *
+ * Return: the domain, ERR_PTR(-ENOSPC) when max_domains exist already,
+ * ERR_PTR(-EDQUOT) when @user has max_domains_per_user domains already, or
  * ERR_PTR(-ENOMEM).
  */
-struct ordlock_domain *ordlock_domain_get(const char *name)
+struct ordlock_domain *ordlock_domain_get(const char *name,
+					  struct ordlock_user *user, bool exempt)
 {
 	struct ordlock_domain *domain;
 
 	mutex_lock(&ordlock_domains_lock);
-	domain = ordlock_domain_find_or_create(name);
+	domain = ordlock_domain_find_or_create(name, user, exempt);
 	mutex_unlock(&ordlock_domains_lock);
 	return domain;
 }
@@ -104,9 +136,11 @@ struct ordlock_domain *ordlock_domain_get_default(void)
 	return ordlock_default_domain;
 }
 
+/* Called with ordlock_domains_lock held, which it releases */
 static void ordlock_domain_free(struct kref *ref)
 {
 	struct ordlock_domain *domain = container_of(ref, struct ordlock_domain, ref);
+	struct ordlock_user *creator = domain->creator;
 
 	lockdep_assert_held(&ordlock_domains_lock);
 	list_del(&domain->node);
@@ -115,6 +149,11 @@ static void ordlock_domain_free(struct kref *ref)
 	free_percpu(domain->stats);
 	kfree(domain->rank_names);
 	kfree(domain);
+	/* After ordlock_domains_lock: the last put takes ordlock_users_lock */
+	if (creator) {
+		ordlock_user_uncharge(creator, ORDLOCK_USER_DOMAINS, 1);
+		ordlock_user_put(creator);
+	}
 }
 
 /* ordlock_domain_put() - drop a reference; the last one frees the domain */
@@ -131,18 +170,21 @@ void ordlock_domain_put(struct ordlock_domain *domain)
  * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
  * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
  * @nnames: their number
+ * @user: the user a new domain is created for (see ordlock_domain_get())
+ * @exempt: @user's limit does not apply
  * @out: receives the domain, with a reference the caller drops
  *
  * The caller checks the privileges. A domain that was changed lives until
- * the module is unloaded.
+ * the module is unloaded, and stays charged to the user it was created for.
  *
  * Return: 0, -EINVAL for an unknown policy, -EEXIST when a rank or a name
- * appears twice in @names, -ENOSPC or -ENOMEM.
+ * appears twice in @names, -ENOSPC, -EDQUOT or -ENOMEM.
  */
 int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 			     u32 detect_delay_ms,
 			     const struct ordlock_rank_name *names,
-			     unsigned int nnames, struct ordlock_domain **out)
+			     unsigned int nnames, struct ordlock_user *user,
+			     bool exempt, struct ordlock_domain **out)
 {
 	struct ordlock_rank_name *copy = NULL;
 	struct ordlock_domain *domain;
@@ -163,7 +205,7 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 		}
 	}
 	mutex_lock(&ordlock_domains_lock);
-	domain = ordlock_domain_find_or_create(name);
+	domain = ordlock_domain_find_or_create(name, user, exempt);
 	if (IS_ERR(domain)) {
 		mutex_unlock(&ordlock_domains_lock);
 		kfree(copy);
@@ -193,20 +235,23 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * @flags: ORDLOCK_DOMAIN_SET_POLICY and ORDLOCK_DOMAIN_SET_DETECT_DELAY
  * @policy: the new policy
  * @detect_delay_ms: the new delay
+ * @user: the user a new domain is created for (see ordlock_domain_get())
+ * @exempt: @user's limit does not apply
  * @out: receives the domain, with a reference the caller drops
  *
  * Return: as ordlock_domain_configure(), or -EPERM when changing without
  * CAP_SYS_ADMIN.
  */
 int ordlock_domain_config(const char *name, u32 flags, u32 policy,
-			  u32 detect_delay_ms, struct ordlock_domain **out)
+			  u32 detect_delay_ms, struct ordlock_user *user,
+			  bool exempt, struct ordlock_domain **out)
 {
 	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
 		return -EINVAL;
 	if (flags && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	return ordlock_domain_configure(name, flags, policy, detect_delay_ms,
-					NULL, 0, out);
+					NULL, 0, user, exempt, out);
 }
 
 /**
@@ -304,7 +349,9 @@ void ordlock_domain_unlock_list(void)
 
 int ordlock_domain_init(void)
 {
-	struct ordlock_domain *domain = ordlock_domain_get(ORDLOCK_DEFAULT_DOMAIN);
+	/* Nobody's: the default domain is never created on anyone's behalf */
+	struct ordlock_domain *domain = ordlock_domain_get(ORDLOCK_DEFAULT_DOMAIN,
+							   NULL, false);
 
 	if (IS_ERR(domain))
 		return PTR_ERR(domain);
@@ -312,6 +359,7 @@ int ordlock_domain_init(void)
 	return 0;
 }
 
+/* ordlock_domain_exit() - free the domains; before ordlock_user_exit() */
 void ordlock_domain_exit(void)
 {
 	struct ordlock_domain *domain, *tmp;

@@ -14,6 +14,8 @@
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
+struct ordlock_user;
+
 /**
  * enum ordlock_stat - event counters of a domain
  * @ORDLOCK_STAT_ACQUIRES: successful acquires
@@ -90,6 +92,9 @@ struct ordlock_rank_name {
  * @ref: one reference per owner in the domain, one for the default domain
  *	and one for a configured domain, which live until unload
  * @id: unique number, part of every resource's hash key
+ * @creator: the user the domain was created for, charged one
+ *	ORDLOCK_USER_DOMAINS until the domain is freed; one reference held;
+ *	NULL for the default domain; constant
  * @next_token: the last fencing token handed out; atomic, no lock
  * @graph_lock: protects the wait-for graph of the domain: owner->waiting
  *	and the walk fields of the domain's owners, and @walk_gen. Nests
@@ -113,6 +118,7 @@ struct ordlock_domain {
 	struct list_head node;
 	struct kref ref;
 	u32 id;
+	struct ordlock_user *creator;
 	atomic64_t next_token;
 	/* the wait-for graph of the domain: see above */
 	spinlock_t graph_lock;
@@ -132,15 +138,18 @@ struct ordlock_domain {
 
 int ordlock_domain_init(void);
 void ordlock_domain_exit(void);
-struct ordlock_domain *ordlock_domain_get(const char *name);
+struct ordlock_domain *ordlock_domain_get(const char *name,
+					  struct ordlock_user *user, bool exempt);
 struct ordlock_domain *ordlock_domain_get_default(void);
 void ordlock_domain_put(struct ordlock_domain *domain);
 int ordlock_domain_config(const char *name, u32 flags, u32 policy,
-			  u32 detect_delay_ms, struct ordlock_domain **out);
+			  u32 detect_delay_ms, struct ordlock_user *user,
+			  bool exempt, struct ordlock_domain **out);
 int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 			     u32 detect_delay_ms,
 			     const struct ordlock_rank_name *names,
-			     unsigned int nnames, struct ordlock_domain **out);
+			     unsigned int nnames, struct ordlock_user *user,
+			     bool exempt, struct ordlock_domain **out);
 struct ordlock_domain *ordlock_domain_find_get(const char *name);
 unsigned int ordlock_domain_rank_names(struct ordlock_domain *domain,
 				       struct ordlock_rank_name *names,

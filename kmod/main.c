@@ -64,8 +64,9 @@ static void __exit ordlock_exit(void)
 		       atomic_read(&ordlock_nowners),
 		       ordlock_table_nresources());
 	ordlock_debugfs_exit();
-	ordlock_user_exit();
+	/* Domains hold references to the users they were created for */
 	ordlock_domain_exit();
+	ordlock_user_exit();
 	ordlock_graph_exit();
 	ordlock_owner_exit();
 	ordlock_table_exit();

@@ -55,6 +55,10 @@ struct ordlock_nl_owner {
 
 #define ORDLOCK_NL_HASH 64
 
+/* The extack of a domain its creator's user may not create */
+#define ORDLOCK_NL_DOMAIN_LIMIT_MSG \
+	"this user has max_domains_per_user domains already"
+
 /*
  * ordlock_nl_lock protects ordlock_nl_owners. It nests outside owner->lock
  * (module exit destroys owners under it) and is never taken inside it.
@@ -590,6 +594,9 @@ static int ordlock_nl_lock_request(struct genl_info *info, bool convert)
 		if (ret == -EBUSY)
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
 					    "cannot change domain while holding keys");
+		else if (ret == -EDQUOT)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
+					    ORDLOCK_NL_DOMAIN_LIMIT_MSG);
 		else if (ret)
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
 					    "cannot create the domain (limit or memory)");
@@ -1135,6 +1142,7 @@ static int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *inf
 	struct ordlock_rank_name *names = NULL;
 	struct nlattr *tb[ORDLOCK_E_MAX + 1];
 	struct ordlock_domain *domain;
+	struct ordlock_user *user;
 	unsigned int n = 0, flags = 0;
 	struct nlattr *entry;
 	const char *name;
@@ -1192,10 +1200,21 @@ static int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *inf
 		ret = -EINVAL;
 		goto out;
 	}
-	ret = ordlock_domain_configure(name, flags, policy, delay, names, n, &domain);
+	/* A domain created here is charged to the sender's user */
+	user = ordlock_user_get(current_euid());
+	if (IS_ERR(user)) {
+		ret = PTR_ERR(user);
+		goto out;
+	}
+	ret = ordlock_domain_configure(name, flags, policy, delay, names, n,
+				       user, ordlock_user_exempt(), &domain);
+	ordlock_user_put(user);
 	if (ret) {
 		if (ret == -EEXIST)
 			NL_SET_ERR_MSG(info->extack, "a rank or a name appears twice");
+		else if (ret == -EDQUOT)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
+					    ORDLOCK_NL_DOMAIN_LIMIT_MSG);
 		else
 			NL_SET_ERR_MSG(info->extack, "cannot configure the domain");
 		goto out;
@@ -1323,17 +1342,21 @@ static int ordlock_nl_event_entry(struct sk_buff *msg, u64 id, pid_t pid,
 }
 
 /**
- * ordlock_nl_event() - multicast an event about @owner, rate-limited
+ * ordlock_nl_event_in() - multicast an event about @owner in @domain,
+ *	rate-limited
  * @owner: the owner concerned, locked, with its failure record for
  *	DEADLOCK, TIMEOUT, ORDER and LIMIT
  * @event: an enum ordlock_event
+ * @domain: the name of the domain the event concerns: the owner's, or
+ *	the one it could not move to
  */
-void ordlock_nl_event(struct ordlock_owner *owner, u32 event)
+void ordlock_nl_event_in(struct ordlock_owner *owner, u32 event,
+			 const char *domain)
 {
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = ordlock_nl_event_new(event, owner->domain->name, &hdr);
+	msg = ordlock_nl_event_new(event, domain, &hdr);
 	if (!msg)
 		return;
 	if (ordlock_nl_event_entry(msg, owner->id, READ_ONCE(owner->pid),
@@ -1348,6 +1371,16 @@ void ordlock_nl_event(struct ordlock_owner *owner, u32 event)
 	return;
 err:
 	nlmsg_free(msg);
+}
+
+/**
+ * ordlock_nl_event() - multicast an event about @owner in its domain
+ * @owner: as for ordlock_nl_event_in()
+ * @event: an enum ordlock_event
+ */
+void ordlock_nl_event(struct ordlock_owner *owner, u32 event)
+{
+	ordlock_nl_event_in(owner, event, owner->domain->name);
 }
 
 /**

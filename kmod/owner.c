@@ -125,13 +125,34 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	atomic_dec(&ordlock_nowners);
 }
 
+/*
+ * @owner may not create the domain @name: its user has max_domains_per_user
+ * domains. Reported as the other per-user limits are: a failure record
+ * (reason user-limit, no key), the limits counter of the owner's domain
+ * and a LIMIT event, which names @name: the domain the owner would be in,
+ * as the event of a refused owner names the default domain.
+ */
+static int ordlock_owner_domain_limit(struct ordlock_owner *owner,
+				      const char *name)
+{
+	ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, NULL);
+	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_LIMITS);
+	ordlock_nl_event_in(owner, ORDLOCK_EVENT_LIMIT, name);
+	return -EDQUOT;
+}
+
 /**
  * ordlock_owner_set_domain() - move @owner to the domain @name
  * @owner: the owner, locked
  * @name: a name buffer of ORDLOCK_DOMAIN_NAME_MAX bytes
  *
+ * A domain that does not exist is created for the owner's user (see
+ * user.h), and counts against its max_domains_per_user until it is freed.
+ *
  * Return: 0, -EINVAL for a bad name, -EBUSY while the owner holds keys,
- * -ENOSPC or -ENOMEM when the domain cannot be created.
+ * -ENOSPC or -ENOMEM when the domain cannot be created, -EDQUOT when the
+ * owner's user has max_domains_per_user domains already (the failure is
+ * recorded and reported).
  */
 int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 {
@@ -144,7 +165,9 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 		return 0;
 	if (owner->nheld || owner->busy)
 		return -EBUSY;
-	domain = ordlock_domain_get(name);
+	domain = ordlock_domain_get(name, owner->user, owner->user_exempt);
+	if (PTR_ERR_OR_ZERO(domain) == -EDQUOT)
+		return ordlock_owner_domain_limit(owner, name);
 	if (IS_ERR(domain))
 		return PTR_ERR(domain);
 	ordlock_gauge_dec(&owner->domain->owners);

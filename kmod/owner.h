@@ -16,9 +16,12 @@
  *
  * ordlock_users_lock (mutex, user.c), which protects the hash of users, is
  * a leaf: nothing is taken under it. It is taken under ordlock_nl_lock
- * (netlink.c) when a netlink owner is created or destroyed, and alone
- * otherwise. The per-user counts are atomics, changed by each owner under
- * its owner->lock.
+ * (netlink.c) when a netlink owner is created or destroyed, under
+ * owner->lock when a domain freed by a move or by ORDLOCK_IOC_DOMAIN_CONFIG
+ * drops its reference to its creator (never under ordlock_domains_lock:
+ * see ordlock_domain_free()), and alone otherwise. The per-user counts are
+ * per-CPU counters, changed by each owner under its owner->lock (domains:
+ * see struct ordlock_user).
  */
 #ifndef _ORDLOCK_OWNER_H
 #define _ORDLOCK_OWNER_H

@@ -48,6 +48,10 @@ static unsigned int max_waiters_per_user = 512;
 module_param(max_waiters_per_user, uint, 0644);
 MODULE_PARM_DESC(max_waiters_per_user, "Most waiting requests of one user, unless CAP_SYS_RESOURCE (default 512)");
 
+static unsigned int max_domains_per_user = 64;
+module_param(max_domains_per_user, uint, 0644);
+MODULE_PARM_DESC(max_domains_per_user, "Most domains created for one user at once, unless CAP_SYS_RESOURCE (default 64)");
+
 static unsigned int default_timeout_ms = 30000;
 module_param(default_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(default_timeout_ms, "Timeout of a request that gives none, in ms (default 30000)");
@@ -107,6 +111,11 @@ unsigned int ordlock_max_keys_per_user(void)
 unsigned int ordlock_max_waiters_per_user(void)
 {
 	return READ_ONCE(max_waiters_per_user);
+}
+
+unsigned int ordlock_max_domains_per_user(void)
+{
+	return READ_ONCE(max_domains_per_user);
 }
 
 /**

@@ -27,6 +27,7 @@ unsigned int ordlock_max_domains(void);
 unsigned int ordlock_max_owners_per_user(void);
 unsigned int ordlock_max_keys_per_user(void);
 unsigned int ordlock_max_waiters_per_user(void);
+unsigned int ordlock_max_domains_per_user(void);
 u64 ordlock_timeout_ns(u64 requested_ns);
 u32 ordlock_default_policy(void);
 extern unsigned int ordlock_deadlock_history;

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Users: per-uid counts of owners, held keys and waiters, and the per-user
- * limits. See user.h.
+ * Users: per-uid counts of owners, held keys, waiters and domains, and the
+ * per-user limits. See user.h.
  *
- * A user exists while it has an owner. The counts are per-CPU counters
- * changed by the user's owners under their own lock, so one user's
+ * A user exists while it has an owner or a domain created for it. The
+ * counts are per-CPU counters changed by the user's owners under their own
+ * lock (and, for domains, when a domain is created or freed), so one user's
  * requests never wait for another's, and the owners of one user on
  * different CPUs do not write a shared cache line on every acquire; the
  * sum is only computed near the limit. A charge that would pass the limit
@@ -35,6 +36,7 @@ static const char * const ordlock_user_count_names[ORDLOCK_USER_NR] = {
 	[ORDLOCK_USER_OWNERS] = "owners",
 	[ORDLOCK_USER_KEYS] = "keys",
 	[ORDLOCK_USER_WAITERS] = "waiters",
+	[ORDLOCK_USER_DOMAINS] = "domains",
 };
 
 /**
@@ -78,8 +80,26 @@ err:
 }
 
 /**
+ * ordlock_user_hold() - take one more reference to a user
+ * @user: a user the caller holds a reference to
+ *
+ * Takes no lock: the caller's reference keeps @user alive.
+ *
+ * Return: @user.
+ */
+struct ordlock_user *ordlock_user_hold(struct ordlock_user *user)
+{
+	refcount_inc(&user->ref);
+	return user;
+}
+
+/**
  * ordlock_user_put() - drop a reference; the last one frees the user
- * @user: the user; its owners have given back everything they charged
+ * @user: the user; its owners and domains have given back everything they
+ *	charged
+ *
+ * The last reference takes ordlock_users_lock: see owner.h for where that
+ * may be.
  */
 void ordlock_user_put(struct ordlock_user *user)
 {
@@ -119,8 +139,10 @@ static unsigned int ordlock_user_limit(enum ordlock_user_count what)
 		return ordlock_max_owners_per_user();
 	case ORDLOCK_USER_KEYS:
 		return ordlock_max_keys_per_user();
-	default:
+	case ORDLOCK_USER_WAITERS:
 		return ordlock_max_waiters_per_user();
+	default:
+		return ordlock_max_domains_per_user();
 	}
 }
 
@@ -166,7 +188,7 @@ void ordlock_user_uncharge(struct ordlock_user *user,
  * ordlock_user_show() - one line per user, for debugfs
  * @m: the seq_file
  *
- * "UID OWNERS KEYS WAITERS REFUSED"; the counts are read racily.
+ * "UID OWNERS KEYS WAITERS REFUSED DOMAINS"; the counts are read racily.
  */
 void ordlock_user_show(struct seq_file *m)
 {
@@ -175,15 +197,19 @@ void ordlock_user_show(struct seq_file *m)
 
 	mutex_lock(&ordlock_users_lock);
 	hash_for_each(ordlock_users, bkt, user, node)
-		seq_printf(m, "%u %lld %lld %lld %d\n", ordlock_user_uid(user),
+		seq_printf(m, "%u %lld %lld %lld %d %lld\n", ordlock_user_uid(user),
 			   percpu_counter_sum(&user->count[ORDLOCK_USER_OWNERS]),
 			   percpu_counter_sum(&user->count[ORDLOCK_USER_KEYS]),
 			   percpu_counter_sum(&user->count[ORDLOCK_USER_WAITERS]),
-			   atomic_read(&user->refused));
+			   atomic_read(&user->refused),
+			   percpu_counter_sum(&user->count[ORDLOCK_USER_DOMAINS]));
 	mutex_unlock(&ordlock_users_lock);
 }
 
-/* ordlock_user_exit() - at unload every user must be gone with its owners */
+/*
+ * ordlock_user_exit() - at unload every user must be gone with its owners
+ * and domains (call it after ordlock_domain_exit())
+ */
 void ordlock_user_exit(void)
 {
 	struct ordlock_user *user;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Users: what the owners of one uid hold, wait for and are, against the
- * per-user limits (module parameters max_owners_per_user,
- * max_keys_per_user, max_waiters_per_user).
+ * Users: what the owners of one uid hold, wait for and are, and the
+ * domains they created, against the per-user limits (module parameters
+ * max_owners_per_user, max_keys_per_user, max_waiters_per_user,
+ * max_domains_per_user).
  *
  * An owner belongs to the user of its creator: the effective uid of the
  * task that opened /dev/ordlock, or that made the first lock request of a
@@ -10,6 +11,12 @@
  * that user for life, whoever uses it later. An owner whose creator had
  * CAP_SYS_RESOURCE (in the initial user namespace) is counted like the
  * others but never refused.
+ *
+ * A domain belongs to the user it was created for: the user of the owner
+ * that moved to it (or that configured it with ORDLOCK_IOC_DOMAIN_CONFIG),
+ * or the user of the task that configured it through netlink. It counts
+ * against that user until it is freed, whoever uses it meanwhile; joining
+ * an existing domain charges nothing.
  */
 #ifndef _ORDLOCK_USER_H
 #define _ORDLOCK_USER_H
@@ -29,24 +36,31 @@
  * @ORDLOCK_USER_KEYS: keys held, and keys of acquires in progress (charged
  *	when the acquire starts, uncharged when it fails or they are released)
  * @ORDLOCK_USER_WAITERS: requests queued on a resource
+ * @ORDLOCK_USER_DOMAINS: domains created for the user that exist (charged
+ *	when the domain is created, uncharged when it is freed)
  * @ORDLOCK_USER_NR: number of counts
  */
 enum ordlock_user_count {
 	ORDLOCK_USER_OWNERS,
 	ORDLOCK_USER_KEYS,
 	ORDLOCK_USER_WAITERS,
+	ORDLOCK_USER_DOMAINS,
 	ORDLOCK_USER_NR,
 };
 
 /**
  * struct ordlock_user - the counts of one uid
  * @node: entry in the hash of users, under ordlock_users_lock (user.c)
- * @ref: one reference per owner of the user; the last one frees it
+ * @ref: one reference per owner of the user and one per domain created
+ *	for it (domain->creator); the last one frees it
  * @uid: the uid, constant
  * @count: the counts, indexed by enum ordlock_user_count; per-CPU
- *	counters, changed only by the owners of the user, under their
- *	owner->lock
- * @refused: requests and owners refused by a per-user limit; atomic
+ *	counters. The owners of the user change them under their
+ *	owner->lock, except the count of domains: charged under
+ *	ordlock_domains_lock (domain.c), uncharged by whoever frees the
+ *	domain, after that lock
+ * @refused: requests, owners and domains refused by a per-user limit;
+ *	atomic
  */
 struct ordlock_user {
 	struct hlist_node node;
@@ -57,6 +71,7 @@ struct ordlock_user {
 };
 
 struct ordlock_user *ordlock_user_get(kuid_t uid);
+struct ordlock_user *ordlock_user_hold(struct ordlock_user *user);
 void ordlock_user_put(struct ordlock_user *user);
 bool ordlock_user_exempt(void);
 int ordlock_user_charge(struct ordlock_user *user, enum ordlock_user_count what,

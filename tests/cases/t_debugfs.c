@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * t_debugfs: /sys/kernel/debug/ordlock/{graph,locks,owners,deadlocks,stats}.
+ * t_debugfs: /sys/kernel/debug/ordlock/{graph,locks,owners,deadlocks,stats,
+ * users} (t_users checks the lines of users).
  *
  *  - every file is root's, read-only, and starts with its version line and
  *    the comment naming its fields;
@@ -45,6 +46,7 @@ static const struct {
 	{ "deadlocks", { "# deadlock seq time_ns domain length",
 			 "# step seq index owner_id pid comm mode rank:id edge blocker_mode" } },
 	{ "stats", { NULL } },
+	{ "users", { "# uid owners keys waiters refused domains" } },
 };
 
 static void test_files(void)

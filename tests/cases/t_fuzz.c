@@ -57,7 +57,7 @@ static const struct ioc iocs[] = {
 	{ "RELEASE", ORDLOCK_IOC_RELEASE, sizeof(struct ordlock_release),
 	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, ENOMEM } },
 	{ "SET_DOMAIN", ORDLOCK_IOC_SET_DOMAIN, sizeof(struct ordlock_set_domain),
-	  { EINVAL, E2BIG, EFAULT, EBUSY, ENOSPC, ENOMEM } },
+	  { EINVAL, E2BIG, EFAULT, EBUSY, ENOSPC, EDQUOT, ENOMEM } },
 	{ "OWNER_INFO", ORDLOCK_IOC_OWNER_INFO, sizeof(struct ordlock_owner_info),
 	  { EINVAL, E2BIG, EFAULT } },
 	{ "LAST_FAILURE", ORDLOCK_IOC_LAST_FAILURE, sizeof(struct ordlock_last_failure),
@@ -66,7 +66,7 @@ static const struct ioc iocs[] = {
 	  { EINVAL, E2BIG, EFAULT, ENOENT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR,
 	    EDQUOT, EBUSY, ENOMEM } },
 	{ "DOMAIN_CONFIG", ORDLOCK_IOC_DOMAIN_CONFIG, sizeof(struct ordlock_domain_config),
-	  { EINVAL, E2BIG, EFAULT, EPERM, ENOSPC, ENOMEM } },
+	  { EINVAL, E2BIG, EFAULT, EPERM, ENOSPC, EDQUOT, ENOMEM } },
 	{ "unknown", 0, 64, { ENOTTY } },
 };
 #define NIOC (sizeof(iocs) / sizeof(iocs[0]))

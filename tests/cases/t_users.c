@@ -3,9 +3,10 @@
  * t_users: permissions, per-owner isolation and per-user limits, with
  * unprivileged users.
  *
- * Agents are child processes that become uid 60001 (A), 60002 (B) or
- * 60003 (C) (setgroups, setresgid, setresuid: no /etc/passwd entry needed)
- * and then run the operations the test sends them through shared memory.
+ * Agents are child processes that become uid 60001 (A), 60002 (B), 60003
+ * (C) or 60004 (D) (setgroups, setresgid, setresuid: no /etc/passwd entry
+ * needed) and then run the operations the test sends them through shared
+ * memory.
  *
  *  - permissions: /dev/ordlock has mode dev_mode (0660, root); a user
  *    outside its group gets EACCES, a user of the group it was given
@@ -24,6 +25,15 @@
  *    back; a root process without CAP_SYS_RESOURCE is limited, one with it
  *    is not; when A dies (holding keys, waiting through netlink) and when
  *    the others quit, their lines leave the "users" file.
+ *  - domains (max_domains_per_user): D creates domains up to the limit;
+ *    the next new domain is refused with EDQUOT, reason user-limit (ioctl:
+ *    libordlock's and the kernel's failure records; netlink: the extack
+ *    names the limit), a LIMIT event naming it, the owner stays where it
+ *    was and the domain does not exist; D still joins domains root and B
+ *    created, B still creates them; closing the owners frees the domains
+ *    and D's count goes back to 0; a domain stays its creator's while
+ *    another user is in it; root is not refused, a root process without
+ *    CAP_SYS_RESOURCE is.
  */
 #define _GNU_SOURCE		/* setresuid(), setresgid() */
 #include <errno.h>
@@ -53,6 +63,7 @@
 #define UID_A		60001
 #define UID_B		60002
 #define UID_C		60003
+#define UID_D		60004
 #define GID_LOCKERS	60100	/* the group /dev/ordlock is given */
 
 #define NS_PER_MS	1000000ULL
@@ -84,6 +95,7 @@ enum op {
 	OP_NL_DOMAIN_SET,	/* slot, domain */
 	OP_NL_SUBSCRIBE,	/* slot */
 	OP_NL_DUMP,		/* slot, cmd, domain, keys[0..1] to look for */
+	OP_WHERE,		/* slot -> where: the owner's domain */
 };
 
 struct agent {
@@ -107,6 +119,9 @@ struct agent {
 	/* its outcome */
 	int ret;
 	struct ordlock_failure failure;
+	struct ordlock_failure kfailure;	/* OP_SET_DOMAIN: LAST_FAILURE */
+	char extack[256];			/* OP_NL_*: a netlink error's */
+	char where[ORDLOCK_DOMAIN_NAME_MAX];
 	uint64_t elapsed_ms;
 	long value;
 	uint32_t status, error;
@@ -132,9 +147,12 @@ static int agent_become(struct agent *a)
 static struct ordlock *ols[MAX_SLOTS];
 static struct nlt *nls[MAX_SLOTS];
 
-static void agent_nl_outcome(struct agent *a, int ret, const struct nlt_outcome *o)
+static void agent_nl_outcome(struct agent *a, int ret, const struct nlt_outcome *o,
+			     const struct nlt *s)
 {
 	a->ret = ret;
+	if (ret < 0 && s)
+		snprintf(a->extack, sizeof(a->extack), "%s", s->ext.msg);
 	if (!ret) {
 		a->status = o->status;
 		a->error = o->error;
@@ -168,6 +186,7 @@ static void agent_do(struct agent *a)
 	struct nlt *s = a->slot < MAX_SLOTS ? nls[a->slot] : NULL;
 	const char *dom = a->domain[0] ? a->domain : NULL;
 	struct ordlock_domain_config cfg;
+	struct ordlock_owner_info info;
 	struct nlt_outcome o;
 	uint64_t t0;
 	int fd, err = 0;
@@ -177,6 +196,8 @@ static void agent_do(struct agent *a)
 	a->status = a->error = 0;
 	a->nentries = a->nforeign = a->found[0] = a->found[1] = 0;
 	memset(&a->failure, 0, sizeof(a->failure));
+	memset(&a->kfailure, 0, sizeof(a->kfailure));
+	a->extack[0] = a->where[0] = '\0';
 	memset(&o, 0, sizeof(o));
 	switch (a->op) {
 	case OP_OPEN:
@@ -189,6 +210,14 @@ static void agent_do(struct agent *a)
 		break;
 	case OP_SET_DOMAIN:
 		a->ret = ordlock_set_domain(ol, a->domain);
+		a->failure = *ordlock_last_failure(ol);
+		if (a->ret && ordlock_kernel_last_failure(ol, &a->kfailure))
+			a->kfailure.reason = ~0U;
+		break;
+	case OP_WHERE:
+		a->ret = ordlock_owner_info(ol, &info);
+		if (!a->ret)
+			snprintf(a->where, sizeof(a->where), "%s", info.domain);
 		break;
 	case OP_ACQUIRE:
 		t0 = now_ms();
@@ -227,16 +256,16 @@ static void agent_do(struct agent *a)
 	case OP_NL_ACQUIRE:
 		agent_nl_outcome(a, nlt_acquire(s, dom, a->keys, a->n,
 						(uint64_t)a->timeout_ms * NS_PER_MS,
-						a->flags, a->cookie, &o), &o);
+						a->flags, a->cookie, &o), &o, s);
 		break;
 	case OP_NL_CANCEL:
-		agent_nl_outcome(a, nlt_cancel(s, a->cookie, &o), &o);
+		agent_nl_outcome(a, nlt_cancel(s, a->cookie, &o), &o, s);
 		break;
 	case OP_NL_RELEASE:
-		agent_nl_outcome(a, nlt_release(s, a->keys, a->n, &o), &o);
+		agent_nl_outcome(a, nlt_release(s, a->keys, a->n, &o), &o, s);
 		break;
 	case OP_NL_RESULT:
-		agent_nl_outcome(a, nlt_wait_result(s, a->timeout_ms, &o), &o);
+		agent_nl_outcome(a, nlt_wait_result(s, a->timeout_ms, &o), &o, s);
 		break;
 	case OP_NL_DOMAIN_SET:
 		a->ret = nlt_domain_set(s, a->domain, ORDLOCK_POLICY_TIMEOUT, 9,
@@ -411,7 +440,7 @@ static int agent_stop(struct agent *a)
 /* --- the "users" debugfs file -------------------------------------------- */
 
 struct counts {
-	long owners, keys, waiters, refused;
+	long owners, keys, waiters, refused, domains;
 };
 
 /*
@@ -438,11 +467,17 @@ static int user_counts(unsigned int uid, struct counts *c)
 			}
 			continue;
 		}
+		if (!strncmp(line, "# uid ", 6) &&
+		    strcmp(line, "# uid owners keys waiters refused domains")) {
+			diag("users: fields \"%s\"", line);
+			found = -EPROTO;
+			break;
+		}
 		if (line[0] == '#')
 			continue;
-		n = sscanf(line, "%u %ld %ld %ld %ld", &u, &c[0].owners,
-			   &c[0].keys, &c[0].waiters, &c[0].refused);
-		if (n != 5) {
+		n = sscanf(line, "%u %ld %ld %ld %ld %ld", &u, &c[0].owners,
+			   &c[0].keys, &c[0].waiters, &c[0].refused, &c[0].domains);
+		if (n != 6) {
 			diag("users: bad line \"%s\"", line);
 			found = -EPROTO;
 			break;
@@ -473,6 +508,31 @@ static int counts_are(unsigned int uid, long owners, long keys, long waiters,
 		diag("  found %d: owners %ld keys %ld waiters %ld refused %ld",
 		     r, c.owners, c.keys, c.waiters, c.refused);
 	return cond;
+}
+
+/* Ok when @uid has exactly these counts, waiting for nothing */
+static int dcounts_are(unsigned int uid, long owners, long keys, long refused,
+		       long domains, const char *what)
+{
+	struct counts c;
+	int r = user_counts(uid, &c);
+	int cond = r == 1 && c.owners == owners && c.keys == keys &&
+		   !c.waiters && c.refused == refused && c.domains == domains;
+
+	ok(cond, "%s: users: uid %u owners %ld keys %ld refused %ld domains %ld",
+	   what, uid, owners, keys, refused, domains);
+	if (!cond)
+		diag("  found %d: owners %ld keys %ld waiters %ld refused %ld domains %ld",
+		     r, c.owners, c.keys, c.waiters, c.refused, c.domains);
+	return cond;
+}
+
+/* The domains of @uid in the users file, -1 without a line */
+static long domains_of(unsigned int uid)
+{
+	struct counts c;
+
+	return user_counts(uid, &c) == 1 ? c.domains : -1;
 }
 
 /* Wait up to 5 s for @uid to leave the users file */
@@ -733,22 +793,29 @@ static void test_isolation(void)
 
 /* --- limits ---------------------------------------------------------------- */
 
-/* A root process without CAP_SYS_RESOURCE: the limits apply to it */
-static int nocap_main(void *arg)
+/* Drop CAP_SYS_RESOURCE from the calling process: 0 or -1 */
+static int drop_sys_resource(void)
 {
 	struct __user_cap_header_struct hdr = {
 		.version = _LINUX_CAPABILITY_VERSION_3,
 	};
 	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].permitted &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
+	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
+}
+
+/* A root process without CAP_SYS_RESOURCE: the limits apply to it */
+static int nocap_main(void *arg)
+{
 	struct ordlock_key keys[] = { ORDLOCK_EX(5, 1), ORDLOCK_EX(5, 2) };
 	int *ret = arg;
 	struct ordlock *ol;
 
-	if (syscall(SYS_capget, &hdr, data))
-		return 1;
-	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
-	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].permitted &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
-	if (syscall(SYS_capset, &hdr, data))
+	if (drop_sys_resource())
 		return 2;
 	ol = ordlock_open(lim2);
 	if (!ol)
@@ -930,6 +997,160 @@ static void test_limits(void)
 	ordlock_close(root2);
 }
 
+/* --- domains ---------------------------------------------------------------- */
+
+/* The same, moving to a new domain */
+static int nocap_domain_main(void *arg)
+{
+	int *ret = arg;
+	struct ordlock *ol;
+
+	if (drop_sys_resource())
+		return 2;
+	ol = ordlock_open(NULL);
+	if (!ol)
+		return 3;
+	*ret = ordlock_set_domain(ol, olt_domain("dnocap"));
+	if (*ret == -EDQUOT && ordlock_last_failure(ol)->reason != ORDLOCK_REASON_USER_LIMIT)
+		*ret = -EPROTO;
+	ordlock_close(ol);
+	return 0;
+}
+
+static int ag_set_domain(struct agent *a, unsigned int slot, const char *domain)
+{
+	agent_domain(a, domain);
+	return agent_call(a, OP_SET_DOMAIN, slot);
+}
+
+/* Whether DOMAIN_GET finds @domain */
+static int domain_exists(const char *domain)
+{
+	struct nlt_domain d;
+
+	return nlt_domain_get(L, domain, &d) != -ENOENT;
+}
+
+static void test_domains(void)
+{
+	struct ordlock_key k1 = ORDLOCK_EX(1, 1);
+	char d[6][ORDLOCK_DOMAIN_NAME_MAX], shared[ORDLOCK_DOMAIN_NAME_MAX];
+	char bdom[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock *root, *r[4];
+	struct agent *D;
+	long bbase, rbase;
+	int ret, i, made, *nocap;
+
+	diag("domains");
+	for (i = 0; i < 6; i++)
+		snprintf(d[i], sizeof(d[i]), "%s", olt_domain("dlim"));
+	snprintf(shared, sizeof(shared), "%s", olt_domain("dshared"));
+	snprintf(bdom, sizeof(bdom), "%s", olt_domain("dbee"));
+	olt_param_restore();
+	ok(!olt_param_set("max_domains_per_user", 3),
+	   "max_domains_per_user 3, the other limits as they were");
+	D = agent_start("user-d", UID_D, GID_LOCKERS);
+	root = olt_open(shared);
+
+	/* up to the limit, then one more */
+	for (i = 0; i < 3; i++)
+		ok(!ag_open(D, i, NULL) && !ag_set_domain(D, i, d[i]),
+		   "D's owner %d creates domain %s", i + 1, d[i]);
+	dcounts_are(UID_D, 3, 0, 0, 3, "D at its limit");
+	is_int(ag_open(D, 3, NULL), 0, "D opens a fourth owner");
+	ret = ag_set_domain(D, 3, d[3]);
+	failure_is(D, ret, EDQUOT, ORDLOCK_REASON_USER_LIMIT,
+		   "its move to a fourth new domain: SET_DOMAIN");
+	ok(D->kfailure.reason == ORDLOCK_REASON_USER_LIMIT &&
+	   D->kfailure.error == EDQUOT && D->kfailure.index == ~0U &&
+	   olt_key_eq(&D->kfailure.key, 0, 0, 0),
+	   "the kernel's record (LAST_FAILURE): user-limit, EDQUOT, no key");
+	if (D->kfailure.reason != ORDLOCK_REASON_USER_LIMIT)
+		diag("  reason %u error %u index %u", D->kfailure.reason,
+		     D->kfailure.error, D->kfailure.index);
+	ok(strstr(olt_fail_str(&D->failure), "max_domains_per_user") != NULL,
+	   "libordlock names it: %s", olt_fail_str(&D->failure));
+	limit_event(d[3], UID_D, D->pid, 1, "domains");
+	ok(!agent_call(D, OP_WHERE, 3) && !strcmp(D->where, ORDLOCK_DEFAULT_DOMAIN),
+	   "the owner stays in the default domain (%s)", D->where);
+	ok(!domain_exists(d[3]), "%s was not created", d[3]);
+	agent_domain(D, d[3]);
+	is_int(agent_call(D, OP_SET_POLICY, 3), -EPERM,
+	       "DOMAIN_CONFIG changing %s: EPERM first", d[3]);
+	is_int(D->value, -EDQUOT, "reading it would create it: EDQUOT");
+	dcounts_are(UID_D, 4, 0, 2, 3, "after the refusals");
+
+	/* netlink */
+	is_int(agent_call(D, OP_NL_OPEN, NL1), 0, "D opens a netlink socket");
+	ret = ag_nl_acquire(D, NL1, d[4], &k1, 1, 1000, 1);
+	ok(ret == -EDQUOT && strstr(D->extack, "max_domains_per_user"),
+	   "netlink ACQUIRE in a fourth new domain: EDQUOT, extack \"%s\"",
+	   D->extack);
+	if (ret != -EDQUOT)
+		diag("  ret %d status %s", ret, nlt_status_name(D->status));
+	limit_event(d[4], UID_D, D->pid, 1, "domains, netlink");
+	ok(!domain_exists(d[4]), "%s was not created", d[4]);
+	dcounts_are(UID_D, 5, 0, 3, 3, "the socket's owner is D's fifth");
+
+	/* others still create domains, D joins them */
+	bbase = domains_of(UID_B);
+	is_int(ag_open(B, DEV3, bdom), 0, "B (another user) creates %s meanwhile", bdom);
+	is_int(domains_of(UID_B), bbase + 1, "B's count of domains: %ld", bbase + 1);
+	ok(!ag_nl_acquire(D, NL1, bdom, &k1, 1, 1000, 2) &&
+	   D->status == ORDLOCK_STATUS_GRANTED,
+	   "D's socket joins B's domain and locks in it (netlink)");
+	is_int(ag_set_domain(D, 3, shared), 0,
+	       "D's fourth owner joins root's domain (ioctl)");
+	dcounts_are(UID_D, 5, 1, 3, 3, "joining counts nothing");
+
+	/* closing frees them */
+	ok(!ag_nl_release(D, NL1, NULL, 0) && D->status == ORDLOCK_STATUS_GRANTED,
+	   "D's socket releases 1:1");
+	for (i = 0; i < 3; i++)
+		agent_call(D, OP_CLOSE, i);
+	dcounts_are(UID_D, 2, 0, 3, 0, "D closed the owners of its 3 domains");
+	ok(!domain_exists(d[0]) && !domain_exists(d[1]) && !domain_exists(d[2]),
+	   "the domains are gone");
+	ok(!ag_open(D, 0, NULL) && !ag_set_domain(D, 0, d[5]),
+	   "D creates a domain again");
+	dcounts_are(UID_D, 3, 0, 3, 1, "one domain");
+
+	/* a domain is its creator's while it lives, whoever is in it */
+	is_int(ag_set_domain(B, DEV3, d[5]), 0, "B moves to D's domain");
+	is_int(domains_of(UID_B), bbase + 1,
+	       "B's domain lives on: D's socket is in it");
+	agent_call(D, OP_CLOSE, 0);
+	dcounts_are(UID_D, 2, 0, 3, 1, "D closed its owner: B keeps the domain, D is charged");
+	is_int(agent_call(B, OP_CLOSE, DEV3), 0, "B closes that owner");
+	dcounts_are(UID_D, 2, 0, 3, 0, "D's domain was freed with it");
+	ok(!domain_exists(d[5]), "%s is gone", d[5]);
+
+	/* CAP_SYS_RESOURCE */
+	rbase = domains_of(0);
+	for (i = 0, made = 0; i < 4; i++) {
+		r[i] = ordlock_open(olt_domain("droot"));
+		made += r[i] != NULL;
+	}
+	is_int(made, 4, "root (CAP_SYS_RESOURCE) creates 4 new domains past the limit");
+	ok(rbase >= 1 && domains_of(0) == rbase + made,
+	   "uid 0 is counted all the same (%ld domains, was %ld)", domains_of(0), rbase);
+	nocap = shm_alloc(sizeof(*nocap));
+	is_int(child_wait(child_start(nocap_domain_main, nocap), 0), 0,
+	       "a root child drops CAP_SYS_RESOURCE");
+	is_int(*nocap, -EDQUOT, "its move to a new domain: EDQUOT, reason user-limit");
+	shm_free(nocap, sizeof(*nocap));
+	for (i = 0; i < 4; i++)
+		ordlock_close(r[i]);
+	is_int(domains_of(0), rbase, "root's 4 domains went with their owners");
+	ordlock_close(root);
+
+	is_int(agent_stop(D), 0, "D quits");
+	ok(user_gone(UID_D), "uid %d leaves the users file", UID_D);
+	is_int(domains_of(UID_B), bbase, "B's domain went with D's socket");
+	ok(!domain_exists(bdom), "%s is gone", bdom);
+	olt_param_restore();
+}
+
 static void test_end(void)
 {
 	struct counts c;
@@ -966,6 +1187,7 @@ int main(void)
 	test_permissions();
 	test_isolation();
 	test_limits();
+	test_domains();
 	test_end();
 
 	dev_restore();

@@ -40,6 +40,9 @@ static unsigned int reason_of_errno(int err)
 	switch (err) {
 	case ENOMEM:
 		return ORDLOCK_REASON_NOMEM;
+	case EDQUOT:
+		/* only ever a per-user limit (SET_DOMAIN: max_domains_per_user) */
+		return ORDLOCK_REASON_USER_LIMIT;
 	case EDEADLK:
 	case ETIMEDOUT:
 	case EAGAIN:
@@ -387,7 +390,7 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 				 key);
 		else
 			snprintf(buf, len,
-				 "user limit: this user has max_owners_per_user owners already");
+				 "user limit: this user has max_owners_per_user owners or max_domains_per_user domains already");
 		break;
 	case ORDLOCK_REASON_NOT_HELD:
 		snprintf(buf, len, "key %u:%llu is not held", f->key.rank,

@@ -342,7 +342,8 @@ class Interrupted(OrdlockError, InterruptedError):
 
 class LimitReached(OrdlockError):
     """ENOSPC: an owner or the system would hold too many keys; EDQUOT
-    (reason "user-limit"): a per-user limit of keys or waiting requests."""
+    (reason "user-limit"): a per-user limit of keys or waiting requests,
+    or of domains (set_domain() to a new domain)."""
 
 
 class NotHeld(OrdlockError):
@@ -486,6 +487,8 @@ class Owner:
     def set_domain(self, domain):
         """Move to another domain; the owner must hold nothing."""
         ret = _lib.ordlock_set_domain(self._handle(), domain.encode())
+        if ret == -_errno.EDQUOT:
+            raise self._error(ret, "set_domain(%s)" % domain)
         if ret < 0:
             raise _plain_error(-ret, "set_domain(%s)" % domain)
         self.domain = domain

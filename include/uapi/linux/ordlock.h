@@ -87,12 +87,19 @@
  * EINTR      a signal interrupted the wait (%ORDLOCK_REASON_SIGNAL)
  * ENOSPC     the owner would hold more than max_keys_per_owner keys
  *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
- *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT)
+ *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);
+ *            %ORDLOCK_IOC_SET_DOMAIN and %ORDLOCK_IOC_DOMAIN_CONFIG: creating
+ *            the domain would make more than max_domains domains (no
+ *            failure record)
  * EDQUOT     a per-user limit (%ORDLOCK_REASON_USER_LIMIT): the owners of
  *            the caller's user would hold more than max_keys_per_user keys,
  *            or wait in more than max_waiters_per_user requests (a try-lock
  *            never waits, so never meets the latter); nothing was taken.
- *            Also open() of /dev/ordlock when the user has
+ *            %ORDLOCK_IOC_SET_DOMAIN to a domain that does not exist when
+ *            the owner's user has max_domains_per_user domains already (the
+ *            owner stays where it was; %ORDLOCK_IOC_LAST_FAILURE reads the
+ *            record); %ORDLOCK_IOC_DOMAIN_CONFIG likewise (no failure
+ *            record). Also open() of /dev/ordlock when the user has
  *            max_owners_per_user owners already (no failure record: there
  *            is no owner). Owners created with CAP_SYS_RESOURCE are exempt
  * ENOENT     release or convert of a key the owner does not hold
@@ -174,7 +181,9 @@ struct ordlock_key {
  * @ORDLOCK_REASON_USER_LIMIT: a per-user limit: the owners of the user
  *	would hold more than max_keys_per_user keys (@key is the first key
  *	of the request) or wait in more than max_waiters_per_user requests
- *	(@key is the key it would have waited for, @pid a holder) (EDQUOT)
+ *	(@key is the key it would have waited for, @pid a holder), or the
+ *	user would have more than max_domains_per_user domains
+ *	(%ORDLOCK_IOC_SET_DOMAIN; @index is ~0U, no key) (EDQUOT)
  */
 enum ordlock_reason {
 	ORDLOCK_REASON_NONE = 0,
@@ -284,6 +293,14 @@ struct ordlock_release {
  *
  * Moves the owner to the named domain, creating it when needed. Fails with
  * EBUSY while the owner holds or waits for keys.
+ *
+ * A domain that did not exist is created for the owner's user (the user
+ * of the owner's creator) and counts against its max_domains_per_user
+ * until the domain is freed (with its last owner), whoever is in it
+ * meanwhile; joining an existing domain counts nothing. Past the limit the
+ * move fails with EDQUOT, reason %ORDLOCK_REASON_USER_LIMIT in the owner's
+ * failure record, unless the owner's creator had CAP_SYS_RESOURCE; past
+ * max_domains (all users) with ENOSPC.
  */
 struct ordlock_set_domain {
 	__u32 size;
@@ -427,7 +444,8 @@ struct ordlock_convert {
  * @size: sizeof(struct ordlock_domain_config)
  * @flags: which settings to change: ORDLOCK_DOMAIN_SET_*; 0 only reads.
  *	Changing needs CAP_SYS_ADMIN (EPERM otherwise)
- * @name: the domain, as for &struct ordlock_set_domain; created if needed.
+ * @name: the domain, as for &struct ordlock_set_domain; created if needed,
+ *	for the owner's user as by %ORDLOCK_IOC_SET_DOMAIN (EDQUOT, ENOSPC).
  *	A domain that was configured lives until the module is unloaded
  * @policy: in/out: an &enum ordlock_policy
  * @detect_delay_ms: in/out: in a %ORDLOCK_POLICY_DETECT domain, how long a
@@ -533,7 +551,11 @@ struct ordlock_domain_config {
  *	CANCELLED. Malformed requests fail with a netlink error and an extack
  *	message naming the attribute; nothing changes.
  *	%ORDLOCK_A_DOMAIN moves the socket's owner to that domain, which it
- *	may only do while it holds nothing (EBUSY).
+ *	may only do while it holds nothing (EBUSY). Creating the domain
+ *	counts against the owner's user as %ORDLOCK_IOC_SET_DOMAIN does:
+ *	past max_domains_per_user the request fails with the netlink error
+ *	EDQUOT and an extack naming the limit (nothing else is done), past
+ *	max_domains with ENOSPC.
  * %ORDLOCK_CMD_RELEASE - %ORDLOCK_A_FLAGS (%ORDLOCK_RELEASE_ALL) or
  *	%ORDLOCK_A_KEYS; all of them or none (ENOENT). Reply: STATUS GRANTED
  *	or REFUSED, as above.
@@ -580,7 +602,10 @@ struct ordlock_domain_config {
  *	%ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_RANK_NAMES.
  * %ORDLOCK_CMD_DOMAIN_SET - do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and
  *	any of %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
- *	%ORDLOCK_A_RANK_NAMES (replaces the names). The reply is that of
+ *	%ORDLOCK_A_RANK_NAMES (replaces the names). A domain it creates
+ *	counts against the sender's user (its effective uid; EDQUOT past
+ *	max_domains_per_user, unless the sender has CAP_SYS_RESOURCE) until
+ *	the module is unloaded. The reply is that of
  *	DOMAIN_GET, built after the change: an ENOMEM may then come after the
  *	whole change was made (never half of it), and repeating the request
  *	is harmless.
@@ -596,7 +621,11 @@ struct ordlock_domain_config {
  * owner's entry has %ORDLOCK_E_UID. An owner refused by
  * max_owners_per_user is reported as %ORDLOCK_EVENT_LIMIT in the default
  * domain with owner id 0, the refused task's pid and command, and a
- * failure of reason %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT.
+ * failure of reason %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT. An owner
+ * refused a new domain by max_domains_per_user is reported as
+ * %ORDLOCK_EVENT_LIMIT in the domain it asked for (which does not exist),
+ * with the owner and its failure record (reason
+ * %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT, no key).
  */
 #define ORDLOCK_GENL_NAME		"ordlock"
 #define ORDLOCK_GENL_VERSION		1

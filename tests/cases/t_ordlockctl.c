@@ -18,7 +18,9 @@
  *  - exec behaves as flock(1) in the cases its manual describes: the
  *    command runs holding the keys, which are released when it ends;
  *    commands are serialised; -n fails at once with 1 (or -E); -w times
- *    out; the command's exit status is passed through.
+ *    out; the command's exit status is passed through; -F hands the
+ *    descriptor to the command; a descriptor number takes the keys on the
+ *    shell's description ("exec 9<>/dev/ordlock"), -u releases them.
  *
  * The CLI is tools/ordlockctl/ordlockctl of the repository ($ORDLOCK_REPO,
  * else found from this program's path); the JSON is checked with jq.
@@ -802,6 +804,85 @@ static void test_exec(void)
 	check(run("$C exec -o -d %s -x 1:1 -- true", d) == 0, "exec -o: accepted");
 }
 
+/*
+ * flock(1)'s other two ways: -F (the command inherits the descriptor) and a
+ * descriptor number instead of a command (the keys stay with the shell's
+ * open file description), with -u to release them.
+ */
+static void test_exec_fd(void)
+{
+	char d[ORDLOCK_DOMAIN_NAME_MAX], want[64];
+	struct ordlock_key k = ORDLOCK_EX(1, 1);
+	struct olt_holder *h;
+
+	snprintf(d, sizeof(d), "%s", olt_domain("ctl-fd"));
+
+	/* -F: no fork; the command holds the keys through ORDLOCK_FD */
+	check(run("$C exec -F -d %s -x 1:1 -- sh -c '"
+		  "echo fd=$ORDLOCK_FD; ls -l /proc/$$/fd/$ORDLOCK_FD; "
+		  "$C exec -n -q -d %s -x 1:1 -- true; echo inner=$?'", d, d) == 0 &&
+	      strstr(R.out, "/dev/ordlock") && strstr(R.out, "inner=1"),
+	      "exec -F: the command inherits /dev/ordlock (ORDLOCK_FD) and holds the key");
+	if (R.status || !strstr(R.out, "inner=1"))
+		show();
+	check(run("$C exec -n -d %s -x 1:1 -- true", d) == 0,
+	      "exec -F: the key is free once the command ended");
+	check(run("$C exec -F -d %s -x 1:1 -- sh -c 'exit 9'", d) == 9,
+	      "exec -F: the command's exit status");
+	check(run("$C exec -F -d %s -x 1:1 -- /no/such/program", d) == 127,
+	      "exec -F: a command that does not exist gives 127");
+	h = olt_holder_start(d, &k, 1);
+	ok(h && !h->result, "a holder takes 1:1");
+	snprintf(want, sizeof(want), "held (exclusive) by pid %d", h ? (int)h->pid : 0);
+	/* util-linux's flock test: --no-fork --nonblock --conflict-exit-code */
+	check(run("$C exec --no-fork --nonblock --conflict-exit-code 123 -d %s -x 1:1 -- echo never", d) == 123 &&
+	      !strstr(R.out, "never") && strstr(R.err, want),
+	      "exec -F -n -E 123 beside the holder: 123, the command does not run");
+
+	/* FD: the keys stay with the shell's description */
+	check(run("exec 9<>/dev/ordlock; $C exec -n -d %s -x 1:1 9; echo first=$?", d) == 0 &&
+	      strstr(R.out, "first=1") && strstr(R.err, want),
+	      "exec FD -n beside the holder: 1, naming the holder");
+	olt_holder_stop(h);
+	check(run("exec 9<>/dev/ordlock; $C exec -d %s -x 1:1 -s 1:2 9 || exit 50; "
+		  "$C exec -n -q -d %s -x 1:1 -- true; echo held=$?; "
+		  "$C exec -n -q -d %s -s 1:2 -- true; echo shared=$?; "
+		  "$C exec -u -d %s -x 1:1 9 || exit 51; "
+		  "$C exec -n -q -d %s -x 1:1 -- true; echo released=$?; "
+		  "$C exec -n -q -d %s -x 1:2 -- true; echo still=$?; "
+		  "$C exec -u 9 || exit 52; "
+		  "$C exec -n -q -d %s -x 1:2 -- true; echo all=$?",
+		  d, d, d, d, d, d, d) == 0 &&
+	      strstr(R.out, "held=1") && strstr(R.out, "shared=0") &&
+	      strstr(R.out, "released=0") && strstr(R.out, "still=1") &&
+	      strstr(R.out, "all=0"),
+	      "exec FD: the keys outlive ordlockctl; -u KEY releases one, -u all of them");
+	if (!strstr(R.out, "all=0"))
+		show();
+	check(run("( $C exec -n -d %s -x 1:1 9 || exit 1; $C exec -n -q -d %s -x 1:1 -- true; "
+		  "echo inside=$? ) 9<>/dev/ordlock; $C exec -n -q -d %s -x 1:1 -- true; echo after=$?",
+		  d, d, d) == 0 && strstr(R.out, "inside=1") && strstr(R.out, "after=0"),
+	      "exec FD: flock's subshell idiom; the key is free when the subshell closes 9");
+	check(run("exec 9<>/dev/ordlock; $C exec -d %s -x 1:5 9 && $C exec -d %s -x 1:1 9", d, d) == 2 &&
+	      strstr(R.err, "order"),
+	      "exec FD: a key below one the description holds is an order violation (exit 2)");
+	check(run("exec 9<>/dev/ordlock; $C exec -d %s -x 1:5 9 && $C exec -d %s-other -x 1:6 9",
+		  d, d) == 2 && strstr(R.err, "holds keys"),
+	      "exec FD -d: cannot move a description that holds keys (exit 2)");
+	check(run("exec 9<>/dev/ordlock; $C exec -x 1:7 9 && $C exec -n -q -x 1:7 -- true; echo default=$?") == 0 &&
+	      strstr(R.out, "default=1"),
+	      "exec FD without -d: the description's own domain (default)");
+	check(run("$C exec -x 1:1 0 < /dev/null") == 2 && strstr(R.err, "not open on /dev/ordlock"),
+	      "exec FD of another file: exit 2, saying so");
+	check(run("$C exec -x 1:1 57") == 2 && strstr(R.err, "descriptor 57"),
+	      "exec FD that is not open: exit 2");
+	check(run("exec 9<>/dev/ordlock; $C exec -u -d %s -x 1:3 9", d) == 2 &&
+	      strstr(R.err, "not held"),
+	      "exec -u of a key the description does not hold: exit 2, not held");
+	check(run("$C exec -u -x 1:1 -- true") == 2, "exec -u with a command: usage error");
+	check(run("$C exec -F -x 1:1 9") == 2, "exec -F with FD: usage error");
+}
+
 int main(void)
 {
 	/*
@@ -820,5 +901,6 @@ int main(void)
 	test_monitor_order();
 	test_domain();
 	test_exec();
+	test_exec_fd();
 	return tap_done();
 }

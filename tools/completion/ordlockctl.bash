@@ -85,7 +85,7 @@ _ordlockctl()
 				return
 			fi
 		done
-		opts="-s --shared -x --exclusive -w --wait --timeout -n --nonblock -E --conflict-exit-code -o --close -d --domain -c --command -q --quiet --"
+		opts="-s --shared -x --exclusive -w --wait --timeout -n --nonblock -E --conflict-exit-code -o --close -F --no-fork -u --unlock -d --domain -c --command -q --quiet --"
 		;;
 	domain)
 		if [[ $cur != -* ]]; then

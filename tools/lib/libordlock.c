@@ -110,6 +110,27 @@ struct ordlock *ordlock_open(const char *domain)
 	return ol;
 }
 
+struct ordlock *ordlock_open_fd(int fd)
+{
+	struct ordlock_owner_info info = { .size = sizeof(info) };
+	struct ordlock *ol;
+
+	/* an owner answers OWNER_INFO; any other file does not (ENOTTY) */
+	if (ioctl(fd, ORDLOCK_IOC_OWNER_INFO, &info) < 0)
+		return NULL;
+	ol = calloc(1, sizeof(*ol));
+	if (!ol)
+		return NULL;
+	ol->failure.index = ~0U;
+	ol->fd = fd;
+	return ol;
+}
+
+void ordlock_detach(struct ordlock *ol)
+{
+	free(ol);
+}
+
 void ordlock_close(struct ordlock *ol)
 {
 	int saved = errno;

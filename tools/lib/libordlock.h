@@ -27,6 +27,20 @@ struct ordlock;
 /** ordlock_open() - open an owner in @domain (NULL: "default"). NULL + errno on failure. */
 struct ordlock *ordlock_open(const char *domain);
 
+/**
+ * ordlock_open_fd() - a handle for @fd, a descriptor of /dev/ordlock opened
+ * elsewhere (inherited, passed over a socket). The owner is the open file
+ * description: every descriptor of it shares the keys. NULL + errno
+ * (ENOTTY: not /dev/ordlock, EBADF) on failure. ordlock_close() closes @fd.
+ */
+struct ordlock *ordlock_open_fd(int fd);
+
+/**
+ * ordlock_detach() - free the handle but leave its descriptor open and the
+ * owner's keys held (for a descriptor that lives on elsewhere).
+ */
+void ordlock_detach(struct ordlock *ol);
+
 /** ordlock_close() - release everything the owner holds and free the handle. */
 void ordlock_close(struct ordlock *ol);
 

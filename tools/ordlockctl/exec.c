@@ -8,12 +8,22 @@
  * for it, and releases the keys when the command ends (or when ordlockctl
  * dies: the kernel releases an owner's keys with its last descriptor).
  *
- * The descriptor is opened close-on-exec, always: the command never
- * inherits it, so it cannot release the keys early, and a daemon it leaves
- * behind does not keep them. flock's -o (close before exec) is therefore
- * what happens anyway, and is accepted for compatibility.
+ * The descriptor is opened close-on-exec: the command never inherits it,
+ * so it cannot release the keys early, and a daemon it leaves behind does
+ * not keep them. flock's -o (close before exec) is therefore what happens
+ * anyway, and is accepted for compatibility.
+ *
+ * Two more ways of flock(1):
+ *  - -F (no fork): ordlockctl becomes the command (exec without fork), which
+ *    inherits the descriptor (ORDLOCK_FD names it): the keys are held until
+ *    the command and whatever inherited the descriptor from it closed it.
+ *  - FD instead of COMMAND: take the keys on descriptor FD, a /dev/ordlock
+ *    description the shell opened ("exec 9<>/dev/ordlock"), and exit; the
+ *    keys stay held by that description until the shell closes it, or until
+ *    "exec -u FD" releases them.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -92,6 +102,101 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret,
 	}
 }
 
+/* FD mode: the only argument is a descriptor number, as in flock(1) */
+static int olc_exec_fd_arg(int argc, char **argv, const char *shell_cmd)
+{
+	const char *p = argv[optind];
+	long fd;
+	char *end;
+
+	if (shell_cmd || optind != argc - 1 || !*p || strspn(p, "0123456789") != strlen(p))
+		return -1;
+	errno = 0;
+	fd = strtol(p, &end, 10);
+	return errno || fd > 1000000 ? -1 : (int)fd;
+}
+
+/*
+ * Open the handle of FD mode: the owner of descriptor @fd, in @domain if
+ * given (else in its own domain, copied to @own_domain).
+ */
+static struct ordlock *olc_exec_open_fd(int fd, const char **domain, int domain_given,
+					char *own_domain, size_t len)
+{
+	struct ordlock_owner_info info;
+	struct ordlock *ol = ordlock_open_fd(fd);
+	int ret;
+
+	if (!ol) {
+		ret = errno;
+		olc_err("descriptor %d is not open on %s: %s", fd, ORDLOCK_DEVICE,
+			ret == ENOTTY ? "it is another file" : strerror(ret));
+		return NULL;
+	}
+	if (domain_given) {
+		ret = ordlock_set_domain(ol, *domain);
+		if (ret) {
+			olc_err("cannot move descriptor %d's owner to domain %s: %s%s", fd,
+				*domain, strerror(-ret),
+				ret == -EBUSY ? " (it holds keys in another domain)" : "");
+			ordlock_detach(ol);
+			return NULL;
+		}
+		return ol;
+	}
+	if (ordlock_owner_info(ol, &info)) {
+		olc_err("descriptor %d: OWNER_INFO: %s", fd, strerror(errno));
+		ordlock_detach(ol);
+		return NULL;
+	}
+	snprintf(own_domain, len, "%.*s", (int)sizeof(info.domain), info.domain);
+	*domain = own_domain;
+	return ol;
+}
+
+/*
+ * FD mode: take @keys on the owner of descriptor @fd, or release them (all
+ * of them without @keys) with @unlock, and leave: the keys stay with the
+ * open file description, which the caller's descriptor keeps open.
+ */
+static int olc_exec_on_fd(struct ordlock *ol, int fd, const char *domain,
+			  const struct ordlock_key *keys, unsigned int nkeys,
+			  int unlock, unsigned int timeout_ms, unsigned int flags,
+			  int quiet, int conflict_code)
+{
+	uint64_t token = 0;
+	char why[512];
+	int ret, conflict;
+
+	if (unlock) {
+		ret = nkeys ? ordlock_release(ol, keys, nkeys) : ordlock_release_all(ol);
+		if (ret) {
+			const struct ordlock_failure *f = ordlock_last_failure(ol);
+
+			ordlock_strfailure(f, why, sizeof(why));
+			olc_err("descriptor %d: %s", fd,
+				f->reason != ORDLOCK_REASON_NONE ? why : strerror(-ret));
+		} else if (olc_opt.verbose) {
+			olc_err("released %s of descriptor %d", nkeys ? "the keys" : "every key", fd);
+		}
+		ordlock_detach(ol);
+		return ret ? OLC_EXIT_ERROR : 0;
+	}
+	ret = ordlock_acquire(ol, keys, nkeys, timeout_ms, flags, &token);
+	if (ret) {
+		conflict = olc_conflict(ordlock_last_failure(ol)->reason);
+		if (!quiet || !conflict)
+			olc_exec_failure(ol, domain, ret, timeout_ms == OLC_EXEC_FOREVER_MS);
+		ordlock_detach(ol);
+		return conflict ? conflict_code : OLC_EXIT_ERROR;
+	}
+	if (olc_opt.verbose)
+		olc_err("descriptor %d holds %u more key%s in domain %s (token %llu)", fd,
+			nkeys, nkeys == 1 ? "" : "s", domain, (unsigned long long)token);
+	ordlock_detach(ol);
+	return 0;
+}
+
 static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -105,6 +210,8 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		{ "close", no_argument, NULL, 'o' },
 		{ "domain", required_argument, NULL, 'd' },
 		{ "command", required_argument, NULL, 'c' },
+		{ "no-fork", no_argument, NULL, 'F' },
+		{ "unlock", no_argument, NULL, 'u' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "color", required_argument, NULL, OLC_OPT_COLOR },
@@ -118,11 +225,13 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	const char *domain = ORDLOCK_DEFAULT_DOMAIN, *shell_cmd = NULL;
 	unsigned int nkeys = 0, i, timeout_ms = OLC_EXEC_FOREVER_MS, flags = 0;
 	int c, ret, status, conflict_code = 1, quiet = 0, need_names = 0;
+	int no_fork = 0, unlock = 0, domain_given = 0, fd = -1;
+	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
 	struct timespec t0, t1;
-	struct ordlock *ol;
+	struct ordlock *ol = NULL;
 	uint64_t token = 0;
-	char why[160], tokstr[32];
+	char why[160], tokstr[32], fdstr[16];
 	pid_t pid;
 
 	texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*texts));
@@ -131,7 +240,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		return OLC_EXIT_ERROR;
 	}
 	/* "+": the options end at COMMAND */
-	while ((c = getopt_long(argc, argv, "+s:x:w:nE:od:c:qvh", longopts,
+	while ((c = getopt_long(argc, argv, "+s:x:w:nE:od:c:Fuqvh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -184,9 +293,16 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
 			}
 			domain = optarg;
+			domain_given = 1;
 			break;
 		case 'c':
 			shell_cmd = optarg;
+			break;
+		case 'F':
+			no_fork = 1;
+			break;
+		case 'u':
+			unlock = 1;
 			break;
 		case 'q':
 			quiet = 1;
@@ -201,11 +317,28 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	olc_color_init(olc_opt.color);
-	if (!nkeys) {
+	if (optind < argc)
+		fd = olc_exec_fd_arg(argc, argv, shell_cmd);
+	if (unlock && fd < 0) {
+		free(texts);
+		return olc_usage(cmd, "-u releases the keys of a descriptor: give FD, not a command");
+	}
+	if (no_fork && fd >= 0) {
+		free(texts);
+		return olc_usage(cmd, "-F runs a command: it does not go with FD");
+	}
+	if (!nkeys && !unlock) {
 		free(texts);
 		return olc_usage(cmd, "no keys: give at least one -s KEY or -x KEY");
 	}
-	if (shell_cmd && optind < argc) {
+	if (fd >= 0) {
+		ol = olc_exec_open_fd(fd, &domain, domain_given, own_domain,
+				      sizeof(own_domain));
+		if (!ol) {
+			free(texts);
+			return OLC_EXIT_ERROR;
+		}
+	} else if (shell_cmd && optind < argc) {
 		free(texts);
 		return olc_usage(cmd, "-c COMMAND and COMMAND ARGS exclude each other");
 	}
@@ -260,6 +393,13 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		keys[i] = ordlock_key(rank, id, texts[i].mode);
 	}
 
+	if (fd >= 0) {
+		ret = olc_exec_on_fd(ol, fd, domain, keys, nkeys, unlock, timeout_ms,
+				     flags, quiet, conflict_code);
+		free(texts);
+		free(keys);
+		return ret;
+	}
 	ol = ordlock_open(domain);
 	if (!ol) {
 		ret = errno;
@@ -296,6 +436,30 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	free(texts);
 	free(keys);
+
+	if (no_fork) {
+		/* the command inherits the owner: ORDLOCK_FD names it */
+		snprintf(tokstr, sizeof(tokstr), "%llu", (unsigned long long)token);
+		snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
+		if (fcntl(ordlock_fd(ol), F_SETFD, 0) ||
+		    setenv("ORDLOCK_TOKEN", tokstr, 1) ||
+		    setenv("ORDLOCK_DOMAIN", domain, 1) ||
+		    setenv("ORDLOCK_FD", fdstr, 1)) {
+			olc_err("cannot pass the descriptor on: %s", strerror(errno));
+			ordlock_close(ol);
+			return OLC_EXIT_ERROR;
+		}
+		fflush(NULL);
+		if (shell_cmd)
+			execl("/bin/sh", "sh", "-c", shell_cmd, (char *)NULL);
+		else
+			execvp(argv[optind], &argv[optind]);
+		ret = errno;
+		olc_err("cannot run %s: %s", shell_cmd ? "/bin/sh" : argv[optind],
+			strerror(ret));
+		ordlock_close(ol);
+		return ret == ENOENT ? 127 : 126;
+	}
 
 	/* like system(3): the terminal's signals are for the command */
 	memset(&sa, 0, sizeof(sa));
@@ -353,8 +517,10 @@ const struct olc_cmd olc_cmd_exec = {
 	.name = "exec",
 	.run = olc_exec_run,
 	.summary = "run a command while holding keys (like flock(1))",
-	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-q] [-d DOMAIN] -- COMMAND [ARGS]...\n"
-		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'",
+	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-d DOMAIN] -- COMMAND [ARGS]...\n"
+		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"
+		 "exec [-s KEY]... [-x KEY]... [options] FD\n"
+		 "exec -u [-s KEY]... [-x KEY]... FD",
 	.help =
 	"Takes every KEY in one request (all or nothing; the kernel sorts them, so\n"
 	"exec never violates the order), runs COMMAND while holding them, releases\n"
@@ -375,6 +541,9 @@ const struct olc_cmd olc_cmd_exec = {
 	"                       always close-on-exec, COMMAND never inherits it\n"
 	"  -d, --domain=DOMAIN  the domain of the keys (default \"default\")\n"
 	"  -c, --command=CMD    run CMD with /bin/sh -c\n"
+	"  -F, --no-fork        do not fork: become COMMAND, which inherits the\n"
+	"                       descriptor (ORDLOCK_FD) and with it the keys\n"
+	"  -u, --unlock         with FD: release the keys (all without -s/-x)\n"
 	"  -q, --quiet          no message when the keys were not obtained\n"
 	"  -v, --verbose        say when the keys were obtained, and the token\n"
 	"\n"
@@ -383,5 +552,11 @@ const struct olc_cmd olc_cmd_exec = {
 	"deadlock victim also gets the cycle. Other failures exit with 2; a COMMAND\n"
 	"that cannot be run with 126 or 127 (not found).\n"
 	"ordlockctl ignores SIGINT and SIGQUIT while COMMAND runs (they reach it from\n"
-	"the terminal) and passes SIGTERM and SIGHUP on to it.\n",
+	"the terminal) and passes SIGTERM and SIGHUP on to it.\n"
+	"\n"
+	"With FD (a number) instead of COMMAND, as flock(1) does: take the keys on\n"
+	"descriptor FD, open on /dev/ordlock, and exit. The keys stay held by that\n"
+	"open file description until it is closed, or \"exec -u FD\" releases them:\n"
+	"  ( ordlockctl exec -n -x 1:1 9 || exit 1; critical section ) 9<>/dev/ordlock\n"
+	"Without -d the keys are in the descriptor's own domain.\n",
 };

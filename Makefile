@@ -21,6 +21,8 @@
 #                       STRESS_SECONDS (default 300; make check runs it ~20 s)
 #   make fuzz-vm        boot the VM and run the in-VM ioctl/netlink fuzzer
 #                       tests/cases/t_fuzz.c for FUZZ_VM_SECONDS (default 300)
+#   make stress-debug | fuzz-vm-debug
+#                       the same two on the debug kernel of check-debug
 #   make bench          boot the VM and run the benchmarks (tests/bench/):
 #                       a table of ordlock against flock, OFD locks, semop...;
 #                       results in tests/build/bench-results/ (BENCH="b1_..")
@@ -62,7 +64,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 T ?=
 
 .PHONY: all modules tools tests unit check check-debug vm demo demo-run bench clean deps \
-	stress fuzz-vm \
+	stress fuzz-vm stress-debug fuzz-vm-debug \
 	kdir-check vm-env install uninstall install-module dkms-source \
 	dkms-install dkms-uninstall dkms-check
 
@@ -121,6 +123,16 @@ stress: modules tests
 fuzz-vm: modules tests
 	@ORDLOCK_FUZZ_SECONDS=$(FUZZ_VM_SECONDS) TEST_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 600)) \
 		VM_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 1200)) $(vm_env) bash tests/vm/run.sh t_fuzz
+
+# The same two on the debug kernel, judged by its checkers (KASAN, lockdep,
+# UBSAN, kmemleak after the unload...): tests/debug-kernel/check.sh
+stress-debug: tests
+	+@ORDLOCK_STRESS_SECONDS=$(STRESS_SECONDS) TEST_TIMEOUT=$$(($(STRESS_SECONDS) + 900)) \
+		VM_TIMEOUT=$$(($(STRESS_SECONDS) + 2400)) T=t_stress bash tests/debug-kernel/check.sh
+
+fuzz-vm-debug: tests
+	+@ORDLOCK_FUZZ_SECONDS=$(FUZZ_VM_SECONDS) TEST_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 900)) \
+		VM_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 2400)) T=t_fuzz bash tests/debug-kernel/check.sh
 
 # Benchmarks report, they do not fail on a missed target (tests/bench/bench.sh)
 bench:

@@ -14,6 +14,7 @@ import json
 import mmap
 import os
 import struct
+import subprocess
 import sys
 import time
 import traceback
@@ -314,6 +315,25 @@ if victim:
        "the cycle: the victim first, both transfers, both keys", repr(cyc))
     ok("waits for" in v["msg"] and "inventories:3" in v["msg"],
        "the message describes the cycle: %s" % v["msg"], v["msg"])
+
+# Owner.from_fd(): the descriptor ordlockctl exec -F hands to its command
+CTL = os.path.join(os.environ.get("ORDLOCK_REPO", "."), "tools/ordlockctl/ordlockctl")
+probe = ("import os, ordlock; o = ordlock.Owner.from_fd(os.environ['ORDLOCK_FD']); "
+         "i = o.info(); print(i['nheld'], i['domain']); o.close(); "
+         "print(ordlock.Owner('%s').acquire((9, 1), nowait=True).token > 0)" % SHOP)
+try:
+    out = subprocess.run([CTL, "exec", "-F", "-d", SHOP, "-x", "9:1", "--",
+                          sys.executable, "-c", probe], capture_output=True,
+                         text=True, timeout=60,
+                         env=dict(os.environ, PYTHONPATH=os.path.dirname(
+                             os.path.abspath(ordlock.__file__))))
+    ok(out.returncode == 0 and out.stdout.split() == ["1", SHOP, "True"],
+       "Owner.from_fd(ORDLOCK_FD) under ordlockctl exec -F: holds the key; "
+       "close() releases it", out.stdout + out.stderr)
+except Exception as e:
+    ok(False, "Owner.from_fd under ordlockctl exec -F", repr(e))
+expect_raises(OSError, lambda: ordlock.Owner.from_fd(0),
+              "Owner.from_fd of a descriptor that is not /dev/ordlock")
 
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

@@ -139,6 +139,7 @@ _P = ctypes.c_void_p
 _u = ctypes.c_uint
 _sigs = {
     "ordlock_open": (_P, [ctypes.c_char_p]),
+    "ordlock_open_fd": (_P, [ctypes.c_int]),
     "ordlock_close": (None, [_P]),
     "ordlock_fd": (ctypes.c_int, [_P]),
     "ordlock_set_domain": (ctypes.c_int, [_P, ctypes.c_char_p]),
@@ -387,6 +388,21 @@ class Owner:
         if not self._ol:
             raise _plain_error(ctypes.get_errno(), "ordlock_open(%s)"
                                % (domain or "default"))
+
+    @classmethod
+    def from_fd(cls, fd, ranks=None):
+        """An Owner for descriptor fd of /dev/ordlock, opened elsewhere: the
+        ORDLOCK_FD of ``ordlockctl exec -F``, or one a shell opened. Every
+        descriptor of the open file description shares its keys; close()
+        releases them and closes fd."""
+        self = cls.__new__(cls)
+        self.ranks = dict(ranks or {})
+        self.domain = None
+        self._ol = _lib.ordlock_open_fd(int(fd))
+        if not self._ol:
+            raise _plain_error(ctypes.get_errno(), "ordlock_open_fd(%d)" % fd)
+        self.domain = self.info()["domain"]
+        return self
 
     def _handle(self):
         if not self._ol:

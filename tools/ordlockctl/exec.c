@@ -102,6 +102,33 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret,
 	}
 }
 
+/* COMMAND's environment: ORDLOCK_TOKEN and ORDLOCK_DOMAIN; 0 or -1 */
+static int olc_exec_setenv(uint64_t token, const char *domain)
+{
+	char tokstr[32];
+
+	snprintf(tokstr, sizeof(tokstr), "%llu", (unsigned long long)token);
+	return setenv("ORDLOCK_TOKEN", tokstr, 1) || setenv("ORDLOCK_DOMAIN", domain, 1) ?
+	       -1 : 0;
+}
+
+/*
+ * Run @shell_cmd with sh -c, or else the command line @cmd, in place of
+ * this process. Returns only when it cannot: the exit status for that.
+ */
+static int olc_exec_command(const char *shell_cmd, char **cmd)
+{
+	int err;
+
+	if (shell_cmd)
+		execl("/bin/sh", "sh", "-c", shell_cmd, (char *)NULL);
+	else
+		execvp(cmd[0], cmd);
+	err = errno;
+	olc_err("cannot run %s: %s", shell_cmd ? "/bin/sh" : cmd[0], strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
+
 /* FD mode: the only argument is a descriptor number, as in flock(1) */
 static int olc_exec_fd_arg(int argc, char **argv, const char *shell_cmd)
 {
@@ -231,7 +258,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	struct timespec t0, t1;
 	struct ordlock *ol = NULL;
 	uint64_t token = 0;
-	char why[160], tokstr[32], fdstr[16];
+	char why[160], fdstr[16];
 	pid_t pid;
 
 	texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*texts));
@@ -439,26 +466,17 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 
 	if (no_fork) {
 		/* the command inherits the owner: ORDLOCK_FD names it */
-		snprintf(tokstr, sizeof(tokstr), "%llu", (unsigned long long)token);
 		snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
-		if (fcntl(ordlock_fd(ol), F_SETFD, 0) ||
-		    setenv("ORDLOCK_TOKEN", tokstr, 1) ||
-		    setenv("ORDLOCK_DOMAIN", domain, 1) ||
+		if (fcntl(ordlock_fd(ol), F_SETFD, 0) || olc_exec_setenv(token, domain) ||
 		    setenv("ORDLOCK_FD", fdstr, 1)) {
 			olc_err("cannot pass the descriptor on: %s", strerror(errno));
 			ordlock_close(ol);
 			return OLC_EXIT_ERROR;
 		}
 		fflush(NULL);
-		if (shell_cmd)
-			execl("/bin/sh", "sh", "-c", shell_cmd, (char *)NULL);
-		else
-			execvp(argv[optind], &argv[optind]);
-		ret = errno;
-		olc_err("cannot run %s: %s", shell_cmd ? "/bin/sh" : argv[optind],
-			strerror(ret));
+		ret = olc_exec_command(shell_cmd, &argv[optind]);
 		ordlock_close(ol);
-		return ret == ENOENT ? 127 : 126;
+		return ret;
 	}
 
 	/* like system(3): the terminal's signals are for the command */
@@ -481,17 +499,8 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
-		snprintf(tokstr, sizeof(tokstr), "%llu", (unsigned long long)token);
-		setenv("ORDLOCK_TOKEN", tokstr, 1);
-		setenv("ORDLOCK_DOMAIN", domain, 1);
-		if (shell_cmd)
-			execl("/bin/sh", "sh", "-c", shell_cmd, (char *)NULL);
-		else
-			execvp(argv[optind], &argv[optind]);
-		ret = errno;
-		olc_err("cannot run %s: %s", shell_cmd ? "/bin/sh" : argv[optind],
-			strerror(ret));
-		_exit(ret == ENOENT ? 127 : 126);
+		olc_exec_setenv(token, domain);
+		_exit(olc_exec_command(shell_cmd, &argv[optind]));
 	}
 	olc_exec_child = pid;
 	while (waitpid(pid, &status, 0) < 0) {

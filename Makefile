@@ -15,7 +15,9 @@
 #                       linux-source-6.1 and cached in /var/cache/ordlock
 #                       (ORDLOCK_DEBUG_CACHE=); ends "N passed, N failed"
 #   make demo           boot the VM and run the demo programs, live
-#   make fuzz           libFuzzer on ordlockctl's parsers for FUZZ_SECONDS
+#   make fuzz           the long fuzz runs: fuzz-vm-debug (below), then
+#                       fuzz-parsers when clang is installed
+#   make fuzz-parsers   libFuzzer on ordlockctl's parsers for FUZZ_SECONDS
 #                       (default 60; needs clang, optional)
 #   make stress         boot the VM and run tests/cases/t_stress.c for
 #                       STRESS_SECONDS (default 300; make check runs it ~20 s)
@@ -64,7 +66,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 T ?=
 
 .PHONY: all modules tools tests unit check check-debug vm demo demo-run bench clean deps \
-	stress fuzz-vm stress-debug fuzz-vm-debug \
+	stress fuzz fuzz-parsers fuzz-vm stress-debug fuzz-vm-debug \
 	kdir-check vm-env install uninstall install-module dkms-source \
 	dkms-install dkms-uninstall dkms-check
 
@@ -93,7 +95,13 @@ unit: tools
 deps:
 	@bash tests/install-deps.sh
 
-fuzz:
+# The long fuzz runs: the in-VM ioctl/netlink fuzzer on the debug kernel,
+# then libFuzzer on ordlockctl's parsers (when clang is installed)
+fuzz: fuzz-vm-debug
+	+@if command -v $${FUZZ_CC:-clang} >/dev/null; then $(MAKE) -C tests fuzz; \
+	else echo "fuzz: no clang: ordlockctl's parsers not fuzzed (make fuzz-parsers)"; fi
+
+fuzz-parsers:
 	$(MAKE) -C tests fuzz
 
 # The whole suite; the last line of output is "N passed, N failed".

@@ -6,7 +6,7 @@
  * crash, and a refusal must name a line of the input and say why.
  *
  * Built two ways:
- *  - with -DORDLOCK_LIBFUZZER and clang -fsanitize=fuzzer (make fuzz):
+ *  - with -DORDLOCK_LIBFUZZER and clang -fsanitize=fuzzer (make fuzz-parsers):
  *    LLVMFuzzerTestOneInput();
  *  - included by tests/unit/t_ctl_fuzz.c, which feeds it random and mutated
  *    inputs in make check.

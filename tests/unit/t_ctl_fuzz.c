@@ -4,7 +4,7 @@
  * of make check: random bytes, random lines of random fields, and mutations
  * of valid files of every kind (bytes flipped, inserted, deleted, lines
  * repeated and cut). Nothing may crash; every refusal must name a line of
- * its input. tests/fuzz/fuzz_ctl.c has the checks; make fuzz runs the same
+ * its input. tests/fuzz/fuzz_ctl.c has the checks; make fuzz-parsers runs the same
  * target under libFuzzer with sanitizers, for longer.
  *
  * CTL_FUZZ_ROUNDS in the environment changes the number of inputs per kind.

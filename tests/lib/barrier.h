@@ -93,7 +93,9 @@ char proc_state(pid_t pid);
 
 /*
  * watchdog_start() - kill this test with SIGKILL (and so its children) if
- * it still runs after @seconds, after printing "Bail out!".
+ * it still runs after @seconds, after printing "Bail out!". The guest sets
+ * ORDLOCK_WATCHDOG_SCALE (2-10) on the debug kernel, which multiplies
+ * @seconds: the same program runs several times slower there.
  */
 void watchdog_start(unsigned int seconds);
 

@@ -48,6 +48,9 @@ KO=${KO:-$REPO/kmod/ordlock.ko}
 export ORDLOCK_KO=$KO
 
 kmemleak=/sys/kernel/debug/kmemleak
+# the debug kernel is several times slower: stretch the tests' hang guards
+# (still below TEST_TIMEOUT, 900 s per program there)
+[[ ${DEBUG:-0} == 1 ]] && export ORDLOCK_WATCHDOG_SCALE=${ORDLOCK_WATCHDOG_SCALE:-3}
 if [[ ${DEBUG:-0} == 1 ]]; then
 	# The debug kernel's checkers must really be on: a kernel without
 	# them would pass everything below.

@@ -35,6 +35,9 @@
  * struct ordlock_nl_owner - the owner of one netlink socket
  * @node: entry in ordlock_nl_owners, under ordlock_nl_lock
  * @portid: the socket's port id
+ * @sk: the socket (a reference): a closing socket's port id is free before
+ *	the family hears of the close (NETLINK_URELEASE), and a new socket
+ *	bound to it in between must not reach this owner
  * @owner: the owner; owner->lock protects everything below
  * @req: the request in progress (req.active), if any
  * @keys: the keys of @req
@@ -45,6 +48,7 @@
 struct ordlock_nl_owner {
 	struct hlist_node node;
 	u32 portid;
+	struct sock *sk;
 	struct ordlock_owner *owner;
 	struct ordlock_request req;
 	struct ordlock_rkey *keys;
@@ -348,13 +352,19 @@ err:
 	return NULL;
 }
 
-static struct ordlock_nl_owner *ordlock_nl_find(u32 portid)
+/*
+ * The owner of socket @sk, bound to @portid; with @sk NULL, an owner of a
+ * socket bound to @portid that is closing (SOCK_DEAD, set before netlink
+ * tells the families)
+ */
+static struct ordlock_nl_owner *ordlock_nl_find(u32 portid, const struct sock *sk)
 {
 	struct ordlock_nl_owner *nlo;
 
 	lockdep_assert_held(&ordlock_nl_lock);
 	hlist_for_each_entry(nlo, &ordlock_nl_owners[portid % ORDLOCK_NL_HASH], node)
-		if (nlo->portid == portid)
+		if (nlo->portid == portid &&
+		    (sk ? nlo->sk == sk : sock_flag(nlo->sk, SOCK_DEAD)))
 			return nlo;
 	return NULL;
 }
@@ -379,19 +389,26 @@ static void ordlock_nl_notify(struct ordlock_waiter *w)
 	queue_work(ordlock_nl_wq, &nlo->work);
 }
 
-/*
- * The socket's owner, created on its first lock request, for the user of
- * the requesting task, if that task may open /dev/ordlock. Return: the
- * owner, or ERR_PTR(-EACCES, -EDQUOT or -ENOMEM).
- */
-static struct ordlock_nl_owner *ordlock_nl_get(u32 portid)
+/* The socket that sent @skb (set by netlink for every request it delivers) */
+static struct sock *ordlock_nl_sender(struct sk_buff *skb)
 {
+	return NETLINK_CB(skb).sk;
+}
+
+/*
+ * The owner of the socket that sent @skb, created on its first lock
+ * request, for the user of the requesting task, if that task may open
+ * /dev/ordlock. Return: the owner, or ERR_PTR(-EACCES, -EDQUOT or -ENOMEM).
+ */
+static struct ordlock_nl_owner *ordlock_nl_get(struct sk_buff *skb, u32 portid)
+{
+	struct sock *sk = ordlock_nl_sender(skb);
 	struct ordlock_owner *owner;
 	struct ordlock_nl_owner *nlo;
 	int ret;
 
 	mutex_lock(&ordlock_nl_lock);
-	nlo = ordlock_nl_find(portid);
+	nlo = ordlock_nl_find(portid, sk);
 	mutex_unlock(&ordlock_nl_lock);
 	if (nlo)
 		return nlo;
@@ -401,7 +418,7 @@ static struct ordlock_nl_owner *ordlock_nl_get(u32 portid)
 		return ERR_PTR(ret);
 	mutex_lock(&ordlock_nl_lock);
 	/* Another request of the socket may have created it meanwhile */
-	nlo = ordlock_nl_find(portid);
+	nlo = ordlock_nl_find(portid, sk);
 	if (nlo)
 		goto out;
 	nlo = kzalloc(sizeof(*nlo), GFP_KERNEL_ACCOUNT);
@@ -417,6 +434,8 @@ static struct ordlock_nl_owner *ordlock_nl_get(u32 portid)
 	}
 	nlo->owner = owner;
 	nlo->portid = portid;
+	sock_hold(sk);
+	nlo->sk = sk;
 	INIT_WORK(&nlo->work, ordlock_nl_work);
 	hrtimer_init(&nlo->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	nlo->timer.function = ordlock_nl_timer;
@@ -473,6 +492,15 @@ static void ordlock_nl_finish(struct ordlock_nl_owner *nlo, int ret)
 		 ret == -EDEADLK && owner->failure.reason == ORDLOCK_REASON_DEADLOCK ?
 		 ORDLOCK_STATUS_DEADLOCK : ordlock_nl_status(ret);
 	msg = ordlock_nl_outcome(nlo, ORDLOCK_CMD_RESULT, 0, 0, status, ret);
+	/*
+	 * The port id of a closing socket may be another socket's already:
+	 * send nothing. (netlink frees the port id a moment before it marks
+	 * the socket dead; that moment is not covered.)
+	 */
+	if (msg && sock_flag(nlo->sk, SOCK_DEAD)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
 	/* A grant the requester cannot learn of would never be released */
 	if ((!msg || genlmsg_unicast(&init_net, msg, nlo->portid)) && !ret)
 		ordlock_nl_undo(nlo);
@@ -519,6 +547,7 @@ static void ordlock_nl_destroy(struct ordlock_nl_owner *nlo)
 	hrtimer_cancel(&nlo->timer);
 	cancel_work_sync(&nlo->work);
 	ordlock_owner_destroy(nlo->owner);
+	sock_put(nlo->sk);
 	kfree(nlo);
 }
 
@@ -535,7 +564,8 @@ static int ordlock_nl_reply(struct genl_info *info, struct ordlock_nl_owner *nlo
 }
 
 /* Common part of ACQUIRE and CONVERT */
-static int ordlock_nl_lock_request(struct genl_info *info, bool convert)
+static int ordlock_nl_lock_request(struct sk_buff *skb, struct genl_info *info,
+				   bool convert)
 {
 	struct ordlock_nl_owner *nlo;
 	struct ordlock_owner *owner;
@@ -574,7 +604,7 @@ static int ordlock_nl_lock_request(struct genl_info *info, bool convert)
 		ret = -EINVAL;
 		goto out_keys;
 	}
-	nlo = ordlock_nl_get(info->snd_portid);
+	nlo = ordlock_nl_get(skb, info->snd_portid);
 	if (IS_ERR(nlo)) {
 		ret = ordlock_nl_get_error(info, nlo);
 		goto out_keys;
@@ -642,12 +672,12 @@ out_keys:
 
 static int ordlock_nl_acquire_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ordlock_nl_lock_request(info, false);
+	return ordlock_nl_lock_request(skb, info, false);
 }
 
 static int ordlock_nl_convert_doit(struct sk_buff *skb, struct genl_info *info)
 {
-	return ordlock_nl_lock_request(info, true);
+	return ordlock_nl_lock_request(skb, info, true);
 }
 
 static int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
@@ -677,7 +707,7 @@ static int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
 		if (ret)
 			return ret;
 	}
-	nlo = ordlock_nl_get(info->snd_portid);
+	nlo = ordlock_nl_get(skb, info->snd_portid);
 	if (IS_ERR(nlo)) {
 		kvfree(keys);
 		return ordlock_nl_get_error(info, nlo);
@@ -717,7 +747,7 @@ static int ordlock_nl_cancel_doit(struct sk_buff *skb, struct genl_info *info)
 		return -EINVAL;
 	}
 	mutex_lock(&ordlock_nl_lock);
-	nlo = ordlock_nl_find(info->snd_portid);
+	nlo = ordlock_nl_find(info->snd_portid, ordlock_nl_sender(skb));
 	mutex_unlock(&ordlock_nl_lock);
 	if (!nlo) {
 		NL_SET_ERR_MSG(info->extack, "no request of this socket is queued");
@@ -1424,8 +1454,9 @@ static int ordlock_nl_notifier(struct notifier_block *nb, unsigned long state,
 	if (state != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
 	    !net_eq(n->net, &init_net))
 		return NOTIFY_DONE;
+	/* the closing socket is dead already; a new one on its port id is not */
 	mutex_lock(&ordlock_nl_lock);
-	nlo = ordlock_nl_find(n->portid);
+	nlo = ordlock_nl_find(n->portid, NULL);
 	if (nlo)
 		hlist_del(&nlo->node);
 	mutex_unlock(&ordlock_nl_lock);

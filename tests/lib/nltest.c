@@ -800,17 +800,25 @@ int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
 	return msg ? nlt_lock_request(s, msg, out) : -EMSGSIZE;
 }
 
-int nlt_release(struct nlt *s, const struct ordlock_key *keys, unsigned int n,
-		struct nlt_outcome *out)
+struct nl_msg *nlt_release_msg(struct nlt *s, const struct ordlock_key *keys,
+			       unsigned int n)
 {
 	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_RELEASE, 0);
 
 	if (n ? nlt_put_keys(msg, keys, n) :
 		nla_put_u32(msg, ORDLOCK_A_FLAGS, ORDLOCK_RELEASE_ALL)) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		return NULL;
 	}
-	return nlt_lock_request(s, msg, out);
+	return msg;
+}
+
+int nlt_release(struct nlt *s, const struct ordlock_key *keys, unsigned int n,
+		struct nlt_outcome *out)
+{
+	struct nl_msg *msg = nlt_release_msg(s, keys, n);
+
+	return msg ? nlt_lock_request(s, msg, out) : -EMSGSIZE;
 }
 
 int nlt_cancel(struct nlt *s, uint64_t cookie, struct nlt_outcome *out)

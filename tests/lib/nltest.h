@@ -137,12 +137,14 @@ int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
 int nlt_release(struct nlt *s, const struct ordlock_key *keys, unsigned int n,
 		struct nlt_outcome *out);
 int nlt_cancel(struct nlt *s, uint64_t cookie, struct nlt_outcome *out);
-/* The messages nlt_acquire() and nlt_convert() send (NULL: too big) */
+/* The messages nlt_acquire(), nlt_convert() and nlt_release() send (NULL: too big) */
 struct nl_msg *nlt_acquire_msg(struct nlt *s, const char *domain,
 			       const struct ordlock_key *keys, unsigned int n,
 			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie);
 struct nl_msg *nlt_convert_msg(struct nlt *s, struct ordlock_key key,
 			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie);
+struct nl_msg *nlt_release_msg(struct nlt *s, const struct ordlock_key *keys,
+			       unsigned int n);
 
 /*
  * nlt_wait_result() - the next ORDLOCK_CMD_RESULT message, waiting at most

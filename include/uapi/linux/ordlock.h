@@ -526,8 +526,10 @@ struct ordlock_domain_config {
  * serves it: requests from any other namespace fail with EOPNOTSUPP and an
  * extack message saying so.
  *
- * Locks: the owner is the netlink socket (its port id). Everything it holds
- * or waits for is released when the socket closes or its process dies. One
+ * Locks: the owner is the netlink socket, not its port id (a socket bound
+ * to the port id of one that is closing gets an owner of its own).
+ * Everything it holds or waits for is released when the socket closes or
+ * its process dies. One
  * request of a socket is in progress at a time (EBUSY otherwise). The owner
  * is created by the socket's first lock request (ACQUIRE, CONVERT or
  * RELEASE), which fails with the netlink error EACCES unless the sending

@@ -530,8 +530,8 @@ struct ordlock_domain_config {
  * to the port id of one that is closing gets an owner of its own).
  * Everything it holds or waits for is released when the socket closes or
  * its process dies. One request of a socket is in progress at a time
- * (EBUSY otherwise). The owner is created by the socket's first lock request (ACQUIRE, CONVERT or
- * RELEASE), which fails with the netlink error EACCES unless the sending
+ * (EBUSY otherwise). The owner is created by the socket's first lock
+ * request (ACQUIRE, CONVERT or RELEASE), which fails with the netlink error EACCES unless the sending
  * task may open /dev/ordlock for reading and writing (the node it sees,
  * checked like open(2) would: the device's mode and group decide who may
  * lock, through either interface). The owner counts against the user of

@@ -529,16 +529,16 @@ struct ordlock_domain_config {
  * Locks: the owner is the netlink socket, not its port id (a socket bound
  * to the port id of one that is closing gets an owner of its own).
  * Everything it holds or waits for is released when the socket closes or
- * its process dies. One request of a socket is in progress at a time
- * (EBUSY otherwise). The owner is created by the socket's first lock
- * request (ACQUIRE, CONVERT or RELEASE), which fails with the netlink error EACCES unless the sending
- * task may open /dev/ordlock for reading and writing (the node it sees,
- * checked like open(2) would: the device's mode and group decide who may
- * lock, through either interface). The owner counts against the user of
- * that task (its effective uid); when that user has max_owners_per_user
- * owners already, the request fails with EDQUOT. A request only ever
- * concerns the sending socket's own owner: its keys, its queued request,
- * its cookie.
+ * its process dies. One request of a socket is in progress at a time (EBUSY
+ * otherwise). The owner is created by the socket's first lock request
+ * (ACQUIRE, CONVERT or RELEASE), which fails with the netlink error EACCES
+ * unless the sending task may open /dev/ordlock for reading and writing
+ * (the node it sees, checked like open(2) would: the device's mode and
+ * group decide who may lock, through either interface). The owner counts
+ * against the user of that task (its effective uid); when that user has
+ * max_owners_per_user owners already, the request fails with EDQUOT. A
+ * request only ever concerns the sending socket's own owner: its keys, its
+ * queued request, its cookie.
  *
  * %ORDLOCK_CMD_ACQUIRE - [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS,
  *	[%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY],

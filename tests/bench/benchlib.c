@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 
 #include "benchlib.h"
+#include "nlraw.h"
 
 /* --- settings --------------------------------------------------------- */
 
@@ -649,38 +650,10 @@ void olnl_close(struct olnl *nl)
 	nl->fd = -1;
 }
 
-/*
- * Receive one message: its command and ORDLOCK_A_STATUS / ORDLOCK_A_ERRNO,
- * or the error of an NLMSG_ERROR. 0 or -errno.
- */
+/* Receive one message, as nlraw_recv() */
 static int olnl_recv(struct olnl *nl, uint8_t *cmd, uint32_t *status, uint32_t *err)
 {
-	struct nlmsghdr *nlh = (struct nlmsghdr *)nl->buf;
-	struct nlattr *a;
-	ssize_t n;
-	int len;
-
-	n = recv(nl->fd, nl->buf, sizeof(nl->buf), 0);
-	if (n < 0)
-		return -errno;
-	if (!NLMSG_OK(nlh, (int)n))
-		return -EPROTO;
-	if (nlh->nlmsg_type == NLMSG_ERROR)
-		return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
-	*cmd = ((struct genlmsghdr *)NLMSG_DATA(nlh))->cmd;
-	*status = 0;
-	*err = 0;
-	len = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
-	a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-	while (len >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= len) {
-		if ((a->nla_type & NLA_TYPE_MASK) == ORDLOCK_A_STATUS)
-			memcpy(status, (char *)a + NLA_HDRLEN, sizeof(*status));
-		else if ((a->nla_type & NLA_TYPE_MASK) == ORDLOCK_A_ERRNO)
-			memcpy(err, (char *)a + NLA_HDRLEN, sizeof(*err));
-		len -= NLA_ALIGN(a->nla_len);
-		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
-	}
-	return 0;
+	return nlraw_recv(nl->fd, nl->buf, sizeof(nl->buf), cmd, status, err);
 }
 
 static int olnl_status(uint32_t status, uint32_t err)
@@ -694,6 +667,8 @@ static int olnl_status(uint32_t status, uint32_t err)
 static int olnl_request(struct olnl *nl, const char *msg, size_t len,
 			uint8_t *cmd, uint32_t *status, uint32_t *err)
 {
+	*status = 0;
+	*err = 0;
 	if (send(nl->fd, msg, len, 0) < 0)
 		return -errno;
 	return olnl_recv(nl, cmd, status, err);

@@ -30,6 +30,7 @@
 #include "barrier.h"
 #include "graphtest.h"
 #include "libordlock.h"
+#include "nlraw.h"
 #include "nltest.h"
 #include "oltest.h"
 #include "tap.h"
@@ -66,41 +67,18 @@ static int bind_port(uint32_t port)
 	return fd;
 }
 
-/*
- * Send @len bytes of @msg on @fd and read the reply: its ORDLOCK_A_STATUS
- * and ORDLOCK_A_ERRNO, or a netlink error (< 0)
- */
+/* Send @len bytes of @msg on @fd and read the reply, as nlraw_recv() */
 static int request(int fd, const char *msg, size_t len, uint32_t *status,
 		   uint32_t *err)
 {
 	char buf[8192];
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	struct nlattr *a;
-	ssize_t n;
-	int left;
+	uint8_t cmd;
 
 	*status = 0;
 	*err = 0;
 	if (send(fd, msg, len, 0) < 0)
 		return -errno;
-	n = recv(fd, buf, sizeof(buf), 0);
-	if (n < 0)
-		return -errno;
-	if (!NLMSG_OK(nlh, (int)n))
-		return -EPROTO;
-	if (nlh->nlmsg_type == NLMSG_ERROR)
-		return ((struct nlmsgerr *)NLMSG_DATA(nlh))->error;
-	left = (int)nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN;
-	a = (struct nlattr *)((char *)NLMSG_DATA(nlh) + GENL_HDRLEN);
-	while (left >= NLA_HDRLEN && a->nla_len >= NLA_HDRLEN && a->nla_len <= left) {
-		if ((a->nla_type & NLA_TYPE_MASK) == ORDLOCK_A_STATUS)
-			memcpy(status, (char *)a + NLA_HDRLEN, sizeof(*status));
-		else if ((a->nla_type & NLA_TYPE_MASK) == ORDLOCK_A_ERRNO)
-			memcpy(err, (char *)a + NLA_HDRLEN, sizeof(*err));
-		left -= NLA_ALIGN(a->nla_len);
-		a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len));
-	}
-	return 0;
+	return nlraw_recv(fd, buf, sizeof(buf), &cmd, status, err);
 }
 
 static int running(const struct reuse *r)
@@ -111,10 +89,13 @@ static int running(const struct reuse *r)
 	       (t < MAX_MS && __atomic_load_n(&r->a_rounds, __ATOMIC_RELAXED) < MIN_ROUNDS);
 }
 
-/* A: bind, take 1:1, close; again and again */
-static void *thread_a(void *arg)
+/*
+ * A (!@is_b): bind the port id, try to take 1:1, close; again and again.
+ * B: bind it as soon as A let it go, ask to release 1:1 (never taken),
+ * close.
+ */
+static void take_turns(struct reuse *r, int is_b)
 {
-	struct reuse *r = arg;
 	uint32_t status, err;
 	int fd, ret;
 
@@ -122,39 +103,37 @@ static void *thread_a(void *arg)
 		fd = bind_port(r->port);
 		if (fd < 0)
 			continue;
-		ret = request(fd, r->acq, r->acq_len, &status, &err);
-		__atomic_fetch_add(&r->a_rounds, 1, __ATOMIC_RELAXED);
-		/* busy: the last A's owner, closed, was not released yet */
-		if (!ret && status == ORDLOCK_STATUS_GRANTED)
-			r->a_granted++;
-		else
-			r->a_busy++;
+		ret = is_b ? request(fd, r->rel, r->rel_len, &status, &err) :
+			     request(fd, r->acq, r->acq_len, &status, &err);
+		if (!is_b) {
+			__atomic_fetch_add(&r->a_rounds, 1, __ATOMIC_RELAXED);
+			/* busy: the last A's owner, closed, was not released yet */
+			if (!ret && status == ORDLOCK_STATUS_GRANTED)
+				r->a_granted++;
+			else
+				r->a_busy++;
+		} else {
+			r->b_rounds++;
+			if (!ret && status == ORDLOCK_STATUS_REFUSED && err == ENOENT)
+				r->b_refused++;
+			else if (!ret && status == ORDLOCK_STATUS_GRANTED)
+				r->b_released++;
+			else
+				r->b_errors++;
+		}
 		close(fd);
 	}
+}
+
+static void *thread_a(void *arg)
+{
+	take_turns(arg, 0);
 	return NULL;
 }
 
-/* B: bind as soon as A let the port go, release 1:1 (never taken), close */
 static void *thread_b(void *arg)
 {
-	struct reuse *r = arg;
-	uint32_t status, err;
-	int fd, ret;
-
-	while (running(r)) {
-		fd = bind_port(r->port);
-		if (fd < 0)
-			continue;
-		ret = request(fd, r->rel, r->rel_len, &status, &err);
-		r->b_rounds++;
-		if (!ret && status == ORDLOCK_STATUS_REFUSED && err == ENOENT)
-			r->b_refused++;
-		else if (!ret && status == ORDLOCK_STATUS_GRANTED)
-			r->b_released++;
-		else
-			r->b_errors++;
-		close(fd);
-	}
+	take_turns(arg, 1);
 	return NULL;
 }
 

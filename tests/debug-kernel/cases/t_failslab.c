@@ -227,6 +227,24 @@ struct sweep {
 			diag("%s: " __VA_ARGS__);			\
 	} while (0)
 
+/* End an armed run of @s: 1 if an allocation was failed in it (a point) */
+static int sweep_disarm(struct sweep *s)
+{
+	int inj = disarm();
+
+	if (inj)
+		s->points++;
+	return inj;
+}
+
+/* A run without an injection failed nothing: every point was reached */
+static int sweep_done(struct sweep *s, int inj)
+{
+	if (!inj)
+		s->complete = 1;
+	return !inj;
+}
+
 static void sweep_report(struct sweep *s)
 {
 	if (s->complete && !s->points) {
@@ -483,9 +501,7 @@ static void sweep_open(void)
 		arm(n);
 		fd = open(ORDLOCK_DEVICE, O_RDWR | O_CLOEXEC);
 		err = errno;
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		if (fd < 0) {
 			s.failed++;
 			if (err != ENOMEM)
@@ -496,10 +512,8 @@ static void sweep_open(void)
 				BAD(&s, bad_after, "point %u: the new owner does not work", s.name, n);
 			close(fd);
 		}
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	sweep_report(&s);
 }
@@ -520,9 +534,7 @@ static void sweep_set_domain(void)
 		snprintf(name + strlen(name), sizeof(name) - strlen(name), "%u", n);
 		arm(n);
 		ret = set_domain(fd, name);
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		if (owner_info(fd, &info))
 			BAD(&s, bad_state, "point %u: OWNER_INFO fails", s.name, n);
 		if (ret) {
@@ -546,10 +558,8 @@ static void sweep_set_domain(void)
 		if (acquire(fd, &k, 1, ORDLOCK_ACQUIRE_TRY, 0, NULL) || release_all(fd) != 1)
 			BAD(&s, bad_after, "point %u: acquire/release after it fails", s.name, n);
 		close(fd);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	sweep_report(&s);
 	ok(!count_lines("stats", "domain ", dom("sd")),
@@ -590,9 +600,7 @@ static void sweep_acquire(unsigned int nkeys, unsigned int nshared, int cold)
 			fd = owner_in(d);
 		arm(n);
 		ret = acquire(fd, keys, nkeys, 0, 0, &a);
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		if (ret) {
 			s.failed++;
 			if (ret != -ENOMEM)
@@ -625,10 +633,8 @@ static void sweep_acquire(unsigned int nkeys, unsigned int nshared, int cold)
 			bail_out("%s: the other owner cannot release", name);
 		if (cold)
 			close(fd);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	if (!cold)
 		close(fd);
@@ -655,9 +661,7 @@ static void sweep_convert(uint16_t from, uint16_t to)
 			bail_out("%s: cannot take the key", name);
 		arm(n);
 		ret = convert(fd, want, 0, 0, &c);
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		/* a shared probe gets in only while the key is held shared */
 		probe = olt_probe(d, 1, 7, SH);
 		if (ret) {
@@ -673,10 +677,8 @@ static void sweep_convert(uint16_t from, uint16_t to)
 		}
 		if (release_all(fd) != 1)
 			BAD(&s, bad_after, "point %u: RELEASE_ALL", name, n);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	close(fd);
 	sweep_report(&s);
@@ -726,9 +728,7 @@ static void sweep_wait_timeout(const char *what, uint32_t policy)
 			arm(n);
 			ret = acquire(fd, keys, 2, 0, 2 * NS_PER_MS, NULL);
 		}
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		if (ret != -ETIMEDOUT) {
 			if (ret)
 				s.failed++;
@@ -745,10 +745,8 @@ static void sweep_wait_timeout(const char *what, uint32_t policy)
 			BAD(&s, bad_state, "point %u: the new key is not free: %s", name, n,
 			    strerror(-ret));
 		release_all(fd);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	close(fd);
 	is_int(olt_holder_stop(h), 0, "%s: the holder exits", name);
@@ -838,7 +836,7 @@ static void sweep_grant_then_take(void)
 			bail_out("%s: the child does not hold 1:60", s.name);
 		arm(n);
 		ret = acquire(fd, keys, 2, 0, 60000 * NS_PER_MS, NULL);
-		inj = disarm();
+		inj = sweep_disarm(&s);
 		(void)!write(pfd[1], "x", 1);
 		st = child_wait(pid, 60);
 		close(pfd[0]);
@@ -846,8 +844,6 @@ static void sweep_grant_then_take(void)
 		pbarrier_free(r->held);
 		if (st)
 			bail_out("%s: the releasing child failed (%d)", s.name, st);
-		if (inj)
-			s.points++;
 		if (ret) {
 			s.failed++;
 			if (ret != -ENOMEM)
@@ -862,10 +858,8 @@ static void sweep_grant_then_take(void)
 			BAD(&s, bad_state, "point %u: granted, holds %ld", s.name, n, nheld(fd));
 		}
 		release_all(fd);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	close(fd);
 	shm_free(r, sizeof(*r));
@@ -920,9 +914,7 @@ static void sweep_deadlock(void)
 			bail_out("%s: the child does not wait", s.name);
 		arm(n);
 		ret = acquire(fd, &a, 1, 0, 60000 * NS_PER_MS, NULL);
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		if (ret != -EDEADLK) {
 			if (ret)
 				s.failed++;
@@ -941,10 +933,8 @@ static void sweep_deadlock(void)
 		pbarrier_free(c->got);
 		if (st)
 			bail_out("%s: the child failed (%d)", s.name, st);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	close(fd);
 	shm_free(c, sizeof(*c));
@@ -975,9 +965,7 @@ static void sweep_domain_config(void)
 		c.detect_delay_ms = 7;
 		arm(n);
 		ret = ioctl(fd, ORDLOCK_IOC_DOMAIN_CONFIG, &c) < 0 ? -errno : 0;
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		if (ret) {
 			s.failed++;
 			if (ret != -ENOMEM)
@@ -1002,10 +990,8 @@ static void sweep_domain_config(void)
 			    n, name, ret ? strerror(-ret) : "policy, acquire or release");
 		if (set_domain(fd, ORDLOCK_DEFAULT_DOMAIN))
 			bail_out("%s: SET_DOMAIN back", s.name);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	close(fd);
 	sweep_report(&s);
@@ -1102,10 +1088,8 @@ static void sweep_nl_acquire(unsigned int nkeys, int queue)
 		memset(&o, 0, sizeof(o));
 		arm(n);
 		ret = nlt_acquire(sk, d, keys, nkeys, 60000 * NS_PER_MS, 0, n, &o);
-		inj = disarm();
+		inj = sweep_disarm(&s);
 		kernel_said = sk->ext.error != 0;
-		if (inj)
-			s.points++;
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1150,10 +1134,8 @@ static void sweep_nl_acquire(unsigned int nkeys, int queue)
 			if (h->result)
 				bail_out("%s: the holder failed", name);
 		}
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	if (h)
 		olt_holder_stop(h);
@@ -1186,9 +1168,7 @@ static void sweep_nl_cancel(void)
 		memset(&o, 0, sizeof(o));
 		arm(n);
 		ret = nlt_cancel(sk, 77, &o);
-		inj = disarm();
-		if (inj)
-			s.points++;
+		inj = sweep_disarm(&s);
 		lines = count_lines("locks", d, NULL);
 		if (ret) {
 			s.failed++;
@@ -1208,10 +1188,8 @@ static void sweep_nl_cancel(void)
 		if (count_lines("locks", d, NULL) != 1)
 			BAD(&s, bad_state, "point %u: after the close, %d lines in locks", s.name,
 			    n, count_lines("locks", d, NULL));
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	is_int(olt_holder_stop(h), 0, "%s: the holder exits", s.name);
 	sweep_report(&s);
@@ -1245,10 +1223,8 @@ static void sweep_nl_convert(uint16_t from, uint16_t to)
 		memset(&o, 0, sizeof(o));
 		arm(n);
 		ret = nlt_convert(sk, want, 0, 0, n, &o);
-		inj = disarm();
+		inj = sweep_disarm(&s);
 		kernel_said = sk->ext.error != 0;
-		if (inj)
-			s.points++;
 		/* a shared probe gets in only while the key is held shared */
 		probe = olt_probe(d, 1, 7, SH);
 		lines = count_lines("locks", d, NULL);
@@ -1283,10 +1259,8 @@ static void sweep_nl_convert(uint16_t from, uint16_t to)
 		if ((ret = keys_free(d, &k, 1)))
 			BAD(&s, bad_after, "point %u: after RELEASE_ALL, the key is not free: %s",
 			    name, n, strerror(-ret));
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	nlt_close(sk);
 	sweep_report(&s);
@@ -1333,10 +1307,8 @@ static void sweep_nl_domain_set(void)
 		arm(n);
 		ret = nlt_domain_set(sk, name, ORDLOCK_POLICY_DETECT, 9, ds_names,
 				     ARRAY_SIZE(ds_names), &got);
-		inj = disarm();
+		inj = sweep_disarm(&s);
 		kernel_said = sk->ext.error != 0;
-		if (inj)
-			s.points++;
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1368,10 +1340,8 @@ static void sweep_nl_domain_set(void)
 		if (acquire(fd, &k, 1, ORDLOCK_ACQUIRE_TRY, 0, NULL) || release_all(fd) != 1)
 			BAD(&s, bad_after, "point %u: an owner cannot lock in %s", s.name, n, name);
 		close(fd);
-		if (!inj) {
-			s.complete = 1;
+		if (sweep_done(&s, inj))
 			break;
-		}
 	}
 	nlt_close(sk);
 	diag("%s: %u calls refused by the kernel after the change was made", s.name, applied);

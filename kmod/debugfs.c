@@ -178,6 +178,7 @@ DEFINE_SEQ_ATTRIBUTE(ordlock_graph);
 static int ordlock_owners_show(struct seq_file *m, void *v)
 {
 	struct list_head *owners = ordlock_owner_lock_list();
+	char dname[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_owner *owner;
 	u32 mode;
 
@@ -186,8 +187,8 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 	list_for_each_entry(owner, owners, node) {
 		ordlock_seq_owner(m, owner);
 		/* owner->domain may change meanwhile: print the owner's copy */
-		seq_printf(m, " %.*s %s %u", ORDLOCK_DOMAIN_NAME_MAX - 1,
-			   owner->domain_name,
+		ordlock_owner_domain_name(owner, dname);
+		seq_printf(m, " %s %s %u", dname,
 			   owner->kind == ORDLOCK_KIND_NETLINK ? "netlink" : "device",
 			   READ_ONCE(owner->nheld));
 		mode = READ_ONCE(owner->pending.mode);

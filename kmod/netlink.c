@@ -992,6 +992,7 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 	struct ordlock_nl_dump d = { .skip = cb->args[0] };
 	struct list_head *owners;
 	struct ordlock_owner *owner;
+	char dname[ORDLOCK_DOMAIN_NAME_MAX];
 	struct nlattr *entry;
 	void *hdr;
 	ktime_t since;
@@ -1010,9 +1011,10 @@ static int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback
 			break;
 		mode = READ_ONCE(owner->pending.mode);
 		since = ns_to_ktime(READ_ONCE(owner->pending_since));
+		ordlock_owner_domain_name(owner, dname);
 		err = ordlock_nl_put_owner(skb, owner->id, READ_ONCE(owner->pid),
 					   owner->comm) ||
-		      nla_put_string(skb, ORDLOCK_E_DOMAIN, owner->domain_name) ||
+		      nla_put_string(skb, ORDLOCK_E_DOMAIN, dname) ||
 		      nla_put_u32(skb, ORDLOCK_E_KIND, owner->kind) ||
 		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld)) ||
 		      nla_put_u32(skb, ORDLOCK_E_UID, ordlock_user_uid(owner->user)) ||

@@ -71,6 +71,7 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	owner->user = user;
 	owner->user_exempt = exempt;
 	mutex_init(&owner->lock);
+	seqcount_mutex_init(&owner->domain_seq, &owner->lock);
 	INIT_LIST_HEAD(&owner->held);
 	INIT_LIST_HEAD(&owner->spare);
 	owner->domain = ordlock_domain_get_default();
@@ -174,8 +175,26 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 	ordlock_domain_put(owner->domain);
 	owner->domain = domain;
 	ordlock_gauge_inc(&domain->owners);
+	write_seqcount_begin(&owner->domain_seq);
 	memcpy(owner->domain_name, domain->name, sizeof(owner->domain_name));
+	write_seqcount_end(&owner->domain_seq);
 	return 0;
+}
+
+/**
+ * ordlock_owner_domain_name() - a consistent copy of the owner's domain name
+ * @owner: the owner; its lock need not be held
+ * @buf: ORDLOCK_DOMAIN_NAME_MAX bytes
+ */
+void ordlock_owner_domain_name(struct ordlock_owner *owner, char *buf)
+{
+	unsigned int seq;
+
+	do {
+		seq = read_seqcount_begin(&owner->domain_seq);
+		memcpy(buf, owner->domain_name, ORDLOCK_DOMAIN_NAME_MAX);
+	} while (read_seqcount_retry(&owner->domain_seq, seq));
+	buf[ORDLOCK_DOMAIN_NAME_MAX - 1] = '\0';
 }
 
 /**

@@ -30,6 +30,7 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
@@ -82,8 +83,11 @@ struct ordlock_rkey;
  * @pending: what the owner waits for, for debugfs: written under @lock
  *	with WRITE_ONCE(), read racily; @pending.mode is 0 when not waiting
  * @pending_since: when that wait started (ktime_get() ns)
- * @domain_name: copy of the domain's name, for debugfs; written under
- *	@lock, read racily
+ * @domain_name: copy of the domain's name, for debugfs and the dumps;
+ *	written under @lock inside @domain_seq, read with
+ *	ordlock_owner_domain_name() (a torn name would be a string without
+ *	its NUL, which netlink clients reject)
+ * @domain_seq: orders the writes of @domain_name (their lock is @lock)
  */
 struct ordlock_owner {
 	/* the owner's requests and state: see above */
@@ -118,6 +122,7 @@ struct ordlock_owner {
 	struct ordlock_key pending;
 	u64 pending_since;
 	char domain_name[ORDLOCK_DOMAIN_NAME_MAX];
+	seqcount_mutex_t domain_seq;
 };
 
 /**
@@ -145,6 +150,7 @@ void ordlock_owner_exit(void);
 struct ordlock_owner *ordlock_owner_create(u32 kind);
 void ordlock_owner_destroy(struct ordlock_owner *owner);
 int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name);
+void ordlock_owner_domain_name(struct ordlock_owner *owner, char *buf);
 int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			    struct list_head *list);
 void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list);

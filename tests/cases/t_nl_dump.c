@@ -10,7 +10,9 @@
  *    soft ones (to each waiter ahead), GET_LOCKS the 80 queue positions,
  *    GET_OWNERS 80 waiting owners; closing the sockets empties it all.
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -207,6 +209,59 @@ static void test_many_waiters(struct nlt *q)
 	       "GET_OWNERS: nobody left in the domain");
 }
 
+/* Moves one owner between a short and a long domain name, for 2 s */
+static void *flip_domains(void *arg)
+{
+	const char **names = arg;
+	struct ordlock *ol = olt_open(NULL);
+	uint64_t end = now_ms() + 2000;
+	unsigned int i = 0;
+
+	while (now_ms() < end)
+		if (ordlock_set_domain(ol, names[i++ & 1]))
+			break;
+	ordlock_close(ol);
+	return NULL;
+}
+
+/*
+ * An owner's domain name is read by the GET_OWNERS dump while the owner
+ * moves: each entry must still parse (a name copied while it changes
+ * would lose its NUL) and name one of the two domains.
+ */
+static void test_domain_moves(struct nlt *q)
+{
+	char a[ORDLOCK_DOMAIN_NAME_MAX], b[ORDLOCK_DOMAIN_NAME_MAX];
+	const char *names[2] = { a, b };
+	struct nlt_entry *e = NULL;
+	unsigned int dumps = 0, bad = 0, seen = 0;
+	pthread_t th;
+	int n, i;
+
+	snprintf(a, sizeof(a), "m%d", (int)getpid() % 1000);
+	snprintf(b, sizeof(b), "%s", olt_domain("longer-domain-name"));
+	if (pthread_create(&th, NULL, flip_domains, names))
+		bail_out("pthread_create failed");
+	do {
+		n = nlt_dump(q, ORDLOCK_CMD_GET_OWNERS, NULL, &e);
+		dumps++;
+		if (n < 0) {
+			bad++;
+			diag("  dump %u: %s", dumps, strerror(-n));
+		}
+		for (i = 0; i < n; i++) {
+			if (strcmp(e[i].domain, a) && strcmp(e[i].domain, b))
+				continue;
+			seen++;
+		}
+		free(e);
+		e = NULL;
+	} while (pthread_tryjoin_np(th, NULL));
+	ok(dumps > 10 && seen > 0, "moves: %u owner dumps during 2 s of domain moves (%u entries of the mover)",
+	   dumps, seen);
+	is_int((int)bad, 0, "moves: every entry parsed (its domain name kept its NUL)");
+}
+
 int main(void)
 {
 	struct nlt *q;
@@ -215,6 +270,7 @@ int main(void)
 	q = nlt_must_open();
 	test_many_keys(q);
 	test_many_waiters(q);
+	test_domain_moves(q);
 	nlt_close(q);
 	return tap_done();
 }

@@ -7,8 +7,10 @@
 #   make tools | tests  libordlock | the test programs
 #   make unit           build and run the host-side unit tests
 #   make check          install what is missing, build everything, run the
-#                       unit tests and the in-VM suite; ends "N passed, N failed"
-#                       (T="name ..." runs only those in-VM tests)
+#                       unit tests and the in-VM suite on 6.1, 6.12, 6.12-rt
+#                       and the debug kernel; ends "N passed, N failed"
+#                       (T="name ..." runs only those in-VM tests, KVER=
+#                       only that kernel)
 #   make vm             run the in-VM suite only (no deps, no build; T= works)
 #   make check-debug    the in-VM suite (and failslab tests) on a debug kernel
 #                       (KASAN, lockdep, kmemleak, UBSAN...) built from
@@ -41,10 +43,17 @@
 #                       trees) against KVER's headers; part of "make unit"
 #   make clean
 #
-# The module is built against the newest Debian *-amd64 kernel that has
-# headers installed (/lib/modules/KVER/build), not the running kernel: the
-# test VM boots exactly that kernel (/boot/vmlinuz-KVER).  KVER=, KDIR= and
-# VMLINUZ= override.
+# The kernel: "make", "make vm", "make demo", "make install-module" and
+# "make dkms-install" build for (and the VM boots) one kernel, KVER, chosen
+# by tests/kver.sh: the running kernel when its headers are installed (what
+# insmod loads into), else Debian 12's default 6.1 kernel
+# (linux-image-amd64), else the newest Debian 6.12 one.  "make check" tests
+# every supported kernel (6.1, 6.12, 6.12-rt: tests/kver.sh --matrix), or
+# only KVER when KVER= or KDIR= is given.  KVER=, KDIR= and VMLINUZ=
+# override.
+
+# given on the command line or in the environment (make check: only that one)
+KVER_GIVEN := $(filter-out undefined file default,$(origin KVER) $(origin KDIR))
 
 # tests/kver.sh has the rule (shared with the test scripts)
 ifdef KDIR
@@ -106,7 +115,8 @@ fuzz-parsers:
 
 # The whole suite; the last line of output is "N passed, N failed".
 check:
-	+@T="$(T)" bash tests/harness/check.sh
+	+@T="$(T)" CHECK_KVER="$(if $(KVER_GIVEN),$(KVER))" \
+		CHECK_VMLINUZ="$(if $(KVER_GIVEN),$(VMLINUZ))" bash tests/harness/check.sh
 
 # The suite on the debug kernel (tests/debug-kernel/); T= works.
 check-debug:

@@ -411,7 +411,6 @@ static const struct file_operations ordlock_fops = {
 	.release = ordlock_fop_release,
 	.unlocked_ioctl = ordlock_fop_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
-	.llseek = no_llseek,
 };
 
 static struct miscdevice ordlock_misc = {

@@ -20,6 +20,7 @@
 #include <net/sock.h>
 #include <net/net_namespace.h>
 
+#include "compat.h"
 #include "device.h"
 #include "domain.h"
 #include "graph.h"
@@ -133,8 +134,8 @@ static int ordlock_nl_only(struct genl_info *info, unsigned long allowed)
 	return 0;
 }
 
-static int ordlock_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
-			       struct genl_info *info)
+static int ordlock_nl_pre_doit(const struct ordlock_genl_split_ops *ops,
+			       struct sk_buff *skb, struct genl_info *info)
 {
 	if (!net_eq(genl_info_net(info), &init_net)) {
 		NL_SET_ERR_MSG(info->extack,

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Install what building ordlock and running its test bench needs on Debian 12:
-# the toolchain, Debian's stock kernel image + headers (the VM boots that
-# kernel and the module is built against it), qemu, busybox-static (the VM's
+# the toolchain, the images and headers of the three kernels ordlock is
+# tested on (the VM boots each, the module is built against each): 6.1
+# (linux-image-amd64, Debian 12's default), 6.12 (linux-image-6.12-amd64)
+# and 6.12 PREEMPT_RT (linux-image-6.12-rt-amd64), from Debian 12's own
+# archive; qemu, busybox-static (the VM's
 # initramfs), libnl (tools), sparse (make C=1), jq (the ordlockctl tests
 # read its JSON back), graphviz (the demo's picture), dkms (the DKMS build
 # test).
@@ -21,6 +24,10 @@ PACKAGES=(
 	qemu-system-x86
 	linux-image-amd64
 	linux-headers-amd64
+	linux-image-6.12-amd64
+	linux-headers-6.12-amd64
+	linux-image-6.12-rt-amd64
+	linux-headers-6.12-rt-amd64
 	busybox-static
 	libnl-genl-3-dev
 	libnl-3-dev
@@ -56,15 +63,6 @@ is_installed() {
 	[[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" == "install ok installed" ]]
 }
 
-# newest_kver: the newest Debian *-amd64 kernel release with headers
-# (/lib/modules/V/build); the same rule as the top-level Makefile.
-newest_kver() {
-	local d
-	for d in /lib/modules/*-amd64/build; do
-		[[ -d "$d" ]] && basename "$(dirname "$d")"
-	done | sort -V | tail -n 1
-}
-
 apt_install() {
 	if [[ $(id -u) -ne 0 ]]; then
 		echo "install-deps: missing packages: $*; run this script as root" >&2
@@ -88,23 +86,32 @@ for p in "${PACKAGES[@]}"; do
 	is_installed "$p" || missing+=("$p")
 done
 
-# The two kernel metapackages move together: installing one while the other
-# is installed at an older version would leave headers without an image.
+# Each flavour's two kernel metapackages move together: installing one while
+# the other is installed at an older version would leave headers without an
+# image.
 if [[ ${#missing[@]} -gt 0 ]]; then
-	for p in linux-image-amd64 linux-headers-amd64; do
-		[[ " ${missing[*]} " == *" $p "* ]] || missing+=("$p")
+	for pair in "linux-image-amd64 linux-headers-amd64" \
+		"linux-image-6.12-amd64 linux-headers-6.12-amd64" \
+		"linux-image-6.12-rt-amd64 linux-headers-6.12-rt-amd64"; do
+		read -r a b <<<"$pair"
+		[[ " ${missing[*]} " == *" $a "* || " ${missing[*]} " == *" $b "* ]] || continue
+		for p in $a $b; do
+			[[ " ${missing[*]} " == *" $p "* ]] || missing+=("$p")
+		done
 	done
 	apt_install "${missing[@]}"
 fi
 
-# The VM boots the kernel the module is built for: make sure the newest
-# headers have their image (and modules) too.
-kver=$(newest_kver)
-if [[ -z "$kver" ]]; then
-	echo "install-deps: no kernel headers under /lib/modules/*-amd64/build" >&2
-	exit 1
-fi
-if [[ ! -e "/boot/vmlinuz-$kver" ]]; then
-	apt_install "linux-image-$kver"
-fi
+# The VM boots the kernel the module is built for: every kernel of the test
+# matrix (tests/kver.sh --matrix: the newest headers of each flavour) needs
+# its image (and modules) too.
+while read -r flavour kver; do
+	if [[ -z "$kver" ]]; then
+		echo "install-deps: no $flavour kernel headers under /lib/modules/" >&2
+		exit 1
+	fi
+	if [[ ! -e "/boot/vmlinuz-$kver" || ! -d "/lib/modules/$kver/kernel" ]]; then
+		apt_install "linux-image-$kver"
+	fi
+done < <(sh "$(dirname "${BASH_SOURCE[0]}")/kver.sh" --matrix)
 exit 0

@@ -46,23 +46,7 @@ echo "debug kernel $DEBUG_KVER ($(($(date +%s) - t_kernel))s): $DEBUG_VMLINUZ"
 
 echo "== build"
 mod=tests/build/debug/mod
-build_module() {
-	local f
-	mkdir -p "$mod/kmod" "$mod/include/uapi/linux"
-	# a copy of the sources, timestamps kept: kbuild rebuilds what changed
-	for f in "$mod"/kmod/*.[ch]; do
-		[[ -e $f ]] || continue
-		[[ $f == *.mod.c || -e kmod/${f##*/} ]] || rm -f "$f" "${f%.[ch]}.o"
-	done
-	cp -p Kbuild "$mod/"
-	cp -p kmod/Kbuild "$mod/kmod/"
-	for f in kmod/*.[ch]; do
-		[[ $f == *.mod.c ]] || cp -p "$f" "$mod/kmod/"
-	done
-	cp -p include/uapi/linux/ordlock.h "$mod/include/uapi/linux/"
-	mk -C "$DEBUG_KDIR" M="$repo/$mod" modules
-}
-if ! build_module; then
+if ! MAKE=$MAKE bash tests/harness/build-module.sh "$DEBUG_KDIR" "$mod" ORDLOCK_WERROR=1; then
 	fail_step "build: the module against the debug kernel"
 fi
 if ! mk -j"$(nproc)" tools tests; then

@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # check.sh -- "make check": installs what is missing, builds everything, runs
-# the host-side unit tests and the in-VM suite (T="name ..." limits the
-# latter), then the in-VM suite again on the debug kernel (make check-debug;
-# CHECK_DEBUG=0 skips it, and it is skipped with T= unless CHECK_DEBUG=1),
-# prints a summary per part and, as the very last line,
+# the host-side unit tests, then the in-VM suite on each kernel of the test
+# matrix (tests/kver.sh --matrix: Debian 12's 6.1, 6.12 and 6.12 PREEMPT_RT;
+# only $CHECK_KVER when make check was given KVER= or KDIR=), each with
+# the module built for it with -Werror and sparse, then the in-VM suite
+# again on the debug kernel (make check-debug; CHECK_DEBUG=0 skips it, and
+# it is skipped with T= or KVER= unless CHECK_DEBUG=1).  T="name ..."
+# limits the in-VM programs.  Prints a summary per part (each line of a
+# kernel's part starts "[6.12-rt] ", say) and, as the very last line,
 # "N passed, N failed" over every TAP point and harness check.  Exits
 # non-zero when anything failed.  Called by the top-level Makefile ($MAKE
-# and MAKEFLAGS come from it; KDIR=/KVER=/C=1 pass through to the builds).
+# and MAKEFLAGS come from it).
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -27,8 +31,17 @@ if ! bash tests/install-deps.sh; then
 	finish
 fi
 
+# The kernels: "FLAVOUR KVER" lines
+if [[ -n ${CHECK_KVER:-} ]]; then
+	kernels="$CHECK_KVER $CHECK_KVER"
+else
+	kernels=$(sh tests/kver.sh --matrix)
+fi
+kvers=$(while read -r _ k; do echo "$k"; done <<<"$kernels")
+echo "kernels: $(while read -r f k; do printf '%s (%s)  ' "$f" "${k:-missing}"; done <<<"$kernels")"
+
 echo "== build"
-if ! mk -j"$(nproc)" all; then
+if ! mk -j"$(nproc)" all ORDLOCK_WERROR=1; then
 	echo "FAIL build"
 	add_summary 0 1
 	finish
@@ -36,32 +49,42 @@ fi
 add_summary 1 0
 echo "PASS build"
 
-echo "== kernel style (sparse, checkpatch --strict)"
+echo "== kernel style (each kernel: -Werror and sparse; checkpatch --strict)"
 (
 	# shellcheck source-path=SCRIPTDIR source=tap.sh
 	. tests/harness/tap.sh
 	mkdir -p tests/build/results/lint
 	rc=0
-	MAKE=$MAKE bash tests/harness/lint.sh >tests/build/results/lint/lint.tap 2>&1 || rc=$?
+	LINT_KVERS=$kvers MAKE=$MAKE bash tests/harness/lint.sh >tests/build/results/lint/lint.tap 2>&1 || rc=$?
 	tap_eval "lint" tests/build/results/lint/lint.tap "$rc" /dev/null || true
 	tap_record_summary
 ) || true
 
 echo "== host unit tests"
-mk -C tests unit-run || true
+# t_dkms builds through DKMS for each kernel
+ORDLOCK_KVERS=$kvers mk -C tests unit-run || true
 
-echo "== in-VM suite"
-# what the VM boots, as the (re-read) Makefile sees it
-eval "$(mk -s vm-env)"
-export KVER VMLINUZ
-# shellcheck disable=SC2086
-bash tests/vm/run.sh ${T:-} || true
+# The in-VM suite on each kernel, with the module lint.sh built for it
+while read -r flavour kver; do
+	echo "== in-VM suite on $flavour (${kver:-not installed})"
+	if [[ -z $kver ]]; then
+		echo "FAIL [$flavour] no $flavour kernel with headers (tests/install-deps.sh)"
+		add_summary 0 1
+		continue
+	fi
+	# shellcheck disable=SC2086
+	vmlinuz=/boot/vmlinuz-$kver
+	[[ -n ${CHECK_VMLINUZ:-} ]] && vmlinuz=$CHECK_VMLINUZ
+	ORDLOCK_PART=$flavour KVER=$kver VMLINUZ=$vmlinuz \
+		ORDLOCK_KO=$repo/tests/build/kernels/$kver/kmod/ordlock.ko \
+		bash tests/vm/run.sh ${T:-} || true
+done <<<"$kernels"
 
 # The same suite on the debug kernel (KASAN, lockdep, kmemleak, UBSAN,
 # failslab): on by default, so that CI runs it on every change; CHECK_DEBUG=0
-# skips it, and a subset (T=...) runs only on Debian's kernel unless
-# CHECK_DEBUG=1 asks for both.
-if [[ ${CHECK_DEBUG:-} == 1 || (${CHECK_DEBUG:-} != 0 && -z ${T:-}) ]]; then
+# skips it, and a subset (T=...) or one kernel (KVER=...) runs only on
+# Debian's kernels unless CHECK_DEBUG=1 asks for the debug kernel too.
+if [[ ${CHECK_DEBUG:-} == 1 || (${CHECK_DEBUG:-} != 0 && -z ${T:-} && -z ${CHECK_KVER:-}) ]]; then
 	echo "== debug kernel (make check-debug; CHECK_DEBUG=0 skips it)"
 	mkdir -p tests/build/results
 	dlog=tests/build/results/check-debug.log

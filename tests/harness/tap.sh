@@ -29,6 +29,9 @@ TAP_FAILED=${TAP_FAILED:-0}
 # Set TAP_VERBOSE=1 to print every program's full output; TAP_TIMEOUT (the
 # per-program limit, seconds) only makes the "timed out" message precise.
 TAP_VERBOSE=${TAP_VERBOSE:-0}
+# ORDLOCK_PART (make check: the kernel a part runs on, e.g. "6.12-rt")
+# prefixes every PASS/FAIL line and the part's total, "[6.12-rt] ...".
+TAP_PREFIX=${ORDLOCK_PART:+[$ORDLOCK_PART] }
 
 # rc_reason RC TIMEOUT: words for an exit status from timeout(1)/the shell.
 tap_rc_reason() {
@@ -55,7 +58,7 @@ tap_eval() {
 
 	if [[ ! -f "$tap" ]]; then
 		TAP_FAILED=$((TAP_FAILED + 1))
-		printf 'FAIL %s: did not run (no output file)\n' "$label"
+		printf 'FAIL %s%s: did not run (no output file)\n' "$TAP_PREFIX" "$label"
 		return 1
 	fi
 	# pass fail todo plan(-1 none) bailout skipall
@@ -98,13 +101,13 @@ tap_eval() {
 	((skip)) && note+=", skipped"
 	[[ -n "$extra" ]] && note+=" ($extra)"
 	if ((fail == 0)); then
-		printf 'PASS %s: %d passed, 0 failed%s\n' "$label" "$pass" "$note"
+		printf 'PASS %s%s: %d passed, 0 failed%s\n' "$TAP_PREFIX" "$label" "$pass" "$note"
 		if [[ "$TAP_VERBOSE" == 1 ]]; then
 			sed 's/^/    | /' "$tap"
 		fi
 		return 0
 	fi
-	printf 'FAIL %s: %d passed, %d failed%s\n' "$label" "$pass" "$fail" "$note"
+	printf 'FAIL %s%s: %d passed, %d failed%s\n' "$TAP_PREFIX" "$label" "$pass" "$fail" "$note"
 	# The failing points with their diagnostics, then stderr.
 	if [[ "$TAP_VERBOSE" == 1 ]]; then
 		sed 's/^/    | /' "$tap"
@@ -131,11 +134,11 @@ tap_point() {
 	local status=$1 label=$2 reason=${3:-}
 	if [[ "$status" == 0 ]]; then
 		TAP_PASSED=$((TAP_PASSED + 1))
-		printf 'PASS %s\n' "$label"
+		printf 'PASS %s%s\n' "$TAP_PREFIX" "$label"
 		return 0
 	fi
 	TAP_FAILED=$((TAP_FAILED + 1))
-	printf 'FAIL %s%s\n' "$label" "${reason:+ ($reason)}"
+	printf 'FAIL %s%s%s\n' "$TAP_PREFIX" "$label" "${reason:+ ($reason)}"
 	return 1
 }
 
@@ -147,7 +150,7 @@ tap_record_summary() {
 
 tap_print_total() {
 	if [[ -n "${ORDLOCK_SUMMARY:-}" ]]; then
-		echo "$1: $TAP_PASSED passed, $TAP_FAILED failed"
+		echo "$TAP_PREFIX$1: $TAP_PASSED passed, $TAP_FAILED failed"
 	else
 		echo "$TAP_PASSED passed, $TAP_FAILED failed"
 	fi

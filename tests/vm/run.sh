@@ -24,8 +24,7 @@
 # DEBUG_OBJECTS and kmemleak (scanned after the module is unloaded) must
 # have reported nothing.
 #
-# Environment: KVER (kernel release, default: newest /lib/modules/*-amd64
-# with headers), VMLINUZ (default /boot/vmlinuz-$KVER), VM_TIMEOUT (whole
+# Environment: KVER (kernel release, default: tests/kver.sh's), VMLINUZ (default /boot/vmlinuz-$KVER), VM_TIMEOUT (whole
 # VM, seconds, default 1500), TEST_TIMEOUT (per program, default 300),
 # VM_MEM (MiB, default 2048), VM_CPUS (default 2), VM_ACCEL (qemu
 # accelerator, default tcg), VM_APPEND (more kernel command line),
@@ -34,7 +33,8 @@
 # ORDLOCK_BENCH_* (passed to the guest's benchmarks), ORDLOCK_STRESS_*,
 # ORDLOCK_FUZZ_* and ORDLOCK_RELOAD_* (to its tests), TAP_VERBOSE=1 (print
 # every program's output),
-# ORDLOCK_SUMMARY (file to append "PASSED FAILED" to, used by make check).
+# ORDLOCK_SUMMARY (file to append "PASSED FAILED" to, used by make check),
+# ORDLOCK_PART (make check: the kernel's name, prefixed to every verdict).
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 
@@ -72,9 +72,7 @@ trap on_exit EXIT
 
 # --- what to boot ----------------------------------------------------------
 if [[ -z "${KVER:-}" ]]; then
-	KVER=$(for d in /lib/modules/*-amd64/build; do
-		[[ -d "$d" ]] && basename "$(dirname "$d")"
-	done | sort -V | tail -n 1)
+	KVER=$(sh "$repo/tests/kver.sh")
 fi
 [[ -n "$KVER" ]] || die "no kernel found (run tests/install-deps.sh)"
 VMLINUZ=${VMLINUZ:-/boot/vmlinuz-$KVER}
@@ -331,7 +329,7 @@ bad+='Call Trace:|UBSAN|KASAN|KFENCE|refcount_t:|list_(add|del) corruption|'
 bad+='soft lockup|hard LOCKUP|blocked for more than|rcu_.* stall|'
 bad+='ordlock: leaked|ordlock:.*leak|possible (circular|recursive) locking|'
 bad+='scheduling while atomic|sleeping function called|ODEBUG:|'
-bad+='inconsistent lock state|suspicious RCU usage)'
+bad+='inconsistent lock state|suspicious RCU usage|Invalid wait context)'
 if [[ -f "$results/dmesg.txt" ]]; then
 	# ours: from the marker on; all of it if the marker scrolled out
 	ours() {

@@ -2,6 +2,11 @@
 /*
  * ordlock: ordered multi-resource locks for processes.
  *
+ * The interface of /dev/ordlock (ioctls) and of the generic netlink family
+ * "ordlock", in kernel-doc: scripts/kernel-doc -rst renders it.
+ */
+
+/**
  * DOC: Overview
  *
  * A process opens /dev/ordlock. Each open file description is one *owner*:
@@ -41,7 +46,9 @@
  * it; a release grants the head of the queue, and every following waiter
  * compatible with it. A queued exclusive request is therefore never
  * starved by a stream of shared ones.
- *
+ */
+
+/**
  * DOC: ioctl structures
  *
  * Every ioctl argument starts with a __u32 @size: the caller sets it to
@@ -53,7 +60,9 @@
  * so every structure can grow.
  *
  * The ioctl numbers do not encode the size (as in iommufd): _IO(type, nr).
- *
+ */
+
+/**
  * DOC: Errors
  *
  * Every ioctl returns 0 or -1 with errno set. On failure of
@@ -109,8 +118,14 @@
  *            %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
  *            (%ORDLOCK_IOC_OWNER_INFO and %ORDLOCK_IOC_LAST_FAILURE answer);
  *            or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys
+ * EACCES     open() of /dev/ordlock without the permission its mode and
+ *            group give (module parameter dev_mode, 0660, owner root; the
+ *            udev rule gives it a group); a netlink lock request from a
+ *            task that could not open it
  * EPERM      %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN (an
- *            invalid argument is reported first, as EINVAL)
+ *            invalid argument is reported first, as EINVAL); netlink
+ *            DOMAIN_SET without CAP_NET_ADMIN, and joining the "events"
+ *            group without it where the kernel restricts it
  * ENOMEM     the kernel ran out of memory; nothing was taken
  * =========  =================================================================
  */
@@ -230,6 +245,7 @@ struct ordlock_failure {
 /* Flags of struct ordlock_acquire */
 /** ORDLOCK_ACQUIRE_TRY - never wait: fail with EAGAIN if a key is not free */
 #define ORDLOCK_ACQUIRE_TRY		(1U << 0)
+/** ORDLOCK_ACQUIRE_FLAGS - every flag of &struct ordlock_acquire */
 #define ORDLOCK_ACQUIRE_FLAGS		ORDLOCK_ACQUIRE_TRY
 
 /**
@@ -258,6 +274,7 @@ struct ordlock_acquire {
 /* Flags of struct ordlock_release */
 /** ORDLOCK_RELEASE_ALL - release every key the owner holds; @nkeys must be 0 */
 #define ORDLOCK_RELEASE_ALL		(1U << 0)
+/** ORDLOCK_RELEASE_FLAGS - every flag of &struct ordlock_release */
 #define ORDLOCK_RELEASE_FLAGS		ORDLOCK_RELEASE_ALL
 
 /**
@@ -436,6 +453,7 @@ struct ordlock_convert {
 #define ORDLOCK_DOMAIN_SET_POLICY	(1U << 0)
 /** ORDLOCK_DOMAIN_SET_DETECT_DELAY - set @detect_delay_ms */
 #define ORDLOCK_DOMAIN_SET_DETECT_DELAY	(1U << 1)
+/** ORDLOCK_DOMAIN_FLAGS - every flag of &struct ordlock_domain_config */
 #define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
 					 ORDLOCK_DOMAIN_SET_DETECT_DELAY)
 
@@ -464,13 +482,14 @@ struct ordlock_domain_config {
 	__u32 __reserved;
 };
 
+/** ORDLOCK_IOC_TYPE - the type (magic number) of ordlock's ioctls */
 #define ORDLOCK_IOC_TYPE	0xB7
 
 /**
  * ORDLOCK_IOC_ACQUIRE - acquire a set of keys, all or nothing
  *
- * Argument: &struct ordlock_acquire. See DOC: Overview for the rules and
- * DOC: Errors for the errors.
+ * Argument: &struct ordlock_acquire. The rules are those of the DOC
+ * section "Overview", the errors those of "Errors".
  */
 #define ORDLOCK_IOC_ACQUIRE		_IO(ORDLOCK_IOC_TYPE, 0x01)
 
@@ -518,13 +537,15 @@ struct ordlock_domain_config {
  */
 #define ORDLOCK_IOC_DOMAIN_CONFIG	_IO(ORDLOCK_IOC_TYPE, 0x07)
 
-/*
+/**
  * DOC: Generic netlink family "ordlock"
  *
  * Family %ORDLOCK_GENL_NAME, version %ORDLOCK_GENL_VERSION, one multicast
  * group %ORDLOCK_GENL_MCGRP_EVENTS. Only the initial network namespace
  * serves it: requests from any other namespace fail with EOPNOTSUPP and an
- * extack message saying so.
+ * extack message saying so. The policies are strict: unknown attributes,
+ * attributes a command does not take and unknown flags are rejected with
+ * an extack message naming the attribute, and nothing changes.
  *
  * Locks: the owner is the netlink socket, not its port id (a socket bound
  * to the port id of one that is closing gets an owner of its own).
@@ -540,36 +561,41 @@ struct ordlock_domain_config {
  * request only ever concerns the sending socket's own owner: its keys, its
  * queued request, its cookie.
  *
- * %ORDLOCK_CMD_ACQUIRE - [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS,
- *	[%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY],
- *	[%ORDLOCK_A_COOKIE]. The same rules as %ORDLOCK_IOC_ACQUIRE, through
- *	the same code. The reply (same command) carries %ORDLOCK_A_COOKIE and
- *	%ORDLOCK_A_STATUS: %ORDLOCK_STATUS_GRANTED with %ORDLOCK_A_TOKEN,
- *	%ORDLOCK_STATUS_REFUSED with %ORDLOCK_A_ERRNO and %ORDLOCK_A_FAILURE,
- *	or %ORDLOCK_STATUS_QUEUED. A queued request ends later with exactly
- *	one %ORDLOCK_CMD_RESULT message to the requesting port: GRANTED (token),
- *	TIMEOUT or DEADLOCK (failure, and for DEADLOCK %ORDLOCK_A_CYCLE), or
- *	CANCELLED. Malformed requests fail with a netlink error and an extack
- *	message naming the attribute; nothing changes.
- *	%ORDLOCK_A_DOMAIN moves the socket's owner to that domain, which it
- *	may only do while it holds nothing (EBUSY). Creating the domain
- *	counts against the owner's user as %ORDLOCK_IOC_SET_DOMAIN does:
- *	past max_domains_per_user the request fails with the netlink error
- *	EDQUOT and an extack naming the limit (nothing else is done), past
- *	max_domains with ENOSPC.
- * %ORDLOCK_CMD_RELEASE - %ORDLOCK_A_FLAGS (%ORDLOCK_RELEASE_ALL) or
- *	%ORDLOCK_A_KEYS; all of them or none (ENOENT). Reply: STATUS GRANTED
- *	or REFUSED, as above.
- * %ORDLOCK_CMD_CONVERT - %ORDLOCK_A_KEYS holding exactly one key with its
- *	new mode, [%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS], [%ORDLOCK_A_COOKIE].
- *	Replies as ACQUIRE.
- * %ORDLOCK_CMD_CANCEL - %ORDLOCK_A_COOKIE: withdraw the queued request of
- *	this socket with that cookie (ENOENT when it has none, whatever other
- *	sockets queued). Exactly one of the two happens: the cancel wins (its
- *	reply has STATUS CANCELLED and no RESULT follows; what the request
- *	took is released), or the request had ended first (the cancel fails
- *	with ENOENT and the RESULT message was or will be sent).
- * %ORDLOCK_CMD_RESULT - notification only, see ACQUIRE.
+ * %ORDLOCK_CMD_ACQUIRE
+ *   [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS, [%ORDLOCK_A_TIMEOUT_NS],
+ *   [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY], [%ORDLOCK_A_COOKIE]. The
+ *   same rules as %ORDLOCK_IOC_ACQUIRE, through the same code. The reply
+ *   (same command) carries %ORDLOCK_A_COOKIE and %ORDLOCK_A_STATUS:
+ *   %ORDLOCK_STATUS_GRANTED with %ORDLOCK_A_TOKEN, %ORDLOCK_STATUS_REFUSED
+ *   with %ORDLOCK_A_ERRNO and %ORDLOCK_A_FAILURE, or
+ *   %ORDLOCK_STATUS_QUEUED. A queued request ends later with exactly one
+ *   %ORDLOCK_CMD_RESULT message to the requesting port: GRANTED (token),
+ *   TIMEOUT or DEADLOCK (failure, and for DEADLOCK %ORDLOCK_A_CYCLE), or
+ *   CANCELLED. Malformed requests fail with a netlink error and an extack
+ *   message naming the attribute; nothing changes.
+ *
+ *   %ORDLOCK_A_DOMAIN moves the socket's owner to that domain, which it
+ *   may only do while it holds nothing (EBUSY). Creating the domain counts
+ *   against the owner's user as %ORDLOCK_IOC_SET_DOMAIN does: past
+ *   max_domains_per_user the request fails with the netlink error EDQUOT
+ *   and an extack naming the limit (nothing else is done), past
+ *   max_domains with ENOSPC.
+ * %ORDLOCK_CMD_RELEASE
+ *   %ORDLOCK_A_FLAGS (%ORDLOCK_RELEASE_ALL) or %ORDLOCK_A_KEYS; all of
+ *   them or none (ENOENT). Reply: STATUS GRANTED or REFUSED, as above.
+ * %ORDLOCK_CMD_CONVERT
+ *   %ORDLOCK_A_KEYS holding exactly one key with its new mode,
+ *   [%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS], [%ORDLOCK_A_COOKIE].
+ *   Replies as ACQUIRE.
+ * %ORDLOCK_CMD_CANCEL
+ *   %ORDLOCK_A_COOKIE: withdraw the queued request of this socket with
+ *   that cookie (ENOENT when it has none, whatever other sockets queued).
+ *   Exactly one of the two happens: the cancel wins (its reply has STATUS
+ *   CANCELLED and no RESULT follows; what the request took is released),
+ *   or the request had ended first (the cancel fails with ENOENT and the
+ *   RESULT message was or will be sent).
+ * %ORDLOCK_CMD_RESULT
+ *   Notification only, see ACQUIRE.
  *
  * A grant is only kept if the socket can be told of it. When the reply to
  * ACQUIRE or CONVERT, or the RESULT of a queued one, cannot be queued on
@@ -586,40 +612,50 @@ struct ordlock_domain_config {
  * (effective uid): its holds and waits (GET_LOCKS), its owners
  * (GET_OWNERS), the edges its waiters start (GET_GRAPH; the blocker is
  * named, as in a failure record).
- * %ORDLOCK_CMD_GET_LOCKS - dump: one message per holder or waiter, with
- *	%ORDLOCK_A_ENTRY (%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY, %ORDLOCK_E_ROLE,
- *	%ORDLOCK_E_POSITION, owner fields, %ORDLOCK_E_MODE, %ORDLOCK_E_TOKEN
- *	or %ORDLOCK_E_WAITED_US).
- * %ORDLOCK_CMD_GET_OWNERS - dump: %ORDLOCK_A_ENTRY with owner fields,
- *	%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID
- *	and, when waiting, %ORDLOCK_E_KEY and %ORDLOCK_E_WAITED_US.
- * %ORDLOCK_CMD_GET_GRAPH - dump: one %ORDLOCK_A_ENTRY per edge: the
- *	waiter's owner fields, %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it
- *	asks for), %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
- *	%ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US.
- * %ORDLOCK_CMD_GET_STATS - do, with %ORDLOCK_A_DOMAIN: %ORDLOCK_A_STATS, a
- *	nest of %ORDLOCK_S_* counters.
- * %ORDLOCK_CMD_DOMAIN_GET - do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY,
- *	%ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_RANK_NAMES.
- * %ORDLOCK_CMD_DOMAIN_SET - do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and
- *	any of %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
- *	%ORDLOCK_A_RANK_NAMES (replaces the names). A domain it creates
- *	counts against the sender's user (its effective uid; EDQUOT past
- *	max_domains_per_user, unless the sender has CAP_SYS_RESOURCE) until
- *	the module is unloaded. The reply is that of
- *	DOMAIN_GET, built after the change: an ENOMEM may then come after the
- *	whole change was made (never half of it), and repeating the request
- *	is harmless.
  *
- * Events (multicast group "events", rate-limited; joining it needs
- * CAP_NET_ADMIN where the kernel supports GENL_MCAST_CAP_NET_ADMIN, 6.7 and
- * the stable kernels it was backported to): %ORDLOCK_CMD_EVENT with
- * %ORDLOCK_A_EVENT and %ORDLOCK_A_DOMAIN: %ORDLOCK_EVENT_DEADLOCK (the
- * victim's %ORDLOCK_A_FAILURE and %ORDLOCK_A_CYCLE), %ORDLOCK_EVENT_TIMEOUT
- * and %ORDLOCK_EVENT_ORDER and %ORDLOCK_EVENT_LIMIT (%ORDLOCK_A_FAILURE,
- * with the owner in %ORDLOCK_A_ENTRY), %ORDLOCK_EVENT_OWNER_DIED (an owner
- * closed while holding keys: %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD). The
- * owner's entry has %ORDLOCK_E_UID. An owner refused by
+ * %ORDLOCK_CMD_GET_LOCKS
+ *   Dump: one message per holder or waiter, with %ORDLOCK_A_ENTRY
+ *   (%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY, %ORDLOCK_E_ROLE,
+ *   %ORDLOCK_E_POSITION, owner fields, %ORDLOCK_E_MODE, %ORDLOCK_E_TOKEN
+ *   or %ORDLOCK_E_WAITED_US).
+ * %ORDLOCK_CMD_GET_OWNERS
+ *   Dump: %ORDLOCK_A_ENTRY with owner fields, %ORDLOCK_E_DOMAIN,
+ *   %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID and, when waiting,
+ *   %ORDLOCK_E_KEY and %ORDLOCK_E_WAITED_US.
+ * %ORDLOCK_CMD_GET_GRAPH
+ *   Dump: one %ORDLOCK_A_ENTRY per edge: the waiter's owner fields,
+ *   %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it asks for),
+ *   %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
+ *   %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US.
+ * %ORDLOCK_CMD_GET_STATS
+ *   Do, with %ORDLOCK_A_DOMAIN: %ORDLOCK_A_STATS, a nest of the counters
+ *   of &enum ordlock_stats_attr.
+ * %ORDLOCK_CMD_DOMAIN_GET
+ *   Do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
+ *   %ORDLOCK_A_RANK_NAMES.
+ * %ORDLOCK_CMD_DOMAIN_SET
+ *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
+ *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_RANK_NAMES
+ *   (replaces the names). A domain it creates counts against the sender's
+ *   user (its effective uid; EDQUOT past max_domains_per_user, unless the
+ *   sender has CAP_SYS_RESOURCE) until the module is unloaded. The reply is
+ *   that of DOMAIN_GET, built after the change: an ENOMEM may then come
+ *   after the whole change was made (never half of it), and repeating the
+ *   request is harmless.
+ *
+ * Events (multicast group "events", rate-limited to 100 a second; joining
+ * it needs CAP_NET_ADMIN where the kernel supports GENL_MCAST_CAP_NET_ADMIN,
+ * 6.7 and the stable kernels it was backported to, such as Debian 12's
+ * 6.1): %ORDLOCK_CMD_EVENT with %ORDLOCK_A_EVENT and %ORDLOCK_A_DOMAIN:
+ *
+ * - %ORDLOCK_EVENT_DEADLOCK: the victim's %ORDLOCK_A_FAILURE and
+ *   %ORDLOCK_A_CYCLE;
+ * - %ORDLOCK_EVENT_TIMEOUT, %ORDLOCK_EVENT_ORDER and %ORDLOCK_EVENT_LIMIT:
+ *   %ORDLOCK_A_FAILURE, with the owner in %ORDLOCK_A_ENTRY;
+ * - %ORDLOCK_EVENT_OWNER_DIED (an owner closed while holding keys):
+ *   %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD.
+ *
+ * The owner's entry has %ORDLOCK_E_UID. An owner refused by
  * max_owners_per_user is reported as %ORDLOCK_EVENT_LIMIT in the default
  * domain with owner id 0, the refused task's pid and command, and a
  * failure of reason %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT. An owner
@@ -628,11 +664,33 @@ struct ordlock_domain_config {
  * with the owner and its failure record (reason
  * %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT, no key).
  */
+/** ORDLOCK_GENL_NAME - the name of the generic netlink family */
 #define ORDLOCK_GENL_NAME		"ordlock"
+/** ORDLOCK_GENL_VERSION - the version of the family's protocol */
 #define ORDLOCK_GENL_VERSION		1
+/** ORDLOCK_GENL_MCGRP_EVENTS - the multicast group of the events */
 #define ORDLOCK_GENL_MCGRP_EVENTS	"events"
 
-/** enum ordlock_cmd - generic netlink commands, see DOC above */
+/**
+ * enum ordlock_cmd - generic netlink commands
+ * @ORDLOCK_CMD_UNSPEC: unused
+ * @ORDLOCK_CMD_ACQUIRE: take a set of keys, all or nothing
+ * @ORDLOCK_CMD_RELEASE: release every key, or the given held keys
+ * @ORDLOCK_CMD_CONVERT: upgrade or downgrade one held key
+ * @ORDLOCK_CMD_CANCEL: withdraw a queued request, by its cookie
+ * @ORDLOCK_CMD_RESULT: notification: how a queued request ended
+ * @ORDLOCK_CMD_GET_LOCKS: dump the holders and waiters
+ * @ORDLOCK_CMD_GET_OWNERS: dump the owners
+ * @ORDLOCK_CMD_GET_GRAPH: dump the edges of the wait-for graph
+ * @ORDLOCK_CMD_GET_STATS: the counters of a domain
+ * @ORDLOCK_CMD_DOMAIN_GET: the settings of a domain
+ * @ORDLOCK_CMD_DOMAIN_SET: change the settings of a domain
+ * @ORDLOCK_CMD_EVENT: notification to the "events" group
+ * @__ORDLOCK_CMD_MAX: one past the last command
+ *
+ * The attributes each takes and answers with: DOC: Generic netlink family
+ * "ordlock".
+ */
 enum ordlock_cmd {
 	ORDLOCK_CMD_UNSPEC,
 	ORDLOCK_CMD_ACQUIRE,
@@ -650,6 +708,7 @@ enum ordlock_cmd {
 	__ORDLOCK_CMD_MAX,
 };
 
+/** ORDLOCK_CMD_MAX - the last command */
 #define ORDLOCK_CMD_MAX (__ORDLOCK_CMD_MAX - 1)
 
 /**
@@ -674,6 +733,7 @@ enum ordlock_cmd {
  * @ORDLOCK_A_RANK_NAMES: nest of %ORDLOCK_A_ENTRY with %ORDLOCK_E_RANK
  *	and %ORDLOCK_E_NAME, at most %ORDLOCK_RANK_NAMES_MAX
  * @ORDLOCK_A_STATS: nest of &enum ordlock_stats_attr
+ * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
 	ORDLOCK_A_UNSPEC,
@@ -698,6 +758,7 @@ enum ordlock_attr {
 	__ORDLOCK_A_MAX,
 };
 
+/** ORDLOCK_A_MAX - the last top-level attribute */
 #define ORDLOCK_A_MAX (__ORDLOCK_A_MAX - 1)
 
 /**
@@ -707,6 +768,7 @@ enum ordlock_attr {
  * @ORDLOCK_K_RANK: u32
  * @ORDLOCK_K_ID: u64
  * @ORDLOCK_K_MODE: u32, &enum ordlock_mode (required when acquiring)
+ * @__ORDLOCK_K_MAX: one past the last key attribute
  */
 enum ordlock_key_attr {
 	ORDLOCK_K_UNSPEC,
@@ -717,6 +779,7 @@ enum ordlock_key_attr {
 	__ORDLOCK_K_MAX,
 };
 
+/** ORDLOCK_K_MAX - the last key attribute */
 #define ORDLOCK_K_MAX (__ORDLOCK_K_MAX - 1)
 
 /**
@@ -730,6 +793,7 @@ enum ordlock_key_attr {
  * @ORDLOCK_F_HELD: nest of &enum ordlock_key_attr
  * @ORDLOCK_F_HOLDER_MODE: u32
  * @ORDLOCK_F_CYCLE_LEN: u32
+ * @__ORDLOCK_F_MAX: one past the last failure attribute
  */
 enum ordlock_failure_attr {
 	ORDLOCK_F_UNSPEC,
@@ -744,6 +808,7 @@ enum ordlock_failure_attr {
 	__ORDLOCK_F_MAX,
 };
 
+/** ORDLOCK_F_MAX - the last failure attribute */
 #define ORDLOCK_F_MAX (__ORDLOCK_F_MAX - 1)
 
 /**
@@ -768,6 +833,7 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_NAME: string, a rank name
  * @ORDLOCK_E_UID: u32, the user an owner counts against: the effective uid
  *	of its creator, in the initial user namespace
+ * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {
 	ORDLOCK_E_UNSPEC,
@@ -792,6 +858,7 @@ enum ordlock_entry_attr {
 	__ORDLOCK_E_MAX,
 };
 
+/** ORDLOCK_E_MAX - the last entry attribute */
 #define ORDLOCK_E_MAX (__ORDLOCK_E_MAX - 1)
 
 /**
@@ -815,6 +882,7 @@ enum ordlock_entry_attr {
  * @ORDLOCK_S_PEAK_RESOURCES: most resources at once
  * @ORDLOCK_S_WAITERS: waiters now
  * @ORDLOCK_S_PEAK_WAITERS: most waiters at once
+ * @__ORDLOCK_S_MAX: one past the last counter
  */
 enum ordlock_stats_attr {
 	ORDLOCK_S_UNSPEC,
@@ -839,6 +907,7 @@ enum ordlock_stats_attr {
 	__ORDLOCK_S_MAX,
 };
 
+/** ORDLOCK_S_MAX - the last counter */
 #define ORDLOCK_S_MAX (__ORDLOCK_S_MAX - 1)
 
 /**

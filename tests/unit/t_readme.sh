@@ -9,7 +9,8 @@
 # passes "python3 -m py_compile".  Without /dev/ordlock (the host), the
 # programs take their error path: the C one exits 2 saying why
 # ordlock_open() failed, the Python one exits 1 with "transfer: ...".
-# The README's links to docs/ and the man pages it names exist.  The
+# The README's links to docs/ and the man pages it names exist; the
+# modprobe.d options it and ordlock(4) quote are the shipped file's.  The
 # in-VM test t_readme runs the same programs against the module.  TAP.
 set -uo pipefail
 
@@ -147,6 +148,12 @@ for page in $(grep -oE '`tools/[a-z]+\.[348]`' README.md | tr -d '`' | sort -u);
 done
 [[ ${#missing[@]} == 0 ]]
 point $? "README.md: the files it links to exist${missing[*]:+ (missing: ${missing[*]})}"
+
+# the boot-time options the README and ordlock(4) quote are the shipped file's
+opts=$(grep '^options ordlock ' tools/examples/modprobe.d/ordlock.conf)
+readme_flat=$(tr '\n' ' ' <README.md | tr -s ' ')
+[[ -n $opts && $readme_flat == *"\`$opts\`"* ]] && grep -qxF "$opts" tools/ordlock.4
+point $? "README.md and ordlock(4) quote tools/examples/modprobe.d/ordlock.conf: $opts"
 
 echo "1..$n"
 ((failed == 0))

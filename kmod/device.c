@@ -41,6 +41,9 @@ union ordlock_ioctl_buffer {
  * @min_size: the first published size of the structure
  * @cmd: the ioctl number
  * @copy_out_on_error: the structure carries a failure record
+ * @write_first: @execute acts and cannot be undone: the caller's structure
+ *	is written back unchanged before it runs, so that a structure that
+ *	cannot be written fails with EFAULT having changed nothing
  * @execute: does the work, with the owner locked
  * @undo: reverts a successful @execute whose result could not be copied out
  */
@@ -49,6 +52,7 @@ struct ordlock_ioctl_op {
 	unsigned int min_size;
 	unsigned int cmd;
 	bool copy_out_on_error;
+	bool write_first;
 	int (*execute)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
 	void (*undo)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
 };
@@ -63,6 +67,24 @@ struct ordlock_keybuf {
 static int ordlock_fail_invalid(struct ordlock_owner *owner, int err)
 {
 	return ordlock_owner_fail(owner, ORDLOCK_REASON_INVALID, err, NULL);
+}
+
+/*
+ * A wait of @timeout_ns (as ordlock_timeout_ns() gave it) that began at
+ * @start was interrupted by a signal: ask for the call to be restarted
+ * with the time that is left, written into *@user_timeout_ns, which is
+ * copied back to the caller (as select(2) does).  The signal code restarts
+ * it when no handler runs (a stop and continue, ptrace) or the handler has
+ * SA_RESTART, so the first deadline holds; otherwise the caller sees EINTR.
+ */
+static int ordlock_restart_wait(__u64 *user_timeout_ns, u64 timeout_ns,
+				ktime_t start)
+{
+	s64 left = (s64)timeout_ns - ktime_to_ns(ktime_sub(ktime_get(), start));
+
+	/* 0 would mean the default timeout: 1 ns times out at once */
+	*user_timeout_ns = max_t(s64, left, 1);
+	return -ERESTARTSYS;
 }
 
 /*
@@ -123,6 +145,8 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	struct ordlock_rkey *keys;
 	struct ordlock_keybuf kb;
 	unsigned int n = arg->nkeys;
+	u64 timeout_ns;
+	ktime_t start;
 	int ret;
 
 	arg->token = 0;
@@ -134,9 +158,13 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, true, &keys);
 	if (ret)
 		goto out;
-	ret = ordlock_acquire(owner, keys, n, ordlock_timeout_ns(arg->timeout_ns),
+	timeout_ns = ordlock_timeout_ns(arg->timeout_ns);
+	start = ktime_get();
+	ret = ordlock_acquire(owner, keys, n, timeout_ns,
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	kvfree(kb.heap);
+	if (ret == -EINTR)
+		ret = ordlock_restart_wait(&arg->timeout_ns, timeout_ns, start);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -241,6 +269,8 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 	struct ordlock_convert *arg = &buf->convert;
 	struct ordlock_rkey key;
 	unsigned int bad;
+	u64 timeout_ns;
+	ktime_t start;
 	int ret;
 
 	arg->token = 0;
@@ -255,8 +285,12 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 		owner->failure.key = arg->key;
 		goto out;
 	}
-	ret = ordlock_convert(owner, &key, ordlock_timeout_ns(arg->timeout_ns),
+	timeout_ns = ordlock_timeout_ns(arg->timeout_ns);
+	start = ktime_get();
+	ret = ordlock_convert(owner, &key, timeout_ns,
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	if (ret == -EINTR)
+		ret = ordlock_restart_wait(&arg->timeout_ns, timeout_ns, start);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -306,6 +340,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_release),
 		.min_size = offsetofend(struct ordlock_release, failure),
 		.copy_out_on_error = true,
+		.write_first = true,
 		.execute = ordlock_ioctl_release,
 	},
 	{
@@ -313,6 +348,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_set_domain),
 		.min_size = offsetofend(struct ordlock_set_domain, name),
 		.copy_out_on_error = false,
+		.write_first = true,
 		.execute = ordlock_ioctl_set_domain,
 	},
 	{
@@ -334,6 +370,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_convert),
 		.min_size = offsetofend(struct ordlock_convert, failure),
 		.copy_out_on_error = true,
+		.write_first = true,
 		.execute = ordlock_ioctl_convert,
 	},
 	{
@@ -341,6 +378,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_domain_config),
 		.min_size = offsetofend(struct ordlock_domain_config, __reserved),
 		.copy_out_on_error = false,
+		.write_first = true,
 		.execute = ordlock_ioctl_domain_config,
 	},
 };
@@ -375,6 +413,14 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	if (ret)
 		return ret;
 
+	/*
+	 * What cannot be undone must be able to report: the result goes where
+	 * the argument came from.  (A structure made unwritable during the
+	 * call still fails with EFAULT after acting, as the UAPI says.)
+	 */
+	if (op->write_first &&
+	    copy_to_user(uarg, &buf, min_t(size_t, usize, op->size)))
+		return -EFAULT;
 	if (mutex_lock_interruptible(&owner->lock))
 		return -ERESTARTSYS;
 	ret = op->execute(owner, &buf);

@@ -78,6 +78,9 @@ struct ordlock_rkey;
  * @pid: thread group id of the last task that made a request (or opened
  *	the owner); written under @lock, read by anyone with READ_ONCE()
  * @tid: thread id of the last task that made a request; like @pid
+ * @tid_start: that task's start time (task->start_time): with @tid, the
+ *	thread's identity, which a thread that reuses the id does not share;
+ *	like @pid
  * @comm: command name of that task; written under @lock, read racily by
  *	debugfs and the graph walk (a torn name is harmless)
  * @pending: what the owner waits for, for debugfs: written under @lock
@@ -118,6 +121,7 @@ struct ordlock_owner {
 	u64 id;
 	pid_t pid;
 	pid_t tid;
+	u64 tid_start;
 	char comm[TASK_COMM_LEN];
 	struct ordlock_key pending;
 	u64 pending_since;

@@ -22,7 +22,13 @@
  * order, waiting on each in turn, and grants the whole set or nothing: when
  * the request fails for any reason, every key it took is released before
  * the ioctl returns. A successful acquire returns a *fencing token*, a
- * number that grows with every grant in the domain.
+ * number that grows with every grant in the domain. Tokens never go
+ * backwards: a domain that is freed with its last owner and created again
+ * starts above every token it handed out before, and so does a domain
+ * after the module is unloaded and loaded again (its first token is the
+ * wall clock in microseconds, which a domain that averages fewer than one
+ * grant a microsecond never overtakes; provided the clock did not step
+ * back). Tokens stay below 2^53, exact in JSON.
  *
  * The order rule: in a domain with policy %ORDLOCK_POLICY_ENFORCE (the
  * default), an owner that holds keys may only acquire keys that sort above
@@ -73,7 +79,11 @@
  *            kernel's structure with non-zero trailing bytes, or larger than
  *            a page
  * EFAULT     a user pointer (the argument, or the keys array) is not readable
- *            or writable
+ *            or writable; nothing was done (an argument that cannot be
+ *            written is found before acting, or the grant is undone; only
+ *            an argument made unwritable by another thread during the call
+ *            can fail after %ORDLOCK_IOC_RELEASE, %ORDLOCK_IOC_CONVERT,
+ *            %ORDLOCK_IOC_SET_DOMAIN or %ORDLOCK_IOC_DOMAIN_CONFIG acted)
  * ENOTTY     unknown ioctl
  * EDEADLK    order violation (%ORDLOCK_REASON_ORDER): a requested key sorts at
  *            or below a held key; or a deadlock was detected and this request
@@ -84,7 +94,13 @@
  *            key waited for and the pid of one holder
  * EAGAIN     %ORDLOCK_ACQUIRE_TRY and a key is not free
  *            (%ORDLOCK_REASON_BUSY); same details as ETIMEDOUT
- * EINTR      a signal interrupted the wait (%ORDLOCK_REASON_SIGNAL)
+ * EINTR      a signal whose handler has no SA_RESTART interrupted the wait
+ *            (%ORDLOCK_REASON_SIGNAL); @timeout_ns then holds the time
+ *            that was left. A signal that runs no handler (a stop and
+ *            continue, ptrace) or one whose handler has SA_RESTART
+ *            restarts the call with the time that was left (written into
+ *            @timeout_ns, as select(2) does), so the first deadline holds;
+ *            the keys the request had taken are released in between
  * ENOSPC     the owner would hold more than max_keys_per_owner keys
  *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
  *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);
@@ -538,7 +554,11 @@ struct ordlock_domain_config {
  * against the user of that task (its effective uid); when that user has
  * max_owners_per_user owners already, the request fails with EDQUOT. A
  * request only ever concerns the sending socket's own owner: its keys, its
- * queued request, its cookie.
+ * queued request, its cookie. A socket's owner keeps the module in use, as
+ * an open /dev/ordlock does: rmmod is refused until the socket closes, so
+ * no held key vanishes and every queued request gets its RESULT (while
+ * the module is being unloaded, a socket's first lock request fails with
+ * ENODEV).
  *
  * %ORDLOCK_CMD_ACQUIRE - [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS,
  *	[%ORDLOCK_A_TIMEOUT_NS], [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY],

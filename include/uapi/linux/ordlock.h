@@ -648,6 +648,44 @@ struct ordlock_domain_config {
  * with the owner and its failure record (reason
  * %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT, no key).
  */
+/**
+ * DOC: Netlink errors
+ *
+ * The netlink errors (the error of the NLMSG_ERROR message, with an extack
+ * message naming the reason and, where there is one, the attribute). A
+ * lock request that the kernel answers (STATUS REFUSED) carries its errno
+ * in %ORDLOCK_A_ERRNO instead: the errnos of the ioctl table above.
+ *
+ * ==========  ===============================================================
+ * errno       meaning
+ * ==========  ===============================================================
+ * EINVAL      a malformed request: a missing or unknown attribute, an
+ *             attribute the command does not take, a bad key, mode, flag or
+ *             domain name, an unknown policy
+ * ERANGE      an attribute's value is out of its range (the policy)
+ * E2BIG       more keys than max_keys_per_request (or, for RELEASE, than
+ *             max_keys_per_release); more rank names than a domain takes
+ * EMSGSIZE    an attribute longer than its type allows; a reply that does
+ *             not fit
+ * EOPNOTSUPP  the request came from a network namespace other than the
+ *             initial one
+ * ENOENT      CANCEL of a cookie the socket has no request with; GET_STATS
+ *             or DOMAIN_GET of a domain that does not exist
+ * EBUSY       another request of the socket is in progress; ACQUIRE with
+ *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys
+ * EPERM       DOMAIN_SET without CAP_NET_ADMIN
+ * EACCES      the first lock request of a socket whose task may not open
+ *             /dev/ordlock for reading and writing
+ * ENOSPC      a new domain would make more than max_domains domains
+ * EDQUOT      a per-user limit: max_owners_per_user owners, or
+ *             max_domains_per_user domains
+ * EEXIST      DOMAIN_SET with %ORDLOCK_A_RANK_NAMES naming a rank, or a name,
+ *             twice (nothing is changed)
+ * ENOMEM      out of memory (nothing is changed, see DOMAIN_SET)
+ * ENOBUFS     the socket's receive buffer overflowed (see above)
+ * ENODEV      the module is being unloaded
+ * ==========  ===============================================================
+ */
 #define ORDLOCK_GENL_NAME		"ordlock"
 #define ORDLOCK_GENL_VERSION		1
 #define ORDLOCK_GENL_MCGRP_EVENTS	"events"

@@ -89,7 +89,11 @@
  *            or below a held key; or a deadlock was detected and this request
  *            was chosen as the victim (%ORDLOCK_REASON_DEADLOCK, in any
  *            policy but "timeout": in "enforce" through upgrades or one
- *            thread's several owners; %ORDLOCK_REASON_UPGRADE)
+ *            thread's several owners; %ORDLOCK_REASON_UPGRADE). A thread
+ *            is followed from an owner it holds through to the owner it
+ *            waits through only within one domain: a cycle that passes
+ *            through owners of two domains (a thread holds in one and
+ *            waits in the other) is not detected and ends by timeout
  * ETIMEDOUT  the wait timed out (%ORDLOCK_REASON_TIMEOUT); @failure names the
  *            key waited for and the pid of one holder
  * EAGAIN     %ORDLOCK_ACQUIRE_TRY and a key is not free

@@ -70,20 +70,53 @@ static int ordlock_fail_invalid(struct ordlock_owner *owner, int err)
 }
 
 /*
- * A wait of @timeout_ns (as ordlock_timeout_ns() gave it) that began at
- * @start was interrupted by a signal: ask for the call to be restarted
- * with the time that is left, written into *@user_timeout_ns, which is
- * copied back to the caller (as select(2) does).  The signal code restarts
- * it when no handler runs (a stop and continue, ptrace) or the handler has
- * SA_RESTART, so the first deadline holds; otherwise the caller sees EINTR.
+ * The timeout of a wait of ioctl @cmd whose argument asks for
+ * @arg_timeout_ns: a call that continues a wait of the same thread that a
+ * signal interrupted (restarted by the kernel, or issued again with the
+ * timeout_ns the kernel wrote back) keeps the first deadline; any other
+ * call gets ordlock_timeout_ns().  The owner is locked.
  */
-static int ordlock_restart_wait(__u64 *user_timeout_ns, u64 timeout_ns,
-				ktime_t start)
+static u64 ordlock_wait_timeout(struct ordlock_owner *owner, u32 cmd,
+				u64 arg_timeout_ns)
 {
-	s64 left = (s64)timeout_ns - ktime_to_ns(ktime_sub(ktime_get(), start));
+	struct ordlock_restart *r = &owner->restart;
+	u64 timeout_ns;
 
+	lockdep_assert_held(&owner->lock);
+	if (r->cmd == cmd && r->left_ns == arg_timeout_ns &&
+	    r->tid == task_pid_nr(current) && r->tid_start == current->start_time)
+		timeout_ns = max_t(s64, ktime_to_ns(ktime_sub(r->deadline,
+							      ktime_get())), 1);
+	else
+		timeout_ns = ordlock_timeout_ns(arg_timeout_ns);
+	r->cmd = 0;
+	return timeout_ns;
+}
+
+/*
+ * A wait of ioctl @cmd for @timeout_ns that began at @start was interrupted
+ * by a signal: write the time that is left into *@arg_timeout_ns (copied
+ * back to the caller, as select(2) does), remember the deadline for the
+ * call that continues it (ordlock_wait_timeout()) and ask for a restart.
+ * The signal code restarts the call when no handler runs (a stop and
+ * continue, ptrace) or the handler has SA_RESTART; otherwise the caller
+ * sees EINTR.
+ */
+static int ordlock_wait_interrupted(struct ordlock_owner *owner, u32 cmd,
+				    __u64 *arg_timeout_ns, u64 timeout_ns,
+				    ktime_t start)
+{
+	struct ordlock_restart *r = &owner->restart;
+	ktime_t deadline = ktime_add_ns(start, timeout_ns);
+
+	lockdep_assert_held(&owner->lock);
 	/* 0 would mean the default timeout: 1 ns times out at once */
-	*user_timeout_ns = max_t(s64, left, 1);
+	r->left_ns = max_t(s64, ktime_to_ns(ktime_sub(deadline, ktime_get())), 1);
+	r->deadline = deadline;
+	r->tid = task_pid_nr(current);
+	r->tid_start = current->start_time;
+	r->cmd = cmd;
+	*arg_timeout_ns = r->left_ns;
 	return -ERESTARTSYS;
 }
 
@@ -158,13 +191,14 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, true, &keys);
 	if (ret)
 		goto out;
-	timeout_ns = ordlock_timeout_ns(arg->timeout_ns);
+	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_ACQUIRE, arg->timeout_ns);
 	start = ktime_get();
 	ret = ordlock_acquire(owner, keys, n, timeout_ns,
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	kvfree(kb.heap);
 	if (ret == -EINTR)
-		ret = ordlock_restart_wait(&arg->timeout_ns, timeout_ns, start);
+		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_ACQUIRE,
+					       &arg->timeout_ns, timeout_ns, start);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -285,12 +319,13 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 		owner->failure.key = arg->key;
 		goto out;
 	}
-	timeout_ns = ordlock_timeout_ns(arg->timeout_ns);
+	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_CONVERT, arg->timeout_ns);
 	start = ktime_get();
 	ret = ordlock_convert(owner, &key, timeout_ns,
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	if (ret == -EINTR)
-		ret = ordlock_restart_wait(&arg->timeout_ns, timeout_ns, start);
+		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_CONVERT,
+					       &arg->timeout_ns, timeout_ns, start);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)

@@ -59,6 +59,7 @@ struct ordlock_rkey;
  * @cycle: the steps of the last deadlock this owner was the victim of
  *	(ORDLOCK_CYCLE_MAX of them), allocated on first need
  * @ncycle: number of steps in @cycle
+ * @restart: the interrupted wait a restarted ioctl continues; under @lock
  * @waiting: the waiter of the owner's current wait, while it is part of
  *	the wait-for graph; under domain->graph_lock
  * @tid_node: entry in domain->waiting_tids while in the graph
@@ -92,6 +93,23 @@ struct ordlock_rkey;
  *	its NUL, which netlink clients reject)
  * @domain_seq: orders the writes of @domain_name (their lock is @lock)
  */
+/**
+ * struct ordlock_restart - an ioctl wait that a signal interrupted, which
+ *	the call that continues it finishes by the same deadline (device.c)
+ * @cmd: the ioctl, 0 when none
+ * @left_ns: the time that was left, as written back to the caller
+ * @deadline: the first deadline (ktime_get())
+ * @tid: the thread that waited
+ * @tid_start: its start time (the thread's identity, with @tid)
+ */
+struct ordlock_restart {
+	u32 cmd;
+	u64 left_ns;
+	ktime_t deadline;
+	pid_t tid;
+	u64 tid_start;
+};
+
 struct ordlock_owner {
 	/* the owner's requests and state: see above */
 	struct mutex lock;
@@ -105,6 +123,7 @@ struct ordlock_owner {
 	bool busy;
 	struct ordlock_cycle_step *cycle;
 	unsigned int ncycle;
+	struct ordlock_restart restart;
 
 	struct ordlock_waiter *waiting;
 	struct hlist_node tid_node;

@@ -102,9 +102,13 @@
  *            (%ORDLOCK_REASON_SIGNAL); @timeout_ns then holds the time
  *            that was left. A signal that runs no handler (a stop and
  *            continue, ptrace) or one whose handler has SA_RESTART
- *            restarts the call with the time that was left (written into
- *            @timeout_ns, as select(2) does), so the first deadline holds;
- *            the keys the request had taken are released in between
+ *            restarts the call, which keeps the first deadline (the time
+ *            spent stopped counts, as for futex(2) and nanosleep(2)); the
+ *            keys the request had taken are released in between and the
+ *            request queues again. The kernel writes the time that was
+ *            left into @timeout_ns (as select(2) does): the same thread
+ *            issuing the same call again with that value also continues
+ *            the wait to its first deadline
  * ENOSPC     the owner would hold more than max_keys_per_owner keys
  *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
  *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);

@@ -41,6 +41,9 @@ union ordlock_ioctl_buffer {
  * @min_size: the first published size of the structure
  * @cmd: the ioctl number
  * @copy_out_on_error: the structure carries a failure record
+ * @write_first: @execute acts and cannot be undone: the caller's structure
+ *	is written back unchanged before it runs, so that a structure that
+ *	cannot be written fails with EFAULT having changed nothing
  * @execute: does the work, with the owner locked
  * @undo: reverts a successful @execute whose result could not be copied out
  */
@@ -49,6 +52,7 @@ struct ordlock_ioctl_op {
 	unsigned int min_size;
 	unsigned int cmd;
 	bool copy_out_on_error;
+	bool write_first;
 	int (*execute)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
 	void (*undo)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
 };
@@ -63,6 +67,57 @@ struct ordlock_keybuf {
 static int ordlock_fail_invalid(struct ordlock_owner *owner, int err)
 {
 	return ordlock_owner_fail(owner, ORDLOCK_REASON_INVALID, err, NULL);
+}
+
+/*
+ * The timeout of a wait of ioctl @cmd whose argument asks for
+ * @arg_timeout_ns: a call that continues a wait of the same thread that a
+ * signal interrupted (restarted by the kernel, or issued again with the
+ * timeout_ns the kernel wrote back) keeps the first deadline; any other
+ * call gets ordlock_timeout_ns().  The owner is locked.
+ */
+static u64 ordlock_wait_timeout(struct ordlock_owner *owner, u32 cmd,
+				u64 arg_timeout_ns)
+{
+	struct ordlock_restart *r = &owner->restart;
+	u64 timeout_ns;
+
+	lockdep_assert_held(&owner->lock);
+	if (r->cmd == cmd && r->left_ns == arg_timeout_ns &&
+	    r->tid == task_pid_nr(current) && r->tid_start == current->start_time)
+		timeout_ns = max_t(s64, ktime_to_ns(ktime_sub(r->deadline,
+							      ktime_get())), 1);
+	else
+		timeout_ns = ordlock_timeout_ns(arg_timeout_ns);
+	r->cmd = 0;
+	return timeout_ns;
+}
+
+/*
+ * A wait of ioctl @cmd for @timeout_ns that began at @start was interrupted
+ * by a signal: write the time that is left into *@arg_timeout_ns (copied
+ * back to the caller, as select(2) does), remember the deadline for the
+ * call that continues it (ordlock_wait_timeout()) and ask for a restart.
+ * The signal code restarts the call when no handler runs (a stop and
+ * continue, ptrace) or the handler has SA_RESTART; otherwise the caller
+ * sees EINTR.
+ */
+static int ordlock_wait_interrupted(struct ordlock_owner *owner, u32 cmd,
+				    __u64 *arg_timeout_ns, u64 timeout_ns,
+				    ktime_t start)
+{
+	struct ordlock_restart *r = &owner->restart;
+	ktime_t deadline = ktime_add_ns(start, timeout_ns);
+
+	lockdep_assert_held(&owner->lock);
+	/* 0 would mean the default timeout: 1 ns times out at once */
+	r->left_ns = max_t(s64, ktime_to_ns(ktime_sub(deadline, ktime_get())), 1);
+	r->deadline = deadline;
+	r->tid = task_pid_nr(current);
+	r->tid_start = current->start_time;
+	r->cmd = cmd;
+	*arg_timeout_ns = r->left_ns;
+	return -ERESTARTSYS;
 }
 
 /*
@@ -123,6 +178,8 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	struct ordlock_rkey *keys;
 	struct ordlock_keybuf kb;
 	unsigned int n = arg->nkeys;
+	u64 timeout_ns;
+	ktime_t start;
 	int ret;
 
 	arg->token = 0;
@@ -134,9 +191,14 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, true, &keys);
 	if (ret)
 		goto out;
-	ret = ordlock_acquire(owner, keys, n, ordlock_timeout_ns(arg->timeout_ns),
+	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_ACQUIRE, arg->timeout_ns);
+	start = ktime_get();
+	ret = ordlock_acquire(owner, keys, n, timeout_ns,
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	kvfree(kb.heap);
+	if (ret == -EINTR)
+		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_ACQUIRE,
+					       &arg->timeout_ns, timeout_ns, start);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -241,6 +303,8 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 	struct ordlock_convert *arg = &buf->convert;
 	struct ordlock_rkey key;
 	unsigned int bad;
+	u64 timeout_ns;
+	ktime_t start;
 	int ret;
 
 	arg->token = 0;
@@ -255,8 +319,13 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 		owner->failure.key = arg->key;
 		goto out;
 	}
-	ret = ordlock_convert(owner, &key, ordlock_timeout_ns(arg->timeout_ns),
+	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_CONVERT, arg->timeout_ns);
+	start = ktime_get();
+	ret = ordlock_convert(owner, &key, timeout_ns,
 			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	if (ret == -EINTR)
+		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_CONVERT,
+					       &arg->timeout_ns, timeout_ns, start);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -306,6 +375,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_release),
 		.min_size = offsetofend(struct ordlock_release, failure),
 		.copy_out_on_error = true,
+		.write_first = true,
 		.execute = ordlock_ioctl_release,
 	},
 	{
@@ -313,6 +383,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_set_domain),
 		.min_size = offsetofend(struct ordlock_set_domain, name),
 		.copy_out_on_error = false,
+		.write_first = true,
 		.execute = ordlock_ioctl_set_domain,
 	},
 	{
@@ -334,6 +405,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_convert),
 		.min_size = offsetofend(struct ordlock_convert, failure),
 		.copy_out_on_error = true,
+		.write_first = true,
 		.execute = ordlock_ioctl_convert,
 	},
 	{
@@ -341,6 +413,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.size = sizeof(struct ordlock_domain_config),
 		.min_size = offsetofend(struct ordlock_domain_config, __reserved),
 		.copy_out_on_error = false,
+		.write_first = true,
 		.execute = ordlock_ioctl_domain_config,
 	},
 };
@@ -375,6 +448,14 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	if (ret)
 		return ret;
 
+	/*
+	 * What cannot be undone must be able to report: the result goes where
+	 * the argument came from.  (A structure made unwritable during the
+	 * call still fails with EFAULT after acting, as the UAPI says.)
+	 */
+	if (op->write_first &&
+	    copy_to_user(uarg, &buf, min_t(size_t, usize, op->size)))
+		return -EFAULT;
 	if (mutex_lock_interruptible(&owner->lock))
 		return -ERESTARTSYS;
 	ret = op->execute(owner, &buf);

@@ -10,6 +10,7 @@
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/timekeeping.h>
 
 #include "domain.h"
 #include "keys.h"
@@ -26,6 +27,13 @@ static DEFINE_MUTEX(ordlock_domains_lock);
 static LIST_HEAD(ordlock_domains);
 static unsigned int ordlock_ndomains;
 static u32 ordlock_domain_ids;
+/*
+ * The highest fencing token a freed domain handed out, so that a domain
+ * created again under the same name never hands out a token at or below
+ * one it gave before, even when the clock steps back; under
+ * ordlock_domains_lock.
+ */
+static u64 ordlock_token_floor;
 static struct ordlock_domain *ordlock_default_domain;
 
 static const char * const ordlock_policy_names[] = {
@@ -40,6 +48,22 @@ const char *ordlock_policy_name(u32 policy)
 	if (policy < ARRAY_SIZE(ordlock_policy_names))
 		return ordlock_policy_names[policy];
 	return "unknown";
+}
+
+/*
+ * The first fencing token of a new domain, less one: the wall clock in
+ * microseconds since the epoch (below 2^53 until the year 2255, so that
+ * JSON readers keep every digit), and at least every token a freed domain
+ * handed out.  A domain that averages fewer grants than one a microsecond
+ * keeps its tokens below the clock, so a domain created again after a
+ * module reload starts above every token the earlier one handed out
+ * (provided the wall clock did not step back); within one load of the
+ * module, ordlock_token_floor guarantees it whatever the clock does.
+ */
+static u64 ordlock_token_seed(void)
+{
+	lockdep_assert_held(&ordlock_domains_lock);
+	return max_t(u64, ktime_to_us(ktime_get_real()), ordlock_token_floor);
 }
 
 static struct ordlock_domain *ordlock_domain_find(const char *name)
@@ -89,7 +113,7 @@ ordlock_domain_find_or_create(const char *name, struct ordlock_user *user,
 	/* Uncharged and put in ordlock_domain_free() */
 	domain->creator = user ? ordlock_user_hold(user) : NULL;
 	domain->id = ++ordlock_domain_ids;
-	atomic64_set(&domain->next_token, 0);
+	atomic64_set(&domain->next_token, ordlock_token_seed());
 	spin_lock_init(&domain->graph_lock);
 	domain->policy = ordlock_default_policy();
 	strscpy(domain->name, name, sizeof(domain->name));
@@ -143,6 +167,8 @@ static void ordlock_domain_free(struct kref *ref)
 	struct ordlock_user *creator = domain->creator;
 
 	lockdep_assert_held(&ordlock_domains_lock);
+	ordlock_token_floor = max_t(u64, ordlock_token_floor,
+				    atomic64_read(&domain->next_token));
 	list_del(&domain->node);
 	ordlock_ndomains--;
 	mutex_unlock(&ordlock_domains_lock);

@@ -95,7 +95,9 @@ struct ordlock_rank_name {
  * @creator: the user the domain was created for, charged one
  *	ORDLOCK_USER_DOMAINS until the domain is freed; one reference held;
  *	NULL for the default domain; constant
- * @next_token: the last fencing token handed out; atomic, no lock
+ * @next_token: the last fencing token handed out (at creation, a seed
+ *	above every token an earlier domain of the name handed out: see
+ *	ordlock_token_seed()); atomic, no lock
  * @graph_lock: protects the wait-for graph of the domain: owner->waiting
  *	and the walk fields of the domain's owners, and @walk_gen. Nests
  *	inside owner->lock and outside bucket->lock.

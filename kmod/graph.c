@@ -175,17 +175,25 @@ void ordlock_graph_leave(struct ordlock_domain *domain,
 		hlist_del_init(&owner->tid_node);
 }
 
-/* The owner through which thread @tid is blocked, NULL when it is not */
+/*
+ * The owner through which the thread that made @holder's last request is
+ * blocked, NULL when it is not.  The thread is known by its id and its
+ * start time: a thread that reuses the id of one that exited is another
+ * thread, and never links @holder to its own waits.
+ */
 static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
-						     pid_t tid)
+						     struct ordlock_owner *holder)
 {
+	pid_t tid = READ_ONCE(holder->tid);
+	u64 start = READ_ONCE(holder->tid_start);
 	struct ordlock_owner *owner;
 
-	if (tid == walk->start->tid && walk->start_blocks)
+	if (walk->start_blocks && tid == walk->start->tid &&
+	    start == walk->start->tid_start)
 		return walk->start;
 	hlist_for_each_entry(owner, &walk->domain->waiting_tids[tid % ORDLOCK_TID_HASH],
 			     tid_node)
-		if (owner->tid == tid)
+		if (owner->tid == tid && owner->tid_start == start)
 			return owner;
 	return NULL;
 }
@@ -198,7 +206,7 @@ static bool ordlock_graph_visit(void *arg, struct ordlock_owner *to,
 
 	/* A holder whose thread waits elsewhere waits with that thread */
 	if (to != walk->start && !to->waiting) {
-		to = ordlock_graph_tid_owner(walk, READ_ONCE(to->tid));
+		to = ordlock_graph_tid_owner(walk, to);
 		if (!to)
 			return false;
 	}

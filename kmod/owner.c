@@ -3,6 +3,7 @@
  * Owners: creation, destruction, domain choice, and the cache of holds.
  */
 #include <linux/cred.h>
+#include <linux/module.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -54,9 +55,19 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	bool exempt;
 	int ret;
 
+	/*
+	 * An owner keeps the module in use, so that no unload takes what it
+	 * holds or waits for: a device owner through its file (fops.owner),
+	 * a netlink owner through this reference, dropped when the socket
+	 * closes. It fails only while the module is being unloaded.
+	 */
+	if (kind == ORDLOCK_KIND_NETLINK && !try_module_get(THIS_MODULE))
+		return ERR_PTR(-ENODEV);
 	user = ordlock_user_get(current_euid());
-	if (IS_ERR(user))
-		return ERR_CAST(user);
+	if (IS_ERR(user)) {
+		ret = PTR_ERR(user);
+		goto err_module;
+	}
 	exempt = ordlock_user_exempt();
 	ret = ordlock_user_charge(user, ORDLOCK_USER_OWNERS, 1, exempt);
 	if (ret) {
@@ -82,6 +93,7 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	owner->id = atomic64_inc_return(&ordlock_owner_ids);
 	owner->pid = task_tgid_nr(current);
 	owner->tid = task_pid_nr(current);
+	owner->tid_start = current->start_time;
 	get_task_comm(owner->comm, current);
 	ordlock_gauge_inc(&owner->domain->owners);
 	atomic_inc(&ordlock_nowners);
@@ -94,6 +106,9 @@ err_uncharge:
 	ordlock_user_uncharge(user, ORDLOCK_USER_OWNERS, 1);
 err_put:
 	ordlock_user_put(user);
+err_module:
+	if (kind == ORDLOCK_KIND_NETLINK)
+		module_put(THIS_MODULE);
 	return ERR_PTR(ret);
 }
 
@@ -122,8 +137,15 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_OWNERS, 1);
 	ordlock_user_put(owner->user);
 	kfree(owner->cycle);
-	kfree(owner);
 	atomic_dec(&ordlock_nowners);
+	/*
+	 * Last: the module may go once the reference is dropped.  Its exit
+	 * waits for the notifier or work item that destroys a netlink owner
+	 * (netlink_unregister_notifier(), destroy_workqueue()).
+	 */
+	if (owner->kind == ORDLOCK_KIND_NETLINK)
+		module_put(THIS_MODULE);
+	kfree(owner);
 }
 
 /*
@@ -207,6 +229,7 @@ void ordlock_owner_touch(struct ordlock_owner *owner)
 
 	lockdep_assert_held(&owner->lock);
 	WRITE_ONCE(owner->tid, task_pid_nr(current));
+	WRITE_ONCE(owner->tid_start, current->start_time);
 	if (likely(owner->pid == pid))
 		return;
 	WRITE_ONCE(owner->pid, pid);

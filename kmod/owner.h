@@ -59,6 +59,7 @@ struct ordlock_rkey;
  * @cycle: the steps of the last deadlock this owner was the victim of
  *	(ORDLOCK_CYCLE_MAX of them), allocated on first need
  * @ncycle: number of steps in @cycle
+ * @restart: the interrupted wait a restarted ioctl continues; under @lock
  * @waiting: the waiter of the owner's current wait, while it is part of
  *	the wait-for graph; under domain->graph_lock
  * @tid_node: entry in domain->waiting_tids while in the graph
@@ -78,6 +79,9 @@ struct ordlock_rkey;
  * @pid: thread group id of the last task that made a request (or opened
  *	the owner); written under @lock, read by anyone with READ_ONCE()
  * @tid: thread id of the last task that made a request; like @pid
+ * @tid_start: that task's start time (task->start_time): with @tid, the
+ *	thread's identity, which a thread that reuses the id does not share;
+ *	like @pid
  * @comm: command name of that task; written under @lock, read racily by
  *	debugfs and the graph walk (a torn name is harmless)
  * @pending: what the owner waits for, for debugfs: written under @lock
@@ -89,6 +93,23 @@ struct ordlock_rkey;
  *	its NUL, which netlink clients reject)
  * @domain_seq: orders the writes of @domain_name (their lock is @lock)
  */
+/**
+ * struct ordlock_restart - an ioctl wait that a signal interrupted, which
+ *	the call that continues it finishes by the same deadline (device.c)
+ * @cmd: the ioctl, 0 when none
+ * @left_ns: the time that was left, as written back to the caller
+ * @deadline: the first deadline (ktime_get())
+ * @tid: the thread that waited
+ * @tid_start: its start time (the thread's identity, with @tid)
+ */
+struct ordlock_restart {
+	u32 cmd;
+	u64 left_ns;
+	ktime_t deadline;
+	pid_t tid;
+	u64 tid_start;
+};
+
 struct ordlock_owner {
 	/* the owner's requests and state: see above */
 	struct mutex lock;
@@ -102,6 +123,7 @@ struct ordlock_owner {
 	bool busy;
 	struct ordlock_cycle_step *cycle;
 	unsigned int ncycle;
+	struct ordlock_restart restart;
 
 	struct ordlock_waiter *waiting;
 	struct hlist_node tid_node;
@@ -118,6 +140,7 @@ struct ordlock_owner {
 	u64 id;
 	pid_t pid;
 	pid_t tid;
+	u64 tid_start;
 	char comm[TASK_COMM_LEN];
 	struct ordlock_key pending;
 	u64 pending_since;

@@ -20,11 +20,14 @@
 #   KDIR:    the release whose /lib/modules/KVER/build is KDIR, else the
 #            name of a Debian /usr/src/linux-headers-KVER tree, else the
 #            tree's include/config/kernel.release.
-# Prints nothing when it finds nothing.
+# Prints nothing when it finds nothing.  ORDLOCK_MODULES_DIR (default
+# /lib/modules) and ORDLOCK_UNAME_R (default: uname -r) are for its tests.
+
+mods=${ORDLOCK_MODULES_DIR:-/lib/modules}
 
 # newest REGEX: the newest release matching REGEX that has headers
 newest() {
-	for d in /lib/modules/*/build; do
+	for d in "$mods"/*/build; do
 		[ -d "$d" ] && basename "$(dirname "$d")"
 	done | grep -E "^$1\$" | sort -V | tail -n 1
 }
@@ -34,8 +37,8 @@ k612rt() { newest '6\.12\.[0-9]+\+deb12-rt-amd64'; }
 
 case $1 in
 '')
-	r=$(uname -r)
-	if [ -d "/lib/modules/$r/build" ]; then
+	r=${ORDLOCK_UNAME_R:-$(uname -r)}
+	if [ -d "$mods/$r/build" ]; then
 		echo "$r"
 		exit 0
 	fi
@@ -56,7 +59,7 @@ case $1 in
 	;;
 esac
 k=$(readlink -f "$1")
-for d in /lib/modules/*/build; do
+for d in "$mods"/*/build; do
 	if [ -d "$d" ] && [ "$(readlink -f "$d")" = "$k" ]; then
 		basename "$(dirname "$d")"
 		exit 0

@@ -335,5 +335,46 @@ except Exception as e:
 expect_raises(OSError, lambda: ordlock.Owner.from_fd(0),
               "Owner.from_fd of a descriptor that is not /dev/ordlock")
 
+# a key out of range is refused, never wrapped onto another key
+for spec, what in (((2**32 + 7, 5), "rank 2^32 + 7"), ((1, -1), "id -1"),
+                   ((1, 2**64), "id 2^64"), ((-1, 1), "rank -1")):
+    expect_raises(ValueError, lambda spec=spec: ordlock.acquire(spec, timeout=0),
+                  "acquire of %s raises ValueError" % what)
+expect_raises(TypeError, lambda: ordlock.key((1, True)), "a bool id raises TypeError")
+with ordlock.acquire((2**32 - 1, 2**64 - 1), domain=SHOP, timeout=0) as h:
+    ok(h.token > 0, "the largest rank and id are taken as given")
+
+# errors are the OSError subclasses Python users catch
+hpid, hstop = holder_child((6, 6))
+expect_raises(BlockingIOError, lambda: ordlock.try_acquire((6, 6), domain=SHOP),
+              "a busy try-lock raises BlockingIOError")
+expect_raises(TimeoutError, lambda: ordlock.acquire((6, 6), domain=SHOP, timeout=0.2),
+              "a wait that times out raises TimeoutError")
+os.close(hstop)
+os.waitpid(hpid, 0)
+
+
+def as_nobody():
+    """In a child: open an owner as uid 65534 (the device is 0660 root)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            os.setgroups([])
+            os.setresgid(65534, 65534, 65534)
+            os.setresuid(65534, 65534, 65534)
+            ordlock.Owner()
+            code = 1
+        except PermissionError:
+            code = 0
+        except BaseException:  # noqa: BLE001
+            code = 2
+        os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+ok(oct(os.stat("/dev/ordlock").st_mode & 0o777) == "0o660",
+   "the device is 0660 (the module's default dev_mode)")
+ok(as_nobody() == 0, "a user who may not open the device gets PermissionError")
 print("1..%d" % n)
 sys.exit(1 if failed else 0)

@@ -106,6 +106,11 @@ static int ring_worker(void *arg)
 
 	if (!ol)
 		return 1;
+	/*
+	 * Its own pid, before the first barrier: the parent's store of the
+	 * pid child_start() returned may come after the others passed it
+	 */
+	__atomic_store_n(&ring->pid[me], getpid(), __ATOMIC_SEQ_CST);
 	for (i = 0; i < j->n; i++) {
 		struct ordlock_key k[2] = {
 			ORDLOCK_EX(R_STORE, j->src), ORDLOCK_EX(R_STORE, j->dst),

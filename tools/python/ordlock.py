@@ -40,6 +40,7 @@ __all__ = [
     "domain_config",
     "OrdlockError", "OrderViolation", "Timeout", "Busy", "Deadlock",
     "UpgradeDeadlock", "Interrupted", "LimitReached", "NotHeld",
+    "PermissionDenied", "DeviceMissing", "RANK_MAX", "ID_MAX",
 ]
 
 __version__ = "0.1.0"
@@ -60,6 +61,9 @@ R_NONE, R_INVALID, R_ORDER, R_TIMEOUT, R_BUSY, R_SIGNAL, R_DEADLOCK, \
     R_CANCELLED, R_USER_LIMIT = range(14)
 
 ACQUIRE_TRY = 1
+#: the largest rank (32 bits) and id (64 bits) of a key
+RANK_MAX = 2**32 - 1
+ID_MAX = 2**64 - 1
 DOMAIN_NAME_MAX = 32
 COMM_LEN = 16
 CYCLE_MAX = 64
@@ -235,8 +239,18 @@ class Key(namedtuple("Key", "rank id mode")):
     __slots__ = ()
 
     def __new__(cls, rank, id, mode=EXCLUSIVE, ranks=None):
-        return super().__new__(cls, _rank_of(rank, ranks), int(id),
-                               _mode_of(mode))
+        rank = _rank_of(rank, ranks)
+        if isinstance(id, str) and id.isdigit():
+            id = int(id)
+        if isinstance(id, bool) or not isinstance(id, int):
+            raise TypeError("ordlock: an id is an int, not %r" % (id,))
+        if not 0 <= rank <= RANK_MAX:
+            raise ValueError("ordlock: rank %d is out of range (0 to %d)"
+                             % (rank, RANK_MAX))
+        if not 0 <= id <= ID_MAX:
+            raise ValueError("ordlock: id %d is out of range (0 to %d)"
+                             % (id, ID_MAX))
+        return super().__new__(cls, rank, id, _mode_of(mode))
 
     @property
     def name(self):
@@ -351,6 +365,23 @@ class NotHeld(OrdlockError):
     """ENOENT: release or convert of a key the owner does not hold."""
 
 
+class PermissionDenied(OrdlockError, PermissionError):
+    """EACCES or EPERM: this user may not lock (the device's mode and
+    group decide), or may not change a domain's policy."""
+
+
+class DeviceMissing(OrdlockError, FileNotFoundError):
+    """ENOENT or ENODEV opening /dev/ordlock: the module is not loaded."""
+
+
+# the OSError subclass a failure without a record raises, by errno
+_ERRNO_CLASSES = {
+    _errno.EACCES: PermissionDenied, _errno.EPERM: PermissionDenied,
+    _errno.ETIMEDOUT: Timeout, _errno.EAGAIN: Busy,
+    _errno.EINTR: Interrupted,
+}
+
+
 _CLASSES = {
     R_ORDER: OrderViolation, R_TIMEOUT: Timeout, R_BUSY: Busy,
     R_DEADLOCK: Deadlock, R_UPGRADE: UpgradeDeadlock, R_SIGNAL: Interrupted,
@@ -360,8 +391,11 @@ _CLASSES = {
 }
 
 
-def _plain_error(err, what):
-    return OrdlockError(err, "%s: %s" % (what, os.strerror(err)))
+def _plain_error(err, what, opening=False):
+    cls = _ERRNO_CLASSES.get(err, OrdlockError)
+    if opening and err in (_errno.ENOENT, _errno.ENODEV, _errno.ENXIO):
+        cls = DeviceMissing
+    return cls(err, "%s: %s" % (what, os.strerror(err)))
 
 
 # --- owners ------------------------------------------------------------------
@@ -387,7 +421,7 @@ class Owner:
         self._ol = _lib.ordlock_open(domain.encode() if domain else None)
         if not self._ol:
             raise _plain_error(ctypes.get_errno(), "ordlock_open(%s)"
-                               % (domain or "default"))
+                               % (domain or "default"), opening=True)
 
     @classmethod
     def from_fd(cls, fd, ranks=None):
@@ -400,7 +434,8 @@ class Owner:
         self.domain = None
         self._ol = _lib.ordlock_open_fd(int(fd))
         if not self._ol:
-            raise _plain_error(ctypes.get_errno(), "ordlock_open_fd(%d)" % fd)
+            raise _plain_error(ctypes.get_errno(), "ordlock_open_fd(%d)" % fd,
+                               opening=True)
         self.domain = self.info()["domain"]
         return self
 

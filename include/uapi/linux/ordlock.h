@@ -27,7 +27,13 @@
  * order, waiting on each in turn, and grants the whole set or nothing: when
  * the request fails for any reason, every key it took is released before
  * the ioctl returns. A successful acquire returns a *fencing token*, a
- * number that grows with every grant in the domain.
+ * number that grows with every grant in the domain. Tokens never go
+ * backwards: a domain that is freed with its last owner and created again
+ * starts above every token it handed out before, and so does a domain
+ * after the module is unloaded and loaded again (its first token is the
+ * wall clock in microseconds, which a domain that averages fewer than one
+ * grant a microsecond never overtakes; provided the clock did not step
+ * back). Tokens stay below 2^53, exact in JSON.
  *
  * The order rule: in a domain with policy %ORDLOCK_POLICY_ENFORCE (the
  * default), an owner that holds keys may only acquire keys that sort above
@@ -82,18 +88,36 @@
  *            kernel's structure with non-zero trailing bytes, or larger than
  *            a page
  * EFAULT     a user pointer (the argument, or the keys array) is not readable
- *            or writable
+ *            or writable; nothing was done (an argument that cannot be
+ *            written is found before acting, or the grant is undone; only
+ *            an argument made unwritable by another thread during the call
+ *            can fail after %ORDLOCK_IOC_RELEASE, %ORDLOCK_IOC_CONVERT,
+ *            %ORDLOCK_IOC_SET_DOMAIN or %ORDLOCK_IOC_DOMAIN_CONFIG acted)
  * ENOTTY     unknown ioctl
  * EDEADLK    order violation (%ORDLOCK_REASON_ORDER): a requested key sorts at
  *            or below a held key; or a deadlock was detected and this request
  *            was chosen as the victim (%ORDLOCK_REASON_DEADLOCK, in any
  *            policy but "timeout": in "enforce" through upgrades or one
- *            thread's several owners; %ORDLOCK_REASON_UPGRADE)
+ *            thread's several owners; %ORDLOCK_REASON_UPGRADE). A thread
+ *            is followed from an owner it holds through to the owner it
+ *            waits through only within one domain: a cycle that passes
+ *            through owners of two domains (a thread holds in one and
+ *            waits in the other) is not detected and ends by timeout
  * ETIMEDOUT  the wait timed out (%ORDLOCK_REASON_TIMEOUT); @failure names the
  *            key waited for and the pid of one holder
  * EAGAIN     %ORDLOCK_ACQUIRE_TRY and a key is not free
  *            (%ORDLOCK_REASON_BUSY); same details as ETIMEDOUT
- * EINTR      a signal interrupted the wait (%ORDLOCK_REASON_SIGNAL)
+ * EINTR      a signal whose handler has no SA_RESTART interrupted the wait
+ *            (%ORDLOCK_REASON_SIGNAL); @timeout_ns then holds the time
+ *            that was left. A signal that runs no handler (a stop and
+ *            continue, ptrace) or one whose handler has SA_RESTART
+ *            restarts the call, which keeps the first deadline (the time
+ *            spent stopped counts, as for futex(2) and nanosleep(2)); the
+ *            keys the request had taken are released in between and the
+ *            request queues again. The kernel writes the time that was
+ *            left into @timeout_ns (as select(2) does): the same thread
+ *            issuing the same call again with that value also continues
+ *            the wait to its first deadline
  * ENOSPC     the owner would hold more than max_keys_per_owner keys
  *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
  *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);
@@ -559,7 +583,11 @@ struct ordlock_domain_config {
  * against the user of that task (its effective uid); when that user has
  * max_owners_per_user owners already, the request fails with EDQUOT. A
  * request only ever concerns the sending socket's own owner: its keys, its
- * queued request, its cookie.
+ * queued request, its cookie. A socket's owner keeps the module in use, as
+ * an open /dev/ordlock does: rmmod is refused until the socket closes, so
+ * no held key vanishes and every queued request gets its RESULT (while
+ * the module is being unloaded, a socket's first lock request fails with
+ * ENODEV).
  *
  * %ORDLOCK_CMD_ACQUIRE
  *   [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS, [%ORDLOCK_A_TIMEOUT_NS],
@@ -663,6 +691,45 @@ struct ordlock_domain_config {
  * %ORDLOCK_EVENT_LIMIT in the domain it asked for (which does not exist),
  * with the owner and its failure record (reason
  * %ORDLOCK_REASON_USER_LIMIT, errno EDQUOT, no key).
+ */
+
+/**
+ * DOC: Netlink errors
+ *
+ * The netlink errors (the error of the NLMSG_ERROR message, with an extack
+ * message naming the reason and, where there is one, the attribute). A
+ * lock request that the kernel answers (STATUS REFUSED) carries its errno
+ * in %ORDLOCK_A_ERRNO instead: the errnos of the ioctl table above.
+ *
+ * ==========  ===============================================================
+ * errno       meaning
+ * ==========  ===============================================================
+ * EINVAL      a malformed request: a missing or unknown attribute, an
+ *             attribute the command does not take, a bad key, mode, flag or
+ *             domain name, an unknown policy
+ * ERANGE      an attribute's value is out of its range (the policy)
+ * E2BIG       more keys than max_keys_per_request (or, for RELEASE, than
+ *             max_keys_per_release); more rank names than a domain takes
+ * EMSGSIZE    an attribute longer than its type allows; a reply that does
+ *             not fit
+ * EOPNOTSUPP  the request came from a network namespace other than the
+ *             initial one
+ * ENOENT      CANCEL of a cookie the socket has no request with; GET_STATS
+ *             or DOMAIN_GET of a domain that does not exist
+ * EBUSY       another request of the socket is in progress; ACQUIRE with
+ *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys
+ * EPERM       DOMAIN_SET without CAP_NET_ADMIN
+ * EACCES      the first lock request of a socket whose task may not open
+ *             /dev/ordlock for reading and writing
+ * ENOSPC      a new domain would make more than max_domains domains
+ * EDQUOT      a per-user limit: max_owners_per_user owners, or
+ *             max_domains_per_user domains
+ * EEXIST      DOMAIN_SET with %ORDLOCK_A_RANK_NAMES naming a rank, or a name,
+ *             twice (nothing is changed)
+ * ENOMEM      out of memory (nothing is changed, see DOMAIN_SET)
+ * ENOBUFS     the socket's receive buffer overflowed (see above)
+ * ENODEV      the module is being unloaded
+ * ==========  ===============================================================
  */
 /** ORDLOCK_GENL_NAME - the name of the generic netlink family */
 #define ORDLOCK_GENL_NAME		"ordlock"

@@ -117,21 +117,14 @@ def run(argv, env=None, preexec=None, timeout=60 * SCALE):
 def scenarios(what, argv, env=None, c=False):
     """the example run alone, behind a holder, and timed out"""
     mypid = os.getpid()
-    # 1. alone: the line the README quotes (its token is that of the first
-    # grant of a new domain: any token when the domain already exists),
-    # and nothing left behind
-    try:
-        with open(os.path.join(DEBUGFS, "stats")) as f:
-            fresh = not re.search(r"^domain %s " % DOMAIN, f.read(), re.M)
-    except OSError:
-        fresh = False
+    # 1. alone: the line the README quotes (with the token of this grant:
+    # tokens start from the clock, above every earlier one), and nothing
+    # left behind
     rc, out, err = run(argv, env)
-    want = re.escape(README_LINE or "?")
-    if not fresh:
-        want = re.sub(r"token\\? \d+$", r"token \\d+", want)
+    want = re.sub(r"token\\? \d+$", r"token \\d+", re.escape(README_LINE or "?"))
     ok(rc == 0 and re.fullmatch(want, out),
-       "%s: alone, exits 0 and prints the README's %r%s"
-       % (what, README_LINE, "" if fresh else " (any token)"),
+       "%s: alone, exits 0 and prints the README's %r (its own token)"
+       % (what, README_LINE),
        "rc %d, stdout %r, stderr %r" % (rc, out, err))
     left = domain_lines("locks")
     ok(not left, "%s: its keys are released when it exits" % what,

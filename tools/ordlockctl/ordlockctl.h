@@ -3,7 +3,8 @@
  * ordlockctl: the inspector and lock runner of ordlock.
  *
  * main.c dispatches to one subcommand per file, registered in a table
- * (struct olc_cmd). Shared pieces: parse.c (keys, debugfs files),
+ * (struct olc_cmd). Shared pieces: ../common/ (keys, the debugfs files,
+ * shared with the tests),
  * cyclefind.c (the cycle finder), print.c (tables, JSON, colour), nl.c
  * (generic netlink) and source.c (where the data comes from: debugfs when
  * it is readable, else netlink).
@@ -15,6 +16,7 @@
 #include <stdio.h>
 
 #include "cyclefind.h"
+#include "file.h"
 #include "nl.h"
 #include "parse.h"
 #include "print.h"
@@ -131,9 +133,6 @@ int olc_load_deadlocks(struct olc_deadlocks *out);
 
 /* A graph file given by the user ("-": standard input) */
 int olc_load_graph_file(const char *path, struct olc_edges *out);
-
-/* Read a whole file (a NUL is appended); 0 or -errno */
-int olc_read_file(const char *path, char **buf, size_t *len);
 
 /*
  * The shared netlink socket, opened on first use; NULL with the error

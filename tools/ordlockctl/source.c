@@ -20,64 +20,12 @@
 #define OLC_DEBUGFS_DIR		"/sys/kernel/debug/ordlock"
 #define OLC_DEBUGFS_MOUNT	"/sys/kernel/debug"
 #define OLC_DEBUGFS_MAGIC	0x64626720
-#define OLC_FILE_MAX		(1U << 30)
 
 const char *olc_debugfs_dir(void)
 {
 	const char *dir = getenv("ORDLOCK_DEBUGFS");
 
 	return dir && *dir ? dir : OLC_DEBUGFS_DIR;
-}
-
-int olc_read_file(const char *path, char **bufp, size_t *lenp)
-{
-	size_t cap = 65536, len = 0;
-	char *buf, *p;
-	ssize_t n;
-	int fd, err;
-
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			if (cap >= OLC_FILE_MAX) {
-				err = -EFBIG;
-				goto fail;
-			}
-			p = realloc(buf, cap * 2);
-			if (!p) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto fail;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return err;
 }
 
 const char *olc_module_missing(void)

@@ -43,8 +43,10 @@
 #include <unistd.h>
 
 #include "barrier.h"
+#include "file.h"
 #include "nltest.h"
 #include "oltest.h"
+#include "parse.h"
 #include "tap.h"
 
 #define SH ORDLOCK_MODE_SHARED
@@ -393,68 +395,90 @@ static int keys_free(const char *domain, const struct ordlock_key *keys, unsigne
 
 /* --- debugfs ------------------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
+typedef int (*debugfs_parser)(const char *buf, size_t len, void *out,
+			      struct olc_perr *err);
 
-	if (!buf || fd < 0)
-		bail_out("read %s: %s", path, strerror(errno));
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				bail_out("out of memory");
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
+/* debugfs file @file parsed by @parse (tools/common/parse.c) into @out */
+static void debugfs_read(const char *file, debugfs_parser parse, void *out)
+{
+	char path[128], *buf;
+	struct olc_perr perr;
+	size_t len;
+	int ret;
+
+	snprintf(path, sizeof(path), DEBUGFS "%s", file);
+	ret = olc_read_file(path, &buf, &len);
+	if (ret)
+		bail_out("read %s: %s", path, strerror(-ret));
+	ret = parse(buf, len, out, &perr);
+	if (ret == -EPROTO)
+		bail_out("%s: line %u: %s", path, perr.line, perr.msg);
+	if (ret)
+		bail_out("%s: %s", path, strerror(-ret));
+	free(buf);
 }
 
 /*
- * count_lines() - lines of debugfs file @file whose first field starts with
- * @prefix and that contain @word (NULL: any)
+ * count_locks() - lines of debugfs locks of the domains whose names start
+ * with @prefix, in @role (0: any)
  */
-static int count_lines(const char *file, const char *prefix, const char *word)
+static int count_locks(const char *prefix, unsigned int role)
 {
-	char path[128], *buf, *line, *save;
+	struct olc_locks l = { 0 };
+	size_t i;
 	int n = 0;
 
-	snprintf(path, sizeof(path), DEBUGFS "%s", file);
-	buf = slurp(path);
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#' || strncmp(line, prefix, strlen(prefix)))
-			continue;
-		if (!word || strstr(line, word))
+	debugfs_read("locks", (debugfs_parser)olc_parse_locks, &l);
+	for (i = 0; i < l.n; i++)
+		if (!strncmp(l.v[i].domain, prefix, strlen(prefix)) &&
+		    (!role || l.v[i].role == role))
 			n++;
-	}
-	free(buf);
+	olc_locks_free(&l);
+	return n;
+}
+
+/* queued waiters and converters of the domains @prefix... */
+static int count_queued(const char *prefix)
+{
+	return count_locks(prefix, ORDLOCK_ROLE_WAITER) +
+	       count_locks(prefix, ORDLOCK_ROLE_CONVERTER);
+}
+
+/* domains of debugfs stats named @name (@prefix: or starting with it) */
+static int count_domains(const char *name, int prefix)
+{
+	struct olc_stats st = { 0 };
+	size_t i;
+	int n = 0;
+
+	debugfs_read("stats", (debugfs_parser)olc_parse_stats, &st);
+	for (i = 0; i < st.n; i++)
+		if (prefix ? !strncmp(st.v[i].name, name, strlen(name)) :
+			     !strcmp(st.v[i].name, name))
+			n++;
+	olc_stats_free(&st);
 	return n;
 }
 
 /* a "domain NAME ..." line in debugfs stats */
 static int domain_exists(const char *name)
 {
-	char prefix[64];
-
-	snprintf(prefix, sizeof(prefix), "domain %s ", name);
-	return count_lines("stats", prefix, NULL);
+	return count_domains(name, 0);
 }
 
 /* the "global owners N resources N" line of debugfs stats */
 static int global_counts(long *owners, long *resources)
 {
-	char *buf = slurp(DEBUGFS "stats"), *p = strstr(buf, "\nglobal owners ");
+	struct olc_stats st = { 0 };
 	int ret = -EPROTO;
 
-	if (p && sscanf(p + 1, "global owners %ld resources %ld", owners, resources) == 2)
+	debugfs_read("stats", (debugfs_parser)olc_parse_stats, &st);
+	if (st.have_global) {
+		*owners = (long)st.owners;
+		*resources = (long)st.resources;
 		ret = 0;
-	free(buf);
+	}
+	olc_stats_free(&st);
 	return ret;
 }
 
@@ -479,7 +503,7 @@ static long base_owners, base_resources;
 static void check_clean(const char *what, const char *prefix)
 {
 	long o = -1, r = -1;
-	int locks = count_lines("locks", prefix, NULL), ret;
+	int locks = count_locks(prefix, 0), ret;
 
 	ok(!locks, "%s: debugfs locks shows nothing of the test (%d lines)", what, locks);
 	ret = wait_global(base_owners, base_resources, &o, &r);
@@ -562,7 +586,7 @@ static void sweep_set_domain(void)
 			break;
 	}
 	sweep_report(&s);
-	ok(!count_lines("stats", "domain ", dom("sd")),
+	ok(!count_domains(dom("sd"), 1),
 	   "SET_DOMAIN: the domains are gone with their owners");
 }
 
@@ -736,7 +760,7 @@ static void sweep_wait_timeout(const char *what, uint32_t policy)
 				BAD(&s, bad_err, "point %u: %s", name, n,
 				    ret ? strerror(-ret) : "granted");
 		}
-		waiters = count_lines("locks", d, "waiter") + count_lines("locks", d, "converter");
+		waiters = count_queued(d);
 		if (waiters)
 			BAD(&s, bad_state, "point %u: %d waiters left queued", name, n, waiters);
 		if (nheld(fd) != is_convert)
@@ -925,9 +949,9 @@ static void sweep_deadlock(void)
 		if (nheld(fd) != 1)
 			BAD(&s, bad_state, "point %u: holds %ld keys, not 1:2 alone", s.name, n,
 			    nheld(fd));
-		if (count_lines("locks", d, "waiter") != 1)
+		if (count_locks(d, ORDLOCK_ROLE_WAITER) != 1)
 			BAD(&s, bad_state, "point %u: %d waiters, not the child alone", s.name, n,
-			    count_lines("locks", d, "waiter"));
+			    count_locks(d, ORDLOCK_ROLE_WAITER));
 		release_all(fd);
 		st = child_wait(pid, 60);
 		pbarrier_free(c->got);
@@ -1096,16 +1120,16 @@ static void sweep_nl_acquire(unsigned int nkeys, int queue)
 				BAD(&s, bad_err, "point %u: %s (%s)", name, n, strerror(-ret),
 				    nlt_extack_str(sk));
 			/* refused by the kernel: nothing may be held or queued */
-			if (kernel_said && count_lines("locks", d, NULL) != (queue ? 1 : 0))
+			if (kernel_said && count_locks(d, 0) != (queue ? 1 : 0))
 				BAD(&s, bad_state, "point %u: refused (%s), but %d lines in locks",
-				    name, n, strerror(-ret), count_lines("locks", d, NULL));
+				    name, n, strerror(-ret), count_locks(d, 0));
 		} else if (o.status == ORDLOCK_STATUS_REFUSED) {
 			s.failed++;
 			if (o.error != ENOMEM)
 				BAD(&s, bad_err, "point %u: REFUSED, errno %u", name, n, o.error);
-			if (count_lines("locks", d, NULL) != (queue ? 1 : 0))
+			if (count_locks(d, 0) != (queue ? 1 : 0))
 				BAD(&s, bad_state, "point %u: REFUSED, but %d lines in locks",
-				    name, n, count_lines("locks", d, NULL));
+				    name, n, count_locks(d, 0));
 		} else if (o.status == ORDLOCK_STATUS_QUEUED && queue) {
 			/* the child lets go: the request ends granted */
 			olt_holder_stop(h);
@@ -1169,7 +1193,7 @@ static void sweep_nl_cancel(void)
 		arm(n);
 		ret = nlt_cancel(sk, 77, &o);
 		inj = sweep_disarm(&s);
-		lines = count_lines("locks", d, NULL);
+		lines = count_locks(d, 0);
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1185,9 +1209,9 @@ static void sweep_nl_cancel(void)
 			    n, lines);
 		}
 		nlt_close(sk);
-		if (count_lines("locks", d, NULL) != 1)
+		if (count_locks(d, 0) != 1)
 			BAD(&s, bad_state, "point %u: after the close, %d lines in locks", s.name,
-			    n, count_lines("locks", d, NULL));
+			    n, count_locks(d, 0));
 		if (sweep_done(&s, inj))
 			break;
 	}
@@ -1227,7 +1251,7 @@ static void sweep_nl_convert(uint16_t from, uint16_t to)
 		kernel_said = sk->ext.error != 0;
 		/* a shared probe gets in only while the key is held shared */
 		probe = olt_probe(d, 1, 7, SH);
-		lines = count_lines("locks", d, NULL);
+		lines = count_locks(d, 0);
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1392,7 +1416,7 @@ static void test_nl_work_nomem(void)
 	   ret ? strerror(-ret) : nlt_outcome_str(&o));
 	ok(o.have_failure && o.failure.reason == ORDLOCK_REASON_NOMEM,
 	   "netlink work item: failure reason NOMEM");
-	is_int(count_lines("locks", d, NULL), 0, "netlink work item: nothing held or queued");
+	is_int(count_locks(d, 0), 0, "netlink work item: nothing held or queued");
 	ret = nlt_acquire(sk, d, keys, 3, 0, ORDLOCK_ACQUIRE_TRY, 6, &o);
 	ok(!ret && o.status == ORDLOCK_STATUS_GRANTED,
 	   "netlink work item: the same request is granted afterwards");

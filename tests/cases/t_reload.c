@@ -153,7 +153,7 @@ static int use_module(void)
 {
 	struct ordlock_key k[3] = { ORDLOCK_EX(7, 7), ORDLOCK_SH(8, 1), ORDLOCK_EX(9, 2) };
 	struct ordlock *a = ordlock_open(NULL), *b = ordlock_open("reload-dom");
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *s = nlt_open(NULL);
 	struct pbarrier *held = pbarrier_new(2);
 	pid_t pid;
@@ -196,7 +196,7 @@ int main(void)
 	struct ordlock *ol;
 	struct nlt *s;
 	struct ordlock_key k = ORDLOCK_EX(1, 1);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	int rc;
 
 	watchdog_start(600);

@@ -418,14 +418,7 @@ int gt_mode_parse(const char *s)
 	return strcmp(s, "none") ? olc_mode_parse(s) : 0;
 }
 
-typedef int (*gt_parser)(const char *buf, size_t len, void *out,
-			 struct olc_perr *err);
-
-/*
- * Read debugfs file @name and parse it with @parse into @out; a file that
- * cannot be read or does not parse is a diag() and -errno (-EPROTO).
- */
-static int gt_debugfs_parse(const char *name, gt_parser parse, void *out)
+int gt_debugfs_parse(const char *name, gt_parser parse, void *out)
 {
 	char path[128], *buf;
 	struct olc_perr perr;

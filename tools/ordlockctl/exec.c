@@ -248,7 +248,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	struct olc_exec_key *texts = NULL;
 	struct ordlock_key *keys = NULL;
 	const struct olc_rank_names *names = NULL;
-	struct olc_domain_info info;
+	struct olc_nl_domain info;
 	const char *domain = ORDLOCK_DEFAULT_DOMAIN, *shell_cmd = NULL;
 	unsigned int nkeys = 0, i, timeout_ms = OLC_EXEC_FOREVER_MS, flags = 0;
 	int c, ret, status, conflict_code = 1, quiet = 0, need_names = 0;

@@ -82,8 +82,8 @@ static void olc_failure_json(struct olc_json *j, const char *domain,
 static int olc_monitor_event(struct nlattr **tb, void *arg)
 {
 	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
-	struct nlattr *etb[ORDLOCK_E_MAX + 1];
 	struct olc_monitor *m = arg;
+	struct olc_nl_entry e;
 	struct ordlock_failure f;
 	struct olc_who who = { 0 };
 	unsigned int event, kind = 0, held = 0, uid = 0;
@@ -100,22 +100,20 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 	olc_nl_copy_str(domain, sizeof(domain), tb[ORDLOCK_A_DOMAIN]);
 	if (m->domain && strcmp(m->domain, domain))
 		return 0;
-	if (tb[ORDLOCK_A_ENTRY] && !olc_nl_parse_nest(etb, ORDLOCK_E_MAX, tb[ORDLOCK_A_ENTRY]) &&
-	    !olc_nl_who(etb, &who)) {
+	if (tb[ORDLOCK_A_ENTRY] && !olc_nl_parse_entry(tb[ORDLOCK_A_ENTRY], &e) &&
+	    !olc_nl_who(&e, &who)) {
 		have_who = 1;
-		if (etb[ORDLOCK_E_KIND])
-			kind = nla_get_u32(etb[ORDLOCK_E_KIND]);
-		if (etb[ORDLOCK_E_HELD])
-			held = nla_get_u32(etb[ORDLOCK_E_HELD]);
-		if (etb[ORDLOCK_E_UID]) {
-			uid = nla_get_u32(etb[ORDLOCK_E_UID]);
+		kind = e.kind;
+		held = e.held;
+		if (OLC_NL_HAS(&e, ORDLOCK_E_UID)) {
+			uid = e.uid;
 			have_uid = 1;
 		}
 	}
-	if (tb[ORDLOCK_A_FAILURE] && !olc_nl_failure(tb[ORDLOCK_A_FAILURE], &f))
+	if (tb[ORDLOCK_A_FAILURE] && !olc_nl_parse_failure(tb[ORDLOCK_A_FAILURE], &f))
 		have_failure = 1;
 	if (tb[ORDLOCK_A_CYCLE]) {
-		nsteps = olc_nl_cycle(tb[ORDLOCK_A_CYCLE], steps, ORDLOCK_CYCLE_MAX);
+		nsteps = olc_nl_cycle(tb[ORDLOCK_A_CYCLE], steps);
 		if (nsteps < 0)
 			nsteps = 0;
 	}
@@ -248,12 +246,12 @@ static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 	 * A socket of its own: rank names are looked up on the shared one,
 	 * whose replies must not be mixed with the events.
 	 */
-	ret = olc_nl_open(&nl);
+	ret = olc_nl_open_ctl(&nl);
 	if (ret) {
 		olc_nl_report(NULL, ret, "netlink");
 		return OLC_EXIT_ERROR;
 	}
-	ret = olc_nl_join_events(nl);
+	ret = olc_nl_join(nl);
 	if (ret) {
 		olc_nl_report(nl, ret, "joining the \"events\" group");
 		olc_nl_close(nl);

@@ -108,7 +108,7 @@ struct olc_nl *olc_netlink(int quiet)
 		return olc_nl_shared;
 	if (olc_nl_error)
 		return NULL;
-	olc_nl_error = olc_nl_open(&olc_nl_shared);
+	olc_nl_error = olc_nl_open_ctl(&olc_nl_shared);
 	if (olc_nl_error && !quiet)
 		olc_nl_report(NULL, olc_nl_error, "netlink");
 	return olc_nl_shared;
@@ -270,7 +270,7 @@ static int olc_nl_stats(struct olc_nl *nl, struct olc_stats *out,
 	ret = 0;
 	for (i = 0; i < (domain ? 1 : n); i++) {
 		struct olc_domain_stats one;
-		int r = olc_nl_get_stats(nl, domain ? domain : names[i], &one);
+		int r = olc_nl_domain_stats(nl, domain ? domain : names[i], &one);
 
 		/* a domain without owners may be gone by now */
 		if (r == -ENOENT && !domain)
@@ -405,7 +405,7 @@ static size_t olc_names_n;
 
 const struct olc_rank_names *olc_names(const char *domain)
 {
-	struct olc_domain_info info;
+	struct olc_nl_domain info;
 	struct olc_names_entry *e;
 	struct olc_nl *nl;
 	size_t i;

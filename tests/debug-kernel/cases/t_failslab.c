@@ -43,7 +43,7 @@
 #include <unistd.h>
 
 #include "barrier.h"
-#include "file.h"
+#include "graphtest.h"
 #include "nltest.h"
 #include "oltest.h"
 #include "parse.h"
@@ -395,27 +395,11 @@ static int keys_free(const char *domain, const struct ordlock_key *keys, unsigne
 
 /* --- debugfs ------------------------------------------------------------------- */
 
-typedef int (*debugfs_parser)(const char *buf, size_t len, void *out,
-			      struct olc_perr *err);
-
 /* debugfs file @file parsed by @parse (tools/common/parse.c) into @out */
-static void debugfs_read(const char *file, debugfs_parser parse, void *out)
+static void debugfs_read(const char *file, gt_parser parse, void *out)
 {
-	char path[128], *buf;
-	struct olc_perr perr;
-	size_t len;
-	int ret;
-
-	snprintf(path, sizeof(path), DEBUGFS "%s", file);
-	ret = olc_read_file(path, &buf, &len);
-	if (ret)
-		bail_out("read %s: %s", path, strerror(-ret));
-	ret = parse(buf, len, out, &perr);
-	if (ret == -EPROTO)
-		bail_out("%s: line %u: %s", path, perr.line, perr.msg);
-	if (ret)
-		bail_out("%s: %s", path, strerror(-ret));
-	free(buf);
+	if (gt_debugfs_parse(file, parse, out))
+		bail_out("cannot read debugfs %s", file);
 }
 
 /*
@@ -428,7 +412,7 @@ static int count_locks(const char *prefix, unsigned int role)
 	size_t i;
 	int n = 0;
 
-	debugfs_read("locks", (debugfs_parser)olc_parse_locks, &l);
+	debugfs_read("locks", (gt_parser)olc_parse_locks, &l);
 	for (i = 0; i < l.n; i++)
 		if (!strncmp(l.v[i].domain, prefix, strlen(prefix)) &&
 		    (!role || l.v[i].role == role))
@@ -451,7 +435,7 @@ static int count_domains(const char *name, int prefix)
 	size_t i;
 	int n = 0;
 
-	debugfs_read("stats", (debugfs_parser)olc_parse_stats, &st);
+	debugfs_read("stats", (gt_parser)olc_parse_stats, &st);
 	for (i = 0; i < st.n; i++)
 		if (prefix ? !strncmp(st.v[i].name, name, strlen(name)) :
 			     !strcmp(st.v[i].name, name))
@@ -472,7 +456,7 @@ static int global_counts(long *owners, long *resources)
 	struct olc_stats st = { 0 };
 	int ret = -EPROTO;
 
-	debugfs_read("stats", (debugfs_parser)olc_parse_stats, &st);
+	debugfs_read("stats", (gt_parser)olc_parse_stats, &st);
 	if (st.have_global) {
 		*owners = (long)st.owners;
 		*resources = (long)st.resources;
@@ -1065,7 +1049,7 @@ static void test_no_alloc(void)
 
 /*
  * How a netlink request ended: 0 and @o (GRANTED, QUEUED, or REFUSED with
- * an errno), or a negative errno: of the request (@s->ext.error set, the
+ * an errno), or a negative errno: of the request (@s->nl->ext.error set, the
  * kernel answered with an error), or of the transport (a send refused, an
  * answer lost: then what happened is unknown to the client, and only
  * closing the socket tells it all goes).
@@ -1087,7 +1071,7 @@ static void sweep_nl_acquire(unsigned int nkeys, int queue)
 	const char *d = dom(queue ? "nlq" : "nla");
 	struct ordlock_key keys[16], held = ORDLOCK_EX(2, 1);
 	struct olt_holder *h = NULL;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk;
 	char name[96];
 	struct sweep s = { .name = name };
@@ -1113,7 +1097,7 @@ static void sweep_nl_acquire(unsigned int nkeys, int queue)
 		arm(n);
 		ret = nlt_acquire(sk, d, keys, nkeys, 60000 * NS_PER_MS, 0, n, &o);
 		inj = sweep_disarm(&s);
-		kernel_said = sk->ext.error != 0;
+		kernel_said = sk->nl->ext.error != 0;
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1174,7 +1158,7 @@ static void sweep_nl_cancel(void)
 	struct ordlock_key keys[2], held = ORDLOCK_EX(2, 1);
 	struct sweep s = { .name = "netlink CANCEL of a queued request" };
 	struct olt_holder *h = olt_holder_start(d, &held, 1);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk;
 	unsigned int n;
 	int ret, inj, lines;
@@ -1200,7 +1184,7 @@ static void sweep_nl_cancel(void)
 				BAD(&s, bad_err, "point %u: %s (%s)", s.name, n, strerror(-ret),
 				    nlt_extack_str(sk));
 			/* a cancel that failed in the kernel withdrew the request or not */
-			if (sk->ext.error && lines != 1 && lines != 3)
+			if (sk->nl->ext.error && lines != 1 && lines != 3)
 				BAD(&s, bad_state, "point %u: %d lines in locks", s.name, n, lines);
 		} else if (o.status != ORDLOCK_STATUS_CANCELLED) {
 			BAD(&s, bad_err, "point %u: %s", s.name, n, nlt_outcome_str(&o));
@@ -1230,7 +1214,7 @@ static void sweep_nl_convert(uint16_t from, uint16_t to)
 {
 	struct ordlock_key k = ordlock_key(1, 7, from), want = ordlock_key(1, 7, to);
 	const char *d = dom(to == EX ? "nlup" : "nldn");
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk = nlt_must_open();
 	char name[64];
 	struct sweep s = { .name = name };
@@ -1248,7 +1232,7 @@ static void sweep_nl_convert(uint16_t from, uint16_t to)
 		arm(n);
 		ret = nlt_convert(sk, want, 0, 0, n, &o);
 		inj = sweep_disarm(&s);
-		kernel_said = sk->ext.error != 0;
+		kernel_said = sk->nl->ext.error != 0;
 		/* a shared probe gets in only while the key is held shared */
 		probe = olt_probe(d, 1, 7, SH);
 		lines = count_locks(d, 0);
@@ -1295,16 +1279,16 @@ static const struct nlt_rank_name ds_names[] = {
 };
 
 /* @got is @name with policy detect, delay 9, and ds_names */
-static int ds_configured(const struct nlt_domain *got, const char *name)
+static int ds_configured(const struct olc_nl_domain *got, const char *name)
 {
 	unsigned int i;
 
 	if (strcmp(got->name, name) || got->policy != ORDLOCK_POLICY_DETECT ||
-	    got->detect_delay_ms != 9 || got->nnames != ARRAY_SIZE(ds_names))
+	    got->detect_delay_ms != 9 || got->names.n != ARRAY_SIZE(ds_names))
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(ds_names); i++)
-		if (got->names[i].rank != ds_names[i].rank ||
-		    strcmp(got->names[i].name, ds_names[i].name))
+		if (got->names.v[i].rank != ds_names[i].rank ||
+		    strcmp(got->names.v[i].name, ds_names[i].name))
 			return 0;
 	return 1;
 }
@@ -1321,7 +1305,7 @@ static void sweep_nl_domain_set(void)
 	struct ordlock_key k = ORDLOCK_EX(1, 1);
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 	struct nlt *sk = nlt_must_open();
-	struct nlt_domain got;
+	struct olc_nl_domain got;
 	unsigned int n, applied = 0;
 	int ret, inj, fd, kernel_said, have;
 
@@ -1332,7 +1316,7 @@ static void sweep_nl_domain_set(void)
 		ret = nlt_domain_set(sk, name, ORDLOCK_POLICY_DETECT, 9, ds_names,
 				     ARRAY_SIZE(ds_names), &got);
 		inj = sweep_disarm(&s);
-		kernel_said = sk->ext.error != 0;
+		kernel_said = sk->nl->ext.error != 0;
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1383,7 +1367,7 @@ static void test_nl_work_nomem(void)
 	const char *d = dom("nlw");
 	struct ordlock_key held = ORDLOCK_EX(1, 1), keys[3];
 	struct olt_holder *h;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk;
 	char buf[16];
 	int ret;
@@ -1449,7 +1433,7 @@ static int rnd_main(void *arg)
 {
 	struct rnd_shared *r = arg;
 	struct ordlock_key keys[8];
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk = nlt_must_open();
 	char dname[ORDLOCK_DOMAIN_NAME_MAX], nldom[ORDLOCK_DOMAIN_NAME_MAX];
 	unsigned int i, j, nk, seed = 12345;

@@ -506,18 +506,7 @@ int nlt_wait_event(struct nlt *s, uint32_t event, const char *domain,
 
 const char *nlt_event_name(uint32_t event)
 {
-	switch (event) {
-	case ORDLOCK_EVENT_DEADLOCK:
-		return "deadlock";
-	case ORDLOCK_EVENT_TIMEOUT:
-		return "timeout";
-	case ORDLOCK_EVENT_ORDER:
-		return "order";
-	case ORDLOCK_EVENT_LIMIT:
-		return "limit";
-	case ORDLOCK_EVENT_OWNER_DIED:
-		return "owner-died";
-	default:
-		return "?";
-	}
+	const char *name = olc_nl_event_name(event);
+
+	return name ? name : "?";
 }

@@ -796,6 +796,24 @@ int olc_nl_parse_event(struct nlattr **tb, struct olc_nl_event *ev)
 	return 0;
 }
 
+const char *olc_nl_event_name(uint32_t event)
+{
+	switch (event) {
+	case ORDLOCK_EVENT_DEADLOCK:
+		return "deadlock";
+	case ORDLOCK_EVENT_TIMEOUT:
+		return "timeout";
+	case ORDLOCK_EVENT_ORDER:
+		return "order";
+	case ORDLOCK_EVENT_LIMIT:
+		return "limit";
+	case ORDLOCK_EVENT_OWNER_DIED:
+		return "owner-died";
+	default:
+		return NULL;
+	}
+}
+
 /* --- domains and counters ------------------------------------------------------- */
 
 int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)

@@ -263,6 +263,8 @@ struct olc_nl_event {
 };
 
 int olc_nl_parse_event(struct nlattr **tb, struct olc_nl_event *ev);
+/* "deadlock", "timeout", "order", "limit", "owner-died"; NULL when unknown */
+const char *olc_nl_event_name(uint32_t event);
 
 /* --- domains and counters ------------------------------------------------ */
 

@@ -325,23 +325,15 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 
 static int olc_domain_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ NULL, 0, NULL, 0 },
-	};
 	struct olc_nl_domain info;
 	struct olc_json j;
 	const char *name;
-	int c, ret;
+	int ret;
 
 	/* options first; the words after NAME are not options */
-	while ((c = getopt_long(argc, argv, "+" OLC_COMMON_SHORT, longopts,
-				NULL)) != -1) {
-		ret = olc_common_opt(cmd, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	olc_color_init(olc_opt.color);
+	ret = olc_getopt(cmd, argc, argv, NULL);
+	if (ret >= 0)
+		return ret;
 	if (optind >= argc)
 		return olc_domain_list();
 	name = argv[optind++];
@@ -368,6 +360,7 @@ static int olc_domain_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_domain = {
 	.name = "domain",
 	.run = olc_domain_run,
+	.flags = OLC_CMD_ARGS,
 	.summary = "show or change a domain's policy, detection delay and rank names",
 	.usage = "domain [-j]\n"
 		 "domain [-j] NAME\n"

@@ -24,13 +24,21 @@ static int olc_lock_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+static const struct option olc_locks_longopts[] = {
+	OLC_DOMAIN_LONG,
+	{ NULL, 0, NULL, 0 },
+};
+
+static int olc_locks_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			 void *args)
+{
+	(void)c;
+	/* -d */
+	return olc_domain_opt(cmd, arg, args);
+}
+
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const headers[] = {
 		"DOMAIN", "KEY", "ROLE", "POS", "OWNER", "PID", "COMM", "MODE",
 		"TOKEN", "WAITED",
@@ -41,21 +49,9 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 	struct olc_json j;
 	char buf[32];
 	size_t i;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:", longopts,
-				NULL)) != -1) {
-		if (c == 'd') {
-			ret = olc_domain_opt(cmd, optarg, &domain);
-			if (ret >= 0)
-				return ret;
-			continue;
-		}
-		ret = olc_common_opt(cmd, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &domain);
 	if (ret >= 0)
 		return ret;
 	if (olc_load_locks(&locks, &source))
@@ -92,9 +88,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_u64(&j, "waited_us", l->value);
 			olc_json_obj_end(&j);
 		}
-		olc_json_arr_end(&j);
-		olc_json_obj_end(&j);
-		olc_json_end(&j);
+		olc_list_end(&j, NULL, NULL, NULL);
 		olc_locks_free(&locks);
 		return OLC_EXIT_OK;
 	}
@@ -124,14 +118,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				       olc_us_str(buf, sizeof(buf), l->value));
 		}
 	}
-	if (!olc_table_rows(t)) {
-		printf("no locks held or waited for%s%s%s\n",
-		       domain ? " in domain \"" : "", domain ? domain : "",
-		       domain ? "\"" : "");
-		olc_table_free(t);
-	} else {
-		olc_table_print(t, stdout);
-	}
+	olc_list_end(NULL, t, "locks held or waited for", domain);
 	olc_locks_free(&locks);
 	return OLC_EXIT_OK;
 }
@@ -139,6 +126,9 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_locks = {
 	.name = "locks",
 	.run = olc_locks_run,
+	.shortopts = "d:",
+	.longopts = olc_locks_longopts,
+	.opt = olc_locks_opt,
 	.summary = "list the holders and queued waiters of every key",
 	.usage = "locks [-d DOMAIN] [-j]",
 	.help =

@@ -23,20 +23,9 @@ static void olc_monitor_signal(int sig)
 
 static const char *olc_event_str(unsigned int event)
 {
-	switch (event) {
-	case ORDLOCK_EVENT_DEADLOCK:
-		return "deadlock";
-	case ORDLOCK_EVENT_TIMEOUT:
-		return "timeout";
-	case ORDLOCK_EVENT_ORDER:
-		return "order";
-	case ORDLOCK_EVENT_LIMIT:
-		return "limit";
-	case ORDLOCK_EVENT_OWNER_DIED:
-		return "owner-died";
-	default:
-		return "unknown";
-	}
+	const char *name = olc_nl_event_name(event);
+
+	return name ? name : "unknown";
 }
 
 struct olc_monitor {
@@ -198,50 +187,57 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 	return 0;
 }
 
+struct olc_monitor_args {
+	const char *domain;
+	uint64_t count;
+	uint64_t timeout_s;
+};
+
+static const struct option olc_monitor_longopts[] = {
+	OLC_DOMAIN_LONG,
+	{ "count", required_argument, NULL, 'c' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int olc_monitor_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			   void *args)
+{
+	struct olc_monitor_args *a = args;
+
+	switch (c) {
+	case 'd':
+		return olc_domain_opt(cmd, arg, &a->domain);
+	case 'c':
+		if (olc_parse_u64(arg, &a->count) || !a->count)
+			return olc_usage(cmd, "--count: \"%s\" is not a positive number",
+					 arg);
+		return -1;
+	default:	/* -t */
+		if (olc_parse_u64(arg, &a->timeout_s) || a->timeout_s > 100000000)
+			return olc_usage(cmd, "--timeout: \"%s\" is not a number of seconds",
+					 arg);
+		return -1;
+	}
+}
+
 static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct olc_monitor_args a = { 0 };
 	struct olc_monitor m = { 0 };
 	struct sigaction sa;
 	unsigned long lost = 0;
-	uint64_t count = 0, timeout_s = 0;
+	uint64_t count, timeout_s;
 	struct timespec start, now;
 	struct olc_nl *nl;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:c:t:", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (olc_domain_check(optarg))
-				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
-			m.domain = optarg;
-			break;
-		case 'c':
-			if (olc_parse_u64(optarg, &count) || !count)
-				return olc_usage(cmd, "--count: \"%s\" is not a positive number",
-						 optarg);
-			break;
-		case 't':
-			if (olc_parse_u64(optarg, &timeout_s) || timeout_s > 100000000)
-				return olc_usage(cmd, "--timeout: \"%s\" is not a number of seconds",
-						 optarg);
-			break;
-		default:
-			ret = olc_common_opt(cmd, c, optarg);
-			if (ret >= 0)
-				return ret;
-		}
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	m.domain = a.domain;
+	count = a.count;
+	timeout_s = a.timeout_s;
 	/*
 	 * A socket of its own: rank names are looked up on the shared one,
 	 * whose replies must not be mixed with the events.
@@ -300,6 +296,9 @@ static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_monitor = {
 	.name = "monitor",
 	.run = olc_monitor_run,
+	.shortopts = "d:c:t:",
+	.longopts = olc_monitor_longopts,
+	.opt = olc_monitor_opt,
 	.summary = "print ordlock's events as they happen",
 	.usage = "monitor [-d DOMAIN] [-c COUNT] [-t SECONDS] [-j]",
 	.help =

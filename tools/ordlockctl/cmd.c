@@ -68,6 +68,21 @@ int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg)
 	}
 }
 
+/* -d and -f, when @cmd takes them, into the struct olc_args of @args */
+static int olc_shared_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			  void *args)
+{
+	struct olc_args *a = args;
+
+	if (c == 'd' && (cmd->flags & OLC_CMD_DOMAIN))
+		return olc_domain_opt(cmd, arg, &a->domain);
+	if (c == 'f' && (cmd->flags & OLC_CMD_FILE)) {
+		a->file = arg;
+		return -1;
+	}
+	return -2;
+}
+
 static int olc_own_opt(const struct olc_cmd *cmd, int c)
 {
 	const struct option *o;
@@ -84,6 +99,8 @@ static int olc_own_opt(const struct olc_cmd *cmd, int c)
 int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args)
 {
 	static const struct option common[] = { OLC_COMMON_LONG };
+	static const struct option domain = { "domain", required_argument, NULL, 'd' };
+	static const struct option file = { "file", required_argument, NULL, 'f' };
 	struct option longopts[OLC_LONGOPTS_MAX];
 	const struct option *o;
 	char shortopts[64];
@@ -92,15 +109,23 @@ int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args)
 
 	for (i = 0; !own && i < ARRAY_SIZE(common); i++)
 		longopts[n++] = common[i];
+	if (cmd->flags & OLC_CMD_DOMAIN)
+		longopts[n++] = domain;
+	if (cmd->flags & OLC_CMD_FILE)
+		longopts[n++] = file;
 	for (o = cmd->longopts; o && o->name && n < OLC_LONGOPTS_MAX - 1; o++)
 		longopts[n++] = *o;
 	memset(&longopts[n], 0, sizeof(longopts[n]));
-	snprintf(shortopts, sizeof(shortopts), "%s%s%s",
+	snprintf(shortopts, sizeof(shortopts), "%s%s%s%s%s",
 		 cmd->flags & OLC_CMD_ARGS ? "+" : "", own ? "" : OLC_COMMON_SHORT,
+		 cmd->flags & OLC_CMD_DOMAIN ? "d:" : "",
+		 cmd->flags & OLC_CMD_FILE ? "f:" : "",
 		 cmd->shortopts ? cmd->shortopts : "");
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-		ret = olc_own_opt(cmd, c) ? cmd->opt(cmd, c, optarg, args) :
-					    olc_common_opt(cmd, c, optarg);
+		ret = olc_shared_opt(cmd, c, optarg, args);
+		if (ret == -2)
+			ret = olc_own_opt(cmd, c) ? cmd->opt(cmd, c, optarg, args) :
+						    olc_common_opt(cmd, c, optarg);
 		if (ret >= 0)
 			return ret;
 	}

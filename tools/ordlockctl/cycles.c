@@ -319,8 +319,7 @@ static int olc_parse_ulong(const char *s, unsigned long long *v)
 enum { OLC_OPT_HISTORY = 0x200, OLC_OPT_MAX_WORK };
 
 struct olc_cycles_args {
-	const char *domain;
-	const char *file;
+	struct olc_args base;
 	unsigned long long limit;
 	unsigned long long max_work;
 	int history;
@@ -328,8 +327,6 @@ struct olc_cycles_args {
 };
 
 static const struct option olc_cycles_longopts[] = {
-	OLC_DOMAIN_LONG,
-	{ "file", required_argument, NULL, 'f' },
 	{ "limit", required_argument, NULL, 'l' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "history", no_argument, NULL, OLC_OPT_HISTORY },
@@ -343,11 +340,6 @@ static int olc_cycles_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	struct olc_cycles_args *a = args;
 
 	switch (c) {
-	case 'd':
-		return olc_domain_opt(cmd, arg, &a->domain);
-	case 'f':
-		a->file = arg;
-		return -1;
 	case 'l':
 		if (olc_parse_ulong(arg, &a->limit))
 			return olc_usage(cmd, "--limit: \"%s\" is not a number", arg);
@@ -383,8 +375,8 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	domain = a.domain;
-	file = a.file;
+	domain = a.base.domain;
+	file = a.base.file;
 	limit = a.limit;
 	max_work = a.max_work;
 	history = a.history;
@@ -456,7 +448,8 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_cycles = {
 	.name = "cycles",
 	.run = olc_cycles_run,
-	.shortopts = "d:f:l:q",
+	.flags = OLC_CMD_DOMAIN | OLC_CMD_FILE,
+	.shortopts = "l:q",
 	.longopts = olc_cycles_longopts,
 	.opt = olc_cycles_opt,
 	.summary = "find every cycle of waits (deadlock) in the wait-for graph",

@@ -226,14 +226,13 @@ static int olc_exec_on_fd(struct ordlock *ol, int fd, const char *domain,
 
 /* What the options of exec ask for */
 struct olc_exec_args {
+	struct olc_args base;
 	struct olc_exec_key *texts;
 	unsigned int nkeys;
 	int need_names;
 	unsigned int timeout_ms;
 	unsigned int flags;
 	int conflict_code;
-	const char *domain;
-	int domain_given;
 	const char *shell_cmd;
 	int no_fork;
 	int unlock;
@@ -250,7 +249,6 @@ static const struct option olc_exec_longopts[] = {
 	{ "nb", no_argument, NULL, 'n' },
 	{ "conflict-exit-code", required_argument, NULL, 'E' },
 	{ "close", no_argument, NULL, 'o' },
-	OLC_DOMAIN_LONG,
 	{ "command", required_argument, NULL, 'c' },
 	{ "no-fork", no_argument, NULL, 'F' },
 	{ "unlock", no_argument, NULL, 'u' },
@@ -303,11 +301,6 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	case 'o':
 		/* the descriptor is close-on-exec anyway */
 		return -1;
-	case 'd':
-		if (olc_domain_opt(cmd, arg, &a->domain) >= 0)
-			return OLC_EXIT_USAGE;
-		a->domain_given = 1;
-		return -1;
 	case 'c':
 		a->shell_cmd = arg;
 		return -1;
@@ -331,7 +324,6 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	struct olc_exec_args a = {
 		.timeout_ms = OLC_EXEC_FOREVER_MS,
 		.conflict_code = 1,
-		.domain = ORDLOCK_DEFAULT_DOMAIN,
 	};
 	struct olc_exec_key *texts;
 	struct ordlock_key *keys = NULL;
@@ -366,8 +358,8 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	timeout_ms = a.timeout_ms;
 	flags = a.flags;
 	conflict_code = a.conflict_code;
-	domain = a.domain;
-	domain_given = a.domain_given;
+	domain_given = a.base.domain != NULL;
+	domain = domain_given ? a.base.domain : ORDLOCK_DEFAULT_DOMAIN;
 	shell_cmd = a.shell_cmd;
 	no_fork = a.no_fork;
 	unlock = a.unlock;
@@ -553,10 +545,10 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_exec = {
 	.name = "exec",
 	.run = olc_exec_run,
-	.shortopts = "s:x:w:nE:od:c:Fuqvh",
+	.shortopts = "s:x:w:nE:oc:Fuqvh",
 	.longopts = olc_exec_longopts,
 	.opt = olc_exec_opt,
-	.flags = OLC_CMD_ARGS | OLC_CMD_OWN,
+	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
 	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-d DOMAIN] -- COMMAND [ARGS]...\n"
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"

@@ -135,33 +135,24 @@ out:
 enum { OLC_OPT_DOT = 0x200 };
 
 struct olc_graph_args {
-	const char *domain;
-	const char *file;
+	struct olc_args base;
 	int dot;
 };
 
 static const struct option olc_graph_longopts[] = {
-	OLC_DOMAIN_LONG,
-	{ "file", required_argument, NULL, 'f' },
 	{ "dot", no_argument, NULL, OLC_OPT_DOT },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* --dot */
 static int olc_graph_opt(const struct olc_cmd *cmd, int c, const char *arg,
 			 void *args)
 {
-	struct olc_graph_args *a = args;
-
-	switch (c) {
-	case 'd':
-		return olc_domain_opt(cmd, arg, &a->domain);
-	case 'f':
-		a->file = arg;
-		return -1;
-	default:	/* --dot */
-		a->dot = 1;
-		return -1;
-	}
+	(void)cmd;
+	(void)c;
+	(void)arg;
+	((struct olc_graph_args *)args)->dot = 1;
+	return -1;
 }
 
 static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
@@ -182,10 +173,10 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	domain = a.domain;
+	domain = a.base.domain;
 	if (a.dot && olc_opt.json)
 		return olc_usage(cmd, "--dot and --json exclude each other");
-	ret = a.file ? olc_load_graph_file(a.file, &edges) :
+	ret = a.base.file ? olc_load_graph_file(a.base.file, &edges) :
 		       olc_load_graph(&edges, &source);
 	if (ret)
 		return OLC_EXIT_ERROR;
@@ -259,7 +250,7 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_graph = {
 	.name = "graph",
 	.run = olc_graph_run,
-	.shortopts = "d:f:",
+	.flags = OLC_CMD_DOMAIN | OLC_CMD_FILE,
 	.longopts = olc_graph_longopts,
 	.opt = olc_graph_opt,
 	.summary = "show the wait-for graph (table, JSON or Graphviz DOT)",

@@ -24,19 +24,6 @@ static int olc_lock_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static const struct option olc_locks_longopts[] = {
-	OLC_DOMAIN_LONG,
-	{ NULL, 0, NULL, 0 },
-};
-
-static int olc_locks_opt(const struct olc_cmd *cmd, int c, const char *arg,
-			 void *args)
-{
-	(void)c;
-	/* -d */
-	return olc_domain_opt(cmd, arg, args);
-}
-
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	static const char *const headers[] = {
@@ -44,16 +31,18 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		"TOKEN", "WAITED",
 	};
 	struct olc_locks locks = { 0 };
-	const char *domain = NULL, *source = NULL;
+	struct olc_args a = { 0 };
+	const char *domain, *source = NULL;
 	struct olc_table *t;
 	struct olc_json j;
 	char buf[32];
 	size_t i;
 	int ret;
 
-	ret = olc_getopt(cmd, argc, argv, &domain);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	domain = a.domain;
 	if (olc_load_locks(&locks, &source))
 		return OLC_EXIT_ERROR;
 	qsort(locks.v, locks.n, sizeof(*locks.v), olc_lock_cmp);
@@ -126,9 +115,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_locks = {
 	.name = "locks",
 	.run = olc_locks_run,
-	.shortopts = "d:",
-	.longopts = olc_locks_longopts,
-	.opt = olc_locks_opt,
+	.flags = OLC_CMD_DOMAIN,
 	.summary = "list the holders and queued waiters of every key",
 	.usage = "locks [-d DOMAIN] [-j]",
 	.help =

@@ -188,13 +188,12 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 }
 
 struct olc_monitor_args {
-	const char *domain;
+	struct olc_args base;
 	uint64_t count;
 	uint64_t timeout_s;
 };
 
 static const struct option olc_monitor_longopts[] = {
-	OLC_DOMAIN_LONG,
 	{ "count", required_argument, NULL, 'c' },
 	{ "timeout", required_argument, NULL, 't' },
 	{ NULL, 0, NULL, 0 },
@@ -206,8 +205,6 @@ static int olc_monitor_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	struct olc_monitor_args *a = args;
 
 	switch (c) {
-	case 'd':
-		return olc_domain_opt(cmd, arg, &a->domain);
 	case 'c':
 		if (olc_parse_u64(arg, &a->count) || !a->count)
 			return olc_usage(cmd, "--count: \"%s\" is not a positive number",
@@ -235,7 +232,7 @@ static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	m.domain = a.domain;
+	m.domain = a.base.domain;
 	count = a.count;
 	timeout_s = a.timeout_s;
 	/*
@@ -296,7 +293,8 @@ static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_monitor = {
 	.name = "monitor",
 	.run = olc_monitor_run,
-	.shortopts = "d:c:t:",
+	.flags = OLC_CMD_DOMAIN,
+	.shortopts = "c:t:",
 	.longopts = olc_monitor_longopts,
 	.opt = olc_monitor_opt,
 	.summary = "print ordlock's events as they happen",

@@ -59,13 +59,20 @@ struct olc_cmd {
  * OLC_CMD_ARGS: takes arguments, which end its options (getopt's "+");
  * else an argument is a usage error. OLC_CMD_OWN: only the options it
  * lists (not the common ones; those it lists, @opt passes on to
- * olc_common_opt()).
+ * olc_common_opt()). OLC_CMD_DOMAIN: takes -d/--domain DOMAIN, and
+ * OLC_CMD_FILE -f/--file FILE, into the struct olc_args its @args start
+ * with.
  */
 #define OLC_CMD_ARGS	0x1
 #define OLC_CMD_OWN	0x2
+#define OLC_CMD_DOMAIN	0x4
+#define OLC_CMD_FILE	0x8
 
-/* The -d/--domain option many subcommands take (olc_domain_opt()) */
-#define OLC_DOMAIN_LONG	{ "domain", required_argument, NULL, 'd' }
+/* The options several subcommands take: the start of their @args */
+struct olc_args {
+	const char *domain;	/* -d: only this domain (checked) */
+	const char *file;	/* -f: a saved graph file */
+};
 
 extern const struct olc_cmd olc_cmd_cycles;
 extern const struct olc_cmd olc_cmd_locks;

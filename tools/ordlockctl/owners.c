@@ -16,24 +16,23 @@ static int olc_owner_cmp(const void *a, const void *b)
 }
 
 struct olc_owners_args {
-	const char *domain;
+	struct olc_args base;
 	int waiting;
 };
 
 static const struct option olc_owners_longopts[] = {
-	OLC_DOMAIN_LONG,
 	{ "waiting", no_argument, NULL, 'w' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* -w */
 static int olc_owners_opt(const struct olc_cmd *cmd, int c, const char *arg,
 			  void *args)
 {
-	struct olc_owners_args *a = args;
-
-	if (c == 'd')
-		return olc_domain_opt(cmd, arg, &a->domain);
-	a->waiting = 1;
+	(void)cmd;
+	(void)c;
+	(void)arg;
+	((struct olc_owners_args *)args)->waiting = 1;
 	return -1;
 }
 
@@ -68,7 +67,7 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 	for (i = 0; i < owners.n; i++) {
 		const struct olc_owner *o = &owners.v[i];
 
-		if (a.domain && strcmp(o->domain, a.domain))
+		if (a.base.domain && strcmp(o->domain, a.base.domain))
 			continue;
 		if (a.waiting && !o->wmode)
 			continue;
@@ -109,7 +108,7 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	olc_list_end(olc_opt.json ? &j : NULL, t,
-		     a.waiting ? "owners waiting" : "owners", a.domain);
+		     a.waiting ? "owners waiting" : "owners", a.base.domain);
 	olc_owners_free(&owners);
 	return OLC_EXIT_OK;
 }
@@ -117,7 +116,8 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_owners = {
 	.name = "owners",
 	.run = olc_owners_run,
-	.shortopts = "d:w",
+	.flags = OLC_CMD_DOMAIN,
+	.shortopts = "w",
 	.longopts = olc_owners_longopts,
 	.opt = olc_owners_opt,
 	.summary = "list the owners: what each holds and waits for",

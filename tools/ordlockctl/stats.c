@@ -88,24 +88,23 @@ static void olc_stats_detail(const struct olc_domain_stats *d)
 }
 
 struct olc_stats_args {
-	const char *domain;
+	struct olc_args base;
 	int all;
 };
 
 static const struct option olc_stats_longopts[] = {
-	OLC_DOMAIN_LONG,
 	{ "all", no_argument, NULL, 'a' },
 	{ NULL, 0, NULL, 0 },
 };
 
+/* -a */
 static int olc_stats_opt(const struct olc_cmd *cmd, int c, const char *arg,
 			 void *args)
 {
-	struct olc_stats_args *a = args;
-
-	if (c == 'd')
-		return olc_domain_opt(cmd, arg, &a->domain);
-	a->all = 1;
+	(void)cmd;
+	(void)c;
+	(void)arg;
+	((struct olc_stats_args *)args)->all = 1;
 	return -1;
 }
 
@@ -127,7 +126,7 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	if (olc_load_stats(&stats, a.domain, &source))
+	if (olc_load_stats(&stats, a.base.domain, &source))
 		return OLC_EXIT_ERROR;
 
 	if (olc_opt.json) {
@@ -173,7 +172,7 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 		printf("%llu owners, %llu resources in all domains\n\n",
 		       (unsigned long long)stats.owners,
 		       (unsigned long long)stats.resources);
-	if (a.domain || a.all) {
+	if (a.base.domain || a.all) {
 		for (i = 0; i < stats.n; i++) {
 			if (i)
 				putchar('\n');
@@ -209,7 +208,8 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_stats = {
 	.name = "stats",
 	.run = olc_stats_run,
-	.shortopts = "d:a",
+	.flags = OLC_CMD_DOMAIN,
+	.shortopts = "a",
 	.longopts = olc_stats_longopts,
 	.opt = olc_stats_opt,
 	.summary = "show the counters of each domain",

@@ -301,7 +301,7 @@ char proc_state(pid_t pid)
  * information is not available. /proc/<pid>/syscall reads "running" for a
  * running task and "nr arg1 arg2 ..." (hex) for a blocked one.
  */
-static int in_ioctl(pid_t pid, unsigned long request)
+int in_ioctl(pid_t pid, unsigned long request)
 {
 	char path[64], buf[256];
 	unsigned long long arg1, arg2;

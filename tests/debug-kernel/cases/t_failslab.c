@@ -774,25 +774,7 @@ struct releaser {
 
 static int blocked_in_acquire(pid_t pid)
 {
-	char path[64], buf[256];
-	unsigned long long arg1, arg2;
-	long nr;
-	int fd = -1;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	if (sscanf(buf, "%ld %llx %llx", &nr, &arg1, &arg2) != 3)
-		return 0;
-	return nr == 16 /* ioctl */ && arg2 == ORDLOCK_IOC_ACQUIRE &&
-	       proc_state(pid) == 'S';
+	return in_ioctl(pid, ORDLOCK_IOC_ACQUIRE) == 1 && proc_state(pid) == 'S';
 }
 
 static int releaser_main(void *arg)

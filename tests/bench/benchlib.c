@@ -17,13 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/genetlink.h>
 #include <linux/netlink.h>
-#include <netlink/genl/ctrl.h>
-#include <netlink/genl/genl.h>
 #include <sys/socket.h>
 
 #include "benchlib.h"
+#include "nl.h"
 #include "nlraw.h"
 
 /* --- settings --------------------------------------------------------- */
@@ -547,101 +545,45 @@ void bench_pin(int cpu)
 
 /* --- ordlock over generic netlink ----------------------------------------- */
 
-/* Append attribute @type with @len bytes of @data at @off of @buf */
-static size_t nl_put(char *buf, size_t off, uint16_t type, const void *data,
-		     size_t len)
-{
-	struct nlattr *a = (struct nlattr *)(buf + off);
-
-	a->nla_type = type;
-	a->nla_len = (uint16_t)(NLA_HDRLEN + len);
-	memcpy((char *)a + NLA_HDRLEN, data, len);
-	memset((char *)a + a->nla_len, 0, NLA_ALIGN(a->nla_len) - a->nla_len);
-	return off + NLA_ALIGN(a->nla_len);
-}
-
-static size_t nl_put_u32(char *buf, size_t off, uint16_t type, uint32_t v)
-{
-	return nl_put(buf, off, type, &v, sizeof(v));
-}
-
-static size_t nl_put_u64(char *buf, size_t off, uint16_t type, uint64_t v)
-{
-	return nl_put(buf, off, type, &v, sizeof(v));
-}
-
-/* A nest: its header now, its length set by nl_nest_end() */
-static size_t nl_nest_start(char *buf, size_t off, uint16_t type, size_t *start)
-{
-	*start = off;
-	return nl_put(buf, off, type | NLA_F_NESTED, NULL, 0);
-}
-
-static void nl_nest_end(char *buf, size_t start, size_t off)
-{
-	((struct nlattr *)(buf + start))->nla_len = (uint16_t)(off - start);
-}
-
-/* The netlink and generic netlink headers of a request for @cmd */
-static size_t nl_header(const struct olnl *nl, char *buf, uint8_t cmd)
-{
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	struct genlmsghdr *g = (struct genlmsghdr *)(buf + NLMSG_HDRLEN);
-
-	memset(buf, 0, NLMSG_HDRLEN + GENL_HDRLEN);
-	nlh->nlmsg_type = (uint16_t)nl->family;
-	nlh->nlmsg_flags = NLM_F_REQUEST;
-	g->cmd = cmd;
-	g->version = ORDLOCK_GENL_VERSION;
-	return NLMSG_HDRLEN + GENL_HDRLEN;
-}
-
-static size_t nl_finish(char *buf, size_t len)
-{
-	((struct nlmsghdr *)buf)->nlmsg_len = (uint32_t)len;
-	return len;
-}
-
 void olnl_open(struct olnl *nl, const char *domain, uint32_t rank, uint64_t id)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
-	struct nl_sock *sk = nl_socket_alloc();
+	struct olc_nl *c;
 	size_t off, keys, key;
-	int family;
+	int ret;
 
 	memset(nl, 0, sizeof(*nl));
-	if (!sk || genl_connect(sk))
-		bench_die("cannot open a generic netlink socket");
-	family = genl_ctrl_resolve(sk, ORDLOCK_GENL_NAME);
-	nl_socket_free(sk);
-	if (family < 0)
+	/* the shared client resolves the family, then is done */
+	ret = olc_nl_open(&c, -1, 0);
+	if (ret)
 		bench_die("generic netlink family %s: %s", ORDLOCK_GENL_NAME,
-			  nl_geterror(family));
-	nl->family = (unsigned int)family;
+			  strerror(-ret));
+	nl->family = (unsigned int)c->family;
+	olc_nl_close(c);
 	nl->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (nl->fd < 0 || bind(nl->fd, (struct sockaddr *)&sa, sizeof(sa)))
 		bench_die("netlink socket: %s", strerror(errno));
 
-	off = nl_header(nl, nl->acq, ORDLOCK_CMD_ACQUIRE);
+	off = olc_raw_header(nl->acq, nl->family, ORDLOCK_CMD_ACQUIRE);
 	if (domain)
-		off = nl_put(nl->acq, off, ORDLOCK_A_DOMAIN, domain, strlen(domain) + 1);
-	off = nl_nest_start(nl->acq, off, ORDLOCK_A_KEYS, &keys);
-	off = nl_nest_start(nl->acq, off, ORDLOCK_A_KEY, &key);
-	off = nl_put_u32(nl->acq, off, ORDLOCK_K_RANK, rank);
-	off = nl_put_u64(nl->acq, off, ORDLOCK_K_ID, id);
-	off = nl_put_u32(nl->acq, off, ORDLOCK_K_MODE, ORDLOCK_MODE_EXCLUSIVE);
-	nl_nest_end(nl->acq, key, off);
-	nl_nest_end(nl->acq, keys, off);
-	off = nl_put_u64(nl->acq, off, ORDLOCK_A_TIMEOUT_NS, 60ULL * 1000000000ULL);
-	off = nl_put_u64(nl->acq, off, ORDLOCK_A_COOKIE, 1);
-	nl->acq_len = nl_finish(nl->acq, off);
+		off = olc_raw_put(nl->acq, off, ORDLOCK_A_DOMAIN, domain, strlen(domain) + 1);
+	off = olc_raw_nest_start(nl->acq, off, ORDLOCK_A_KEYS, &keys);
+	off = olc_raw_nest_start(nl->acq, off, ORDLOCK_A_KEY, &key);
+	off = olc_raw_put_u32(nl->acq, off, ORDLOCK_K_RANK, rank);
+	off = olc_raw_put_u64(nl->acq, off, ORDLOCK_K_ID, id);
+	off = olc_raw_put_u32(nl->acq, off, ORDLOCK_K_MODE, ORDLOCK_MODE_EXCLUSIVE);
+	olc_raw_nest_end(nl->acq, key, off);
+	olc_raw_nest_end(nl->acq, keys, off);
+	off = olc_raw_put_u64(nl->acq, off, ORDLOCK_A_TIMEOUT_NS, 60ULL * 1000000000ULL);
+	off = olc_raw_put_u64(nl->acq, off, ORDLOCK_A_COOKIE, 1);
+	nl->acq_len = olc_raw_finish(nl->acq, off);
 
-	off = nl_header(nl, nl->rel, ORDLOCK_CMD_RELEASE);
-	off = nl_put_u32(nl->rel, off, ORDLOCK_A_FLAGS, ORDLOCK_RELEASE_ALL);
-	nl->rel_len = nl_finish(nl->rel, off);
+	off = olc_raw_header(nl->rel, nl->family, ORDLOCK_CMD_RELEASE);
+	off = olc_raw_put_u32(nl->rel, off, ORDLOCK_A_FLAGS, ORDLOCK_RELEASE_ALL);
+	nl->rel_len = olc_raw_finish(nl->rel, off);
 
-	off = nl_header(nl, nl->null, 0xfe);
-	nl->null_len = nl_finish(nl->null, off);
+	off = olc_raw_header(nl->null, nl->family, 0xfe);
+	nl->null_len = olc_raw_finish(nl->null, off);
 }
 
 void olnl_close(struct olnl *nl)
@@ -650,10 +592,10 @@ void olnl_close(struct olnl *nl)
 	nl->fd = -1;
 }
 
-/* Receive one message, as nlraw_recv() */
+/* Receive one message, as olc_raw_recv() */
 static int olnl_recv(struct olnl *nl, uint8_t *cmd, uint32_t *status, uint32_t *err)
 {
-	return nlraw_recv(nl->fd, nl->buf, sizeof(nl->buf), cmd, status, err);
+	return olc_raw_recv(nl->fd, nl->buf, sizeof(nl->buf), cmd, status, err);
 }
 
 static int olnl_status(uint32_t status, uint32_t err)
@@ -667,11 +609,8 @@ static int olnl_status(uint32_t status, uint32_t err)
 static int olnl_request(struct olnl *nl, const char *msg, size_t len,
 			uint8_t *cmd, uint32_t *status, uint32_t *err)
 {
-	*status = 0;
-	*err = 0;
-	if (send(nl->fd, msg, len, 0) < 0)
-		return -errno;
-	return olnl_recv(nl, cmd, status, err);
+	return olc_raw_request(nl->fd, msg, len, nl->buf, sizeof(nl->buf), cmd,
+			       status, err);
 }
 
 int olnl_acquire(struct olnl *nl)

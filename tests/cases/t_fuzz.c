@@ -399,7 +399,7 @@ static void put_random_attrs(struct nl_msg *msg, unsigned int *seed, int depth)
 			break;
 		case 2:
 			if (depth < 3) {
-				nest = nlt_nest_start(msg, type);
+				nest = olc_nl_nest_start(msg, type);
 				if (nest) {
 					put_random_attrs(msg, seed, depth + 1);
 					nla_nest_end(msg, nest);
@@ -407,13 +407,13 @@ static void put_random_attrs(struct nl_msg *msg, unsigned int *seed, int depth)
 			}
 			break;
 		case 3:	/* a plausible key array */
-			nest = nlt_nest_start(msg, ORDLOCK_A_KEYS);
+			nest = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
 			if (nest) {
 				unsigned int j, nk = rn(seed, 5);
 
 				for (j = 0; j < nk; j++) {
 					pick_keys(seed, &k, 1);
-					nlt_put_key(msg, rn(seed, 4) ? ORDLOCK_A_KEY : (int)rn(seed, 20), &k);
+					olc_nl_put_key(msg, rn(seed, 4) ? ORDLOCK_A_KEY : (int)rn(seed, 20), &k);
 				}
 				nla_nest_end(msg, nest);
 			}
@@ -461,7 +461,7 @@ static void *nl_fuzzer(void *arg)
 		}
 		/* drop what RESULTs arrived; now and then a new socket */
 		{
-			struct nlt_outcome o;
+			struct olc_nl_outcome o;
 
 			while (nlt_pending(s) && nlt_wait_result(s, 0, &o) == 0)
 				;

@@ -106,18 +106,21 @@ static void test_kill_waiter(void)
 	shm_free(w2, sizeof(*w2));
 }
 
+/* ACQUIRE on a descriptor opened without the library: -errno (errno too) */
 static int raw_acquire(int fd, struct ordlock_key *keys, unsigned int n,
 		       unsigned int flags)
 {
-	struct ordlock_acquire a;
+	struct ordlock *ol = ordlock_open_fd(fd);
+	int ret;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = flags;
-	a.nkeys = n;
-	a.keys = (uintptr_t)keys;
-	a.timeout_ns = (uint64_t)OLT_LONG_MS * 1000000;
-	return olt_ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a);
+	if (!ol)
+		return -errno;
+	ret = ordlock_acquire(ol, keys, n, OLT_LONG_MS, flags, NULL);
+	/* the descriptor stays the caller's */
+	ordlock_detach(ol);
+	if (ret)
+		errno = -ret;
+	return ret;
 }
 
 static void test_close_dup(void)

@@ -59,12 +59,12 @@
 /* The listener of the "events" group, also used for queries */
 static struct nlt *L;
 
-static int st_ok(struct nlt *s, int ret, const struct nlt_outcome *o,
+static int st_ok(struct nlt *s, int ret, const struct olc_nl_outcome *o,
 		 uint32_t status, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
 /* The request got a reply (no netlink error) with @status */
-static int st_ok(struct nlt *s, int ret, const struct nlt_outcome *o,
+static int st_ok(struct nlt *s, int ret, const struct olc_nl_outcome *o,
 		 uint32_t status, const char *fmt, ...)
 {
 	char name[256];
@@ -85,7 +85,7 @@ static int st_ok(struct nlt *s, int ret, const struct nlt_outcome *o,
 }
 
 /* The next RESULT of @s has @status and @cookie */
-static int result_ok(struct nlt *s, struct nlt_outcome *o, uint32_t status,
+static int result_ok(struct nlt *s, struct olc_nl_outcome *o, uint32_t status,
 		     uint64_t cookie, const char *what)
 {
 	int ret = nlt_wait_result(s, WAIT_MS, o);
@@ -101,7 +101,7 @@ static int result_ok(struct nlt *s, struct nlt_outcome *o, uint32_t status,
 	return cond;
 }
 
-static int event_ok(uint32_t type, const char *domain, struct nlt_event *ev,
+static int event_ok(uint32_t type, const char *domain, struct olc_nl_event *ev,
 		    const char *what)
 {
 	int ret = nlt_wait_event(L, type, domain, WAIT_MS, ev);
@@ -158,7 +158,7 @@ struct nl_call {
 	uint64_t timeout_ns;
 	uint64_t cookie;
 	int ret;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 };
 
 static void *nl_call_main(void *arg)
@@ -173,7 +173,7 @@ static void *nl_call_main(void *arg)
 /* nlt_acquire() of one key from a new thread (bounded by NLT_REPLY_MS) */
 static int acquire_elsewhere(struct nlt *s, const char *domain,
 			     struct ordlock_key key, uint64_t timeout_ns,
-			     uint64_t cookie, struct nlt_outcome *o)
+			     uint64_t cookie, struct olc_nl_outcome *o)
 {
 	struct nl_call c = {
 		.s = s, .domain = domain, .key = key,
@@ -192,7 +192,7 @@ static int acquire_elsewhere(struct nlt *s, const char *domain,
 static int count_locks(const char *domain, uint32_t rank, uint64_t id,
 		       uint32_t role)
 {
-	struct nlt_entry *v;
+	struct olc_nl_entry *v;
 	int i, n, c = 0;
 
 	n = nlt_dump(L, ORDLOCK_CMD_GET_LOCKS, domain, &v);
@@ -209,7 +209,7 @@ static int count_locks(const char *domain, uint32_t rank, uint64_t id,
 /* The netlink owners of @domain in this process, and what they hold */
 static int my_nl_owners(const char *domain, long *held)
 {
-	struct nlt_entry *v;
+	struct olc_nl_entry *v;
 	int i, n, c = 0;
 
 	*held = 0;
@@ -232,9 +232,9 @@ static void test_grant_and_refusals(void)
 	struct ordlock_key k[2] = { ORDLOCK_EX(1, 1), ORDLOCK_SH(1, 2) };
 	struct ordlock_key k0 = ORDLOCK_EX(1, 0), busy = ORDLOCK_EX(2, 1);
 	struct ordlock_key k12 = ORDLOCK_SH(1, 2), k31 = ORDLOCK_SH(3, 1);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct olt_holder *h;
-	struct nlt_entry *v;
+	struct olc_nl_entry *v;
 	struct nlt *s;
 	uint64_t t1, t;
 	int i, n, ret, found;
@@ -266,7 +266,7 @@ static void test_grant_and_refusals(void)
 		is_int(v[i].held, 2, "GET_OWNERS: it holds 2 keys");
 		ok(!strcmp(v[i].comm, "t_netlink"), "GET_OWNERS: comm %s",
 		   v[i].comm);
-		ok(!NLT_HAS(&v[i], ORDLOCK_E_KEY), "GET_OWNERS: it waits for nothing");
+		ok(!OLC_NL_HAS(&v[i], ORDLOCK_E_KEY), "GET_OWNERS: it waits for nothing");
 	}
 	is_int(found, 1, "GET_OWNERS: one netlink owner in the domain");
 	free(v);
@@ -306,7 +306,7 @@ static void test_grant_and_refusals(void)
 	k[0] = ORDLOCK_EX(3, 1);
 	ret = nlt_acquire(s, other, k, 1, 0, 0, 10, &o);
 	is_errno(ret, EBUSY, "ACQUIRE with another ORDLOCK_A_DOMAIN while holding: EBUSY");
-	ok(strstr(s->ext.msg, "domain") != NULL, "extack: %s", nlt_extack_str(s));
+	ok(strstr(s->nl->ext.msg, "domain") != NULL, "extack: %s", nlt_extack_str(s));
 	is_int(olt_probe(dom, 3, 1, EX), 0, "and x3:1 was not taken");
 
 	ret = nlt_release(s, NULL, 0, &o);
@@ -349,9 +349,9 @@ static void test_async_grant(void)
 	struct ordlock_key key = ORDLOCK_EX(1, 5);
 	struct ordlock_key two[2] = { ORDLOCK_EX(1, 5), ORDLOCK_EX(1, 4) };
 	struct ordlock_key k9 = ORDLOCK_EX(1, 9);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct olt_holder *h;
-	struct nlt_entry e;
+	struct olc_nl_entry e;
 	struct nlt *s;
 	uint64_t th;
 	int ret;
@@ -371,7 +371,7 @@ static void test_async_grant(void)
 
 	ret = nlt_acquire(s, NULL, &k9, 1, 0, 0, 43, &o);
 	is_errno(ret, EBUSY, "a second request while one is queued: EBUSY");
-	ok(strstr(s->ext.msg, "in progress") != NULL, "extack: %s",
+	ok(strstr(s->nl->ext.msg, "in progress") != NULL, "extack: %s",
 	   nlt_extack_str(s));
 	is_errno(nlt_cancel(s, 43, &o), ENOENT,
 		 "the refused request left nothing to cancel");
@@ -381,7 +381,7 @@ static void test_async_grant(void)
 	if (!ret) {
 		is_int(e.pid, getpid(), "GET_LOCKS: the waiter has our pid");
 		is_int(e.mode, EX, "GET_LOCKS: it wants 1:5 exclusive");
-		ok(NLT_HAS(&e, ORDLOCK_E_WAITED_US) && !NLT_HAS(&e, ORDLOCK_E_TOKEN),
+		ok(OLC_NL_HAS(&e, ORDLOCK_E_WAITED_US) && !OLC_NL_HAS(&e, ORDLOCK_E_TOKEN),
 		   "GET_LOCKS: the waiter has waited_us, no token");
 	}
 	ret = nlt_find_lock(L, dom, 1, 5, ORDLOCK_ROLE_HOLDER, 0, &e);
@@ -432,9 +432,9 @@ static void test_timeout(void)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key key = ORDLOCK_EX(1, 6);
 	struct ordlock_key two[2] = { ORDLOCK_EX(1, 2), ORDLOCK_EX(1, 6) };
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct olt_holder *h;
-	struct nlt_event ev;
+	struct olc_nl_event ev;
 	struct nlt *s;
 	uint64_t t0, dt;
 	int ret;
@@ -494,9 +494,9 @@ static void test_deadlock_at_once(void)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key k1 = ORDLOCK_EX(1, 1), k2 = ORDLOCK_EX(1, 2);
 	uint64_t stats[ORDLOCK_S_MAX + 1];
-	struct nlt_outcome o;
-	struct nlt_domain d;
-	struct nlt_event ev;
+	struct olc_nl_outcome o;
+	struct olc_nl_domain d;
+	struct olc_nl_event ev;
 	struct nlt *a, *b;
 	uint64_t ida, idb;
 	int ret;
@@ -561,9 +561,9 @@ static void test_deadlock_delayed(void)
 {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key k[2] = { ORDLOCK_EX(1, 1), ORDLOCK_EX(1, 2) };
-	struct nlt_outcome o, ov;
+	struct olc_nl_outcome o, ov;
 	struct nlt *s[2];
-	struct nlt_domain d;
+	struct olc_nl_domain d;
 	uint64_t id[2], deadline, t0;
 	int ret, i, victim = -1;
 
@@ -628,7 +628,7 @@ static void test_mixed_cycle(void)
 {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key k;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct gt_actor *a;
 	struct nlt *s;
 	uint64_t sid;
@@ -713,7 +713,7 @@ static void test_same_thread(void)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key k11 = ORDLOCK_EX(1, 1), k12 = ORDLOCK_EX(1, 2);
 	struct ordlock_key k13 = ORDLOCK_EX(1, 3), k15 = ORDLOCK_EX(1, 5);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct gt_actor *p;
 	struct ordlock *ol;
 	struct nlt *a, *b;
@@ -795,8 +795,8 @@ static void test_fifo_mixed(void)
 	struct ordlock_key key = ORDLOCK_EX(1, 1);
 	struct gt_actor *a0, *a1, *a2;
 	struct nlt *n1, *n2;
-	struct nlt_outcome o;
-	struct nlt_entry *v;
+	struct olc_nl_outcome o;
+	struct olc_nl_entry *v;
 	uint64_t th, t1, t2, t3;
 	int i, n, ret, hard = 0, soft = 0;
 	pid_t want[4];
@@ -876,10 +876,10 @@ static void test_close_waiting(void)
 {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key key = ORDLOCK_EX(1, 1);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct gt_actor *w, *hol;
 	struct nlt *n1, *n3;
-	struct nlt_entry e;
+	struct olc_nl_entry e;
 	uint64_t deadline;
 	long held;
 	int ret, nw;
@@ -934,7 +934,7 @@ static int dier_main(void *arg)
 {
 	struct ordlock_key key = ORDLOCK_EX(1, 5);
 	struct dier *d = arg;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *s;
 
 	s = nlt_open(&d->ret);
@@ -953,8 +953,8 @@ static void test_close_holding(void)
 	struct ordlock_key keys[3] = {
 		ORDLOCK_EX(1, 1), ORDLOCK_EX(1, 2), ORDLOCK_SH(2, 1),
 	};
-	struct nlt_outcome o;
-	struct nlt_event ev;
+	struct olc_nl_outcome o;
+	struct olc_nl_event ev;
 	struct gt_actor *w;
 	struct dier *d;
 	struct nlt *n2;
@@ -1008,26 +1008,6 @@ static void test_close_holding(void)
 	shm_free(d, sizeof(*d));
 }
 
-static const char * const stat_names[ORDLOCK_S_MAX + 1] = {
-	[ORDLOCK_S_ACQUIRES] = "acquires",
-	[ORDLOCK_S_CONTENDED] = "contended",
-	[ORDLOCK_S_TIMEOUTS] = "timeouts",
-	[ORDLOCK_S_TRY_FAILURES] = "try_failures",
-	[ORDLOCK_S_ORDER_VIOLATIONS] = "order_violations",
-	[ORDLOCK_S_DEADLOCKS] = "deadlocks",
-	[ORDLOCK_S_UPGRADE_DEADLOCKS] = "upgrade_deadlocks",
-	[ORDLOCK_S_CONVERSIONS] = "conversions",
-	[ORDLOCK_S_SIGNALS] = "signals",
-	[ORDLOCK_S_LIMITS] = "limits",
-	[ORDLOCK_S_RELEASES] = "releases",
-	[ORDLOCK_S_OWNERS] = "owners",
-	[ORDLOCK_S_PEAK_OWNERS] = "peak_owners",
-	[ORDLOCK_S_RESOURCES] = "resources",
-	[ORDLOCK_S_PEAK_RESOURCES] = "peak_resources",
-	[ORDLOCK_S_WAITERS] = "waiters",
-	[ORDLOCK_S_PEAK_WAITERS] = "peak_waiters",
-};
-
 static void test_stats(void)
 {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
@@ -1035,7 +1015,7 @@ static void test_stats(void)
 	struct ordlock_key k11 = ORDLOCK_EX(1, 1), k10 = ORDLOCK_EX(1, 0);
 	struct ordlock_key k21 = ORDLOCK_EX(2, 1);
 	struct olt_holder *h = NULL;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct ordlock *hol;
 	struct gt_stats gs;
 	struct nlt *s;
@@ -1045,7 +1025,7 @@ static void test_stats(void)
 	snprintf(dom, sizeof(dom), "%s", olt_domain("nls"));
 	ret = nlt_get_stats(L, dom, st0);
 	is_errno(ret, ENOENT, "GET_STATS of a domain that does not exist: ENOENT");
-	ok(strstr(L->ext.msg, "no such domain") != NULL, "extack: %s",
+	ok(strstr(L->nl->ext.msg, "no such domain") != NULL, "extack: %s",
 	   nlt_extack_str(L));
 
 	hol = olt_open(dom);
@@ -1090,10 +1070,10 @@ static void test_stats(void)
 	} else {
 		same = 1;
 		for (i = ORDLOCK_S_ACQUIRES; i <= ORDLOCK_S_MAX; i++) {
-			if (gt_stat(&gs, stat_names[i]) != (long long)st1[i]) {
-				diag("  %s: netlink %llu, debugfs %lld", stat_names[i],
+			if (gt_stat(&gs, olc_nl_stat_name(i)) != (long long)st1[i]) {
+				diag("  %s: netlink %llu, debugfs %lld", olc_nl_stat_name(i),
 				     (unsigned long long)st1[i],
-				     gt_stat(&gs, stat_names[i]));
+				     gt_stat(&gs, olc_nl_stat_name(i)));
 				same = 0;
 			}
 		}
@@ -1104,13 +1084,13 @@ static void test_stats(void)
 	olt_holder_stop(h);
 }
 
-static int name_of(const struct nlt_domain *d, uint32_t rank, const char *name)
+static int name_of(const struct olc_nl_domain *d, uint32_t rank, const char *name)
 {
 	unsigned int i;
 
-	for (i = 0; i < d->nnames; i++)
-		if (d->names[i].rank == rank)
-			return !strcmp(d->names[i].name, name);
+	for (i = 0; i < d->names.n; i++)
+		if (d->names.v[i].rank == rank)
+			return !strcmp(d->names.v[i].name, name);
 	return 0;
 }
 
@@ -1124,7 +1104,7 @@ static void test_domain_config(void)
 	char names[ORDLOCK_RANK_NAMES_MAX][16];
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_domain_config cfg;
-	struct nlt_domain d;
+	struct olc_nl_domain d;
 	struct ordlock *ol;
 	unsigned int i;
 	int ret, all;
@@ -1133,19 +1113,19 @@ static void test_domain_config(void)
 	snprintf(dom, sizeof(dom), "%s", olt_domain("nlcfg"));
 	is_errno(nlt_domain_get(L, dom, &d), ENOENT,
 		 "DOMAIN_GET of a domain that does not exist: ENOENT");
-	ok(strstr(L->ext.msg, "no such domain") != NULL, "extack: %s",
+	ok(strstr(L->nl->ext.msg, "no such domain") != NULL, "extack: %s",
 	   nlt_extack_str(L));
 
 	ret = nlt_domain_set(L, dom, ORDLOCK_POLICY_DETECT, 250, two, 2, &d);
 	is_int(ret, 0, "DOMAIN_SET policy detect, delay 250, two rank names");
 	ok(!strcmp(d.name, dom) && d.policy == ORDLOCK_POLICY_DETECT &&
-	   d.detect_delay_ms == 250 && d.nnames == 2,
+	   d.detect_delay_ms == 250 && d.names.n == 2,
 	   "the reply shows the new settings");
 	ret = nlt_domain_get(L, dom, &d);
 	is_int(ret, 0, "DOMAIN_GET");
 	ok(d.policy == ORDLOCK_POLICY_DETECT && d.detect_delay_ms == 250,
 	   "policy and delay round-trip");
-	ok(d.have_names && d.nnames == 2 && name_of(&d, 1, "orders") &&
+	ok(d.have_names && d.names.n == 2 && name_of(&d, 1, "orders") &&
 	   name_of(&d, 2, "inventories"),
 	   "rank names round-trip: 1 orders, 2 inventories");
 
@@ -1159,7 +1139,7 @@ static void test_domain_config(void)
 	ret = nlt_domain_set(L, dom, -1, -1, one, 1, &d);
 	is_int(ret, 0, "DOMAIN_SET of the names only");
 	nlt_domain_get(L, dom, &d);
-	ok(d.nnames == 1 && name_of(&d, 3, "shipments"),
+	ok(d.names.n == 1 && name_of(&d, 3, "shipments"),
 	   "the names were replaced: 3 shipments");
 	ok(d.policy == ORDLOCK_POLICY_DETECT && d.detect_delay_ms == 250,
 	   "policy and delay unchanged");
@@ -1168,12 +1148,12 @@ static void test_domain_config(void)
 	is_int(ret, 0, "DOMAIN_SET of the policy only");
 	nlt_domain_get(L, dom, &d);
 	ok(d.policy == ORDLOCK_POLICY_TIMEOUT && d.detect_delay_ms == 250 &&
-	   d.nnames == 1, "policy timeout; delay and names unchanged");
+	   d.names.n == 1, "policy timeout; delay and names unchanged");
 
 	ret = nlt_domain_set(L, dom, -1, -1, NULL, 0, &d);
 	is_int(ret, 0, "DOMAIN_SET with an empty list of names");
 	nlt_domain_get(L, dom, &d);
-	is_int(d.nnames, 0, "no names any more");
+	is_int(d.names.n, 0, "no names any more");
 
 	for (i = 0; i < ORDLOCK_RANK_NAMES_MAX; i++) {
 		snprintf(names[i], sizeof(names[i]), "rank%u", i);
@@ -1183,10 +1163,10 @@ static void test_domain_config(void)
 	ret = nlt_domain_set(L, dom, -1, -1, many, ORDLOCK_RANK_NAMES_MAX, &d);
 	is_int(ret, 0, "DOMAIN_SET of %d names (the most)", ORDLOCK_RANK_NAMES_MAX);
 	nlt_domain_get(L, dom, &d);
-	all = d.nnames == ORDLOCK_RANK_NAMES_MAX;
+	all = d.names.n == ORDLOCK_RANK_NAMES_MAX;
 	for (i = 0; all && i < ORDLOCK_RANK_NAMES_MAX; i++)
 		all = name_of(&d, 100 + i, names[i]);
-	ok(all, "all %u come back (%u)", ORDLOCK_RANK_NAMES_MAX, d.nnames);
+	ok(all, "all %u come back (%u)", ORDLOCK_RANK_NAMES_MAX, d.names.n);
 
 	ret = nlt_domain_get(L, ORDLOCK_DEFAULT_DOMAIN, &d);
 	ok(!ret && !strcmp(d.name, ORDLOCK_DEFAULT_DOMAIN),
@@ -1203,8 +1183,8 @@ static void test_events(void)
 	struct ordlock_key three[3] = {
 		ORDLOCK_EX(5, 1), ORDLOCK_EX(5, 2), ORDLOCK_EX(5, 3),
 	};
-	struct nlt_outcome o;
-	struct nlt_event ev;
+	struct olc_nl_outcome o;
+	struct olc_nl_event ev;
 	struct ordlock *ol;
 	struct nlt *s;
 	uint64_t oid;
@@ -1277,7 +1257,7 @@ static void test_event_storm(void)
 {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key k15 = ORDLOCK_EX(1, 5), k13 = ORDLOCK_EX(1, 3);
-	struct nlt_event ev;
+	struct olc_nl_event ev;
 	struct ordlock *ol;
 	unsigned int i, bad = 0, got = 0, tries, most;
 	uint64_t t0, dt;

@@ -59,7 +59,7 @@ static struct nlt *Q;
 static char dom[ORDLOCK_DOMAIN_NAME_MAX];
 /* A configured domain that malformed DOMAIN_SETs must leave alone */
 static char cfgdom[ORDLOCK_DOMAIN_NAME_MAX];
-static struct nlt_domain cfg0;
+static struct olc_nl_domain cfg0;
 
 /* No extack message required: the refusal comes from the netlink core */
 static const char NOMSG[] = "";
@@ -75,7 +75,7 @@ struct want {
 /* The netlink owners of this process, anywhere */
 static int my_nl_owners(void)
 {
-	struct nlt_entry *v;
+	struct olc_nl_entry *v;
 	int i, n, c = 0;
 
 	n = nlt_dump(Q, ORDLOCK_CMD_GET_OWNERS, NULL, &v);
@@ -88,16 +88,16 @@ static int my_nl_owners(void)
 	return c;
 }
 
-static int same_domain(const struct nlt_domain *a, const struct nlt_domain *b)
+static int same_domain(const struct olc_nl_domain *a, const struct olc_nl_domain *b)
 {
 	unsigned int i;
 
 	if (a->policy != b->policy || a->detect_delay_ms != b->detect_delay_ms ||
-	    a->nnames != b->nnames)
+	    a->names.n != b->names.n)
 		return 0;
-	for (i = 0; i < a->nnames; i++)
-		if (a->names[i].rank != b->names[i].rank ||
-		    strcmp(a->names[i].name, b->names[i].name))
+	for (i = 0; i < a->names.n; i++)
+		if (a->names.v[i].rank != b->names.v[i].rank ||
+		    strcmp(a->names.v[i].name, b->names.v[i].name))
 			return 0;
 	return 1;
 }
@@ -105,7 +105,7 @@ static int same_domain(const struct nlt_domain *a, const struct nlt_domain *b)
 /* Nothing changed: no owner, no domain @dom, @cfgdom as configured */
 static int unchanged(void)
 {
-	struct nlt_domain d;
+	struct olc_nl_domain d;
 	int owners, ret, cond = 1;
 
 	owners = my_nl_owners();
@@ -135,7 +135,7 @@ static int unchanged(void)
 static void refused(struct nl_msg *msg, struct want w, const char *what)
 {
 	int ret = nlt_request(S, msg, NULL);
-	struct nlt_extack e = S->ext;
+	struct olc_nl_extack e = S->nl->ext;
 
 	if (!ok(ret == -w.error, "%s: %s", what, strerror(w.error))) {
 		diag("  got %s", ret ? strerror(-ret) : "success");
@@ -193,11 +193,11 @@ static struct nl_msg *acq(void)
 static void put_keys(struct nl_msg *msg, const struct ordlock_key *k,
 		     unsigned int n)
 {
-	struct nlattr *nest = nlt_nest_start(msg, ORDLOCK_A_KEYS);
+	struct nlattr *nest = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		nlt_put_key(msg, ORDLOCK_A_KEY, &k[i]);
+		olc_nl_put_key(msg, ORDLOCK_A_KEY, &k[i]);
 	nla_nest_end_keep_empty(msg, nest);
 }
 
@@ -218,15 +218,15 @@ static void test_acquire_malformed(void)
 		"ACQUIRE without keys");
 
 	msg = acq();
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put(msg, ORDLOCK_A_KEYS | NLA_F_NESTED, 0, NULL);
 	refused(msg, W(EINVAL, "no keys", off, -1), "ACQUIRE with an empty ORDLOCK_A_KEYS");
 
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	nlt_put_key(msg, ORDLOCK_A_KEY, &k11);
-	off = nlt_offset(msg);
-	key = nlt_nest_start(msg, ORDLOCK_A_KEY);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	olc_nl_put_key(msg, ORDLOCK_A_KEY, &k11);
+	off = olc_nl_offset(msg);
+	key = olc_nl_nest_start(msg, ORDLOCK_A_KEY);
 	nla_put_u64(msg, ORDLOCK_K_ID, 2);
 	nla_put_u32(msg, ORDLOCK_K_MODE, EX);
 	nla_nest_end(msg, key);
@@ -234,9 +234,9 @@ static void test_acquire_malformed(void)
 	refused(msg, W(EINVAL, "rank", off, -1), "a key without rank (after a valid one)");
 
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	off = nlt_offset(msg);
-	key = nlt_nest_start(msg, ORDLOCK_A_KEY);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	off = olc_nl_offset(msg);
+	key = olc_nl_nest_start(msg, ORDLOCK_A_KEY);
 	nla_put_u32(msg, ORDLOCK_K_RANK, 1);
 	nla_put_u32(msg, ORDLOCK_K_MODE, EX);
 	nla_nest_end(msg, key);
@@ -244,20 +244,20 @@ static void test_acquire_malformed(void)
 	refused(msg, W(EINVAL, "id", off, -1), "a key without id");
 
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	nlt_put_key(msg, ORDLOCK_A_KEY, &k11);
-	off = nlt_offset(msg);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	olc_nl_put_key(msg, ORDLOCK_A_KEY, &k11);
+	off = olc_nl_offset(msg);
 	k12.mode = 0;
-	nlt_put_key(msg, ORDLOCK_A_KEY, &k12);
+	olc_nl_put_key(msg, ORDLOCK_A_KEY, &k12);
 	k12.mode = EX;
 	nla_nest_end(msg, keys);
 	refused(msg, W(EINVAL, "mode", off, -1), "a key without mode");
 
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	key = nlt_nest_start(msg, ORDLOCK_A_KEY);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	key = olc_nl_nest_start(msg, ORDLOCK_A_KEY);
 	nla_put_u32(msg, ORDLOCK_K_RANK, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u8(msg, ORDLOCK_K_ID, 1);
 	nla_put_u32(msg, ORDLOCK_K_MODE, EX);
 	nla_nest_end(msg, key);
@@ -265,9 +265,9 @@ static void test_acquire_malformed(void)
 	refused(msg, W(EINVAL, NULL, off, -1), "ORDLOCK_K_ID as u8 (u64 expected)");
 
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	key = nlt_nest_start(msg, ORDLOCK_A_KEY);
-	off = nlt_offset(msg);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	key = olc_nl_nest_start(msg, ORDLOCK_A_KEY);
+	off = olc_nl_offset(msg);
 	nla_put_u64(msg, ORDLOCK_K_RANK, 1);
 	nla_put_u64(msg, ORDLOCK_K_ID, 1);
 	nla_put_u32(msg, ORDLOCK_K_MODE, EX);
@@ -276,34 +276,34 @@ static void test_acquire_malformed(void)
 	refused(msg, W(EINVAL, NULL, off, -1), "ORDLOCK_K_RANK as u64 (u32 expected)");
 
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	key = nlt_nest_start(msg, ORDLOCK_A_KEY);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	key = olc_nl_nest_start(msg, ORDLOCK_A_KEY);
 	nla_put_u32(msg, ORDLOCK_K_RANK, 1);
 	nla_put_u64(msg, ORDLOCK_K_ID, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_K_MODE, 3);
 	nla_nest_end(msg, key);
 	nla_nest_end(msg, keys);
 	refused(msg, W(ERANGE, NULL, off, -1), "mode 3 (out of range)");
 
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	key = nlt_nest_start(msg, ORDLOCK_A_KEY);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	key = olc_nl_nest_start(msg, ORDLOCK_A_KEY);
 	nla_put_u32(msg, ORDLOCK_K_RANK, 1);
 	nla_put_u64(msg, ORDLOCK_K_ID, 1);
 	nla_put_u32(msg, ORDLOCK_K_MODE, EX);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_K_MAX + 1, 0);
 	nla_nest_end(msg, key);
 	nla_nest_end(msg, keys);
 	refused(msg, W(EINVAL, NULL, off, -1), "an unknown attribute inside a key");
 
 	msg = acq();
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	keys = nla_nest_start(msg, ORDLOCK_A_KEYS);
 	/* libnl may set NLA_F_NESTED itself: clear it */
 	keys->nla_type &= ~NLA_F_NESTED;
-	nlt_put_key(msg, ORDLOCK_A_KEY, &k11);
+	olc_nl_put_key(msg, ORDLOCK_A_KEY, &k11);
 	nla_nest_end(msg, keys);
 	refused(msg, W(EINVAL, "NLA_F_NESTED", off, -1),
 		"ORDLOCK_A_KEYS without NLA_F_NESTED");
@@ -311,18 +311,18 @@ static void test_acquire_malformed(void)
 	msg = nlt_msg_new(S, ORDLOCK_CMD_ACQUIRE, 0);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, dom);
 	put_keys(msg, &k11, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u8(msg, ORDLOCK_A_COOKIE, 1);
 	refused(msg, W(EINVAL, NULL, off, -1), "ORDLOCK_A_COOKIE as u8 (u64 expected)");
 
 	msg = acq();
 	put_keys(msg, &k11, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u64(msg, ORDLOCK_A_FLAGS, 0);
 	refused(msg, W(EINVAL, NULL, off, -1), "ORDLOCK_A_FLAGS as u64 (u32 expected)");
 
 	msg = nlt_msg_new(S, ORDLOCK_CMD_ACQUIRE, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_DOMAIN, 0x41414141);
 	put_keys(msg, &k11, 1);
 	refused(msg, W(EINVAL, NULL, off, -1),
@@ -332,7 +332,7 @@ static void test_acquire_malformed(void)
 		memset(name, 'a', n);
 		name[n] = 0;
 		msg = nlt_msg_new(S, ORDLOCK_CMD_ACQUIRE, 0);
-		off = nlt_offset(msg);
+		off = olc_nl_offset(msg);
 		nla_put_string(msg, ORDLOCK_A_DOMAIN, name);
 		put_keys(msg, &k11, 1);
 		snprintf(name, sizeof(name), "a domain name of %ld characters", n);
@@ -340,39 +340,39 @@ static void test_acquire_malformed(void)
 	}
 
 	msg = nlt_msg_new(S, ORDLOCK_CMD_ACQUIRE, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, "bad/name");
 	put_keys(msg, &k11, 1);
 	refused(msg, W(EINVAL, "domain name", off, -1), "a domain name with a '/'");
 
 	msg = nlt_msg_new(S, ORDLOCK_CMD_ACQUIRE, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, "");
 	put_keys(msg, &k11, 1);
 	refused(msg, W(EINVAL, "domain name", off, -1), "an empty domain name");
 
 	msg = acq();
 	put_keys(msg, &k11, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_MAX + 1, 0);
 	refused(msg, W(EINVAL, NULL, off, -1), "an unknown attribute number");
 
 	msg = acq();
 	put_keys(msg, &k11, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_STATUS, ORDLOCK_STATUS_GRANTED);
 	refused(msg, W(EINVAL, NULL, off, -1),
 		"ORDLOCK_A_STATUS (a reply attribute) in a request");
 
 	msg = acq();
 	put_keys(msg, &k11, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_FLAGS, 0x80);
 	refused(msg, W(EINVAL, "flags", off, -1), "unknown flags");
 
 	msg = acq();
 	put_keys(msg, &k11, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_POLICY, ORDLOCK_POLICY_DETECT);
 	refused(msg, W(EINVAL, "not taken", off, -1),
 		"ORDLOCK_A_POLICY, not taken by ACQUIRE");
@@ -382,7 +382,7 @@ static void test_acquire_malformed(void)
 	for (i = 0; i <= n; i++)
 		many[i] = ORDLOCK_EX(1, i + 1);
 	msg = acq();
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	put_keys(msg, many, n + 1);
 	snprintf(name, sizeof(name), "%ld keys, one more than max_keys_per_request",
 		 n + 1);
@@ -421,26 +421,26 @@ static void test_other_malformed(void)
 	nla_put_u32(msg, ORDLOCK_A_FLAGS, ORDLOCK_RELEASE_ALL);
 	refused(msg, W(EINVAL, "RELEASE_ALL", -1, -1), "RELEASE with keys and RELEASE_ALL");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_RELEASE, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_FLAGS, 2);
 	refused(msg, W(EINVAL, "flags", off, -1), "RELEASE with unknown flags");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_RELEASE, 0);
 	nla_put_u32(msg, ORDLOCK_A_FLAGS, ORDLOCK_RELEASE_ALL);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, dom);
 	refused(msg, W(EINVAL, "not taken", off, -1), "RELEASE with ORDLOCK_A_DOMAIN");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_RELEASE, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	put_keys(msg, &k11, 0);
 	refused(msg, W(EINVAL, "no keys", off, -1), "RELEASE with an empty ORDLOCK_A_KEYS");
 
 	msg = nlt_msg_new(S, ORDLOCK_CMD_CONVERT, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	put_keys(msg, two, 2);
 	refused(msg, W(EINVAL, "one key", off, -1), "CONVERT of two keys");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_CONVERT, 0);
 	put_keys(msg, &k12, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_FLAGS, 4);
 	refused(msg, W(EINVAL, "flags", off, -1), "CONVERT with unknown flags");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_CONVERT, 0);
@@ -449,12 +449,12 @@ static void test_other_malformed(void)
 	msg = nlt_msg_new(S, ORDLOCK_CMD_CANCEL, 0);
 	refused(msg, W(EINVAL, NULL, -1, ORDLOCK_A_COOKIE), "CANCEL without a cookie");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_CANCEL, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_COOKIE, 1);
 	refused(msg, W(EINVAL, NULL, off, -1), "CANCEL with a u32 cookie");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_CANCEL, 0);
 	nla_put_u64(msg, ORDLOCK_A_COOKIE, 1);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	put_keys(msg, &k11, 1);
 	refused(msg, W(EINVAL, "not taken", off, -1), "CANCEL with keys");
 
@@ -463,16 +463,16 @@ static void test_other_malformed(void)
 	msg = nlt_msg_new(S, ORDLOCK_CMD_GET_STATS, 0);
 	refused(msg, W(EINVAL, NULL, -1, ORDLOCK_A_DOMAIN), "GET_STATS without a domain");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_GET, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, "no spaces");
 	refused(msg, W(EINVAL, "domain name", off, -1), "DOMAIN_GET of a bad name");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_GET, 0);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, cfgdom);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_POLICY, 0);
 	refused(msg, W(EINVAL, "not taken", off, -1), "DOMAIN_GET with ORDLOCK_A_POLICY");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_GET, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, dom);
 	refused(msg, W(ENOENT, "no such domain", off, -1), "DOMAIN_GET of a domain that does not exist");
 
@@ -489,7 +489,7 @@ static void test_other_malformed(void)
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, cfgdom);
 	refused(msg, W(EOPNOTSUPP, NOMSG, -1, -1), "DOMAIN_GET as a dump");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_GET_LOCKS, NLM_F_DUMP);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_MAX + 1, 0);
 	refused(msg, W(EINVAL, NULL, off, -1), "GET_LOCKS dump with an unknown attribute");
 }
@@ -503,11 +503,11 @@ static struct nl_msg *set_names(long *off, int bad)
 	int i;
 
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, cfgdom);
-	names = nlt_nest_start(msg, ORDLOCK_A_RANK_NAMES);
+	names = olc_nl_nest_start(msg, ORDLOCK_A_RANK_NAMES);
 	for (i = 0; i < (bad == 6 ? ORDLOCK_RANK_NAMES_MAX + 1 : 2); i++) {
 		if (i == 1 || bad == 6)
-			*off = nlt_offset(msg);
-		e = nlt_nest_start(msg, ORDLOCK_A_ENTRY);
+			*off = olc_nl_offset(msg);
+		e = olc_nl_nest_start(msg, ORDLOCK_A_ENTRY);
 		snprintf(name, sizeof(name), "name%d", i);
 		switch (i == 1 ? bad : 0) {
 		case 1:		/* starts with a digit */
@@ -516,7 +516,7 @@ static struct nl_msg *set_names(long *off, int bad)
 			break;
 		case 2:		/* too long */
 			nla_put_u32(msg, ORDLOCK_E_RANK, 2);
-			*off = nlt_offset(msg);
+			*off = olc_nl_offset(msg);
 			memset(name, 'n', 40);
 			name[40] = 0;
 			nla_put_string(msg, ORDLOCK_E_NAME, name);
@@ -531,7 +531,7 @@ static struct nl_msg *set_names(long *off, int bad)
 		case 5:		/* an attribute rank names do not have */
 			nla_put_u32(msg, ORDLOCK_E_RANK, 2);
 			nla_put_string(msg, ORDLOCK_E_NAME, name);
-			*off = nlt_offset(msg);
+			*off = olc_nl_offset(msg);
 			nla_put_u32(msg, ORDLOCK_E_PID, 1);
 			break;
 		default:
@@ -559,22 +559,22 @@ static void test_domain_set_malformed(void)
 	refused(msg, W(EINVAL, NULL, -1, ORDLOCK_A_DOMAIN), "DOMAIN_SET without a domain");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_SET, 0);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, cfgdom);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_POLICY, 3);
 	refused(msg, W(ERANGE, NULL, off, -1), "DOMAIN_SET of policy 3");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_SET, 0);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, cfgdom);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u8(msg, ORDLOCK_A_DETECT_DELAY_MS, 1);
 	refused(msg, W(EINVAL, NULL, off, -1), "DOMAIN_SET of a u8 delay");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_SET, 0);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, cfgdom);
 	nla_put_u32(msg, ORDLOCK_A_POLICY, ORDLOCK_POLICY_DETECT);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_u64(msg, ORDLOCK_A_COOKIE, 1);
 	refused(msg, W(EINVAL, "not taken", off, -1), "DOMAIN_SET with a cookie");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_SET, 0);
-	off = nlt_offset(msg);
+	off = olc_nl_offset(msg);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, "x y");
 	nla_put_u32(msg, ORDLOCK_A_POLICY, ORDLOCK_POLICY_DETECT);
 	refused(msg, W(EINVAL, "domain name", off, -1), "DOMAIN_SET of a bad domain name");
@@ -625,7 +625,7 @@ static int priv_main(void *arg)
 {
 	struct ordlock_key key = ORDLOCK_SH(1, 9);
 	struct priv *p = arg;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *s = NULL;
 	int ret;
 
@@ -714,7 +714,7 @@ static void test_unprivileged(void)
 		"without CAP_NET_ADMIN (capset)",
 		"after setuid(nobody) on a socket opened as root",
 	};
-	struct nlt_domain d;
+	struct olc_nl_domain d;
 	struct priv *p;
 	struct nlt *s;
 	int i, sv[2], fd, ret;
@@ -762,7 +762,7 @@ static void test_unprivileged(void)
 		 * checks the opener's capabilities only for messages sent
 		 * without a destination address (no NETLINK_SKB_DST).
 		 */
-		s->use_write = 1;
+		s->nl->use_write = 1;
 		ret = nlt_domain_set(s, cfgdom, ORDLOCK_POLICY_TIMEOUT, 7, NULL, -1,
 				     NULL);
 		is_int(ret, -EPERM,
@@ -807,8 +807,8 @@ static int netns_main(void *arg)
 	};
 	struct ordlock_key key = ORDLOCK_EX(1, 1);
 	struct netns *ns = arg;
-	struct nlt_outcome o;
-	struct nlt_event ev;
+	struct olc_nl_outcome o;
+	struct olc_nl_event ev;
 	uint64_t st[ORDLOCK_S_MAX + 1];
 	struct nlt *s;
 	int i;
@@ -824,22 +824,22 @@ static int netns_main(void *arg)
 		return 0;
 	}
 	ns->ret[0] = nlt_acquire(s, ns->domain, &key, 1, 0, 0, 1, &o);
-	snprintf(ns->msg[0], sizeof(ns->msg[0]), "%s", s->ext.msg);
+	snprintf(ns->msg[0], sizeof(ns->msg[0]), "%s", s->nl->ext.msg);
 	ns->ret[1] = nlt_release(s, NULL, 0, &o);
-	snprintf(ns->msg[1], sizeof(ns->msg[1]), "%s", s->ext.msg);
+	snprintf(ns->msg[1], sizeof(ns->msg[1]), "%s", s->nl->ext.msg);
 	ns->ret[2] = nlt_cancel(s, 1, &o);
-	snprintf(ns->msg[2], sizeof(ns->msg[2]), "%s", s->ext.msg);
+	snprintf(ns->msg[2], sizeof(ns->msg[2]), "%s", s->nl->ext.msg);
 	ns->ret[3] = nlt_convert(s, key, 0, 0, 1, &o);
-	snprintf(ns->msg[3], sizeof(ns->msg[3]), "%s", s->ext.msg);
+	snprintf(ns->msg[3], sizeof(ns->msg[3]), "%s", s->nl->ext.msg);
 	ns->ret[4] = nlt_domain_get(s, ns->domain, NULL);
-	snprintf(ns->msg[4], sizeof(ns->msg[4]), "%s", s->ext.msg);
+	snprintf(ns->msg[4], sizeof(ns->msg[4]), "%s", s->nl->ext.msg);
 	ns->ret[5] = nlt_domain_set(s, ns->domain, ORDLOCK_POLICY_DETECT, 5,
 				    NULL, -1, NULL);
-	snprintf(ns->msg[5], sizeof(ns->msg[5]), "%s", s->ext.msg);
+	snprintf(ns->msg[5], sizeof(ns->msg[5]), "%s", s->nl->ext.msg);
 	ns->ret[6] = nlt_get_stats(s, ns->domain, st);
-	snprintf(ns->msg[6], sizeof(ns->msg[6]), "%s", s->ext.msg);
+	snprintf(ns->msg[6], sizeof(ns->msg[6]), "%s", s->nl->ext.msg);
 	for (i = 0; i < NS_LOCKS; i++) {
-		struct nlt_entry *v;
+		struct olc_nl_entry *v;
 		int j;
 
 		ns->dump_ret[i] = nlt_dump(s, dumps[i], NULL, &v);
@@ -866,8 +866,8 @@ static void test_netns(void)
 {
 	struct ordlock_key k15 = ORDLOCK_EX(1, 5), k13 = ORDLOCK_EX(1, 3);
 	struct ordlock_key k11 = ORDLOCK_EX(1, 1);
-	struct nlt_outcome o;
-	struct nlt_event ev;
+	struct olc_nl_outcome o;
+	struct olc_nl_event ev;
 	struct netns *ns;
 	struct ordlock *ol;
 	struct nlt *s, *l;
@@ -964,9 +964,9 @@ static void test_keys_entry_type(void)
 
 	diag("an entry of ORDLOCK_A_KEYS that is not ORDLOCK_A_KEY");
 	msg = acq();
-	keys = nlt_nest_start(msg, ORDLOCK_A_KEYS);
-	off = nlt_offset(msg);
-	nlt_put_key(msg, ORDLOCK_A_COOKIE, &k);
+	keys = olc_nl_nest_start(msg, ORDLOCK_A_KEYS);
+	off = olc_nl_offset(msg);
+	olc_nl_put_key(msg, ORDLOCK_A_COOKIE, &k);
 	nla_nest_end(msg, keys);
 	refused(msg, W(EINVAL, NULL, off, -1),
 		"a key nested as ORDLOCK_A_COOKIE instead of ORDLOCK_A_KEY");

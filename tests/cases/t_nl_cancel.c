@@ -36,7 +36,7 @@
 #define WAIT_MS		20000
 #define ROUNDS		200
 
-static int queued_ok(struct nlt *s, int ret, const struct nlt_outcome *o,
+static int queued_ok(struct nlt *s, int ret, const struct olc_nl_outcome *o,
 		     const char *what)
 {
 	int cond = !ret && o->status == ORDLOCK_STATUS_QUEUED;
@@ -49,7 +49,7 @@ static int queued_ok(struct nlt *s, int ret, const struct nlt_outcome *o,
 	return cond;
 }
 
-static int cancelled_ok(struct nlt *s, int ret, const struct nlt_outcome *o,
+static int cancelled_ok(struct nlt *s, int ret, const struct olc_nl_outcome *o,
 			uint64_t cookie, const char *what)
 {
 	int cond = !ret && o->status == ORDLOCK_STATUS_CANCELLED &&
@@ -67,7 +67,7 @@ static int cancelled_ok(struct nlt *s, int ret, const struct nlt_outcome *o,
 /* The socket holds nothing: releasing @key is refused with ENOENT */
 static int holds_nothing(struct nlt *s, struct ordlock_key key)
 {
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	int ret = nlt_release(s, &key, 1, &o);
 
 	return !ret && o.status == ORDLOCK_STATUS_REFUSED && o.error == ENOENT;
@@ -78,7 +78,7 @@ static void test_cancel_queued(void)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key key = ORDLOCK_EX(1, 2);
 	struct ordlock_key two[2] = { ORDLOCK_EX(1, 1), ORDLOCK_EX(1, 2) };
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct gt_actor *hol;
 	struct nlt *s;
 	int ret;
@@ -95,8 +95,8 @@ static void test_cancel_queued(void)
 	queued_ok(s, ret, &o, "ACQUIRE x1:2");
 	ret = nlt_cancel(s, 101, &o);
 	is_errno(ret, ENOENT, "CANCEL with another cookie: ENOENT");
-	ok(strstr(s->ext.msg, "cookie") != NULL, "extack: %s", nlt_extack_str(s));
-	ok(s->ext.have_off, "the extack points at ORDLOCK_A_COOKIE");
+	ok(strstr(s->nl->ext.msg, "cookie") != NULL, "extack: %s", nlt_extack_str(s));
+	ok(s->nl->ext.have_off, "the extack points at ORDLOCK_A_COOKIE");
 	ret = nlt_cancel(s, 100, &o);
 	cancelled_ok(s, ret, &o, 100, "CANCEL with its cookie");
 	ok(!o.have_token, "no token");
@@ -146,7 +146,7 @@ static void test_cancel_queued(void)
 	s = nlt_must_open();
 	ret = nlt_cancel(s, 1, &o);
 	is_errno(ret, ENOENT, "CANCEL from a socket that never asked: ENOENT");
-	ok(s->ext.msg[0], "extack: %s", nlt_extack_str(s));
+	ok(s->nl->ext.msg[0], "extack: %s", nlt_extack_str(s));
 	nlt_close(s);
 	gt_actor_stop(hol);
 }
@@ -202,7 +202,7 @@ static void test_cancel_race(void)
 	struct ordlock_key key = ORDLOCK_EX(1, 1);
 	unsigned int i, cancelled = 0, granted = 0, bad = 0, leaked = 0;
 	unsigned int stray = 0, queued = 0;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct racer *r;
 	pthread_t thr;
 	struct nlt *s;

@@ -40,8 +40,8 @@ static void test_many_keys(struct nlt *q)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key *keys;
 	unsigned char *seen;
-	struct nlt_outcome o;
-	struct nlt_entry *v;
+	struct olc_nl_outcome o;
+	struct olc_nl_entry *v;
 	unsigned int i, c, dup = 0, wrong = 0, missing = 0;
 	long per_owner, per_req;
 	struct nlt *s;
@@ -81,7 +81,7 @@ static void test_many_keys(struct nlt *q)
 		if (v[i].key.rank != 7 || v[i].key.id >= NKEYS ||
 		    v[i].role != ORDLOCK_ROLE_HOLDER || v[i].position ||
 		    v[i].mode != EX || (pid_t)v[i].pid != getpid() ||
-		    !NLT_HAS(&v[i], ORDLOCK_E_TOKEN)) {
+		    !OLC_NL_HAS(&v[i], ORDLOCK_E_TOKEN)) {
 			if (wrong++ < 5)
 				diag("  entry %u: %u:%llu role %u pos %u mode %u pid %u",
 				     i, v[i].key.rank,
@@ -123,9 +123,9 @@ static void test_many_waiters(struct nlt *q)
 	struct ordlock_key key = ORDLOCK_EX(1, 1);
 	static struct nlt *w[NWAIT];
 	unsigned char pos[NWAIT];
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct olt_holder *hol;
-	struct nlt_entry *v;
+	struct olc_nl_entry *v;
 	uint64_t hid;
 	unsigned int i, hard = 0, soft = 0, hard_ok = 0, wrong = 0;
 	unsigned int waiting = 0, holders = 0, queued = 0;
@@ -150,7 +150,7 @@ static void test_many_waiters(struct nlt *q)
 	is_int(n, NWAIT + NWAIT * (NWAIT - 1) / 2, "GET_GRAPH: every edge");
 	for (i = 0; i < (unsigned int)(n > 0 ? n : 0); i++) {
 		if (!olt_key_eq(&v[i].key, 1, 1, EX) ||
-		    !NLT_HAS(&v[i], ORDLOCK_E_BLOCKER) ||
+		    !OLC_NL_HAS(&v[i], ORDLOCK_E_BLOCKER) ||
 		    v[i].blocker.mode != EX) {
 			wrong++;
 			continue;
@@ -188,8 +188,8 @@ static void test_many_waiters(struct nlt *q)
 	waiting = 0;
 	for (i = 0; i < (unsigned int)(n > 0 ? n : 0); i++)
 		if (v[i].kind == ORDLOCK_KIND_NETLINK &&
-		    NLT_HAS(&v[i], ORDLOCK_E_KEY) &&
-		    NLT_HAS(&v[i], ORDLOCK_E_WAITED_US) &&
+		    OLC_NL_HAS(&v[i], ORDLOCK_E_KEY) &&
+		    OLC_NL_HAS(&v[i], ORDLOCK_E_WAITED_US) &&
 		    olt_key_eq(&v[i].key, 1, 1, EX))
 			waiting++;
 	ok(n == NWAIT + 1 && waiting == NWAIT,
@@ -233,7 +233,7 @@ static void test_domain_moves(struct nlt *q)
 {
 	char a[ORDLOCK_DOMAIN_NAME_MAX], b[ORDLOCK_DOMAIN_NAME_MAX];
 	const char *names[2] = { a, b };
-	struct nlt_entry *e = NULL;
+	struct olc_nl_entry *e = NULL;
 	unsigned int dumps = 0, bad = 0, seen = 0;
 	pthread_t th;
 	int n, i;

@@ -168,7 +168,7 @@ static void check_drained(const struct drained *d, const char *what)
 static void check_holds(struct nlt *s, const char *domain,
 			struct ordlock_key key, const char *what)
 {
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	int ret = nlt_release(s, &key, 1, &o);
 
 	ok(!ret && o.status == ORDLOCK_STATUS_GRANTED,
@@ -187,7 +187,7 @@ static void check_holds(struct nlt *s, const char *domain,
 static void check_holds_nothing(struct nlt *s, struct ordlock_key key,
 				const char *what)
 {
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	int ret = nlt_release(s, &key, 1, &o);
 
 	ok(!ret && o.status == ORDLOCK_STATUS_REFUSED && o.error == ENOENT,
@@ -206,7 +206,7 @@ static void test_queued(int convert)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key key = ORDLOCK_SH(1, 1);
 	struct nlt *s = nlt_must_open();
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct ordlock *b;
 	struct drained d;
 	int ret;
@@ -262,7 +262,7 @@ static void test_at_once(int convert)
 	struct ordlock_key sh = ORDLOCK_SH(1, 1), ex = ORDLOCK_EX(1, 1);
 	struct nlt *s = nlt_must_open();
 	struct nl_msg *msg;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct drained d;
 	unsigned int mode;
 	int ret, holders, others;

@@ -67,18 +67,14 @@ static int bind_port(uint32_t port)
 	return fd;
 }
 
-/* Send @len bytes of @msg on @fd and read the reply, as nlraw_recv() */
+/* Send @len bytes of @msg on @fd and read the reply, as olc_raw_recv() */
 static int request(int fd, const char *msg, size_t len, uint32_t *status,
 		   uint32_t *err)
 {
 	char buf[8192];
 	uint8_t cmd;
 
-	*status = 0;
-	*err = 0;
-	if (send(fd, msg, len, 0) < 0)
-		return -errno;
-	return nlraw_recv(fd, buf, sizeof(buf), &cmd, status, err);
+	return olc_raw_request(fd, msg, len, buf, sizeof(buf), &cmd, status, err);
 }
 
 static int running(const struct reuse *r)

@@ -64,18 +64,10 @@ struct run {
 
 static struct run R;
 
+/* The output a command left in @path, which goes */
 static void read_file(const char *path, char *buf, size_t len)
 {
-	int fd = open(path, O_RDONLY);
-	ssize_t n = 0, r;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	while ((size_t)n < len - 1 && (r = read(fd, buf + n, len - 1 - (size_t)n)) > 0)
-		n += r;
-	buf[n] = '\0';
-	close(fd);
+	read_small_file(path, buf, len);
 	unlink(path);
 }
 

@@ -153,7 +153,7 @@ static int use_module(void)
 {
 	struct ordlock_key k[3] = { ORDLOCK_EX(7, 7), ORDLOCK_SH(8, 1), ORDLOCK_EX(9, 2) };
 	struct ordlock *a = ordlock_open(NULL), *b = ordlock_open("reload-dom");
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *s = nlt_open(NULL);
 	struct pbarrier *held = pbarrier_new(2);
 	pid_t pid;
@@ -194,7 +194,7 @@ static void nl_queued(struct nlt *s)
 {
 	struct ordlock_key k = ORDLOCK_EX(1, 1);
 	struct nlt *w = nlt_must_open();
-	struct nlt_outcome o, rel;
+	struct olc_nl_outcome o, rel;
 
 	is_int(nlt_acquire(w, NULL, &k, 1, 30000000000ULL, 0, 2, &o), 0,
 	       "a second netlink socket asks for 1:1");
@@ -217,7 +217,7 @@ int main(void)
 	struct ordlock *ol;
 	struct nlt *s;
 	struct ordlock_key k = ORDLOCK_EX(1, 1);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 
 	watchdog_start(600);
 	if (!repo)

@@ -191,7 +191,7 @@ static void owner_close(struct owner *o)
 }
 
 /* Netlink: the final outcome of a request, waiting for its RESULT. */
-static int nl_finish(struct owner *o, int ret, struct nlt_outcome *out,
+static int nl_finish(struct owner *o, int ret, struct olc_nl_outcome *out,
 		     unsigned int bound_ms, const char *what)
 {
 	if (ret < 0)
@@ -226,7 +226,7 @@ static int owner_acquire(struct owner *o, int dom, unsigned int nheld,
 			 const struct ordlock_key *k, unsigned int n, unsigned int timeout_ms, unsigned int flags,
 			 unsigned int bound_ms, unsigned int *reason)
 {
-	struct nlt_outcome out;
+	struct olc_nl_outcome out;
 	int ret;
 
 	*reason = 0;
@@ -250,7 +250,7 @@ static int owner_convert(struct owner *o, struct ordlock_key k,
 			 unsigned int timeout_ms, unsigned int flags,
 			 unsigned int bound_ms, unsigned int *reason)
 {
-	struct nlt_outcome out;
+	struct olc_nl_outcome out;
 	int ret;
 
 	*reason = 0;
@@ -271,7 +271,7 @@ static int owner_convert(struct owner *o, struct ordlock_key k,
 
 static int owner_release(struct owner *o, const struct ordlock_key *k, unsigned int n)
 {
-	struct nlt_outcome out;
+	struct olc_nl_outcome out;
 	int ret;
 
 	if (!o->nl)
@@ -593,7 +593,7 @@ static int kamikaze_main(void *arg)
 	unsigned int seed = (unsigned int)getpid() * 40503U + (unsigned int)(uintptr_t)arg;
 	int dom = (int)rnd(&seed, NDOM);
 	struct kami_thread t;
-	struct nlt_outcome out;
+	struct olc_nl_outcome out;
 	struct ordlock *ol;
 	struct nlt *s;
 	pthread_t th;

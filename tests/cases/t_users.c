@@ -147,12 +147,12 @@ static int agent_become(struct agent *a)
 static struct ordlock *ols[MAX_SLOTS];
 static struct nlt *nls[MAX_SLOTS];
 
-static void agent_nl_outcome(struct agent *a, int ret, const struct nlt_outcome *o,
+static void agent_nl_outcome(struct agent *a, int ret, const struct olc_nl_outcome *o,
 			     const struct nlt *s)
 {
 	a->ret = ret;
 	if (ret < 0 && s)
-		snprintf(a->extack, sizeof(a->extack), "%s", s->ext.msg);
+		snprintf(a->extack, sizeof(a->extack), "%s", s->nl->ext.msg);
 	if (!ret) {
 		a->status = o->status;
 		a->error = o->error;
@@ -162,7 +162,7 @@ static void agent_nl_outcome(struct agent *a, int ret, const struct nlt_outcome 
 
 static void agent_dump(struct agent *a, struct nlt *s)
 {
-	struct nlt_entry *e = NULL;
+	struct olc_nl_entry *e = NULL;
 	int i, j, n;
 
 	n = nlt_dump(s, a->cmd, a->domain[0] ? a->domain : NULL, &e);
@@ -170,7 +170,7 @@ static void agent_dump(struct agent *a, struct nlt *s)
 	a->nentries = n;
 	for (i = 0; i < n; i++) {
 		if (a->cmd == ORDLOCK_CMD_GET_OWNERS &&
-		    (!NLT_HAS(&e[i], ORDLOCK_E_UID) || e[i].uid != a->uid))
+		    (!OLC_NL_HAS(&e[i], ORDLOCK_E_UID) || e[i].uid != a->uid))
 			a->nforeign++;
 		for (j = 0; j < 2; j++)
 			if (a->cmd != ORDLOCK_CMD_GET_OWNERS &&
@@ -187,7 +187,7 @@ static void agent_do(struct agent *a)
 	const char *dom = a->domain[0] ? a->domain : NULL;
 	struct ordlock_domain_config cfg;
 	struct ordlock_owner_info info;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	uint64_t t0;
 	int fd, err = 0;
 
@@ -600,12 +600,12 @@ static int failure_is(const struct agent *a, int ret, int err, uint32_t reason,
 static int limit_event(const char *domain, unsigned int uid, pid_t pid,
 		       int any_owner, const char *what)
 {
-	struct nlt_event ev;
+	struct olc_nl_event ev;
 	int ret = nlt_wait_event(L, ORDLOCK_EVENT_LIMIT, domain, WAIT_MS, &ev);
 	int cond = !ret && ev.have_failure &&
 		   ev.failure.reason == ORDLOCK_REASON_USER_LIMIT &&
 		   ev.failure.error == EDQUOT &&
-		   NLT_HAS(&ev.owner, ORDLOCK_E_UID) && ev.owner.uid == uid &&
+		   OLC_NL_HAS(&ev.owner, ORDLOCK_E_UID) && ev.owner.uid == uid &&
 		   ev.owner.pid == (uint32_t)pid &&
 		   (any_owner || ev.owner.owner_id == 0);
 
@@ -698,7 +698,7 @@ static void test_isolation(void)
 	struct ordlock_key k71 = ORDLOCK_EX(7, 1), k73 = ORDLOCK_EX(7, 3);
 	struct ordlock_key k81 = ORDLOCK_EX(8, 1);
 	struct ordlock *root = olt_open(dom);
-	struct nlt_entry e;
+	struct olc_nl_entry e;
 	int ret;
 
 	diag("isolation");
@@ -770,7 +770,7 @@ static void test_isolation(void)
 	ok(nlt_dump(L, ORDLOCK_CMD_GET_GRAPH, dom, NULL) == 2,
 	   "root's GET_GRAPH: both edges");
 	{
-		struct nlt_entry *o = NULL;
+		struct olc_nl_entry *o = NULL;
 		int i, n = nlt_dump(L, ORDLOCK_CMD_GET_OWNERS, dom, &o), ua = 0, ub = 0;
 
 		for (i = 0; i < n; i++) {
@@ -963,7 +963,7 @@ static void test_limits(void)
 	ok(status != -1 && WIFSIGNALED(status), "A is killed");
 	ok(user_gone(UID_A), "uid %d leaves the users file", UID_A);
 	{
-		struct nlt_entry *o = NULL;
+		struct olc_nl_entry *o = NULL;
 		int n = nlt_dump(L, ORDLOCK_CMD_GET_OWNERS, NULL, &o), left = 0;
 
 		for (i = 0; i < n; i++)
@@ -1026,7 +1026,7 @@ static int ag_set_domain(struct agent *a, unsigned int slot, const char *domain)
 /* Whether DOMAIN_GET finds @domain */
 static int domain_exists(const char *domain)
 {
-	struct nlt_domain d;
+	struct olc_nl_domain d;
 
 	return nlt_domain_get(L, domain, &d) != -ENOENT;
 }

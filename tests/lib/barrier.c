@@ -158,8 +158,6 @@ out:
 	return ret;
 }
 
-static int read_small_file(const char *path, char *buf, size_t len);
-
 void diag_proc(pid_t pid)
 {
 	char path[64], buf[2048], *line, *save;
@@ -269,11 +267,12 @@ int child_kill(pid_t pid, int sig)
 	}
 }
 
-static int read_small_file(const char *path, char *buf, size_t len)
+int read_small_file(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "r");
 	size_t n;
 
+	buf[0] = '\0';
 	if (!f)
 		return -errno;
 	n = fread(buf, 1, len - 1, f);
@@ -301,7 +300,7 @@ char proc_state(pid_t pid)
  * information is not available. /proc/<pid>/syscall reads "running" for a
  * running task and "nr arg1 arg2 ..." (hex) for a blocked one.
  */
-static int in_ioctl(pid_t pid, unsigned long request)
+int in_ioctl(pid_t pid, unsigned long request)
 {
 	char path[64], buf[256];
 	unsigned long long arg1, arg2;

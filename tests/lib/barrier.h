@@ -78,6 +78,18 @@ int child_wait(pid_t pid, unsigned int timeout_s);
 int child_kill(pid_t pid, int sig);
 
 /*
+ * read_small_file() - at most @len - 1 bytes of @path into @buf, NUL
+ * terminated ("" when it cannot be read): the bytes read, or -errno
+ */
+int read_small_file(const char *path, char *buf, size_t len);
+
+/*
+ * in_ioctl() - 1 if @pid is inside ioctl(fd, @request) now, 0 if not,
+ * -errno when /proc does not tell
+ */
+int in_ioctl(pid_t pid, unsigned long request);
+
+/*
  * wait_blocked_ioctl() - wait until @pid sleeps inside ioctl(fd, @request),
  * as /proc/<pid>/syscall and /proc/<pid>/stat show (the state must read
  * 'S' or 'D' in several polls in a row). Polls for at most @timeout_ms

@@ -14,8 +14,10 @@
 #include <unistd.h>
 
 #include "barrier.h"
+#include "file.h"
 #include "graphtest.h"
 #include "oltest.h"
+#include "parse.h"
 #include "tap.h"
 
 static void gt_sleep_ms(unsigned int ms)
@@ -392,454 +394,237 @@ uint64_t gt_owner_id(struct ordlock *ol)
 	return info.owner_id;
 }
 
-/* debugfs */
+/*
+ * debugfs: the files are parsed by the parsers ordlockctl uses
+ * (tools/common/parse.c); the records are then copied into the tests'
+ * structures, keeping those of one domain.
+ */
 
 char *gt_read_file(const char *path)
 {
-	size_t size = 65536, len = 0;
-	char *buf = malloc(size);
-	int fd, err;
+	size_t len;
+	char *buf;
+	int ret = olc_read_file(path, &buf, &len);
 
-	if (!buf)
+	if (ret) {
+		errno = -ret;
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto fail;
-	for (;;) {
-		ssize_t n;
-
-		if (size - len < 4096) {
-			char *nbuf = realloc(buf, size * 2);
-
-			if (!nbuf) {
-				errno = ENOMEM;
-				goto fail_close;
-			}
-			buf = nbuf;
-			size *= 2;
-		}
-		n = read(fd, buf + len, size - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			goto fail_close;
-		if (n == 0)
-			break;
-		len += (size_t)n;
 	}
-	close(fd);
-	buf[len] = '\0';
 	return buf;
-
-fail_close:
-	err = errno;
-	close(fd);
-	errno = err;
-fail:
-	err = errno;
-	free(buf);
-	errno = err;
-	return NULL;
 }
 
 int gt_mode_parse(const char *s)
 {
-	if (!strcmp(s, "shared"))
-		return ORDLOCK_MODE_SHARED;
-	if (!strcmp(s, "exclusive"))
-		return ORDLOCK_MODE_EXCLUSIVE;
-	if (!strcmp(s, "none"))
-		return 0;
-	return -1;
+	return strcmp(s, "none") ? olc_mode_parse(s) : 0;
 }
 
-#define GT_MAX_FIELDS 64
-
-/* Split @line (modified) at single spaces; returns the number of fields */
-static int gt_split(char *line, char **f, int max)
+int gt_debugfs_parse(const char *name, gt_parser parse, void *out)
 {
-	int n = 0;
-	char *save, *tok;
-
-	for (tok = strtok_r(line, " ", &save); tok && n < max;
-	     tok = strtok_r(NULL, " ", &save))
-		f[n++] = tok;
-	return tok ? max + 1 : n;
-}
-
-static int gt_parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return *end || errno ? -1 : 0;
-}
-
-static int gt_parse_int(const char *s, int *v)
-{
-	char *end;
-	long x;
-
-	errno = 0;
-	x = strtol(s, &end, 10);
-	if (!*s || *end || errno)
-		return -1;
-	*v = (int)x;
-	return 0;
-}
-
-static int gt_parse_key(const char *s, uint32_t *rank, uint64_t *id)
-{
-	unsigned int r;
-	unsigned long long i;
-	char tail;
-
-	if (sscanf(s, "%u:%llu%c", &r, &i, &tail) != 2)
-		return -1;
-	*rank = r;
-	*id = i;
-	return 0;
-}
-
-static int gt_copy(char *dst, size_t len, const char *src)
-{
-	if (strlen(src) >= len)
-		return -1;
-	strcpy(dst, src);
-	return 0;
-}
-
-/*
- * Read debugfs file @name, check its version line, and call @parse for
- * each data line with its fields. @parse returns 1 to keep the record, 0
- * to skip it, -1 when the line does not parse.
- */
-static int gt_read_records(const char *name,
-			   int (*parse)(char **f, int n, void *rec,
-					const char *domain),
-			   void *recs, size_t recsize, int max,
-			   const char *domain)
-{
-	char path[128], head[64], *buf, *line, *save, *copy;
-	char *f[GT_MAX_FIELDS];
-	int count = 0, first = 1, ret = 0;
-	uint64_t scratch[64];	/* a record past @max */
+	char path[128], *buf;
+	struct olc_perr perr;
+	size_t len;
+	int ret;
 
 	snprintf(path, sizeof(path), GT_DEBUGFS "%s", name);
-	snprintf(head, sizeof(head), "# ordlock %s v1", name);
-	buf = gt_read_file(path);
-	if (!buf) {
-		ret = -errno;
-		diag("cannot read %s: %s", path, strerror(errno));
+	ret = olc_read_file(path, &buf, &len);
+	if (ret) {
+		diag("cannot read %s: %s", path, strerror(-ret));
 		return ret;
 	}
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		void *rec = (char *)recs + (size_t)(count < max ? count : 0) *
-			    recsize;
-		int n, keep;
-
-		if (first) {
-			first = 0;
-			if (strcmp(line, head)) {
-				diag("%s: first line is \"%s\", want \"%s\"",
-				     path, line, head);
-				ret = -EPROTO;
-				break;
-			}
-			continue;
-		}
-		if (line[0] == '#')
-			continue;
-		copy = strdup(line);
-		n = gt_split(line, f, GT_MAX_FIELDS);
-		keep = n <= GT_MAX_FIELDS ?
-		       parse(f, n, count < max ? rec : scratch, domain) : -1;
-		if (keep < 0) {
-			diag("%s: bad line \"%s\"", path, copy ? copy : "?");
-			free(copy);
-			ret = -EPROTO;
-			break;
-		}
-		free(copy);
-		if (keep)
-			count++;
-	}
-	if (first && !ret) {
-		diag("%s is empty: no version line", path);
-		ret = -EPROTO;
-	}
+	ret = parse(buf, len, out, &perr);
+	if (ret == -EPROTO)
+		diag("%s: line %u: %s", path, perr.line, perr.msg);
+	else if (ret)
+		diag("%s: %s", path, strerror(-ret));
 	free(buf);
-	return ret ? ret : count;
+	return ret;
 }
 
-/* waiter_id waiter_pid waiter_comm domain rank:id mode blocker_id
- * blocker_pid blocker_comm blocker_mode edge waited_us */
-static int gt_parse_edge(char **f, int n, void *rec, const char *domain)
+/* Keep a record of @rdomain when @domain is NULL or names it */
+static int gt_keep(const char *domain, const char *rdomain)
 {
-	struct gt_edge *e = rec;
-	int m, bm;
+	return !domain || !strcmp(domain, rdomain);
+}
 
-	if (n != 12)
-		return -1;
-	memset(e, 0, sizeof(*e));
-	m = gt_mode_parse(f[5]);
-	bm = gt_mode_parse(f[9]);
-	if (gt_parse_u64(f[0], &e->waiter_id) ||
-	    gt_parse_int(f[1], &e->waiter_pid) ||
-	    gt_copy(e->waiter_comm, sizeof(e->waiter_comm), f[2]) ||
-	    gt_copy(e->domain, sizeof(e->domain), f[3]) ||
-	    gt_parse_key(f[4], &e->rank, &e->id) || m <= 0 ||
-	    gt_parse_u64(f[6], &e->blocker_id) ||
-	    gt_parse_int(f[7], &e->blocker_pid) ||
-	    gt_copy(e->blocker_comm, sizeof(e->blocker_comm), f[8]) ||
-	    bm <= 0 || gt_parse_u64(f[11], &e->waited_us))
-		return -1;
-	e->mode = m;
-	e->blocker_mode = bm;
-	if (!strcmp(f[10], "hard"))
-		e->edge = ORDLOCK_EDGE_HARD;
-	else if (!strcmp(f[10], "soft"))
-		e->edge = ORDLOCK_EDGE_SOFT;
-	else
-		return -1;
-	return !domain || !strcmp(domain, e->domain);
+static void gt_who(const struct olc_who *w, uint64_t *id, int *pid, char *comm)
+{
+	*id = w->id;
+	*pid = (int)w->pid;
+	memcpy(comm, w->comm, ORDLOCK_COMM_LEN);
 }
 
 int gt_graph_read(const char *domain, struct gt_edge *e, int max)
 {
-	return gt_read_records("graph", gt_parse_edge, e, sizeof(*e), max,
-			       domain);
-}
+	struct olc_edges all = { 0 };
+	size_t i;
+	int n = 0, ret;
 
-/* domain rank:id role position owner_id pid comm mode token|waited_us */
-static int gt_parse_lock(char **f, int n, void *rec, const char *domain)
-{
-	struct gt_lock *l = rec;
-	uint64_t pos;
-	int m;
+	ret = gt_debugfs_parse("graph", (gt_parser)olc_parse_graph, &all);
+	for (i = 0; !ret && i < all.n; i++) {
+		const struct olc_edge *s = &all.v[i];
+		struct gt_edge *d = &e[n];
 
-	if (n != 9)
-		return -1;
-	memset(l, 0, sizeof(*l));
-	m = gt_mode_parse(f[7]);
-	if (gt_copy(l->domain, sizeof(l->domain), f[0]) ||
-	    gt_parse_key(f[1], &l->rank, &l->id) ||
-	    gt_parse_u64(f[3], &pos) || gt_parse_u64(f[4], &l->owner_id) ||
-	    gt_parse_int(f[5], &l->pid) ||
-	    gt_copy(l->comm, sizeof(l->comm), f[6]) || m <= 0 ||
-	    gt_parse_u64(f[8], &l->value))
-		return -1;
-	l->pos = (unsigned int)pos;
-	l->mode = m;
-	if (!strcmp(f[2], "holder"))
-		l->role = GT_HOLDER;
-	else if (!strcmp(f[2], "waiter"))
-		l->role = GT_WAITER;
-	else if (!strcmp(f[2], "converter"))
-		l->role = GT_CONVERTER;
-	else
-		return -1;
-	return !domain || !strcmp(domain, l->domain);
+		if (!gt_keep(domain, s->domain))
+			continue;
+		if (n++ >= max)
+			continue;
+		memset(d, 0, sizeof(*d));
+		gt_who(&s->waiter, &d->waiter_id, &d->waiter_pid, d->waiter_comm);
+		gt_who(&s->blocker, &d->blocker_id, &d->blocker_pid, d->blocker_comm);
+		memcpy(d->domain, s->domain, sizeof(d->domain));
+		d->rank = s->rank;
+		d->id = s->id;
+		d->mode = s->mode;
+		d->blocker_mode = s->blocker_mode;
+		d->edge = s->type;
+		d->waited_us = s->waited_us;
+	}
+	olc_edges_free(&all);
+	return ret ? ret : n;
 }
 
 int gt_locks_read(const char *domain, struct gt_lock *l, int max)
 {
-	return gt_read_records("locks", gt_parse_lock, l, sizeof(*l), max,
-			       domain);
-}
+	struct olc_locks all = { 0 };
+	size_t i;
+	int n = 0, ret;
 
-/* id pid comm domain kind held waiting_mode waiting_key waited_us */
-static int gt_parse_owner(char **f, int n, void *rec, const char *domain)
-{
-	struct gt_owner *o = rec;
-	uint64_t held;
+	ret = gt_debugfs_parse("locks", (gt_parser)olc_parse_locks, &all);
+	for (i = 0; !ret && i < all.n; i++) {
+		const struct olc_lock *s = &all.v[i];
+		struct gt_lock *d = &l[n];
 
-	if (n != 9)
-		return -1;
-	memset(o, 0, sizeof(*o));
-	if (gt_parse_u64(f[0], &o->id) || gt_parse_int(f[1], &o->pid) ||
-	    gt_copy(o->comm, sizeof(o->comm), f[2]) ||
-	    gt_copy(o->domain, sizeof(o->domain), f[3]) ||
-	    gt_copy(o->kind, sizeof(o->kind), f[4]) ||
-	    gt_parse_u64(f[5], &held) || gt_parse_u64(f[8], &o->waited_us))
-		return -1;
-	o->held = (unsigned int)held;
-	if (!strcmp(f[6], "-")) {
-		if (strcmp(f[7], "-") || o->waited_us)
-			return -1;
-	} else {
-		int m = gt_mode_parse(f[6]);
-
-		if (m <= 0 || gt_parse_key(f[7], &o->wrank, &o->wid))
-			return -1;
-		o->wmode = m;
+		if (!gt_keep(domain, s->domain))
+			continue;
+		if (n++ >= max)
+			continue;
+		memset(d, 0, sizeof(*d));
+		memcpy(d->domain, s->domain, sizeof(d->domain));
+		d->rank = s->rank;
+		d->id = s->id;
+		/* enum gt_role has the values of enum ordlock_role */
+		d->role = (int)s->role;
+		d->pos = s->pos;
+		gt_who(&s->owner, &d->owner_id, &d->pid, d->comm);
+		d->mode = s->mode;
+		d->value = s->value;
 	}
-	return !domain || !strcmp(domain, o->domain);
+	olc_locks_free(&all);
+	return ret ? ret : n;
 }
 
 int gt_owners_read(const char *domain, struct gt_owner *o, int max)
 {
-	return gt_read_records("owners", gt_parse_owner, o, sizeof(*o), max,
-			       domain);
-}
+	struct olc_owners all = { 0 };
+	size_t i;
+	int n = 0, ret;
 
-/*
- * deadlocks: "deadlock seq time_ns domain length", then its steps
- * "step seq index owner_id pid comm mode rank:id edge blocker_mode".
- * Steps attach to the record before them, kept or not.
- */
-struct gt_dl_state {
-	struct gt_deadlock *d;
-	int max;
-	int count;
-	int cur;		/* index of the current record in d, -1: skipped */
-	uint64_t cur_seq;
-	int have_cur;
-};
+	ret = gt_debugfs_parse("owners", (gt_parser)olc_parse_owners, &all);
+	for (i = 0; !ret && i < all.n; i++) {
+		const struct olc_owner *s = &all.v[i];
+		struct gt_owner *d = &o[n];
 
-static struct gt_dl_state gt_dl;
-
-static int gt_parse_deadlock(char **f, int n, void *rec, const char *domain)
-{
-	struct gt_deadlock tmp, *d;
-	struct gt_dstep *s;
-	uint64_t seq, idx;
-	int m, bm;
-
-	(void)rec;
-	if (n == 5 && !strcmp(f[0], "deadlock")) {
-		uint64_t len;
-
-		memset(&tmp, 0, sizeof(tmp));
-		if (gt_parse_u64(f[1], &tmp.seq) ||
-		    gt_parse_u64(f[2], &tmp.time_ns) ||
-		    gt_copy(tmp.domain, sizeof(tmp.domain), f[3]) ||
-		    gt_parse_u64(f[4], &len))
-			return -1;
-		tmp.len = (unsigned int)len;
-		gt_dl.have_cur = 1;
-		gt_dl.cur_seq = tmp.seq;
-		gt_dl.cur = -1;
-		if (domain && strcmp(domain, tmp.domain))
-			return 0;
-		if (gt_dl.count < gt_dl.max) {
-			gt_dl.cur = gt_dl.count;
-			gt_dl.d[gt_dl.count] = tmp;
-		}
-		gt_dl.count++;
-		return 0;
+		if (!gt_keep(domain, s->domain))
+			continue;
+		if (n++ >= max)
+			continue;
+		memset(d, 0, sizeof(*d));
+		gt_who(&s->who, &d->id, &d->pid, d->comm);
+		memcpy(d->domain, s->domain, sizeof(d->domain));
+		snprintf(d->kind, sizeof(d->kind), "%s", olc_kind_str(s->kind));
+		d->held = s->held;
+		d->wmode = s->wmode;
+		d->wrank = s->wrank;
+		d->wid = s->wid;
+		d->waited_us = s->waited_us;
 	}
-	if (n != 10 || strcmp(f[0], "step") || !gt_dl.have_cur)
-		return -1;
-	if (gt_parse_u64(f[1], &seq) || seq != gt_dl.cur_seq ||
-	    gt_parse_u64(f[2], &idx))
-		return -1;
-	if (gt_dl.cur < 0)
-		return 0;
-	d = &gt_dl.d[gt_dl.cur];
-	if (idx != d->nsteps || idx >= GT_DL_STEPS)
-		return -1;
-	s = &d->steps[idx];
-	m = gt_mode_parse(f[6]);
-	bm = gt_mode_parse(f[9]);
-	if (gt_parse_u64(f[3], &s->owner_id) || gt_parse_int(f[4], &s->pid) ||
-	    gt_copy(s->comm, sizeof(s->comm), f[5]) || m < 0 ||
-	    gt_parse_key(f[7], &s->rank, &s->id) || bm < 0)
-		return -1;
-	s->mode = m;
-	s->blocker_mode = bm;
-	if (!strcmp(f[8], "hard"))
-		s->edge = ORDLOCK_EDGE_HARD;
-	else if (!strcmp(f[8], "soft"))
-		s->edge = ORDLOCK_EDGE_SOFT;
-	else
-		return -1;
-	d->nsteps++;
-	return 0;
+	olc_owners_free(&all);
+	return ret ? ret : n;
 }
 
 int gt_deadlocks_read(const char *domain, struct gt_deadlock *d, int max)
 {
-	uint64_t scratch[1];
-	int ret;
+	struct olc_deadlocks all = { 0 };
+	size_t i;
+	unsigned int j;
+	int n = 0, ret;
 
-	memset(&gt_dl, 0, sizeof(gt_dl));
-	gt_dl.d = d;
-	gt_dl.max = max;
-	gt_dl.cur = -1;
-	ret = gt_read_records("deadlocks", gt_parse_deadlock, scratch, 0, 1,
-			      domain);
-	return ret < 0 ? ret : gt_dl.count;
+	ret = gt_debugfs_parse("deadlocks", (gt_parser)olc_parse_deadlocks, &all);
+	for (i = 0; !ret && i < all.n; i++) {
+		const struct olc_deadlock *s = &all.v[i];
+		struct gt_deadlock *t = &d[n];
+
+		if (!gt_keep(domain, s->domain))
+			continue;
+		if (n++ >= max)
+			continue;
+		if (s->nsteps > GT_DL_STEPS) {
+			diag("deadlock %llu: %u steps, more than %d",
+			     (unsigned long long)s->seq, s->nsteps, GT_DL_STEPS);
+			ret = -EPROTO;
+			break;
+		}
+		memset(t, 0, sizeof(*t));
+		t->seq = s->seq;
+		t->time_ns = s->time_ns;
+		memcpy(t->domain, s->domain, sizeof(t->domain));
+		t->len = s->len;
+		t->nsteps = s->nsteps;
+		for (j = 0; j < s->nsteps; j++) {
+			const struct olc_dstep *ss = &s->steps[j];
+			struct gt_dstep *ts = &t->steps[j];
+
+			gt_who(&ss->who, &ts->owner_id, &ts->pid, ts->comm);
+			ts->mode = ss->mode;
+			ts->rank = ss->rank;
+			ts->id = ss->id;
+			ts->edge = ss->edge;
+			ts->blocker_mode = ss->blocker_mode;
+		}
+	}
+	olc_deadlocks_free(&all);
+	return ret ? ret : n;
 }
 
-static const char *gt_stats_domain;
-static struct gt_stats *gt_stats_out;
-static int gt_stats_found;
-
-/*
- * "global owners N resources N", "domain NAME policy P detect_delay_ms N
- * (NAME N)...", "wait_us NAME lt_1 N ... more N"
- */
-static int gt_parse_stats(char **f, int n, void *rec, const char *domain)
+/* The domain's counters, detect_delay_ms first, as the file has them */
+static void gt_stats_copy(const struct olc_domain_stats *s, struct gt_stats *d)
 {
-	struct gt_stats *s = gt_stats_out;
-	int i;
+	unsigned int i;
 
-	(void)rec;
-	(void)domain;
-	if (n >= 1 && !strcmp(f[0], "global"))
-		return 0;
-	if (n >= 2 && !strcmp(f[0], "wait_us")) {
-		if (n % 2)
-			return -1;
-		if (strcmp(f[1], gt_stats_domain))
-			return 0;
-		s->wait_total = 0;
-		s->wait_buckets = 0;
-		for (i = 2; i + 1 < n; i += 2) {
-			s->wait_total += strtoll(f[i + 1], NULL, 10);
-			s->wait_buckets++;
-		}
-		s->have_wait = 1;
-		return 0;
+	memset(d, 0, sizeof(*d));
+	snprintf(d->policy, sizeof(d->policy), "%s", s->policy);
+	if (s->have_delay) {
+		strcpy(d->v[d->n].name, "detect_delay_ms");
+		d->v[d->n++].value = s->detect_delay_ms;
 	}
-	if (n < 4 || strcmp(f[0], "domain") || n % 2)
-		return -1;
-	if (strcmp(f[1], gt_stats_domain))
-		return 0;
-	memset(s, 0, sizeof(*s));
-	for (i = 2; i + 1 < n; i += 2) {
-		if (!strcmp(f[i], "policy")) {
-			if (gt_copy(s->policy, sizeof(s->policy), f[i + 1]))
-				return -1;
-			continue;
-		}
-		if (s->n == GT_MAX_STATS ||
-		    gt_copy(s->v[s->n].name, sizeof(s->v[s->n].name), f[i]))
-			return -1;
-		s->v[s->n].value = strtoll(f[i + 1], NULL, 10);
-		s->n++;
+	for (i = 0; i < s->n && d->n < GT_MAX_STATS; i++) {
+		snprintf(d->v[d->n].name, sizeof(d->v[d->n].name), "%s",
+			 s->v[i].name);
+		d->v[d->n++].value = (long long)s->v[i].value;
 	}
-	gt_stats_found = 1;
-	return 0;
+	d->have_wait = s->have_hist;
+	d->wait_buckets = s->nhist;
+	for (i = 0; i < s->nhist; i++)
+		d->wait_total += (long long)s->hist[i].value;
 }
 
 int gt_stats_read(const char *domain, struct gt_stats *s)
 {
-	uint64_t scratch[1];
+	struct olc_stats all = { 0 };
+	size_t i;
 	int ret;
 
-	gt_stats_domain = domain;
-	gt_stats_out = s;
-	gt_stats_found = 0;
-	ret = gt_read_records("stats", gt_parse_stats, scratch, 0, 1, NULL);
-	if (ret < 0)
-		return ret;
-	return gt_stats_found ? 0 : -ENOENT;
+	ret = gt_debugfs_parse("stats", (gt_parser)olc_parse_stats, &all);
+	if (!ret)
+		ret = -ENOENT;
+	for (i = 0; ret == -ENOENT && i < all.n; i++) {
+		if (!strcmp(all.v[i].name, domain)) {
+			gt_stats_copy(&all.v[i], s);
+			ret = 0;
+		}
+	}
+	olc_stats_free(&all);
+	return ret;
 }
 
 long long gt_stat(const struct gt_stats *s, const char *name)

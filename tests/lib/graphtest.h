@@ -9,6 +9,7 @@
 #ifndef ORDLOCK_TEST_GRAPHTEST_H
 #define ORDLOCK_TEST_GRAPHTEST_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -153,6 +154,18 @@ char *gt_new_domain(char *name, const char *prefix, unsigned int policy,
 uint64_t gt_owner_id(struct ordlock *ol);
 
 /* debugfs */
+
+/* A parser of tools/common/parse.h: olc_parse_graph() and the others */
+struct olc_perr;
+typedef int (*gt_parser)(const char *buf, size_t len, void *out,
+			 struct olc_perr *err);
+
+/*
+ * gt_debugfs_parse() - read debugfs file @name (of GT_DEBUGFS) and parse
+ * it with @parse into @out (a struct olc_edges, olc_locks...). 0, or
+ * -errno (-EPROTO: it does not parse) after a diag() saying why.
+ */
+int gt_debugfs_parse(const char *name, gt_parser parse, void *out);
 
 /*
  * gt_read_file() - the whole content of @path (NUL-terminated, malloc()ed);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "barrier.h"
 #include "tap.h"
 
 static char ctl[PATH_MAX];
@@ -29,20 +30,6 @@ static struct {
 	char out[65536];
 	char err[8192];
 } R;
-
-static void slurp(const char *path, char *buf, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	ssize_t n = 0, r;
-
-	buf[0] = '\0';
-	if (fd < 0)
-		return;
-	while ((size_t)n < len - 1 && (r = read(fd, buf + n, len - 1 - (size_t)n)) > 0)
-		n += r;
-	buf[n] = '\0';
-	close(fd);
-}
 
 /* sh -c CMD with $C the CLI and $DBG the files; returns the exit status */
 static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -80,8 +67,8 @@ static int run(const char *fmt, ...)
 	if (waitpid(pid, &status, 0) != pid)
 		bail_out("waitpid: %s", strerror(errno));
 	R.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	slurp(out, R.out, sizeof(R.out));
-	slurp(err, R.err, sizeof(R.err));
+	read_small_file(out, R.out, sizeof(R.out));
+	read_small_file(err, R.err, sizeof(R.err));
 	return R.status;
 }
 

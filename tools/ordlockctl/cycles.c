@@ -298,14 +298,10 @@ static int olc_history(const char *domain, int quiet)
 			olc_deadlock_text(&dl.v[i]);
 		shown++;
 	}
-	if (olc_opt.json) {
-		olc_json_arr_end(&j);
-		olc_json_obj_end(&j);
-		olc_json_end(&j);
-	} else if (!shown && !quiet) {
-		printf("no deadlocks recorded%s%s%s\n", domain ? " in domain \"" : "",
-		       domain ? domain : "", domain ? "\"" : "");
-	}
+	if (olc_opt.json)
+		olc_list_end(&j, NULL, NULL, NULL);
+	else if (!shown && !quiet)
+		printf("no deadlocks recorded%s\n", olc_in_domain(domain));
 	olc_deadlocks_free(&dl);
 	return shown ? OLC_EXIT_FOUND : OLC_EXIT_OK;
 }
@@ -320,63 +316,71 @@ static int olc_parse_ulong(const char *s, unsigned long long *v)
 	return 0;
 }
 
+enum { OLC_OPT_HISTORY = 0x200, OLC_OPT_MAX_WORK };
+
+struct olc_cycles_args {
+	struct olc_args base;
+	unsigned long long limit;
+	unsigned long long max_work;
+	int history;
+	int quiet;
+};
+
+static const struct option olc_cycles_longopts[] = {
+	{ "limit", required_argument, NULL, 'l' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "history", no_argument, NULL, OLC_OPT_HISTORY },
+	{ "max-work", required_argument, NULL, OLC_OPT_MAX_WORK },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int olc_cycles_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			  void *args)
+{
+	struct olc_cycles_args *a = args;
+
+	switch (c) {
+	case 'l':
+		if (olc_parse_ulong(arg, &a->limit))
+			return olc_usage(cmd, "--limit: \"%s\" is not a number", arg);
+		return -1;
+	case 'q':
+		a->quiet = 1;
+		return -1;
+	case OLC_OPT_HISTORY:
+		a->history = 1;
+		return -1;
+	default:	/* --max-work */
+		if (olc_parse_ulong(arg, &a->max_work))
+			return olc_usage(cmd, "--max-work: \"%s\" is not a number", arg);
+		return -1;
+	}
+}
+
 static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	enum { OPT_HISTORY = 0x200, OPT_MAX_WORK };
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ "file", required_argument, NULL, 'f' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "history", no_argument, NULL, OPT_HISTORY },
-		{ "max-work", required_argument, NULL, OPT_MAX_WORK },
-		{ NULL, 0, NULL, 0 },
+	struct olc_cycles_args a = {
+		.limit = OLC_DEFAULT_LIMIT,
+		.max_work = CF_DEFAULT_WORK,
 	};
-	unsigned long long limit = OLC_DEFAULT_LIMIT, max_work = CF_DEFAULT_WORK;
-	const char *domain = NULL, *file = NULL, *source = "file";
+	const char *domain, *file, *source = "file";
+	unsigned long long limit, max_work;
 	struct olc_edges edges = { 0 };
 	struct olc_cycles found;
 	struct olc_wfg w;
 	struct olc_json j;
-	int c, ret, history = 0, quiet = 0;
+	int ret, history, quiet;
 	size_t k;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:f:l:q", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (olc_domain_check(optarg))
-				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
-			domain = optarg;
-			break;
-		case 'f':
-			file = optarg;
-			break;
-		case 'l':
-			if (olc_parse_ulong(optarg, &limit))
-				return olc_usage(cmd, "--limit: \"%s\" is not a number", optarg);
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		case OPT_HISTORY:
-			history = 1;
-			break;
-		case OPT_MAX_WORK:
-			if (olc_parse_ulong(optarg, &max_work))
-				return olc_usage(cmd, "--max-work: \"%s\" is not a number",
-						 optarg);
-			break;
-		default:
-			ret = olc_common_opt(cmd, c, optarg);
-			if (ret >= 0)
-				return ret;
-		}
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	domain = a.base.domain;
+	file = a.base.file;
+	limit = a.limit;
+	max_work = a.max_work;
+	history = a.history;
+	quiet = a.quiet;
 	if (history && file)
 		return olc_usage(cmd, "--history reads the kernel's record, not a file");
 	if (history)
@@ -411,14 +415,11 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_arr(&j, "cycles");
 		for (k = 0; k < found.nkept; k++)
 			olc_cycle_json(&j, &found, k);
-		olc_json_arr_end(&j);
-		olc_json_obj_end(&j);
-		olc_json_end(&j);
+		olc_list_end(&j, NULL, NULL, NULL);
 	} else if (!found.res.ncycles) {
-		printf("%sno cycles%s: %u owners wait or block, %u edges%s%s%s\n",
+		printf("%sno cycles%s: %u owners wait or block, %u edges%s\n",
 		       olc_c(OLC_GREEN), olc_c(OLC_RESET), w.nv, w.g.ne,
-		       domain ? " in domain \"" : "", domain ? domain : "",
-		       domain ? "\"" : "");
+		       olc_in_domain(domain));
 		if (!found.res.complete)
 			printf("note: the search stopped at its work bound (--max-work %llu)\n",
 			       max_work);
@@ -447,6 +448,10 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_cycles = {
 	.name = "cycles",
 	.run = olc_cycles_run,
+	.flags = OLC_CMD_DOMAIN | OLC_CMD_FILE,
+	.shortopts = "l:q",
+	.longopts = olc_cycles_longopts,
+	.opt = olc_cycles_opt,
 	.summary = "find every cycle of waits (deadlock) in the wait-for graph",
 	.usage = "cycles [-d DOMAIN] [-f FILE] [-l N] [-q] [--max-work N] [-j]\n"
 		 "cycles --history [-d DOMAIN] [-j]",

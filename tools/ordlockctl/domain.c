@@ -12,7 +12,7 @@
 #include "libordlock.h"
 #include "ordlockctl.h"
 
-static void olc_domain_text(const struct olc_domain_info *d)
+static void olc_domain_text(const struct olc_nl_domain *d)
 {
 	unsigned int i;
 
@@ -29,7 +29,7 @@ static void olc_domain_text(const struct olc_domain_info *d)
 	putchar('\n');
 }
 
-static void olc_domain_json(struct olc_json *j, const struct olc_domain_info *d)
+static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
 {
 	unsigned int i;
 
@@ -64,7 +64,7 @@ static int olc_nl_unusable(const struct olc_nl *nl, int err)
 /* The ioctl: read (@flags 0) or change the policy and delay */
 static int olc_domain_ioctl(const char *name, unsigned int flags,
 			    unsigned int policy, unsigned int delay,
-			    struct olc_domain_info *out)
+			    struct olc_nl_domain *out)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *ol;
@@ -98,7 +98,7 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	return 0;
 }
 
-static int olc_domain_get(const char *name, struct olc_domain_info *out)
+static int olc_domain_get(const char *name, struct olc_nl_domain *out)
 {
 	struct olc_nl *nl = olc_netlink(1);
 	int ret;
@@ -148,7 +148,7 @@ static int olc_domain_names(char (**names)[ORDLOCK_DOMAIN_NAME_MAX], size_t *n)
 static int olc_domain_list(void)
 {
 	char (*names)[ORDLOCK_DOMAIN_NAME_MAX] = NULL;
-	struct olc_domain_info info;
+	struct olc_nl_domain info;
 	struct olc_json j;
 	size_t i, n = 0;
 	int ret, status = OLC_EXIT_OK;
@@ -225,11 +225,21 @@ static int olc_ms_arg(const struct olc_cmd *cmd, const char *what, const char *a
 	return -1;
 }
 
+/* What DOMAIN_SET changes */
+struct olc_domain_set {
+	int set_policy;
+	unsigned int policy;
+	int set_delay;
+	unsigned int detect_delay_ms;
+	int set_names;
+	struct olc_rank_names names;
+};
+
 static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 			      int argc, char **argv)
 {
 	struct olc_domain_set set;
-	struct olc_domain_info info;
+	struct olc_nl_domain info;
 	struct olc_json j;
 	struct olc_nl *nl;
 	char what[64];
@@ -276,7 +286,9 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 	}
 	snprintf(what, sizeof(what), "domain %s", name);
 	nl = olc_netlink(1);
-	ret = nl ? olc_nl_domain_set(nl, name, &set, &info) : -ENOENT;
+	ret = nl ? olc_nl_domain_set(nl, name, set.set_policy ? (long)set.policy : -1,
+				     set.set_delay ? (long)set.detect_delay_ms : -1,
+				     set.set_names ? &set.names : NULL, &info) : -ENOENT;
 	if (ret && olc_nl_unusable(nl, ret)) {
 		if (olc_module_missing()) {
 			olc_err("%s: %s", what, olc_module_missing());
@@ -313,23 +325,15 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 
 static int olc_domain_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ NULL, 0, NULL, 0 },
-	};
-	struct olc_domain_info info;
+	struct olc_nl_domain info;
 	struct olc_json j;
 	const char *name;
-	int c, ret;
+	int ret;
 
 	/* options first; the words after NAME are not options */
-	while ((c = getopt_long(argc, argv, "+" OLC_COMMON_SHORT, longopts,
-				NULL)) != -1) {
-		ret = olc_common_opt(cmd, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	olc_color_init(olc_opt.color);
+	ret = olc_getopt(cmd, argc, argv, NULL);
+	if (ret >= 0)
+		return ret;
 	if (optind >= argc)
 		return olc_domain_list();
 	name = argv[optind++];
@@ -356,6 +360,7 @@ static int olc_domain_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_domain = {
 	.name = "domain",
 	.run = olc_domain_run,
+	.flags = OLC_CMD_ARGS,
 	.summary = "show or change a domain's policy, detection delay and rank names",
 	.usage = "domain [-j]\n"
 		 "domain [-j] NAME\n"

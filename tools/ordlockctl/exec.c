@@ -224,35 +224,115 @@ static int olc_exec_on_fd(struct ordlock *ol, int fd, const char *domain,
 	return 0;
 }
 
+/* What the options of exec ask for */
+struct olc_exec_args {
+	struct olc_args base;
+	struct olc_exec_key *texts;
+	unsigned int nkeys;
+	int need_names;
+	unsigned int timeout_ms;
+	unsigned int flags;
+	int conflict_code;
+	const char *shell_cmd;
+	int no_fork;
+	int unlock;
+	int quiet;
+};
+
+/* flock's options, and of the common ones -v, --color and -h alone */
+static const struct option olc_exec_longopts[] = {
+	{ "shared", required_argument, NULL, 's' },
+	{ "exclusive", required_argument, NULL, 'x' },
+	{ "timeout", required_argument, NULL, 'w' },
+	{ "wait", required_argument, NULL, 'w' },
+	{ "nonblock", no_argument, NULL, 'n' },
+	{ "nb", no_argument, NULL, 'n' },
+	{ "conflict-exit-code", required_argument, NULL, 'E' },
+	{ "close", no_argument, NULL, 'o' },
+	{ "command", required_argument, NULL, 'c' },
+	{ "no-fork", no_argument, NULL, 'F' },
+	{ "unlock", no_argument, NULL, 'u' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "color", required_argument, NULL, OLC_OPT_COLOR },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			void *args)
+{
+	struct olc_exec_args *a = args;
+
+	switch (c) {
+	case 's':
+	case 'x':
+		if (a->nkeys == OLC_EXEC_MAX_KEYS)
+			return olc_usage(cmd, "more than %d keys", OLC_EXEC_MAX_KEYS);
+		a->texts[a->nkeys].text = arg;
+		a->texts[a->nkeys].mode = c == 's' ? ORDLOCK_MODE_SHARED :
+					  ORDLOCK_MODE_EXCLUSIVE;
+		a->need_names |= olc_key_uses_name(arg);
+		a->nkeys++;
+		return -1;
+	case 'w': {
+		long long ms = olc_seconds_ms(arg);
+
+		if (ms < 0)
+			return olc_usage(cmd, "-w: \"%s\" is not a number of seconds", arg);
+		/* flock: -w 0 does not wait */
+		if (!ms)
+			a->flags |= ORDLOCK_ACQUIRE_TRY;
+		a->timeout_ms = ms >= OLC_EXEC_FOREVER_MS ? OLC_EXEC_FOREVER_MS - 1 :
+				(unsigned int)ms;
+		return -1;
+	}
+	case 'n':
+		a->flags |= ORDLOCK_ACQUIRE_TRY;
+		return -1;
+	case 'E': {
+		uint32_t code;
+
+		if (olc_parse_u32(arg, &code) || code > 255)
+			return olc_usage(cmd, "-E: \"%s\" is not an exit status (0-255)", arg);
+		a->conflict_code = (int)code;
+		return -1;
+	}
+	case 'o':
+		/* the descriptor is close-on-exec anyway */
+		return -1;
+	case 'c':
+		a->shell_cmd = arg;
+		return -1;
+	case 'F':
+		a->no_fork = 1;
+		return -1;
+	case 'u':
+		a->unlock = 1;
+		return -1;
+	case 'q':
+		a->quiet = 1;
+		return -1;
+	default:
+		/* -v, --color, -h */
+		return olc_common_opt(cmd, c, arg);
+	}
+}
+
 static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "shared", required_argument, NULL, 's' },
-		{ "exclusive", required_argument, NULL, 'x' },
-		{ "timeout", required_argument, NULL, 'w' },
-		{ "wait", required_argument, NULL, 'w' },
-		{ "nonblock", no_argument, NULL, 'n' },
-		{ "nb", no_argument, NULL, 'n' },
-		{ "conflict-exit-code", required_argument, NULL, 'E' },
-		{ "close", no_argument, NULL, 'o' },
-		{ "domain", required_argument, NULL, 'd' },
-		{ "command", required_argument, NULL, 'c' },
-		{ "no-fork", no_argument, NULL, 'F' },
-		{ "unlock", no_argument, NULL, 'u' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "color", required_argument, NULL, OLC_OPT_COLOR },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct olc_exec_args a = {
+		.timeout_ms = OLC_EXEC_FOREVER_MS,
+		.conflict_code = 1,
 	};
-	struct olc_exec_key *texts = NULL;
+	struct olc_exec_key *texts;
 	struct ordlock_key *keys = NULL;
 	const struct olc_rank_names *names = NULL;
-	struct olc_domain_info info;
-	const char *domain = ORDLOCK_DEFAULT_DOMAIN, *shell_cmd = NULL;
-	unsigned int nkeys = 0, i, timeout_ms = OLC_EXEC_FOREVER_MS, flags = 0;
-	int c, ret, status, conflict_code = 1, quiet = 0, need_names = 0;
-	int no_fork = 0, unlock = 0, domain_given = 0, fd = -1;
+	struct olc_nl_domain info;
+	const char *domain, *shell_cmd;
+	unsigned int nkeys, i, timeout_ms, flags;
+	int ret, status, conflict_code, quiet, need_names;
+	int no_fork, unlock, domain_given, fd = -1;
 	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
 	struct timespec t0, t1;
@@ -261,89 +341,29 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	char why[160], fdstr[16];
 	pid_t pid;
 
-	texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*texts));
-	if (!texts) {
+	a.texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*a.texts));
+	if (!a.texts) {
 		olc_err("out of memory");
 		return OLC_EXIT_ERROR;
 	}
-	/* "+": the options end at COMMAND */
-	while ((c = getopt_long(argc, argv, "+s:x:w:nE:od:c:Fuqvh", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 's':
-		case 'x':
-			if (nkeys == OLC_EXEC_MAX_KEYS) {
-				free(texts);
-				return olc_usage(cmd, "more than %d keys", OLC_EXEC_MAX_KEYS);
-			}
-			texts[nkeys].text = optarg;
-			texts[nkeys].mode = c == 's' ? ORDLOCK_MODE_SHARED :
-					    ORDLOCK_MODE_EXCLUSIVE;
-			need_names |= olc_key_uses_name(optarg);
-			nkeys++;
-			break;
-		case 'w': {
-			long long ms = olc_seconds_ms(optarg);
-
-			if (ms < 0) {
-				free(texts);
-				return olc_usage(cmd, "-w: \"%s\" is not a number of seconds",
-						 optarg);
-			}
-			/* flock: -w 0 does not wait */
-			if (!ms)
-				flags |= ORDLOCK_ACQUIRE_TRY;
-			timeout_ms = ms >= OLC_EXEC_FOREVER_MS ? OLC_EXEC_FOREVER_MS - 1 :
-				     (unsigned int)ms;
-			break;
-		}
-		case 'n':
-			flags |= ORDLOCK_ACQUIRE_TRY;
-			break;
-		case 'E': {
-			uint32_t code;
-
-			if (olc_parse_u32(optarg, &code) || code > 255) {
-				free(texts);
-				return olc_usage(cmd, "-E: \"%s\" is not an exit status (0-255)",
-						 optarg);
-			}
-			conflict_code = (int)code;
-			break;
-		}
-		case 'o':
-			/* the descriptor is close-on-exec anyway */
-			break;
-		case 'd':
-			if (olc_domain_check(optarg)) {
-				free(texts);
-				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
-			}
-			domain = optarg;
-			domain_given = 1;
-			break;
-		case 'c':
-			shell_cmd = optarg;
-			break;
-		case 'F':
-			no_fork = 1;
-			break;
-		case 'u':
-			unlock = 1;
-			break;
-		case 'q':
-			quiet = 1;
-			break;
-		default:
-			/* -v, --color, -h, and the errors */
-			ret = olc_common_opt(cmd, c, optarg);
-			if (ret >= 0) {
-				free(texts);
-				return ret;
-			}
-		}
+	/* the options end at COMMAND */
+	ret = olc_getopt(cmd, argc, argv, &a);
+	if (ret >= 0) {
+		free(a.texts);
+		return ret;
 	}
-	olc_color_init(olc_opt.color);
+	texts = a.texts;
+	nkeys = a.nkeys;
+	need_names = a.need_names;
+	timeout_ms = a.timeout_ms;
+	flags = a.flags;
+	conflict_code = a.conflict_code;
+	domain_given = a.base.domain != NULL;
+	domain = domain_given ? a.base.domain : ORDLOCK_DEFAULT_DOMAIN;
+	shell_cmd = a.shell_cmd;
+	no_fork = a.no_fork;
+	unlock = a.unlock;
+	quiet = a.quiet;
 	if (optind < argc)
 		fd = olc_exec_fd_arg(argc, argv, shell_cmd);
 	if (unlock && fd < 0) {
@@ -525,6 +545,10 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_exec = {
 	.name = "exec",
 	.run = olc_exec_run,
+	.shortopts = "s:x:w:nE:oc:Fuqvh",
+	.longopts = olc_exec_longopts,
+	.opt = olc_exec_opt,
+	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
 	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-d DOMAIN] -- COMMAND [ARGS]...\n"
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"

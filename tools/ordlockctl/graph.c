@@ -132,58 +132,56 @@ out:
 	return ret;
 }
 
+enum { OLC_OPT_DOT = 0x200 };
+
+struct olc_graph_args {
+	struct olc_args base;
+	int dot;
+};
+
+static const struct option olc_graph_longopts[] = {
+	{ "dot", no_argument, NULL, OLC_OPT_DOT },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* --dot */
+static int olc_graph_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			 void *args)
+{
+	(void)cmd;
+	(void)c;
+	(void)arg;
+	((struct olc_graph_args *)args)->dot = 1;
+	return -1;
+}
+
 static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	enum { OPT_DOT = 0x200 };
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ "file", required_argument, NULL, 'f' },
-		{ "dot", no_argument, NULL, OPT_DOT },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const headers[] = {
 		"DOMAIN", "WAITER", "PID", "COMM", "WANTS", "BLOCKER", "PID", "COMM",
 		"BECAUSE", "EDGE", "WAITED",
 	};
-	const char *domain = NULL, *file = NULL, *source = "file";
+	struct olc_graph_args a = { 0 };
 	struct olc_edges edges = { 0 };
+	const char *domain, *source = "file";
 	struct olc_table *t;
 	struct olc_json j;
-	int c, ret, dot = 0;
 	char buf[32];
 	size_t i;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:f:", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (olc_domain_check(optarg))
-				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
-			domain = optarg;
-			break;
-		case 'f':
-			file = optarg;
-			break;
-		case OPT_DOT:
-			dot = 1;
-			break;
-		default:
-			ret = olc_common_opt(cmd, c, optarg);
-			if (ret >= 0)
-				return ret;
-		}
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	if (dot && olc_opt.json)
+	domain = a.base.domain;
+	if (a.dot && olc_opt.json)
 		return olc_usage(cmd, "--dot and --json exclude each other");
-	ret = file ? olc_load_graph_file(file, &edges) : olc_load_graph(&edges, &source);
+	ret = a.base.file ? olc_load_graph_file(a.base.file, &edges) :
+		       olc_load_graph(&edges, &source);
 	if (ret)
 		return OLC_EXIT_ERROR;
 
-	if (dot) {
+	if (a.dot) {
 		ret = olc_graph_dot(&edges, domain);
 		olc_edges_free(&edges);
 		if (ret) {
@@ -217,9 +215,7 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_u64(&j, "waited_us", e->waited_us);
 			olc_json_obj_end(&j);
 		}
-		olc_json_arr_end(&j);
-		olc_json_obj_end(&j);
-		olc_json_end(&j);
+		olc_list_end(&j, NULL, NULL, NULL);
 		olc_edges_free(&edges);
 		return OLC_EXIT_OK;
 	}
@@ -246,13 +242,7 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_table_cell(t, OLC_RESET, "%s",
 			       olc_us_str(buf, sizeof(buf), e->waited_us));
 	}
-	if (!olc_table_rows(t)) {
-		printf("no owner waits%s%s%s\n", domain ? " in domain \"" : "",
-		       domain ? domain : "", domain ? "\"" : "");
-		olc_table_free(t);
-	} else {
-		olc_table_print(t, stdout);
-	}
+	olc_list_end(NULL, t, "owner waits", domain);
 	olc_edges_free(&edges);
 	return OLC_EXIT_OK;
 }
@@ -260,6 +250,9 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_graph = {
 	.name = "graph",
 	.run = olc_graph_run,
+	.flags = OLC_CMD_DOMAIN | OLC_CMD_FILE,
+	.longopts = olc_graph_longopts,
+	.opt = olc_graph_opt,
 	.summary = "show the wait-for graph (table, JSON or Graphviz DOT)",
 	.usage = "graph [-d DOMAIN] [-f FILE] [-j | --dot]",
 	.help =

@@ -26,38 +26,23 @@ static int olc_lock_cmp(const void *a, const void *b)
 
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const headers[] = {
 		"DOMAIN", "KEY", "ROLE", "POS", "OWNER", "PID", "COMM", "MODE",
 		"TOKEN", "WAITED",
 	};
 	struct olc_locks locks = { 0 };
-	const char *domain = NULL, *source = NULL;
+	struct olc_args a = { 0 };
+	const char *domain, *source = NULL;
 	struct olc_table *t;
 	struct olc_json j;
 	char buf[32];
 	size_t i;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:", longopts,
-				NULL)) != -1) {
-		if (c == 'd') {
-			ret = olc_domain_opt(cmd, optarg, &domain);
-			if (ret >= 0)
-				return ret;
-			continue;
-		}
-		ret = olc_common_opt(cmd, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	domain = a.domain;
 	if (olc_load_locks(&locks, &source))
 		return OLC_EXIT_ERROR;
 	qsort(locks.v, locks.n, sizeof(*locks.v), olc_lock_cmp);
@@ -92,9 +77,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_u64(&j, "waited_us", l->value);
 			olc_json_obj_end(&j);
 		}
-		olc_json_arr_end(&j);
-		olc_json_obj_end(&j);
-		olc_json_end(&j);
+		olc_list_end(&j, NULL, NULL, NULL);
 		olc_locks_free(&locks);
 		return OLC_EXIT_OK;
 	}
@@ -124,14 +107,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				       olc_us_str(buf, sizeof(buf), l->value));
 		}
 	}
-	if (!olc_table_rows(t)) {
-		printf("no locks held or waited for%s%s%s\n",
-		       domain ? " in domain \"" : "", domain ? domain : "",
-		       domain ? "\"" : "");
-		olc_table_free(t);
-	} else {
-		olc_table_print(t, stdout);
-	}
+	olc_list_end(NULL, t, "locks held or waited for", domain);
 	olc_locks_free(&locks);
 	return OLC_EXIT_OK;
 }
@@ -139,6 +115,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_locks = {
 	.name = "locks",
 	.run = olc_locks_run,
+	.flags = OLC_CMD_DOMAIN,
 	.summary = "list the holders and queued waiters of every key",
 	.usage = "locks [-d DOMAIN] [-j]",
 	.help =

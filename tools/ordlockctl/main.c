@@ -83,7 +83,7 @@ void olc_help(const struct olc_cmd *cmd, FILE *f)
 	fprintf(f, "%s\n\n%s\n%s", cmd->summary, cmd->help, olc_common_help);
 }
 
-static void olc_main_help(FILE *f)
+void olc_main_help(FILE *f)
 {
 	unsigned int i;
 
@@ -100,71 +100,6 @@ static void olc_main_help(FILE *f)
 	      "Exit status: 0 success, 2 usage error or failure; cycles: 1 when there are\n"
 	      "cycles; exec: the command's status, 1 (or -E) when the keys are not free.\n"
 	      "See ordlockctl(8).\n", f);
-}
-
-int olc_domain_opt(const struct olc_cmd *cmd, const char *arg,
-		   const char **domain)
-{
-	if (olc_domain_check(arg))
-		return olc_usage(cmd, "\"%s\" is not a domain name", arg);
-	*domain = arg;
-	return -1;
-}
-
-int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg)
-{
-	switch (c) {
-	case 'j':
-		olc_opt.json = 1;
-		return -1;
-	case 'p':
-		olc_opt.pretty = 1;
-		return -1;
-	case 'n':
-		olc_opt.numeric = 1;
-		return -1;
-	case 'v':
-		olc_opt.verbose = 1;
-		return -1;
-	case 'S':
-		if (!strcmp(arg, "debugfs"))
-			olc_opt.source = OLC_SRC_DEBUGFS;
-		else if (!strcmp(arg, "netlink"))
-			olc_opt.source = OLC_SRC_NETLINK;
-		else if (!strcmp(arg, "auto"))
-			olc_opt.source = OLC_SRC_AUTO;
-		else
-			return olc_usage(cmd, "--source: \"%s\" is not debugfs, netlink or auto",
-					 arg);
-		return -1;
-	case OLC_OPT_COLOR:
-		if (strcmp(arg, "auto") && strcmp(arg, "always") && strcmp(arg, "never"))
-			return olc_usage(cmd, "--color: \"%s\" is not auto, always or never",
-					 arg);
-		olc_opt.color = arg;
-		return -1;
-	case 'h':
-		if (cmd)
-			olc_help(cmd, stdout);
-		else
-			olc_main_help(stdout);
-		return OLC_EXIT_OK;
-	default:
-		/* getopt said why */
-		if (cmd)
-			fprintf(stderr, "Try 'ordlockctl %s --help'.\n", cmd->name);
-		else
-			fputs("Try 'ordlockctl --help'.\n", stderr);
-		return OLC_EXIT_USAGE;
-	}
-}
-
-int olc_no_args(const struct olc_cmd *cmd, int argc, char **argv)
-{
-	olc_color_init(olc_opt.color);
-	if (optind < argc)
-		return olc_usage(cmd, "unexpected argument \"%s\"", argv[optind]);
-	return -1;
 }
 
 static const struct olc_cmd *olc_find(const char *name)

@@ -23,20 +23,9 @@ static void olc_monitor_signal(int sig)
 
 static const char *olc_event_str(unsigned int event)
 {
-	switch (event) {
-	case ORDLOCK_EVENT_DEADLOCK:
-		return "deadlock";
-	case ORDLOCK_EVENT_TIMEOUT:
-		return "timeout";
-	case ORDLOCK_EVENT_ORDER:
-		return "order";
-	case ORDLOCK_EVENT_LIMIT:
-		return "limit";
-	case ORDLOCK_EVENT_OWNER_DIED:
-		return "owner-died";
-	default:
-		return "unknown";
-	}
+	const char *name = olc_nl_event_name(event);
+
+	return name ? name : "unknown";
 }
 
 struct olc_monitor {
@@ -82,8 +71,8 @@ static void olc_failure_json(struct olc_json *j, const char *domain,
 static int olc_monitor_event(struct nlattr **tb, void *arg)
 {
 	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
-	struct nlattr *etb[ORDLOCK_E_MAX + 1];
 	struct olc_monitor *m = arg;
+	struct olc_nl_entry e;
 	struct ordlock_failure f;
 	struct olc_who who = { 0 };
 	unsigned int event, kind = 0, held = 0, uid = 0;
@@ -100,22 +89,20 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 	olc_nl_copy_str(domain, sizeof(domain), tb[ORDLOCK_A_DOMAIN]);
 	if (m->domain && strcmp(m->domain, domain))
 		return 0;
-	if (tb[ORDLOCK_A_ENTRY] && !olc_nl_parse_nest(etb, ORDLOCK_E_MAX, tb[ORDLOCK_A_ENTRY]) &&
-	    !olc_nl_who(etb, &who)) {
+	if (tb[ORDLOCK_A_ENTRY] && !olc_nl_parse_entry(tb[ORDLOCK_A_ENTRY], &e) &&
+	    !olc_nl_who(&e, &who)) {
 		have_who = 1;
-		if (etb[ORDLOCK_E_KIND])
-			kind = nla_get_u32(etb[ORDLOCK_E_KIND]);
-		if (etb[ORDLOCK_E_HELD])
-			held = nla_get_u32(etb[ORDLOCK_E_HELD]);
-		if (etb[ORDLOCK_E_UID]) {
-			uid = nla_get_u32(etb[ORDLOCK_E_UID]);
+		kind = e.kind;
+		held = e.held;
+		if (OLC_NL_HAS(&e, ORDLOCK_E_UID)) {
+			uid = e.uid;
 			have_uid = 1;
 		}
 	}
-	if (tb[ORDLOCK_A_FAILURE] && !olc_nl_failure(tb[ORDLOCK_A_FAILURE], &f))
+	if (tb[ORDLOCK_A_FAILURE] && !olc_nl_parse_failure(tb[ORDLOCK_A_FAILURE], &f))
 		have_failure = 1;
 	if (tb[ORDLOCK_A_CYCLE]) {
-		nsteps = olc_nl_cycle(tb[ORDLOCK_A_CYCLE], steps, ORDLOCK_CYCLE_MAX);
+		nsteps = olc_nl_cycle(tb[ORDLOCK_A_CYCLE], steps);
 		if (nsteps < 0)
 			nsteps = 0;
 	}
@@ -200,60 +187,64 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 	return 0;
 }
 
+struct olc_monitor_args {
+	struct olc_args base;
+	uint64_t count;
+	uint64_t timeout_s;
+};
+
+static const struct option olc_monitor_longopts[] = {
+	{ "count", required_argument, NULL, 'c' },
+	{ "timeout", required_argument, NULL, 't' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static int olc_monitor_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			   void *args)
+{
+	struct olc_monitor_args *a = args;
+
+	switch (c) {
+	case 'c':
+		if (olc_parse_u64(arg, &a->count) || !a->count)
+			return olc_usage(cmd, "--count: \"%s\" is not a positive number",
+					 arg);
+		return -1;
+	default:	/* -t */
+		if (olc_parse_u64(arg, &a->timeout_s) || a->timeout_s > 100000000)
+			return olc_usage(cmd, "--timeout: \"%s\" is not a number of seconds",
+					 arg);
+		return -1;
+	}
+}
+
 static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ NULL, 0, NULL, 0 },
-	};
+	struct olc_monitor_args a = { 0 };
 	struct olc_monitor m = { 0 };
 	struct sigaction sa;
 	unsigned long lost = 0;
-	uint64_t count = 0, timeout_s = 0;
+	uint64_t count, timeout_s;
 	struct timespec start, now;
 	struct olc_nl *nl;
-	int c, ret;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:c:t:", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if (olc_domain_check(optarg))
-				return olc_usage(cmd, "\"%s\" is not a domain name", optarg);
-			m.domain = optarg;
-			break;
-		case 'c':
-			if (olc_parse_u64(optarg, &count) || !count)
-				return olc_usage(cmd, "--count: \"%s\" is not a positive number",
-						 optarg);
-			break;
-		case 't':
-			if (olc_parse_u64(optarg, &timeout_s) || timeout_s > 100000000)
-				return olc_usage(cmd, "--timeout: \"%s\" is not a number of seconds",
-						 optarg);
-			break;
-		default:
-			ret = olc_common_opt(cmd, c, optarg);
-			if (ret >= 0)
-				return ret;
-		}
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
+	m.domain = a.base.domain;
+	count = a.count;
+	timeout_s = a.timeout_s;
 	/*
 	 * A socket of its own: rank names are looked up on the shared one,
 	 * whose replies must not be mixed with the events.
 	 */
-	ret = olc_nl_open(&nl);
+	ret = olc_nl_open_ctl(&nl);
 	if (ret) {
 		olc_nl_report(NULL, ret, "netlink");
 		return OLC_EXIT_ERROR;
 	}
-	ret = olc_nl_join_events(nl);
+	ret = olc_nl_join(nl);
 	if (ret) {
 		olc_nl_report(nl, ret, "joining the \"events\" group");
 		olc_nl_close(nl);
@@ -302,6 +293,10 @@ static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_monitor = {
 	.name = "monitor",
 	.run = olc_monitor_run,
+	.flags = OLC_CMD_DOMAIN,
+	.shortopts = "c:t:",
+	.longopts = olc_monitor_longopts,
+	.opt = olc_monitor_opt,
 	.summary = "print ordlock's events as they happen",
 	.usage = "monitor [-d DOMAIN] [-c COUNT] [-t SECONDS] [-j]",
 	.help =

@@ -3,10 +3,13 @@
  * ordlockctl: the inspector and lock runner of ordlock.
  *
  * main.c dispatches to one subcommand per file, registered in a table
- * (struct olc_cmd). Shared pieces: parse.c (keys, debugfs files),
- * cyclefind.c (the cycle finder), print.c (tables, JSON, colour), nl.c
- * (generic netlink) and source.c (where the data comes from: debugfs when
- * it is readable, else netlink).
+ * (struct olc_cmd: its options, help and run function); adding one is its
+ * file and an entry in olc_cmds[]. Shared pieces: cmd.c (the option loop
+ * and the end of a listing), ../common/ (keys, the debugfs parsers and the
+ * netlink client, shared with the tests), cyclefind.c (the cycle finder),
+ * print.c (tables, JSON, colour), nl.c (netlink into the model) and
+ * source.c (where the data comes from: debugfs when it is readable, else
+ * netlink).
  */
 #ifndef ORDLOCKCTL_H
 #define ORDLOCKCTL_H
@@ -15,6 +18,7 @@
 #include <stdio.h>
 
 #include "cyclefind.h"
+#include "file.h"
 #include "nl.h"
 #include "parse.h"
 #include "print.h"
@@ -26,9 +30,15 @@
 #define OLC_EXIT_USAGE		2
 
 /**
- * struct olc_cmd - a subcommand
+ * struct olc_cmd - a subcommand (one file each, one entry in main.c's table)
  * @name: its name
- * @run: runs it with argv[0] the name; returns the exit status
+ * @run: runs it with argv[0] the name; returns the exit status. It starts
+ *	with olc_getopt(), which hands each of its own options to @opt.
+ * @shortopts: its own short options, as getopt() reads them ("d:w")
+ * @longopts: its own long options, ending with { 0 } (NULL: none)
+ * @opt: takes one of its own options @c (with @arg) into @args (the run's
+ *	state); returns -1 when taken, else the exit status to end with
+ * @flags: OLC_CMD_*
  * @summary: one line for the list of subcommands
  * @usage: the synopsis lines of --help
  * @help: the rest of --help (options, output, exit status)
@@ -36,9 +46,32 @@
 struct olc_cmd {
 	const char *name;
 	int (*run)(const struct olc_cmd *cmd, int argc, char **argv);
+	const char *shortopts;
+	const struct option *longopts;
+	int (*opt)(const struct olc_cmd *cmd, int c, const char *arg, void *args);
+	unsigned int flags;
 	const char *summary;
 	const char *usage;
 	const char *help;
+};
+
+/*
+ * OLC_CMD_ARGS: takes arguments, which end its options (getopt's "+");
+ * else an argument is a usage error. OLC_CMD_OWN: only the options it
+ * lists (not the common ones; those it lists, @opt passes on to
+ * olc_common_opt()). OLC_CMD_DOMAIN: takes -d/--domain DOMAIN, and
+ * OLC_CMD_FILE -f/--file FILE, into the struct olc_args its @args start
+ * with.
+ */
+#define OLC_CMD_ARGS	0x1
+#define OLC_CMD_OWN	0x2
+#define OLC_CMD_DOMAIN	0x4
+#define OLC_CMD_FILE	0x8
+
+/* The options several subcommands take: the start of their @args */
+struct olc_args {
+	const char *domain;	/* -d: only this domain (checked) */
+	const char *file;	/* -f: a saved graph file */
 };
 
 extern const struct olc_cmd olc_cmd_cycles;
@@ -77,13 +110,13 @@ void olc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int olc_usage(const struct olc_cmd *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void olc_help(const struct olc_cmd *cmd, FILE *f);
+/* The help of ordlockctl itself (no subcommand) */
+void olc_main_help(FILE *f);
 
 /*
- * The options every subcommand takes: -j/--json, -p/--pretty,
- * -n/--numeric, -v/--verbose, -S/--source, --color, -h/--help. A
- * subcommand lists OLC_COMMON_SHORT in its short options and
- * OLC_COMMON_LONG in its long ones, and passes what it does not know to
- * olc_common_opt().
+ * The options every subcommand takes (unless OLC_CMD_OWN): -j/--json,
+ * -p/--pretty, -n/--numeric, -v/--verbose, -S/--source, --color,
+ * -h/--help; olc_getopt() adds them to the subcommand's own.
  */
 #define OLC_OPT_COLOR	0x100
 #define OLC_COMMON_SHORT "jpnvS:h"
@@ -98,6 +131,13 @@ void olc_help(const struct olc_cmd *cmd, FILE *f);
 	{ "help", no_argument, NULL, 'h' }
 
 /*
+ * olc_getopt() - parse the options of @cmd (its own go to @cmd->opt with
+ * @args, the common ones to olc_common_opt()), settle the colour, and
+ * refuse arguments unless OLC_CMD_ARGS (then they start at optind).
+ * Returns -1 to go on, else the exit status to end with.
+ */
+int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args);
+/*
  * olc_common_opt() - handle common option @c: returns -1 when handled,
  * else the exit status to end with (0 after --help, 2 on a usage error).
  */
@@ -108,8 +148,15 @@ int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg);
  */
 int olc_domain_opt(const struct olc_cmd *cmd, const char *arg,
 		   const char **domain);
-/* After option parsing: colour settled, extra arguments refused */
-int olc_no_args(const struct olc_cmd *cmd, int argc, char **argv);
+/*
+ * olc_list_end() - end a listing: with @j (-j), its array, the object
+ * around it and the document; else table @t, or when it has no rows
+ * "no @what" and, with @domain, ' in domain "DOMAIN"'.
+ */
+void olc_list_end(struct olc_json *j, struct olc_table *t, const char *what,
+		  const char *domain);
+/* ' in domain "DOMAIN"', or "" when @domain is NULL (static buffer) */
+const char *olc_in_domain(const char *domain);
 
 /* Where the data comes from (source.c) */
 
@@ -131,9 +178,6 @@ int olc_load_deadlocks(struct olc_deadlocks *out);
 
 /* A graph file given by the user ("-": standard input) */
 int olc_load_graph_file(const char *path, struct olc_edges *out);
-
-/* Read a whole file (a NUL is appended); 0 or -errno */
-int olc_read_file(const char *path, char **buf, size_t *len);
 
 /*
  * The shared netlink socket, opened on first use; NULL with the error

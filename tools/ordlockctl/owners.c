@@ -15,42 +15,42 @@ static int olc_owner_cmp(const void *a, const void *b)
 	return x->who.id < y->who.id ? -1 : x->who.id > y->who.id;
 }
 
+struct olc_owners_args {
+	struct olc_args base;
+	int waiting;
+};
+
+static const struct option olc_owners_longopts[] = {
+	{ "waiting", no_argument, NULL, 'w' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* -w */
+static int olc_owners_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			  void *args)
+{
+	(void)cmd;
+	(void)c;
+	(void)arg;
+	((struct olc_owners_args *)args)->waiting = 1;
+	return -1;
+}
+
 static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ "waiting", no_argument, NULL, 'w' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const headers[] = {
 		"OWNER", "PID", "COMM", "DOMAIN", "KIND", "HELD", "WAITS FOR", "WAITED",
 	};
 	struct olc_owners owners = { 0 };
-	const char *domain = NULL, *source = NULL;
+	struct olc_owners_args a = { 0 };
+	const char *source = NULL;
 	struct olc_table *t;
 	struct olc_json j;
-	int c, ret, waiting = 0;
 	char buf[32];
 	size_t i;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:w", longopts,
-				NULL)) != -1) {
-		if (c == 'd') {
-			ret = olc_domain_opt(cmd, optarg, &domain);
-			if (ret >= 0)
-				return ret;
-			continue;
-		}
-		if (c == 'w') {
-			waiting = 1;
-			continue;
-		}
-		ret = olc_common_opt(cmd, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
 	if (olc_load_owners(&owners, &source))
@@ -67,9 +67,9 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 	for (i = 0; i < owners.n; i++) {
 		const struct olc_owner *o = &owners.v[i];
 
-		if (domain && strcmp(o->domain, domain))
+		if (a.base.domain && strcmp(o->domain, a.base.domain))
 			continue;
-		if (waiting && !o->wmode)
+		if (a.waiting && !o->wmode)
 			continue;
 		if (olc_opt.json) {
 			olc_json_obj(&j, NULL);
@@ -107,18 +107,8 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_table_cell(t, OLC_RESET, "-");
 		}
 	}
-	if (olc_opt.json) {
-		olc_json_arr_end(&j);
-		olc_json_obj_end(&j);
-		olc_json_end(&j);
-	} else if (!olc_table_rows(t)) {
-		printf("no owners%s%s%s%s\n", waiting ? " waiting" : "",
-		       domain ? " in domain \"" : "", domain ? domain : "",
-		       domain ? "\"" : "");
-		olc_table_free(t);
-	} else {
-		olc_table_print(t, stdout);
-	}
+	olc_list_end(olc_opt.json ? &j : NULL, t,
+		     a.waiting ? "owners waiting" : "owners", a.base.domain);
 	olc_owners_free(&owners);
 	return OLC_EXIT_OK;
 }
@@ -126,6 +116,10 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_owners = {
 	.name = "owners",
 	.run = olc_owners_run,
+	.flags = OLC_CMD_DOMAIN,
+	.shortopts = "w",
+	.longopts = olc_owners_longopts,
+	.opt = olc_owners_opt,
 	.summary = "list the owners: what each holds and waits for",
 	.usage = "owners [-d DOMAIN] [-w] [-j]",
 	.help =

@@ -20,64 +20,12 @@
 #define OLC_DEBUGFS_DIR		"/sys/kernel/debug/ordlock"
 #define OLC_DEBUGFS_MOUNT	"/sys/kernel/debug"
 #define OLC_DEBUGFS_MAGIC	0x64626720
-#define OLC_FILE_MAX		(1U << 30)
 
 const char *olc_debugfs_dir(void)
 {
 	const char *dir = getenv("ORDLOCK_DEBUGFS");
 
 	return dir && *dir ? dir : OLC_DEBUGFS_DIR;
-}
-
-int olc_read_file(const char *path, char **bufp, size_t *lenp)
-{
-	size_t cap = 65536, len = 0;
-	char *buf, *p;
-	ssize_t n;
-	int fd, err;
-
-	fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : dup(STDIN_FILENO);
-	if (fd < 0)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
-	}
-	for (;;) {
-		if (cap - len < 4096) {
-			if (cap >= OLC_FILE_MAX) {
-				err = -EFBIG;
-				goto fail;
-			}
-			p = realloc(buf, cap * 2);
-			if (!p) {
-				err = -ENOMEM;
-				goto fail;
-			}
-			buf = p;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			err = -errno;
-			goto fail;
-		}
-		if (!n)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
-	buf[len] = '\0';
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-fail:
-	close(fd);
-	free(buf);
-	return err;
 }
 
 const char *olc_module_missing(void)
@@ -160,7 +108,7 @@ struct olc_nl *olc_netlink(int quiet)
 		return olc_nl_shared;
 	if (olc_nl_error)
 		return NULL;
-	olc_nl_error = olc_nl_open(&olc_nl_shared);
+	olc_nl_error = olc_nl_open_ctl(&olc_nl_shared);
 	if (olc_nl_error && !quiet)
 		olc_nl_report(NULL, olc_nl_error, "netlink");
 	return olc_nl_shared;
@@ -322,7 +270,7 @@ static int olc_nl_stats(struct olc_nl *nl, struct olc_stats *out,
 	ret = 0;
 	for (i = 0; i < (domain ? 1 : n); i++) {
 		struct olc_domain_stats one;
-		int r = olc_nl_get_stats(nl, domain ? domain : names[i], &one);
+		int r = olc_nl_domain_stats(nl, domain ? domain : names[i], &one);
 
 		/* a domain without owners may be gone by now */
 		if (r == -ENOENT && !domain)
@@ -457,7 +405,7 @@ static size_t olc_names_n;
 
 const struct olc_rank_names *olc_names(const char *domain)
 {
-	struct olc_domain_info info;
+	struct olc_nl_domain info;
 	struct olc_names_entry *e;
 	struct olc_nl *nl;
 	size_t i;

@@ -87,46 +87,46 @@ static void olc_stats_detail(const struct olc_domain_stats *d)
 	olc_table_print(t, stdout);
 }
 
+struct olc_stats_args {
+	struct olc_args base;
+	int all;
+};
+
+static const struct option olc_stats_longopts[] = {
+	{ "all", no_argument, NULL, 'a' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* -a */
+static int olc_stats_opt(const struct olc_cmd *cmd, int c, const char *arg,
+			 void *args)
+{
+	(void)cmd;
+	(void)c;
+	(void)arg;
+	((struct olc_stats_args *)args)->all = 1;
+	return -1;
+}
+
 static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "domain", required_argument, NULL, 'd' },
-		{ "all", no_argument, NULL, 'a' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const headers[] = {
 		"DOMAIN", "POLICY", "OWNERS", "RESOURCES", "WAITERS", "ACQUIRES",
 		"CONTENDED", "TIMEOUTS", "DEADLOCKS", "ORDER", "RELEASES",
 	};
 	struct olc_stats stats = { 0 };
-	const char *domain = NULL, *source = NULL;
+	struct olc_stats_args a = { 0 };
+	const char *source = NULL;
 	struct olc_table *t;
 	struct olc_json j;
-	int c, ret, all = 0;
-	size_t i;
 	unsigned int k;
+	size_t i;
+	int ret;
 
-	while ((c = getopt_long(argc, argv, OLC_COMMON_SHORT "d:a", longopts,
-				NULL)) != -1) {
-		if (c == 'd') {
-			ret = olc_domain_opt(cmd, optarg, &domain);
-			if (ret >= 0)
-				return ret;
-			continue;
-		}
-		if (c == 'a') {
-			all = 1;
-			continue;
-		}
-		ret = olc_common_opt(cmd, c, optarg);
-		if (ret >= 0)
-			return ret;
-	}
-	ret = olc_no_args(cmd, argc, argv);
+	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	if (olc_load_stats(&stats, domain, &source))
+	if (olc_load_stats(&stats, a.base.domain, &source))
 		return OLC_EXIT_ERROR;
 
 	if (olc_opt.json) {
@@ -163,9 +163,7 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 			}
 			olc_json_obj_end(&j);
 		}
-		olc_json_arr_end(&j);
-		olc_json_obj_end(&j);
-		olc_json_end(&j);
+		olc_list_end(&j, NULL, NULL, NULL);
 		olc_stats_free(&stats);
 		return OLC_EXIT_OK;
 	}
@@ -174,7 +172,7 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 		printf("%llu owners, %llu resources in all domains\n\n",
 		       (unsigned long long)stats.owners,
 		       (unsigned long long)stats.resources);
-	if (domain || all) {
+	if (a.base.domain || a.all) {
 		for (i = 0; i < stats.n; i++) {
 			if (i)
 				putchar('\n');
@@ -202,12 +200,7 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 			       (unsigned long long)olc_stat(d, "order_violations"));
 		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)olc_stat(d, "releases"));
 	}
-	if (!olc_table_rows(t)) {
-		printf("no domains\n");
-		olc_table_free(t);
-	} else {
-		olc_table_print(t, stdout);
-	}
+	olc_list_end(NULL, t, "domains", NULL);
 	olc_stats_free(&stats);
 	return OLC_EXIT_OK;
 }
@@ -215,6 +208,10 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_stats = {
 	.name = "stats",
 	.run = olc_stats_run,
+	.flags = OLC_CMD_DOMAIN,
+	.shortopts = "a",
+	.longopts = olc_stats_longopts,
+	.opt = olc_stats_opt,
 	.summary = "show the counters of each domain",
 	.usage = "stats [-d DOMAIN] [-a] [-j]",
 	.help =

@@ -43,8 +43,10 @@
 #include <unistd.h>
 
 #include "barrier.h"
+#include "graphtest.h"
 #include "nltest.h"
 #include "oltest.h"
+#include "parse.h"
 #include "tap.h"
 
 #define SH ORDLOCK_MODE_SHARED
@@ -393,68 +395,74 @@ static int keys_free(const char *domain, const struct ordlock_key *keys, unsigne
 
 /* --- debugfs ------------------------------------------------------------------- */
 
-static char *slurp(const char *path)
+/* debugfs file @file parsed by @parse (tools/common/parse.c) into @out */
+static void debugfs_read(const char *file, gt_parser parse, void *out)
 {
-	size_t len = 0, cap = 65536;
-	char *buf = malloc(cap);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (!buf || fd < 0)
-		bail_out("read %s: %s", path, strerror(errno));
-	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
-		len += n;
-		if (len + 1 == cap) {
-			cap *= 2;
-			buf = realloc(buf, cap);
-			if (!buf)
-				bail_out("out of memory");
-		}
-	}
-	close(fd);
-	buf[len] = '\0';
-	return buf;
+	if (gt_debugfs_parse(file, parse, out))
+		bail_out("cannot read debugfs %s", file);
 }
 
 /*
- * count_lines() - lines of debugfs file @file whose first field starts with
- * @prefix and that contain @word (NULL: any)
+ * count_locks() - lines of debugfs locks of the domains whose names start
+ * with @prefix, in @role (0: any)
  */
-static int count_lines(const char *file, const char *prefix, const char *word)
+static int count_locks(const char *prefix, unsigned int role)
 {
-	char path[128], *buf, *line, *save;
+	struct olc_locks l = { 0 };
+	size_t i;
 	int n = 0;
 
-	snprintf(path, sizeof(path), DEBUGFS "%s", file);
-	buf = slurp(path);
-	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#' || strncmp(line, prefix, strlen(prefix)))
-			continue;
-		if (!word || strstr(line, word))
+	debugfs_read("locks", (gt_parser)olc_parse_locks, &l);
+	for (i = 0; i < l.n; i++)
+		if (!strncmp(l.v[i].domain, prefix, strlen(prefix)) &&
+		    (!role || l.v[i].role == role))
 			n++;
-	}
-	free(buf);
+	olc_locks_free(&l);
+	return n;
+}
+
+/* queued waiters and converters of the domains @prefix... */
+static int count_queued(const char *prefix)
+{
+	return count_locks(prefix, ORDLOCK_ROLE_WAITER) +
+	       count_locks(prefix, ORDLOCK_ROLE_CONVERTER);
+}
+
+/* domains of debugfs stats named @name (@prefix: or starting with it) */
+static int count_domains(const char *name, int prefix)
+{
+	struct olc_stats st = { 0 };
+	size_t i;
+	int n = 0;
+
+	debugfs_read("stats", (gt_parser)olc_parse_stats, &st);
+	for (i = 0; i < st.n; i++)
+		if (prefix ? !strncmp(st.v[i].name, name, strlen(name)) :
+			     !strcmp(st.v[i].name, name))
+			n++;
+	olc_stats_free(&st);
 	return n;
 }
 
 /* a "domain NAME ..." line in debugfs stats */
 static int domain_exists(const char *name)
 {
-	char prefix[64];
-
-	snprintf(prefix, sizeof(prefix), "domain %s ", name);
-	return count_lines("stats", prefix, NULL);
+	return count_domains(name, 0);
 }
 
 /* the "global owners N resources N" line of debugfs stats */
 static int global_counts(long *owners, long *resources)
 {
-	char *buf = slurp(DEBUGFS "stats"), *p = strstr(buf, "\nglobal owners ");
+	struct olc_stats st = { 0 };
 	int ret = -EPROTO;
 
-	if (p && sscanf(p + 1, "global owners %ld resources %ld", owners, resources) == 2)
+	debugfs_read("stats", (gt_parser)olc_parse_stats, &st);
+	if (st.have_global) {
+		*owners = (long)st.owners;
+		*resources = (long)st.resources;
 		ret = 0;
-	free(buf);
+	}
+	olc_stats_free(&st);
 	return ret;
 }
 
@@ -479,7 +487,7 @@ static long base_owners, base_resources;
 static void check_clean(const char *what, const char *prefix)
 {
 	long o = -1, r = -1;
-	int locks = count_lines("locks", prefix, NULL), ret;
+	int locks = count_locks(prefix, 0), ret;
 
 	ok(!locks, "%s: debugfs locks shows nothing of the test (%d lines)", what, locks);
 	ret = wait_global(base_owners, base_resources, &o, &r);
@@ -562,7 +570,7 @@ static void sweep_set_domain(void)
 			break;
 	}
 	sweep_report(&s);
-	ok(!count_lines("stats", "domain ", dom("sd")),
+	ok(!count_domains(dom("sd"), 1),
 	   "SET_DOMAIN: the domains are gone with their owners");
 }
 
@@ -736,7 +744,7 @@ static void sweep_wait_timeout(const char *what, uint32_t policy)
 				BAD(&s, bad_err, "point %u: %s", name, n,
 				    ret ? strerror(-ret) : "granted");
 		}
-		waiters = count_lines("locks", d, "waiter") + count_lines("locks", d, "converter");
+		waiters = count_queued(d);
 		if (waiters)
 			BAD(&s, bad_state, "point %u: %d waiters left queued", name, n, waiters);
 		if (nheld(fd) != is_convert)
@@ -766,25 +774,7 @@ struct releaser {
 
 static int blocked_in_acquire(pid_t pid)
 {
-	char path[64], buf[256];
-	unsigned long long arg1, arg2;
-	long nr;
-	int fd = -1;
-	ssize_t len;
-
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	if (sscanf(buf, "%ld %llx %llx", &nr, &arg1, &arg2) != 3)
-		return 0;
-	return nr == 16 /* ioctl */ && arg2 == ORDLOCK_IOC_ACQUIRE &&
-	       proc_state(pid) == 'S';
+	return in_ioctl(pid, ORDLOCK_IOC_ACQUIRE) == 1 && proc_state(pid) == 'S';
 }
 
 static int releaser_main(void *arg)
@@ -925,9 +915,9 @@ static void sweep_deadlock(void)
 		if (nheld(fd) != 1)
 			BAD(&s, bad_state, "point %u: holds %ld keys, not 1:2 alone", s.name, n,
 			    nheld(fd));
-		if (count_lines("locks", d, "waiter") != 1)
+		if (count_locks(d, ORDLOCK_ROLE_WAITER) != 1)
 			BAD(&s, bad_state, "point %u: %d waiters, not the child alone", s.name, n,
-			    count_lines("locks", d, "waiter"));
+			    count_locks(d, ORDLOCK_ROLE_WAITER));
 		release_all(fd);
 		st = child_wait(pid, 60);
 		pbarrier_free(c->got);
@@ -1041,7 +1031,7 @@ static void test_no_alloc(void)
 
 /*
  * How a netlink request ended: 0 and @o (GRANTED, QUEUED, or REFUSED with
- * an errno), or a negative errno: of the request (@s->ext.error set, the
+ * an errno), or a negative errno: of the request (@s->nl->ext.error set, the
  * kernel answered with an error), or of the transport (a send refused, an
  * answer lost: then what happened is unknown to the client, and only
  * closing the socket tells it all goes).
@@ -1063,7 +1053,7 @@ static void sweep_nl_acquire(unsigned int nkeys, int queue)
 	const char *d = dom(queue ? "nlq" : "nla");
 	struct ordlock_key keys[16], held = ORDLOCK_EX(2, 1);
 	struct olt_holder *h = NULL;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk;
 	char name[96];
 	struct sweep s = { .name = name };
@@ -1089,23 +1079,23 @@ static void sweep_nl_acquire(unsigned int nkeys, int queue)
 		arm(n);
 		ret = nlt_acquire(sk, d, keys, nkeys, 60000 * NS_PER_MS, 0, n, &o);
 		inj = sweep_disarm(&s);
-		kernel_said = sk->ext.error != 0;
+		kernel_said = sk->nl->ext.error != 0;
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
 				BAD(&s, bad_err, "point %u: %s (%s)", name, n, strerror(-ret),
 				    nlt_extack_str(sk));
 			/* refused by the kernel: nothing may be held or queued */
-			if (kernel_said && count_lines("locks", d, NULL) != (queue ? 1 : 0))
+			if (kernel_said && count_locks(d, 0) != (queue ? 1 : 0))
 				BAD(&s, bad_state, "point %u: refused (%s), but %d lines in locks",
-				    name, n, strerror(-ret), count_lines("locks", d, NULL));
+				    name, n, strerror(-ret), count_locks(d, 0));
 		} else if (o.status == ORDLOCK_STATUS_REFUSED) {
 			s.failed++;
 			if (o.error != ENOMEM)
 				BAD(&s, bad_err, "point %u: REFUSED, errno %u", name, n, o.error);
-			if (count_lines("locks", d, NULL) != (queue ? 1 : 0))
+			if (count_locks(d, 0) != (queue ? 1 : 0))
 				BAD(&s, bad_state, "point %u: REFUSED, but %d lines in locks",
-				    name, n, count_lines("locks", d, NULL));
+				    name, n, count_locks(d, 0));
 		} else if (o.status == ORDLOCK_STATUS_QUEUED && queue) {
 			/* the child lets go: the request ends granted */
 			olt_holder_stop(h);
@@ -1150,7 +1140,7 @@ static void sweep_nl_cancel(void)
 	struct ordlock_key keys[2], held = ORDLOCK_EX(2, 1);
 	struct sweep s = { .name = "netlink CANCEL of a queued request" };
 	struct olt_holder *h = olt_holder_start(d, &held, 1);
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk;
 	unsigned int n;
 	int ret, inj, lines;
@@ -1169,14 +1159,14 @@ static void sweep_nl_cancel(void)
 		arm(n);
 		ret = nlt_cancel(sk, 77, &o);
 		inj = sweep_disarm(&s);
-		lines = count_lines("locks", d, NULL);
+		lines = count_locks(d, 0);
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
 				BAD(&s, bad_err, "point %u: %s (%s)", s.name, n, strerror(-ret),
 				    nlt_extack_str(sk));
 			/* a cancel that failed in the kernel withdrew the request or not */
-			if (sk->ext.error && lines != 1 && lines != 3)
+			if (sk->nl->ext.error && lines != 1 && lines != 3)
 				BAD(&s, bad_state, "point %u: %d lines in locks", s.name, n, lines);
 		} else if (o.status != ORDLOCK_STATUS_CANCELLED) {
 			BAD(&s, bad_err, "point %u: %s", s.name, n, nlt_outcome_str(&o));
@@ -1185,9 +1175,9 @@ static void sweep_nl_cancel(void)
 			    n, lines);
 		}
 		nlt_close(sk);
-		if (count_lines("locks", d, NULL) != 1)
+		if (count_locks(d, 0) != 1)
 			BAD(&s, bad_state, "point %u: after the close, %d lines in locks", s.name,
-			    n, count_lines("locks", d, NULL));
+			    n, count_locks(d, 0));
 		if (sweep_done(&s, inj))
 			break;
 	}
@@ -1206,7 +1196,7 @@ static void sweep_nl_convert(uint16_t from, uint16_t to)
 {
 	struct ordlock_key k = ordlock_key(1, 7, from), want = ordlock_key(1, 7, to);
 	const char *d = dom(to == EX ? "nlup" : "nldn");
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk = nlt_must_open();
 	char name[64];
 	struct sweep s = { .name = name };
@@ -1224,10 +1214,10 @@ static void sweep_nl_convert(uint16_t from, uint16_t to)
 		arm(n);
 		ret = nlt_convert(sk, want, 0, 0, n, &o);
 		inj = sweep_disarm(&s);
-		kernel_said = sk->ext.error != 0;
+		kernel_said = sk->nl->ext.error != 0;
 		/* a shared probe gets in only while the key is held shared */
 		probe = olt_probe(d, 1, 7, SH);
-		lines = count_lines("locks", d, NULL);
+		lines = count_locks(d, 0);
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1271,16 +1261,16 @@ static const struct nlt_rank_name ds_names[] = {
 };
 
 /* @got is @name with policy detect, delay 9, and ds_names */
-static int ds_configured(const struct nlt_domain *got, const char *name)
+static int ds_configured(const struct olc_nl_domain *got, const char *name)
 {
 	unsigned int i;
 
 	if (strcmp(got->name, name) || got->policy != ORDLOCK_POLICY_DETECT ||
-	    got->detect_delay_ms != 9 || got->nnames != ARRAY_SIZE(ds_names))
+	    got->detect_delay_ms != 9 || got->names.n != ARRAY_SIZE(ds_names))
 		return 0;
 	for (i = 0; i < ARRAY_SIZE(ds_names); i++)
-		if (got->names[i].rank != ds_names[i].rank ||
-		    strcmp(got->names[i].name, ds_names[i].name))
+		if (got->names.v[i].rank != ds_names[i].rank ||
+		    strcmp(got->names.v[i].name, ds_names[i].name))
 			return 0;
 	return 1;
 }
@@ -1297,7 +1287,7 @@ static void sweep_nl_domain_set(void)
 	struct ordlock_key k = ORDLOCK_EX(1, 1);
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 	struct nlt *sk = nlt_must_open();
-	struct nlt_domain got;
+	struct olc_nl_domain got;
 	unsigned int n, applied = 0;
 	int ret, inj, fd, kernel_said, have;
 
@@ -1308,7 +1298,7 @@ static void sweep_nl_domain_set(void)
 		ret = nlt_domain_set(sk, name, ORDLOCK_POLICY_DETECT, 9, ds_names,
 				     ARRAY_SIZE(ds_names), &got);
 		inj = sweep_disarm(&s);
-		kernel_said = sk->ext.error != 0;
+		kernel_said = sk->nl->ext.error != 0;
 		if (ret) {
 			s.failed++;
 			if (!nl_errno_ok(ret))
@@ -1359,7 +1349,7 @@ static void test_nl_work_nomem(void)
 	const char *d = dom("nlw");
 	struct ordlock_key held = ORDLOCK_EX(1, 1), keys[3];
 	struct olt_holder *h;
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk;
 	char buf[16];
 	int ret;
@@ -1392,7 +1382,7 @@ static void test_nl_work_nomem(void)
 	   ret ? strerror(-ret) : nlt_outcome_str(&o));
 	ok(o.have_failure && o.failure.reason == ORDLOCK_REASON_NOMEM,
 	   "netlink work item: failure reason NOMEM");
-	is_int(count_lines("locks", d, NULL), 0, "netlink work item: nothing held or queued");
+	is_int(count_locks(d, 0), 0, "netlink work item: nothing held or queued");
 	ret = nlt_acquire(sk, d, keys, 3, 0, ORDLOCK_ACQUIRE_TRY, 6, &o);
 	ok(!ret && o.status == ORDLOCK_STATUS_GRANTED,
 	   "netlink work item: the same request is granted afterwards");
@@ -1425,7 +1415,7 @@ static int rnd_main(void *arg)
 {
 	struct rnd_shared *r = arg;
 	struct ordlock_key keys[8];
-	struct nlt_outcome o;
+	struct olc_nl_outcome o;
 	struct nlt *sk = nlt_must_open();
 	char dname[ORDLOCK_DOMAIN_NAME_MAX], nldom[ORDLOCK_DOMAIN_NAME_MAX];
 	unsigned int i, j, nk, seed = 12345;

@@ -8,10 +8,15 @@
  * for it, and releases the keys when the command ends (or when ordlockctl
  * dies: the kernel releases an owner's keys with its last descriptor).
  *
- * The descriptor is opened close-on-exec: the command never inherits it,
- * so it cannot release the keys early, and a daemon it leaves behind does
- * not keep them. flock's -o (close before exec) is therefore what happens
- * anyway, and is accepted for compatibility.
+ * The command inherits the descriptor (ORDLOCK_FD names it), as flock(1)'s
+ * command inherits its locked file: the open file description is the
+ * owner, so the keys are held until ordlockctl, the command and whatever
+ * the command left running with the descriptor have all closed it. Killing
+ * ordlockctl alone (kill -9, the OOM killer, a supervisor that kills only
+ * the main pid) never frees the keys while the command runs, and there is
+ * no window: the child has the descriptor from fork() on. -o, as flock's,
+ * closes it before the command runs: then the keys live as long as
+ * ordlockctl.
  *
  * Two more ways of flock(1):
  *  - -F (no fork): ordlockctl becomes the command (exec without fork), which
@@ -235,6 +240,7 @@ struct olc_exec_args {
 	int conflict_code;
 	const char *shell_cmd;
 	int no_fork;
+	int close_fd;
 	int unlock;
 	int quiet;
 };
@@ -299,7 +305,7 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 		return -1;
 	}
 	case 'o':
-		/* the descriptor is close-on-exec anyway */
+		a->close_fd = 1;
 		return -1;
 	case 'c':
 		a->shell_cmd = arg;
@@ -332,7 +338,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	const char *domain, *shell_cmd;
 	unsigned int nkeys, i, timeout_ms, flags;
 	int ret, status, conflict_code, quiet, need_names;
-	int no_fork, unlock, domain_given, fd = -1;
+	int no_fork, close_fd, unlock, domain_given, fd = -1;
 	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
 	struct timespec t0, t1;
@@ -362,6 +368,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	domain = domain_given ? a.base.domain : ORDLOCK_DEFAULT_DOMAIN;
 	shell_cmd = a.shell_cmd;
 	no_fork = a.no_fork;
+	close_fd = a.close_fd;
 	unlock = a.unlock;
 	quiet = a.quiet;
 	if (optind < argc)
@@ -520,6 +527,15 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
 		olc_exec_setenv(token, domain);
+		/* without -o the command inherits the owner, and the keys */
+		if (!close_fd) {
+			snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
+			if (fcntl(ordlock_fd(ol), F_SETFD, 0) ||
+			    setenv("ORDLOCK_FD", fdstr, 1)) {
+				olc_err("cannot pass the descriptor on: %s", strerror(errno));
+				_exit(OLC_EXIT_ERROR);
+			}
+		}
 		_exit(olc_exec_command(shell_cmd, &argv[optind]));
 	}
 	olc_exec_child = pid;
@@ -559,7 +575,10 @@ const struct olc_cmd olc_cmd_exec = {
 	"exec never violates the order), runs COMMAND while holding them, releases\n"
 	"them when it ends and exits with its status (128+N when signal N killed\n"
 	"it). COMMAND gets ORDLOCK_TOKEN (the fencing token of the grant) and\n"
-	"ORDLOCK_DOMAIN in its environment.\n"
+	"ORDLOCK_DOMAIN in its environment. As with flock(1), COMMAND inherits the\n"
+	"descriptor that holds the keys (ORDLOCK_FD): they stay held while COMMAND,\n"
+	"or anything it left running with the descriptor, still runs, even if\n"
+	"ordlockctl is killed (-o: not inherited).\n"
 	"\n"
 	"  -s, --shared=KEY     take KEY shared (RANK:ID or NAME:ID)\n"
 	"  -x, --exclusive=KEY  take KEY exclusive\n"
@@ -570,8 +589,8 @@ const struct olc_cmd olc_cmd_exec = {
 	"  -E, --conflict-exit-code=N\n"
 	"                       exit status when the keys were not obtained: busy\n"
 	"                       (-n), timed out (-w), or deadlock victim (default 1)\n"
-	"  -o, --close          accepted for flock(1) compatibility: the descriptor is\n"
-	"                       always close-on-exec, COMMAND never inherits it\n"
+	"  -o, --close          COMMAND does not inherit the descriptor: the keys are\n"
+	"                       held by ordlockctl alone, and freed if it is killed\n"
 	"  -d, --domain=DOMAIN  the domain of the keys (default \"default\")\n"
 	"  -c, --command=CMD    run CMD with /bin/sh -c\n"
 	"  -F, --no-fork        do not fork: become COMMAND, which inherits the\n"

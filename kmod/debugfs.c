@@ -18,6 +18,7 @@
 
 #include "debugfs.h"
 #include "domain.h"
+#include "events.h"
 #include "graph.h"
 #include "keys.h"
 #include "owner.h"
@@ -210,7 +211,7 @@ static int ordlock_deadlocks_show(struct seq_file *m, void *v)
 	seq_puts(m, "# ordlock deadlocks v1\n"
 		 "# deadlock seq time_ns domain length\n"
 		 "# step seq index owner_id pid comm mode rank:id edge blocker_mode\n");
-	ordlock_graph_show_history(m);
+	ordlock_events_show_deadlocks(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ordlock_deadlocks);

@@ -9,12 +9,11 @@
 #include <linux/major.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
-#include <linux/mount.h>
-#include <linux/namei.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "access.h"
 #include "device.h"
 #include "domain.h"
 #include "keys.h"
@@ -419,46 +418,21 @@ static struct miscdevice ordlock_misc = {
 	.fops = &ordlock_fops,
 };
 
-/**
- * ordlock_device_may_open() - may the calling task open /dev/ordlock?
- *
- * The netlink family grants locks too: it asks this before it creates the
- * owner of a socket, so that the device's mode and group (dev_mode, the
- * udev rule) say who may lock, whichever way. The node is looked up as
- * the task sees it (its root and mount namespace), must be this module's
- * device on a mount that allows devices, and must be readable and
- * writable by the task, as open(O_RDWR) requires.
- *
- * Return: 0, -EACCES, or -ENOMEM when the lookup could not allocate.
- */
-int ordlock_device_may_open(void)
-{
-	struct inode *inode;
-	struct path path;
-	int ret;
-
-	ret = kern_path(ORDLOCK_DEVICE, LOOKUP_FOLLOW, &path);
-	if (ret)
-		/* out of memory is not a refusal; a missing node is */
-		return ret == -ENOMEM ? -ENOMEM : -EACCES;
-	inode = d_inode(path.dentry);
-	if (!S_ISCHR(inode->i_mode) ||
-	    inode->i_rdev != MKDEV(MISC_MAJOR, ordlock_misc.minor) ||
-	    (path.mnt->mnt_flags & MNT_NODEV))
-		ret = -EACCES;
-	else
-		ret = path_permission(&path, MAY_READ | MAY_WRITE) ? -EACCES : 0;
-	path_put(&path);
-	return ret;
-}
-
 int ordlock_device_init(void)
 {
+	int ret;
+
 	ordlock_misc.mode = ordlock_dev_mode & 0666;
-	return misc_register(&ordlock_misc);
+	ret = misc_register(&ordlock_misc);
+	if (ret)
+		return ret;
+	/* From now on its node says who may lock, through any front end */
+	ordlock_access_set_node(MKDEV(MISC_MAJOR, ordlock_misc.minor));
+	return 0;
 }
 
 void ordlock_device_exit(void)
 {
+	ordlock_access_set_node(0);
 	misc_deregister(&ordlock_misc);
 }

@@ -9,7 +9,7 @@
 #include "debugfs.h"
 #include "device.h"
 #include "domain.h"
-#include "graph.h"
+#include "events.h"
 #include "netlink.h"
 #include "owner.h"
 #include "table.h"
@@ -25,12 +25,12 @@ static int __init ordlock_init(void)
 	ret = ordlock_owner_init();
 	if (ret)
 		goto err_table;
-	ret = ordlock_graph_init();
+	ret = ordlock_events_init();
 	if (ret)
 		goto err_owner;
 	ret = ordlock_domain_init();
 	if (ret)
-		goto err_graph;
+		goto err_events;
 	ordlock_debugfs_init();
 	ret = ordlock_nl_init();
 	if (ret)
@@ -46,8 +46,8 @@ err_nl:
 err_debugfs:
 	ordlock_debugfs_exit();
 	ordlock_domain_exit();
-err_graph:
-	ordlock_graph_exit();
+err_events:
+	ordlock_events_exit();
 err_owner:
 	ordlock_owner_exit();
 err_table:
@@ -67,7 +67,7 @@ static void __exit ordlock_exit(void)
 	/* Domains hold references to the users they were created for */
 	ordlock_domain_exit();
 	ordlock_user_exit();
-	ordlock_graph_exit();
+	ordlock_events_exit();
 	ordlock_owner_exit();
 	ordlock_table_exit();
 	pr_info("ordlock: unloaded\n");

@@ -20,9 +20,10 @@
 #include <net/sock.h>
 #include <net/net_namespace.h>
 
+#include "access.h"
 #include "compat.h"
-#include "device.h"
 #include "domain.h"
+#include "events.h"
 #include "graph.h"
 #include "keys.h"
 #include "netlink.h"
@@ -78,8 +79,6 @@ static struct hlist_head ordlock_nl_owners[ORDLOCK_NL_HASH];
  */
 static struct workqueue_struct *ordlock_nl_wq;
 static DEFINE_RATELIMIT_STATE(ordlock_nl_event_ratelimit, HZ, 100);
-/* The family is registered: events may be sent */
-static bool ordlock_nl_ready;
 
 static struct genl_family ordlock_genl_family;
 
@@ -414,7 +413,7 @@ static struct ordlock_nl_owner *ordlock_nl_get(struct sk_buff *skb, u32 portid)
 	if (nlo)
 		return nlo;
 	/* A path walk: outside ordlock_nl_lock, once per socket */
-	ret = ordlock_device_may_open();
+	ret = ordlock_access_may_lock();
 	if (ret)
 		return ERR_PTR(ret);
 	mutex_lock(&ordlock_nl_lock);
@@ -1331,8 +1330,7 @@ static struct sk_buff *ordlock_nl_event_new(u32 event, const char *domain,
 {
 	struct sk_buff *msg;
 
-	if (!READ_ONCE(ordlock_nl_ready) ||
-	    !genl_has_listeners(&ordlock_genl_family, &init_net,
+	if (!genl_has_listeners(&ordlock_genl_family, &init_net,
 				ORDLOCK_NL_MCGRP_EVENTS))
 		return NULL;
 	if (!__ratelimit(&ordlock_nl_event_ratelimit))
@@ -1374,17 +1372,9 @@ static int ordlock_nl_event_entry(struct sk_buff *msg, u64 id, pid_t pid,
 	return 0;
 }
 
-/**
- * ordlock_nl_event_in() - multicast an event about @owner in @domain,
- *	rate-limited
- * @owner: the owner concerned, locked, with its failure record for
- *	DEADLOCK, TIMEOUT, ORDER and LIMIT
- * @event: an enum ordlock_event
- * @domain: the name of the domain the event concerns: the owner's, or
- *	the one it could not move to
- */
-void ordlock_nl_event_in(struct ordlock_owner *owner, u32 event,
-			 const char *domain)
+/* An event about @owner in @domain */
+static void ordlock_nl_event_owner(struct ordlock_owner *owner, u32 event,
+				   const char *domain)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -1406,25 +1396,12 @@ err:
 	nlmsg_free(msg);
 }
 
-/**
- * ordlock_nl_event() - multicast an event about @owner in its domain
- * @owner: as for ordlock_nl_event_in()
- * @event: an enum ordlock_event
+/*
+ * The calling task was refused an owner of @kind for @user: there is no
+ * owner, the entry has owner id 0 and the calling task
  */
-void ordlock_nl_event(struct ordlock_owner *owner, u32 event)
-{
-	ordlock_nl_event_in(owner, event, owner->domain->name);
-}
-
-/**
- * ordlock_nl_event_owner_limit() - multicast that the calling task was
- *	refused an owner by max_owners_per_user, rate-limited
- * @kind: the enum ordlock_owner_kind it asked for
- * @user: its user
- *
- * There is no owner: the entry has owner id 0 and the calling task.
- */
-void ordlock_nl_event_owner_limit(u32 kind, const struct ordlock_user *user)
+static void ordlock_nl_event_refused(u32 event, const char *domain, u32 kind,
+				     const struct ordlock_user *user)
 {
 	struct ordlock_failure f = {
 		.reason = ORDLOCK_REASON_USER_LIMIT,
@@ -1435,7 +1412,7 @@ void ordlock_nl_event_owner_limit(u32 kind, const struct ordlock_user *user)
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = ordlock_nl_event_new(ORDLOCK_EVENT_LIMIT, ORDLOCK_DEFAULT_DOMAIN, &hdr);
+	msg = ordlock_nl_event_new(event, domain, &hdr);
 	if (!msg)
 		return;
 	get_task_comm(comm, current);
@@ -1447,6 +1424,24 @@ void ordlock_nl_event_owner_limit(u32 kind, const struct ordlock_user *user)
 	}
 	ordlock_nl_event_send(msg, hdr);
 }
+
+/* The events.c subscriber: multicast each event, rate-limited */
+static int ordlock_nl_event(struct notifier_block *nb, unsigned long event,
+			    void *data)
+{
+	const struct ordlock_event_info *info = data;
+
+	if (info->owner)
+		ordlock_nl_event_owner(info->owner, info->event, info->domain);
+	else
+		ordlock_nl_event_refused(info->event, info->domain, info->kind,
+					 info->user);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ordlock_nl_event_nb = {
+	.notifier_call = ordlock_nl_event,
+};
 
 static int ordlock_nl_notifier(struct notifier_block *nb, unsigned long state,
 			       void *data)
@@ -1485,9 +1480,13 @@ int ordlock_nl_init(void)
 	ret = genl_register_family(&ordlock_genl_family);
 	if (ret)
 		goto err_notifier;
-	WRITE_ONCE(ordlock_nl_ready, true);
+	ret = ordlock_events_subscribe(&ordlock_nl_event_nb);
+	if (ret)
+		goto err_family;
 	return 0;
 
+err_family:
+	genl_unregister_family(&ordlock_genl_family);
 err_notifier:
 	netlink_unregister_notifier(&ordlock_nl_nb);
 err_wq:
@@ -1501,7 +1500,7 @@ void ordlock_nl_exit(void)
 	struct hlist_node *tmp;
 	unsigned int i;
 
-	WRITE_ONCE(ordlock_nl_ready, false);
+	ordlock_events_unsubscribe(&ordlock_nl_event_nb);
 	genl_unregister_family(&ordlock_genl_family);
 	netlink_unregister_notifier(&ordlock_nl_nb);
 	/* Sockets may outlive the module: release what they hold */

@@ -7,8 +7,8 @@
 #include <linux/string.h>
 
 #include "domain.h"
+#include "events.h"
 #include "keys.h"
-#include "netlink.h"
 #include "owner.h"
 #include "request.h"
 #include "user.h"
@@ -60,7 +60,7 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	exempt = ordlock_user_exempt();
 	ret = ordlock_user_charge(user, ORDLOCK_USER_OWNERS, 1, exempt);
 	if (ret) {
-		ordlock_nl_event_owner_limit(kind, user);
+		ordlock_event_owner_refused(kind, user);
 		goto err_put;
 	}
 	owner = kzalloc(sizeof(*owner), GFP_KERNEL_ACCOUNT);
@@ -111,7 +111,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 
 	mutex_lock(&owner->lock);
 	if (owner->nheld)
-		ordlock_nl_event(owner, ORDLOCK_EVENT_OWNER_DIED);
+		ordlock_event_owner_died(owner);
 	ordlock_release_all(owner);
 	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
 		kmem_cache_free(ordlock_hold_cache, hold);
@@ -129,16 +129,13 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 /*
  * @owner may not create the domain @name: its user has max_domains_per_user
  * domains. Reported as the other per-user limits are: a failure record
- * (reason user-limit, no key), the limits counter of the owner's domain
- * and a LIMIT event, which names @name: the domain the owner would be in,
- * as the event of a refused owner names the default domain.
+ * (reason user-limit, no key), then the event (see events.c).
  */
 static int ordlock_owner_domain_limit(struct ordlock_owner *owner,
 				      const char *name)
 {
 	ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, NULL);
-	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_LIMITS);
-	ordlock_nl_event_in(owner, ORDLOCK_EVENT_LIMIT, name);
+	ordlock_event_domain_refused(owner, name);
 	return -EDQUOT;
 }
 

@@ -19,8 +19,8 @@
 #include <linux/sched/signal.h>
 
 #include "domain.h"
+#include "events.h"
 #include "graph.h"
-#include "netlink.h"
 #include "keys.h"
 #include "owner.h"
 #include "params.h"
@@ -263,8 +263,6 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 	ordlock_gauge_dec(&domain->waiters);
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_WAITERS, 1);
 	ordlock_stat_wait(domain, ktime_to_ns(ktime_sub(ktime_get(), w->since)));
-	if (ret == -EDEADLK)
-		ordlock_graph_report(owner);
 	return ret;
 }
 
@@ -515,42 +513,6 @@ static int ordlock_check_held(struct ordlock_owner *owner,
 	return 0;
 }
 
-static const u8 ordlock_reason_stats[] = {
-	[ORDLOCK_REASON_ORDER] = ORDLOCK_STAT_ORDER_VIOLATIONS,
-	[ORDLOCK_REASON_TIMEOUT] = ORDLOCK_STAT_TIMEOUTS,
-	[ORDLOCK_REASON_BUSY] = ORDLOCK_STAT_TRY_FAILURES,
-	[ORDLOCK_REASON_SIGNAL] = ORDLOCK_STAT_SIGNALS,
-	[ORDLOCK_REASON_DEADLOCK] = ORDLOCK_STAT_DEADLOCKS,
-	[ORDLOCK_REASON_UPGRADE] = ORDLOCK_STAT_UPGRADE_DEADLOCKS,
-	[ORDLOCK_REASON_OWNER_LIMIT] = ORDLOCK_STAT_LIMITS,
-	[ORDLOCK_REASON_RESOURCE_LIMIT] = ORDLOCK_STAT_LIMITS,
-	[ORDLOCK_REASON_USER_LIMIT] = ORDLOCK_STAT_LIMITS,
-};
-
-static void ordlock_stat_failure(struct ordlock_owner *owner)
-{
-	u32 reason = owner->failure.reason;
-
-	if (reason < ARRAY_SIZE(ordlock_reason_stats) && ordlock_reason_stats[reason])
-		ordlock_stat_inc(owner->domain, ordlock_reason_stats[reason]);
-	switch (reason) {
-	case ORDLOCK_REASON_DEADLOCK:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_DEADLOCK);
-		break;
-	case ORDLOCK_REASON_TIMEOUT:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_TIMEOUT);
-		break;
-	case ORDLOCK_REASON_ORDER:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_ORDER);
-		break;
-	case ORDLOCK_REASON_OWNER_LIMIT:
-	case ORDLOCK_REASON_RESOURCE_LIMIT:
-	case ORDLOCK_REASON_USER_LIMIT:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_LIMIT);
-		break;
-	}
-}
-
 /* The request is over: give back the holds it did not keep */
 static void ordlock_request_put(struct ordlock_request *req)
 {
@@ -581,7 +543,7 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, req->n);
 	}
 	ordlock_request_put(req);
-	ordlock_stat_failure(owner);
+	ordlock_event_failure(owner);
 	return ret;
 }
 
@@ -735,7 +697,7 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	return ordlock_request_step(req);
 
 fail:
-	ordlock_stat_failure(owner);
+	ordlock_event_failure(owner);
 	return ret;
 }
 

@@ -22,7 +22,7 @@
 #include "graph.h"
 #include "keys.h"
 #include "owner.h"
-#include "request.h"
+#include "resource.h"
 #include "table.h"
 #include "user.h"
 
@@ -245,7 +245,7 @@ static void ordlock_stats_show_domain(struct seq_file *m,
 
 	ordlock_domain_stats(domain, &sum);
 	seq_printf(m, "domain %s policy %s detect_delay_ms %u", domain->name,
-		   ordlock_policy_name(READ_ONCE(domain->policy)),
+		   ordlock_domain_policy_name(READ_ONCE(domain->policy)),
 		   READ_ONCE(domain->detect_delay_ms));
 	ordlock_seq_gauge(m, "owners", &domain->owners);
 	ordlock_seq_gauge(m, "resources", &domain->resources);

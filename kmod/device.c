@@ -133,8 +133,8 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, true, &keys);
 	if (ret)
 		goto out;
-	ret = ordlock_acquire(owner, keys, n, ordlock_timeout_ns(arg->timeout_ns),
-			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	ret = ordlock_req_acquire(owner, keys, n, ordlock_timeout_ns(arg->timeout_ns),
+				  arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	kvfree(kb.heap);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
@@ -146,7 +146,7 @@ out:
 static void ordlock_ioctl_acquire_undo(struct ordlock_owner *owner,
 				       union ordlock_ioctl_buffer *buf)
 {
-	ordlock_release_token(owner, buf->acquire.token);
+	ordlock_req_release_token(owner, buf->acquire.token);
 }
 
 static int ordlock_ioctl_release(struct ordlock_owner *owner,
@@ -172,13 +172,13 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		}
 		if (owner->busy)
 			return -EBUSY;
-		arg->released = ordlock_release_all(owner);
+		arg->released = ordlock_req_release_all(owner);
 		return 0;
 	}
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, false, &keys);
 	if (ret)
 		goto out;
-	ret = ordlock_release_keys(owner, keys, n);
+	ret = ordlock_req_release_keys(owner, keys, n);
 	if (!ret)
 		arg->released = n;
 	kvfree(kb.heap);
@@ -254,8 +254,8 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 		owner->failure.key = arg->key;
 		goto out;
 	}
-	ret = ordlock_convert(owner, &key, ordlock_timeout_ns(arg->timeout_ns),
-			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	ret = ordlock_req_convert(owner, &key, ordlock_timeout_ns(arg->timeout_ns),
+				  arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -274,9 +274,9 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 	    ordlock_domain_name_valid(arg->name))
 		return -EINVAL;
 	/* A domain created here is the owner's user's, like one it moves to */
-	ret = ordlock_domain_config(arg->name, arg->flags, arg->policy,
-				    arg->detect_delay_ms, owner->user,
-				    owner->user_exempt, &domain);
+	ret = ordlock_domain_configure_admin(arg->name, arg->flags, arg->policy,
+					     arg->detect_delay_ms, owner->user,
+					     owner->user_exempt, &domain);
 	if (ret)
 		return ret;
 	arg->policy = READ_ONCE(domain->policy);

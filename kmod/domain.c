@@ -34,8 +34,8 @@ static const char * const ordlock_policy_names[] = {
 	[ORDLOCK_POLICY_TIMEOUT] = "timeout",
 };
 
-/* ordlock_policy_name() - "enforce", "detect", "timeout" or "unknown" */
-const char *ordlock_policy_name(u32 policy)
+/* ordlock_domain_policy_name() - "enforce", "detect", "timeout", "unknown" */
+const char *ordlock_domain_policy_name(u32 policy)
 {
 	if (policy < ARRAY_SIZE(ordlock_policy_names))
 		return ordlock_policy_names[policy];
@@ -230,7 +230,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 }
 
 /**
- * ordlock_domain_config() - ordlock_domain_configure() for the ioctl
+ * ordlock_domain_configure_admin() - ordlock_domain_configure() where the
+ *	caller needs CAP_SYS_ADMIN to change anything (the ioctl)
  * @name: a valid domain name
  * @flags: ORDLOCK_DOMAIN_SET_POLICY and ORDLOCK_DOMAIN_SET_DETECT_DELAY
  * @policy: the new policy
@@ -242,9 +243,9 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * Return: as ordlock_domain_configure(), or -EPERM when changing without
  * CAP_SYS_ADMIN.
  */
-int ordlock_domain_config(const char *name, u32 flags, u32 policy,
-			  u32 detect_delay_ms, struct ordlock_user *user,
-			  bool exempt, struct ordlock_domain **out)
+int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
+				   u32 detect_delay_ms, struct ordlock_user *user,
+				   bool exempt, struct ordlock_domain **out)
 {
 	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
 		return -EINVAL;

@@ -35,7 +35,7 @@
 #include "graph.h"
 #include "keys.h"
 #include "owner.h"
-#include "request.h"
+#include "resource.h"
 #include "table.h"
 
 /**

@@ -472,12 +472,12 @@ static void ordlock_nl_undo(struct ordlock_nl_owner *nlo)
 
 	lockdep_assert_held(&nlo->owner->lock);
 	if (!nlo->req.convert) {
-		ordlock_release_token(nlo->owner, nlo->req.token);
+		ordlock_req_release_token(nlo->owner, nlo->req.token);
 		return;
 	}
 	key = nlo->req.keys[0];
 	key.mode = nlo->req.old_mode;
-	ordlock_convert(nlo->owner, &key, 0, true, &token);
+	ordlock_req_convert(nlo->owner, &key, 0, true, &token);
 }
 
 /* The request of @nlo ended with @ret: tell its port, once */
@@ -719,9 +719,9 @@ static int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
 		goto out_unlock;
 	}
 	if (flags & ORDLOCK_RELEASE_ALL)
-		ordlock_release_all(nlo->owner);
+		ordlock_req_release_all(nlo->owner);
 	else
-		ret = ordlock_release_keys(nlo->owner, keys, n);
+		ret = ordlock_req_release_keys(nlo->owner, keys, n);
 	nlo->cookie = 0;
 	nlo->req.token = 0;
 	if (ordlock_nl_reply(info, nlo, ret))

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Owners: creation, destruction, domain choice, and the cache of holds.
+ * Owners: creation, destruction, domain choice, the list of holds and its
+ * cache of spare ones, and the failure record.
  */
 #include <linux/cred.h>
 #include <linux/slab.h>
@@ -11,6 +12,7 @@
 #include "keys.h"
 #include "owner.h"
 #include "request.h"
+#include "resource.h"
 #include "user.h"
 
 /* Keep at most this many spare holds per owner */
@@ -112,7 +114,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	mutex_lock(&owner->lock);
 	if (owner->nheld)
 		ordlock_event_owner_died(owner);
-	ordlock_release_all(owner);
+	ordlock_req_release_all(owner);
 	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
 		kmem_cache_free(ordlock_hold_cache, hold);
 	mutex_unlock(&owner->lock);
@@ -277,6 +279,72 @@ void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list
 	}
 	list_splice_init(list, &owner->spare);
 	owner->nspare += n;
+}
+
+/**
+ * ordlock_owner_insert_hold() - add a granted hold to owner->held
+ * @owner: the owner, locked
+ * @hold: the hold, on its resource
+ *
+ * Keeps owner->held sorted; appending is O(1).
+ */
+void ordlock_owner_insert_hold(struct ordlock_owner *owner,
+			       struct ordlock_hold *hold)
+{
+	struct ordlock_hold *pos;
+	struct ordlock_rkey key = {
+		.rank = hold->res->rank,
+		.id = hold->res->id,
+	};
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry_reverse(pos, &owner->held, owner_node) {
+		if (ordlock_hold_cmp(pos, &key) < 0)
+			break;
+	}
+	list_add(&hold->owner_node, &pos->owner_node);
+	owner->nheld++;
+}
+
+/**
+ * ordlock_owner_find_hold() - the hold of @key, if @owner holds it
+ * @owner: the owner, locked
+ * @key: the key (its mode is ignored)
+ *
+ * Return: the hold, or NULL.
+ */
+struct ordlock_hold *ordlock_owner_find_hold(struct ordlock_owner *owner,
+					     const struct ordlock_rkey *key)
+{
+	struct ordlock_hold *hold;
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry(hold, &owner->held, owner_node) {
+		int c = ordlock_hold_cmp(hold, key);
+
+		if (!c)
+			return hold;
+		if (c > 0)
+			break;
+	}
+	return NULL;
+}
+
+/**
+ * ordlock_owner_drop_hold() - release one held key
+ * @owner: the owner, locked
+ * @hold: one of its holds; it leaves its resource
+ * @done: receives @hold, blank, for ordlock_owner_put_holds()
+ */
+void ordlock_owner_drop_hold(struct ordlock_owner *owner,
+			     struct ordlock_hold *hold, struct list_head *done)
+{
+	lockdep_assert_held(&owner->lock);
+	ordlock_res_drop_hold(hold);
+	list_move(&hold->owner_node, done);
+	owner->nheld--;
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
+	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_RELEASES);
 }
 
 /**

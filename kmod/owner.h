@@ -34,11 +34,11 @@
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
+#include "keys.h"
+#include "resource.h"
+
 struct ordlock_domain;
 struct ordlock_user;
-struct ordlock_waiter;
-struct ordlock_resource;
-struct ordlock_rkey;
 
 /**
  * struct ordlock_owner - a holder of locks
@@ -143,6 +143,13 @@ struct ordlock_hold {
 	u32 mode;
 };
 
+/* ordlock_hold_cmp() - the order of the key of @hold and @key */
+static inline int ordlock_hold_cmp(const struct ordlock_hold *hold,
+				   const struct ordlock_rkey *key)
+{
+	return ordlock_key_cmp(hold->res->rank, hold->res->id, key->rank, key->id);
+}
+
 extern atomic_t ordlock_nowners;
 
 int ordlock_owner_init(void);
@@ -154,6 +161,12 @@ void ordlock_owner_domain_name(struct ordlock_owner *owner, char *buf);
 int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			    struct list_head *list);
 void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list);
+void ordlock_owner_insert_hold(struct ordlock_owner *owner,
+			       struct ordlock_hold *hold);
+struct ordlock_hold *ordlock_owner_find_hold(struct ordlock_owner *owner,
+					     const struct ordlock_rkey *key);
+void ordlock_owner_drop_hold(struct ordlock_owner *owner,
+			     struct ordlock_hold *hold, struct list_head *done);
 
 struct list_head *ordlock_owner_lock_list(void);
 void ordlock_owner_unlock_list(void);

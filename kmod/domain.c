@@ -20,7 +20,8 @@
  * ordlock_domains_lock protects ordlock_domains, ordlock_ndomains,
  * ordlock_domain_ids and the settings of every domain. It nests inside
  * owner->lock and takes no other lock: the reference a freed domain holds
- * to its creator is dropped after it (ordlock_domain_free()).
+ * to its creator is dropped after it (ordlock_domain_free()). See the lock
+ * order in main.c.
  */
 static DEFINE_MUTEX(ordlock_domains_lock);
 static LIST_HEAD(ordlock_domains);

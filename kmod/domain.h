@@ -98,7 +98,8 @@ struct ordlock_rank_name {
  * @next_token: the last fencing token handed out; atomic, no lock
  * @graph_lock: protects the wait-for graph of the domain: owner->waiting
  *	and the walk fields of the domain's owners, and @walk_gen. Nests
- *	inside owner->lock and outside bucket->lock.
+ *	inside owner->lock and outside bucket->lock: see the lock order in
+ *	main.c.
  * @walk_gen: generation of the last graph walk; under @graph_lock
  * @waiting_tids: the owners in the graph, hashed by the thread id of the
  *	waiting task (owner->tid_node); under @graph_lock

@@ -192,6 +192,7 @@ static struct sk_buff *ordlock_nl_outcome(struct ordlock_nl_owner *nlo, u8 cmd,
 	struct sk_buff *msg;
 	void *hdr;
 
+	lockdep_assert_held(&owner->lock);
 	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
 	if (!msg)
 		return NULL;

@@ -22,7 +22,10 @@
 atomic_t ordlock_nowners = ATOMIC_INIT(0);
 static atomic64_t ordlock_owner_ids = ATOMIC64_INIT(0);
 
-/* ordlock_owners_lock protects ordlock_owners; see owner.h for the order */
+/*
+ * ordlock_owners_lock protects ordlock_owners, the list of all owners; see
+ * the lock order in main.c
+ */
 static DEFINE_MUTEX(ordlock_owners_lock);
 static LIST_HEAD(ordlock_owners);
 static struct kmem_cache *ordlock_hold_cache;

@@ -43,6 +43,7 @@ static int ordlock_take(struct ordlock_request *req)
 	struct ordlock_hold *hold;
 	int ret = 0;
 
+	lockdep_assert_held(&owner->lock);
 	hold = req->cur;
 	bucket = ordlock_table_bucket(domain, key->rank, key->id);
 	spin_lock(&bucket->lock);
@@ -107,6 +108,7 @@ static int ordlock_check_order(struct ordlock_owner *owner,
 	struct ordlock_hold *hold;
 	int ret;
 
+	lockdep_assert_held(&owner->lock);
 	if (!owner->nheld)
 		return 0;
 	hold = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
@@ -134,6 +136,7 @@ static int ordlock_check_held(struct ordlock_owner *owner,
 	unsigned int i = 0;
 	int c = 1, ret;
 
+	lockdep_assert_held(&owner->lock);
 	list_for_each_entry(hold, &owner->held, owner_node) {
 		while (i < n && (c = ordlock_hold_cmp(hold, &keys[i])) > 0)
 			i++;
@@ -165,6 +168,7 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_hold *hold;
 
+	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
 		if (req->hold->mode != req->old_mode) {
 			/* A cancel that lost the race to the grant: undo it */
@@ -191,6 +195,7 @@ static int ordlock_request_done(struct ordlock_request *req)
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_hold *hold, *tmp;
 
+	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
 			owner->last_token = ordlock_domain_next_token(owner->domain);

@@ -20,8 +20,9 @@ struct ordlock_resource;
  * @lock: protects @chain, @nidle and the whole state of every resource on
  *	the chain: counts, holders (struct ordlock_hold.res_node) and waiters
  *	(struct ordlock_waiter.node, and their status). Nests inside
- *	owner->lock; a thread never holds two bucket locks at once. Never
- *	taken from interrupt context.
+ *	owner->lock and domain->graph_lock; a thread never holds two bucket
+ *	locks at once. Never taken from interrupt context. See the lock order
+ *	in main.c.
  * @nidle: how many resources on @chain are idle
  * @chain: the resources whose key hashes here, newest first, linked by
  *	their @next. Written with WRITE_ONCE() so that walks over the table

@@ -10,10 +10,10 @@
  * into multicast messages); nl_msg.c has the helpers they share.
  *
  * Each command's policy is the list of the attributes it takes: the other
- * request attributes of the family are NLA_REJECT there, refused with
- * EINVAL and "attribute not taken by this command" pointing at the
- * attribute; attributes that only replies carry, and unknown ones, are
- * refused by strict validation as before.
+ * request attributes of the family are NLA_REJECT there (the nests: see
+ * ordlock_nl_nests_not_taken()), refused with EINVAL and "attribute not
+ * taken by this command" pointing at the attribute; attributes that only
+ * replies carry, and unknown ones, are refused by strict validation.
  */
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
@@ -31,6 +31,30 @@ static const struct genl_multicast_group ordlock_nl_mcgrps[] = {
 	},
 };
 
+/*
+ * Refuse the nests the command does not take. They cannot be NLA_REJECT
+ * in its policy: strict validation refuses an attribute flagged
+ * NLA_F_NESTED whose policy entry is not a nest ("NLA_F_NESTED not
+ * expected") before it looks at NLA_REJECT. Their entry is a bare
+ * NLA_NESTED (ORDLOCK_NL_NOT_TAKEN_NEST), which no command takes.
+ */
+static int ordlock_nl_nests_not_taken(const struct ordlock_genl_split_ops *ops,
+				      struct genl_info *info)
+{
+	const struct nla_policy *pt;
+	unsigned int i;
+
+	for (i = 1; i <= ops->maxattr; i++) {
+		pt = &ops->policy[i];
+		if (info->attrs[i] && pt->type == NLA_NESTED && !pt->nested_policy) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[i],
+					    ORDLOCK_NL_NOT_TAKEN_MSG);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int ordlock_nl_pre_doit(const struct ordlock_genl_split_ops *ops,
 			       struct sk_buff *skb, struct genl_info *info)
 {
@@ -39,7 +63,7 @@ static int ordlock_nl_pre_doit(const struct ordlock_genl_split_ops *ops,
 			       "ordlock serves the initial network namespace only");
 		return -EOPNOTSUPP;
 	}
-	return 0;
+	return ordlock_nl_nests_not_taken(ops, info);
 }
 
 /*

@@ -42,8 +42,11 @@ extern const struct nla_policy ordlock_nl_entry_policy[ORDLOCK_E_MAX + 1];
 #define ORDLOCK_NL_TAKES_DETECT_DELAY_MS { .type = NLA_U32 }
 #define ORDLOCK_NL_TAKES_RANK_NAMES \
 	NLA_POLICY_NESTED_ARRAY(ordlock_nl_entry_policy)
+#define ORDLOCK_NL_NOT_TAKEN_MSG	"attribute not taken by this command"
 #define ORDLOCK_NL_NOT_TAKEN \
-	{ .type = NLA_REJECT, .reject_message = "attribute not taken by this command" }
+	{ .type = NLA_REJECT, .reject_message = ORDLOCK_NL_NOT_TAKEN_MSG }
+/* A nest the command does not take: refused by ordlock_nl_pre_doit() */
+#define ORDLOCK_NL_NOT_TAKEN_NEST	{ .type = NLA_NESTED }
 
 /* The extack of a domain its creator's user may not create */
 #define ORDLOCK_NL_DOMAIN_LIMIT_MSG \

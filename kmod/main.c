@@ -46,9 +46,10 @@
  * it; nothing of this module is taken under them), and across the
  * netlink replies and RESULT messages sent to the owner's socket. The
  * locks below it:
- * - ordlock_domains_lock (the list and settings of domains), taken when an
- *   owner moves to a domain or drops it, and by ioctl DOMAIN_CONFIG; alone
- *   by netlink DOMAIN_GET/DOMAIN_SET and debugfs "stats". Nothing of this
+ * - ordlock_domains_lock (the list and settings of domains) is taken under
+ *   owner->lock when an owner moves to another domain and by ioctl
+ *   DOMAIN_CONFIG; without it when a destroyed owner drops its domain, by
+ *   netlink DOMAIN_GET/DOMAIN_SET and by debugfs "stats". Nothing of this
  *   module is taken under it: a freed domain drops it before putting its
  *   creator's user (ordlock_domain_free()).
  * - ordlock_users_lock (the hash of users) is a leaf. Under owner->lock it

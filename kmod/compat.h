@@ -10,7 +10,7 @@
  *   with nonseekable_open() answers lseek() with ESPIPE on every release.
  * - PREEMPT_RT (6.12-rt): spinlock_t sleeps there.  The module takes its
  *   spinlocks only in process context and in work items; its one hrtimer
- *   (netlink.c) only queues a work item, which is safe in the softirq
+ *   (nl_lock.c) only queues a work item, which is safe in the softirq
  *   context RT runs such timers in.  Nothing disables interrupts or
  *   preemption around a spinlock_t.
  */

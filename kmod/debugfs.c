@@ -18,10 +18,11 @@
 
 #include "debugfs.h"
 #include "domain.h"
+#include "events.h"
 #include "graph.h"
 #include "keys.h"
 #include "owner.h"
-#include "request.h"
+#include "resource.h"
 #include "table.h"
 #include "user.h"
 
@@ -210,7 +211,7 @@ static int ordlock_deadlocks_show(struct seq_file *m, void *v)
 	seq_puts(m, "# ordlock deadlocks v1\n"
 		 "# deadlock seq time_ns domain length\n"
 		 "# step seq index owner_id pid comm mode rank:id edge blocker_mode\n");
-	ordlock_graph_show_history(m);
+	ordlock_events_show_deadlocks(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ordlock_deadlocks);
@@ -244,7 +245,7 @@ static void ordlock_stats_show_domain(struct seq_file *m,
 
 	ordlock_domain_stats(domain, &sum);
 	seq_printf(m, "domain %s policy %s detect_delay_ms %u", domain->name,
-		   ordlock_policy_name(READ_ONCE(domain->policy)),
+		   ordlock_domain_policy_name(READ_ONCE(domain->policy)),
 		   READ_ONCE(domain->detect_delay_ms));
 	ordlock_seq_gauge(m, "owners", &domain->owners);
 	ordlock_seq_gauge(m, "resources", &domain->resources);

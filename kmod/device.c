@@ -9,12 +9,11 @@
 #include <linux/major.h>
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
-#include <linux/mount.h>
-#include <linux/namei.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
+#include "access.h"
 #include "device.h"
 #include "domain.h"
 #include "keys.h"
@@ -193,8 +192,8 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 		goto out;
 	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_ACQUIRE, arg->timeout_ns);
 	start = ktime_get();
-	ret = ordlock_acquire(owner, keys, n, timeout_ns,
-			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	ret = ordlock_req_acquire(owner, keys, n, timeout_ns,
+				  arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	kvfree(kb.heap);
 	if (ret == -EINTR)
 		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_ACQUIRE,
@@ -209,7 +208,7 @@ out:
 static void ordlock_ioctl_acquire_undo(struct ordlock_owner *owner,
 				       union ordlock_ioctl_buffer *buf)
 {
-	ordlock_release_token(owner, buf->acquire.token);
+	ordlock_req_release_token(owner, buf->acquire.token);
 }
 
 static int ordlock_ioctl_release(struct ordlock_owner *owner,
@@ -235,13 +234,13 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		}
 		if (owner->busy)
 			return -EBUSY;
-		arg->released = ordlock_release_all(owner);
+		arg->released = ordlock_req_release_all(owner);
 		return 0;
 	}
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, false, &keys);
 	if (ret)
 		goto out;
-	ret = ordlock_release_keys(owner, keys, n);
+	ret = ordlock_req_release_keys(owner, keys, n);
 	if (!ret)
 		arg->released = n;
 	kvfree(kb.heap);
@@ -321,8 +320,8 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 	}
 	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_CONVERT, arg->timeout_ns);
 	start = ktime_get();
-	ret = ordlock_convert(owner, &key, timeout_ns,
-			      arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	ret = ordlock_req_convert(owner, &key, timeout_ns,
+				  arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
 	if (ret == -EINTR)
 		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_CONVERT,
 					       &arg->timeout_ns, timeout_ns, start);
@@ -344,9 +343,9 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 	    ordlock_domain_name_valid(arg->name))
 		return -EINVAL;
 	/* A domain created here is the owner's user's, like one it moves to */
-	ret = ordlock_domain_config(arg->name, arg->flags, arg->policy,
-				    arg->detect_delay_ms, owner->user,
-				    owner->user_exempt, &domain);
+	ret = ordlock_domain_configure_admin(arg->name, arg->flags, arg->policy,
+					     arg->detect_delay_ms, owner->user,
+					     owner->user_exempt, &domain);
 	if (ret)
 		return ret;
 	arg->policy = READ_ONCE(domain->policy);
@@ -500,46 +499,21 @@ static struct miscdevice ordlock_misc = {
 	.fops = &ordlock_fops,
 };
 
-/**
- * ordlock_device_may_open() - may the calling task open /dev/ordlock?
- *
- * The netlink family grants locks too: it asks this before it creates the
- * owner of a socket, so that the device's mode and group (dev_mode, the
- * udev rule) say who may lock, whichever way. The node is looked up as
- * the task sees it (its root and mount namespace), must be this module's
- * device on a mount that allows devices, and must be readable and
- * writable by the task, as open(O_RDWR) requires.
- *
- * Return: 0, -EACCES, or -ENOMEM when the lookup could not allocate.
- */
-int ordlock_device_may_open(void)
-{
-	struct inode *inode;
-	struct path path;
-	int ret;
-
-	ret = kern_path(ORDLOCK_DEVICE, LOOKUP_FOLLOW, &path);
-	if (ret)
-		/* out of memory is not a refusal; a missing node is */
-		return ret == -ENOMEM ? -ENOMEM : -EACCES;
-	inode = d_inode(path.dentry);
-	if (!S_ISCHR(inode->i_mode) ||
-	    inode->i_rdev != MKDEV(MISC_MAJOR, ordlock_misc.minor) ||
-	    (path.mnt->mnt_flags & MNT_NODEV))
-		ret = -EACCES;
-	else
-		ret = path_permission(&path, MAY_READ | MAY_WRITE) ? -EACCES : 0;
-	path_put(&path);
-	return ret;
-}
-
 int ordlock_device_init(void)
 {
+	int ret;
+
 	ordlock_misc.mode = ordlock_dev_mode & 0666;
-	return misc_register(&ordlock_misc);
+	ret = misc_register(&ordlock_misc);
+	if (ret)
+		return ret;
+	/* From now on its node says who may lock, through any front end */
+	ordlock_access_set_node(MKDEV(MISC_MAJOR, ordlock_misc.minor));
+	return 0;
 }
 
 void ordlock_device_exit(void)
 {
+	ordlock_access_set_node(0);
 	misc_deregister(&ordlock_misc);
 }

@@ -6,7 +6,6 @@
 #define _ORDLOCK_DEVICE_H
 
 int ordlock_device_init(void);
-int ordlock_device_may_open(void);
 void ordlock_device_exit(void);
 
 #endif /* _ORDLOCK_DEVICE_H */

@@ -21,7 +21,8 @@
  * ordlock_domains_lock protects ordlock_domains, ordlock_ndomains,
  * ordlock_domain_ids and the settings of every domain. It nests inside
  * owner->lock and takes no other lock: the reference a freed domain holds
- * to its creator is dropped after it (ordlock_domain_free()).
+ * to its creator is dropped after it (ordlock_domain_free()). See the lock
+ * order in main.c.
  */
 static DEFINE_MUTEX(ordlock_domains_lock);
 static LIST_HEAD(ordlock_domains);
@@ -42,8 +43,8 @@ static const char * const ordlock_policy_names[] = {
 	[ORDLOCK_POLICY_TIMEOUT] = "timeout",
 };
 
-/* ordlock_policy_name() - "enforce", "detect", "timeout" or "unknown" */
-const char *ordlock_policy_name(u32 policy)
+/* ordlock_domain_policy_name() - "enforce", "detect", "timeout", "unknown" */
+const char *ordlock_domain_policy_name(u32 policy)
 {
 	if (policy < ARRAY_SIZE(ordlock_policy_names))
 		return ordlock_policy_names[policy];
@@ -256,7 +257,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 }
 
 /**
- * ordlock_domain_config() - ordlock_domain_configure() for the ioctl
+ * ordlock_domain_configure_admin() - ordlock_domain_configure() where the
+ *	caller needs CAP_SYS_ADMIN to change anything (the ioctl)
  * @name: a valid domain name
  * @flags: ORDLOCK_DOMAIN_SET_POLICY and ORDLOCK_DOMAIN_SET_DETECT_DELAY
  * @policy: the new policy
@@ -268,9 +270,9 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * Return: as ordlock_domain_configure(), or -EPERM when changing without
  * CAP_SYS_ADMIN.
  */
-int ordlock_domain_config(const char *name, u32 flags, u32 policy,
-			  u32 detect_delay_ms, struct ordlock_user *user,
-			  bool exempt, struct ordlock_domain **out)
+int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
+				   u32 detect_delay_ms, struct ordlock_user *user,
+				   bool exempt, struct ordlock_domain **out)
 {
 	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
 		return -EINVAL;

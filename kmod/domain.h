@@ -100,7 +100,8 @@ struct ordlock_rank_name {
  *	ordlock_token_seed()); atomic, no lock
  * @graph_lock: protects the wait-for graph of the domain: owner->waiting
  *	and the walk fields of the domain's owners, and @walk_gen. Nests
- *	inside owner->lock and outside bucket->lock.
+ *	inside owner->lock and outside bucket->lock: see the lock order in
+ *	main.c.
  * @walk_gen: generation of the last graph walk; under @graph_lock
  * @waiting_tids: the owners in the graph, hashed by the thread id of the
  *	waiting task (owner->tid_node); under @graph_lock
@@ -144,9 +145,9 @@ struct ordlock_domain *ordlock_domain_get(const char *name,
 					  struct ordlock_user *user, bool exempt);
 struct ordlock_domain *ordlock_domain_get_default(void);
 void ordlock_domain_put(struct ordlock_domain *domain);
-int ordlock_domain_config(const char *name, u32 flags, u32 policy,
-			  u32 detect_delay_ms, struct ordlock_user *user,
-			  bool exempt, struct ordlock_domain **out);
+int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
+				   u32 detect_delay_ms, struct ordlock_user *user,
+				   bool exempt, struct ordlock_domain **out);
 int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 			     u32 detect_delay_ms,
 			     const struct ordlock_rank_name *names,
@@ -158,7 +159,7 @@ unsigned int ordlock_domain_rank_names(struct ordlock_domain *domain,
 				       unsigned int max);
 void ordlock_domain_stats(struct ordlock_domain *domain,
 			  struct ordlock_stats *sum);
-const char *ordlock_policy_name(u32 policy);
+const char *ordlock_domain_policy_name(u32 policy);
 
 /* Walk the domains, for debugfs: ordlock_domain_lock_list() then the list */
 struct list_head *ordlock_domain_lock_list(void);

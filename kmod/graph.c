@@ -29,61 +29,14 @@
  * recognised by its waiter's granted flag, read under the bucket lock, and
  * the walk does not pass through it.
  */
-#include <linux/ratelimit.h>
 #include <linux/slab.h>
-#include <linux/timekeeping.h>
 
 #include "domain.h"
 #include "graph.h"
 #include "keys.h"
 #include "owner.h"
-#include "params.h"
-#include "request.h"
+#include "resource.h"
 #include "table.h"
-
-/* Steps of a cycle kept in the history, and printed in the kernel log */
-#define ORDLOCK_HISTORY_STEPS	16
-#define ORDLOCK_LOG_STEPS	8
-
-/**
- * struct ordlock_deadlock - a detected deadlock, as debugfs shows it
- * @seq: sequence number, from 1
- * @time_ns: wall-clock time of the detection
- * @domain: the domain's name
- * @len: number of steps of the cycle
- * @steps: the first ORDLOCK_HISTORY_STEPS steps, victim first
- */
-struct ordlock_deadlock {
-	u64 seq;
-	u64 time_ns;
-	char domain[ORDLOCK_DOMAIN_NAME_MAX];
-	u32 len;
-	struct ordlock_cycle_step steps[ORDLOCK_HISTORY_STEPS];
-};
-
-/*
- * ordlock_history_lock protects the ring of the last deadlocks
- * (ordlock_history, ordlock_history_seq). It is a leaf lock.
- */
-static DEFINE_SPINLOCK(ordlock_history_lock);
-static struct ordlock_deadlock *ordlock_history;
-static unsigned int ordlock_history_len;
-static u64 ordlock_history_seq;
-
-static DEFINE_RATELIMIT_STATE(ordlock_log_ratelimit, 5 * HZ, 10);
-
-int ordlock_graph_init(void)
-{
-	ordlock_history_len = clamp(ordlock_deadlock_history, 1U, 4096U);
-	ordlock_history = kvcalloc(ordlock_history_len, sizeof(*ordlock_history),
-				   GFP_KERNEL);
-	return ordlock_history ? 0 : -ENOMEM;
-}
-
-void ordlock_graph_exit(void)
-{
-	kvfree(ordlock_history);
-}
 
 /**
  * ordlock_graph_edges() - call @fn for each edge out of waiter @w
@@ -327,101 +280,4 @@ const char *ordlock_mode_str(u32 mode)
 {
 	return mode == ORDLOCK_MODE_EXCLUSIVE ? "exclusive" :
 	       mode == ORDLOCK_MODE_SHARED ? "shared" : "none";
-}
-
-static void ordlock_graph_log(struct ordlock_owner *victim, unsigned int len)
-{
-	unsigned int i, n = min_t(unsigned int, victim->ncycle, ORDLOCK_LOG_STEPS);
-	size_t size = 160 + n * 160, at;
-	char *buf;
-
-	if (!__ratelimit(&ordlock_log_ratelimit))
-		return;
-	buf = kmalloc(size, GFP_KERNEL | __GFP_NOWARN);
-	if (!buf) {
-		pr_warn("ordlock: deadlock in domain \"%s\": %u owners; victim pid %d\n",
-			victim->domain->name, len, READ_ONCE(victim->pid));
-		return;
-	}
-	at = scnprintf(buf, size, "deadlock in domain \"%s\": ", victim->domain->name);
-	for (i = 0; i < n; i++) {
-		const struct ordlock_cycle_step *s = &victim->cycle[i];
-		const struct ordlock_cycle_step *t = &victim->cycle[(i + 1) % victim->ncycle];
-
-		at += scnprintf(buf + at, size - at,
-				"pid %u (%s) waits for %s %u:%llu %s by pid %u (%s); ",
-				s->pid, s->comm, ordlock_mode_str(s->key.mode),
-				s->key.rank, s->key.id,
-				s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held",
-				t->pid, t->comm);
-	}
-	if (n < len)
-		at += scnprintf(buf + at, size - at, "... %u more steps; ", len - n);
-	scnprintf(buf + at, size - at, "victim pid %d", READ_ONCE(victim->pid));
-	pr_warn("ordlock: %s\n", buf);
-	kfree(buf);
-}
-
-/**
- * ordlock_graph_report() - tell the kernel log and the history of a deadlock
- * @victim: the owner, locked, whose failure record holds the cycle
- */
-void ordlock_graph_report(struct ordlock_owner *victim)
-{
-	unsigned int len = victim->failure.cycle_len;
-	struct ordlock_deadlock *d;
-
-	lockdep_assert_held(&victim->lock);
-	ordlock_graph_log(victim, len);
-
-	spin_lock(&ordlock_history_lock);
-	d = &ordlock_history[ordlock_history_seq % ordlock_history_len];
-	d->seq = ++ordlock_history_seq;
-	d->time_ns = ktime_get_real_ns();
-	memcpy(d->domain, victim->domain->name, sizeof(d->domain));
-	d->len = len;
-	memset(d->steps, 0, sizeof(d->steps));
-	if (victim->cycle)
-		memcpy(d->steps, victim->cycle,
-		       min_t(unsigned int, victim->ncycle, ORDLOCK_HISTORY_STEPS) *
-		       sizeof(d->steps[0]));
-	spin_unlock(&ordlock_history_lock);
-}
-
-/**
- * ordlock_graph_show_history() - print the last deadlocks, oldest first
- * @m: the seq_file of debugfs "deadlocks"
- *
- * Lines: "deadlock SEQ TIME_NS DOMAIN LEN", then one line per recorded step:
- * "step SEQ I OWNER_ID PID COMM MODE RANK:ID EDGE BLOCKER_MODE".
- */
-void ordlock_graph_show_history(struct seq_file *m)
-{
-	u64 first, seq;
-	unsigned int i;
-
-	spin_lock(&ordlock_history_lock);
-	first = ordlock_history_seq > ordlock_history_len ?
-		ordlock_history_seq - ordlock_history_len : 0;
-	for (seq = first; seq < ordlock_history_seq; seq++) {
-		const struct ordlock_deadlock *d =
-			&ordlock_history[seq % ordlock_history_len];
-		unsigned int n = min_t(unsigned int, d->len, ORDLOCK_HISTORY_STEPS);
-
-		seq_printf(m, "deadlock %llu %llu %s %u\n", d->seq, d->time_ns,
-			   d->domain, d->len);
-		for (i = 0; i < n; i++) {
-			const struct ordlock_cycle_step *s = &d->steps[i];
-
-			if (!s->pid && !s->owner_id)
-				break;
-			seq_printf(m, "step %llu %u %llu %u %s %s %u:%llu %s %s\n",
-				   d->seq, i, s->owner_id, s->pid, s->comm,
-				   ordlock_mode_str(s->key.mode), s->key.rank,
-				   s->key.id,
-				   s->edge == ORDLOCK_EDGE_SOFT ? "soft" : "hard",
-				   ordlock_mode_str(s->blocker_mode));
-		}
-	}
-	spin_unlock(&ordlock_history_lock);
 }

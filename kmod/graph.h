@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The wait-for graph: cycle detection, deadlock reports and their history.
+ * The wait-for graph: its edges, joining and leaving it, cycle detection.
+ * (A deadlock found is reported by events.c.)
  */
 #ifndef _ORDLOCK_GRAPH_H
 #define _ORDLOCK_GRAPH_H
 
-#include <linux/seq_file.h>
 #include <linux/types.h>
 
 struct ordlock_domain;
@@ -13,17 +13,13 @@ struct ordlock_owner;
 struct ordlock_resource;
 struct ordlock_waiter;
 
-int ordlock_graph_init(void);
-void ordlock_graph_exit(void);
 unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
 				      struct ordlock_owner *start,
 				      struct ordlock_waiter *w);
-void ordlock_graph_report(struct ordlock_owner *victim);
 void ordlock_graph_join(struct ordlock_domain *domain,
 			struct ordlock_owner *owner, struct ordlock_waiter *w);
 void ordlock_graph_leave(struct ordlock_domain *domain,
 			 struct ordlock_owner *owner);
-void ordlock_graph_show_history(struct seq_file *m);
 /*
  * ordlock_edge_fn - called for an edge to @to, of type @edge (enum
  * ordlock_edge), where @to blocks the waiter in @mode; true stops the walk

@@ -2,14 +2,94 @@
 /*
  * ordlock: ordered multi-resource locks for processes.
  *
- * This file only orders initialisation and teardown.
+ * This file orders initialisation and teardown, and states the lock order
+ * of the whole module (each lock's declaration points here).
+ *
+ * Lock order
+ *
+ * Outermost first. A lock is taken only while holding nothing but locks
+ * above it on its own branch: never while holding one below it or on
+ * another branch.
+ *
+ *	ordlock_nl_lock			mutex, nl_lock.c
+ *	  ordlock_owners_lock		mutex, owner.c
+ *	    owner->lock			(PREEMPT_RT only, see owner->domain_seq)
+ *	  owner->lock			mutex, struct ordlock_owner; one at a time
+ *	    ordlock_domains_lock	mutex, domain.c
+ *	    ordlock_users_lock		mutex, user.c
+ *	    ordlock_event_chain		rwsem of a notifier chain, events.c
+ *	    owner->domain_seq		seqcount of owner->lock, write side
+ *	    domain->graph_lock		spinlock, struct ordlock_domain
+ *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
+ *	    bucket->lock
+ *	    ordlock_history_lock	spinlock, events.c
+ *
+ * ordlock_nl_lock (the hash of netlink owners) is outermost: a socket's
+ * owner is created under it (taking ordlock_users_lock, ordlock_owners_lock
+ * and, for an owner refused by max_owners_per_user, ordlock_event_chain),
+ * and module exit destroys the remaining netlink owners under it (taking
+ * owner->lock and all that nests there, and ordlock_owners_lock). The
+ * work item that moves a queued netlink request on takes owner->lock; it is
+ * flushed (cancel_work_sync()) with ordlock_nl_lock held, never with
+ * owner->lock held.
+ *
+ * ordlock_owners_lock (the list of all owners) is otherwise taken alone: by
+ * owner creation and destruction (before owner->lock), by debugfs "owners"
+ * and the GET_OWNERS dump, which read each owner's domain name through
+ * owner->domain_seq. On PREEMPT_RT such a reader that meets a write in
+ * progress takes and drops that owner's lock: the one case of owner->lock
+ * under ordlock_owners_lock. Nothing else takes owner->lock under it.
+ *
+ * owner->lock serialises one owner's requests and state. It is held
+ * across a whole request (dropped only while the task sleeps), across the
+ * ioctls' copies from and to user space (so the mm's locks nest inside
+ * it; nothing of this module is taken under them), and across the
+ * netlink replies and RESULT messages sent to the owner's socket. The
+ * locks below it:
+ * - ordlock_domains_lock (the list and settings of domains) is taken under
+ *   owner->lock when an owner moves to another domain and by ioctl
+ *   DOMAIN_CONFIG; without it when a destroyed owner drops its domain, by
+ *   netlink DOMAIN_GET/DOMAIN_SET and by debugfs "stats". Nothing of this
+ *   module is taken under it: a freed domain drops it before putting its
+ *   creator's user (ordlock_domain_free()).
+ * - ordlock_users_lock (the hash of users) is a leaf. Under owner->lock it
+ *   is taken when a domain freed by a move or by DOMAIN_CONFIG puts its
+ *   creator's user; under ordlock_nl_lock as above; alone otherwise. Never
+ *   under ordlock_domains_lock.
+ * - ordlock_event_chain (events.c's notifier chain) is read-held while the
+ *   subscribers hear of an event; subscribers take no lock of this module.
+ *   It is write-held only by subscribe and unsubscribe, at init and exit,
+ *   with no lock held.
+ * - owner->domain_seq orders the writes of the owner's copy of its domain
+ *   name (under owner->lock) against lockless readers.
+ * - domain->graph_lock (the domain's wait-for graph) is taken by a request
+ *   joining, walking or leaving the graph; the walk takes the bucket locks
+ *   of the resources it passes, one at a time.
+ * - bucket->lock (a hash chain and every resource on it: counts, holders,
+ *   waiters) is taken under owner->lock or graph_lock by requests, and
+ *   alone by the reaper, debugfs "locks" and "graph" and the GET_LOCKS and
+ *   GET_GRAPH dumps. A thread never holds two. Under it the granter wakes a
+ *   task or queues the netlink work item, and the table queues its reaper.
+ * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
+ *   when a deadlock is recorded (under owner->lock) and by debugfs
+ *   "deadlocks".
+ *
+ * Not locks of this module, and leaves wherever they appear: the internal
+ * locks of per-CPU counters, rate limits, workqueues, hrtimers and
+ * netlink. No lock is taken in interrupt context and none disables
+ * interrupts: the one hrtimer (nl_lock.c) only queues work. The genetlink
+ * handlers run without genl_mutex (parallel_ops); a dump runs under its
+ * socket's callback mutex, and takes ordlock_owners_lock or bucket locks
+ * under it. The module does not use RCU itself (the notifier chain does,
+ * inside). Counters, gauges, ids and tokens are atomic or per CPU, under
+ * no lock.
  */
 #include <linux/module.h>
 
 #include "debugfs.h"
 #include "device.h"
 #include "domain.h"
-#include "graph.h"
+#include "events.h"
 #include "netlink.h"
 #include "owner.h"
 #include "table.h"
@@ -25,12 +105,12 @@ static int __init ordlock_init(void)
 	ret = ordlock_owner_init();
 	if (ret)
 		goto err_table;
-	ret = ordlock_graph_init();
+	ret = ordlock_events_init();
 	if (ret)
 		goto err_owner;
 	ret = ordlock_domain_init();
 	if (ret)
-		goto err_graph;
+		goto err_events;
 	ordlock_debugfs_init();
 	ret = ordlock_nl_init();
 	if (ret)
@@ -46,8 +126,8 @@ err_nl:
 err_debugfs:
 	ordlock_debugfs_exit();
 	ordlock_domain_exit();
-err_graph:
-	ordlock_graph_exit();
+err_events:
+	ordlock_events_exit();
 err_owner:
 	ordlock_owner_exit();
 err_table:
@@ -67,7 +147,7 @@ static void __exit ordlock_exit(void)
 	/* Domains hold references to the users they were created for */
 	ordlock_domain_exit();
 	ordlock_user_exit();
-	ordlock_graph_exit();
+	ordlock_events_exit();
 	ordlock_owner_exit();
 	ordlock_table_exit();
 	pr_info("ordlock: unloaded\n");

@@ -1,20 +1,91 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The generic netlink family "ordlock".
+ * The generic netlink family "ordlock": the one internal header of its
+ * files, by file. main.c uses only ordlock_nl_init() and ordlock_nl_exit().
  */
 #ifndef _ORDLOCK_NETLINK_H
 #define _ORDLOCK_NETLINK_H
 
 #include <linux/types.h>
+#include <net/genetlink.h>
+#include <linux/ordlock.h>
 
+struct ordlock_failure;
 struct ordlock_owner;
-struct ordlock_user;
+
+/* netlink.c */
+extern struct genl_family ordlock_genl_family;
+
+enum {
+	ORDLOCK_NL_MCGRP_EVENTS,
+};
 
 int ordlock_nl_init(void);
 void ordlock_nl_exit(void);
-void ordlock_nl_event(struct ordlock_owner *owner, u32 event);
-void ordlock_nl_event_in(struct ordlock_owner *owner, u32 event,
-			 const char *domain);
-void ordlock_nl_event_owner_limit(u32 kind, const struct ordlock_user *user);
+
+/* nl_msg.c */
+extern const struct nla_policy ordlock_nl_key_policy[ORDLOCK_K_MAX + 1];
+extern const struct nla_policy ordlock_nl_entry_policy[ORDLOCK_E_MAX + 1];
+
+/*
+ * The entries of the per-command policies: how a command takes each
+ * request attribute of the family, or that it does not
+ */
+#define ORDLOCK_NL_TAKES_DOMAIN \
+	{ .type = NLA_NUL_STRING, .len = ORDLOCK_DOMAIN_NAME_MAX - 1 }
+#define ORDLOCK_NL_TAKES_KEYS		NLA_POLICY_NESTED_ARRAY(ordlock_nl_key_policy)
+#define ORDLOCK_NL_TAKES_FLAGS		{ .type = NLA_U32 }
+#define ORDLOCK_NL_TAKES_TIMEOUT_NS	{ .type = NLA_U64 }
+#define ORDLOCK_NL_TAKES_COOKIE		{ .type = NLA_U64 }
+#define ORDLOCK_NL_TAKES_POLICY \
+	NLA_POLICY_MAX(NLA_U32, ORDLOCK_POLICY_TIMEOUT)
+#define ORDLOCK_NL_TAKES_DETECT_DELAY_MS { .type = NLA_U32 }
+#define ORDLOCK_NL_TAKES_RANK_NAMES \
+	NLA_POLICY_NESTED_ARRAY(ordlock_nl_entry_policy)
+#define ORDLOCK_NL_NOT_TAKEN_MSG	"attribute not taken by this command"
+#define ORDLOCK_NL_NOT_TAKEN \
+	{ .type = NLA_REJECT, .reject_message = ORDLOCK_NL_NOT_TAKEN_MSG }
+/* A nest the command does not take: refused by ordlock_nl_pre_doit() */
+#define ORDLOCK_NL_NOT_TAKEN_NEST	{ .type = NLA_NESTED }
+
+/* The extack of a domain its creator's user may not create */
+#define ORDLOCK_NL_DOMAIN_LIMIT_MSG \
+	"this user has max_domains_per_user domains already"
+
+int ordlock_nl_put_key(struct sk_buff *skb, int type, u32 rank, u64 id,
+		       u32 mode);
+int ordlock_nl_put_failure(struct sk_buff *skb,
+			   const struct ordlock_failure *f);
+int ordlock_nl_put_owner(struct sk_buff *skb, u64 id, pid_t pid,
+			 const char *comm);
+int ordlock_nl_put_cycle(struct sk_buff *skb, struct ordlock_owner *owner);
+
+/* nl_lock.c */
+extern const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1];
+extern const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1];
+extern const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1];
+int ordlock_nl_acquire_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_convert_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_cancel_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_owners_init(void);
+void ordlock_nl_owners_exit(void);
+
+/* nl_dump.c */
+extern const struct nla_policy ordlock_nl_dump_policy[ORDLOCK_A_MAX + 1];
+int ordlock_nl_dump_check(struct netlink_callback *cb);
+int ordlock_nl_locks_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ordlock_nl_graph_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+
+/* nl_domain.c */
+extern const struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1];
+extern const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1];
+int ordlock_nl_domain_get_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info);
+
+/* nl_event.c */
+int ordlock_nl_event_init(void);
+void ordlock_nl_event_exit(void);
 
 #endif /* _ORDLOCK_NETLINK_H */

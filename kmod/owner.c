@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Owners: creation, destruction, domain choice, and the cache of holds.
+ * Owners: creation, destruction, domain choice, the list of holds and its
+ * cache of spare ones, and the failure record.
  */
 #include <linux/cred.h>
 #include <linux/module.h>
@@ -8,10 +9,11 @@
 #include <linux/string.h>
 
 #include "domain.h"
+#include "events.h"
 #include "keys.h"
-#include "netlink.h"
 #include "owner.h"
 #include "request.h"
+#include "resource.h"
 #include "user.h"
 
 /* Keep at most this many spare holds per owner */
@@ -21,7 +23,10 @@
 atomic_t ordlock_nowners = ATOMIC_INIT(0);
 static atomic64_t ordlock_owner_ids = ATOMIC64_INIT(0);
 
-/* ordlock_owners_lock protects ordlock_owners; see owner.h for the order */
+/*
+ * ordlock_owners_lock protects ordlock_owners, the list of all owners; see
+ * the lock order in main.c
+ */
 static DEFINE_MUTEX(ordlock_owners_lock);
 static LIST_HEAD(ordlock_owners);
 static struct kmem_cache *ordlock_hold_cache;
@@ -71,7 +76,7 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	exempt = ordlock_user_exempt();
 	ret = ordlock_user_charge(user, ORDLOCK_USER_OWNERS, 1, exempt);
 	if (ret) {
-		ordlock_nl_event_owner_limit(kind, user);
+		ordlock_event_owner_refused(kind, user);
 		goto err_put;
 	}
 	owner = kzalloc(sizeof(*owner), GFP_KERNEL_ACCOUNT);
@@ -126,8 +131,8 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 
 	mutex_lock(&owner->lock);
 	if (owner->nheld)
-		ordlock_nl_event(owner, ORDLOCK_EVENT_OWNER_DIED);
-	ordlock_release_all(owner);
+		ordlock_event_owner_died(owner);
+	ordlock_req_release_all(owner);
 	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
 		kmem_cache_free(ordlock_hold_cache, hold);
 	mutex_unlock(&owner->lock);
@@ -151,16 +156,13 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 /*
  * @owner may not create the domain @name: its user has max_domains_per_user
  * domains. Reported as the other per-user limits are: a failure record
- * (reason user-limit, no key), the limits counter of the owner's domain
- * and a LIMIT event, which names @name: the domain the owner would be in,
- * as the event of a refused owner names the default domain.
+ * (reason user-limit, no key), then the event (see events.c).
  */
 static int ordlock_owner_domain_limit(struct ordlock_owner *owner,
 				      const char *name)
 {
 	ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, NULL);
-	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_LIMITS);
-	ordlock_nl_event_in(owner, ORDLOCK_EVENT_LIMIT, name);
+	ordlock_event_domain_refused(owner, name);
 	return -EDQUOT;
 }
 
@@ -303,6 +305,72 @@ void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list
 	}
 	list_splice_init(list, &owner->spare);
 	owner->nspare += n;
+}
+
+/**
+ * ordlock_owner_insert_hold() - add a granted hold to owner->held
+ * @owner: the owner, locked
+ * @hold: the hold, on its resource
+ *
+ * Keeps owner->held sorted; appending is O(1).
+ */
+void ordlock_owner_insert_hold(struct ordlock_owner *owner,
+			       struct ordlock_hold *hold)
+{
+	struct ordlock_hold *pos;
+	struct ordlock_rkey key = {
+		.rank = hold->res->rank,
+		.id = hold->res->id,
+	};
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry_reverse(pos, &owner->held, owner_node) {
+		if (ordlock_hold_cmp(pos, &key) < 0)
+			break;
+	}
+	list_add(&hold->owner_node, &pos->owner_node);
+	owner->nheld++;
+}
+
+/**
+ * ordlock_owner_find_hold() - the hold of @key, if @owner holds it
+ * @owner: the owner, locked
+ * @key: the key (its mode is ignored)
+ *
+ * Return: the hold, or NULL.
+ */
+struct ordlock_hold *ordlock_owner_find_hold(struct ordlock_owner *owner,
+					     const struct ordlock_rkey *key)
+{
+	struct ordlock_hold *hold;
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry(hold, &owner->held, owner_node) {
+		int c = ordlock_hold_cmp(hold, key);
+
+		if (!c)
+			return hold;
+		if (c > 0)
+			break;
+	}
+	return NULL;
+}
+
+/**
+ * ordlock_owner_drop_hold() - release one held key
+ * @owner: the owner, locked
+ * @hold: one of its holds; it leaves its resource
+ * @done: receives @hold, blank, for ordlock_owner_put_holds()
+ */
+void ordlock_owner_drop_hold(struct ordlock_owner *owner,
+			     struct ordlock_hold *hold, struct list_head *done)
+{
+	lockdep_assert_held(&owner->lock);
+	ordlock_res_drop_hold(hold);
+	list_move(&hold->owner_node, done);
+	owner->nheld--;
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
+	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_RELEASES);
 }
 
 /**

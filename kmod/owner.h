@@ -1,27 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Owners: whoever holds locks. An open file description of /dev/ordlock is
- * one owner (a netlink socket will be another kind).
+ * one owner, a netlink socket another kind.
  *
- * Lock order, stated once for the whole module:
- *
- *	owner->lock (mutex)
- *	  -> ordlock_domains_lock (mutex, domain.c)
- *	  -> domain->graph_lock (spinlock, domain.h)
- *	    -> bucket->lock (spinlock, table.h), one at a time
- *	  -> ordlock_history_lock (spinlock, graph.c)
- *
- * ordlock_owners_lock (mutex, owner.c), which protects the list of all
- * owners, is taken alone. debugfs never takes owner->lock.
- *
- * ordlock_users_lock (mutex, user.c), which protects the hash of users, is
- * a leaf: nothing is taken under it. It is taken under ordlock_nl_lock
- * (netlink.c) when a netlink owner is created or destroyed, under
- * owner->lock when a domain freed by a move or by ORDLOCK_IOC_DOMAIN_CONFIG
- * drops its reference to its creator (never under ordlock_domains_lock:
- * see ordlock_domain_free()), and alone otherwise. The per-user counts are
- * per-CPU counters, changed by each owner under its owner->lock (domains:
- * see struct ordlock_user).
+ * The lock order of the module, owner->lock's place in it included, is
+ * stated once, in main.c.
  */
 #ifndef _ORDLOCK_OWNER_H
 #define _ORDLOCK_OWNER_H
@@ -34,17 +17,17 @@
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
+#include "keys.h"
+#include "resource.h"
+
 struct ordlock_domain;
 struct ordlock_user;
-struct ordlock_waiter;
-struct ordlock_resource;
-struct ordlock_rkey;
 
 /**
  * struct ordlock_owner - a holder of locks
  * @lock: serialises the requests of the owner, and protects every field
  *	below except @pid and @id. A request holds it except while it sleeps
- *	(then @busy is set).
+ *	(then @busy is set). See the lock order in main.c.
  * @domain: the owner's domain; one reference held
  * @held: the holds granted to the owner (struct ordlock_hold.owner_node),
  *	in ascending key order
@@ -91,7 +74,8 @@ struct ordlock_rkey;
  *	written under @lock inside @domain_seq, read with
  *	ordlock_owner_domain_name() (a torn name would be a string without
  *	its NUL, which netlink clients reject)
- * @domain_seq: orders the writes of @domain_name (their lock is @lock)
+ * @domain_seq: orders the writes of @domain_name (their lock is @lock);
+ *	see the lock order in main.c for its readers on PREEMPT_RT
  */
 /**
  * struct ordlock_restart - an ioctl wait that a signal interrupted, which
@@ -166,6 +150,13 @@ struct ordlock_hold {
 	u32 mode;
 };
 
+/* ordlock_hold_cmp() - the order of the key of @hold and @key */
+static inline int ordlock_hold_cmp(const struct ordlock_hold *hold,
+				   const struct ordlock_rkey *key)
+{
+	return ordlock_key_cmp(hold->res->rank, hold->res->id, key->rank, key->id);
+}
+
 extern atomic_t ordlock_nowners;
 
 int ordlock_owner_init(void);
@@ -177,6 +168,12 @@ void ordlock_owner_domain_name(struct ordlock_owner *owner, char *buf);
 int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			    struct list_head *list);
 void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list);
+void ordlock_owner_insert_hold(struct ordlock_owner *owner,
+			       struct ordlock_hold *hold);
+struct ordlock_hold *ordlock_owner_find_hold(struct ordlock_owner *owner,
+					     const struct ordlock_rkey *key);
+void ordlock_owner_drop_hold(struct ordlock_owner *owner,
+			     struct ordlock_hold *hold, struct list_head *done);
 
 struct list_head *ordlock_owner_lock_list(void);
 void ordlock_owner_unlock_list(void);

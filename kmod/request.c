@@ -1,376 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Requests.
+ * Requests: the acquire and convert state machine, and release.
  *
  * An acquire takes its keys one by one in ascending order. For each key it
  * finds (or creates) the resource under the bucket lock, and is granted at
  * once when the mode is compatible with the holders and nobody is queued:
  * the uncontended path takes one spinlock and allocates nothing when the
  * resource exists and the owner has spare holds. Otherwise it queues at the
- * tail and sleeps. Whoever makes a waiter grantable (a release, a waiter
- * leaving the head of the queue) grants it in place: it moves the waiter's
- * hold onto the holders, then wakes it. Grants are FIFO: the queue is
- * granted from the head and stops at the first waiter that does not fit,
- * so an exclusive request is never overtaken by later shared ones.
+ * tail (resource.c) and waits (wait.c), in the calling task or, for an
+ * asynchronous request, until the front end polls it again.
  *
- * A request that fails releases what it took before returning.
+ * A request that fails releases what it took before returning, and tells
+ * events.c why.
  */
-#include <linux/hrtimer.h>
-#include <linux/sched/signal.h>
+#include <linux/ktime.h>
 
 #include "domain.h"
-#include "graph.h"
-#include "netlink.h"
+#include "events.h"
 #include "keys.h"
 #include "owner.h"
 #include "params.h"
 #include "request.h"
+#include "resource.h"
 #include "table.h"
 #include "user.h"
-
-static int ordlock_hold_cmp(const struct ordlock_hold *hold,
-			    const struct ordlock_rkey *key)
-{
-	return ordlock_key_cmp(hold->res->rank, hold->res->id, key->rank, key->id);
-}
-
-static bool ordlock_res_compatible(const struct ordlock_resource *res, u32 mode)
-{
-	if (mode == ORDLOCK_MODE_EXCLUSIVE)
-		return !res->nshared && !res->nexcl;
-	return !res->nexcl;
-}
-
-static void ordlock_res_count(struct ordlock_resource *res, u32 mode, int delta)
-{
-	if (mode == ORDLOCK_MODE_EXCLUSIVE)
-		res->nexcl += delta;
-	else
-		res->nshared += delta;
-}
-
-/* Does the request of @w fit the holders of its resource? */
-static bool ordlock_res_fits(const struct ordlock_resource *res,
-			     const struct ordlock_waiter *w)
-{
-	u32 nshared = res->nshared, nexcl = res->nexcl;
-
-	if (w->convert) {
-		/* The converting owner's own hold does not count */
-		if (w->hold->mode == ORDLOCK_MODE_EXCLUSIVE)
-			nexcl--;
-		else
-			nshared--;
-	}
-	if (w->mode == ORDLOCK_MODE_EXCLUSIVE)
-		return !nshared && !nexcl;
-	return !nexcl;
-}
-
-static void ordlock_res_add_holder(struct ordlock_resource *res,
-				   struct ordlock_hold *hold)
-{
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	list_add_tail(&hold->res_node, &res->holders);
-	ordlock_res_count(res, hold->mode, 1);
-}
-
-static void ordlock_res_set_mode(struct ordlock_resource *res,
-				 struct ordlock_hold *hold, u32 mode)
-{
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	ordlock_res_count(res, hold->mode, -1);
-	hold->mode = mode;
-	ordlock_res_count(res, mode, 1);
-}
-
-/* Grant queued waiters from the head for as long as they fit */
-static void ordlock_res_grant_waiters(struct ordlock_resource *res)
-{
-	struct ordlock_waiter *w, *tmp;
-
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	list_for_each_entry_safe(w, tmp, &res->waiters, node) {
-		if (!ordlock_res_fits(res, w))
-			break;
-		list_del_init(&w->node);
-		if (w->convert)
-			ordlock_res_set_mode(res, w->hold, w->mode);
-		else
-			ordlock_res_add_holder(res, w->hold);
-		/* The waiter cannot leave before it retakes the bucket lock */
-		w->granted = true;
-		if (w->task)
-			wake_up_process(w->task);
-		else
-			w->notify(w);
-	}
-}
-
-/* Remove @hold from its resource; wake who can go; free an unused resource */
-static void ordlock_res_drop_hold(struct ordlock_hold *hold)
-{
-	struct ordlock_resource *res = hold->res;
-	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
-
-	spin_lock(&bucket->lock);
-	list_del(&hold->res_node);
-	ordlock_res_count(res, hold->mode, -1);
-	ordlock_res_grant_waiters(res);
-	if (ordlock_resource_put_unused(res))
-		ordlock_gauge_dec(&hold->owner->domain->resources);
-	spin_unlock(&bucket->lock);
-	hold->res = NULL;
-}
-
-/*
- * Name who blocks a request for @mode on @res in the failure record: the
- * first other holder in a conflicting mode or, when only the queue blocks
- * it, the first conflicting waiter ahead of @self (NULL: the whole queue).
- */
-static void ordlock_res_blame(struct ordlock_resource *res,
-			      struct ordlock_owner *owner, u32 mode,
-			      struct ordlock_waiter *self)
-{
-	struct ordlock_failure *f = &owner->failure;
-	struct ordlock_hold *hold;
-	struct ordlock_waiter *w;
-
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	list_for_each_entry(hold, &res->holders, res_node) {
-		if (hold->owner != owner && ordlock_modes_conflict(hold->mode, mode)) {
-			f->pid = READ_ONCE(hold->owner->pid);
-			f->holder_mode = hold->mode;
-			return;
-		}
-	}
-	list_for_each_entry(w, &res->waiters, node) {
-		if (w == self)
-			break;
-		if (w->hold->owner != owner && ordlock_modes_conflict(w->mode, mode)) {
-			f->pid = READ_ONCE(w->hold->owner->pid);
-			f->holder_mode = w->mode;
-			return;
-		}
-	}
-}
-
-/*
- * Sleep until @w is granted, the deadline passes, a signal comes, or
- * @check_at (when not 0) passes.
- *
- * Return: 0 when granted, -EINTR, -ETIMEDOUT, or 1 when it is time to look
- * for a cycle.
- */
-static int ordlock_sleep(struct ordlock_waiter *w, ktime_t deadline,
-			 ktime_t check_at)
-{
-	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
-	ktime_t now, until;
-	int ret;
-
-	spin_lock(&bucket->lock);
-	for (;;) {
-		if (w->granted) {
-			ret = 0;
-			break;
-		}
-		if (signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		now = ktime_get();
-		if (ktime_compare(now, deadline) >= 0) {
-			ret = -ETIMEDOUT;
-			break;
-		}
-		until = deadline;
-		if (check_at) {
-			if (ktime_compare(now, check_at) >= 0) {
-				ret = 1;
-				break;
-			}
-			until = min(check_at, deadline);
-		}
-		set_current_state(TASK_INTERRUPTIBLE);
-		spin_unlock(&bucket->lock);
-		schedule_hrtimeout_range(&until, current->timer_slack_ns,
-					 HRTIMER_MODE_ABS);
-		spin_lock(&bucket->lock);
-	}
-	spin_unlock(&bucket->lock);
-	return ret;
-}
-
-static u32 ordlock_wait_reason(int err)
-{
-	switch (err) {
-	case -EINTR:
-		return ORDLOCK_REASON_SIGNAL;
-	case -EDEADLK:
-		return ORDLOCK_REASON_DEADLOCK;
-	case -ECANCELED:
-		return ORDLOCK_REASON_CANCELLED;
-	default:
-		return ORDLOCK_REASON_TIMEOUT;
-	}
-}
-
-static u32 ordlock_request_index(const struct ordlock_request *req)
-{
-	return req->next < req->n ? req->keys[req->next].index : ~0U;
-}
-
-/*
- * End the wait of @req with @ret (0 when granted), graph_lock held: leave
- * the graph, and unless the key was granted meanwhile (which wins), leave
- * the queue and record why. Drops graph_lock.
- *
- * Return: 0 when granted, else @ret.
- */
-static int __ordlock_wait_end(struct ordlock_request *req, int ret)
-	__releases(&req->owner->domain->graph_lock)
-{
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_domain *domain = owner->domain;
-	struct ordlock_waiter *w = &req->w;
-	struct ordlock_resource *res = w->hold->res;
-	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
-
-	lockdep_assert_held(&domain->graph_lock);
-	ordlock_graph_leave(domain, owner);
-	spin_lock(&bucket->lock);
-	if (w->granted) {
-		ret = 0;
-	} else {
-		ordlock_owner_fail(owner, ordlock_wait_reason(ret), ret, NULL);
-		owner->failure.index = ordlock_request_index(req);
-		owner->failure.key.rank = res->rank;
-		owner->failure.key.id = res->id;
-		owner->failure.key.mode = w->mode;
-		owner->failure.cycle_len = ret == -EDEADLK ? req->cycle_len : 0;
-		ordlock_res_blame(res, owner, w->mode, w);
-		list_del(&w->node);
-		/* Leaving the queue may let those behind in */
-		ordlock_res_grant_waiters(res);
-		if (ordlock_resource_put_unused(res))
-			ordlock_gauge_dec(&domain->resources);
-	}
-	spin_unlock(&bucket->lock);
-	spin_unlock(&domain->graph_lock);
-
-	WRITE_ONCE(owner->pending.mode, 0);
-	ordlock_gauge_dec(&domain->waiters);
-	ordlock_user_uncharge(owner->user, ORDLOCK_USER_WAITERS, 1);
-	ordlock_stat_wait(domain, ktime_to_ns(ktime_sub(ktime_get(), w->since)));
-	if (ret == -EDEADLK)
-		ordlock_graph_report(owner);
-	return ret;
-}
-
-static int ordlock_wait_end(struct ordlock_request *req, int ret)
-{
-	spin_lock(&req->owner->domain->graph_lock);
-	return __ordlock_wait_end(req, ret);
-}
-
-/*
- * The waiter of @req was just queued on its resource (and the bucket lock
- * dropped): join the wait-for graph. Unless the domain's policy is
- * "timeout", first look for a cycle the wait would close, at once or (in a
- * "detect" domain with a delay) when req->check_at passes; the owner whose
- * wait closes a cycle is the victim.
- *
- * Return: 1 while waiting; else the wait ended: 0 (granted) or -EDEADLK.
- */
-static int ordlock_wait_begin(struct ordlock_request *req)
-{
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_domain *domain = owner->domain;
-	struct ordlock_waiter *w = &req->w;
-	struct ordlock_resource *res = w->hold->res;
-	u32 policy = READ_ONCE(domain->policy);
-	u32 delay_ms;
-
-	req->waited = true;
-	req->check_at = 0;
-	if (!req->deadline)
-		req->deadline = ktime_add_ns(w->since, min_t(u64, req->timeout_ns,
-							     KTIME_MAX / 4));
-	req->cycle_len = 0;
-	if (w->task)
-		get_task_comm(owner->comm, current);
-	WRITE_ONCE(owner->pending_since, ktime_to_ns(w->since));
-	WRITE_ONCE(owner->pending.rank, res->rank);
-	WRITE_ONCE(owner->pending.id, res->id);
-	WRITE_ONCE(owner->pending.mode, w->mode);
-	ordlock_gauge_inc(&domain->waiters);
-
-	spin_lock(&domain->graph_lock);
-	if (policy != ORDLOCK_POLICY_TIMEOUT) {
-		delay_ms = policy == ORDLOCK_POLICY_DETECT ?
-			   READ_ONCE(domain->detect_delay_ms) : 0;
-		if (delay_ms) {
-			req->check_at = ktime_add_ms(w->since, delay_ms);
-		} else {
-			req->cycle_len = ordlock_graph_find_cycle(domain, owner, w);
-			if (req->cycle_len)
-				return __ordlock_wait_end(req, -EDEADLK);
-		}
-	}
-	ordlock_graph_join(domain, owner, w);
-	spin_unlock(&domain->graph_lock);
-	return 1;
-}
-
-/* The detection delay passed: look for a cycle. Return as ordlock_wait_begin() */
-static int ordlock_wait_check(struct ordlock_request *req)
-{
-	struct ordlock_domain *domain = req->owner->domain;
-
-	req->check_at = 0;
-	spin_lock(&domain->graph_lock);
-	req->cycle_len = ordlock_graph_find_cycle(domain, req->owner, &req->w);
-	if (req->cycle_len)
-		return __ordlock_wait_end(req, -EDEADLK);
-	spin_unlock(&domain->graph_lock);
-	return 1;
-}
-
-/*
- * Wait in the calling task, after ordlock_wait_begin() returned 1.
- * Return: 0 when granted, else why not.
- */
-static int ordlock_wait_sync(struct ordlock_request *req)
-{
-	int ret = 1;
-
-	while (ret == 1) {
-		/* Let other users of the owner in: they find it busy */
-		mutex_unlock(&req->owner->lock);
-		ret = ordlock_sleep(&req->w, req->deadline, req->check_at);
-		mutex_lock(&req->owner->lock);
-		if (ret == 1)
-			ret = ordlock_wait_check(req);
-		else
-			ret = ordlock_wait_end(req, ret);
-	}
-	return ret;
-}
-
-static void ordlock_waiter_init(struct ordlock_request *req,
-				struct ordlock_hold *hold, u32 mode, bool convert)
-{
-	struct ordlock_waiter *w = &req->w;
-
-	w->task = req->notify ? NULL : current;
-	w->notify = req->notify;
-	w->hold = hold;
-	w->mode = mode;
-	w->convert = convert;
-	w->granted = false;
-	w->since = ktime_get();
-}
+#include "wait.h"
 
 /*
  * Take key req->next for the hold req->cur of @req, whose owner is
@@ -389,6 +43,7 @@ static int ordlock_take(struct ordlock_request *req)
 	struct ordlock_hold *hold;
 	int ret = 0;
 
+	lockdep_assert_held(&owner->lock);
 	hold = req->cur;
 	bucket = ordlock_table_bucket(domain, key->rank, key->id);
 	spin_lock(&bucket->lock);
@@ -425,9 +80,9 @@ static int ordlock_take(struct ordlock_request *req)
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
 	} else {
-		/* Uncharged when the wait ends, in __ordlock_wait_end() */
+		/* Uncharged when the wait ends (wait.c) */
 		ordlock_waiter_init(req, hold, key->mode, false);
-		list_add_tail(&req->w.node, &res->waiters);
+		ordlock_res_queue(res, &req->w);
 		ret = 1;
 	}
 	spin_unlock(&bucket->lock);
@@ -445,24 +100,6 @@ fail:
 				  ORDLOCK_REASON_NOMEM, ret, key);
 }
 
-/* Insert @hold into owner->held, keeping it sorted; appending is O(1) */
-static void ordlock_owner_insert_hold(struct ordlock_owner *owner,
-				      struct ordlock_hold *hold)
-{
-	struct ordlock_hold *pos;
-	struct ordlock_rkey key = {
-		.rank = hold->res->rank,
-		.id = hold->res->id,
-	};
-
-	list_for_each_entry_reverse(pos, &owner->held, owner_node) {
-		if (ordlock_hold_cmp(pos, &key) < 0)
-			break;
-	}
-	list_add(&hold->owner_node, &pos->owner_node);
-	owner->nheld++;
-}
-
 /* The order rule: every key of the request must sort above every held key */
 static int ordlock_check_order(struct ordlock_owner *owner,
 			       const struct ordlock_rkey *first)
@@ -471,6 +108,7 @@ static int ordlock_check_order(struct ordlock_owner *owner,
 	struct ordlock_hold *hold;
 	int ret;
 
+	lockdep_assert_held(&owner->lock);
 	if (!owner->nheld)
 		return 0;
 	hold = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
@@ -498,6 +136,7 @@ static int ordlock_check_held(struct ordlock_owner *owner,
 	unsigned int i = 0;
 	int c = 1, ret;
 
+	lockdep_assert_held(&owner->lock);
 	list_for_each_entry(hold, &owner->held, owner_node) {
 		while (i < n && (c = ordlock_hold_cmp(hold, &keys[i])) > 0)
 			i++;
@@ -515,42 +154,6 @@ static int ordlock_check_held(struct ordlock_owner *owner,
 	return 0;
 }
 
-static const u8 ordlock_reason_stats[] = {
-	[ORDLOCK_REASON_ORDER] = ORDLOCK_STAT_ORDER_VIOLATIONS,
-	[ORDLOCK_REASON_TIMEOUT] = ORDLOCK_STAT_TIMEOUTS,
-	[ORDLOCK_REASON_BUSY] = ORDLOCK_STAT_TRY_FAILURES,
-	[ORDLOCK_REASON_SIGNAL] = ORDLOCK_STAT_SIGNALS,
-	[ORDLOCK_REASON_DEADLOCK] = ORDLOCK_STAT_DEADLOCKS,
-	[ORDLOCK_REASON_UPGRADE] = ORDLOCK_STAT_UPGRADE_DEADLOCKS,
-	[ORDLOCK_REASON_OWNER_LIMIT] = ORDLOCK_STAT_LIMITS,
-	[ORDLOCK_REASON_RESOURCE_LIMIT] = ORDLOCK_STAT_LIMITS,
-	[ORDLOCK_REASON_USER_LIMIT] = ORDLOCK_STAT_LIMITS,
-};
-
-static void ordlock_stat_failure(struct ordlock_owner *owner)
-{
-	u32 reason = owner->failure.reason;
-
-	if (reason < ARRAY_SIZE(ordlock_reason_stats) && ordlock_reason_stats[reason])
-		ordlock_stat_inc(owner->domain, ordlock_reason_stats[reason]);
-	switch (reason) {
-	case ORDLOCK_REASON_DEADLOCK:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_DEADLOCK);
-		break;
-	case ORDLOCK_REASON_TIMEOUT:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_TIMEOUT);
-		break;
-	case ORDLOCK_REASON_ORDER:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_ORDER);
-		break;
-	case ORDLOCK_REASON_OWNER_LIMIT:
-	case ORDLOCK_REASON_RESOURCE_LIMIT:
-	case ORDLOCK_REASON_USER_LIMIT:
-		ordlock_nl_event(owner, ORDLOCK_EVENT_LIMIT);
-		break;
-	}
-}
-
 /* The request is over: give back the holds it did not keep */
 static void ordlock_request_put(struct ordlock_request *req)
 {
@@ -565,6 +168,7 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_hold *hold;
 
+	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
 		if (req->hold->mode != req->old_mode) {
 			/* A cancel that lost the race to the grant: undo it */
@@ -581,7 +185,7 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, req->n);
 	}
 	ordlock_request_put(req);
-	ordlock_stat_failure(owner);
+	ordlock_event_failure(owner);
 	return ret;
 }
 
@@ -591,6 +195,7 @@ static int ordlock_request_done(struct ordlock_request *req)
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_hold *hold, *tmp;
 
+	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
 			owner->last_token = ordlock_domain_next_token(owner->domain);
@@ -735,7 +340,7 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	return ordlock_request_step(req);
 
 fail:
-	ordlock_stat_failure(owner);
+	ordlock_event_failure(owner);
 	return ret;
 }
 
@@ -750,17 +355,6 @@ ktime_t ordlock_request_next_event(const struct ordlock_request *req)
 	if (req->check_at && ktime_before(req->check_at, req->deadline))
 		return req->check_at;
 	return req->deadline;
-}
-
-static bool ordlock_waiter_granted(struct ordlock_waiter *w)
-{
-	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
-	bool granted;
-
-	spin_lock(&bucket->lock);
-	granted = w->granted;
-	spin_unlock(&bucket->lock);
-	return granted;
 }
 
 /**
@@ -813,7 +407,7 @@ int ordlock_request_cancel(struct ordlock_request *req)
 }
 
 /**
- * ordlock_acquire() - take a set of keys, all or nothing, waiting in the
+ * ordlock_req_acquire() - take a set of keys, all or nothing, waiting in the
  * calling task
  * @owner: the owner, locked
  * @keys: the keys, validated, sorted and merged
@@ -824,8 +418,8 @@ int ordlock_request_cancel(struct ordlock_request *req)
  *
  * Return: as ordlock_request_start().
  */
-int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
-		    unsigned int n, u64 timeout_ns, bool try, u64 *token)
+int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
+			unsigned int n, u64 timeout_ns, bool try, u64 *token)
 {
 	struct ordlock_request req = {
 		.owner = owner,
@@ -838,38 +432,6 @@ int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys
 	ret = ordlock_request_start(&req, timeout_ns);
 	*token = req.token;
 	return ret;
-}
-
-static struct ordlock_hold *ordlock_owner_find_hold(struct ordlock_owner *owner,
-						    const struct ordlock_rkey *key)
-{
-	struct ordlock_hold *hold;
-
-	list_for_each_entry(hold, &owner->held, owner_node) {
-		int c = ordlock_hold_cmp(hold, key);
-
-		if (!c)
-			return hold;
-		if (c > 0)
-			break;
-	}
-	return NULL;
-}
-
-/*
- * Two owners that hold a key shared and both wait to upgrade it wait for
- * each other: return the one already converting, if any.
- */
-static struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res)
-{
-	struct ordlock_waiter *w;
-
-	list_for_each_entry(w, &res->waiters, node) {
-		if (!w->convert)
-			break;
-		return w;
-	}
-	return NULL;
 }
 
 /**
@@ -931,7 +493,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		ordlock_res_blame(res, owner, key->mode, NULL);
 	} else {
 		/* No other conversion is queued: go to the head */
-		list_add(&req->w.node, &res->waiters);
+		ordlock_res_queue(res, &req->w);
 	}
 	spin_unlock(&ordlock_res_bucket(res)->lock);
 	if (ret)
@@ -947,7 +509,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 }
 
 /**
- * ordlock_convert() - change the mode of a held key, waiting in the task
+ * ordlock_req_convert() - change the mode of a held key, waiting in the task
  * @owner: the owner, locked
  * @key: the held key and its new mode
  * @timeout_ns: the longest an upgrade may wait
@@ -956,8 +518,8 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
  *
  * Return: as ordlock_request_convert().
  */
-int ordlock_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
-		    u64 timeout_ns, bool try, u64 *token)
+int ordlock_req_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
+			u64 timeout_ns, bool try, u64 *token)
 {
 	struct ordlock_request req = {
 		.owner = owner,
@@ -972,26 +534,16 @@ int ordlock_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
 	return ret;
 }
 
-static void ordlock_owner_drop(struct ordlock_owner *owner,
-			       struct ordlock_hold *hold, struct list_head *done)
-{
-	ordlock_res_drop_hold(hold);
-	list_move(&hold->owner_node, done);
-	owner->nheld--;
-	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
-	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_RELEASES);
-}
-
 /**
- * ordlock_release_keys() - release held keys, all of them or none
+ * ordlock_req_release_keys() - release held keys, all of them or none
  * @owner: the owner, locked
  * @keys: the keys, validated, sorted and merged
  * @n: number of keys
  *
  * Return: 0, or -ENOENT (nothing released) naming the first key not held.
  */
-int ordlock_release_keys(struct ordlock_owner *owner,
-			 const struct ordlock_rkey *keys, unsigned int n)
+int ordlock_req_release_keys(struct ordlock_owner *owner,
+			     const struct ordlock_rkey *keys, unsigned int n)
 {
 	struct ordlock_hold *hold, *next;
 	LIST_HEAD(done);
@@ -1017,7 +569,7 @@ int ordlock_release_keys(struct ordlock_owner *owner,
 		while (ordlock_hold_cmp(hold, &keys[i]) < 0)
 			hold = list_next_entry(hold, owner_node);
 		next = list_next_entry(hold, owner_node);
-		ordlock_owner_drop(owner, hold, &done);
+		ordlock_owner_drop_hold(owner, hold, &done);
 		hold = next;
 	}
 	ordlock_owner_put_holds(owner, &done);
@@ -1025,15 +577,15 @@ int ordlock_release_keys(struct ordlock_owner *owner,
 }
 
 /**
- * ordlock_release_token() - release the keys granted with fencing @token
+ * ordlock_req_release_token() - release the keys granted with fencing @token
  * @owner: the owner, locked
- * @token: a token returned by ordlock_acquire()
+ * @token: a token returned by ordlock_req_acquire()
  *
  * Used to undo a grant the caller could not be told about.
  *
  * Return: the number of keys released.
  */
-unsigned int ordlock_release_token(struct ordlock_owner *owner, u64 token)
+unsigned int ordlock_req_release_token(struct ordlock_owner *owner, u64 token)
 {
 	struct ordlock_hold *hold, *tmp;
 	unsigned int n = 0;
@@ -1043,7 +595,7 @@ unsigned int ordlock_release_token(struct ordlock_owner *owner, u64 token)
 	list_for_each_entry_safe_reverse(hold, tmp, &owner->held, owner_node) {
 		if (hold->token != token)
 			continue;
-		ordlock_owner_drop(owner, hold, &done);
+		ordlock_owner_drop_hold(owner, hold, &done);
 		n++;
 	}
 	ordlock_owner_put_holds(owner, &done);
@@ -1051,12 +603,12 @@ unsigned int ordlock_release_token(struct ordlock_owner *owner, u64 token)
 }
 
 /**
- * ordlock_release_all() - release every key the owner holds
+ * ordlock_req_release_all() - release every key the owner holds
  * @owner: the owner, locked
  *
  * Return: the number of keys released.
  */
-unsigned int ordlock_release_all(struct ordlock_owner *owner)
+unsigned int ordlock_req_release_all(struct ordlock_owner *owner)
 {
 	struct ordlock_hold *hold;
 	unsigned int n = 0;

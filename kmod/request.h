@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Requests: acquiring a sorted set of keys all or nothing, waiting in FIFO
- * order, and releasing. One code path for every front end.
+ * order (wait.h), converting, and releasing. One code path for every front
+ * end.
  */
 #ifndef _ORDLOCK_REQUEST_H
 #define _ORDLOCK_REQUEST_H
@@ -10,36 +11,11 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "keys.h"
+#include "resource.h"
+
 struct ordlock_hold;
 struct ordlock_owner;
-struct ordlock_rkey;
-struct task_struct;
-
-/**
- * struct ordlock_waiter - an owner queued on a resource
- * @node: entry in res->waiters; under the bucket lock
- * @task: the task to wake when the key is granted, or NULL
- * @notify: called instead, under the bucket lock, when @task is NULL; it
- *	must not sleep (it queues work)
- * @hold: the hold to grant (acquire), or the hold to convert; its res and
- *	owner say who waits for what
- * @mode: the mode asked for
- * @convert: a conversion of @hold, queued ahead of the acquires
- * @granted: set, under the bucket lock, by whoever grants the request:
- *	the granter has already put @hold on the resource's holders, or
- *	changed its mode
- * @since: when the wait started
- */
-struct ordlock_waiter {
-	struct list_head node;
-	struct task_struct *task;
-	void (*notify)(struct ordlock_waiter *w);
-	struct ordlock_hold *hold;
-	u32 mode;
-	bool convert;
-	bool granted;
-	ktime_t since;
-};
 
 /**
  * struct ordlock_request - an acquire or a conversion in progress
@@ -89,19 +65,25 @@ struct ordlock_request {
 	u64 token;
 };
 
+/* The caller's index of the key being taken, for the failure record */
+static inline u32 ordlock_request_index(const struct ordlock_request *req)
+{
+	return req->next < req->n ? req->keys[req->next].index : ~0U;
+}
+
 int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns);
 int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns);
 int ordlock_request_poll(struct ordlock_request *req);
 int ordlock_request_cancel(struct ordlock_request *req);
 ktime_t ordlock_request_next_event(const struct ordlock_request *req);
 
-int ordlock_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
-		    unsigned int n, u64 timeout_ns, bool try, u64 *token);
-int ordlock_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
-		    u64 timeout_ns, bool try, u64 *token);
-int ordlock_release_keys(struct ordlock_owner *owner,
-			 const struct ordlock_rkey *keys, unsigned int n);
-unsigned int ordlock_release_token(struct ordlock_owner *owner, u64 token);
-unsigned int ordlock_release_all(struct ordlock_owner *owner);
+int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
+			unsigned int n, u64 timeout_ns, bool try, u64 *token);
+int ordlock_req_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
+			u64 timeout_ns, bool try, u64 *token);
+int ordlock_req_release_keys(struct ordlock_owner *owner,
+			     const struct ordlock_rkey *keys, unsigned int n);
+unsigned int ordlock_req_release_token(struct ordlock_owner *owner, u64 token);
+unsigned int ordlock_req_release_all(struct ordlock_owner *owner);
 
 #endif /* _ORDLOCK_REQUEST_H */

@@ -25,6 +25,7 @@
 
 #include "domain.h"
 #include "params.h"
+#include "resource.h"
 #include "table.h"
 
 #define ORDLOCK_BUCKET_IDLE_MAX	4

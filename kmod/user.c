@@ -26,8 +26,9 @@
 #define ORDLOCK_USERS_HASH_BITS 6
 
 /*
- * ordlock_users_lock protects ordlock_users, the users that have owners.
- * It is a leaf (see owner.h): nothing is taken under it.
+ * ordlock_users_lock protects ordlock_users, the users that have owners
+ * or domains. It is a leaf: nothing is taken under it. See the lock order
+ * in main.c.
  */
 static DEFINE_MUTEX(ordlock_users_lock);
 static DEFINE_HASHTABLE(ordlock_users, ORDLOCK_USERS_HASH_BITS);
@@ -98,8 +99,8 @@ struct ordlock_user *ordlock_user_hold(struct ordlock_user *user)
  * @user: the user; its owners and domains have given back everything they
  *	charged
  *
- * The last reference takes ordlock_users_lock: see owner.h for where that
- * may be.
+ * The last reference takes ordlock_users_lock: see the lock order in
+ * main.c for where that may be.
  */
 void ordlock_user_put(struct ordlock_user *user)
 {

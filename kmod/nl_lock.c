@@ -1,0 +1,682 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Netlink owners and their lock requests: ACQUIRE, CONVERT, RELEASE and
+ * CANCEL.
+ *
+ * A netlink owner is one socket of the initial network namespace, created
+ * by the socket's first lock request and destroyed when the socket closes
+ * (NETLINK_URELEASE). Its requests go through the same request code as the
+ * ioctls (request.c); a queued request is moved on by ordlock_nl_work(),
+ * which the grant (through the waiter's notify hook) or a timer queues, and
+ * ends with one ORDLOCK_CMD_RESULT message to the port.
+ */
+#include <linux/cred.h>
+#include <linux/hrtimer.h>
+#include <linux/mm.h>
+#include <linux/notifier.h>
+#include <linux/slab.h>
+#include <linux/workqueue.h>
+#include <net/genetlink.h>
+#include <net/sock.h>
+#include <net/net_namespace.h>
+
+#include "access.h"
+#include "domain.h"
+#include "keys.h"
+#include "netlink.h"
+#include "owner.h"
+#include "params.h"
+#include "request.h"
+
+/**
+ * struct ordlock_nl_owner - the owner of one netlink socket
+ * @node: entry in ordlock_nl_owners, under ordlock_nl_lock
+ * @portid: the socket's port id
+ * @sk: the socket (a reference): a closing socket's port id is free before
+ *	the family hears of the close (NETLINK_URELEASE), and a new socket
+ *	bound to it in between must not reach this owner
+ * @owner: the owner; owner->lock protects everything below
+ * @req: the request in progress (req.active), if any
+ * @keys: the keys of @req
+ * @cookie: the requester's cookie of @req
+ * @work: moves @req on
+ * @timer: queues @work at the deadline or detection time of @req
+ */
+struct ordlock_nl_owner {
+	struct hlist_node node;
+	u32 portid;
+	struct sock *sk;
+	struct ordlock_owner *owner;
+	struct ordlock_request req;
+	struct ordlock_rkey *keys;
+	u64 cookie;
+	struct work_struct work;
+	struct hrtimer timer;
+};
+
+#define ORDLOCK_NL_HASH 64
+
+/*
+ * ordlock_nl_lock protects ordlock_nl_owners. It nests outside owner->lock
+ * (module exit destroys owners under it) and is never taken inside it: see
+ * the lock order in main.c.
+ */
+static DEFINE_MUTEX(ordlock_nl_lock);
+static struct hlist_head ordlock_nl_owners[ORDLOCK_NL_HASH];
+/*
+ * Moves queued netlink requests on. Per-CPU, not unbound: the work runs on
+ * the CPU of the release (or timer) that queued it, where the releaser's
+ * caches are warm, instead of waking another CPU; an unbound queue made a
+ * netlink handoff cost milliseconds under qemu, 55 times a bound one.
+ */
+static struct workqueue_struct *ordlock_nl_wq;
+
+/* ACQUIRE and CONVERT */
+const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1] = {
+	[ORDLOCK_A_DOMAIN] = ORDLOCK_NL_TAKES_DOMAIN,
+	[ORDLOCK_A_KEYS] = ORDLOCK_NL_TAKES_KEYS,
+	[ORDLOCK_A_FLAGS] = ORDLOCK_NL_TAKES_FLAGS,
+	[ORDLOCK_A_TIMEOUT_NS] = ORDLOCK_NL_TAKES_TIMEOUT_NS,
+	[ORDLOCK_A_COOKIE] = ORDLOCK_NL_TAKES_COOKIE,
+	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+};
+
+const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
+	[ORDLOCK_A_DOMAIN] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_KEYS] = ORDLOCK_NL_TAKES_KEYS,
+	[ORDLOCK_A_FLAGS] = ORDLOCK_NL_TAKES_FLAGS,
+	[ORDLOCK_A_TIMEOUT_NS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_COOKIE] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+};
+
+const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
+	[ORDLOCK_A_DOMAIN] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_KEYS] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_FLAGS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_TIMEOUT_NS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_COOKIE] = ORDLOCK_NL_TAKES_COOKIE,
+	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+};
+
+/* Parse ORDLOCK_A_KEYS into a sorted, merged array the caller kvfree()s */
+static int ordlock_nl_parse_keys(struct genl_info *info, bool mode_required,
+				 struct ordlock_rkey **out, unsigned int *n)
+{
+	struct nlattr *keys = info->attrs[ORDLOCK_A_KEYS];
+	struct nlattr *tb[ORDLOCK_K_MAX + 1];
+	struct ordlock_rkey *rkeys;
+	unsigned int count = 0, i = 0;
+	struct nlattr *key;
+	int rem, ret;
+
+	if (!keys) {
+		NL_SET_ERR_MSG(info->extack, "missing keys");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, ORDLOCK_A_KEYS);
+		return -EINVAL;
+	}
+	nla_for_each_nested(key, keys, rem)
+		count++;
+	if (!count) {
+		NL_SET_ERR_MSG_ATTR(info->extack, keys, "no keys");
+		return -EINVAL;
+	}
+	if (count > (mode_required ? ordlock_max_keys_per_request() :
+		     ordlock_max_keys_per_release())) {
+		NL_SET_ERR_MSG_ATTR(info->extack, keys,
+				    "more keys than max_keys_per_request");
+		return -E2BIG;
+	}
+	rkeys = kvmalloc_array(count, sizeof(*rkeys), GFP_KERNEL_ACCOUNT);
+	if (!rkeys)
+		return -ENOMEM;
+	nla_for_each_nested(key, keys, rem) {
+		ret = -EINVAL;
+		if (nla_type(key) != ORDLOCK_A_KEY) {
+			NL_SET_ERR_MSG_ATTR(info->extack, key,
+					    "keys holds ORDLOCK_A_KEY entries only");
+			goto err;
+		}
+		ret = nla_parse_nested(tb, ORDLOCK_K_MAX, key, ordlock_nl_key_policy,
+				       info->extack);
+		if (ret)
+			goto err;
+		ret = -EINVAL;
+		if (!tb[ORDLOCK_K_RANK] || !tb[ORDLOCK_K_ID]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, key, "key without rank or id");
+			goto err;
+		}
+		rkeys[i].rank = nla_get_u32(tb[ORDLOCK_K_RANK]);
+		rkeys[i].id = nla_get_u64(tb[ORDLOCK_K_ID]);
+		rkeys[i].mode = tb[ORDLOCK_K_MODE] ? nla_get_u32(tb[ORDLOCK_K_MODE]) : 0;
+		rkeys[i].index = i;
+		if (mode_required && !rkeys[i].mode) {
+			NL_SET_ERR_MSG_ATTR(info->extack, key, "key without a mode");
+			goto err;
+		}
+		i++;
+	}
+	*n = ordlock_keys_sort_merge(rkeys, count);
+	*out = rkeys;
+	return 0;
+err:
+	kvfree(rkeys);
+	return ret;
+}
+
+static u32 ordlock_nl_status(int ret)
+{
+	switch (ret) {
+	case 0:
+		return ORDLOCK_STATUS_GRANTED;
+	case -EINPROGRESS:
+		return ORDLOCK_STATUS_QUEUED;
+	case -ECANCELED:
+		return ORDLOCK_STATUS_CANCELLED;
+	default:
+		return ORDLOCK_STATUS_REFUSED;
+	}
+}
+
+/* The outcome of a request: the reply, or the RESULT of a queued one */
+static struct sk_buff *ordlock_nl_outcome(struct ordlock_nl_owner *nlo, u8 cmd,
+					  u32 portid, u32 seq, u32 status, int ret)
+{
+	struct ordlock_owner *owner = nlo->owner;
+	struct sk_buff *msg;
+	void *hdr;
+
+	lockdep_assert_held(&owner->lock);
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return NULL;
+	hdr = genlmsg_put(msg, portid, seq, &ordlock_genl_family, 0, cmd);
+	if (!hdr)
+		goto err;
+	if (nla_put_u64_64bit(msg, ORDLOCK_A_COOKIE, nlo->cookie, ORDLOCK_A_PAD) ||
+	    nla_put_u32(msg, ORDLOCK_A_STATUS, status))
+		goto err;
+	if (!ret) {
+		if (nla_put_u64_64bit(msg, ORDLOCK_A_TOKEN, nlo->req.token,
+				      ORDLOCK_A_PAD))
+			goto err;
+	} else if (ret != -EINPROGRESS) {
+		if (nla_put_u32(msg, ORDLOCK_A_ERRNO, -ret) ||
+		    ordlock_nl_put_failure(msg, &owner->failure) ||
+		    ordlock_nl_put_cycle(msg, owner))
+			goto err;
+	}
+	genlmsg_end(msg, hdr);
+	return msg;
+err:
+	nlmsg_free(msg);
+	return NULL;
+}
+
+/*
+ * The owner of socket @sk, bound to @portid; with @sk NULL, an owner of a
+ * socket bound to @portid that is closing (SOCK_DEAD, set before netlink
+ * tells the families)
+ */
+static struct ordlock_nl_owner *ordlock_nl_find(u32 portid, const struct sock *sk)
+{
+	struct ordlock_nl_owner *nlo;
+
+	lockdep_assert_held(&ordlock_nl_lock);
+	hlist_for_each_entry(nlo, &ordlock_nl_owners[portid % ORDLOCK_NL_HASH], node)
+		if (nlo->portid == portid &&
+		    (sk ? nlo->sk == sk : sock_flag(nlo->sk, SOCK_DEAD)))
+			return nlo;
+	return NULL;
+}
+
+static void ordlock_nl_work(struct work_struct *work);
+
+static enum hrtimer_restart ordlock_nl_timer(struct hrtimer *timer)
+{
+	struct ordlock_nl_owner *nlo = container_of(timer, struct ordlock_nl_owner,
+						    timer);
+
+	queue_work(ordlock_nl_wq, &nlo->work);
+	return HRTIMER_NORESTART;
+}
+
+/* Called under a bucket lock when the request's current key is granted */
+static void ordlock_nl_notify(struct ordlock_waiter *w)
+{
+	struct ordlock_request *req = container_of(w, struct ordlock_request, w);
+	struct ordlock_nl_owner *nlo = container_of(req, struct ordlock_nl_owner, req);
+
+	queue_work(ordlock_nl_wq, &nlo->work);
+}
+
+/* The socket that sent @skb (set by netlink for every request it delivers) */
+static struct sock *ordlock_nl_sender(struct sk_buff *skb)
+{
+	return NETLINK_CB(skb).sk;
+}
+
+/*
+ * The owner of the socket that sent @skb, created on its first lock
+ * request, for the user of the requesting task, if that task may open
+ * /dev/ordlock. Return: the owner, or ERR_PTR(-EACCES, -EDQUOT or -ENOMEM).
+ */
+static struct ordlock_nl_owner *ordlock_nl_get(struct sk_buff *skb, u32 portid)
+{
+	struct sock *sk = ordlock_nl_sender(skb);
+	struct ordlock_owner *owner;
+	struct ordlock_nl_owner *nlo;
+	int ret;
+
+	mutex_lock(&ordlock_nl_lock);
+	nlo = ordlock_nl_find(portid, sk);
+	mutex_unlock(&ordlock_nl_lock);
+	if (nlo)
+		return nlo;
+	/* A path walk: outside ordlock_nl_lock, once per socket */
+	ret = ordlock_access_may_lock();
+	if (ret)
+		return ERR_PTR(ret);
+	mutex_lock(&ordlock_nl_lock);
+	/* Another request of the socket may have created it meanwhile */
+	nlo = ordlock_nl_find(portid, sk);
+	if (nlo)
+		goto out;
+	nlo = kzalloc(sizeof(*nlo), GFP_KERNEL_ACCOUNT);
+	if (!nlo) {
+		nlo = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	owner = ordlock_owner_create(ORDLOCK_KIND_NETLINK);
+	if (IS_ERR(owner)) {
+		kfree(nlo);
+		nlo = ERR_CAST(owner);
+		goto out;
+	}
+	nlo->owner = owner;
+	nlo->portid = portid;
+	sock_hold(sk);
+	nlo->sk = sk;
+	INIT_WORK(&nlo->work, ordlock_nl_work);
+	hrtimer_init(&nlo->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	nlo->timer.function = ordlock_nl_timer;
+	hlist_add_head(&nlo->node, &ordlock_nl_owners[portid % ORDLOCK_NL_HASH]);
+out:
+	mutex_unlock(&ordlock_nl_lock);
+	return nlo;
+}
+
+/* Why ordlock_nl_get() failed, in the extack; return: the errno */
+static int ordlock_nl_get_error(struct genl_info *info, struct ordlock_nl_owner *nlo)
+{
+	if (PTR_ERR(nlo) == -EDQUOT)
+		NL_SET_ERR_MSG(info->extack,
+			       "this user has max_owners_per_user owners already");
+	else if (PTR_ERR(nlo) == -EACCES)
+		NL_SET_ERR_MSG(info->extack,
+			       "locking needs the permission to open " ORDLOCK_DEVICE);
+	else
+		NL_SET_ERR_MSG(info->extack, "out of memory creating the socket's owner");
+	return PTR_ERR(nlo);
+}
+
+/*
+ * The grant of @nlo's request could not be told to its port: undo it, or the
+ * requester would hold what it does not know of. An acquire releases what
+ * it took; a conversion goes back to the mode it had, if that is possible
+ * without waiting (always, after an upgrade).
+ */
+static void ordlock_nl_undo(struct ordlock_nl_owner *nlo)
+{
+	struct ordlock_rkey key;
+	u64 token;
+
+	lockdep_assert_held(&nlo->owner->lock);
+	if (!nlo->req.convert) {
+		ordlock_req_release_token(nlo->owner, nlo->req.token);
+		return;
+	}
+	key = nlo->req.keys[0];
+	key.mode = nlo->req.old_mode;
+	ordlock_req_convert(nlo->owner, &key, 0, true, &token);
+}
+
+/* The request of @nlo ended with @ret: tell its port, once */
+static void ordlock_nl_finish(struct ordlock_nl_owner *nlo, int ret)
+{
+	struct ordlock_owner *owner = nlo->owner;
+	struct sk_buff *msg;
+	u32 status;
+
+	lockdep_assert_held(&owner->lock);
+	status = ret == -ETIMEDOUT ? ORDLOCK_STATUS_TIMEOUT :
+		 ret == -EDEADLK && owner->failure.reason == ORDLOCK_REASON_DEADLOCK ?
+		 ORDLOCK_STATUS_DEADLOCK : ordlock_nl_status(ret);
+	msg = ordlock_nl_outcome(nlo, ORDLOCK_CMD_RESULT, 0, 0, status, ret);
+	/*
+	 * The port id of a closing socket may be another socket's already:
+	 * send nothing. (netlink frees the port id a moment before it marks
+	 * the socket dead; that moment is not covered.)
+	 */
+	if (msg && sock_flag(nlo->sk, SOCK_DEAD)) {
+		nlmsg_free(msg);
+		msg = NULL;
+	}
+	/* A grant the requester cannot learn of would never be released */
+	if ((!msg || genlmsg_unicast(&init_net, msg, nlo->portid)) && !ret)
+		ordlock_nl_undo(nlo);
+	kvfree(nlo->keys);
+	nlo->keys = NULL;
+}
+
+static void ordlock_nl_work(struct work_struct *work)
+{
+	struct ordlock_nl_owner *nlo = container_of(work, struct ordlock_nl_owner, work);
+	struct ordlock_owner *owner = nlo->owner;
+	int ret;
+
+	mutex_lock(&owner->lock);
+	if (!nlo->req.active)
+		goto out;
+	ret = ordlock_request_poll(&nlo->req);
+	if (ret == -EINPROGRESS)
+		hrtimer_start(&nlo->timer, ordlock_request_next_event(&nlo->req),
+			      HRTIMER_MODE_ABS);
+	else
+		ordlock_nl_finish(nlo, ret);
+out:
+	mutex_unlock(&owner->lock);
+}
+
+/* Withdraw a request in progress; the owner is locked */
+static void ordlock_nl_cancel(struct ordlock_nl_owner *nlo)
+{
+	lockdep_assert_held(&nlo->owner->lock);
+	ordlock_request_cancel(&nlo->req);
+	hrtimer_cancel(&nlo->timer);
+	kvfree(nlo->keys);
+	nlo->keys = NULL;
+}
+
+/* Free @nlo, already out of the table: release all it holds and waits for */
+static void ordlock_nl_destroy(struct ordlock_nl_owner *nlo)
+{
+	mutex_lock(&nlo->owner->lock);
+	if (nlo->req.active)
+		ordlock_nl_cancel(nlo);
+	mutex_unlock(&nlo->owner->lock);
+	hrtimer_cancel(&nlo->timer);
+	cancel_work_sync(&nlo->work);
+	ordlock_owner_destroy(nlo->owner);
+	sock_put(nlo->sk);
+	kfree(nlo);
+}
+
+static int ordlock_nl_reply(struct genl_info *info, struct ordlock_nl_owner *nlo,
+			    int ret)
+{
+	struct sk_buff *msg;
+
+	msg = ordlock_nl_outcome(nlo, info->genlhdr->cmd, info->snd_portid,
+				 info->snd_seq, ordlock_nl_status(ret), ret);
+	if (!msg)
+		return -ENOMEM;
+	return genlmsg_reply(msg, info);
+}
+
+/* Common part of ACQUIRE and CONVERT */
+static int ordlock_nl_lock_request(struct sk_buff *skb, struct genl_info *info,
+				   bool convert)
+{
+	struct ordlock_nl_owner *nlo;
+	struct ordlock_owner *owner;
+	struct ordlock_rkey *keys;
+	unsigned int n;
+	u64 timeout = 0;
+	u32 flags = 0;
+	int ret;
+
+	if (info->attrs[ORDLOCK_A_FLAGS])
+		flags = nla_get_u32(info->attrs[ORDLOCK_A_FLAGS]);
+	if (flags & ~ORDLOCK_ACQUIRE_FLAGS) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_FLAGS],
+				    "unknown flags");
+		return -EINVAL;
+	}
+	if (info->attrs[ORDLOCK_A_TIMEOUT_NS])
+		timeout = nla_get_u64(info->attrs[ORDLOCK_A_TIMEOUT_NS]);
+	if (info->attrs[ORDLOCK_A_DOMAIN] &&
+	    ordlock_domain_name_check(nla_data(info->attrs[ORDLOCK_A_DOMAIN]))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
+				    "bad domain name: 1 to 31 of [A-Za-z0-9._-]");
+		return -EINVAL;
+	}
+	ret = ordlock_nl_parse_keys(info, true, &keys, &n);
+	if (ret)
+		return ret;
+	if (convert && n != 1) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_KEYS],
+				    "convert takes exactly one key");
+		ret = -EINVAL;
+		goto out_keys;
+	}
+	nlo = ordlock_nl_get(skb, info->snd_portid);
+	if (IS_ERR(nlo)) {
+		ret = ordlock_nl_get_error(info, nlo);
+		goto out_keys;
+	}
+	owner = nlo->owner;
+	mutex_lock(&owner->lock);
+	if (nlo->req.active) {
+		NL_SET_ERR_MSG(info->extack, "a request of this socket is in progress");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	if (info->attrs[ORDLOCK_A_DOMAIN]) {
+		char name[ORDLOCK_DOMAIN_NAME_MAX] = {};
+
+		nla_strscpy(name, info->attrs[ORDLOCK_A_DOMAIN], sizeof(name));
+		ret = ordlock_owner_set_domain(owner, name);
+		if (ret == -EBUSY)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
+					    "cannot change domain while holding keys");
+		else if (ret == -EDQUOT)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
+					    ORDLOCK_NL_DOMAIN_LIMIT_MSG);
+		else if (ret)
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
+					    "cannot create the domain (limit or memory)");
+		if (ret)
+			goto out_unlock;
+	}
+	ordlock_owner_touch(owner);
+	memset(&nlo->req, 0, sizeof(nlo->req));
+	nlo->req.owner = owner;
+	nlo->req.keys = keys;
+	nlo->req.n = n;
+	nlo->req.try = flags & ORDLOCK_ACQUIRE_TRY;
+	nlo->req.notify = ordlock_nl_notify;
+	nlo->cookie = info->attrs[ORDLOCK_A_COOKIE] ?
+		      nla_get_u64(info->attrs[ORDLOCK_A_COOKIE]) : 0;
+	timeout = ordlock_timeout_ns(timeout);
+	if (convert)
+		ret = ordlock_request_convert(&nlo->req, timeout);
+	else
+		ret = ordlock_request_start(&nlo->req, timeout);
+	if (ret == -EINPROGRESS) {
+		nlo->keys = keys;
+		keys = NULL;
+		hrtimer_start(&nlo->timer, ordlock_request_next_event(&nlo->req),
+			      HRTIMER_MODE_ABS);
+	}
+	/* Reply before unlocking, so that no RESULT can overtake it */
+	if (ordlock_nl_reply(info, nlo, ret)) {
+		if (ret == -EINPROGRESS)
+			ordlock_nl_cancel(nlo);
+		else if (!ret)
+			ordlock_nl_undo(nlo);
+		ret = -ENOBUFS;
+	} else {
+		ret = 0;
+	}
+out_unlock:
+	mutex_unlock(&owner->lock);
+out_keys:
+	kvfree(keys);
+	return ret;
+}
+
+int ordlock_nl_acquire_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return ordlock_nl_lock_request(skb, info, false);
+}
+
+int ordlock_nl_convert_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	return ordlock_nl_lock_request(skb, info, true);
+}
+
+int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ordlock_rkey *keys = NULL;
+	struct ordlock_nl_owner *nlo;
+	unsigned int n = 0;
+	u32 flags = 0;
+	int ret;
+
+	if (info->attrs[ORDLOCK_A_FLAGS])
+		flags = nla_get_u32(info->attrs[ORDLOCK_A_FLAGS]);
+	if (flags & ~ORDLOCK_RELEASE_FLAGS) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_FLAGS],
+				    "unknown flags");
+		return -EINVAL;
+	}
+	if (!!(flags & ORDLOCK_RELEASE_ALL) == !!info->attrs[ORDLOCK_A_KEYS]) {
+		NL_SET_ERR_MSG(info->extack, "give either keys or ORDLOCK_RELEASE_ALL");
+		return -EINVAL;
+	}
+	if (!(flags & ORDLOCK_RELEASE_ALL)) {
+		ret = ordlock_nl_parse_keys(info, false, &keys, &n);
+		if (ret)
+			return ret;
+	}
+	nlo = ordlock_nl_get(skb, info->snd_portid);
+	if (IS_ERR(nlo)) {
+		kvfree(keys);
+		return ordlock_nl_get_error(info, nlo);
+	}
+	mutex_lock(&nlo->owner->lock);
+	if (nlo->owner->busy) {
+		NL_SET_ERR_MSG(info->extack, "a request of this socket is in progress");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	if (flags & ORDLOCK_RELEASE_ALL)
+		ordlock_req_release_all(nlo->owner);
+	else
+		ret = ordlock_req_release_keys(nlo->owner, keys, n);
+	nlo->cookie = 0;
+	nlo->req.token = 0;
+	if (ordlock_nl_reply(info, nlo, ret))
+		ret = -ENOBUFS;
+	else
+		ret = 0;
+out_unlock:
+	mutex_unlock(&nlo->owner->lock);
+	kvfree(keys);
+	return ret;
+}
+
+int ordlock_nl_cancel_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ordlock_nl_owner *nlo;
+	int ret;
+
+	if (GENL_REQ_ATTR_CHECK(info, ORDLOCK_A_COOKIE)) {
+		NL_SET_ERR_MSG(info->extack, "missing the cookie of the request to cancel");
+		return -EINVAL;
+	}
+	mutex_lock(&ordlock_nl_lock);
+	nlo = ordlock_nl_find(info->snd_portid, ordlock_nl_sender(skb));
+	mutex_unlock(&ordlock_nl_lock);
+	if (!nlo) {
+		NL_SET_ERR_MSG(info->extack, "no request of this socket is queued");
+		return -ENOENT;
+	}
+	mutex_lock(&nlo->owner->lock);
+	if (!nlo->req.active ||
+	    nlo->cookie != nla_get_u64(info->attrs[ORDLOCK_A_COOKIE])) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_COOKIE],
+				    "no queued request with this cookie");
+		ret = -ENOENT;
+	} else {
+		ordlock_nl_cancel(nlo);
+		ret = ordlock_nl_reply(info, nlo, -ECANCELED) ? -ENOBUFS : 0;
+	}
+	mutex_unlock(&nlo->owner->lock);
+	return ret;
+}
+
+static int ordlock_nl_notifier(struct notifier_block *nb, unsigned long state,
+			       void *data)
+{
+	struct netlink_notify *n = data;
+	struct ordlock_nl_owner *nlo;
+
+	if (state != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !net_eq(n->net, &init_net))
+		return NOTIFY_DONE;
+	/* the closing socket is dead already; a new one on its port id is not */
+	mutex_lock(&ordlock_nl_lock);
+	nlo = ordlock_nl_find(n->portid, NULL);
+	if (nlo)
+		hlist_del(&nlo->node);
+	mutex_unlock(&ordlock_nl_lock);
+	if (nlo)
+		ordlock_nl_destroy(nlo);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ordlock_nl_nb = {
+	.notifier_call = ordlock_nl_notifier,
+};
+
+/* ordlock_nl_owners_init() - before the family is registered */
+int ordlock_nl_owners_init(void)
+{
+	int ret;
+
+	ordlock_nl_wq = alloc_workqueue("ordlock", 0, 0);
+	if (!ordlock_nl_wq)
+		return -ENOMEM;
+	ret = netlink_register_notifier(&ordlock_nl_nb);
+	if (ret)
+		destroy_workqueue(ordlock_nl_wq);
+	return ret;
+}
+
+/* ordlock_nl_owners_exit() - after the family is unregistered */
+void ordlock_nl_owners_exit(void)
+{
+	struct ordlock_nl_owner *nlo;
+	struct hlist_node *tmp;
+	unsigned int i;
+
+	netlink_unregister_notifier(&ordlock_nl_nb);
+	/* Sockets may outlive the module: release what they hold */
+	mutex_lock(&ordlock_nl_lock);
+	for (i = 0; i < ORDLOCK_NL_HASH; i++) {
+		hlist_for_each_entry_safe(nlo, tmp, &ordlock_nl_owners[i], node) {
+			hlist_del(&nlo->node);
+			ordlock_nl_destroy(nlo);
+		}
+	}
+	mutex_unlock(&ordlock_nl_lock);
+	destroy_workqueue(ordlock_nl_wq);
+}

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resources: the state of one key.
+ *
+ * A resource counts its holders by mode and keeps them on a list; its
+ * waiters queue FIFO, conversions at the head. Whoever makes a waiter
+ * grantable (a release, a waiter leaving the head of the queue) grants it
+ * in place: it moves the waiter's hold onto the holders, then wakes it.
+ * Grants go from the head and stop at the first waiter that does not fit,
+ * so an exclusive request is never overtaken by later shared ones.
+ *
+ * Every function here but ordlock_res_drop_hold() runs under the bucket
+ * lock of the resource; none sleeps.
+ */
+#include <linux/sched.h>
+
+#include "domain.h"
+#include "keys.h"
+#include "owner.h"
+#include "resource.h"
+#include "table.h"
+
+/* Would a new holder in @mode fit the holders of @res? */
+bool ordlock_res_compatible(const struct ordlock_resource *res, u32 mode)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (mode == ORDLOCK_MODE_EXCLUSIVE)
+		return !res->nshared && !res->nexcl;
+	return !res->nexcl;
+}
+
+static void ordlock_res_count(struct ordlock_resource *res, u32 mode, int delta)
+{
+	if (mode == ORDLOCK_MODE_EXCLUSIVE)
+		res->nexcl += delta;
+	else
+		res->nshared += delta;
+}
+
+/* Does the request of @w fit the holders of its resource @res? */
+bool ordlock_res_fits(const struct ordlock_resource *res,
+		      const struct ordlock_waiter *w)
+{
+	u32 nshared = res->nshared, nexcl = res->nexcl;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (w->convert) {
+		/* The converting owner's own hold does not count */
+		if (w->hold->mode == ORDLOCK_MODE_EXCLUSIVE)
+			nexcl--;
+		else
+			nshared--;
+	}
+	if (w->mode == ORDLOCK_MODE_EXCLUSIVE)
+		return !nshared && !nexcl;
+	return !nexcl;
+}
+
+/* Grant @hold, in hold->mode, on @res */
+void ordlock_res_add_holder(struct ordlock_resource *res,
+			    struct ordlock_hold *hold)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	list_add_tail(&hold->res_node, &res->holders);
+	ordlock_res_count(res, hold->mode, 1);
+}
+
+/* Change the mode of @hold, a holder of @res, to @mode */
+void ordlock_res_set_mode(struct ordlock_resource *res,
+			  struct ordlock_hold *hold, u32 mode)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	ordlock_res_count(res, hold->mode, -1);
+	hold->mode = mode;
+	ordlock_res_count(res, mode, 1);
+}
+
+/*
+ * Queue @w on @res: an acquire at the tail; a conversion at the head (the
+ * caller made sure that no other conversion is queued)
+ */
+void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (w->convert)
+		list_add(&w->node, &res->waiters);
+	else
+		list_add_tail(&w->node, &res->waiters);
+}
+
+/*
+ * @w, not granted, leaves the queue of @res: those behind it may go in;
+ * a resource nobody uses any more turns idle
+ */
+void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	list_del(&w->node);
+	ordlock_res_grant_waiters(res);
+	if (ordlock_resource_put_unused(res))
+		ordlock_gauge_dec(&w->hold->owner->domain->resources);
+}
+
+/*
+ * Two owners that hold a key shared and both wait to upgrade it wait for
+ * each other: return the one already converting, if any.
+ */
+struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	list_for_each_entry(w, &res->waiters, node) {
+		if (!w->convert)
+			break;
+		return w;
+	}
+	return NULL;
+}
+
+/* Grant queued waiters from the head for as long as they fit */
+void ordlock_res_grant_waiters(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w, *tmp;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	list_for_each_entry_safe(w, tmp, &res->waiters, node) {
+		if (!ordlock_res_fits(res, w))
+			break;
+		list_del_init(&w->node);
+		if (w->convert)
+			ordlock_res_set_mode(res, w->hold, w->mode);
+		else
+			ordlock_res_add_holder(res, w->hold);
+		/* The waiter cannot leave before it retakes the bucket lock */
+		w->granted = true;
+		if (w->task)
+			wake_up_process(w->task);
+		else
+			w->notify(w);
+	}
+}
+
+/*
+ * Remove @hold from its resource; wake who can go; retire an unused
+ * resource. Takes the bucket lock.
+ */
+void ordlock_res_drop_hold(struct ordlock_hold *hold)
+{
+	struct ordlock_resource *res = hold->res;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+
+	spin_lock(&bucket->lock);
+	list_del(&hold->res_node);
+	ordlock_res_count(res, hold->mode, -1);
+	ordlock_res_grant_waiters(res);
+	if (ordlock_resource_put_unused(res))
+		ordlock_gauge_dec(&hold->owner->domain->resources);
+	spin_unlock(&bucket->lock);
+	hold->res = NULL;
+}
+
+/*
+ * Name who blocks a request for @mode on @res in the failure record: the
+ * first other holder in a conflicting mode or, when only the queue blocks
+ * it, the first conflicting waiter ahead of @self (NULL: the whole queue).
+ */
+void ordlock_res_blame(struct ordlock_resource *res,
+		       struct ordlock_owner *owner, u32 mode,
+		       struct ordlock_waiter *self)
+{
+	struct ordlock_failure *f = &owner->failure;
+	struct ordlock_hold *hold;
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	list_for_each_entry(hold, &res->holders, res_node) {
+		if (hold->owner != owner && ordlock_modes_conflict(hold->mode, mode)) {
+			f->pid = READ_ONCE(hold->owner->pid);
+			f->holder_mode = hold->mode;
+			return;
+		}
+	}
+	list_for_each_entry(w, &res->waiters, node) {
+		if (w == self)
+			break;
+		if (w->hold->owner != owner && ordlock_modes_conflict(w->mode, mode)) {
+			f->pid = READ_ONCE(w->hold->owner->pid);
+			f->holder_mode = w->mode;
+			return;
+		}
+	}
+}

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Resources: one key of one domain, its holders in their modes, and its
+ * FIFO queue of waiters. Everything here is under the lock of the
+ * resource's bucket (table.h).
+ */
+#ifndef _ORDLOCK_RESOURCE_H
+#define _ORDLOCK_RESOURCE_H
+
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "table.h"
+
+struct ordlock_hold;
+struct ordlock_owner;
+struct task_struct;
+
+/**
+ * struct ordlock_resource - one key of one domain
+ * @next: the next resource on the bucket's chain
+ * @id: key id
+ * @rank: key rank
+ * @domain_id: the id of the key's domain (domain ids are never reused
+ *	while the module is loaded, so an idle resource never matches a key
+ *	of another domain)
+ * @bucket: index of the bucket whose lock protects everything here (see
+ *	the lock order in main.c)
+ * @nshared: number of shared holders
+ * @nexcl: number of exclusive holders (0 or 1)
+ * @idle: nobody holds or waits: the resource only waits for reuse
+ * @aged: idle through one pass of the reaper; the next pass frees it
+ * @holders: the holds granted on this resource (struct
+ *	ordlock_hold.res_node), oldest first
+ * @waiters: the queue of waiters (struct ordlock_waiter.node), FIFO
+ *
+ * 64 bytes: with a struct ordlock_hold, a held key costs 128 bytes.
+ */
+struct ordlock_resource {
+	struct ordlock_resource *next;
+	u64 id;
+	u32 rank;
+	u32 domain_id;
+	u32 bucket;
+	u32 nshared : 29;
+	u32 nexcl : 1;
+	u32 idle : 1;
+	u32 aged : 1;
+	struct list_head holders;
+	struct list_head waiters;
+};
+
+/**
+ * struct ordlock_waiter - an owner queued on a resource
+ * @node: entry in res->waiters; under the bucket lock
+ * @task: the task to wake when the key is granted, or NULL
+ * @notify: called instead, under the bucket lock, when @task is NULL; it
+ *	must not sleep (it queues work)
+ * @hold: the hold to grant (acquire), or the hold to convert; its res and
+ *	owner say who waits for what
+ * @mode: the mode asked for
+ * @convert: a conversion of @hold, queued ahead of the acquires
+ * @granted: set, under the bucket lock, by whoever grants the request:
+ *	the granter has already put @hold on the resource's holders, or
+ *	changed its mode
+ * @since: when the wait started
+ */
+struct ordlock_waiter {
+	struct list_head node;
+	struct task_struct *task;
+	void (*notify)(struct ordlock_waiter *w);
+	struct ordlock_hold *hold;
+	u32 mode;
+	bool convert;
+	bool granted;
+	ktime_t since;
+};
+
+/* ordlock_res_bucket() - the bucket whose lock protects @res */
+static inline struct ordlock_bucket *
+ordlock_res_bucket(const struct ordlock_resource *res)
+{
+	return &ordlock_buckets[res->bucket];
+}
+
+bool ordlock_res_compatible(const struct ordlock_resource *res, u32 mode);
+bool ordlock_res_fits(const struct ordlock_resource *res,
+		      const struct ordlock_waiter *w);
+void ordlock_res_add_holder(struct ordlock_resource *res,
+			    struct ordlock_hold *hold);
+void ordlock_res_set_mode(struct ordlock_resource *res,
+			  struct ordlock_hold *hold, u32 mode);
+void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w);
+void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w);
+struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res);
+void ordlock_res_grant_waiters(struct ordlock_resource *res);
+void ordlock_res_drop_hold(struct ordlock_hold *hold);
+void ordlock_res_blame(struct ordlock_resource *res,
+		       struct ordlock_owner *owner, u32 mode,
+		       struct ordlock_waiter *self);
+
+#endif /* _ORDLOCK_RESOURCE_H */

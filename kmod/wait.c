@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Waits: a request queued on a resource joins the wait-for graph (graph.c),
+ * is checked for a cycle at once or after the domain's detection delay,
+ * and then either sleeps in the calling task (the ioctls) or returns to a
+ * front end that polls it when notified or at its next deadline
+ * (netlink). However the wait ends (granted, timed out, signalled,
+ * cancelled, the victim of a deadlock), one function ends it: it leaves
+ * the graph and, unless the grant won the race, the queue.
+ *
+ * The owner's lock is held throughout, except while the task sleeps (the
+ * owner is busy meanwhile).
+ */
+#include <linux/hrtimer.h>
+#include <linux/sched/signal.h>
+
+#include "domain.h"
+#include "graph.h"
+#include "owner.h"
+#include "request.h"
+#include "resource.h"
+#include "user.h"
+#include "wait.h"
+
+/*
+ * Sleep until @w is granted, the deadline passes, a signal comes, or
+ * @check_at (when not 0) passes.
+ *
+ * Return: 0 when granted, -EINTR, -ETIMEDOUT, or 1 when it is time to look
+ * for a cycle.
+ */
+static int ordlock_sleep(struct ordlock_waiter *w, ktime_t deadline,
+			 ktime_t check_at)
+{
+	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
+	ktime_t now, until;
+	int ret;
+
+	spin_lock(&bucket->lock);
+	for (;;) {
+		if (w->granted) {
+			ret = 0;
+			break;
+		}
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		now = ktime_get();
+		if (ktime_compare(now, deadline) >= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		until = deadline;
+		if (check_at) {
+			if (ktime_compare(now, check_at) >= 0) {
+				ret = 1;
+				break;
+			}
+			until = min(check_at, deadline);
+		}
+		set_current_state(TASK_INTERRUPTIBLE);
+		spin_unlock(&bucket->lock);
+		schedule_hrtimeout_range(&until, current->timer_slack_ns,
+					 HRTIMER_MODE_ABS);
+		spin_lock(&bucket->lock);
+	}
+	spin_unlock(&bucket->lock);
+	return ret;
+}
+
+static u32 ordlock_wait_reason(int err)
+{
+	switch (err) {
+	case -EINTR:
+		return ORDLOCK_REASON_SIGNAL;
+	case -EDEADLK:
+		return ORDLOCK_REASON_DEADLOCK;
+	case -ECANCELED:
+		return ORDLOCK_REASON_CANCELLED;
+	default:
+		return ORDLOCK_REASON_TIMEOUT;
+	}
+}
+
+/*
+ * End the wait of @req with @ret (0 when granted), graph_lock held: leave
+ * the graph, and unless the key was granted meanwhile (which wins), leave
+ * the queue and record why. Drops graph_lock.
+ *
+ * Return: 0 when granted, else @ret.
+ */
+static int __ordlock_wait_end(struct ordlock_request *req, int ret)
+	__releases(&req->owner->domain->graph_lock)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_waiter *w = &req->w;
+	struct ordlock_resource *res = w->hold->res;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+
+	lockdep_assert_held(&domain->graph_lock);
+	ordlock_graph_leave(domain, owner);
+	spin_lock(&bucket->lock);
+	if (w->granted) {
+		ret = 0;
+	} else {
+		ordlock_owner_fail(owner, ordlock_wait_reason(ret), ret, NULL);
+		owner->failure.index = ordlock_request_index(req);
+		owner->failure.key.rank = res->rank;
+		owner->failure.key.id = res->id;
+		owner->failure.key.mode = w->mode;
+		owner->failure.cycle_len = ret == -EDEADLK ? req->cycle_len : 0;
+		ordlock_res_blame(res, owner, w->mode, w);
+		/* Leaving the queue may let those behind in */
+		ordlock_res_dequeue(res, w);
+	}
+	spin_unlock(&bucket->lock);
+	spin_unlock(&domain->graph_lock);
+
+	WRITE_ONCE(owner->pending.mode, 0);
+	ordlock_gauge_dec(&domain->waiters);
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_WAITERS, 1);
+	ordlock_stat_wait(domain, ktime_to_ns(ktime_sub(ktime_get(), w->since)));
+	return ret;
+}
+
+/* ordlock_wait_end() - end the wait of @req with @ret; as __ordlock_wait_end() */
+int ordlock_wait_end(struct ordlock_request *req, int ret)
+{
+	lockdep_assert_held(&req->owner->lock);
+	spin_lock(&req->owner->domain->graph_lock);
+	return __ordlock_wait_end(req, ret);
+}
+
+/*
+ * The waiter of @req was just queued on its resource (and the bucket lock
+ * dropped): join the wait-for graph. Unless the domain's policy is
+ * "timeout", first look for a cycle the wait would close, at once or (in a
+ * "detect" domain with a delay) when req->check_at passes; the owner whose
+ * wait closes a cycle is the victim.
+ *
+ * Return: 1 while waiting; else the wait ended: 0 (granted) or -EDEADLK.
+ */
+int ordlock_wait_begin(struct ordlock_request *req)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_waiter *w = &req->w;
+	struct ordlock_resource *res = w->hold->res;
+	u32 policy = READ_ONCE(domain->policy);
+	u32 delay_ms;
+
+	lockdep_assert_held(&owner->lock);
+	req->waited = true;
+	req->check_at = 0;
+	if (!req->deadline)
+		req->deadline = ktime_add_ns(w->since, min_t(u64, req->timeout_ns,
+							     KTIME_MAX / 4));
+	req->cycle_len = 0;
+	if (w->task)
+		get_task_comm(owner->comm, current);
+	WRITE_ONCE(owner->pending_since, ktime_to_ns(w->since));
+	WRITE_ONCE(owner->pending.rank, res->rank);
+	WRITE_ONCE(owner->pending.id, res->id);
+	WRITE_ONCE(owner->pending.mode, w->mode);
+	ordlock_gauge_inc(&domain->waiters);
+
+	spin_lock(&domain->graph_lock);
+	if (policy != ORDLOCK_POLICY_TIMEOUT) {
+		delay_ms = policy == ORDLOCK_POLICY_DETECT ?
+			   READ_ONCE(domain->detect_delay_ms) : 0;
+		if (delay_ms) {
+			req->check_at = ktime_add_ms(w->since, delay_ms);
+		} else {
+			req->cycle_len = ordlock_graph_find_cycle(domain, owner, w);
+			if (req->cycle_len)
+				return __ordlock_wait_end(req, -EDEADLK);
+		}
+	}
+	ordlock_graph_join(domain, owner, w);
+	spin_unlock(&domain->graph_lock);
+	return 1;
+}
+
+/* The detection delay passed: look for a cycle. Return as ordlock_wait_begin() */
+int ordlock_wait_check(struct ordlock_request *req)
+{
+	struct ordlock_domain *domain = req->owner->domain;
+
+	lockdep_assert_held(&req->owner->lock);
+	req->check_at = 0;
+	spin_lock(&domain->graph_lock);
+	req->cycle_len = ordlock_graph_find_cycle(domain, req->owner, &req->w);
+	if (req->cycle_len)
+		return __ordlock_wait_end(req, -EDEADLK);
+	spin_unlock(&domain->graph_lock);
+	return 1;
+}
+
+/*
+ * Wait in the calling task, after ordlock_wait_begin() returned 1.
+ * Return: 0 when granted, else why not.
+ */
+int ordlock_wait_sync(struct ordlock_request *req)
+{
+	int ret = 1;
+
+	lockdep_assert_held(&req->owner->lock);
+	while (ret == 1) {
+		/* Let other users of the owner in: they find it busy */
+		mutex_unlock(&req->owner->lock);
+		ret = ordlock_sleep(&req->w, req->deadline, req->check_at);
+		mutex_lock(&req->owner->lock);
+		if (ret == 1)
+			ret = ordlock_wait_check(req);
+		else
+			ret = ordlock_wait_end(req, ret);
+	}
+	return ret;
+}
+
+/* Ready the waiter of @req to wait for @hold in @mode (a conversion: @convert) */
+void ordlock_waiter_init(struct ordlock_request *req, struct ordlock_hold *hold,
+			 u32 mode, bool convert)
+{
+	struct ordlock_waiter *w = &req->w;
+
+	w->task = req->notify ? NULL : current;
+	w->notify = req->notify;
+	w->hold = hold;
+	w->mode = mode;
+	w->convert = convert;
+	w->granted = false;
+	w->since = ktime_get();
+}
+
+/* Whether @w was granted, as its granter left it */
+bool ordlock_waiter_granted(struct ordlock_waiter *w)
+{
+	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
+	bool granted;
+
+	spin_lock(&bucket->lock);
+	granted = w->granted;
+	spin_unlock(&bucket->lock);
+	return granted;
+}

@@ -248,7 +248,8 @@ void ordlock_event_owner_refused(u32 kind, const struct ordlock_user *user)
 }
 
 /**
- * ordlock_event_owner_died() - @owner is destroyed while it holds keys
+ * ordlock_event_owner_died() - @owner's last process was killed by a
+ *	signal while the owner held keys
  * @owner: the owner, locked, before its keys are released
  */
 void ordlock_event_owner_died(struct ordlock_owner *owner)

@@ -117,6 +117,17 @@ err_module:
 	return ERR_PTR(ret);
 }
 
+/*
+ * The task that drops the owner's last reference is dying of a signal (the
+ * last close of an exiting task, whose exit code carries the signal): the
+ * owner died.  A close, a normal exit, or a kernel thread's delayed close
+ * that leaves keys behind is no death.
+ */
+static bool ordlock_owner_killed(void)
+{
+	return (current->flags & PF_EXITING) && (current->exit_code & 0x7f);
+}
+
 /**
  * ordlock_owner_destroy() - release everything and free the owner
  * @owner: an owner nobody else can reach any more
@@ -130,7 +141,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	mutex_unlock(&ordlock_owners_lock);
 
 	mutex_lock(&owner->lock);
-	if (owner->nheld)
+	if (owner->nheld && ordlock_owner_killed())
 		ordlock_event_owner_died(owner);
 	ordlock_req_release_all(owner);
 	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)

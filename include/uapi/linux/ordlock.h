@@ -680,7 +680,9 @@ struct ordlock_domain_config {
  *   %ORDLOCK_A_CYCLE;
  * - %ORDLOCK_EVENT_TIMEOUT, %ORDLOCK_EVENT_ORDER and %ORDLOCK_EVENT_LIMIT:
  *   %ORDLOCK_A_FAILURE, with the owner in %ORDLOCK_A_ENTRY;
- * - %ORDLOCK_EVENT_OWNER_DIED (an owner closed while holding keys):
+ * - %ORDLOCK_EVENT_OWNER_DIED (the last process of an owner that held
+ *   keys was killed by a signal; a close or a normal exit that leaves keys
+ *   behind is not a death and has no event):
  *   %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD.
  *
  * The owner's entry has %ORDLOCK_E_UID. An owner refused by
@@ -1002,7 +1004,8 @@ enum ordlock_status {
  * @ORDLOCK_EVENT_TIMEOUT: a wait timed out
  * @ORDLOCK_EVENT_ORDER: a request was refused by the order rule
  * @ORDLOCK_EVENT_LIMIT: a request was refused by a limit
- * @ORDLOCK_EVENT_OWNER_DIED: an owner went away holding keys
+ * @ORDLOCK_EVENT_OWNER_DIED: an owner's last process was killed by a
+ *	signal while it held keys
  */
 enum ordlock_event {
 	ORDLOCK_EVENT_DEADLOCK = 1,

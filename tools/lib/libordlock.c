@@ -149,6 +149,8 @@ void ordlock_close(struct ordlock *ol)
 
 int ordlock_fd(const struct ordlock *ol)
 {
+	if (!ol)
+		return fail(EINVAL);
 	return ol->fd;
 }
 
@@ -157,6 +159,8 @@ int ordlock_set_domain(struct ordlock *ol, const char *domain)
 	struct ordlock_set_domain sd;
 	size_t len;
 
+	if (!ol)
+		return fail(EINVAL);
 	if (!domain)
 		domain = ORDLOCK_DEFAULT_DOMAIN;
 	len = strlen(domain);
@@ -182,6 +186,8 @@ int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 {
 	struct ordlock_acquire a;
 
+	if (!ol)
+		return fail(EINVAL);
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = flags;
@@ -210,6 +216,8 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 {
 	struct ordlock_release r;
 
+	if (!ol)
+		return fail(EINVAL);
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
 	r.flags = flags;
@@ -237,6 +245,8 @@ int ordlock_release_all(struct ordlock *ol)
 
 int ordlock_owner_info(struct ordlock *ol, struct ordlock_owner_info *info)
 {
+	if (!ol || !info)
+		return fail(EINVAL);
 	memset(info, 0, sizeof(*info));
 	info->size = sizeof(*info);
 	if (ioctl(ol->fd, ORDLOCK_IOC_OWNER_INFO, info) < 0) {
@@ -252,6 +262,8 @@ int ordlock_kernel_last_failure(struct ordlock *ol, struct ordlock_failure *f)
 {
 	struct ordlock_last_failure lf;
 
+	if (!ol)
+		return fail(EINVAL);
 	memset(&lf, 0, sizeof(lf));
 	lf.size = sizeof(lf);
 	if (ioctl(ol->fd, ORDLOCK_IOC_LAST_FAILURE, &lf) < 0) {
@@ -266,7 +278,14 @@ int ordlock_kernel_last_failure(struct ordlock *ol, struct ordlock_failure *f)
 
 const struct ordlock_failure *ordlock_last_failure(const struct ordlock *ol)
 {
-	return &ol->failure;
+	/* no owner (ordlock_open() failed): a record that says so */
+	static const struct ordlock_failure no_owner = {
+		.reason = ORDLOCK_REASON_INVALID,
+		.error = EINVAL,
+		.index = ~0U,
+	};
+
+	return ol ? &ol->failure : &no_owner;
 }
 
 static const char *const reason_names[] = {
@@ -433,6 +452,8 @@ int ordlock_convert(struct ordlock *ol, struct ordlock_key key,
 {
 	struct ordlock_convert c;
 
+	if (!ol)
+		return fail(EINVAL);
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
 	c.flags = flags;
@@ -454,6 +475,8 @@ int ordlock_domain_config(struct ordlock *ol, const char *domain,
 {
 	size_t len = domain ? strlen(domain) : 0;
 
+	if (!ol || !cfg)
+		return fail(EINVAL);
 	if (!len || len >= sizeof(cfg->name))
 		return fail(EINVAL);
 	cfg->size = sizeof(*cfg);
@@ -486,6 +509,8 @@ int ordlock_last_cycle(struct ordlock *ol, struct ordlock_cycle_step *steps,
 {
 	struct ordlock_last_failure lf;
 
+	if (!ol)
+		return fail(EINVAL);
 	memset(&lf, 0, sizeof(lf));
 	lf.size = sizeof(lf);
 	lf.nsteps = steps ? max : 0;

@@ -117,6 +117,12 @@ static void test_ns_last_pid(void)
 
 	old = take_and_exit(ol);
 	is_int(olt_nheld(ol), 1, "the owner holds 1:1, its last user %d has exited", (int)old);
+	/* a kernel without CONFIG_CHECKPOINT_RESTORE (the debug kernel) */
+	if (access("/proc/sys/kernel/ns_last_pid", W_OK)) {
+		ok(1, "# SKIP no /proc/sys/kernel/ns_last_pid here: the wrap case below reuses a pid");
+		ordlock_close(ol);
+		return;
+	}
 	memset(sh, 0, sizeof(*sh));
 	for (i = 0; i < 20; i++) {
 		if (write_long("/proc/sys/kernel/ns_last_pid", old - 1)) {

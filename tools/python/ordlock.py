@@ -23,8 +23,8 @@ Failures raise a subclass of ``OrdlockError`` (an ``OSError`` with
 cycle, victim first), ``Interrupted``, ``LimitReached``, ``NotHeld``.
 
 The library is found through ``$ORDLOCK_LIB`` (a path), then next to this
-file in the source tree (``tools/lib/libordlock.so.1``), then by
-``ctypes.util.find_library("ordlock")``.
+file in the source tree (``tools/lib/libordlock.so.1``), then where
+``make install`` put it, then by ``ctypes.util.find_library("ordlock")``.
 """
 
 import ctypes
@@ -111,6 +111,10 @@ class _DomainConfig(ctypes.Structure):
 
 
 # --- the library -------------------------------------------------------------
+#: where ``make install`` put libordlock (set by the install; None in the tree)
+_INSTALLED_LIBDIR = None
+
+
 def _candidates():
     env = os.environ.get("ORDLOCK_LIB")
     if env:
@@ -121,6 +125,10 @@ def _candidates():
         path = os.path.join(here, "..", "lib", name)
         if os.path.exists(path):
             yield os.path.normpath(path)
+    if _INSTALLED_LIBDIR:
+        path = os.path.join(_INSTALLED_LIBDIR, "libordlock.so.1")
+        if os.path.exists(path):
+            yield path
     found = ctypes.util.find_library("ordlock")
     if found:
         yield found

@@ -32,6 +32,7 @@ PACKAGES=(
 	libnl-genl-3-dev
 	libnl-3-dev
 	pkg-config
+	python3
 	cpio
 	sparse
 	linux-source-6.1

@@ -5,6 +5,7 @@
  * and the end of a listing (JSON, a table, or "no ...").
  */
 #include <string.h>
+#include <unistd.h>
 
 #include "ordlockctl.h"
 
@@ -148,8 +149,15 @@ const char *olc_in_domain(const char *domain)
 void olc_list_end(struct olc_json *j, struct olc_table *t, const char *what,
 		  const char *domain)
 {
+	if (olc_view_filtered)
+		olc_err("showing only the owners of uid %u: the others' need root or CAP_NET_ADMIN",
+			(unsigned int)geteuid());
 	if (j) {
 		olc_json_arr_end(j);
+		if (olc_view_filtered) {
+			olc_json_bool(j, "filtered", 1);
+			olc_json_int(j, "filtered_uid", (long long)geteuid());
+		}
 		olc_json_obj_end(j);
 		olc_json_end(j);
 	} else if (!olc_table_rows(t)) {

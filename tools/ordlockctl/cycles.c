@@ -16,6 +16,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cyclefind.h"
 #include "ordlockctl.h"
@@ -439,6 +440,12 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 			       total);
 	}
 	ret = found.res.ncycles ? OLC_EXIT_FOUND : OLC_EXIT_OK;
+	/* no cycle seen, but not everything could be seen */
+	if (olc_view_filtered && (quiet || !olc_opt.json))
+		olc_err("showing only the owners of uid %u: the others' need root or CAP_NET_ADMIN",
+			(unsigned int)geteuid());
+	if (ret == OLC_EXIT_OK && olc_view_filtered)
+		ret = OLC_EXIT_PARTIAL;
 	olc_cycles_free(&found);
 	olc_wfg_free(&w);
 	olc_edges_free(&edges);
@@ -473,7 +480,9 @@ const struct olc_cmd olc_cmd_cycles = {
 	"      --history        the deadlocks the kernel detected and broke (debugfs\n"
 	"                       \"deadlocks\", newest last)\n"
 	"\n"
-	"Exit status: 0 no cycles, 1 cycles (--history: deadlocks recorded), 2 error.\n"
+	"Exit status: 0 no cycles, 1 cycles (--history: deadlocks recorded), 2 error,\n"
+	"3 no cycle seen but the view is filtered (without root or CAP_NET_ADMIN only\n"
+	"your own owners are shown; a cycle among others' would go unseen).\n"
 	"\n"
 	"JSON: {\"source\", \"domain\", \"edges\", \"owners\", \"count\", \"complete\", \"shown\",\n"
 	"\"cycles\": [{\"domain\", \"length\", \"steps\": [{\"owner_id\", \"pid\", \"comm\", \"mode\",\n"

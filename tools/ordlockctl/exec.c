@@ -5,8 +5,8 @@
  * The keys are taken in one request (the kernel sorts them: no order
  * violation, no deadlock among exec users), through libordlock. ordlockctl
  * keeps the /dev/ordlock descriptor, runs the command as its child, waits
- * for it, and releases the keys when the command ends (or when ordlockctl
- * dies: the kernel releases an owner's keys with its last descriptor).
+ * for it, and drops its descriptor when the command ends: the kernel
+ * releases an owner's keys with its last descriptor.
  *
  * The command inherits the descriptor (ORDLOCK_FD names it), as flock(1)'s
  * command inherits its locked file: the open file description is the
@@ -547,8 +547,18 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	olc_exec_child = 0;
-	/* the keys are released here, and at the latest when ordlockctl exits */
-	ordlock_close(ol);
+	/*
+	 * With -o the keys are released here. Otherwise ordlockctl only drops
+	 * its descriptor: what the command left running with its inherited
+	 * copy keeps the keys, as flock(1)'s daemon keeps its lock
+	 */
+	if (close_fd) {
+		ordlock_close(ol);
+	} else {
+		fd = ordlock_fd(ol);
+		ordlock_detach(ol);
+		close(fd);
+	}
 	if (status == -1)
 		return OLC_EXIT_ERROR;
 	if (WIFEXITED(status))
@@ -572,8 +582,8 @@ const struct olc_cmd olc_cmd_exec = {
 		 "exec -u [-s KEY]... [-x KEY]... FD",
 	.help =
 	"Takes every KEY in one request (all or nothing; the kernel sorts them, so\n"
-	"exec never violates the order), runs COMMAND while holding them, releases\n"
-	"them when it ends and exits with its status (128+N when signal N killed\n"
+	"exec never violates the order), runs COMMAND while holding them, lets them\n"
+	"go when it ends and exits with its status (128+N when signal N killed\n"
 	"it). COMMAND gets ORDLOCK_TOKEN (the fencing token of the grant) and\n"
 	"ORDLOCK_DOMAIN in its environment. As with flock(1), COMMAND inherits the\n"
 	"descriptor that holds the keys (ORDLOCK_FD): they stay held while COMMAND,\n"

@@ -101,6 +101,16 @@ struct olc_opts {
 
 extern struct olc_opts olc_opt;
 
+/*
+ * olc_view_filtered - the data came from the netlink dumps, which show a
+ * sender without CAP_NET_ADMIN only the owners of its own user: the view
+ * is not all there is (set by the loaders; olc_list_end() says so)
+ */
+extern int olc_view_filtered;
+/* The exit status of "cycles" when the view is filtered and shows no
+ * cycle: there may be one it cannot see */
+#define OLC_EXIT_PARTIAL	3
+
 /* "ordlockctl: ..." on stderr */
 void olc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /*

@@ -7,6 +7,8 @@
  * the user is told why: the module is not loaded, debugfs is not mounted,
  * the files are root's, or the kernel refused the netlink request.
  */
+#include <linux/capability.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -137,6 +139,20 @@ static int olc_both_failed(const char *what, int dret, const char *dwhy,
 	return nret;
 }
 
+int olc_view_filtered;
+
+/* The caller has CAP_NET_ADMIN (effective): the netlink dumps show it all */
+static int olc_net_admin(void)
+{
+	struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+	struct __user_cap_data_struct d[_LINUX_CAPABILITY_U32S_3];
+
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d))
+		return 0;
+	return !!(d[CAP_TO_INDEX(CAP_NET_ADMIN)].effective & CAP_TO_MASK(CAP_NET_ADMIN));
+}
+
 typedef int (*olc_text_parser)(const char *buf, size_t len, void *out,
 			       struct olc_perr *err);
 typedef int (*olc_nl_loader)(struct olc_nl *nl, void *out);
@@ -183,6 +199,7 @@ static int olc_load(const char *file, const char *what, olc_text_parser parse,
 	if (nl && !nret) {
 		if (used)
 			*used = "netlink";
+		olc_view_filtered = !olc_net_admin();
 		if (olc_opt.verbose)
 			olc_err("%s from the netlink dump%s%s", file,
 				why ? " (debugfs: " : "", why ? why : "");

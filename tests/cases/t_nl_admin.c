@@ -225,7 +225,7 @@ static void test_events(void)
 		ok(ev.owner.owner_id == oid && ev.owner.kind == ORDLOCK_KIND_DEVICE &&
 		   (pid_t)ev.owner.pid == getpid() && ev.owner.held == 1,
 		   "event: the ioctl owner (id, kind, pid, 1 held)");
-		ok(!strcmp(ev.owner.comm, "t_netlink"), "event: comm %s",
+		ok(!strcmp(ev.owner.comm, "t_nl_admin"), "event: comm %s",
 		   ev.owner.comm);
 		fail_ok(&ev.failure, ORDLOCK_REASON_ORDER, EDEADLK, "event");
 		key_ok(&ev.failure.key, 1, 3, EX, "event: requested key");

@@ -138,11 +138,13 @@ static void test_cycles(void)
 	check(run("$C cycles -f - < \"$ORDLOCK_DEBUGFS/graph\"") == 1, "cycles -f - reads stdin");
 	put("bad", "# ordlock graph v1\n5 101 transfer wh 1:2 exclusive 6 102 transfer exclusive hard 1\n"
 	    "6 102 transfer wh 1:1 exclusive 5 101\n");
-	check(run("$C cycles -f \"$ORDLOCK_DEBUGFS/bad\"") == 2 && strstr(R.err, "line 3:"),
-	      "a malformed graph: exit 2, naming line 3");
+	check(run("$C cycles -f \"$ORDLOCK_DEBUGFS/bad\"") == 65 && strstr(R.err, "line 3:"),
+	      "a malformed graph file: exit 65 (EX_DATAERR), naming line 3");
+	check(run("$C cycles -f \"$ORDLOCK_DEBUGFS/none\"") == 66 && strstr(R.err, "none"),
+	      "a graph file that is not there: exit 66 (EX_NOINPUT)");
 	put("graph", "# ordlock graph v9\n");
-	check(run("$C cycles") == 2 && strstr(R.err, "line 1:") && strstr(R.err, "v9"),
-	      "an unknown format version: exit 2");
+	check(run("$C cycles") == 70 && strstr(R.err, "line 1:") && strstr(R.err, "v9"),
+	      "an unknown format version in debugfs: exit 70 (EX_SOFTWARE)");
 	put("graph", graph);
 }
 
@@ -196,7 +198,7 @@ static void test_other(void)
 	      strstr(R.out, "timeout"), "stats: a row per domain");
 	check(run("$C stats -d wh") == 0 && strstr(R.out, "order_violations") &&
 	      strstr(R.out, "< 2 us"), "stats -d: every counter and the histogram");
-	check(run("$C stats -d nope") == 2, "stats -d of an unknown domain: exit 2");
+	check(run("$C stats -d nope") == 69, "stats -d of an unknown domain: exit 69 (EX_UNAVAILABLE)");
 	jq("stats -j: global, counters and histogram", "$C stats -j",
 	   ".global == {\"owners\": 3, \"resources\": 2} and .domains[0].counters.acquires == 10 and"
 	   " .domains[0].wait_us.lt_2 == 5 and .domains[0].wait_us.more == 1");
@@ -209,31 +211,105 @@ static void test_other(void)
 	      strstr(R.out, "1:1 => 1:2 => 1:1"), "cycles --history: the victim, the steps, the chain");
 	jq("cycles --history -j", "$C cycles --history -j",
 	   ".deadlocks[0].seq == 3 and .deadlocks[0].complete and .deadlocks[0].steps[1].edge == \"soft\"");
+	/* --since and --after: the records carry seq and the wall-clock time */
+	check(run("$C cycles --history --since 10m") == 0 && strstr(R.out, "no deadlocks"),
+	      "cycles --history --since 10m: a deadlock of 2023 is not recent: exit 0");
+	check(run("$C cycles --history --since 1d -q") == 0 && !R.out[0],
+	      "cycles --history --since 1d -q: silent, exit 0");
+	check(run("$C cycles --history --since @1699999999") == 1 && strstr(R.out, "deadlock 3"),
+	      "--since @EPOCH just before it: exit 1, shown");
+	check(run("$C cycles --history --since @1700000001") == 0,
+	      "--since @EPOCH just after it: exit 0");
+	check(run("TZ=UTC $C cycles --history --since 2023-11-14T22:13") == 1 &&
+	      run("TZ=UTC $C cycles --history --since '2023-11-14 22:14:00'") == 0,
+	      "--since a local date and time (22:13:20 UTC): before it 1, after it 0");
+	check(run("$C cycles --history --after 2") == 1 && run("$C cycles --history --after 3") == 0,
+	      "--after SEQ: only the deadlocks numbered above SEQ");
+	jq("--history --since -j: only those shown", "$C cycles --history -j --since @1800000000",
+	   ".deadlocks == []");
+	check(run("$C cycles --history --since soon") == 64 && strstr(R.err, "--since"),
+	      "--since soon: exit 64");
+	check(run("$C cycles --since 10m") == 64 && strstr(R.err, "--history"),
+	      "--since without --history: exit 64");
 	put("deadlocks", "# ordlock deadlocks v1\n");
 	check(run("$C cycles --history") == 0 && strstr(R.out, "no deadlocks"),
 	      "cycles --history with none: exit 0");
 }
 
+/* 64-bit ids and tokens: numbers while a double holds them, else strings */
+static void test_json64(void)
+{
+	put("graph", "# ordlock graph v1\n# c\n"
+	    "18446744073709551615 101 a wh 4294967295:18446744073709551615 exclusive"
+	    " 9007199254740991 102 b exclusive hard 1\n"
+	    "9007199254740991 102 b wh 1:9007199254740992 exclusive"
+	    " 18446744073709551615 101 a exclusive hard 1\n");
+	jq("ids of 2^64-1 are exact strings in the JSON, 2^53-1 an exact number",
+	   "$C cycles -j",
+	   ".cycles[0].steps | map(select(.pid == 101))[0] |"
+	   " .id == \"18446744073709551615\" and .owner_id == \"18446744073709551615\" and"
+	   " .rank == 4294967295 and .key == \"4294967295:18446744073709551615\" and"
+	   " .blocker.owner_id == 9007199254740991");
+	jq("2^53 is a string too; tostring gives the exact digits of both kinds",
+	   "$C graph -j",
+	   "[.edges[] | .id | tostring] | sort == [\"18446744073709551615\", \"9007199254740992\"]");
+	if (!system("command -v node >/dev/null 2>&1")) {
+		run("$C cycles -j | node -e 'let s=\"\";process.stdin.on(\"data\",d=>s+=d).on(\"end\",()=>{"
+		    "const j=JSON.parse(s);const ids=j.cycles[0].steps.map(x=>String(x.id)).sort();"
+		    "process.exit(ids.join()===\"18446744073709551615,9007199254740992\"?0:1)})'");
+		check(R.status == 0, "and JavaScript's JSON.parse reads the same digits");
+	} else {
+		ok(1, "JavaScript # SKIP no node");
+	}
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "wh 1:18446744073709551615 holder 0 5 101 a exclusive 18446744073709551615\n");
+	jq("locks -j: a token of 2^64-1 survives jq", "$C locks -j",
+	   ".locks[0].token == \"18446744073709551615\" and .locks[0].id == \"18446744073709551615\"");
+	put("graph", graph);
+}
+
+/* The options exec takes, and only those, in its --help */
+static void test_exec_help(void)
+{
+	check(run("$C exec --help") == 0 && strstr(R.out, "--nonblock") &&
+	      !strstr(R.out, "--json") && !strstr(R.out, "--pretty") &&
+	      !strstr(R.out, "--source") && !strstr(R.out, "--numeric") &&
+	      !strstr(R.out, "Common options"),
+	      "exec --help: -n is --nonblock; no -j, -p, -S or --numeric, which exec refuses");
+	check(run("$C exec -p -x 1:1 -- true") == 64 && run("$C exec -S debugfs -x 1:1 -- true") == 64,
+	      "exec -p and exec -S: refused");
+	check(run("$C exec --help") == 0 && strstr(R.out, "forever") &&
+	      strstr(R.out, "max_timeout_ms"),
+	      "exec --help: without -w exec waits forever, asking again past max_timeout_ms");
+	check(run("$C help") == 0 && strstr(R.out, "64 usage error") && strstr(R.out, "77 permission denied"),
+	      "ordlockctl help: the exit statuses of ordlockctl's own failures");
+}
+
 static void test_usage(void)
 {
-	check(run("$C cycles --limit") == 2, "a missing option argument: exit 2");
-	check(run("$C cycles -S nowhere") == 2 && strstr(R.err, "--source"), "-S nowhere: exit 2");
-	check(run("$C --color=sometimes locks") == 2, "--color=sometimes: exit 2");
+	check(run("$C cycles --limit") == 64, "a missing option argument: exit 64 (EX_USAGE)");
+	check(run("$C cycles -S nowhere") == 64 && strstr(R.err, "--source"), "-S nowhere: exit 64");
+	check(run("$C --color=sometimes locks") == 64, "--color=sometimes: exit 64");
+	check(run("$C nosuchcommand") == 64, "an unknown command: exit 64");
 	check(run("$C -V") == 0 && strstr(R.out, "ordlockctl"), "-V: the version");
 	check(run("$C --help") == 0 && strstr(R.out, "cycles") && strstr(R.out, "exec"),
 	      "--help lists the commands");
-	check(run("$C exec -E 300 -x 1:1 -- true") == 2, "exec -E 300: exit 2");
-	check(run("$C exec -x 1:1 -c true -- false") == 2, "exec -c with a command too: exit 2");
-	check(run("$C domain x set") == 2, "domain set of nothing: exit 2");
-	check(run("$C domain x set delay") == 2, "domain set delay without a number: exit 2");
+	check(run("$C exec -E 300 -x 1:1 -- true") == 64, "exec -E 300: exit 64");
+	check(run("$C exec -x 1:1 -c true -- false") == 64, "exec -c with a command too: exit 64");
+	check(run("$C exec -j -x 1:1 -- true") == 64 && strstr(R.err, "invalid option"),
+	      "exec -j: refused (exec takes no JSON), exit 64");
+	check(run("$C domain x set") == 64, "domain set of nothing: exit 64");
+	check(run("$C domain x set delay") == 64, "domain set delay without a number: exit 64");
+	check(run("$C exec -x 1:1 3 3>/dev/null") == 66 && strstr(R.err, "descriptor 3"),
+	      "exec on a descriptor that is not /dev/ordlock: exit 66 (EX_NOINPUT)");
 	check(run("$C --color=always graph -d wh") == 0 && strstr(R.out, "\033["),
 	      "--color=always: escapes even on a file");
 	check(run("$C graph -d wh") == 0 && !strstr(R.out, "\033["), "no colour on a file");
 	if (access("/sys/module/ordlock", F_OK)) {
-		check(run("$C locks -S netlink") == 2 && strstr(R.err, "not loaded"),
-		      "without the module: \"not loaded\", exit 2");
-		check(run("$C exec -x 1:1 -- true") == 2 && strstr(R.err, "not loaded"),
-		      "exec without the module: \"not loaded\", exit 2");
+		check(run("$C locks -S netlink") == 69 && strstr(R.err, "not loaded"),
+		      "without the module: \"not loaded\", exit 69 (EX_UNAVAILABLE)");
+		check(run("$C exec -x 1:1 -- true") == 69 && strstr(R.err, "not loaded"),
+		      "exec without the module: \"not loaded\", exit 69, not the command's status");
 	} else {
 		ok(1, "without the module # SKIP the module is loaded here");
 		ok(1, "without the module # SKIP the module is loaded here");
@@ -263,6 +339,8 @@ int main(void)
 	test_cycles();
 	test_graph();
 	test_other();
+	test_json64();
+	test_exec_help();
 	test_usage();
 	run("rm -rf \"$ORDLOCK_DEBUGFS\"");
 	return tap_done();

@@ -1,11 +1,35 @@
 # SPDX-License-Identifier: GPL-2.0
 # bash completion for ordlockctl(8)
+#
+# The options come from ordlockctl itself ("ordlockctl help --options
+# COMMAND" prints the table its getopt and --help are made from), so the
+# completion offers exactly what each subcommand accepts.
 # shellcheck disable=SC2207 # compgen words have no spaces
 
 _ordlockctl_domains()
 {
 	local d=/sys/kernel/debug/ordlock/owners
 	[[ -r $d ]] && awk '!/^#/ { print $4 }' "$d" 2>/dev/null | sort -u
+}
+
+# The words to offer for an option's argument named $1 (its --help name)
+_ordlockctl_arg()
+{
+	case $1 in
+	DOMAIN) COMPREPLY=($(compgen -W "$(_ordlockctl_domains)" -- "$cur")) ;;
+	FILE) COMPREPLY=($(compgen -f -- "$cur")) ;;
+	SRC) COMPREPLY=($(compgen -W "debugfs netlink auto" -- "$cur")) ;;
+	WHEN) COMPREPLY=($(compgen -W "auto always never" -- "$cur")) ;;
+	LIST) COMPREPLY=($(compgen -W "$("$prog" help --columns "$cmd" 2>/dev/null)" -- "$cur")) ;;
+	CMD) COMPREPLY=($(compgen -c -- "$cur")) ;;
+	*) COMPREPLY=() ;;
+	esac
+}
+
+# Every option of an "help --options" table, once
+_ordlockctl_words()
+{
+	awk '{ if ($1 != "-" && !seen[$1]++) print $1; if (!seen[$2]++) print $2 }' <<<"$1"
 }
 
 _ordlockctl()
@@ -19,64 +43,60 @@ _ordlockctl()
 		words=("${COMP_WORDS[@]}")
 		cword=$COMP_CWORD
 	fi
+	local prog=${words[0]}
+	command -v "$prog" >/dev/null 2>&1 || prog=ordlockctl
 
-	local cmds="cycles locks owners graph stats monitor exec domain help"
-	local common="-j --json -p --pretty -n --numeric -S --source --color -v --verbose -h --help"
-	local cmd="" i
+	local cmd="" i table
+	# the options before COMMAND are ordlockctl's own
+	table=$("$prog" help --options 2>/dev/null)
 	for ((i = 1; i < cword; i++)); do
 		case ${words[i]} in
-		-S | --source | --color) ((i++)) ;;
-		-*) ;;
+		-*)
+			# an option that takes an argument skips it
+			if [[ ${words[i]} != *=* ]] &&
+				awk -v o="${words[i]}" '($1 == o || $2 == o) && $3 != "-" { f = 1 } END { exit !f }' <<<"$table"; then
+				((i++))
+			fi
+			;;
 		*)
 			cmd=${words[i]}
 			break
 			;;
 		esac
 	done
-
-	case $prev in
-	-S | --source)
-		COMPREPLY=($(compgen -W "debugfs netlink" -- "$cur"))
-		return
-		;;
-	--color)
-		COMPREPLY=($(compgen -W "auto always never" -- "$cur"))
-		return
-		;;
-	-d | --domain)
-		COMPREPLY=($(compgen -W "$(_ordlockctl_domains)" -- "$cur"))
-		return
-		;;
-	-f | --file)
-		COMPREPLY=($(compgen -f -- "$cur"))
-		return
-		;;
-	esac
-	if [[ $cur == --color=* ]]; then
-		COMPREPLY=($(compgen -W "auto always never" -- "${cur#--color=}"))
-		return
+	if [[ -n $cmd && $cmd != help ]]; then
+		table=$("$prog" help --options "$cmd" 2>/dev/null) || return
 	fi
 
-	local opts=""
+	# the argument of an option: as "--opt=ARG" or after "-o"/"--opt"
+	local argname
+	if [[ $cur == --*=* ]]; then
+		argname=$(awk -v o="${cur%%=*}" '$2 == o { print $3 }' <<<"$table")
+		cur=${cur#*=}
+		[[ -n $argname && $argname != - ]] && _ordlockctl_arg "$argname"
+		return
+	fi
+	if [[ $prev == -* ]]; then
+		argname=$(awk -v o="$prev" '($1 == o || $2 == o) { print $3; exit }' <<<"$table")
+		if [[ -n $argname && $argname != - ]]; then
+			_ordlockctl_arg "$argname"
+			return
+		fi
+	fi
+
 	case $cmd in
 	"")
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W "$common -V --version" -- "$cur"))
+			COMPREPLY=($(compgen -W "$(_ordlockctl_words "$table")" -- "$cur"))
 		else
-			COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
+			COMPREPLY=($(compgen -W "$("$prog" help --commands 2>/dev/null)" -- "$cur"))
 		fi
 		return
 		;;
 	help)
-		COMPREPLY=($(compgen -W "$cmds" -- "$cur"))
+		COMPREPLY=($(compgen -W "$("$prog" help --commands 2>/dev/null)" -- "$cur"))
 		return
 		;;
-	cycles) opts="-d --domain -f --file -l --limit -q --quiet --history --max-work" ;;
-	locks) opts="-d --domain" ;;
-	owners) opts="-d --domain -w --waiting" ;;
-	graph) opts="-d --domain -f --file --dot" ;;
-	stats) opts="-d --domain -a --all" ;;
-	monitor) opts="-d --domain -c --count -t --timeout" ;;
 	exec)
 		# after "--" the rest is a command line
 		for ((i = i + 1; i < cword; i++)); do
@@ -85,7 +105,6 @@ _ordlockctl()
 				return
 			fi
 		done
-		opts="-s --shared -x --exclusive -w --wait --timeout -n --nonblock -E --conflict-exit-code -o --close -F --no-fork -u --unlock -d --domain -c --command -q --quiet --"
 		;;
 	domain)
 		if [[ $cur != -* ]]; then
@@ -99,6 +118,6 @@ _ordlockctl()
 		fi
 		;;
 	esac
-	COMPREPLY=($(compgen -W "$opts $common" -- "$cur"))
+	COMPREPLY=($(compgen -W "$(_ordlockctl_words "$table")" -- "$cur"))
 }
 complete -F _ordlockctl ordlockctl

@@ -4,6 +4,7 @@
  * what is its own: the option loop (its own options and the common ones),
  * and the end of a listing (JSON, a table, or "no ...").
  */
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -21,6 +22,55 @@ int olc_domain_opt(const struct olc_cmd *cmd, const char *arg,
 	return -1;
 }
 
+const struct olc_option olc_common_options[] = {
+	{ 'j', "json", NULL, "one JSON document (monitor: one per line)" },
+	{ 'p', "pretty", NULL, "indent the JSON" },
+	{ 'N', "numeric", NULL, "write keys RANK:ID, not NAME:ID" },
+	{ 'S', "source", "SRC", "debugfs, netlink or auto (default: debugfs when\nreadable)" },
+	{ OLC_OPT_COLOR, "color", "WHEN", "auto (default: on a terminal), always, never" },
+	{ OLC_OPT_COLOR, "colour", "WHEN", NULL },
+	{ 'v', "verbose", NULL, "say where the data came from" },
+	{ 'h', "help", NULL, "this help" },
+	{ 0 },
+};
+
+int olc_exit_errno(int err)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		return OLC_EXIT_NOPERM;
+	case ENOENT:
+	case ENODEV:
+	case ENXIO:
+	case EPROTONOSUPPORT:
+	case EAFNOSUPPORT:
+		return OLC_EXIT_UNAVAILABLE;
+	case EAGAIN:
+	case ENOSPC:
+	case EMFILE:
+	case ENFILE:
+	case ENOBUFS:
+		return OLC_EXIT_TEMPFAIL;
+	case EPROTO:
+	case EBADMSG:
+		return OLC_EXIT_SOFTWARE;
+	default:
+		return OLC_EXIT_OSERR;
+	}
+}
+
+int olc_exit_file(int err)
+{
+	if (err == -EPROTO)
+		return OLC_EXIT_DATAERR;
+	if (err == -ENOMEM)
+		return OLC_EXIT_OSERR;
+	return OLC_EXIT_NOINPUT;
+}
+
 int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg)
 {
 	switch (c) {
@@ -30,7 +80,7 @@ int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg)
 	case 'p':
 		olc_opt.pretty = 1;
 		return -1;
-	case 'n':
+	case 'N':
 		olc_opt.numeric = 1;
 		return -1;
 	case 'v':
@@ -86,42 +136,60 @@ static int olc_shared_opt(const struct olc_cmd *cmd, int c, const char *arg,
 
 static int olc_own_opt(const struct olc_cmd *cmd, int c)
 {
-	const struct option *o;
+	const struct olc_option *o;
 
-	if (c > 0 && c < 0x100 && c != ':' && cmd->shortopts &&
-	    strchr(cmd->shortopts, c))
-		return 1;
-	for (o = cmd->longopts; o && o->name; o++)
+	for (o = cmd->options; o && o->name; o++)
 		if (o->val == c)
 			return 1;
 	return 0;
 }
 
+static int olc_has_short(int val)
+{
+	return val > ' ' && val < 0x7f;
+}
+
+/* Add the entries of @opts to getopt's @shortopts and @longopts */
+static void olc_add_options(const struct olc_option *opts, char *shortopts,
+			    size_t slen, struct option *longopts, size_t *n)
+{
+	const struct olc_option *o;
+	size_t k;
+
+	for (o = opts; o && o->name; o++) {
+		if (*n < OLC_LONGOPTS_MAX - 1) {
+			longopts[*n].name = o->name;
+			longopts[*n].has_arg = o->arg ? required_argument : no_argument;
+			longopts[*n].flag = NULL;
+			longopts[*n].val = o->val;
+			(*n)++;
+		}
+		if (!olc_has_short(o->val) || strchr(shortopts, o->val))
+			continue;
+		k = strlen(shortopts);
+		if (k + 3 >= slen)
+			continue;
+		shortopts[k++] = (char)o->val;
+		if (o->arg)
+			shortopts[k++] = ':';
+		shortopts[k] = '\0';
+	}
+}
+
 int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args)
 {
-	static const struct option common[] = { OLC_COMMON_LONG };
-	static const struct option domain = { "domain", required_argument, NULL, 'd' };
-	static const struct option file = { "file", required_argument, NULL, 'f' };
 	struct option longopts[OLC_LONGOPTS_MAX];
-	const struct option *o;
-	char shortopts[64];
-	size_t n = 0, i;
+	char shortopts[128] = "";
+	size_t n = 0;
 	int own = cmd->flags & OLC_CMD_OWN, c, ret;
 
-	for (i = 0; !own && i < ARRAY_SIZE(common); i++)
-		longopts[n++] = common[i];
-	if (cmd->flags & OLC_CMD_DOMAIN)
-		longopts[n++] = domain;
-	if (cmd->flags & OLC_CMD_FILE)
-		longopts[n++] = file;
-	for (o = cmd->longopts; o && o->name && n < OLC_LONGOPTS_MAX - 1; o++)
-		longopts[n++] = *o;
+	if (cmd->flags & OLC_CMD_ARGS)
+		strcpy(shortopts, "+");
+	olc_add_options(cmd->options, shortopts, sizeof(shortopts), longopts, &n);
+	if (!own)
+		olc_add_options(olc_common_options, shortopts, sizeof(shortopts),
+				longopts, &n);
 	memset(&longopts[n], 0, sizeof(longopts[n]));
-	snprintf(shortopts, sizeof(shortopts), "%s%s%s%s%s",
-		 cmd->flags & OLC_CMD_ARGS ? "+" : "", own ? "" : OLC_COMMON_SHORT,
-		 cmd->flags & OLC_CMD_DOMAIN ? "d:" : "",
-		 cmd->flags & OLC_CMD_FILE ? "f:" : "",
-		 cmd->shortopts ? cmd->shortopts : "");
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		ret = olc_shared_opt(cmd, c, optarg, args);
 		if (ret == -2)
@@ -134,6 +202,61 @@ int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args)
 	if (!(cmd->flags & OLC_CMD_ARGS) && optind < argc)
 		return olc_usage(cmd, "unexpected argument \"%s\"", argv[optind]);
 	return -1;
+}
+
+/* The column where an option's help starts */
+#define OLC_HELP_COL	23
+
+void olc_print_options(const struct olc_option *opts, FILE *f)
+{
+	const struct olc_option *o;
+	const char *p, *nl;
+	char left[64];
+	int w;
+
+	for (o = opts; o && o->name; o++) {
+		if (!o->help)
+			continue;
+		if (olc_has_short(o->val))
+			w = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->val, o->name,
+				     o->arg ? "=" : "", o->arg ? o->arg : "");
+		else
+			w = snprintf(left, sizeof(left), "      --%s%s%s", o->name,
+				     o->arg ? "=" : "", o->arg ? o->arg : "");
+		fputs(left, f);
+		if (w > OLC_HELP_COL - 2)
+			fprintf(f, "\n%*s", OLC_HELP_COL, "");
+		else
+			fprintf(f, "%*s", OLC_HELP_COL - w, "");
+		for (p = o->help; *p; p = *nl ? nl + 1 : nl) {
+			nl = strchr(p, '\n');
+			if (!nl)
+				nl = p + strlen(p);
+			if (p != o->help)
+				fprintf(f, "%*s", OLC_HELP_COL, "");
+			fprintf(f, "%.*s\n", (int)(nl - p), p);
+		}
+	}
+}
+
+static void olc_list_one(const struct olc_option *opts, FILE *f)
+{
+	const struct olc_option *o;
+
+	for (o = opts; o && o->name; o++) {
+		if (olc_has_short(o->val))
+			fprintf(f, "-%c", o->val);
+		else
+			fputc('-', f);
+		fprintf(f, " --%s %s\n", o->name, o->arg ? o->arg : "-");
+	}
+}
+
+void olc_list_options(const struct olc_cmd *cmd, FILE *f)
+{
+	olc_list_one(cmd->options, f);
+	if (!(cmd->flags & OLC_CMD_OWN))
+		olc_list_one(olc_common_options, f);
 }
 
 const char *olc_in_domain(const char *domain)

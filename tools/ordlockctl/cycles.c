@@ -12,10 +12,13 @@
  *
  * (the first owner holds the last key and waits for the first, and so on).
  */
+#define _XOPEN_SOURCE 700
+#define _DEFAULT_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cyclefind.h"
@@ -271,7 +274,74 @@ static void olc_deadlock_json(struct olc_json *j, const struct olc_deadlock *d)
 	olc_json_obj_end(j);
 }
 
-static int olc_history(const char *domain, int quiet)
+/*
+ * --since TIME: a duration ago ("90s", "10m", "2h", "1d"; a bare number is
+ * seconds), "@EPOCH" seconds, or a local "YYYY-MM-DD[THH:MM[:SS]]" (a
+ * space may stand for the T). Into wall-clock nanoseconds, the clock of the
+ * kernel's records (ktime_get_real_ns()).
+ */
+int olc_parse_since(const char *s, uint64_t *ns)
+{
+	struct timespec now;
+	struct tm tm;
+	const char *end;
+	char *e;
+	double v;
+	time_t t;
+
+	if (!*s)
+		return -1;
+	if (*s == '@') {
+		errno = 0;
+		v = strtod(s + 1, &e);
+		if (errno || e == s + 1 || *e || !(v >= 0) || v > 1e10)
+			return -1;
+		*ns = (uint64_t)(v * 1e9);
+		return 0;
+	}
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(s, "%Y-%m-%d", &tm);
+	if (end) {
+		if (*end == 'T' || *end == ' ') {
+			const char *e2 = strptime(end + 1, "%H:%M:%S", &tm);
+
+			end = e2 ? e2 : strptime(end + 1, "%H:%M", &tm);
+			if (!end)
+				return -1;
+		}
+		if (*end)
+			return -1;
+		tm.tm_isdst = -1;
+		t = mktime(&tm);
+		if (t == (time_t)-1 || t < 0)
+			return -1;
+		*ns = (uint64_t)t * 1000000000ULL;
+		return 0;
+	}
+	errno = 0;
+	v = strtod(s, &e);
+	if (errno || e == s || !(v >= 0) || *s == '-' || *s == '+')
+		return -1;
+	if (!strcmp(e, "") || !strcmp(e, "s"))
+		;
+	else if (!strcmp(e, "m") || !strcmp(e, "min"))
+		v *= 60;
+	else if (!strcmp(e, "h"))
+		v *= 3600;
+	else if (!strcmp(e, "d"))
+		v *= 86400;
+	else
+		return -1;
+	if (v > 1e10)
+		return -1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	v = (double)now.tv_sec * 1e9 + (double)now.tv_nsec - v * 1e9;
+	*ns = v > 0 ? (uint64_t)v : 0;
+	return 0;
+}
+
+static int olc_history(const char *domain, int quiet, uint64_t since_ns,
+		       int have_after, uint64_t after_seq)
 {
 	struct olc_deadlocks dl = { 0 };
 	struct olc_json j;
@@ -280,7 +350,7 @@ static int olc_history(const char *domain, int quiet)
 
 	ret = olc_load_deadlocks(&dl);
 	if (ret)
-		return OLC_EXIT_ERROR;
+		return olc_exit_errno(ret);
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
 		olc_json_obj(&j, NULL);
@@ -288,6 +358,8 @@ static int olc_history(const char *domain, int quiet)
 	}
 	for (i = 0; i < dl.n; i++) {
 		if (domain && strcmp(dl.v[i].domain, domain))
+			continue;
+		if (dl.v[i].time_ns < since_ns || (have_after && dl.v[i].seq <= after_seq))
 			continue;
 		if (quiet) {
 			shown++;
@@ -302,7 +374,8 @@ static int olc_history(const char *domain, int quiet)
 	if (olc_opt.json)
 		olc_list_end(&j, NULL, NULL, NULL);
 	else if (!shown && !quiet)
-		printf("no deadlocks recorded%s\n", olc_in_domain(domain));
+		printf("no deadlocks recorded%s%s\n", olc_in_domain(domain),
+		       since_ns ? " since then" : have_after ? " after that one" : "");
 	olc_deadlocks_free(&dl);
 	return shown ? OLC_EXIT_FOUND : OLC_EXIT_OK;
 }
@@ -317,7 +390,7 @@ static int olc_parse_ulong(const char *s, unsigned long long *v)
 	return 0;
 }
 
-enum { OLC_OPT_HISTORY = 0x200, OLC_OPT_MAX_WORK };
+enum { OLC_OPT_HISTORY = 0x200, OLC_OPT_MAX_WORK, OLC_OPT_SINCE, OLC_OPT_AFTER };
 
 struct olc_cycles_args {
 	struct olc_args base;
@@ -325,14 +398,22 @@ struct olc_cycles_args {
 	unsigned long long max_work;
 	int history;
 	int quiet;
+	int have_since;
+	uint64_t since_ns;	/* --since, wall-clock ns */
+	int have_after;
+	uint64_t after_seq;	/* --after */
 };
 
-static const struct option olc_cycles_longopts[] = {
-	{ "limit", required_argument, NULL, 'l' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "history", no_argument, NULL, OLC_OPT_HISTORY },
-	{ "max-work", required_argument, NULL, OLC_OPT_MAX_WORK },
-	{ NULL, 0, NULL, 0 },
+static const struct olc_option olc_cycles_options[] = {
+	OLC_OPTION_DOMAIN("only this domain"),
+	OLC_OPTION_FILE,
+	{ 'l', "limit", "N", "print at most N cycles (default 100; 0: all); all are\ncounted" },
+	{ OLC_OPT_MAX_WORK, "max-work", "N", "stop the search after N edge visits (default 50000000,\nwell under a second; 0: no bound); then the count is a\nlower bound and the output says so" },
+	{ 'q', "quiet", NULL, "print nothing: only the exit status (the search\nstops at the first cycle)" },
+	{ OLC_OPT_HISTORY, "history", NULL, "the deadlocks the kernel detected and broke (debugfs\n\"deadlocks\", newest last)" },
+	{ OLC_OPT_SINCE, "since", "TIME", "--history: only the deadlocks since TIME: a duration\nago (90s, 10m, 2h, 1d), @EPOCH seconds, or\nYYYY-MM-DD[THH:MM[:SS]] local time" },
+	{ OLC_OPT_AFTER, "after", "SEQ", "--history: only the deadlocks after number SEQ (the\n\"seq\" of the last one a check has seen)" },
+	{ 0 },
 };
 
 static int olc_cycles_opt(const struct olc_cmd *cmd, int c, const char *arg,
@@ -350,6 +431,17 @@ static int olc_cycles_opt(const struct olc_cmd *cmd, int c, const char *arg,
 		return -1;
 	case OLC_OPT_HISTORY:
 		a->history = 1;
+		return -1;
+	case OLC_OPT_SINCE:
+		if (olc_parse_since(arg, &a->since_ns))
+			return olc_usage(cmd, "--since: \"%s\" is not a time (10m, 2h, @EPOCH, YYYY-MM-DDTHH:MM:SS)",
+					 arg);
+		a->have_since = 1;
+		return -1;
+	case OLC_OPT_AFTER:
+		if (olc_parse_u64(arg, &a->after_seq))
+			return olc_usage(cmd, "--after: \"%s\" is not a deadlock number", arg);
+		a->have_after = 1;
 		return -1;
 	default:	/* --max-work */
 		if (olc_parse_ulong(arg, &a->max_work))
@@ -384,22 +476,27 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 	quiet = a.quiet;
 	if (history && file)
 		return olc_usage(cmd, "--history reads the kernel's record, not a file");
+	if ((a.have_since || a.have_after) && !history)
+		return olc_usage(cmd, "--since and --after go with --history");
+	if (a.have_since && a.have_after)
+		return olc_usage(cmd, "--since and --after exclude each other");
 	if (history)
-		return olc_history(domain, quiet);
+		return olc_history(domain, quiet, a.have_since ? a.since_ns : 0,
+				   a.have_after, a.after_seq);
 
 	if (file)
 		ret = olc_load_graph_file(file, &edges);
 	else
 		ret = olc_load_graph(&edges, &source);
 	if (ret)
-		return OLC_EXIT_ERROR;
+		return file ? olc_exit_file(ret) : olc_exit_errno(ret);
 	/* -q: the first cycle decides the exit status */
 	ret = olc_find_cycles(&edges, domain, quiet ? 1 : (unsigned long)limit,
 			      quiet, max_work, &w, &found);
 	if (ret) {
 		olc_err("cycles: %s", strerror(-ret));
 		olc_edges_free(&edges);
-		return OLC_EXIT_ERROR;
+		return olc_exit_errno(ret);
 	}
 	if (quiet) {
 		/* nothing to print */
@@ -456,33 +553,25 @@ const struct olc_cmd olc_cmd_cycles = {
 	.name = "cycles",
 	.run = olc_cycles_run,
 	.flags = OLC_CMD_DOMAIN | OLC_CMD_FILE,
-	.shortopts = "l:q",
-	.longopts = olc_cycles_longopts,
+	.options = olc_cycles_options,
 	.opt = olc_cycles_opt,
 	.summary = "find every cycle of waits (deadlock) in the wait-for graph",
 	.usage = "cycles [-d DOMAIN] [-f FILE] [-l N] [-q] [--max-work N] [-j]\n"
-		 "cycles --history [-d DOMAIN] [-j]",
-	.help =
+		 "cycles --history [--since TIME | --after SEQ] [-d DOMAIN] [-q] [-j]",
+	.about =
 	"Reads the wait-for graph (debugfs when readable, else the netlink dump) and\n"
 	"prints every elementary cycle: one line per waiting owner, then the chain of\n"
 	"keys. Live cycles persist in \"timeout\" domains (and, in a \"detect\" domain,\n"
-	"for its detection delay).\n"
-	"\n"
-	"  -d, --domain=DOMAIN  only this domain\n"
-	"  -f, --file=FILE      read a saved graph file (debugfs format; - for stdin)\n"
-	"  -l, --limit=N        print at most N cycles (default 100; 0: all); all are\n"
-	"                       counted\n"
-	"      --max-work=N     stop the search after N edge visits (default 50000000,\n"
-	"                       well under a second; 0: no bound); then the count is a\n"
-	"                       lower bound and the output says so\n"
-	"  -q, --quiet          print nothing: only the exit status (the search\n"
-	"                       stops at the first cycle)\n"
-	"      --history        the deadlocks the kernel detected and broke (debugfs\n"
-	"                       \"deadlocks\", newest last)\n"
-	"\n"
-	"Exit status: 0 no cycles, 1 cycles (--history: deadlocks recorded), 2 error,\n"
-	"3 no cycle seen but the view is filtered (without root or CAP_NET_ADMIN only\n"
-	"your own owners are shown; a cycle among others' would go unseen).\n"
+	"for its detection delay).\n",
+	.help =
+	"Exit status: 0 no cycles, 1 cycles, 3 no cycle seen but the view is filtered\n"
+	"(without root or CAP_NET_ADMIN only your own owners are shown; a cycle among\n"
+	"others' would go unseen); ordlockctl's own failures as in \"ordlockctl help\".\n"
+	"--history: 1 when deadlocks are shown (those since TIME, after SEQ, or ever),\n"
+	"0 when none. The kernel keeps the last deadlock_history records (seq, the\n"
+	"wall-clock time of the detection, the cycle), so \"--since 10m\" is a health\n"
+	"check: 1 means a deadlock was broken in the last 10 minutes. --after SEQ does\n"
+	"not depend on the clock: keep the \"seq\" of the newest one seen.\n"
 	"\n"
 	"JSON: {\"source\", \"domain\", \"edges\", \"owners\", \"count\", \"complete\", \"shown\",\n"
 	"\"cycles\": [{\"domain\", \"length\", \"steps\": [{\"owner_id\", \"pid\", \"comm\", \"mode\",\n"

@@ -153,8 +153,9 @@ static int olc_domain_list(void)
 	size_t i, n = 0;
 	int ret, status = OLC_EXIT_OK;
 
-	if (olc_domain_names(&names, &n))
-		return OLC_EXIT_ERROR;
+	ret = olc_domain_names(&names, &n);
+	if (ret)
+		return olc_exit_errno(ret);
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
 		olc_json_obj(&j, NULL);
@@ -166,7 +167,7 @@ static int olc_domain_list(void)
 		if (ret == -ENOENT && !olc_module_missing())
 			continue;
 		if (ret) {
-			status = OLC_EXIT_ERROR;
+			status = olc_exit_errno(ret);
 			break;
 		}
 		if (olc_opt.json)
@@ -292,12 +293,12 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 	if (ret && olc_nl_unusable(nl, ret)) {
 		if (olc_module_missing()) {
 			olc_err("%s: %s", what, olc_module_missing());
-			return OLC_EXIT_ERROR;
+			return OLC_EXIT_UNAVAILABLE;
 		}
 		if (set.set_names) {
 			olc_nl_report(nl, ret, what);
 			olc_err("rank names can only be set through netlink");
-			return OLC_EXIT_ERROR;
+			return olc_exit_errno(ret);
 		}
 		if (olc_opt.verbose)
 			olc_err("netlink cannot serve (%s); using the ioctl", strerror(-ret));
@@ -306,12 +307,12 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 				       (set.set_delay ? ORDLOCK_DOMAIN_SET_DETECT_DELAY : 0),
 				       set.policy, set.detect_delay_ms, &info);
 		if (ret)
-			return OLC_EXIT_ERROR;
+			return olc_exit_errno(ret);
 	} else if (ret) {
 		olc_nl_report(nl, ret, what);
 		if (ret == -EPERM)
 			olc_err("changing a domain needs CAP_NET_ADMIN");
-		return OLC_EXIT_ERROR;
+		return olc_exit_errno(ret);
 	}
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
@@ -345,8 +346,9 @@ static int olc_domain_run(const struct olc_cmd *cmd, int argc, char **argv)
 			return olc_usage(cmd, "\"%s\": expected \"set\"", argv[optind]);
 		return olc_domain_set_cmd(cmd, name, argc - optind - 1, argv + optind + 1);
 	}
-	if (olc_domain_get(name, &info))
-		return OLC_EXIT_ERROR;
+	ret = olc_domain_get(name, &info);
+	if (ret)
+		return olc_exit_errno(ret);
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
 		olc_domain_json(&j, &info);
@@ -365,7 +367,7 @@ const struct olc_cmd olc_cmd_domain = {
 	.usage = "domain [-j]\n"
 		 "domain [-j] NAME\n"
 		 "domain [-j] NAME set [policy enforce|detect|timeout] [delay MS] [rank NAME=N]... [norank]",
-	.help =
+	.about =
 	"Without NAME: every domain (those in debugfs stats; through netlink only,\n"
 	"\"default\" and the domains that have owners). With NAME: that domain.\n"
 	"\"set\" changes it (netlink DOMAIN_SET, needs CAP_NET_ADMIN; when netlink\n"
@@ -380,8 +382,8 @@ const struct olc_cmd olc_cmd_domain = {
 	"                  under PostgreSQL's name (deadlock_timeout)\n"
 	"  rank NAME=N     name rank N (keys may then be written NAME:ID); the names\n"
 	"                  given replace all the domain's names\n"
-	"  norank          remove every rank name\n"
-	"\n"
+	"  norank          remove every rank name\n",
+	.help =
 	"JSON: {\"domain\", \"policy\", \"detect_delay_ms\", \"rank_names\": [{\"rank\",\n"
 	"\"name\"}] or null (unknown: read through the ioctl)}; without NAME:\n"
 	"{\"domains\": [...]}.\n",

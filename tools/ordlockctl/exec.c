@@ -33,6 +33,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,7 +42,7 @@
 #include "ordlockctl.h"
 
 #define OLC_EXEC_MAX_KEYS	4096
-/* without -w: as long as the kernel allows (max_timeout_ms caps it) */
+/* without -w: forever (olc_exec_acquire() asks again past max_timeout_ms) */
 #define OLC_EXEC_FOREVER_MS	(~0U)
 
 static volatile sig_atomic_t olc_exec_child;
@@ -77,8 +78,7 @@ static int olc_conflict(unsigned int reason)
 }
 
 /* Report the failure of the request, with the cycle of a deadlock */
-static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret,
-			     int forever)
+static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret)
 {
 	const struct ordlock_failure *f = ordlock_last_failure(ol);
 	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
@@ -88,9 +88,7 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret,
 	ordlock_strfailure(f, why, sizeof(why));
 	if (f->reason == ORDLOCK_REASON_NONE)
 		snprintf(why, sizeof(why), "%s", strerror(-ret));
-	olc_err("%s%s", why,
-		forever && f->reason == ORDLOCK_REASON_TIMEOUT ?
-		" (the longest wait the kernel allows: max_timeout_ms)" : "");
+	olc_err("%s", why);
 	if (f->reason != ORDLOCK_REASON_DEADLOCK)
 		return;
 	n = ordlock_last_cycle(ol, steps, ORDLOCK_CYCLE_MAX);
@@ -105,6 +103,58 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret,
 		olc_step_line(stderr, domain, &a, s->key.mode, s->key.rank, s->key.id,
 			      &b, s->blocker_mode, s->edge);
 	}
+}
+
+/*
+ * Take @keys within @timeout_ms (OLC_EXEC_FOREVER_MS: no limit), as long as
+ * the user asked: the kernel caps one request's wait at max_timeout_ms, so
+ * a request that timed out before the user's deadline is made again, for
+ * what is left. Each request is all or nothing and the kernel sorts its
+ * keys, so asking again keeps both; between two requests nothing is held.
+ * Returns 0 or -errno, with ordlock_last_failure() telling why.
+ */
+static int olc_exec_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+			    unsigned int nkeys, unsigned int timeout_ms,
+			    unsigned int flags, uint64_t *token)
+{
+	int forever = timeout_ms == OLC_EXEC_FOREVER_MS && !(flags & ORDLOCK_ACQUIRE_TRY);
+	struct timespec start, now;
+	long long left = timeout_ms, spent;
+	int ret;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (;;) {
+		unsigned int ask = forever || left >= OLC_EXEC_FOREVER_MS - 1 ?
+				   OLC_EXEC_FOREVER_MS - 1 : (unsigned int)left;
+
+		ret = ordlock_acquire(ol, keys, nkeys, ask, flags, token);
+		if (ret != -ETIMEDOUT || (flags & ORDLOCK_ACQUIRE_TRY) ||
+		    ordlock_last_failure(ol)->reason != ORDLOCK_REASON_TIMEOUT)
+			return ret;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		spent = (long long)(now.tv_sec - start.tv_sec) * 1000 +
+			(now.tv_nsec - start.tv_nsec) / 1000000;
+		if (!forever) {
+			left = (long long)timeout_ms - spent;
+			if (left <= 0)
+				return ret;
+		}
+		if (olc_opt.verbose)
+			olc_err("still waiting after %lld s (the kernel's longest wait, max_timeout_ms, ran out): asking again",
+				spent / 1000);
+	}
+}
+
+/*
+ * Name this process after COMMAND before it takes the keys: the kernel
+ * notes the pid and name of the task that makes a request, so the views
+ * show the command (pid and name) as the holder, not "ordlockctl"
+ */
+static void olc_exec_name(const char *shell_cmd, char **cmd)
+{
+	const char *name = shell_cmd ? "sh" : cmd[0], *slash = strrchr(name, '/');
+
+	prctl(PR_SET_NAME, (unsigned long)(slash ? slash + 1 : name), 0, 0, 0);
 }
 
 /* COMMAND's environment: ORDLOCK_TOKEN and ORDLOCK_DOMAIN; 0 or -1 */
@@ -212,15 +262,15 @@ static int olc_exec_on_fd(struct ordlock *ol, int fd, const char *domain,
 			olc_err("released %s of descriptor %d", nkeys ? "the keys" : "every key", fd);
 		}
 		ordlock_detach(ol);
-		return ret ? OLC_EXIT_ERROR : 0;
+		return ret ? olc_exit_errno(ret) : 0;
 	}
-	ret = ordlock_acquire(ol, keys, nkeys, timeout_ms, flags, &token);
+	ret = olc_exec_acquire(ol, keys, nkeys, timeout_ms, flags, &token);
 	if (ret) {
 		conflict = olc_conflict(ordlock_last_failure(ol)->reason);
 		if (!quiet || !conflict)
-			olc_exec_failure(ol, domain, ret, timeout_ms == OLC_EXEC_FOREVER_MS);
+			olc_exec_failure(ol, domain, ret);
 		ordlock_detach(ol);
-		return conflict ? conflict_code : OLC_EXIT_ERROR;
+		return conflict ? conflict_code : olc_exit_errno(ret);
 	}
 	if (olc_opt.verbose)
 		olc_err("descriptor %d holds %u more key%s in domain %s (token %llu)", fd,
@@ -246,23 +296,31 @@ struct olc_exec_args {
 };
 
 /* flock's options, and of the common ones -v, --color and -h alone */
-static const struct option olc_exec_longopts[] = {
-	{ "shared", required_argument, NULL, 's' },
-	{ "exclusive", required_argument, NULL, 'x' },
-	{ "timeout", required_argument, NULL, 'w' },
-	{ "wait", required_argument, NULL, 'w' },
-	{ "nonblock", no_argument, NULL, 'n' },
-	{ "nb", no_argument, NULL, 'n' },
-	{ "conflict-exit-code", required_argument, NULL, 'E' },
-	{ "close", no_argument, NULL, 'o' },
-	{ "command", required_argument, NULL, 'c' },
-	{ "no-fork", no_argument, NULL, 'F' },
-	{ "unlock", no_argument, NULL, 'u' },
-	{ "quiet", no_argument, NULL, 'q' },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "color", required_argument, NULL, OLC_OPT_COLOR },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
+static const struct olc_option olc_exec_options[] = {
+	{ 's', "shared", "KEY", "take KEY shared (RANK:ID or NAME:ID)" },
+	{ 'x', "exclusive", "KEY", "take KEY exclusive" },
+	{ 'w', "timeout", "SECS", "wait at most SECS seconds (decimals allowed; 0 is -n).\n"
+	  "Without -w: forever, as flock(1): exec asks again\n"
+	  "each time the kernel's longest wait (max_timeout_ms)\n"
+	  "runs out, and -w longer than that is kept the same way" },
+	{ 'w', "wait", "SECS", NULL },
+	{ 'n', "nonblock", NULL, "do not wait: fail at once if a key is not free" },
+	{ 'n', "nb", NULL, NULL },
+	{ 'E', "conflict-exit-code", "N", "exit status when the keys were not obtained: busy\n"
+	  "(-n), timed out (-w), or deadlock victim (default 1)" },
+	{ 'o', "close", NULL, "COMMAND does not inherit the descriptor: the keys are\n"
+	  "held by ordlockctl alone, and freed if it is killed" },
+	OLC_OPTION_DOMAIN("the domain of the keys (default \"default\")"),
+	{ 'c', "command", "CMD", "run CMD with /bin/sh -c" },
+	{ 'F', "no-fork", NULL, "do not fork: become COMMAND, which inherits the\n"
+	  "descriptor (ORDLOCK_FD) and with it the keys" },
+	{ 'u', "unlock", NULL, "with FD: release the keys (all without -s/-x)" },
+	{ 'q', "quiet", NULL, "no message when the keys were not obtained" },
+	{ 'v', "verbose", NULL, "say when the keys were obtained, and the token" },
+	{ OLC_OPT_COLOR, "color", "WHEN", "auto (default: on a terminal), always, never" },
+	{ OLC_OPT_COLOR, "colour", "WHEN", NULL },
+	{ 'h', "help", NULL, "this help" },
+	{ 0 },
 };
 
 static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
@@ -325,6 +383,41 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	}
 }
 
+/* One run's request */
+struct olc_exec_take {
+	struct ordlock *ol;
+	const char *domain;
+	const struct ordlock_key *keys;
+	unsigned int nkeys;
+	unsigned int timeout_ms;
+	unsigned int flags;
+	int quiet;
+	int conflict_code;
+};
+
+/* Take the keys of @t: -1 when held (*@token set), else the exit status */
+static int olc_exec_take(const struct olc_exec_take *t, uint64_t *token)
+{
+	struct timespec t0, t1;
+	int ret, conflict;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = olc_exec_acquire(t->ol, t->keys, t->nkeys, t->timeout_ms, t->flags, token);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret) {
+		conflict = olc_conflict(ordlock_last_failure(t->ol)->reason);
+		if (!t->quiet || !conflict)
+			olc_exec_failure(t->ol, t->domain, ret);
+		return conflict ? t->conflict_code : olc_exit_errno(ret);
+	}
+	if (olc_opt.verbose)
+		olc_err("holding %u key%s in domain %s (token %llu) after %.3f s", t->nkeys,
+			t->nkeys == 1 ? "" : "s", t->domain, (unsigned long long)*token,
+			(double)(t1.tv_sec - t0.tv_sec) +
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+	return -1;
+}
+
 static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	struct olc_exec_args a = {
@@ -341,7 +434,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	int no_fork, close_fd, unlock, domain_given, fd = -1;
 	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
-	struct timespec t0, t1;
+	struct olc_exec_take t;
 	struct ordlock *ol = NULL;
 	uint64_t token = 0;
 	char why[160], fdstr[16];
@@ -350,7 +443,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	a.texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*a.texts));
 	if (!a.texts) {
 		olc_err("out of memory");
-		return OLC_EXIT_ERROR;
+		return OLC_EXIT_OSERR;
 	}
 	/* the options end at COMMAND */
 	ret = olc_getopt(cmd, argc, argv, &a);
@@ -390,7 +483,8 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 				      sizeof(own_domain));
 		if (!ol) {
 			free(texts);
-			return OLC_EXIT_ERROR;
+			return errno == ENOTTY || errno == EBADF ? OLC_EXIT_NOINPUT :
+			       olc_exit_errno(errno);
 		}
 	} else if (shell_cmd && optind < argc) {
 		free(texts);
@@ -409,23 +503,18 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 			else
 				olc_nl_report(NULL, -ENOENT, "reading rank names");
 			free(texts);
-			return OLC_EXIT_ERROR;
+			return OLC_EXIT_UNAVAILABLE;
 		}
 		ret = olc_nl_domain_get(nl, domain, &info);
-		if (ret == -ENOENT && !olc_nl_extack(nl)[0]) {
-			olc_nl_report(nl, ret, "reading rank names");
-			free(texts);
-			return OLC_EXIT_ERROR;
-		}
-		if (ret == -ENOENT) {
+		if (ret == -ENOENT && olc_nl_extack(nl)[0]) {
 			olc_err("domain %s has no rank names (it does not exist yet)", domain);
 			free(texts);
-			return OLC_EXIT_ERROR;
+			return OLC_EXIT_UNAVAILABLE;
 		}
 		if (ret) {
 			olc_nl_report(nl, ret, "reading rank names");
 			free(texts);
-			return OLC_EXIT_ERROR;
+			return olc_exit_errno(ret);
 		}
 		names = &info.names;
 	}
@@ -433,7 +522,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	if (!keys) {
 		olc_err("out of memory");
 		free(texts);
-		return OLC_EXIT_ERROR;
+		return OLC_EXIT_OSERR;
 	}
 	for (i = 0; i < nkeys; i++) {
 		uint32_t rank;
@@ -467,38 +556,34 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 				strerror(ret));
 		free(texts);
 		free(keys);
-		return OLC_EXIT_ERROR;
+		return olc_exit_errno(ret);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ret = ordlock_acquire(ol, keys, nkeys, timeout_ms, flags, &token);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	if (ret) {
-		unsigned int reason = ordlock_last_failure(ol)->reason;
-		int conflict = olc_conflict(reason);
-
-		if (!quiet || !conflict)
-			olc_exec_failure(ol, domain, ret, timeout_ms == OLC_EXEC_FOREVER_MS);
-		ordlock_close(ol);
-		free(texts);
-		free(keys);
-		return conflict ? conflict_code : OLC_EXIT_ERROR;
-	}
-	if (olc_opt.verbose)
-		olc_err("holding %u key%s in domain %s (token %llu) after %.3f s", nkeys,
-			nkeys == 1 ? "" : "s", domain, (unsigned long long)token,
-			(double)(t1.tv_sec - t0.tv_sec) +
-			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
-	free(texts);
-	free(keys);
+	t.ol = ol;
+	t.domain = domain;
+	t.keys = keys;
+	t.nkeys = nkeys;
+	t.timeout_ms = timeout_ms;
+	t.flags = flags;
+	t.quiet = quiet;
+	t.conflict_code = conflict_code;
 
 	if (no_fork) {
 		/* the command inherits the owner: ORDLOCK_FD names it */
+		olc_exec_name(shell_cmd, &argv[optind]);
+		ret = olc_exec_take(&t, &token);
+		free(texts);
+		free(keys);
+		if (ret >= 0) {
+			ordlock_close(ol);
+			return ret;
+		}
 		snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
 		if (fcntl(ordlock_fd(ol), F_SETFD, 0) || olc_exec_setenv(token, domain) ||
 		    setenv("ORDLOCK_FD", fdstr, 1)) {
-			olc_err("cannot pass the descriptor on: %s", strerror(errno));
+			ret = errno;
+			olc_err("cannot pass the descriptor on: %s", strerror(ret));
 			ordlock_close(ol);
-			return OLC_EXIT_ERROR;
+			return olc_exit_errno(ret);
 		}
 		fflush(NULL);
 		ret = olc_exec_command(shell_cmd, &argv[optind]);
@@ -506,7 +591,14 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		return ret;
 	}
 
-	/* like system(3): the terminal's signals are for the command */
+	/*
+	 * The child takes the keys, then becomes COMMAND: the kernel notes its
+	 * pid and (olc_exec_name()) the command's name as the holder's. It has
+	 * the descriptor from fork() on, so killing ordlockctl at any moment
+	 * frees nothing the child holds or will hold.
+	 *
+	 * Like system(3): the terminal's signals are for the command.
+	 */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
@@ -517,27 +609,37 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
-		olc_err("fork: %s", strerror(errno));
+		ret = errno;
+		olc_err("fork: %s", strerror(ret));
 		ordlock_close(ol);
-		return OLC_EXIT_ERROR;
+		free(texts);
+		free(keys);
+		return olc_exit_errno(ret);
 	}
 	if (!pid) {
 		sigaction(SIGINT, &old_int, NULL);
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
+		olc_exec_name(shell_cmd, &argv[optind]);
+		ret = olc_exec_take(&t, &token);
+		if (ret >= 0)
+			_exit(ret);
 		olc_exec_setenv(token, domain);
 		/* without -o the command inherits the owner, and the keys */
 		if (!close_fd) {
 			snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
 			if (fcntl(ordlock_fd(ol), F_SETFD, 0) ||
 			    setenv("ORDLOCK_FD", fdstr, 1)) {
-				olc_err("cannot pass the descriptor on: %s", strerror(errno));
-				_exit(OLC_EXIT_ERROR);
+				ret = errno;
+				olc_err("cannot pass the descriptor on: %s", strerror(ret));
+				_exit(olc_exit_errno(ret));
 			}
 		}
 		_exit(olc_exec_command(shell_cmd, &argv[optind]));
 	}
+	free(texts);
+	free(keys);
 	olc_exec_child = pid;
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
@@ -560,19 +662,18 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		close(fd);
 	}
 	if (status == -1)
-		return OLC_EXIT_ERROR;
+		return OLC_EXIT_OSERR;
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
-	return OLC_EXIT_ERROR;
+	return OLC_EXIT_OSERR;
 }
 
 const struct olc_cmd olc_cmd_exec = {
 	.name = "exec",
 	.run = olc_exec_run,
-	.shortopts = "s:x:w:nE:oc:Fuqvh",
-	.longopts = olc_exec_longopts,
+	.options = olc_exec_options,
 	.opt = olc_exec_opt,
 	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
@@ -580,7 +681,7 @@ const struct olc_cmd olc_cmd_exec = {
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"
 		 "exec [-s KEY]... [-x KEY]... [options] FD\n"
 		 "exec -u [-s KEY]... [-x KEY]... FD",
-	.help =
+	.about =
 	"Takes every KEY in one request (all or nothing; the kernel sorts them, so\n"
 	"exec never violates the order), runs COMMAND while holding them, lets them\n"
 	"go when it ends and exits with its status (128+N when signal N killed\n"
@@ -588,31 +689,22 @@ const struct olc_cmd olc_cmd_exec = {
 	"ORDLOCK_DOMAIN in its environment. As with flock(1), COMMAND inherits the\n"
 	"descriptor that holds the keys (ORDLOCK_FD): they stay held while COMMAND,\n"
 	"or anything it left running with the descriptor, still runs, even if\n"
-	"ordlockctl is killed (-o: not inherited).\n"
-	"\n"
-	"  -s, --shared=KEY     take KEY shared (RANK:ID or NAME:ID)\n"
-	"  -x, --exclusive=KEY  take KEY exclusive\n"
-	"  -w, --timeout=SECS   wait at most SECS seconds (decimals allowed; 0 is -n).\n"
-	"                       Without -w: as long as the kernel allows\n"
-	"                       (max_timeout_ms, 10 minutes by default)\n"
-	"  -n, --nonblock       do not wait: fail at once if a key is not free\n"
-	"  -E, --conflict-exit-code=N\n"
-	"                       exit status when the keys were not obtained: busy\n"
-	"                       (-n), timed out (-w), or deadlock victim (default 1)\n"
-	"  -o, --close          COMMAND does not inherit the descriptor: the keys are\n"
-	"                       held by ordlockctl alone, and freed if it is killed\n"
-	"  -d, --domain=DOMAIN  the domain of the keys (default \"default\")\n"
-	"  -c, --command=CMD    run CMD with /bin/sh -c\n"
-	"  -F, --no-fork        do not fork: become COMMAND, which inherits the\n"
-	"                       descriptor (ORDLOCK_FD) and with it the keys\n"
-	"  -u, --unlock         with FD: release the keys (all without -s/-x)\n"
-	"  -q, --quiet          no message when the keys were not obtained\n"
-	"  -v, --verbose        say when the keys were obtained, and the token\n"
-	"\n"
+	"ordlockctl is killed (-o: not inherited).\n",
+	.help =
 	"Why the keys were not obtained is printed with the culprit, e.g.\n"
 	"\"timed out waiting for exclusive 1:2 held (exclusive) by pid 102\"; a\n"
-	"deadlock victim also gets the cycle. Other failures exit with 2; a COMMAND\n"
-	"that cannot be run with 126 or 127 (not found).\n"
+	"deadlock victim also gets the cycle.\n"
+	"\n"
+	"Exit status, as flock(1): COMMAND's (128+N when signal N killed it; 126\n"
+	"it cannot be run, 127 not found); 1, or -E CODE, when the keys were not\n"
+	"obtained; ordlockctl's own failures, as sysexits(3) and flock(1): 64 usage,\n"
+	"66 FD is not open on /dev/ordlock, 69 the module is not loaded (or no such\n"
+	"domain), 71 a system call failed, 75 the kernel is out of room (a limit),\n"
+	"77 permission denied. Use -E with a code COMMAND never returns (e.g. -E 75)\n"
+	"to tell \"busy\" from COMMAND's own 1.\n"
+	"\n"
+	"The keys are taken by the child that becomes COMMAND, named after it:\n"
+	"\"ordlockctl locks\" shows COMMAND's pid and name as the holder.\n"
 	"ordlockctl ignores SIGINT and SIGQUIT while COMMAND runs (they reach it from\n"
 	"the terminal) and passes SIGTERM and SIGHUP on to it.\n"
 	"\n"

@@ -139,9 +139,11 @@ struct olc_graph_args {
 	int dot;
 };
 
-static const struct option olc_graph_longopts[] = {
-	{ "dot", no_argument, NULL, OLC_OPT_DOT },
-	{ NULL, 0, NULL, 0 },
+static const struct olc_option olc_graph_options[] = {
+	OLC_OPTION_DOMAIN("only this domain"),
+	OLC_OPTION_FILE,
+	{ OLC_OPT_DOT, "dot", NULL, "Graphviz DOT: owners as nodes, hard edges solid, soft\nedges dashed, cycles in red (ordlockctl graph --dot |\ndot -Tsvg > graph.svg)" },
+	{ 0 },
 };
 
 /* --dot */
@@ -179,14 +181,14 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = a.base.file ? olc_load_graph_file(a.base.file, &edges) :
 		       olc_load_graph(&edges, &source);
 	if (ret)
-		return OLC_EXIT_ERROR;
+		return a.base.file ? olc_exit_file(ret) : olc_exit_errno(ret);
 
 	if (a.dot) {
 		ret = olc_graph_dot(&edges, domain);
 		olc_edges_free(&edges);
 		if (ret) {
 			olc_err("graph: %s", strerror(-ret));
-			return OLC_EXIT_ERROR;
+			return olc_exit_errno(ret);
 		}
 		return OLC_EXIT_OK;
 	}
@@ -251,21 +253,15 @@ const struct olc_cmd olc_cmd_graph = {
 	.name = "graph",
 	.run = olc_graph_run,
 	.flags = OLC_CMD_DOMAIN | OLC_CMD_FILE,
-	.longopts = olc_graph_longopts,
+	.options = olc_graph_options,
 	.opt = olc_graph_opt,
 	.summary = "show the wait-for graph (table, JSON or Graphviz DOT)",
 	.usage = "graph [-d DOMAIN] [-f FILE] [-j | --dot]",
-	.help =
+	.about =
 	"One row per edge: WAITER waits for the key it WANTS and BLOCKER stands in its\n"
 	"way, because it holds the key in a conflicting mode (hard edge) or is queued\n"
-	"ahead of it with a conflicting request (soft edge).\n"
-	"\n"
-	"  -d, --domain=DOMAIN  only this domain\n"
-	"  -f, --file=FILE      read a saved graph file (debugfs format; - for stdin)\n"
-	"      --dot            Graphviz DOT: owners as nodes, hard edges solid, soft\n"
-	"                       edges dashed, cycles in red (ordlockctl graph --dot |\n"
-	"                       dot -Tsvg > graph.svg)\n"
-	"\n"
+	"ahead of it with a conflicting request (soft edge).\n",
+	.help =
 	"JSON: {\"source\", \"edges\": [{\"domain\", \"waiter\": {\"owner_id\", \"pid\", \"comm\"},\n"
 	"\"mode\", \"key\", \"rank\", \"id\", \"blocker\": {\"owner_id\", \"pid\", \"comm\", \"mode\"},\n"
 	"\"edge\" (hard|soft), \"waited_us\"}]}.\n",

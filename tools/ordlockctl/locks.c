@@ -24,6 +24,11 @@ static int olc_lock_cmp(const void *a, const void *b)
 	return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
+static const struct olc_option olc_locks_options[] = {
+	OLC_OPTION_DOMAIN("only this domain"),
+	{ 0 },
+};
+
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	static const char *const headers[] = {
@@ -43,8 +48,9 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 	if (ret >= 0)
 		return ret;
 	domain = a.domain;
-	if (olc_load_locks(&locks, &source))
-		return OLC_EXIT_ERROR;
+	ret = olc_load_locks(&locks, &source);
+	if (ret)
+		return olc_exit_errno(ret);
 	qsort(locks.v, locks.n, sizeof(*locks.v), olc_lock_cmp);
 
 	if (olc_opt.json) {
@@ -118,12 +124,11 @@ const struct olc_cmd olc_cmd_locks = {
 	.flags = OLC_CMD_DOMAIN,
 	.summary = "list the holders and queued waiters of every key",
 	.usage = "locks [-d DOMAIN] [-j]",
-	.help =
+	.options = olc_locks_options,
+	.about =
 	"One row per holder and per queued waiter (FIFO position POS) of every key;\n"
-	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited.\n"
-	"\n"
-	"  -d, --domain=DOMAIN  only this domain\n"
-	"\n"
+	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited.\n",
+	.help =
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
 	"\"token\" (null for waiters), \"waited_us\" (null for holders)}]}.\n",

@@ -55,16 +55,6 @@ int olc_usage(const struct olc_cmd *cmd, const char *fmt, ...)
 	return OLC_EXIT_USAGE;
 }
 
-static const char olc_common_help[] =
-	"Common options (also before COMMAND):\n"
-	"  -j, --json           one JSON document (monitor: one per line)\n"
-	"  -p, --pretty         indent the JSON\n"
-	"  -n, --numeric        write keys RANK:ID, not NAME:ID\n"
-	"  -S, --source=SRC     debugfs or netlink (default: debugfs when readable)\n"
-	"      --color=WHEN     auto (default: on a terminal), always, never\n"
-	"  -v, --verbose        say where the data came from\n"
-	"  -h, --help           this help\n";
-
 void olc_help(const struct olc_cmd *cmd, FILE *f)
 {
 	const char *p = cmd->usage, *nl;
@@ -80,8 +70,29 @@ void olc_help(const struct olc_cmd *cmd, FILE *f)
 		first = 0;
 		p = *nl ? nl + 1 : nl;
 	}
-	fprintf(f, "%s\n\n%s\n%s", cmd->summary, cmd->help, olc_common_help);
+	fprintf(f, "%s\n\n", cmd->summary);
+	if (cmd->about)
+		fprintf(f, "%s\n", cmd->about);
+	if (cmd->options && cmd->options->name) {
+		fputs(cmd->flags & OLC_CMD_OWN ? "Options:\n" : "Options of this command:\n", f);
+		olc_print_options(cmd->options, f);
+	}
+	if (cmd->help)
+		fprintf(f, "\n%s", cmd->help);
+	if (!(cmd->flags & OLC_CMD_OWN)) {
+		fputs("\nCommon options (also before COMMAND):\n", f);
+		olc_print_options(olc_common_options, f);
+	}
 }
+
+static const char olc_exit_help[] =
+	"Exit status: 0 success; cycles: 1 cycles found, 3 none seen but the view is\n"
+	"filtered; exec: the command's status (126 cannot run it, 127 not found), 1\n"
+	"(or -E) when the keys were not obtained. ordlockctl's own failures:\n"
+	"  64 usage error               69 module, device or domain not there\n"
+	"  65 a graph file is malformed 70 the kernel's answer cannot be read\n"
+	"  66 a file cannot be opened   71 a system call failed\n"
+	"  75 the kernel is out of room 77 permission denied\n";
 
 void olc_main_help(FILE *f)
 {
@@ -93,13 +104,12 @@ void olc_main_help(FILE *f)
 	for (i = 0; i < OLC_NCMDS; i++)
 		fprintf(f, "  %-8s %s\n", olc_cmds[i]->name, olc_cmds[i]->summary);
 	fprintf(f, "  %-8s %s\n", "help", "this help, or a command's: help COMMAND");
-	fputs("\n", f);
-	fputs(olc_common_help, f);
+	fputs("\nCommon options (also before COMMAND; exec takes only -v, --color, -h):\n", f);
+	olc_print_options(olc_common_options, f);
 	fputs("  -V, --version        print the version\n"
-	      "\nKeys are written RANK:ID or NAME:ID (a rank name of the domain).\n"
-	      "Exit status: 0 success, 2 usage error or failure; cycles: 1 when there are\n"
-	      "cycles; exec: the command's status, 1 (or -E) when the keys are not free.\n"
-	      "See ordlockctl(8).\n", f);
+	      "\nKeys are written RANK:ID or NAME:ID (a rank name of the domain).\n", f);
+	fputs(olc_exit_help, f);
+	fputs("See ordlockctl(8).\n", f);
 }
 
 static const struct olc_cmd *olc_find(const char *name)
@@ -112,20 +122,77 @@ static const struct olc_cmd *olc_find(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* "help [--options|--commands] [COMMAND]" */
+static int olc_help_cmd(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		OLC_COMMON_LONG,
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 },
-	};
 	const struct olc_cmd *cmd;
-	static char prog[64];
+	unsigned int i;
+	int list = 0;
+
+	if (argc > 1 && !strcmp(argv[1], "--commands")) {
+		for (i = 0; i < OLC_NCMDS; i++)
+			printf("%s\n", olc_cmds[i]->name);
+		printf("help\n");
+		return OLC_EXIT_OK;
+	}
+	if (argc > 1 && !strcmp(argv[1], "--options")) {
+		list = 1;
+		argc--;
+		argv++;
+	}
+	if (argc < 2) {
+		if (!list) {
+			olc_main_help(stdout);
+			return OLC_EXIT_OK;
+		}
+		/* the options of ordlockctl itself */
+		for (i = 0; olc_common_options[i].name; i++) {
+			const struct olc_option *o = &olc_common_options[i];
+
+			printf("%s%c --%s %s\n", o->val < 0x80 ? "-" : "",
+			       o->val < 0x80 ? o->val : '-', o->name, o->arg ? o->arg : "-");
+		}
+		printf("-V --version -\n");
+		return OLC_EXIT_OK;
+	}
+	cmd = olc_find(argv[1]);
+	if (!cmd)
+		return olc_usage(NULL, "no command \"%s\"", argv[1]);
+	if (list)
+		olc_list_options(cmd, stdout);
+	else
+		olc_help(cmd, stdout);
+	return OLC_EXIT_OK;
+}
+
+static int olc_main_opts(int argc, char **argv)
+{
+	struct option longopts[24];
+	char shortopts[40] = "+";
+	size_t n = 0, k;
 	int c, ret;
 
-	olc_opt.color = "auto";
-	while ((c = getopt_long(argc, argv, "+" OLC_COMMON_SHORT "V", longopts,
-				NULL)) != -1) {
+	for (k = 0; olc_common_options[k].name && n < ARRAY_SIZE(longopts) - 2; k++) {
+		const struct olc_option *o = &olc_common_options[k];
+
+		longopts[n].name = o->name;
+		longopts[n].has_arg = o->arg ? required_argument : no_argument;
+		longopts[n].flag = NULL;
+		longopts[n].val = o->val;
+		n++;
+		if (o->val < 0x80 && !strchr(shortopts, o->val)) {
+			size_t l = strlen(shortopts);
+
+			shortopts[l++] = (char)o->val;
+			if (o->arg)
+				shortopts[l++] = ':';
+			shortopts[l] = '\0';
+		}
+	}
+	longopts[n++] = (struct option){ "version", no_argument, NULL, 'V' };
+	memset(&longopts[n], 0, sizeof(longopts[n]));
+	strcat(shortopts, "V");
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'V') {
 			printf("ordlockctl %s\n", OLC_VERSION);
 			return OLC_EXIT_OK;
@@ -134,22 +201,26 @@ int main(int argc, char **argv)
 		if (ret >= 0)
 			return ret;
 	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	const struct olc_cmd *cmd;
+	static char prog[64];
+	int ret;
+
+	olc_opt.color = "auto";
+	ret = olc_main_opts(argc, argv);
+	if (ret >= 0)
+		return ret;
 	olc_color_init(olc_opt.color);
 	if (optind >= argc) {
 		olc_main_help(stderr);
 		return OLC_EXIT_USAGE;
 	}
-	if (!strcmp(argv[optind], "help")) {
-		if (optind + 1 >= argc) {
-			olc_main_help(stdout);
-			return OLC_EXIT_OK;
-		}
-		cmd = olc_find(argv[optind + 1]);
-		if (!cmd)
-			return olc_usage(NULL, "no command \"%s\"", argv[optind + 1]);
-		olc_help(cmd, stdout);
-		return OLC_EXIT_OK;
-	}
+	if (!strcmp(argv[optind], "help"))
+		return olc_help_cmd(argc - optind, argv + optind);
 	cmd = olc_find(argv[optind]);
 	if (!cmd)
 		return olc_usage(NULL, "no command \"%s\"", argv[optind]);
@@ -163,7 +234,7 @@ int main(int argc, char **argv)
 	ret = cmd->run(cmd, argc, argv);
 	if (fflush(stdout) || ferror(stdout)) {
 		olc_err("error writing the output");
-		return OLC_EXIT_ERROR;
+		return OLC_EXIT_OSERR;
 	}
 	return ret;
 }

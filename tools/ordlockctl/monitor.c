@@ -193,10 +193,11 @@ struct olc_monitor_args {
 	uint64_t timeout_s;
 };
 
-static const struct option olc_monitor_longopts[] = {
-	{ "count", required_argument, NULL, 'c' },
-	{ "timeout", required_argument, NULL, 't' },
-	{ NULL, 0, NULL, 0 },
+static const struct olc_option olc_monitor_options[] = {
+	OLC_OPTION_DOMAIN("only events of this domain"),
+	{ 'c', "count", "COUNT", "exit after COUNT events" },
+	{ 't', "timeout", "SECS", "exit after SECS seconds" },
+	{ 0 },
 };
 
 static int olc_monitor_opt(const struct olc_cmd *cmd, int c, const char *arg,
@@ -242,13 +243,13 @@ static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_nl_open_ctl(&nl);
 	if (ret) {
 		olc_nl_report(NULL, ret, "netlink");
-		return OLC_EXIT_ERROR;
+		return olc_module_missing() ? OLC_EXIT_UNAVAILABLE : olc_exit_errno(ret);
 	}
 	ret = olc_nl_join(nl);
 	if (ret) {
 		olc_nl_report(nl, ret, "joining the \"events\" group");
 		olc_nl_close(nl);
-		return OLC_EXIT_ERROR;
+		return olc_exit_errno(ret);
 	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = olc_monitor_signal;
@@ -278,7 +279,7 @@ static int olc_monitor_run(const struct olc_cmd *cmd, int argc, char **argv)
 		if (ret < 0) {
 			olc_err("receiving events: %s", strerror(-ret));
 			olc_nl_close(nl);
-			return OLC_EXIT_ERROR;
+			return olc_exit_errno(ret);
 		}
 		if (nl->lost != lost) {
 			olc_err("events were lost (the receive buffer overflowed %lu times)",
@@ -294,22 +295,17 @@ const struct olc_cmd olc_cmd_monitor = {
 	.name = "monitor",
 	.run = olc_monitor_run,
 	.flags = OLC_CMD_DOMAIN,
-	.shortopts = "c:t:",
-	.longopts = olc_monitor_longopts,
+	.options = olc_monitor_options,
 	.opt = olc_monitor_opt,
 	.summary = "print ordlock's events as they happen",
 	.usage = "monitor [-d DOMAIN] [-c COUNT] [-t SECONDS] [-j]",
-	.help =
+	.about =
 	"Subscribes to the netlink \"events\" group and prints each event with a\n"
 	"timestamp: deadlock (the victim and its cycle), timeout, order (an order\n"
 	"violation), limit, owner-died (an owner's process was killed holding keys). The\n"
 	"kernel sends at most 100 events a second. Runs until interrupted. Joining\n"
-	"the group needs CAP_NET_ADMIN (on kernels that support the restriction).\n"
-	"\n"
-	"  -d, --domain=DOMAIN  only events of this domain\n"
-	"  -c, --count=COUNT    exit after COUNT events\n"
-	"  -t, --timeout=SECS   exit after SECS seconds\n"
-	"\n"
+	"the group needs CAP_NET_ADMIN (on kernels that support the restriction).\n",
+	.help =
 	"JSON: one document per line: {\"time\", \"time_ns\", \"event\", \"domain\",\n"
 	"\"owner\": {\"owner_id\", \"pid\", \"comm\", \"kind\", \"held\", \"uid\"}, \"failure\": null or\n"
 	"{\"reason\", \"errno\", \"error\", \"pid\", \"index\", \"key\": {\"key\", \"rank\", \"id\",\n"

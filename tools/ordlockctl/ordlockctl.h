@@ -23,37 +23,96 @@
 #include "parse.h"
 #include "print.h"
 
-/* Exit statuses */
+/*
+ * Exit statuses. A subcommand's own outcome uses the small numbers
+ * (cycles: 1 cycles found, 3 the view is filtered); exec passes on its
+ * command's status, as flock(1) does, and ordlockctl's own failures use
+ * the sysexits(3) codes flock(1) uses, so that a script tells "the command
+ * said 1 or 2" from "ordlockctl could not do it":
+ */
 #define OLC_EXIT_OK		0
 #define OLC_EXIT_FOUND		1	/* cycles: there are cycles */
-#define OLC_EXIT_ERROR		2
-#define OLC_EXIT_USAGE		2
+#define OLC_EXIT_USAGE		64	/* EX_USAGE: bad options or arguments */
+#define OLC_EXIT_DATAERR	65	/* EX_DATAERR: a graph file that does not parse */
+#define OLC_EXIT_NOINPUT	66	/* EX_NOINPUT: a file (-f) cannot be opened */
+#define OLC_EXIT_UNAVAILABLE	69	/* EX_UNAVAILABLE: module not loaded, no device,
+					 * no netlink family, no such domain */
+#define OLC_EXIT_SOFTWARE	70	/* EX_SOFTWARE: the kernel answered what we
+					 * cannot read (a version mismatch) */
+#define OLC_EXIT_OSERR		71	/* EX_OSERR: a system call failed (fork, memory,
+					 * an ioctl or netlink error not listed here) */
+#define OLC_EXIT_TEMPFAIL	75	/* EX_TEMPFAIL: the kernel is out of room for
+					 * now (limits: EAGAIN, ENOSPC, EMFILE) */
+#define OLC_EXIT_NOPERM		77	/* EX_NOPERM: permission denied */
+/* Failures that are not yet classified */
+#define OLC_EXIT_ERROR		OLC_EXIT_OSERR
+
+/* The exit status for a failure with errno @err (positive or negative) */
+int olc_exit_errno(int err);
+/* The exit status for a failure @err of reading a file the user gave */
+int olc_exit_file(int err);
+
+/**
+ * struct olc_option - one option of a subcommand: THE table that getopt,
+ *	--help, "help --options" (the bash completion) and the man page test
+ *	(tests/unit/t_ctl_opts.sh) all read
+ * @val: what getopt returns: the short letter, or an OLC_OPT_* above 0xff
+ *	(long only)
+ * @name: the long name
+ * @arg: the name of its argument in --help (NULL: it takes none)
+ * @help: its --help text, '\n' between lines (NULL: an alias of the entry
+ *	before it, accepted and completed but not listed)
+ */
+struct olc_option {
+	int val;
+	const char *name;
+	const char *arg;
+	const char *help;
+};
+
+/* The entries -d and -f of the subcommands that take them */
+#define OLC_OPTION_DOMAIN(help)	{ 'd', "domain", "DOMAIN", help }
+#define OLC_OPTION_FILE		\
+	{ 'f', "file", "FILE", "read a saved graph file (debugfs format; - for stdin)" }
 
 /**
  * struct olc_cmd - a subcommand (one file each, one entry in main.c's table)
  * @name: its name
  * @run: runs it with argv[0] the name; returns the exit status. It starts
  *	with olc_getopt(), which hands each of its own options to @opt.
- * @shortopts: its own short options, as getopt() reads them ("d:w")
- * @longopts: its own long options, ending with { 0 } (NULL: none)
+ * @options: its own options, ending with { 0 } (NULL: none); unless
+ *	OLC_CMD_OWN the common ones (olc_common_options) come on top
  * @opt: takes one of its own options @c (with @arg) into @args (the run's
  *	state); returns -1 when taken, else the exit status to end with
  * @flags: OLC_CMD_*
  * @summary: one line for the list of subcommands
  * @usage: the synopsis lines of --help
- * @help: the rest of --help (options, output, exit status)
+ * @about: what --help says before the options
+ * @help: what --help says after them (output, exit status, JSON)
  */
 struct olc_cmd {
 	const char *name;
 	int (*run)(const struct olc_cmd *cmd, int argc, char **argv);
-	const char *shortopts;
-	const struct option *longopts;
+	const struct olc_option *options;
 	int (*opt)(const struct olc_cmd *cmd, int c, const char *arg, void *args);
 	unsigned int flags;
 	const char *summary;
 	const char *usage;
+	const char *about;
 	const char *help;
 };
+
+/* The options every subcommand takes unless OLC_CMD_OWN */
+extern const struct olc_option olc_common_options[];
+
+/*
+ * olc_list_options() - "help --options COMMAND": one line per option
+ * @cmd accepts (common ones included), "SHORT LONG ARG" with "-" for
+ * none; the bash completion reads it
+ */
+void olc_list_options(const struct olc_cmd *cmd, FILE *f);
+/* The --help lines of the options of @opts (aliases left out) */
+void olc_print_options(const struct olc_option *opts, FILE *f);
 
 /*
  * OLC_CMD_ARGS: takes arguments, which end its options (getopt's "+");
@@ -93,7 +152,7 @@ enum olc_source {
 struct olc_opts {
 	int json;
 	int pretty;
-	int numeric;		/* keys as RANK:ID, never NAME:ID */
+	int numeric;		/* -N: keys as RANK:ID, never NAME:ID */
 	int verbose;
 	enum olc_source source;
 	const char *color;
@@ -123,22 +182,8 @@ void olc_help(const struct olc_cmd *cmd, FILE *f);
 /* The help of ordlockctl itself (no subcommand) */
 void olc_main_help(FILE *f);
 
-/*
- * The options every subcommand takes (unless OLC_CMD_OWN): -j/--json,
- * -p/--pretty, -n/--numeric, -v/--verbose, -S/--source, --color,
- * -h/--help; olc_getopt() adds them to the subcommand's own.
- */
+/* The value of --color, a long option only */
 #define OLC_OPT_COLOR	0x100
-#define OLC_COMMON_SHORT "jpnvS:h"
-#define OLC_COMMON_LONG							\
-	{ "json", no_argument, NULL, 'j' },				\
-	{ "pretty", no_argument, NULL, 'p' },				\
-	{ "numeric", no_argument, NULL, 'n' },				\
-	{ "verbose", no_argument, NULL, 'v' },				\
-	{ "source", required_argument, NULL, 'S' },			\
-	{ "color", required_argument, NULL, OLC_OPT_COLOR },		\
-	{ "colour", required_argument, NULL, OLC_OPT_COLOR },		\
-	{ "help", no_argument, NULL, 'h' }
 
 /*
  * olc_getopt() - parse the options of @cmd (its own go to @cmd->opt with
@@ -149,7 +194,7 @@ void olc_main_help(FILE *f);
 int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args);
 /*
  * olc_common_opt() - handle common option @c: returns -1 when handled,
- * else the exit status to end with (0 after --help, 2 on a usage error).
+ * else the exit status to end with (0 after --help, 64 on a usage error).
  */
 int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg);
 /*

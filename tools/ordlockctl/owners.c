@@ -20,9 +20,10 @@ struct olc_owners_args {
 	int waiting;
 };
 
-static const struct option olc_owners_longopts[] = {
-	{ "waiting", no_argument, NULL, 'w' },
-	{ NULL, 0, NULL, 0 },
+static const struct olc_option olc_owners_options[] = {
+	OLC_OPTION_DOMAIN("only this domain"),
+	{ 'w', "waiting", NULL, "only owners that wait" },
+	{ 0 },
 };
 
 /* -w */
@@ -53,8 +54,9 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	if (olc_load_owners(&owners, &source))
-		return OLC_EXIT_ERROR;
+	ret = olc_load_owners(&owners, &source);
+	if (ret)
+		return olc_exit_errno(ret);
 	qsort(owners.v, owners.n, sizeof(*owners.v), olc_owner_cmp);
 
 	if (olc_opt.json) {
@@ -117,19 +119,15 @@ const struct olc_cmd olc_cmd_owners = {
 	.name = "owners",
 	.run = olc_owners_run,
 	.flags = OLC_CMD_DOMAIN,
-	.shortopts = "w",
-	.longopts = olc_owners_longopts,
+	.options = olc_owners_options,
 	.opt = olc_owners_opt,
 	.summary = "list the owners: what each holds and waits for",
 	.usage = "owners [-d DOMAIN] [-w] [-j]",
-	.help =
+	.about =
 	"One row per owner: an open file description of /dev/ordlock (kind device) or\n"
 	"a generic netlink socket (kind netlink). PID and COMM are those of the last\n"
-	"task that made a request through it.\n"
-	"\n"
-	"  -d, --domain=DOMAIN  only this domain\n"
-	"  -w, --waiting        only owners that wait\n"
-	"\n"
+	"task that made a request through it.\n",
+	.help =
 	"JSON: {\"source\", \"owners\": [{\"owner_id\", \"pid\", \"comm\", \"domain\", \"kind\",\n"
 	"\"held\", \"waiting\": null or {\"mode\", \"key\", \"rank\", \"id\", \"waited_us\"}}]}.\n",
 };

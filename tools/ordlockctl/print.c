@@ -290,7 +290,16 @@ void olc_json_str(struct olc_json *j, const char *key, const char *s)
 void olc_json_u64(struct olc_json *j, const char *key, uint64_t v)
 {
 	olc_json_key(j, key);
-	fprintf(j->f, "%llu", (unsigned long long)v);
+	/*
+	 * A double (JavaScript, jq 1.6) holds integers exactly up to 2^53 - 1:
+	 * past that the number is written as a string of its decimal digits,
+	 * so that no reader rounds it ("id": 5, "id": "18446744073709551615";
+	 * jq's "tostring" gives the exact digits of both)
+	 */
+	if (v > OLC_JSON_MAX_SAFE)
+		fprintf(j->f, "\"%llu\"", (unsigned long long)v);
+	else
+		fprintf(j->f, "%llu", (unsigned long long)v);
 }
 
 void olc_json_int(struct olc_json *j, const char *key, long long v)

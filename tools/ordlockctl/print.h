@@ -60,6 +60,11 @@ void olc_json_obj_end(struct olc_json *j);
 void olc_json_arr(struct olc_json *j, const char *key);
 void olc_json_arr_end(struct olc_json *j);
 void olc_json_str(struct olc_json *j, const char *key, const char *s);
+/*
+ * An unsigned 64-bit integer: a JSON number up to OLC_JSON_MAX_SAFE (2^53 - 1,
+ * exact in a double), else a string of its decimal digits
+ */
+#define OLC_JSON_MAX_SAFE	((1ULL << 53) - 1)
 void olc_json_u64(struct olc_json *j, const char *key, uint64_t v);
 void olc_json_int(struct olc_json *j, const char *key, long long v);
 void olc_json_bool(struct olc_json *j, const char *key, int v);

@@ -92,9 +92,10 @@ struct olc_stats_args {
 	int all;
 };
 
-static const struct option olc_stats_longopts[] = {
-	{ "all", no_argument, NULL, 'a' },
-	{ NULL, 0, NULL, 0 },
+static const struct olc_option olc_stats_options[] = {
+	OLC_OPTION_DOMAIN("only this domain, in detail"),
+	{ 'a', "all", NULL, "every domain in detail" },
+	{ 0 },
 };
 
 /* -a */
@@ -126,8 +127,9 @@ static int olc_stats_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
-	if (olc_load_stats(&stats, a.base.domain, &source))
-		return OLC_EXIT_ERROR;
+	ret = olc_load_stats(&stats, a.base.domain, &source);
+	if (ret)
+		return olc_exit_errno(ret);
 
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
@@ -209,20 +211,16 @@ const struct olc_cmd olc_cmd_stats = {
 	.name = "stats",
 	.run = olc_stats_run,
 	.flags = OLC_CMD_DOMAIN,
-	.shortopts = "a",
-	.longopts = olc_stats_longopts,
+	.options = olc_stats_options,
 	.opt = olc_stats_opt,
 	.summary = "show the counters of each domain",
 	.usage = "stats [-d DOMAIN] [-a] [-j]",
-	.help =
+	.about =
 	"One row per domain (DEADLOCKS counts cycle and upgrade deadlocks, ORDER the\n"
 	"order violations); with -d or -a every counter and the histogram of wait\n"
 	"times (debugfs only). Through netlink (no debugfs) the domains listed are\n"
-	"\"default\" and those that have owners.\n"
-	"\n"
-	"  -d, --domain=DOMAIN  only this domain, in detail\n"
-	"  -a, --all            every domain in detail\n"
-	"\n"
+	"\"default\" and those that have owners.\n",
+	.help =
 	"JSON: {\"source\", \"global\": {\"owners\", \"resources\"} or null (netlink),\n"
 	"\"domains\": [{\"name\", \"policy\", \"detect_delay_ms\", \"counters\": {NAME: N...},\n"
 	"\"wait_us\": {\"lt_1\": N, ..., \"more\": N} or null}]}; the counter names are\n"

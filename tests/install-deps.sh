@@ -7,7 +7,7 @@
 # (linux-image-amd64, Debian 12's default), 6.12 (linux-image-6.12-amd64)
 # and 6.12 PREEMPT_RT (linux-image-6.12-rt-amd64), from Debian 12's own
 # archive; qemu, busybox-static (the VM's
-# initramfs), libnl (tools), sparse (make C=1), jq (the ordlockctl tests
+# initramfs), libnl and libsmartcols (tools), sparse (make C=1), jq (the ordlockctl tests
 # read its JSON back), graphviz (the demo's picture), dkms (the DKMS build
 # test).
 #
@@ -31,6 +31,7 @@ PACKAGES=(
 	busybox-static
 	libnl-genl-3-dev
 	libnl-3-dev
+	libsmartcols-dev
 	pkg-config
 	python3
 	cpio

@@ -132,7 +132,7 @@ static void test_cycles(void)
 	   " .cycles[0].steps[0].owner_id == 5 and .cycles[0].steps[0].waited_us == 1500000 and"
 	   " .cycles[0].steps[0].blocker == {\"owner_id\": 6, \"pid\": 102, \"comm\": \"transfer\","
 	   " \"mode\": \"exclusive\"} and .cycles[0].chain == [\"1:1\", \"1:2\", \"1:1\"]");
-	jq("cycles -j -p: the same document, indented", "$C cycles -j -p", ".count == 1");
+	jq("cycles -j --pretty: the same document, indented", "$C cycles -j --pretty", ".count == 1");
 	check(run("$C cycles -f \"$ORDLOCK_DEBUGFS/graph\" -S netlink") == 1,
 	      "cycles -f FILE reads the file, whatever the source");
 	check(run("$C cycles -f - < \"$ORDLOCK_DEBUGFS/graph\"") == 1, "cycles -f - reads stdin");
@@ -268,6 +268,44 @@ static void test_json64(void)
 	put("graph", graph);
 }
 
+/* lslocks' conventions: -o, -n, -r, -p PID; blockers PID (pg_blocking_pids) */
+static void test_lslocks(void)
+{
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "wh 1:2 waiter 0 6 102 transfer shared 1234\n"
+	    "wh 1:2 holder 0 5 101 transfer exclusive 17\n"
+	    "aa 3:1 holder 0 9 7 x shared 4\n");
+	check(run("$C locks -o pid,comm,key -n") == 0 &&
+	      !strcmp(R.out, "  7  x         3:1\n101  transfer  1:2\n102  transfer  1:2\n"),
+	      "locks -o PID,COMM,KEY -n: those columns in that order, no header");
+	check(run("$C locks -r -p 101") == 0 &&
+	      !strcmp(R.out, "DOMAIN KEY ROLE POS OWNER PID COMM MODE TOKEN WAITED\n"
+		      "wh 1:2 holder 0 5 101 transfer exclusive 17 -\n"),
+	      "locks -r -p 101: raw, only pid 101's rows");
+	check(run("$C locks -p 4242") == 0 && strstr(R.out, "no locks"),
+	      "locks -p of a pid without locks: says so");
+	jq("locks -j -p 102: the filter holds in the JSON", "$C locks -j -p 102",
+	   ".locks | length == 1 and .[0].pid == 102");
+	check(run("$C locks -o PID,nope") == 64 && strstr(R.err, "nope"),
+	      "locks -o with an unknown column: exit 64, naming it");
+	check(run("$C owners -o owner,waits_for -n -p 102") == 0 &&
+	      strstr(R.out, "exclusive 1:2") && !strstr(R.out, "OWNER"),
+	      "owners -o OWNER,WAITS_FOR -n -p 102");
+	check(run("$C help --columns locks") == 0 && strstr(R.out, "TOKEN\nWAITED\n"),
+	      "help --columns locks: the names -o takes");
+	check(run("$C blockers 103") == 1 && strstr(R.out, "holds exclusive") &&
+	      strstr(R.out, "queued exclusive") && strstr(R.out, "101") && strstr(R.out, "102"),
+	      "blockers 103: the holder and the one queued ahead; exit 1 (blocked)");
+	jq("blockers -j: blocking_pids as pg_blocking_pids()", "$C blockers -j 103",
+	   ".pid == 103 and .blocking_pids == [101, 102] and (.blockers | length) == 2 and"
+	   " .blockers[0].edge == \"hard\"");
+	check(run("$C blockers -o pid -n 101") == 1 && !strcmp(R.out, "102\n"),
+	      "blockers -o PID -n 101: one pid a line (options after PID or before)");
+	check(run("$C blockers 4242") == 0 && strstr(R.out, "waits for no key"),
+	      "blockers of a pid that waits for nothing: exit 0");
+	check(run("$C blockers") == 64 && run("$C blockers 0") == 64, "blockers without a PID: exit 64");
+}
+
 /* The options exec takes, and only those, in its --help */
 static void test_exec_help(void)
 {
@@ -340,6 +378,7 @@ int main(void)
 	test_graph();
 	test_other();
 	test_json64();
+	test_lslocks();
 	test_exec_help();
 	test_usage();
 	run("rm -rf \"$ORDLOCK_DEBUGFS\"");

@@ -24,7 +24,7 @@ int olc_domain_opt(const struct olc_cmd *cmd, const char *arg,
 
 const struct olc_option olc_common_options[] = {
 	{ 'j', "json", NULL, "one JSON document (monitor: one per line)" },
-	{ 'p', "pretty", NULL, "indent the JSON" },
+	{ OLC_OPT_PRETTY, "pretty", NULL, "indent the JSON" },
 	{ 'N', "numeric", NULL, "write keys RANK:ID, not NAME:ID" },
 	{ 'S', "source", "SRC", "debugfs, netlink or auto (default: debugfs when\nreadable)" },
 	{ OLC_OPT_COLOR, "color", "WHEN", "auto (default: on a terminal), always, never" },
@@ -77,7 +77,7 @@ int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg)
 	case 'j':
 		olc_opt.json = 1;
 		return -1;
-	case 'p':
+	case OLC_OPT_PRETTY:
 		olc_opt.pretty = 1;
 		return -1;
 	case 'N':
@@ -129,6 +129,30 @@ static int olc_shared_opt(const struct olc_cmd *cmd, int c, const char *arg,
 		return olc_domain_opt(cmd, arg, &a->domain);
 	if (c == 'f' && (cmd->flags & OLC_CMD_FILE)) {
 		a->file = arg;
+		return -1;
+	}
+	if (!(cmd->flags & OLC_CMD_TABLE))
+		return -2;
+	switch (c) {
+	case 'o': {
+		char bad[64];
+
+		if (olc_columns_check(arg, cmd->columns, bad, sizeof(bad)))
+			return olc_usage(cmd, "-o: no column \"%s\" (ordlockctl help --columns %s)",
+					 bad, cmd->name);
+		olc_tab.columns = arg;
+		return -1;
+	}
+	case 'n':
+		olc_tab.noheadings = 1;
+		return -1;
+	case 'r':
+		olc_tab.raw = 1;
+		return -1;
+	case 'p':
+		if (olc_parse_u32(arg, &a->pid) || !a->pid)
+			return olc_usage(cmd, "-p: \"%s\" is not a process id", arg);
+		a->have_pid = 1;
 		return -1;
 	}
 	return -2;
@@ -199,7 +223,7 @@ int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args)
 			return ret;
 	}
 	olc_color_init(olc_opt.color);
-	if (!(cmd->flags & OLC_CMD_ARGS) && optind < argc)
+	if (!(cmd->flags & (OLC_CMD_ARGS | OLC_CMD_ONEARG)) && optind < argc)
 		return olc_usage(cmd, "unexpected argument \"%s\"", argv[optind]);
 	return -1;
 }

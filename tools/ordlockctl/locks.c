@@ -26,15 +26,18 @@ static int olc_lock_cmp(const void *a, const void *b)
 
 static const struct olc_option olc_locks_options[] = {
 	OLC_OPTION_DOMAIN("only this domain"),
+	OLC_OPTIONS_TABLE("only the rows of the owners of process PID"),
 	{ 0 },
+};
+
+static const char *const olc_locks_headers[] = {
+	"DOMAIN", "KEY", "ROLE", "POS", "OWNER", "PID", "COMM", "MODE",
+	"TOKEN", "WAITED", NULL,
 };
 
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const char *const headers[] = {
-		"DOMAIN", "KEY", "ROLE", "POS", "OWNER", "PID", "COMM", "MODE",
-		"TOKEN", "WAITED",
-	};
+	const char *const *headers = olc_locks_headers;
 	struct olc_locks locks = { 0 };
 	struct olc_args a = { 0 };
 	const char *domain, *source = NULL;
@@ -63,6 +66,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			int holder = l->role == ORDLOCK_ROLE_HOLDER;
 
 			if (domain && strcmp(l->domain, domain))
+				continue;
+			if (a.have_pid && l->owner.pid != a.pid)
 				continue;
 			olc_json_obj(&j, NULL);
 			olc_json_str(&j, "domain", l->domain);
@@ -95,6 +100,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 
 		if (domain && strcmp(l->domain, domain))
 			continue;
+		if (a.have_pid && l->owner.pid != a.pid)
+			continue;
 		olc_table_cell(t, OLC_RESET, "%s", l->domain);
 		olc_table_cell(t, OLC_BOLD, "%s", olc_key(l->domain, l->rank, l->id));
 		olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s",
@@ -113,7 +120,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				       olc_us_str(buf, sizeof(buf), l->value));
 		}
 	}
-	olc_list_end(NULL, t, "locks held or waited for", domain);
+	olc_list_end(NULL, t, a.have_pid ? "locks held or waited for by that pid" :
+			 "locks held or waited for", domain);
 	olc_locks_free(&locks);
 	return OLC_EXIT_OK;
 }
@@ -121,9 +129,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_locks = {
 	.name = "locks",
 	.run = olc_locks_run,
-	.flags = OLC_CMD_DOMAIN,
+	.flags = OLC_CMD_DOMAIN | OLC_CMD_TABLE,
+	.columns = olc_locks_headers,
 	.summary = "list the holders and queued waiters of every key",
-	.usage = "locks [-d DOMAIN] [-j]",
+	.usage = "locks [-d DOMAIN] [-p PID] [-o LIST] [-n] [-r] [-j]",
 	.options = olc_locks_options,
 	.about =
 	"One row per holder and per queued waiter (FIFO position POS) of every key;\n"

@@ -25,6 +25,7 @@ static const struct olc_cmd *const olc_cmds[] = {
 	&olc_cmd_monitor,
 	&olc_cmd_exec,
 	&olc_cmd_domain,
+	&olc_cmd_blockers,
 };
 
 #define OLC_NCMDS ARRAY_SIZE(olc_cmds)
@@ -76,6 +77,20 @@ void olc_help(const struct olc_cmd *cmd, FILE *f)
 	if (cmd->options && cmd->options->name) {
 		fputs(cmd->flags & OLC_CMD_OWN ? "Options:\n" : "Options of this command:\n", f);
 		olc_print_options(cmd->options, f);
+	}
+	if (cmd->columns) {
+		unsigned int i, w = 9;
+
+		fputs("\nColumns (-o):", f);
+		for (i = 0; cmd->columns[i]; i++) {
+			w += (unsigned int)strlen(cmd->columns[i]) + 1;
+			if (w > 78) {
+				fputs("\n ", f);
+				w = (unsigned int)strlen(cmd->columns[i]) + 2;
+			}
+			fprintf(f, " %s", cmd->columns[i]);
+		}
+		fputs(" (names as in the header; _ for a space)\n", f);
 	}
 	if (cmd->help)
 		fprintf(f, "\n%s", cmd->help);
@@ -133,6 +148,19 @@ static int olc_help_cmd(int argc, char **argv)
 		for (i = 0; i < OLC_NCMDS; i++)
 			printf("%s\n", olc_cmds[i]->name);
 		printf("help\n");
+		return OLC_EXIT_OK;
+	}
+	if (argc > 2 && !strcmp(argv[1], "--columns")) {
+		cmd = olc_find(argv[2]);
+		if (!cmd)
+			return olc_usage(NULL, "no command \"%s\"", argv[2]);
+		for (i = 0; cmd->columns && cmd->columns[i]; i++) {
+			const char *p;
+
+			for (p = cmd->columns[i]; *p; p++)
+				putchar(*p == ' ' ? '_' : *p);
+			putchar('\n');
+		}
 		return OLC_EXIT_OK;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--options")) {

@@ -74,6 +74,12 @@ struct olc_option {
 #define OLC_OPTION_DOMAIN(help)	{ 'd', "domain", "DOMAIN", help }
 #define OLC_OPTION_FILE		\
 	{ 'f', "file", "FILE", "read a saved graph file (debugfs format; - for stdin)" }
+/* The table options of lslocks(8), of the subcommands with OLC_CMD_TABLE */
+#define OLC_OPTIONS_TABLE(pidhelp)						\
+	{ 'o', "output", "LIST", "the columns to print, comma-separated, in that order\n(see Columns below)" }, \
+	{ 'n', "noheadings", NULL, "print no header line" },			\
+	{ 'r', "raw", NULL, "raw output: one space between columns, no alignment" }, \
+	{ 'p', "pid", "PID", pidhelp }
 
 /**
  * struct olc_cmd - a subcommand (one file each, one entry in main.c's table)
@@ -89,6 +95,7 @@ struct olc_option {
  * @usage: the synopsis lines of --help
  * @about: what --help says before the options
  * @help: what --help says after them (output, exit status, JSON)
+ * @columns: the names of its table's columns, NULL-terminated (for -o)
  */
 struct olc_cmd {
 	const char *name;
@@ -100,6 +107,7 @@ struct olc_cmd {
 	const char *usage;
 	const char *about;
 	const char *help;
+	const char *const *columns;
 };
 
 /* The options every subcommand takes unless OLC_CMD_OWN */
@@ -126,11 +134,17 @@ void olc_print_options(const struct olc_option *opts, FILE *f);
 #define OLC_CMD_OWN	0x2
 #define OLC_CMD_DOMAIN	0x4
 #define OLC_CMD_FILE	0x8
+/* OLC_CMD_TABLE: takes -o, -n, -r and -p PID (OLC_OPTIONS_TABLE) */
+#define OLC_CMD_TABLE	0x10
+/* OLC_CMD_ONEARG: one argument, anywhere among the options */
+#define OLC_CMD_ONEARG	0x20
 
 /* The options several subcommands take: the start of their @args */
 struct olc_args {
 	const char *domain;	/* -d: only this domain (checked) */
 	const char *file;	/* -f: a saved graph file */
+	int have_pid;		/* -p PID given */
+	unsigned int pid;	/* -p: only the rows of this process */
 };
 
 extern const struct olc_cmd olc_cmd_cycles;
@@ -141,6 +155,7 @@ extern const struct olc_cmd olc_cmd_stats;
 extern const struct olc_cmd olc_cmd_monitor;
 extern const struct olc_cmd olc_cmd_exec;
 extern const struct olc_cmd olc_cmd_domain;
+extern const struct olc_cmd olc_cmd_blockers;
 
 enum olc_source {
 	OLC_SRC_AUTO,
@@ -184,6 +199,7 @@ void olc_main_help(FILE *f);
 
 /* The value of --color, a long option only */
 #define OLC_OPT_COLOR	0x100
+#define OLC_OPT_PRETTY	0x101
 
 /*
  * olc_getopt() - parse the options of @cmd (its own go to @cmd->opt with

@@ -23,6 +23,7 @@ struct olc_owners_args {
 static const struct olc_option olc_owners_options[] = {
 	OLC_OPTION_DOMAIN("only this domain"),
 	{ 'w', "waiting", NULL, "only owners that wait" },
+	OLC_OPTIONS_TABLE("only the owners of process PID"),
 	{ 0 },
 };
 
@@ -37,11 +38,13 @@ static int olc_owners_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	return -1;
 }
 
+static const char *const olc_owners_headers[] = {
+	"OWNER", "PID", "COMM", "DOMAIN", "KIND", "HELD", "WAITS FOR", "WAITED", NULL,
+};
+
 static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
-	static const char *const headers[] = {
-		"OWNER", "PID", "COMM", "DOMAIN", "KIND", "HELD", "WAITS FOR", "WAITED",
-	};
+	const char *const *headers = olc_owners_headers;
 	struct olc_owners owners = { 0 };
 	struct olc_owners_args a = { 0 };
 	const char *source = NULL;
@@ -72,6 +75,8 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 		if (a.base.domain && strcmp(o->domain, a.base.domain))
 			continue;
 		if (a.waiting && !o->wmode)
+			continue;
+		if (a.base.have_pid && o->who.pid != a.base.pid)
 			continue;
 		if (olc_opt.json) {
 			olc_json_obj(&j, NULL);
@@ -118,11 +123,12 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_owners = {
 	.name = "owners",
 	.run = olc_owners_run,
-	.flags = OLC_CMD_DOMAIN,
+	.flags = OLC_CMD_DOMAIN | OLC_CMD_TABLE,
+	.columns = olc_owners_headers,
 	.options = olc_owners_options,
 	.opt = olc_owners_opt,
 	.summary = "list the owners: what each holds and waits for",
-	.usage = "owners [-d DOMAIN] [-w] [-j]",
+	.usage = "owners [-d DOMAIN] [-w] [-p PID] [-o LIST] [-n] [-r] [-j]",
 	.about =
 	"One row per owner: an open file description of /dev/ordlock (kind device) or\n"
 	"a generic netlink socket (kind netlink). PID and COMM are those of the last\n"

@@ -9,7 +9,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libsmartcols.h>
+
 #include "print.h"
+
+#define ARRAY_LEN(a)	(sizeof(a) / sizeof((a)[0]))
 
 static int olc_colors;
 
@@ -115,58 +119,136 @@ void olc_table_cell(struct olc_table *t, enum olc_color color,
 	t->n++;
 }
 
+struct olc_table_opts olc_tab;
+
+/* The column of @t named @name (case and '_' for ' ' aside), or -1 */
+static int olc_table_col(const char *const *headers, unsigned int ncols,
+			 const char *name, size_t len)
+{
+	unsigned int c;
+	size_t k;
+
+	for (c = 0; c < ncols; c++) {
+		const char *h = headers[c];
+
+		if (strlen(h) != len)
+			continue;
+		for (k = 0; k < len; k++) {
+			char x = h[k] == ' ' ? '_' : h[k], y = name[k] == '-' ? '_' : name[k];
+
+			if (x != (y >= 'a' && y <= 'z' ? y - 'a' + 'A' : y))
+				break;
+		}
+		if (k == len)
+			return (int)c;
+	}
+	return -1;
+}
+
+int olc_columns_check(const char *list, const char *const *headers, char *bad,
+		      size_t badlen)
+{
+	unsigned int n = 0;
+	const char *p = list, *e;
+
+	while (headers[n])
+		n++;
+	if (!*list)
+		goto fail;
+	for (; *p; p = *e ? e + 1 : e) {
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		if (olc_table_col(headers, n, p, (size_t)(e - p)) < 0) {
+			snprintf(bad, badlen, "%.*s", (int)(e - p), p);
+			return -1;
+		}
+	}
+	return 0;
+fail:
+	snprintf(bad, badlen, "%s", list);
+	return -1;
+}
+
+static const char *const olc_scols_color[OLC_NCOLORS] = {
+	[OLC_BOLD] = "bold",
+	[OLC_RED] = "red",
+	[OLC_GREEN] = "green",
+	[OLC_YELLOW] = "yellow",
+	[OLC_BLUE] = "blue",
+	[OLC_MAGENTA] = "magenta",
+	[OLC_CYAN] = "cyan",
+	[OLC_DIM] = "halfbright",
+};
+
+/*
+ * Printed by libsmartcols (util-linux's, as lslocks(8)): the columns of
+ * -o in its order (all without it), -n no header, -r raw
+ */
 void olc_table_print(struct olc_table *t, FILE *f)
 {
-	size_t *w, i, rows;
-	unsigned int c;
+	struct libscols_table *tb;
+	int cols[64];
+	unsigned int c, ncols = 0;
+	size_t i, rows;
 
 	if (!t)
 		return;
-	w = calloc(t->ncols, sizeof(*w));
-	if (!w)
+	tb = scols_new_table();
+	if (!tb)
 		goto out;
-	rows = t->n / t->ncols;
-	for (c = 0; c < t->ncols; c++)
-		w[c] = strlen(t->headers[c]);
-	for (i = 0; i < rows * t->ncols; i++) {
-		const char *s = t->cells[i].text ? t->cells[i].text : "";
+	if (olc_tab.columns) {
+		const char *p = olc_tab.columns, *e;
 
-		if (strlen(s) > w[i % t->ncols])
-			w[i % t->ncols] = strlen(s);
-	}
-	for (i = 0; i <= rows; i++) {
-		for (c = 0; c < t->ncols; c++) {
-			const char *s;
-			enum olc_color color = OLC_RESET;
-			int right = t->align && t->align[c] == 'r';
-			int last = c + 1 == t->ncols;
+		for (; *p && ncols < ARRAY_LEN(cols); p = *e ? e + 1 : e) {
+			int k;
 
-			if (!i) {
-				s = t->headers[c];
-				color = OLC_BOLD;
-			} else {
-				s = t->cells[(i - 1) * t->ncols + c].text;
-				color = t->cells[(i - 1) * t->ncols + c].color;
-				if (!s)
-					s = "";
-			}
-			if (c)
-				fputs("  ", f);
-			if (color != OLC_RESET)
-				fputs(olc_c(color), f);
-			if (right)
-				fprintf(f, "%*s", (int)w[c], s);
-			else if (last)
-				fputs(s, f);
-			else
-				fprintf(f, "%-*s", (int)w[c], s);
-			if (color != OLC_RESET)
-				fputs(olc_c(OLC_RESET), f);
+			e = strchr(p, ',');
+			if (!e)
+				e = p + strlen(p);
+			k = olc_table_col(t->headers, t->ncols, p, (size_t)(e - p));
+			if (k >= 0)
+				cols[ncols++] = k;
 		}
-		fputc('\n', f);
+	} else {
+		for (c = 0; c < t->ncols && c < ARRAY_LEN(cols); c++)
+			cols[ncols++] = (int)c;
 	}
-	free(w);
+	scols_table_set_stream(tb, f);
+	scols_table_enable_colors(tb, olc_colors);
+	scols_table_enable_raw(tb, olc_tab.raw);
+	scols_table_enable_noheadings(tb, olc_tab.noheadings);
+	if (!olc_tab.raw)
+		scols_table_set_column_separator(tb, "  ");
+	for (c = 0; c < ncols; c++) {
+		int right = t->align && t->align[cols[c]] == 'r';
+		struct libscols_column *cl;
+
+		cl = scols_table_new_column(tb, t->headers[cols[c]], 1,
+					    right ? SCOLS_FL_RIGHT : 0);
+		if (!cl)
+			goto out;
+		if (olc_colors)
+			scols_cell_set_color(scols_column_get_header(cl), "bold");
+	}
+	rows = t->n / t->ncols;
+	for (i = 0; i < rows; i++) {
+		struct libscols_line *ln = scols_table_new_line(tb, NULL);
+
+		if (!ln)
+			goto out;
+		for (c = 0; c < ncols; c++) {
+			const struct olc_cell *cell = &t->cells[i * t->ncols + cols[c]];
+
+			scols_line_set_data(ln, c, cell->text ? cell->text : "");
+			if (olc_colors && cell->color != OLC_RESET && olc_scols_color[cell->color])
+				scols_cell_set_color(scols_line_get_cell(ln, c),
+						     olc_scols_color[cell->color]);
+		}
+	}
+	scols_print_table(tb);
 out:
+	scols_unref_table(tb);
 	olc_table_free(t);
 }
 

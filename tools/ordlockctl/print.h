@@ -40,7 +40,26 @@ struct olc_table *olc_table_new(unsigned int ncols, const char *const *headers,
 /* Add the next cell (a new row starts after the last column), in @color */
 void olc_table_cell(struct olc_table *t, enum olc_color color,
 		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* Print the header and the rows, columns two spaces apart; free @t */
+/*
+ * How tables are printed (lslocks' options): @columns the header names of
+ * -o, comma-separated (NULL: all), @noheadings -n, @raw -r
+ */
+struct olc_table_opts {
+	const char *columns;
+	int noheadings;
+	int raw;
+};
+
+extern struct olc_table_opts olc_tab;
+
+/*
+ * olc_columns_check() - 0 when every name of the -o @list is one of
+ * @headers (NULL-terminated), else -1 with the first unknown in @bad
+ */
+int olc_columns_check(const char *list, const char *const *headers, char *bad,
+		      size_t badlen);
+
+/* Print the header and the rows (olc_tab says how, libsmartcols does it); free @t */
 void olc_table_print(struct olc_table *t, FILE *f);
 unsigned int olc_table_rows(const struct olc_table *t);
 void olc_table_free(struct olc_table *t);

@@ -272,7 +272,8 @@ static void olc_list_one(const struct olc_option *opts, FILE *f)
 			fprintf(f, "-%c", o->val);
 		else
 			fputc('-', f);
-		fprintf(f, " --%s %s\n", o->name, o->arg ? o->arg : "-");
+		fprintf(f, " --%s %s %s\n", o->name, o->arg ? o->arg : "-",
+			o->help ? "-" : "alias");
 	}
 }
 

@@ -177,10 +177,11 @@ static int olc_help_cmd(int argc, char **argv)
 		for (i = 0; olc_common_options[i].name; i++) {
 			const struct olc_option *o = &olc_common_options[i];
 
-			printf("%s%c --%s %s\n", o->val < 0x80 ? "-" : "",
-			       o->val < 0x80 ? o->val : '-', o->name, o->arg ? o->arg : "-");
+			printf("%s%c --%s %s %s\n", o->val < 0x80 ? "-" : "",
+			       o->val < 0x80 ? o->val : '-', o->name, o->arg ? o->arg : "-",
+			       o->help ? "-" : "alias");
 		}
-		printf("-V --version -\n");
+		printf("-V --version - -\n");
 		return OLC_EXIT_OK;
 	}
 	cmd = olc_find(argv[1]);

@@ -115,8 +115,8 @@ extern const struct olc_option olc_common_options[];
 
 /*
  * olc_list_options() - "help --options COMMAND": one line per option
- * @cmd accepts (common ones included), "SHORT LONG ARG" with "-" for
- * none; the bash completion reads it
+ * @cmd accepts (common ones included), "SHORT LONG ARG ALIAS" with "-"
+ * for none ("alias": not in --help); the bash completion reads it
  */
 void olc_list_options(const struct olc_cmd *cmd, FILE *f);
 /* The --help lines of the options of @opts (aliases left out) */

@@ -7,7 +7,8 @@
 # (linux-image-amd64, Debian 12's default), 6.12 (linux-image-6.12-amd64)
 # and 6.12 PREEMPT_RT (linux-image-6.12-rt-amd64), from Debian 12's own
 # archive; qemu, busybox-static (the VM's
-# initramfs), libnl and libsmartcols (tools), sparse (make C=1), jq (the ordlockctl tests
+# initramfs), libnl and libsmartcols (tools), python3 with venv,
+# setuptools and wheel (the binding's pip install, t_pyvenv), sparse (make C=1), jq (the ordlockctl tests
 # read its JSON back), graphviz (the demo's picture), dkms (the DKMS build
 # test).
 #
@@ -34,6 +35,9 @@ PACKAGES=(
 	libsmartcols-dev
 	pkg-config
 	python3
+	python3-venv
+	python3-setuptools
+	python3-wheel
 	cpio
 	sparse
 	linux-source-6.1

@@ -24,14 +24,24 @@ cycle, victim first), ``Interrupted``, ``LimitReached``, ``NotHeld``.
 
 The library is found through ``$ORDLOCK_LIB`` (a path), then next to this
 file in the source tree (``tools/lib/libordlock.so.1``), then where
-``make install`` put it, then by ``ctypes.util.find_library("ordlock")``.
+``make install`` put it, then by ``ctypes.util.find_library("ordlock")``
+(the ldconfig cache), then in /usr/local/lib and /usr/lib (``make install``'s
+defaults, for a copy installed by pip into a virtual environment).
+
+Install it with ``make install``, or into a virtual environment with
+``pip install --no-build-isolation tools/python`` (pyproject.toml; the
+library itself comes from ``make install`` or ``$ORDLOCK_LIB``).
 """
+
+from __future__ import annotations
 
 import ctypes
 import ctypes.util
 import errno as _errno
 import os
 from collections import namedtuple
+from typing import (Any, Dict, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
 
 __all__ = [
     "SHARED", "EXCLUSIVE", "ENFORCE", "DETECT", "TIMEOUT",
@@ -69,7 +79,14 @@ COMM_LEN = 16
 CYCLE_MAX = 64
 
 #: the module-level registry of rank names: ``ranks["orders"] = 1``
-ranks = {}
+ranks: Dict[str, int] = {}
+
+#: a rank: its number, or a name of ``ranks=`` or ``ordlock.ranks``
+Rank = Union[int, str]
+#: a mode: SHARED, EXCLUSIVE or a name ("shared", "x", ...)
+Mode = Union[int, str]
+#: what the calls take as a key
+KeySpec = Union["Key", Tuple[Rank, int], Tuple[Rank, int, Mode], str]
 
 
 # --- the C structures (include/uapi/linux/ordlock.h) -----------------------
@@ -112,10 +129,10 @@ class _DomainConfig(ctypes.Structure):
 
 # --- the library -------------------------------------------------------------
 #: where ``make install`` put libordlock (set by the install; None in the tree)
-_INSTALLED_LIBDIR = None
+_INSTALLED_LIBDIR: Optional[str] = None
 
 
-def _candidates():
+def _candidates() -> Iterator[str]:
     env = os.environ.get("ORDLOCK_LIB")
     if env:
         yield env
@@ -132,10 +149,14 @@ def _candidates():
     found = ctypes.util.find_library("ordlock")
     if found:
         yield found
+    for libdir in ("/usr/local/lib", "/usr/lib", "/usr/lib/x86_64-linux-gnu"):
+        path = os.path.join(libdir, "libordlock.so.1")
+        if os.path.exists(path):
+            yield path
     yield "libordlock.so.1"
 
 
-def _load():
+def _load() -> ctypes.CDLL:
     errors = []
     for cand in _candidates():
         try:
@@ -146,7 +167,6 @@ def _load():
                       + "; ".join(errors))
 
 
-_lib = _load()
 _P = ctypes.c_void_p
 _u = ctypes.c_uint
 _sigs = {
@@ -175,33 +195,51 @@ _sigs = {
     "ordlock_strcycle": (ctypes.c_char_p, [ctypes.POINTER(_CycleStep), _u,
                                            ctypes.c_char_p, ctypes.c_size_t]),
 }
-for _name, (_res, _args) in _sigs.items():
-    _f = getattr(_lib, _name)
-    _f.restype = _res
-    _f.argtypes = _args
 
 
-def _s(b):
+class _Lib:
+    """libordlock, loaded on first use: ``import ordlock`` works without
+    it (packaging, type checkers, --help), and the first call that needs it
+    raises ImportError saying where it looked."""
+
+    def __init__(self) -> None:
+        self._cdll: Optional[ctypes.CDLL] = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._cdll is None:
+            cdll = _load()
+            for fname, (res, args) in _sigs.items():
+                f = getattr(cdll, fname)
+                f.restype = res
+                f.argtypes = args
+            self._cdll = cdll
+        return getattr(self._cdll, name)
+
+
+_lib: Any = _Lib()
+
+
+def _s(b: Optional[bytes]) -> Optional[str]:
     return b.decode("utf-8", "replace") if b is not None else None
 
 
-def reason_name(reason):
+def reason_name(reason: int) -> Optional[str]:
     """"order", "timeout", ... for a reason number."""
     return _s(_lib.ordlock_reason_name(reason))
 
 
-def mode_name(mode):
+def mode_name(mode: int) -> Optional[str]:
     """"shared", "exclusive" or "none"."""
     return _s(_lib.ordlock_mode_name(mode))
 
 
-def policy_name(policy):
+def policy_name(policy: int) -> Optional[str]:
     """"enforce", "detect", "timeout" or "unknown"."""
     return _s(_lib.ordlock_policy_name(policy))
 
 
 # --- keys --------------------------------------------------------------------
-def _rank_of(rank, names=None):
+def _rank_of(rank: Rank, names: Optional[Mapping[str, int]] = None) -> int:
     if isinstance(rank, bool):
         raise TypeError("ordlock: a rank is an int or a name, not a bool")
     if isinstance(rank, int):
@@ -218,7 +256,7 @@ def _rank_of(rank, names=None):
     raise TypeError("ordlock: a rank is an int or a name, not %r" % (rank,))
 
 
-def _mode_of(mode):
+def _mode_of(mode: Mode) -> int:
     if isinstance(mode, str):
         try:
             return _MODES[mode.lower()]
@@ -229,7 +267,8 @@ def _mode_of(mode):
     return int(mode)
 
 
-def _name_of_rank(rank, names=None):
+def _name_of_rank(rank: int,
+                  names: Optional[Mapping[str, int]] = None) -> Optional[str]:
     for table in (names or {}, ranks):
         for name, value in table.items():
             if int(value) == rank:
@@ -237,16 +276,23 @@ def _name_of_rank(rank, names=None):
     return None
 
 
-def _named(k, names=None):
+def _named(k: "Key", names: Optional[Mapping[str, int]] = None) -> str:
     n = _name_of_rank(k.rank, names)
     return "%s:%d" % (n if n is not None else k.rank, k.id)
 
 
 class Key(namedtuple("Key", "rank id mode")):
-    """A key: rank (int), id (int), mode (SHARED or EXCLUSIVE)."""
+    """A key: rank (int, 0 to RANK_MAX), id (int, 0 to ID_MAX), mode
+    (SHARED or EXCLUSIVE). A rank or id out of range raises ValueError (the
+    kernel's fields are 32 and 64 bits: nothing is wrapped), one that is
+    not an int TypeError."""
     __slots__ = ()
+    rank: int
+    id: int
+    mode: int
 
-    def __new__(cls, rank, id, mode=EXCLUSIVE, ranks=None):
+    def __new__(cls, rank: Rank, id: Union[int, str], mode: Mode = EXCLUSIVE,
+                ranks: Optional[Mapping[str, int]] = None) -> "Key":
         rank = _rank_of(rank, ranks)
         if isinstance(id, str) and id.isdigit():
             id = int(id)
@@ -261,28 +307,30 @@ class Key(namedtuple("Key", "rank id mode")):
         return super().__new__(cls, rank, id, _mode_of(mode))
 
     @property
-    def name(self):
+    def name(self) -> str:
         """"orders:10" when the rank has a name, else "1:10"."""
         return _named(self)
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "%s %s" % (mode_name(self.mode), self.name)
 
-    def _c(self):
+    def _c(self) -> _Key:
         return _Key(id=self.id, rank=self.rank, mode=self.mode)
 
 
-def shared(rank, id, ranks=None):
+def shared(rank: Rank, id: int, ranks: Optional[Mapping[str, int]] = None) -> Key:
     """A shared key."""
     return Key(rank, id, SHARED, ranks)
 
 
-def exclusive(rank, id, ranks=None):
+def exclusive(rank: Rank, id: int,
+              ranks: Optional[Mapping[str, int]] = None) -> Key:
     """An exclusive key."""
     return Key(rank, id, EXCLUSIVE, ranks)
 
 
-def key(spec, mode=EXCLUSIVE, ranks=None):
+def key(spec: KeySpec, mode: Mode = EXCLUSIVE,
+        ranks: Optional[Mapping[str, int]] = None) -> Key:
     """Make a Key of a Key, a (rank, id[, mode]) tuple or "rank:id"."""
     if isinstance(spec, Key):
         return spec
@@ -300,7 +348,7 @@ def key(spec, mode=EXCLUSIVE, ranks=None):
                      "not %r" % (spec,))
 
 
-def _from_c(k):
+def _from_c(k: _Key) -> Key:
     return Key(k.rank, k.id, k.mode if k.mode in (SHARED, EXCLUSIVE)
                else EXCLUSIVE)
 
@@ -311,8 +359,14 @@ class CycleStep(namedtuple("CycleStep",
     """One step of a deadlock cycle: owner pid (comm) waits for key, held
     by the next step's owner in blocker_mode (edge "hard" or "soft")."""
     __slots__ = ()
+    owner_id: int
+    pid: int
+    comm: str
+    edge: str
+    key: Key
+    blocker_mode: int
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "pid %d (%s) waits for %s" % (self.pid, self.comm, self.key)
 
 
@@ -322,7 +376,8 @@ class OrdlockError(OSError):
     index (of the request's key), holder_mode, cycle_len, cycle (list of
     CycleStep, empty unless a deadlock)."""
 
-    def __init__(self, err, message, failure=None, cycle=None):
+    def __init__(self, err: int, message: str, failure: Optional[_Failure] = None,
+                 cycle: Optional[Sequence[CycleStep]] = None) -> None:
         super().__init__(err, message)
         f = failure
         self.reason = f.reason if f else R_NONE
@@ -333,9 +388,9 @@ class OrdlockError(OSError):
         self.index = f.index if f else 0
         self.holder_mode = f.holder_mode if f else 0
         self.cycle_len = f.cycle_len if f else 0
-        self.cycle = list(cycle or [])
+        self.cycle: List[CycleStep] = list(cycle or [])
 
-    def __str__(self):
+    def __str__(self) -> str:
         return self.strerror
 
 
@@ -399,7 +454,7 @@ _CLASSES = {
 }
 
 
-def _plain_error(err, what, opening=False):
+def _plain_error(err: int, what: str, opening: bool = False) -> OrdlockError:
     cls = _ERRNO_CLASSES.get(err, OrdlockError)
     if opening and err in (_errno.ENOENT, _errno.ENODEV, _errno.ENXIO):
         cls = DeviceMissing
@@ -407,7 +462,7 @@ def _plain_error(err, what, opening=False):
 
 
 # --- owners ------------------------------------------------------------------
-def _timeout_ms(timeout):
+def _timeout_ms(timeout: Optional[float]) -> Tuple[int, int]:
     """None: the domain default; seconds otherwise (0: do not wait)."""
     if timeout is None:
         return 0, 0
@@ -423,8 +478,9 @@ class Owner:
     at the end of a ``with`` block, or when the process dies. One request at
     a time: threads that lock independently use one Owner each."""
 
-    def __init__(self, domain=None, ranks=None):
-        self.ranks = dict(ranks or {})
+    def __init__(self, domain: Optional[str] = None,
+                 ranks: Optional[Mapping[str, int]] = None) -> None:
+        self.ranks: Dict[str, int] = dict(ranks or {})
         self.domain = domain
         self._ol = _lib.ordlock_open(domain.encode() if domain else None)
         if not self._ol:
@@ -432,7 +488,7 @@ class Owner:
                                % (domain or "default"), opening=True)
 
     @classmethod
-    def from_fd(cls, fd, ranks=None):
+    def from_fd(cls, fd: int, ranks: Optional[Mapping[str, int]] = None) -> "Owner":
         """An Owner for descriptor fd of /dev/ordlock, opened elsewhere: the
         ORDLOCK_FD of ``ordlockctl exec -F``, or one a shell opened. Every
         descriptor of the open file description shares its keys; close()
@@ -447,15 +503,15 @@ class Owner:
         self.domain = self.info()["domain"]
         return self
 
-    def _handle(self):
+    def _handle(self) -> int:
         if not self._ol:
             raise ValueError("ordlock: the owner is closed")
         return self._ol
 
-    def _keys(self, keys, mode):
+    def _keys(self, keys: Sequence[KeySpec], mode: Mode) -> List[Key]:
         return [key(k, _mode_of(mode), self.ranks) for k in keys]
 
-    def _error(self, ret, what):
+    def _error(self, ret: int, what: str) -> OrdlockError:
         err = -ret
         f = _lib.ordlock_last_failure(self._handle()).contents
         f = _Failure.from_buffer_copy(f)
@@ -485,7 +541,8 @@ class Owner:
             exc.strerror = "%s [%s]" % (text, " vs ".join(named))
         return exc
 
-    def acquire(self, *keys, timeout=None, mode=EXCLUSIVE, nowait=False):
+    def acquire(self, *keys: KeySpec, timeout: Optional[float] = None,
+                mode: Mode = EXCLUSIVE, nowait: bool = False) -> "Held":
         """Take the keys all or nothing; returns a Held (a context manager
         that releases them). timeout: seconds (None: the domain default;
         0 or nowait=True: do not wait). The kernel sorts the keys."""
@@ -503,11 +560,11 @@ class Owner:
             raise self._error(ret, "acquire")
         return Held(self, ks, token.value)
 
-    def try_acquire(self, *keys, mode=EXCLUSIVE):
+    def try_acquire(self, *keys: KeySpec, mode: Mode = EXCLUSIVE) -> "Held":
         """acquire() that never waits (Busy)."""
         return self.acquire(*keys, mode=mode, nowait=True)
 
-    def release(self, *keys, mode=EXCLUSIVE):
+    def release(self, *keys: KeySpec, mode: Mode = EXCLUSIVE) -> None:
         """Release the given held keys (all or none: NotHeld), or all."""
         if not keys:
             ret = _lib.ordlock_release_all(self._handle())
@@ -518,7 +575,8 @@ class Owner:
         if ret < 0:
             raise self._error(ret, "release")
 
-    def convert(self, k, mode, timeout=None, nowait=False):
+    def convert(self, k: KeySpec, mode: Mode, timeout: Optional[float] = None,
+                nowait: bool = False) -> int:
         """Upgrade (mode exclusive, may wait) or downgrade (shared) a held
         key; returns the new fencing token."""
         k = key(k, EXCLUSIVE, self.ranks)
@@ -533,7 +591,7 @@ class Owner:
             raise self._error(ret, "convert")
         return token.value
 
-    def info(self):
+    def info(self) -> Dict[str, Any]:
         """A dict: owner_id, nheld, policy, domain, last_token."""
         inf = _OwnerInfo()
         ret = _lib.ordlock_owner_info(self._handle(), ctypes.byref(inf))
@@ -543,7 +601,7 @@ class Owner:
                 "policy": policy_name(inf.policy), "domain": _s(inf.domain),
                 "last_token": inf.last_token}
 
-    def set_domain(self, domain):
+    def set_domain(self, domain: str) -> None:
         """Move to another domain; the owner must hold nothing."""
         ret = _lib.ordlock_set_domain(self._handle(), domain.encode())
         if ret == -_errno.EDQUOT:
@@ -552,22 +610,23 @@ class Owner:
             raise _plain_error(-ret, "set_domain(%s)" % domain)
         self.domain = domain
 
-    def fileno(self):
+    def fileno(self) -> int:
+        """The descriptor of /dev/ordlock (for select(), or to pass on)."""
         return _lib.ordlock_fd(self._handle())
 
-    def close(self):
+    def close(self) -> None:
         """Release everything and close."""
         if self._ol:
             _lib.ordlock_close(self._ol)
             self._ol = None
 
-    def __enter__(self):
+    def __enter__(self) -> "Owner":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def __del__(self):
+    def __del__(self) -> None:
         try:
             self.close()
         except Exception:  # interpreter shutdown
@@ -578,19 +637,23 @@ class Held:
     """Keys held after a successful acquire; ``with`` releases them (and
     closes the owner when acquire() opened it)."""
 
-    def __init__(self, owner, keys, token, own_owner=False):
+    def __init__(self, owner: Owner, keys: Sequence[Key], token: int,
+                 own_owner: bool = False) -> None:
         self.owner = owner
-        self.keys = list(keys)
+        self.keys: List[Key] = list(keys)
         self.token = token
         self._own = own_owner
         self.released = False
 
-    def convert(self, k, mode, timeout=None, nowait=False):
+    def convert(self, k: KeySpec, mode: Mode, timeout: Optional[float] = None,
+                nowait: bool = False) -> int:
         """Change the mode of one of the held keys; updates .token."""
         self.token = self.owner.convert(k, mode, timeout, nowait)
         return self.token
 
-    def release(self):
+    def release(self) -> None:
+        """Release the keys (closing the owner acquire() opened); twice is
+        once."""
         if self.released:
             return
         self.released = True
@@ -599,19 +662,21 @@ class Held:
         else:
             self.owner.release(*self.keys)
 
-    def __enter__(self):
+    def __enter__(self) -> "Held":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         self.release()
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<ordlock.Held %s token %d>" % (
             ", ".join(str(k) for k in self.keys), self.token)
 
 
-def acquire(*keys, domain=None, timeout=None, mode=EXCLUSIVE, ranks=None,
-            nowait=False):
+def acquire(*keys: KeySpec, domain: Optional[str] = None,
+            timeout: Optional[float] = None, mode: Mode = EXCLUSIVE,
+            ranks: Optional[Mapping[str, int]] = None,
+            nowait: bool = False) -> Held:
     """Open an owner in domain and take the keys all or nothing; returns a
     Held whose release (or the end of the ``with`` block) closes the owner.
 
@@ -628,13 +693,13 @@ def acquire(*keys, domain=None, timeout=None, mode=EXCLUSIVE, ranks=None,
     return held
 
 
-def try_acquire(*keys, **kw):
+def try_acquire(*keys: KeySpec, **kw: Any) -> Held:
     """acquire() that never waits (Busy)."""
     kw["nowait"] = True
     return acquire(*keys, **kw)
 
 
-def domain_config(domain):
+def domain_config(domain: str) -> Dict[str, Any]:
     """The settings of a domain: a dict policy, detect_delay_ms, nowners."""
     with Owner() as o:
         cfg = _DomainConfig(size=ctypes.sizeof(_DomainConfig))
@@ -647,7 +712,8 @@ def domain_config(domain):
                 "nowners": cfg.nowners}
 
 
-def set_policy(domain, policy, detect_delay_ms=0):
+def set_policy(domain: str, policy: Union[int, str],
+               detect_delay_ms: int = 0) -> None:
     """Set a domain's policy ("enforce", "detect", "timeout" or the
     number) and detection delay; needs CAP_SYS_ADMIN."""
     if isinstance(policy, str):

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t_pyvenv -- the Python binding installs the way Python users expect: its
+# pyproject.toml (setuptools, from Debian's python3-setuptools and
+# python3-wheel: no network) lets "pip install --no-build-isolation
+# tools/python" put it into a virtual environment, where it imports (the
+# library is loaded on first use), carries type hints and docstrings, and
+# loads libordlock ($ORDLOCK_LIB here; the in-VM t_python takes a key
+# through such an install).  TAP.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
+[[ -f $repo/tools/Makefile ]] || repo=$(cd "$here/../../.." && pwd)
+n=0
+failed=0
+point() { # point STATUS DESCRIPTION
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
+}
+py=/usr/bin/python3
+[[ -x $py ]] || py=python3
+unset PIP_FIND_LINKS PIP_INDEX_URL PYTHONPATH
+export PIP_NO_INDEX=1
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$repo/tools/python" "$work/src"
+rm -rf "$work/src/build" "$work/src/"*.egg-info
+$py -m venv --system-site-packages "$work/venv" >"$work/log" 2>&1
+point $? "python3 -m venv --system-site-packages (python3-venv)"
+"$work/venv/bin/pip" install -q --no-build-isolation "$work/src" >>"$work/log" 2>&1
+rc=$?
+point $rc "pip install --no-build-isolation tools/python into the venv"
+((rc)) && sed 's/^/# /' "$work/log" | tail -n 15
+
+cd "$work" || exit 1
+# no library anywhere it looks: the import works all the same
+ORDLOCK_LIB=$work/none.so "$work/venv/bin/python" - >"$work/out" 2>&1 <<'PY'
+import sys, ordlock
+assert ordlock.__file__.startswith(sys.prefix), ordlock.__file__
+print(ordlock.__version__)
+PY
+point $? "the venv imports its own copy of ordlock, without loading the library yet"
+[[ $(cat "$work/out") == 0.1.0 ]]
+point $? "version 0.1.0"
+
+ORDLOCK_LIB=$repo/tools/lib/libordlock.so.1 "$work/venv/bin/python" - >"$work/out" 2>&1 <<'PY'
+import inspect, typing, ordlock
+bad = []
+for name in ordlock.__all__:
+    obj = getattr(ordlock, name)
+    if (inspect.isfunction(obj) or inspect.isclass(obj)) and not obj.__doc__:
+        bad.append(name + ": no docstring")
+    if inspect.isfunction(obj):
+        hints = typing.get_type_hints(obj)
+        if "return" not in hints:
+            bad.append(name + ": no return type")
+for meth in ("acquire", "try_acquire", "release", "convert", "info", "close"):
+    f = getattr(ordlock.Owner, meth)
+    if not f.__doc__ or "return" not in typing.get_type_hints(f):
+        bad.append("Owner." + meth)
+assert typing.get_type_hints(ordlock.acquire)["return"] is ordlock.Held
+print("\n".join(bad) or "all")
+print(ordlock.mode_name(1), ordlock.reason_name(3))
+PY
+point $? "type hints resolve (typing.get_type_hints)"
+[[ $(head -1 "$work/out") == all ]]
+point $? "every public function and class has a docstring and a return type"
+grep -q "^shared timeout$" "$work/out"
+point $? "and it loads libordlock on first use (mode_name, reason_name)"
+((failed)) && sed 's/^/# /' "$work/out"
+
+ORDLOCK_LIB=$work/none.so "$work/venv/bin/python" -c 'import ordlock; ordlock.mode_name(1)' >"$work/out" 2>&1
+[[ $? != 0 ]] && grep -q "cannot load libordlock (set ORDLOCK_LIB)" "$work/out"
+point $? "without the library, the first call says where it looked and how to point at it"
+echo "1..$n"
+((failed == 0))

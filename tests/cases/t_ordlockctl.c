@@ -2,7 +2,8 @@
 /*
  * t_ordlockctl: the ordlockctl command against real waiting processes.
  *
- *  - every subcommand has --help; usage errors exit 2;
+ *  - every subcommand has --help; usage errors exit 64 (EX_USAGE), the
+ *    other failures of ordlockctl their sysexits codes;
  *  - cycles: none when there are none (exit 0); a ring of three owners in a
  *    "timeout" domain found exactly (exit 1), step by step and as a chain,
  *    through debugfs and through netlink, with rank names; two cycles that
@@ -35,6 +36,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "barrier.h"
@@ -266,6 +268,7 @@ static void test_help(void)
 {
 	static const char *const cmds[] = {
 		"cycles", "locks", "owners", "graph", "stats", "monitor", "exec", "domain",
+		"blockers",
 	};
 	unsigned int i, good = 0, usage = 0;
 
@@ -277,23 +280,23 @@ static void test_help(void)
 			good++;
 		else
 			show();
-		if (run("$C %s --no-such-option", cmds[i]) == 2 && strstr(R.err, "--help"))
+		if (run("$C %s --no-such-option", cmds[i]) == 64 && strstr(R.err, "--help"))
 			usage++;
 		else
 			show();
 	}
-	ok(good == 8, "--help of every subcommand: exit 0 and its usage");
-	ok(usage == 8, "an unknown option of every subcommand: exit 2, pointing to --help");
-	check(run("$C") == 2 && strstr(R.err, "Usage: ordlockctl"),
-	      "no subcommand: the list of commands, exit 2");
-	check(run("$C frobnicate") == 2 && strstr(R.err, "no command"),
-	      "an unknown subcommand: exit 2");
+	ok(good == 9, "--help of every subcommand: exit 0 and its usage");
+	ok(usage == 9, "an unknown option of every subcommand: exit 64, pointing to --help");
+	check(run("$C") == 64 && strstr(R.err, "Usage: ordlockctl"),
+	      "no subcommand: the list of commands, exit 64");
+	check(run("$C frobnicate") == 64 && strstr(R.err, "no command"),
+	      "an unknown subcommand: exit 64");
 	check(run("$C help cycles") == 0 && strstr(R.out, "--history"),
 	      "help COMMAND prints the command's help");
-	check(run("$C locks surplus") == 2, "a surplus argument: exit 2");
-	check(run("$C cycles -d 'bad name'") == 2, "a bad domain name: exit 2");
-	check(run("$C cycles --limit x") == 2, "a bad number: exit 2");
-	check(run("$C graph --dot -j") == 2, "--dot with --json: exit 2");
+	check(run("$C locks surplus") == 64, "a surplus argument: exit 64");
+	check(run("$C cycles -d 'bad name'") == 64, "a bad domain name: exit 64");
+	check(run("$C cycles --limit x") == 64, "a bad number: exit 64");
+	check(run("$C graph --dot -j") == 64, "--dot with --json: exit 64");
 }
 
 /* One holder, one waiter: an edge but no cycle */
@@ -369,9 +372,9 @@ static void test_no_cycle(void)
 	jq("locks without debugfs: read through netlink",
 	   ".source == \"netlink\" and (.locks | length == 2)",
 	   "ORDLOCK_DEBUGFS=/nonexistent $C locks -j -d %s", d);
-	check(run("ORDLOCK_DEBUGFS=/nonexistent $C locks -S debugfs") == 2 &&
+	check(run("ORDLOCK_DEBUGFS=/nonexistent $C locks -S debugfs") == 69 &&
 	      strstr(R.err, "/nonexistent/locks"),
-	      "locks -S debugfs without debugfs: exit 2, naming the file");
+	      "locks -S debugfs without debugfs: exit 69 (EX_UNAVAILABLE), naming the file");
 	stop_actors(a, 2);
 	check(run("$C locks -d %s", d) == 0 && strstr(R.out, "no locks"),
 	      "locks of an idle domain: \"no locks\"");
@@ -397,7 +400,7 @@ static void test_ring(void)
 		gt_submit1(a[i], GT_OP_ACQUIRE, 0, 1, (i + 1) % 3 + 1, EX, LONG_MS, 0);
 	ok(!gt_wait_edges(d, 3, 20000), "ring: each waits for the next (three edges)");
 
-	run("$C cycles -n -d %s", d);
+	run("$C cycles -N -d %s", d);
 	snprintf(want, sizeof(want),
 		 "pid %d (ring0) waits for exclusive 1:2; blocked by pid %d (ring1), which holds it exclusive",
 		 (int)a[0]->pid, (int)a[1]->pid);
@@ -416,11 +419,11 @@ static void test_ring(void)
 		 d, (int)a[0]->pid, (int)a[1]->pid, (int)a[2]->pid,
 		 (int)a[1]->pid, (int)a[2]->pid, (int)a[0]->pid);
 	jq("cycles -j (debugfs): exactly the ring, oldest owner first", f,
-	   "$C cycles -j -n -S debugfs -d %s", d);
-	jq("cycles -j (netlink): exactly the ring", f, "$C cycles -j -n -S netlink -d %s", d);
+	   "$C cycles -j -N -S debugfs -d %s", d);
+	jq("cycles -j (netlink): exactly the ring", f, "$C cycles -j -N -S netlink -d %s", d);
 	jq("cycles -j of all domains counts the ring too",
 	   "[.cycles[] | select(.domain == env.D)] | length == 1",
-	   "export D=%s; $C cycles -j -n", d);
+	   "export D=%s; $C cycles -j -N", d);
 
 	/* with rank names the keys read as names */
 	check(run("$C domain %s set rank wh=1", d) == 0 && strstr(R.out, "wh=1"),
@@ -578,9 +581,23 @@ static void test_history_monitor(void)
 		 " .steps[0].key == \"1:1\" and .chain == [\"1:2\", \"1:1\", \"1:2\"])",
 		 d, (int)a[1]->pid, (int)a[0]->pid);
 	jq("cycles --history -j: victim first, both steps and the chain", f,
-	   "$C cycles --history -j -n -d %s", d);
+	   "$C cycles --history -j -N -d %s", d);
 	check(run("$C cycles --history -d no-such-domain-x") == 0 &&
 	      strstr(R.out, "no deadlocks"), "cycles --history of a quiet domain: exit 0");
+	check(run("$C cycles --history -q --since 10m -d %s", d) == 1 && !R.out[0],
+	      "cycles --history --since 10m: the deadlock just broken counts (exit 1)");
+	run("$C cycles --history -j -d %s | jq '.deadlocks[-1].seq'", d);
+	{
+		char seq[32];
+
+		snprintf(seq, sizeof(seq), "%.20s", R.out);
+		seq[strcspn(seq, "\n")] = '\0';
+		check(have_jq && run("$C cycles --history -q --after %s -d %s", seq, d) == 0,
+		      "cycles --history --after SEQ (the newest): nothing newer, exit 0");
+	}
+	check(run("$C cycles --history -q --since @%llu -d %s",
+		  (unsigned long long)time(NULL) + 60, d) == 0,
+	      "cycles --history --since a time after it: exit 0");
 	stop_actors(a, 2);
 }
 
@@ -659,14 +676,14 @@ static void test_domain(void)
 	   "$C domain -j %s", d);
 	check(run("$C domain %s set timeout 75", d) == 0 && strstr(R.out, "detect_delay_ms 75"),
 	      "domain set timeout MS: the detection delay (deadlock_timeout)");
-	check(run("$C domain %s set rank a=1 rank a=2", d) == 2 &&
+	check(run("$C domain %s set rank a=1 rank a=2", d) == 65 &&
 	      strstr(R.err, "kernel reports: ") && strstr(R.err, "twice"),
-	      "a refused change: exit 2, \"kernel reports:\" and the reason");
-	check(run("$C domain %s set policy sometimes", d) == 2, "a bad policy: usage error");
-	check(run("$C domain %s set rank 1x=3", d) == 2, "a bad rank name: usage error");
-	check(run("$C domain %s frob", d) == 2, "a word other than set: usage error");
-	check(run("$C domain no-such-domain-y") == 2 && strstr(R.err, "kernel reports: "),
-	      "an unknown domain: exit 2 and the kernel's reason");
+	      "a change the kernel refuses (a name twice): exit 65, \"kernel reports:\" and the reason");
+	check(run("$C domain %s set policy sometimes", d) == 64, "a bad policy: usage error");
+	check(run("$C domain %s set rank 1x=3", d) == 64, "a bad rank name: usage error");
+	check(run("$C domain %s frob", d) == 64, "a word other than set: usage error");
+	check(run("$C domain no-such-domain-y") == 69 && strstr(R.err, "kernel reports: "),
+	      "an unknown domain: exit 69 (EX_UNAVAILABLE) and the kernel's reason");
 	check(run("$C domain") == 0 && strstr(R.out, d), "domain: the list has it");
 	jq("domain -j (list)", "[.domains[].domain] | index(env.D) != null",
 	   "export D=%s; $C domain -j", d);
@@ -680,10 +697,10 @@ static void test_domain(void)
 		      "another netns: the policy is set through the ioctl");
 		jq("and netlink reads it back", ".policy == \"timeout\" and .detect_delay_ms == 75",
 		   "$C domain -j %s", d);
-		check(run("unshare -n $C stats -S netlink -d %s", d) == 2 &&
+		check(run("unshare -n $C stats -S netlink -d %s", d) == 69 &&
 		      strstr(R.err, "kernel reports: ordlock serves the initial network namespace only"),
 		      "another netns: stats through netlink shows the kernel's reason");
-		check(run("unshare -n $C locks -S netlink") == 2 &&
+		check(run("unshare -n $C locks -S netlink") == 69 &&
 		      strstr(R.err, "initial network namespace"),
 		      "another netns: a netlink dump is refused, and the message says why");
 	} else {
@@ -715,12 +732,12 @@ static void test_exec(void)
 		  d, d) == 0, "exec: ORDLOCK_TOKEN and ORDLOCK_DOMAIN in the environment");
 	check(run("$C exec -d %s -x 1:1 -- /no/such/program", d) == 127,
 	      "exec: a command that does not exist gives 127");
-	check(run("$C exec -d %s -- true", d) == 2 && strstr(R.err, "no keys"),
+	check(run("$C exec -d %s -- true", d) == 64 && strstr(R.err, "no keys"),
 	      "exec without keys: usage error");
-	check(run("$C exec -d %s -x 1:1", d) == 2 && strstr(R.err, "no command"),
+	check(run("$C exec -d %s -x 1:1", d) == 64 && strstr(R.err, "no command"),
 	      "exec without a command: usage error");
-	check(run("$C exec -d %s -x banana -- true", d) == 2, "exec with a bad key: usage error");
-	check(run("$C exec -d %s -w soon -x 1:1 -- true", d) == 2, "exec -w soon: usage error");
+	check(run("$C exec -d %s -x banana -- true", d) == 64, "exec with a bad key: usage error");
+	check(run("$C exec -d %s -w soon -x 1:1 -- true", d) == 64, "exec -w soon: usage error");
 
 	/* the command runs holding the key, which is free once it ended */
 	snprintf(want, sizeof(want), "$C exec -d %s -x 1:1 -- sleep 3", d);
@@ -788,8 +805,8 @@ static void test_exec(void)
 	run("$C domain %s set rank orders=1", nd);
 	check(run("$C exec -v -d %s -x orders:5 -- true", nd) == 0 &&
 	      strstr(R.err, "token"), "exec with a rank name (orders:5); -v tells the token");
-	check(run("$C exec -d %s -x nope:5 -- true", nd) == 2 && strstr(R.err, "nope"),
-	      "exec with an unknown rank name: exit 2");
+	check(run("$C exec -d %s -x nope:5 -- true", nd) == 64 && strstr(R.err, "nope"),
+	      "exec with an unknown rank name: exit 64");
 	check(run("$C exec -d %s -x 1:1 -- sh -c 'ls -l /proc/$$/fd/$ORDLOCK_FD; exit 0'", d) == 0 &&
 	      strstr(R.out, "/dev/ordlock"),
 	      "exec: the command inherits /dev/ordlock (ORDLOCK_FD), as flock's inherits its file");
@@ -858,24 +875,173 @@ static void test_exec_fd(void)
 		  "echo inside=$? ) 9<>/dev/ordlock; $C exec -n -q -d %s -x 1:1 -- true; echo after=$?",
 		  d, d, d) == 0 && strstr(R.out, "inside=1") && strstr(R.out, "after=0"),
 	      "exec FD: flock's subshell idiom; the key is free when the subshell closes 9");
-	check(run("exec 9<>/dev/ordlock; $C exec -d %s -x 1:5 9 && $C exec -d %s -x 1:1 9", d, d) == 2 &&
+	check(run("exec 9<>/dev/ordlock; $C exec -d %s -x 1:5 9 && $C exec -d %s -x 1:1 9", d, d) == 65 &&
 	      strstr(R.err, "order"),
-	      "exec FD: a key below one the description holds is an order violation (exit 2)");
+	      "exec FD: a key below one the description holds is an order violation (exit 65)");
 	check(run("exec 9<>/dev/ordlock; $C exec -d %s -x 1:5 9 && $C exec -d %s-other -x 1:6 9",
-		  d, d) == 2 && strstr(R.err, "holds keys"),
-	      "exec FD -d: cannot move a description that holds keys (exit 2)");
+		  d, d) == 75 && strstr(R.err, "holds keys"),
+	      "exec FD -d: cannot move a description that holds keys (EBUSY: exit 75)");
 	check(run("exec 9<>/dev/ordlock; $C exec -x 1:7 9 && $C exec -n -q -x 1:7 -- true; echo default=$?") == 0 &&
 	      strstr(R.out, "default=1"),
 	      "exec FD without -d: the description's own domain (default)");
-	check(run("$C exec -x 1:1 0 < /dev/null") == 2 && strstr(R.err, "not open on /dev/ordlock"),
-	      "exec FD of another file: exit 2, saying so");
-	check(run("$C exec -x 1:1 57") == 2 && strstr(R.err, "descriptor 57"),
-	      "exec FD that is not open: exit 2");
-	check(run("exec 9<>/dev/ordlock; $C exec -u -d %s -x 1:3 9", d) == 2 &&
+	check(run("$C exec -x 1:1 0 < /dev/null") == 66 && strstr(R.err, "not open on /dev/ordlock"),
+	      "exec FD of another file: exit 66 (EX_NOINPUT), saying so");
+	check(run("$C exec -x 1:1 57") == 66 && strstr(R.err, "descriptor 57"),
+	      "exec FD that is not open: exit 66");
+	check(run("exec 9<>/dev/ordlock; $C exec -u -d %s -x 1:3 9", d) == 65 &&
 	      strstr(R.err, "not held"),
-	      "exec -u of a key the description does not hold: exit 2, not held");
-	check(run("$C exec -u -x 1:1 -- true") == 2, "exec -u with a command: usage error");
-	check(run("$C exec -F -x 1:1 9") == 2, "exec -F with FD: usage error");
+	      "exec -u of a key the description does not hold: exit 65, not held");
+	check(run("$C exec -u -x 1:1 -- true") == 64, "exec -u with a command: usage error");
+	check(run("$C exec -F -x 1:1 9") == 64, "exec -F with FD: usage error");
+}
+
+/* pid of the first row of "locks -j -d D" whose role is @role, or 0 */
+static int lock_row_pid(const char *d, const char *role, char *comm, size_t len)
+{
+	char *p, *e;
+	int pid;
+
+	if (!have_jq)
+		return 0;
+	run("$C locks -j -d %s | jq -r '[.locks[] | select(.role == \"%s\")][0] | \"\\(.pid) \\(.comm)\"'",
+	    d, role);
+	pid = atoi(R.out);
+	p = strchr(R.out, ' ');
+	if (comm && p) {
+		p++;
+		e = strchr(p, '\n');
+		snprintf(comm, len, "%.*s", e ? (int)(e - p) : (int)strlen(p), p);
+	}
+	return pid;
+}
+
+/*
+ * exec's keys are held in the name and pid of the command (the child takes
+ * them after naming itself), not "ordlockctl"; blockers PID names who is in
+ * the way of a waiting exec
+ */
+static void test_exec_holder(void)
+{
+	char d[ORDLOCK_DOMAIN_NAME_MAX], cmd[256], comm[64] = "", want[64];
+	struct bg b, w;
+	uint64_t deadline;
+	int pid = 0, wpid = 0, held = 0;
+
+	snprintf(d, sizeof(d), "%s", olt_domain("ctl-holder"));
+	snprintf(cmd, sizeof(cmd), "$C exec -d %s -x 1:1 -- sleep 30", d);
+	bg_start(&b, cmd);
+	deadline = now_ms() + 10000;
+	while (now_ms() < deadline && !held) {
+		held = olt_probe(d, 1, 1, SH) == -EAGAIN;
+		usleep(20000);
+	}
+	ok(held, "exec -- sleep 30 holds 1:1");
+	if (have_jq) {
+		pid = lock_row_pid(d, "holder", comm, sizeof(comm));
+		ok(!strcmp(comm, "sleep"), "locks: the holder's COMM is the command's (\"%s\"), not ordlockctl",
+		   comm);
+		snprintf(want, sizeof(want), "/proc/%d/comm", pid);
+		run("cat %s", want);
+		check(pid > 0 && pid != b.pid && !strcmp(R.out, "sleep\n"),
+		      "and its PID is the command's (pid %d runs sleep)", pid);
+	} else {
+		ok(1, "exec holder # SKIP no jq");
+		ok(1, "exec holder # SKIP no jq");
+	}
+	/* a waiting exec: blockers of its pid name the sleep */
+	snprintf(cmd, sizeof(cmd), "$C exec -d %s -x 1:1 -c 'true'", d);
+	bg_start(&w, cmd);
+	if (gt_wait_edges(d, 1, 20000))
+		diag("no waiter seen");
+	wpid = lock_row_pid(d, "waiter", comm, sizeof(comm));
+	ok(!have_jq || !strcmp(comm, "sh"), "a waiting exec -c is named sh (\"%s\")", comm);
+	if (have_jq) {
+		snprintf(want, sizeof(want), "%d\n", pid);
+		check(run("$C blockers -o pid -n %d", wpid) == 1 && !strcmp(R.out, want),
+		      "blockers %d (the waiting exec): the pid of the sleep that holds 1:1, exit 1",
+		      wpid);
+		snprintf(want, sizeof(want), "\"blocking_pids\":[%d]", pid);
+		check(run("$C blockers -j %d", wpid) == 1 && strstr(R.out, want),
+		      "blockers -j: blocking_pids [%d], as pg_blocking_pids()", pid);
+		check(run("$C blockers %d", pid) == 0 && strstr(R.out, "waits for no key"),
+		      "blockers of the holder: it waits for nothing, exit 0");
+		check(run("$C locks -d %s -p %d -o role,comm -n", d, pid) == 0 &&
+		      strstr(R.out, "holder") && strstr(R.out, "sleep") && !strstr(R.out, "waiter"),
+		      "locks -p PID -o ROLE,COMM -n: that process's row alone");
+	} else {
+		ok(1, "blockers # SKIP no jq");
+		ok(1, "blockers # SKIP no jq");
+		ok(1, "blockers # SKIP no jq");
+		ok(1, "blockers # SKIP no jq");
+	}
+	if (pid > 0)
+		kill(pid, SIGTERM);
+	bg_finish(&b, &R, 20000);
+	bg_finish(&w, &R, 20000);
+	check(R.status == 0, "once the sleep ended, the waiting exec ran");
+}
+
+/*
+ * Without -w exec waits forever, as flock(1): a request that reaches the
+ * kernel's max_timeout_ms is made again; -w longer than it is kept too
+ */
+static void test_exec_forever(void)
+{
+	char d[ORDLOCK_DOMAIN_NAME_MAX], cmd[256];
+	struct ordlock_key k = ORDLOCK_EX(1, 1);
+	long old = olt_param_get("max_timeout_ms");
+	struct olt_holder *h;
+	struct bg b;
+	int i, waiting = 0;
+
+	snprintf(d, sizeof(d), "%s", olt_domain("ctl-forever"));
+	if (old <= 0 || olt_param_set("max_timeout_ms", 200)) {
+		ok(0, "max_timeout_ms 200");
+		return;
+	}
+	h = olt_holder_start(d, &k, 1);
+	ok(h && !h->result, "a holder takes 1:1; max_timeout_ms is 200");
+	check(run("$C exec -v -w 1 -d %s -x 1:1 -- true", d) == 1 &&
+	      strstr(R.err, "asking again") && strstr(R.err, "timed out waiting"),
+	      "exec -w 1 beyond max_timeout_ms 200: asks again, then times out (exit 1)");
+	snprintf(cmd, sizeof(cmd), "$C exec -v -d %s -x 1:1 -- echo ran", d);
+	bg_start(&b, cmd);
+	/* it outlives several of the kernel's longest waits */
+	for (i = 0; i < 20; i++) {
+		usleep(100000);
+		waiting += !bg_poll(&b, &R);
+		if (waiting <= i)
+			break;
+	}
+	ok(waiting == 20, "exec without -w: still waiting after 10 of the kernel's longest waits");
+	olt_holder_stop(h);
+	bg_finish(&b, &R, 20000);
+	check(R.status == 0 && strstr(R.out, "ran") && strstr(R.err, "asking again"),
+	      "and runs the command once the holder is gone (exit 0)");
+	olt_param_set("max_timeout_ms", old);
+}
+
+#define NOBODY "setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all"
+
+/* ordlockctl's own failures have their own codes, not the command's */
+static void test_exit_codes(void)
+{
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+
+	snprintf(d, sizeof(d), "%s", olt_domain("ctl-codes"));
+	if (system("command -v setpriv >/dev/null 2>&1")) {
+		ok(1, "exit 77 # SKIP no setpriv");
+		ok(1, "exit 77 # SKIP no setpriv");
+		return;
+	}
+	check(run(NOBODY " $C exec -d %s -x 1:1 -- true", d) == 77 &&
+	      strstr(R.err, "Permission denied"),
+	      "exec as a user who may not open /dev/ordlock: exit 77 (EX_NOPERM), not 2");
+	check(run(NOBODY " $C domain %s set policy detect", d) == 77 &&
+	      strstr(R.err, "CAP_NET_ADMIN"),
+	      "domain set without CAP_NET_ADMIN: exit 77");
+	check(run("$C exec -d %s -x 1:1 -- sh -c 'exit 2'", d) == 2,
+	      "and a command's own 2 is passed on as it is");
 }
 
 int main(void)
@@ -897,5 +1063,8 @@ int main(void)
 	test_domain();
 	test_exec();
 	test_exec_fd();
+	test_exec_holder();
+	test_exec_forever();
+	test_exit_codes();
 	return tap_done();
 }

@@ -138,6 +138,32 @@ for ((i = 1; i <= np; i++)); do
 	point $? "README.md Python block $i: imports tools/python/ordlock.py, without /dev/ordlock exits 1 with \"transfer: ...\" (rc $rc)" "$work/py.log"
 done
 
+# the ordlockctl command lines of the README's shell blocks parse as
+# printed: each runs without a usage error (64) or an option getopt refuses
+# (without the module it then fails with 69, which is fine here)
+C=$repo/tools/ordlockctl/ordlockctl
+if [[ -x $C ]]; then
+	bad=()
+	ncl=0
+	while IFS= read -r cl; do
+		cl=${cl%%#*}
+		cl=${cl%"${cl##*[![:space:]]}"}
+		# a synopsis (alternatives, optional parts) is not a command line
+		[[ $cl == *"|"* || $cl == *"["* ]] && continue
+		ncl=$((ncl + 1))
+		eval "set -- ${cl#ordlockctl }"
+		(cd "$work" && ORDLOCK_DEBUGFS=$work/no-debugfs timeout 10 "$C" "$@" </dev/null) >/dev/null 2>"$work/cl.err"
+		rc=$?
+		if [[ $rc == 64 ]] || grep -q "invalid option\|unrecognized option" "$work/cl.err"; then
+			bad+=("$cl")
+		fi
+	done < <(awk '/^```sh$/ { on = 1; next } /^```$/ { on = 0 } on && /^ordlockctl / { print }' README.md)
+	[[ $ncl -ge 5 && ${#bad[@]} == 0 ]]
+	point $? "README.md: its $ncl ordlockctl command lines parse as printed${bad[*]:+ (refused: ${bad[*]})}"
+else
+	point 1 "README.md's ordlockctl lines # no $C (make tools)"
+fi
+
 # links and pages the README sends the reader to
 missing=()
 while read -r target; do

@@ -47,8 +47,17 @@ int olc_exit_errno(int err)
 	case ENXIO:
 	case EPROTONOSUPPORT:
 	case EAFNOSUPPORT:
+	case EOPNOTSUPP:
 		return OLC_EXIT_UNAVAILABLE;
+	case EINVAL:
+	case EEXIST:
+	case EDEADLK:
+	case ERANGE:
+	case EOVERFLOW:
+		return OLC_EXIT_DATAERR;
 	case EAGAIN:
+	case EBUSY:
+	case EDQUOT:
 	case ENOSPC:
 	case EMFILE:
 	case ENFILE:

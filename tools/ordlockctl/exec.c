@@ -203,7 +203,7 @@ static int olc_exec_fd_arg(int argc, char **argv, const char *shell_cmd)
  * given (else in its own domain, copied to @own_domain).
  */
 static struct ordlock *olc_exec_open_fd(int fd, const char **domain, int domain_given,
-					char *own_domain, size_t len)
+					char *own_domain, size_t len, int *status)
 {
 	struct ordlock_owner_info info;
 	struct ordlock *ol = ordlock_open_fd(fd);
@@ -213,6 +213,7 @@ static struct ordlock *olc_exec_open_fd(int fd, const char **domain, int domain_
 		ret = errno;
 		olc_err("descriptor %d is not open on %s: %s", fd, ORDLOCK_DEVICE,
 			ret == ENOTTY ? "it is another file" : strerror(ret));
+		*status = ret == ENOTTY || ret == EBADF ? OLC_EXIT_NOINPUT : olc_exit_errno(ret);
 		return NULL;
 	}
 	if (domain_given) {
@@ -222,13 +223,16 @@ static struct ordlock *olc_exec_open_fd(int fd, const char **domain, int domain_
 				*domain, strerror(-ret),
 				ret == -EBUSY ? " (it holds keys in another domain)" : "");
 			ordlock_detach(ol);
+			*status = olc_exit_errno(ret);
 			return NULL;
 		}
 		return ol;
 	}
 	if (ordlock_owner_info(ol, &info)) {
-		olc_err("descriptor %d: OWNER_INFO: %s", fd, strerror(errno));
+		ret = errno;
+		olc_err("descriptor %d: OWNER_INFO: %s", fd, strerror(ret));
 		ordlock_detach(ol);
+		*status = olc_exit_errno(ret);
 		return NULL;
 	}
 	snprintf(own_domain, len, "%.*s", (int)sizeof(info.domain), info.domain);
@@ -262,7 +266,8 @@ static int olc_exec_on_fd(struct ordlock *ol, int fd, const char *domain,
 			olc_err("released %s of descriptor %d", nkeys ? "the keys" : "every key", fd);
 		}
 		ordlock_detach(ol);
-		return ret ? olc_exit_errno(ret) : 0;
+		/* releasing what is not held: the request is wrong */
+		return !ret ? 0 : ret == -ENOENT ? OLC_EXIT_DATAERR : olc_exit_errno(ret);
 	}
 	ret = olc_exec_acquire(ol, keys, nkeys, timeout_ms, flags, &token);
 	if (ret) {
@@ -480,11 +485,10 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	}
 	if (fd >= 0) {
 		ol = olc_exec_open_fd(fd, &domain, domain_given, own_domain,
-				      sizeof(own_domain));
+				      sizeof(own_domain), &status);
 		if (!ol) {
 			free(texts);
-			return errno == ENOTTY || errno == EBADF ? OLC_EXIT_NOINPUT :
-			       olc_exit_errno(errno);
+			return status;
 		}
 	} else if (shell_cmd && optind < argc) {
 		free(texts);
@@ -509,7 +513,8 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		if (ret == -ENOENT && olc_nl_extack(nl)[0]) {
 			olc_err("domain %s has no rank names (it does not exist yet)", domain);
 			free(texts);
-			return OLC_EXIT_UNAVAILABLE;
+			/* a key names a rank the domain does not have */
+			return OLC_EXIT_USAGE;
 		}
 		if (ret) {
 			olc_nl_report(nl, ret, "reading rank names");
@@ -698,10 +703,11 @@ const struct olc_cmd olc_cmd_exec = {
 	"Exit status, as flock(1): COMMAND's (128+N when signal N killed it; 126\n"
 	"it cannot be run, 127 not found); 1, or -E CODE, when the keys were not\n"
 	"obtained; ordlockctl's own failures, as sysexits(3) and flock(1): 64 usage,\n"
-	"66 FD is not open on /dev/ordlock, 69 the module is not loaded (or no such\n"
-	"domain), 71 a system call failed, 75 the kernel is out of room (a limit),\n"
-	"77 permission denied. Use -E with a code COMMAND never returns (e.g. -E 75)\n"
-	"to tell \"busy\" from COMMAND's own 1.\n"
+	"65 the kernel refused the request as wrong (an order violation on FD, a key\n"
+	"to release not held), 66 FD is not open on /dev/ordlock, 69 the module is\n"
+	"not loaded (or no such domain), 71 a system call failed, 75 a kernel limit\n"
+	"or busy, 77 permission denied. Use -E with a code COMMAND never returns\n"
+	"(e.g. -E 75) to tell \"busy\" from COMMAND's own 1.\n"
 	"\n"
 	"The keys are taken by the child that becomes COMMAND, named after it:\n"
 	"\"ordlockctl locks\" shows COMMAND's pid and name as the holder.\n"

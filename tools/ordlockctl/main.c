@@ -104,10 +104,11 @@ static const char olc_exit_help[] =
 	"Exit status: 0 success; cycles: 1 cycles found, 3 none seen but the view is\n"
 	"filtered; exec: the command's status (126 cannot run it, 127 not found), 1\n"
 	"(or -E) when the keys were not obtained. ordlockctl's own failures:\n"
-	"  64 usage error               69 module, device or domain not there\n"
-	"  65 a graph file is malformed 70 the kernel's answer cannot be read\n"
-	"  66 a file cannot be opened   71 a system call failed\n"
-	"  75 the kernel is out of room 77 permission denied\n";
+	"  64 usage error                  69 module, device or domain not there\n"
+	"  65 bad data: a malformed file,  70 the kernel's answer cannot be read\n"
+	"     a request the kernel refuses 71 a system call failed\n"
+	"  66 a file cannot be opened      75 a kernel limit, or busy: try later\n"
+	"                                  77 permission denied\n";
 
 void olc_main_help(FILE *f)
 {

@@ -33,7 +33,10 @@
 #define OLC_EXIT_OK		0
 #define OLC_EXIT_FOUND		1	/* cycles: there are cycles */
 #define OLC_EXIT_USAGE		64	/* EX_USAGE: bad options or arguments */
-#define OLC_EXIT_DATAERR	65	/* EX_DATAERR: a graph file that does not parse */
+#define OLC_EXIT_DATAERR	65	/* EX_DATAERR: a graph file that does not parse,
+					 * a request the kernel refuses as wrong
+					 * (EINVAL, an order violation, a key to
+					 * release that is not held) */
 #define OLC_EXIT_NOINPUT	66	/* EX_NOINPUT: a file (-f) cannot be opened */
 #define OLC_EXIT_UNAVAILABLE	69	/* EX_UNAVAILABLE: module not loaded, no device,
 					 * no netlink family, no such domain */
@@ -42,7 +45,8 @@
 #define OLC_EXIT_OSERR		71	/* EX_OSERR: a system call failed (fork, memory,
 					 * an ioctl or netlink error not listed here) */
 #define OLC_EXIT_TEMPFAIL	75	/* EX_TEMPFAIL: the kernel is out of room for
-					 * now (limits: EAGAIN, ENOSPC, EMFILE) */
+					 * now (limits: EAGAIN, ENOSPC, EDQUOT,
+					 * EMFILE), or busy (EBUSY) */
 #define OLC_EXIT_NOPERM		77	/* EX_NOPERM: permission denied */
 /* Failures that are not yet classified */
 #define OLC_EXIT_ERROR		OLC_EXIT_OSERR

@@ -5,7 +5,11 @@
  * ordlockctl is killed with SIGKILL keeps KEY held while COMMAND runs; a
  * daemon the command leaves behind keeps it until the daemon exits; with
  * -o (flock's "close before exec") the keys live as long as ordlockctl
- * alone.  Another owner's try-lock is the judge.
+ * alone.  The window between fork and exec: the child takes the keys
+ * there (named after the command), so a SIGKILL of ordlockctl while the
+ * child still waits for them, kept there by a holder, leaves one waiter
+ * that becomes the one holder: the command.  Another owner's try-lock is
+ * the judge.
  */
 #include <errno.h>
 #include <signal.h>
@@ -144,6 +148,53 @@ static void test_close_opt(void)
 		kill(cmd, SIGKILL);
 }
 
+/*
+ * SIGKILL to ordlockctl between fork and exec: a holder keeps the child
+ * waiting for the key (it takes the keys before it becomes the command),
+ * ordlockctl is killed then, the holder lets go: the child gets the key
+ * and runs the command holding it, and only then is the key free again
+ */
+static void test_kill_before_exec(void)
+{
+	const char *d = olt_domain("exec-window");
+	struct ordlock_key k = ORDLOCK_EX(1, 9);
+	struct olt_holder *h;
+	char args[256];
+	pid_t ctlpid, child;
+	int i, marked = 0;
+
+	unlink("window.mark");
+	h = olt_holder_start(d, &k, 1);
+	ok(h && !h->result, "a holder takes 1:9");
+	snprintf(args, sizeof(args),
+		 "-d %s -x 1:9 -- sh -c 'touch window.mark; exec sleep 30'", d);
+	ctlpid = start_exec(args);
+	/* the child, named after the command before its request, waits */
+	child = child_of(ctlpid, "sh", 5000);
+	ok(child > 0, "the child waits for 1:9 before it becomes the command (pid %d)",
+	   (int)child);
+	usleep(200000);
+	ok(access("window.mark", F_OK) != 0, "the command has not run: the key is not free");
+	kill(ctlpid, SIGKILL);
+	waitpid(ctlpid, NULL, 0);
+	ok(child > 0 && kill(child, 0) == 0,
+	   "ordlockctl killed with SIGKILL between fork and exec: the child lives on");
+	if (h)
+		olt_holder_stop(h);
+	for (i = 0; i < 250 && !marked; i++) {
+		marked = access("window.mark", F_OK) == 0;
+		if (!marked)
+			usleep(20000);
+	}
+	ok(marked, "the holder gone, the child takes 1:9 and runs the command");
+	is_errno(probe(d, 1, 9), EAGAIN, "which holds 1:9: one holder, not none");
+	if (child > 0)
+		kill(child, SIGKILL);
+	usleep(200000);
+	is_int(probe(d, 1, 9), 0, "once the command is gone, 1:9 is free");
+	unlink("window.mark");
+}
+
 int main(void)
 {
 	const char *repo = getenv("ORDLOCK_REPO");
@@ -155,5 +206,6 @@ int main(void)
 	test_kill_wrapper();
 	test_daemon();
 	test_close_opt();
+	test_kill_before_exec();
 	return tap_done();
 }

@@ -21,6 +21,7 @@
 #include "events.h"
 #include "graph.h"
 #include "keys.h"
+#include "order.h"
 #include "owner.h"
 #include "resource.h"
 #include "table.h"
@@ -179,12 +180,12 @@ DEFINE_SEQ_ATTRIBUTE(ordlock_graph);
 static int ordlock_owners_show(struct seq_file *m, void *v)
 {
 	struct list_head *owners = ordlock_owner_lock_list();
-	char dname[ORDLOCK_DOMAIN_NAME_MAX];
+	char dname[ORDLOCK_DOMAIN_NAME_MAX], label[ORDLOCK_LABEL_MAX];
 	struct ordlock_owner *owner;
 	u32 mode;
 
 	seq_puts(m, "# ordlock owners v1\n"
-		 "# id pid comm domain kind held waiting_mode waiting_key waited_us\n");
+		 "# id pid comm domain kind held waiting_mode waiting_key waited_us label\n");
 	list_for_each_entry(owner, owners, node) {
 		ordlock_seq_owner(m, owner);
 		/* owner->domain may change meanwhile: print the owner's copy */
@@ -194,12 +195,15 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 			   READ_ONCE(owner->nheld));
 		mode = READ_ONCE(owner->pending.mode);
 		if (mode)
-			seq_printf(m, " %s %u:%llu %llu\n", ordlock_mode_str(mode),
+			seq_printf(m, " %s %u:%llu %llu", ordlock_mode_str(mode),
 				   READ_ONCE(owner->pending.rank),
 				   READ_ONCE(owner->pending.id),
 				   ordlock_us_since(ns_to_ktime(READ_ONCE(owner->pending_since))));
 		else
-			seq_puts(m, " - - 0\n");
+			seq_puts(m, " - - 0");
+		memcpy(label, owner->label, sizeof(label));
+		label[sizeof(label) - 1] = '\0';
+		seq_printf(m, " %s\n", label[0] ? label : "-");
 	}
 	ordlock_owner_unlock_list();
 	return 0;
@@ -277,6 +281,17 @@ static int ordlock_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ordlock_stats);
 
+static int ordlock_order_file_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# ordlock order v1\n"
+		 "# domain NAME policy P learning 0|1 ranks N edges N max_edges N potential N kept N dropped N\n"
+		 "# edge NAME index from_rank to_rank ranks|ascending|descending held_mode taken_mode count ok|inverted[,reported] owner_id pid comm label held_rank:id taken_rank:id time_ns\n"
+		 "# potential NAME seq cycle|ids n edge_index...\n");
+	ordlock_order_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ordlock_order_file);
+
 static int ordlock_users_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "# ordlock users v1\n"
@@ -299,6 +314,7 @@ void ordlock_debugfs_init(void)
 	debugfs_create_file("deadlocks", 0400, dir, NULL, &ordlock_deadlocks_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &ordlock_stats_fops);
 	debugfs_create_file("users", 0400, dir, NULL, &ordlock_users_fops);
+	debugfs_create_file("order", 0400, dir, NULL, &ordlock_order_file_fops);
 	ordlock_debugfs_dir = dir;
 }
 

@@ -12,7 +12,7 @@ static inline void *kvmalloc_array(size_t n, size_t size, int gfp)
 	(void)gfp;
 	if (shim_alloc_fail_after && !--shim_alloc_fail_after)
 		return NULL;
-	return malloc((n * size) ? n * size : 1);
+	return malloc(n && size ? n * size : 1);
 }
 
 static inline void kvfree(const void *p)

@@ -243,6 +243,7 @@ struct olc_exec_args {
 	int close_fd;
 	int unlock;
 	int quiet;
+	const char *label;
 };
 
 /* flock's options, and of the common ones -v, --color and -h alone */
@@ -259,6 +260,7 @@ static const struct option olc_exec_longopts[] = {
 	{ "no-fork", no_argument, NULL, 'F' },
 	{ "unlock", no_argument, NULL, 'u' },
 	{ "quiet", no_argument, NULL, 'q' },
+	{ "label", required_argument, NULL, 'L' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "color", required_argument, NULL, OLC_OPT_COLOR },
 	{ "help", no_argument, NULL, 'h' },
@@ -318,6 +320,14 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 		return -1;
 	case 'q':
 		a->quiet = 1;
+		return -1;
+	case 'L':
+		if (strlen(arg) >= ORDLOCK_LABEL_MAX ||
+		    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+		    strlen(arg))
+			return olc_usage(cmd, "--label \"%s\": up to %d characters of [A-Za-z0-9._-]",
+					 arg, ORDLOCK_LABEL_MAX - 1);
+		a->label = arg;
 		return -1;
 	default:
 		/* -v, --color, -h */
@@ -469,6 +479,16 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		free(keys);
 		return OLC_EXIT_ERROR;
 	}
+	if (a.label) {
+		ret = ordlock_set_label(ol, a.label);
+		if (ret) {
+			olc_err("cannot set the label \"%s\": %s", a.label, strerror(-ret));
+			ordlock_close(ol);
+			free(texts);
+			free(keys);
+			return OLC_EXIT_ERROR;
+		}
+	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = ordlock_acquire(ol, keys, nkeys, timeout_ms, flags, &token);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -571,12 +591,12 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 const struct olc_cmd olc_cmd_exec = {
 	.name = "exec",
 	.run = olc_exec_run,
-	.shortopts = "s:x:w:nE:oc:Fuqvh",
+	.shortopts = "s:x:w:nE:oc:FuqL:vh",
 	.longopts = olc_exec_longopts,
 	.opt = olc_exec_opt,
 	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
-	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-d DOMAIN] -- COMMAND [ARGS]...\n"
+	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-L LABEL] [-d DOMAIN] -- COMMAND [ARGS]...\n"
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"
 		 "exec [-s KEY]... [-x KEY]... [options] FD\n"
 		 "exec -u [-s KEY]... [-x KEY]... FD",
@@ -607,6 +627,8 @@ const struct olc_cmd olc_cmd_exec = {
 	"                       descriptor (ORDLOCK_FD) and with it the keys\n"
 	"  -u, --unlock         with FD: release the keys (all without -s/-x)\n"
 	"  -q, --quiet          no message when the keys were not obtained\n"
+	"  -L, --label=LABEL    name the code path (up to 31 of [A-Za-z0-9._-]): shown\n"
+	"                       by owners, locks, events and the learned order\n"
 	"  -v, --verbose        say when the keys were obtained, and the token\n"
 	"\n"
 	"Why the keys were not obtained is printed with the culprit, e.g.\n"

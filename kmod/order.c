@@ -457,11 +457,12 @@ static void ordlock_order_report(struct ordlock_order *order,
 	order->npotential++;
 	if (__ratelimit(&ordlock_order_ratelimit)) {
 		pr_warn("ordlock: ======================================================\n");
-		pr_warn("ordlock: WARNING: possible %s in domain \"%s\" (no deadlock happened yet)\n",
-			kind == ORDLOCK_POTENTIAL_IDS ?
-			"deadlock: a rank's ids taken in both directions" :
-			"circular locking dependency",
-			owner->domain_name);
+		if (kind == ORDLOCK_POTENTIAL_IDS)
+			pr_warn("ordlock: potential deadlock in domain \"%s\": rank %u taken by ascending and by descending ids (learned order; none happened yet)\n",
+				owner->domain_name, edges[n - 1]->from);
+		else
+			pr_warn("ordlock: potential deadlock in domain \"%s\": circular lock order of %u ranks across owners (learned order; none happened yet)\n",
+				owner->domain_name, n);
 		pr_warn("ordlock: ------------------------------------------------------\n");
 		ordlock_order_log_edge("new:", &edges[n - 1]->first);
 		pr_warn("ordlock: but this order was seen before (first observation of each step):\n");
@@ -561,8 +562,9 @@ static void ordlock_order_ids(struct ordlock_order *order,
 	struct ordlock_order_edge_k *edges[2], *o;
 	u32 ohm, otm;
 
-	for (ohm = ORDLOCK_MODE_SHARED; ohm <= ORDLOCK_MODE_EXCLUSIVE; ohm++)
-		for (otm = ORDLOCK_MODE_SHARED; otm <= ORDLOCK_MODE_EXCLUSIVE; otm++) {
+	/* The most conflicting other side first: it names the worst case */
+	for (ohm = ORDLOCK_MODE_EXCLUSIVE; ohm >= ORDLOCK_MODE_SHARED; ohm--)
+		for (otm = ORDLOCK_MODE_EXCLUSIVE; otm >= ORDLOCK_MODE_SHARED; otm--) {
 			/* Each side must wait for what the other holds */
 			if (!ordlock_modes_conflict(hm, otm) ||
 			    !ordlock_modes_conflict(ohm, tm))

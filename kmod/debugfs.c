@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: /sys/kernel/debug/ordlock/{locks,graph,owners,deadlocks,stats,
- * users}.
+ * users,order,labels}.
  *
  * Every file starts with a version line "# ordlock FILE v1" and a comment
  * line naming the fields; then one record per line, fields separated by one
@@ -180,12 +180,12 @@ DEFINE_SEQ_ATTRIBUTE(ordlock_graph);
 static int ordlock_owners_show(struct seq_file *m, void *v)
 {
 	struct list_head *owners = ordlock_owner_lock_list();
-	char dname[ORDLOCK_DOMAIN_NAME_MAX], label[ORDLOCK_LABEL_MAX];
+	char dname[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_owner *owner;
 	u32 mode;
 
 	seq_puts(m, "# ordlock owners v1\n"
-		 "# id pid comm domain kind held waiting_mode waiting_key waited_us label\n");
+		 "# id pid comm domain kind held waiting_mode waiting_key waited_us\n");
 	list_for_each_entry(owner, owners, node) {
 		ordlock_seq_owner(m, owner);
 		/* owner->domain may change meanwhile: print the owner's copy */
@@ -195,20 +195,38 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 			   READ_ONCE(owner->nheld));
 		mode = READ_ONCE(owner->pending.mode);
 		if (mode)
-			seq_printf(m, " %s %u:%llu %llu", ordlock_mode_str(mode),
+			seq_printf(m, " %s %u:%llu %llu\n", ordlock_mode_str(mode),
 				   READ_ONCE(owner->pending.rank),
 				   READ_ONCE(owner->pending.id),
 				   ordlock_us_since(ns_to_ktime(READ_ONCE(owner->pending_since))));
 		else
-			seq_puts(m, " - - 0");
-		memcpy(label, owner->label, sizeof(label));
-		label[sizeof(label) - 1] = '\0';
-		seq_printf(m, " %s\n", label[0] ? label : "-");
+			seq_puts(m, " - - 0\n");
 	}
 	ordlock_owner_unlock_list();
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(ordlock_owners);
+
+/* The owners that have a label (a file of its own: "owners" stays as it was) */
+static int ordlock_labels_show(struct seq_file *m, void *v)
+{
+	struct list_head *owners = ordlock_owner_lock_list();
+	char label[ORDLOCK_LABEL_MAX];
+	struct ordlock_owner *owner;
+
+	seq_puts(m, "# ordlock labels v1\n"
+		 "# owner_id label\n");
+	list_for_each_entry(owner, owners, node) {
+		/* Written under owner->lock: copied, then terminated */
+		memcpy(label, owner->label, sizeof(label));
+		label[sizeof(label) - 1] = '\0';
+		if (label[0])
+			seq_printf(m, "%llu %s\n", owner->id, label);
+	}
+	ordlock_owner_unlock_list();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ordlock_labels);
 
 static int ordlock_deadlocks_show(struct seq_file *m, void *v)
 {
@@ -315,6 +333,7 @@ void ordlock_debugfs_init(void)
 	debugfs_create_file("stats", 0400, dir, NULL, &ordlock_stats_fops);
 	debugfs_create_file("users", 0400, dir, NULL, &ordlock_users_fops);
 	debugfs_create_file("order", 0400, dir, NULL, &ordlock_order_file_fops);
+	debugfs_create_file("labels", 0400, dir, NULL, &ordlock_labels_fops);
 	ordlock_debugfs_dir = dir;
 }
 

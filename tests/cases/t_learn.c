@@ -450,16 +450,26 @@ static void test_labels(void)
 	ret = ioctl(ordlock_fd(ol), ORDLOCK_IOC_SET_LABEL, &sl);
 	ok(ret < 0 && errno == EINVAL, "labels: unknown flags are EINVAL");
 	is_int(ordlock_set_label(ol, "checkout.v2"), 0, "labels: a good label");
-	capture(out, sizeof(out), "grep ' checkout.v2$' /sys/kernel/debug/ordlock/owners");
-	ok(strstr(out, d) != NULL, "labels: debugfs owners shows it");
+	capture(out, sizeof(out), "grep ' checkout.v2$' /sys/kernel/debug/ordlock/labels");
+	ok(strstr(out, "checkout.v2") != NULL, "labels: debugfs labels shows it");
+	capture(out, sizeof(out), "%s owners -d %s 2>&1", ctl, d);
+	ok(strstr(out, "checkout.v2") && strstr(out, "LABEL"),
+	   "labels: ordlockctl owners (debugfs) shows it");
+	if (!strstr(out, "checkout.v2"))
+		show("owners", out);
+	capture(out, sizeof(out), "%s owners -S netlink -j -d %s 2>&1", ctl, d);
+	ok(strstr(out, "\"label\":\"checkout.v2\"") != NULL,
+	   "labels: and through netlink (GET_OWNERS)");
+	if (!strstr(out, "checkout.v2"))
+		show("owners -S netlink", out);
 	ordlock_close(ol);
 
 	s = nlt_must_open();
 	msg = nlt_msg_new(s, ORDLOCK_CMD_SET_LABEL, 0);
 	nla_put_string(msg, ORDLOCK_A_LABEL, "nl-path");
 	is_int(nlt_request(s, msg, NULL), 0, "labels: netlink SET_LABEL");
-	capture(out, sizeof(out), "grep ' nl-path$' /sys/kernel/debug/ordlock/owners");
-	ok(strstr(out, " netlink ") != NULL, "labels: the socket's owner has it");
+	capture(out, sizeof(out), "grep ' nl-path$' /sys/kernel/debug/ordlock/labels");
+	ok(strstr(out, "nl-path") != NULL, "labels: the socket's owner has it");
 	msg = nlt_msg_new(s, ORDLOCK_CMD_SET_LABEL, 0);
 	nla_put_string(msg, ORDLOCK_A_LABEL, "no/slash");
 	ret = nlt_request(s, msg, NULL);

@@ -81,7 +81,10 @@
  * errno      meaning
  * =========  =================================================================
  * EINVAL     unknown flag, non-zero reserved field, invalid mode, zero keys,
- *            bad domain name, @size too small
+ *            bad domain name, @size too small; a label with other
+ *            characters than [A-Za-z0-9._-] or without its NUL
+ *            (%ORDLOCK_IOC_SET_LABEL); an @edge_size too small
+ *            (%ORDLOCK_IOC_GET_ORDER)
  * E2BIG      more keys than max_keys_per_request (a release may name as
  *            many as the larger of max_keys_per_request and
  *            max_keys_per_owner); or @size larger than the
@@ -136,7 +139,8 @@
  *            max_owners_per_user owners already (no failure record: there
  *            is no owner). Owners created with CAP_SYS_RESOURCE are exempt
  * ENOENT     release or convert of a key the owner does not hold
- *            (%ORDLOCK_REASON_NOT_HELD)
+ *            (%ORDLOCK_REASON_NOT_HELD); %ORDLOCK_IOC_GET_ORDER of a
+ *            domain that does not exist
  * EBUSY      another request of the same owner (a dup()ed or inherited
  *            descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
  *            %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
@@ -631,6 +635,7 @@ enum ordlock_potential_kind {
  * @learning: out: 1 when the domain learns (policy detect or timeout and
  *	module parameter order_learn set), else 0
  * @__reserved: must be zero
+ * @__reserved2: must be zero
  */
 struct ordlock_order_get {
 	__u32 size;

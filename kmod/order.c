@@ -27,8 +27,10 @@
  *
  * Fast path: each owner caches the edges it saw its domain learn
  * (owner->order_cache): a grant whose edges are all in its cache takes no
- * lock of this file, only counts (atomically) in the edges, under
- * rcu_read_lock(): edges are freed after a grace period (a reset), and a
+ * lock of this file, only counts in its cache slots, which it adds to the
+ * edges' counts every ORDLOCK_ORDER_BATCH grants (so an edge's count may
+ * lag by that much per owner), under rcu_read_lock(): edges are freed
+ * after a grace period (a reset), and a
  * cache is only used while the domain's order has the id the cache was
  * filled under. A grant that meets an edge it does not know takes
  * order->lock.
@@ -66,6 +68,8 @@ MODULE_PARM_DESC(order_max_edges, "Most edges of the learned lock order per doma
 #define ORDLOCK_ORDER_POT_EDGES	16
 /* Potential deadlocks kept per domain; later ones count as dropped */
 #define ORDLOCK_ORDER_POTS_MAX	1024
+/* Grants an owner's cache counts before it adds them to the edge */
+#define ORDLOCK_ORDER_BATCH	64
 /* Pairs of (held rank, taken rank) one grant learns at most */
 #define ORDLOCK_ORDER_PAIRS_MAX	4096
 /* Vertices of a cycle path looked at */
@@ -647,7 +651,10 @@ drop:
 	return NULL;
 }
 
-/* Remember @e in @owner's cache */
+/*
+ * Remember @e in @owner's cache, whose id is the order's: under
+ * order->lock, so the edge a reused slot names is still there
+ */
 static void ordlock_order_cache_put(struct ordlock_order_cache *c,
 				    const struct ordlock_order_pair *pair,
 				    struct ordlock_order_edge_k *e)
@@ -656,6 +663,9 @@ static void ordlock_order_cache_put(struct ordlock_order_cache *c,
 
 	s = &c->slot[ordlock_order_hash(pair->from, pair->to, pair->what) &
 		     (ORDLOCK_ORDER_CACHE - 1)];
+	if (s->what && s->pending)
+		atomic64_add(s->pending, &s->edge->count);
+	s->pending = 0;
 	s->edge = e;
 	s->from = pair->from;
 	s->to = pair->to;
@@ -708,7 +718,11 @@ static bool ordlock_order_cached(struct ordlock_order_cache *c,
 		     (ORDLOCK_ORDER_CACHE - 1)];
 	if (s->what != pair->what || s->from != pair->from || s->to != pair->to)
 		return false;
-	atomic64_inc(&s->edge->count);
+	/* Counted in batches: no shared cache line on most grants */
+	if (++s->pending >= ORDLOCK_ORDER_BATCH) {
+		atomic64_add(s->pending, &s->edge->count);
+		s->pending = 0;
+	}
 	return true;
 }
 

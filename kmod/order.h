@@ -34,12 +34,15 @@ struct ordlock_owner;
  * @from: its held rank
  * @to: its taken rank
  * @what: kind and modes, see order.c; 0 for an empty slot
+ * @pending: grants counted here, not yet added to the edge's count (added
+ *	by ORDLOCK_ORDER_BATCH, and when the slot is reused)
  */
 struct ordlock_order_slot {
 	struct ordlock_order_edge_k *edge;
 	u32 from;
 	u32 to;
 	u32 what;
+	u32 pending;
 };
 
 /**

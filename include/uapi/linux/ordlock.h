@@ -567,7 +567,8 @@ enum ordlock_order_kind {
  * @kind: an &enum ordlock_order_kind
  * @flags: ORDLOCK_ORDER_EDGE_*
  * @count: how many grants made the edge (counted from the first one; at
- *	least 1)
+ *	least 1). An owner adds the grants of an edge it knows in batches of
+ *	up to 64, so the count may lag by that much per owner
  * @held: the first observation: the key held (its mode: the strongest
  *	mode of the rank's held keys)
  * @taken: the first observation: the key taken (likewise)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * debugfs: /sys/kernel/debug/ordlock/{locks,graph,owners,deadlocks,stats,
- * users}.
+ * users,order,labels}.
  *
  * Every file starts with a version line "# ordlock FILE v1" and a comment
  * line naming the fields; then one record per line, fields separated by one
@@ -21,6 +21,7 @@
 #include "events.h"
 #include "graph.h"
 #include "keys.h"
+#include "order.h"
 #include "owner.h"
 #include "resource.h"
 #include "table.h"
@@ -206,6 +207,27 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ordlock_owners);
 
+/* The owners that have a label (a file of its own: "owners" stays as it was) */
+static int ordlock_labels_show(struct seq_file *m, void *v)
+{
+	struct list_head *owners = ordlock_owner_lock_list();
+	char label[ORDLOCK_LABEL_MAX];
+	struct ordlock_owner *owner;
+
+	seq_puts(m, "# ordlock labels v1\n"
+		 "# owner_id label\n");
+	list_for_each_entry(owner, owners, node) {
+		/* Written under owner->lock: copied, then terminated */
+		memcpy(label, owner->label, sizeof(label));
+		label[sizeof(label) - 1] = '\0';
+		if (label[0])
+			seq_printf(m, "%llu %s\n", owner->id, label);
+	}
+	ordlock_owner_unlock_list();
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ordlock_labels);
+
 static int ordlock_deadlocks_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "# ordlock deadlocks v1\n"
@@ -277,6 +299,17 @@ static int ordlock_stats_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(ordlock_stats);
 
+static int ordlock_order_file_show(struct seq_file *m, void *v)
+{
+	seq_puts(m, "# ordlock order v1\n"
+		 "# domain NAME policy P learning 0|1 ranks N edges N max_edges N potential N kept N dropped N\n"
+		 "# edge NAME index from_rank to_rank ranks|ascending|descending held_mode taken_mode count ok|inverted[,reported] owner_id pid comm label held_rank:id taken_rank:id time_ns\n"
+		 "# potential NAME seq cycle|ids n edge_index...\n");
+	ordlock_order_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(ordlock_order_file);
+
 static int ordlock_users_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "# ordlock users v1\n"
@@ -299,6 +332,8 @@ void ordlock_debugfs_init(void)
 	debugfs_create_file("deadlocks", 0400, dir, NULL, &ordlock_deadlocks_fops);
 	debugfs_create_file("stats", 0400, dir, NULL, &ordlock_stats_fops);
 	debugfs_create_file("users", 0400, dir, NULL, &ordlock_users_fops);
+	debugfs_create_file("order", 0400, dir, NULL, &ordlock_order_file_fops);
+	debugfs_create_file("labels", 0400, dir, NULL, &ordlock_labels_fops);
 	ordlock_debugfs_dir = dir;
 }
 

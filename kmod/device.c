@@ -17,6 +17,7 @@
 #include "device.h"
 #include "domain.h"
 #include "keys.h"
+#include "order.h"
 #include "owner.h"
 #include "params.h"
 #include "request.h"
@@ -32,6 +33,8 @@ union ordlock_ioctl_buffer {
 	struct ordlock_last_failure last_failure;
 	struct ordlock_convert convert;
 	struct ordlock_domain_config domain_config;
+	struct ordlock_set_label set_label;
+	struct ordlock_order_get order_get;
 };
 
 /**
@@ -355,6 +358,36 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 	return 0;
 }
 
+static int ordlock_ioctl_set_label(struct ordlock_owner *owner,
+				   union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_set_label *arg = &buf->set_label;
+
+	if (arg->flags || ordlock_order_label_check(arg->label))
+		return -EINVAL;
+	strscpy(owner->label, arg->label, sizeof(owner->label));
+	return 0;
+}
+
+static int ordlock_ioctl_get_order(struct ordlock_owner *owner,
+				   union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_order_get *arg = &buf->order_get;
+	struct ordlock_domain *domain;
+	int ret;
+
+	if (arg->flags || arg->__reserved || arg->__reserved2 ||
+	    ordlock_domain_name_valid(arg->domain))
+		return -EINVAL;
+	domain = ordlock_domain_find_get(arg->domain);
+	if (!domain)
+		return -ENOENT;
+	ret = ordlock_order_get(domain, arg, capable(CAP_SYS_ADMIN),
+				from_kuid_munged(&init_user_ns, current_euid()));
+	ordlock_domain_put(domain);
+	return ret;
+}
+
 /*
  * The dispatch table, in ioctl number order from ORDLOCK_IOC_ACQUIRE. Each
  * @min_size is the size of the structure as first published: it never
@@ -414,6 +447,24 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.copy_out_on_error = false,
 		.write_first = true,
 		.execute = ordlock_ioctl_domain_config,
+	},
+	/* 0x08 and 0x09: ORDLOCK_IOC_RENEW and ORDLOCK_IOC_TOKEN_CHECK (leases) */
+	{ .cmd = 0 },
+	{ .cmd = 0 },
+	{
+		.cmd = ORDLOCK_IOC_SET_LABEL,
+		.size = sizeof(struct ordlock_set_label),
+		.min_size = offsetofend(struct ordlock_set_label, label),
+		.copy_out_on_error = false,
+		.write_first = true,
+		.execute = ordlock_ioctl_set_label,
+	},
+	{
+		.cmd = ORDLOCK_IOC_GET_ORDER,
+		.size = sizeof(struct ordlock_order_get),
+		.min_size = offsetofend(struct ordlock_order_get, __reserved2),
+		.copy_out_on_error = false,
+		.execute = ordlock_ioctl_get_order,
 	},
 };
 

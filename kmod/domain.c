@@ -13,6 +13,7 @@
 #include <linux/timekeeping.h>
 
 #include "domain.h"
+#include "order.h"
 #include "keys.h"
 #include "params.h"
 #include "user.h"
@@ -174,6 +175,7 @@ static void ordlock_domain_free(struct kref *ref)
 	ordlock_ndomains--;
 	mutex_unlock(&ordlock_domains_lock);
 	free_percpu(domain->stats);
+	ordlock_order_free(domain);
 	kfree(domain->rank_names);
 	kfree(domain);
 	/* After ordlock_domains_lock: the last put takes ordlock_users_lock */
@@ -192,7 +194,8 @@ void ordlock_domain_put(struct ordlock_domain *domain)
 /**
  * ordlock_domain_configure() - read or change the settings of a domain
  * @name: a valid domain name; the domain is created if needed
- * @flags: ORDLOCK_DOMAIN_SET_* bits
+ * @flags: ORDLOCK_DOMAIN_SET_* bits, and ORDLOCK_DOMAIN_RESET_ORDER to
+ *	forget the learned lock order (order.h)
  * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
  * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
  * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
@@ -252,6 +255,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 	}
 	mutex_unlock(&ordlock_domains_lock);
 	kfree(copy);
+	if (flags & ORDLOCK_DOMAIN_RESET_ORDER)
+		ordlock_order_reset(domain);
 	*out = domain;
 	return 0;
 }
@@ -260,7 +265,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * ordlock_domain_configure_admin() - ordlock_domain_configure() where the
  *	caller needs CAP_SYS_ADMIN to change anything (the ioctl)
  * @name: a valid domain name
- * @flags: ORDLOCK_DOMAIN_SET_POLICY and ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @flags: ORDLOCK_DOMAIN_SET_POLICY, ORDLOCK_DOMAIN_SET_DETECT_DELAY and
+ *	ORDLOCK_DOMAIN_RESET_ORDER
  * @policy: the new policy
  * @detect_delay_ms: the new delay
  * @user: the user a new domain is created for (see ordlock_domain_get())

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
+struct ordlock_order;
 struct ordlock_user;
 
 /**
@@ -115,6 +116,8 @@ struct ordlock_rank_name {
  * @resources: resources of the domain
  * @waiters: owners waiting in the domain
  * @stats: per-CPU counters
+ * @order: the lock order learned in the domain (order.c), created on first
+ *	need with cmpxchg(), freed with the domain; NULL before
  * @name: NUL-terminated name
  */
 struct ordlock_domain {
@@ -136,6 +139,7 @@ struct ordlock_domain {
 	struct ordlock_gauge resources;
 	struct ordlock_gauge waiters;
 	struct ordlock_stats __percpu *stats;
+	struct ordlock_order *order;
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 };
 

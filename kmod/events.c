@@ -259,6 +259,35 @@ void ordlock_event_owner_died(struct ordlock_owner *owner)
 }
 
 /**
+ * ordlock_event_potential() - the learned order of @owner's domain found a
+ *	potential deadlock (order.c has logged it)
+ * @owner: the owner whose grant closed it, locked
+ * @kind: an enum ordlock_potential_kind
+ * @edges: the first observations of its edges, the closing one last
+ * @n: their number
+ * @dropped: the learned order's dropped count
+ *
+ * Called under the domain's order->lock: see the lock order in main.c.
+ */
+void ordlock_event_potential(struct ordlock_owner *owner, u32 kind,
+			     const struct ordlock_order_edge *edges, u32 n,
+			     u64 dropped)
+{
+	struct ordlock_event_info info = {
+		.event = ORDLOCK_EVENT_POTENTIAL_DEADLOCK,
+		.domain = owner->domain->name,
+		.owner = owner,
+		.potential = edges,
+		.npotential = n,
+		.potential_kind = kind,
+		.dropped = dropped,
+	};
+
+	lockdep_assert_held(&owner->lock);
+	blocking_notifier_call_chain(&ordlock_event_chain, info.event, &info);
+}
+
+/**
  * ordlock_events_show_deadlocks() - print the last deadlocks, oldest first
  * @m: the seq_file of debugfs "deadlocks"
  *

@@ -13,6 +13,7 @@
 #include <linux/seq_file.h>
 #include <linux/types.h>
 
+struct ordlock_order_edge;
 struct ordlock_owner;
 struct ordlock_user;
 
@@ -25,6 +26,11 @@ struct ordlock_user;
  *	DEADLOCK, TIMEOUT, ORDER and LIMIT; NULL for an owner that was refused
  * @kind: the enum ordlock_owner_kind asked for, when @owner is NULL
  * @user: the user of the refused owner, when @owner is NULL
+ * @potential: for POTENTIAL_DEADLOCK: the first observations of the edges
+ *	of the cycle (the one that closed it last), @npotential of them
+ * @npotential: entries of @potential
+ * @potential_kind: an enum ordlock_potential_kind
+ * @dropped: the domain's learned order's dropped count
  */
 struct ordlock_event_info {
 	u32 event;
@@ -32,6 +38,10 @@ struct ordlock_event_info {
 	struct ordlock_owner *owner;
 	u32 kind;
 	const struct ordlock_user *user;
+	const struct ordlock_order_edge *potential;
+	u32 npotential;
+	u32 potential_kind;
+	u64 dropped;
 };
 
 int ordlock_events_init(void);
@@ -48,6 +58,9 @@ void ordlock_event_failure(struct ordlock_owner *owner);
 void ordlock_event_domain_refused(struct ordlock_owner *owner, const char *name);
 void ordlock_event_owner_refused(u32 kind, const struct ordlock_user *user);
 void ordlock_event_owner_died(struct ordlock_owner *owner);
+void ordlock_event_potential(struct ordlock_owner *owner, u32 kind,
+			     const struct ordlock_order_edge *edges, u32 n,
+			     u64 dropped);
 
 void ordlock_events_show_deadlocks(struct seq_file *m);
 

@@ -23,6 +23,10 @@
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
  *	    bucket->lock
  *	    ordlock_history_lock	spinlock, events.c
+ *	    order->lock			mutex, struct ordlock_order (order.c); one at a time
+ *	      ordlock_event_chain
+ *	ordlock_domains_lock
+ *	  order->lock
  *
  * ordlock_nl_lock (the hash of netlink owners) is outermost: a socket's
  * owner is created under it (taking ordlock_users_lock, ordlock_owners_lock
@@ -50,8 +54,9 @@
  *   owner->lock when an owner moves to another domain and by ioctl
  *   DOMAIN_CONFIG; without it when a destroyed owner drops its domain, by
  *   netlink DOMAIN_GET/DOMAIN_SET and by debugfs "stats". Nothing of this
- *   module is taken under it: a freed domain drops it before putting its
- *   creator's user (ordlock_domain_free()).
+ *   module is taken under it but order->lock, by debugfs "order": a freed
+ *   domain drops it before putting its creator's user and freeing its
+ *   learned order (ordlock_domain_free()).
  * - ordlock_users_lock (the hash of users) is a leaf. Under owner->lock it
  *   is taken when a domain freed by a move or by DOMAIN_CONFIG puts its
  *   creator's user; under ordlock_nl_lock as above; alone otherwise. Never
@@ -73,6 +78,17 @@
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
  *   when a deadlock is recorded (under owner->lock) and by debugfs
  *   "deadlocks".
+ * - order->lock (a domain's learned lock order, order.c) is taken under
+ *   owner->lock by a grant that meets an edge its owner does not know,
+ *   and by ORDLOCK_IOC_GET_ORDER; alone by a reset (DOMAIN_CONFIG, after
+ *   ordlock_domains_lock is dropped) and by the domain's freeing; under
+ *   ordlock_domains_lock by debugfs "order" (the one lock taken under
+ *   ordlock_domains_lock). Under it a potential deadlock is logged and
+ *   its event sent (ordlock_event_chain read-held). It allocates
+ *   (GFP_KERNEL): reclaim takes nothing of this module. A grant whose
+ *   edges its owner knows takes no lock: the owner's cache is checked
+ *   against the order's id and its edges read under rcu_read_lock()
+ *   (a reset frees them with kfree_rcu()).
  *
  * Not locks of this module, and leaves wherever they appear: the internal
  * locks of per-CPU counters, rate limits, workqueues, hrtimers and
@@ -81,8 +97,9 @@
  * handlers run without genl_mutex (parallel_ops); a dump runs under its
  * socket's callback mutex, and takes ordlock_owners_lock or bucket locks
  * under it. The module does not use RCU itself (the notifier chain does,
- * inside). Counters, gauges, ids and tokens are atomic or per CPU, under
- * no lock.
+ * inside) except for order.c's edges, read under rcu_read_lock() by
+ * the owners' caches and freed after a grace period. Counters, gauges,
+ * ids and tokens are atomic or per CPU, under no lock.
  */
 #include <linux/module.h>
 
@@ -91,6 +108,7 @@
 #include "domain.h"
 #include "events.h"
 #include "netlink.h"
+#include "order.h"
 #include "owner.h"
 #include "table.h"
 #include "user.h"
@@ -150,6 +168,7 @@ static void __exit ordlock_exit(void)
 	ordlock_events_exit();
 	ordlock_owner_exit();
 	ordlock_table_exit();
+	ordlock_order_exit();
 	pr_info("ordlock: unloaded\n");
 }
 

@@ -135,6 +135,12 @@ static const struct genl_ops ordlock_nl_ops[] = {
 		.policy = ordlock_nl_domain_set_policy,
 		.maxattr = ORDLOCK_A_MAX,
 	},
+	{
+		.cmd = ORDLOCK_CMD_SET_LABEL,
+		.doit = ordlock_nl_set_label_doit,
+		.policy = ordlock_nl_label_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
 };
 
 struct genl_family ordlock_genl_family __ro_after_init = {

@@ -42,6 +42,12 @@ extern const struct nla_policy ordlock_nl_entry_policy[ORDLOCK_E_MAX + 1];
 #define ORDLOCK_NL_TAKES_DETECT_DELAY_MS { .type = NLA_U32 }
 #define ORDLOCK_NL_TAKES_RANK_NAMES \
 	NLA_POLICY_NESTED_ARRAY(ordlock_nl_entry_policy)
+#define ORDLOCK_NL_TAKES_LABEL \
+	{ .type = NLA_NUL_STRING, .len = ORDLOCK_LABEL_MAX - 1 }
+/* The attributes only the kernel sends: no command takes them */
+#define ORDLOCK_NL_NOT_TAKEN_ORDER \
+	[ORDLOCK_A_POTENTIAL_KIND] = ORDLOCK_NL_NOT_TAKEN, \
+	[ORDLOCK_A_ORDER_DROPPED] = ORDLOCK_NL_NOT_TAKEN
 #define ORDLOCK_NL_NOT_TAKEN_MSG	"attribute not taken by this command"
 #define ORDLOCK_NL_NOT_TAKEN \
 	{ .type = NLA_REJECT, .reject_message = ORDLOCK_NL_NOT_TAKEN_MSG }
@@ -59,6 +65,7 @@ int ordlock_nl_put_failure(struct sk_buff *skb,
 int ordlock_nl_put_owner(struct sk_buff *skb, u64 id, pid_t pid,
 			 const char *comm);
 int ordlock_nl_put_cycle(struct sk_buff *skb, struct ordlock_owner *owner);
+int ordlock_nl_put_label(struct sk_buff *skb, const char *label);
 
 /* nl_lock.c */
 extern const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1];
@@ -68,6 +75,8 @@ int ordlock_nl_acquire_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_convert_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_cancel_doit(struct sk_buff *skb, struct genl_info *info);
+extern const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1];
+int ordlock_nl_set_label_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_owners_init(void);
 void ordlock_nl_owners_exit(void);
 

@@ -23,6 +23,8 @@ const struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
+	ORDLOCK_NL_NOT_TAKEN_ORDER,
 };
 
 const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
@@ -34,6 +36,8 @@ const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_POLICY] = ORDLOCK_NL_TAKES_POLICY,
 	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_TAKES_DETECT_DELAY_MS,
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_TAKES_RANK_NAMES,
+	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
+	ORDLOCK_NL_NOT_TAKEN_ORDER,
 };
 
 static int ordlock_nl_put_rank_names(struct sk_buff *skb,

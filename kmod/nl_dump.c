@@ -32,6 +32,8 @@ const struct nla_policy ordlock_nl_dump_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_POLICY] = ORDLOCK_NL_TAKES_POLICY,
 	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_TAKES_DETECT_DELAY_MS,
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_TAKES_RANK_NAMES,
+	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
+	ORDLOCK_NL_NOT_TAKEN_ORDER,
 };
 
 /*
@@ -130,6 +132,7 @@ static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
 		nla_put_u32(d->skb, ORDLOCK_E_ROLE, role) ||
 		nla_put_u32(d->skb, ORDLOCK_E_POSITION, pos) ||
 		ordlock_nl_put_owner(d->skb, owner->id, READ_ONCE(owner->pid), owner->comm) ||
+		ordlock_nl_put_label(d->skb, owner->label) ||
 		nla_put_u32(d->skb, ORDLOCK_E_MODE, mode) ||
 		nla_put_u64_64bit(d->skb, role == ORDLOCK_ROLE_HOLDER ?
 				  ORDLOCK_E_TOKEN : ORDLOCK_E_WAITED_US, value,
@@ -301,6 +304,7 @@ int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		ordlock_owner_domain_name(owner, dname);
 		err = ordlock_nl_put_owner(skb, owner->id, READ_ONCE(owner->pid),
 					   owner->comm) ||
+		      ordlock_nl_put_label(skb, owner->label) ||
 		      nla_put_string(skb, ORDLOCK_E_DOMAIN, dname) ||
 		      nla_put_u32(skb, ORDLOCK_E_KIND, owner->kind) ||
 		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld)) ||

@@ -54,12 +54,14 @@ static void ordlock_nl_event_send(struct sk_buff *msg, void *hdr)
 /* The owner fields of an event's ORDLOCK_A_ENTRY */
 static int ordlock_nl_event_entry(struct sk_buff *msg, u64 id, pid_t pid,
 				  const char *comm, u32 kind, u32 held,
-				  const struct ordlock_user *user)
+				  const struct ordlock_user *user,
+				  const char *label)
 {
 	struct nlattr *entry = nla_nest_start(msg, ORDLOCK_A_ENTRY);
 
 	if (!entry ||
 	    ordlock_nl_put_owner(msg, id, pid, comm) ||
+	    (label && ordlock_nl_put_label(msg, label)) ||
 	    nla_put_u32(msg, ORDLOCK_E_KIND, kind) ||
 	    nla_put_u32(msg, ORDLOCK_E_HELD, held) ||
 	    nla_put_u32(msg, ORDLOCK_E_UID, ordlock_user_uid(user)))
@@ -68,9 +70,48 @@ static int ordlock_nl_event_entry(struct sk_buff *msg, u64 id, pid_t pid,
 	return 0;
 }
 
+/* The potential deadlock of @info: its kind, dropped count and edges */
+static int ordlock_nl_event_potential(struct sk_buff *msg,
+				      const struct ordlock_event_info *info)
+{
+	struct nlattr *cycle, *step;
+	u32 i;
+
+	if (nla_put_u32(msg, ORDLOCK_A_POTENTIAL_KIND, info->potential_kind) ||
+	    nla_put_u64_64bit(msg, ORDLOCK_A_ORDER_DROPPED, info->dropped,
+			      ORDLOCK_A_PAD))
+		return -EMSGSIZE;
+	cycle = nla_nest_start(msg, ORDLOCK_A_CYCLE);
+	if (!cycle)
+		return -EMSGSIZE;
+	for (i = 0; i < info->npotential; i++) {
+		const struct ordlock_order_edge *o = &info->potential[i];
+
+		step = nla_nest_start(msg, ORDLOCK_A_ENTRY);
+		if (!step ||
+		    ordlock_nl_put_owner(msg, o->owner_id, o->pid, o->comm) ||
+		    nla_put_u32(msg, ORDLOCK_E_UID, o->uid) ||
+		    ordlock_nl_put_label(msg, o->label) ||
+		    nla_put_u32(msg, ORDLOCK_E_ORDER_KIND, o->kind) ||
+		    ordlock_nl_put_key(msg, ORDLOCK_E_KEY, o->held.rank,
+				       o->held.id, o->held.mode) ||
+		    ordlock_nl_put_key(msg, ORDLOCK_E_TAKEN, o->taken.rank,
+				       o->taken.id, o->taken.mode) ||
+		    nla_put_u64_64bit(msg, ORDLOCK_E_TIME_NS, o->time_ns,
+				      ORDLOCK_E_PAD) ||
+		    nla_put_u64_64bit(msg, ORDLOCK_E_COUNT, o->count,
+				      ORDLOCK_E_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(msg, step);
+	}
+	nla_nest_end(msg, cycle);
+	return 0;
+}
+
 /* An event about @owner in @domain */
 static void ordlock_nl_event_owner(struct ordlock_owner *owner, u32 event,
-				   const char *domain)
+				   const char *domain,
+				   const struct ordlock_event_info *info)
 {
 	struct sk_buff *msg;
 	void *hdr;
@@ -80,12 +121,16 @@ static void ordlock_nl_event_owner(struct ordlock_owner *owner, u32 event,
 		return;
 	if (ordlock_nl_event_entry(msg, owner->id, READ_ONCE(owner->pid),
 				   owner->comm, owner->kind, owner->nheld,
-				   owner->user))
+				   owner->user, owner->label))
 		goto err;
-	if (event != ORDLOCK_EVENT_OWNER_DIED &&
-	    (ordlock_nl_put_failure(msg, &owner->failure) ||
-	     ordlock_nl_put_cycle(msg, owner)))
+	if (event == ORDLOCK_EVENT_POTENTIAL_DEADLOCK) {
+		if (ordlock_nl_event_potential(msg, info))
+			goto err;
+	} else if (event != ORDLOCK_EVENT_OWNER_DIED &&
+		   (ordlock_nl_put_failure(msg, &owner->failure) ||
+		    ordlock_nl_put_cycle(msg, owner))) {
 		goto err;
+	}
 	ordlock_nl_event_send(msg, hdr);
 	return;
 err:
@@ -113,7 +158,7 @@ static void ordlock_nl_event_refused(u32 event, const char *domain, u32 kind,
 		return;
 	get_task_comm(comm, current);
 	if (ordlock_nl_event_entry(msg, 0, task_tgid_nr(current), comm, kind, 0,
-				   user) ||
+				   user, NULL) ||
 	    ordlock_nl_put_failure(msg, &f)) {
 		nlmsg_free(msg);
 		return;
@@ -128,7 +173,8 @@ static int ordlock_nl_event(struct notifier_block *nb, unsigned long event,
 	const struct ordlock_event_info *info = data;
 
 	if (info->owner)
-		ordlock_nl_event_owner(info->owner, info->event, info->domain);
+		ordlock_nl_event_owner(info->owner, info->event, info->domain,
+				       info);
 	else
 		ordlock_nl_event_refused(info->event, info->domain, info->kind,
 					 info->user);

@@ -24,6 +24,7 @@
 #include "domain.h"
 #include "keys.h"
 #include "netlink.h"
+#include "order.h"
 #include "owner.h"
 #include "params.h"
 #include "request.h"
@@ -81,6 +82,8 @@ const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
+	ORDLOCK_NL_NOT_TAKEN_ORDER,
 };
 
 const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
@@ -92,6 +95,8 @@ const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
+	ORDLOCK_NL_NOT_TAKEN_ORDER,
 };
 
 const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
@@ -103,6 +108,21 @@ const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
+	ORDLOCK_NL_NOT_TAKEN_ORDER,
+};
+
+const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] = {
+	[ORDLOCK_A_DOMAIN] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_KEYS] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_FLAGS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_TIMEOUT_NS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_COOKIE] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_LABEL] = ORDLOCK_NL_TAKES_LABEL,
+	ORDLOCK_NL_NOT_TAKEN_ORDER,
 };
 
 /* Parse ORDLOCK_A_KEYS into a sorted, merged array the caller kvfree()s */
@@ -679,4 +699,28 @@ void ordlock_nl_owners_exit(void)
 	}
 	mutex_unlock(&ordlock_nl_lock);
 	destroy_workqueue(ordlock_nl_wq);
+}
+
+int ordlock_nl_set_label_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *attr = info->attrs[ORDLOCK_A_LABEL];
+	struct ordlock_nl_owner *nlo;
+
+	if (!attr) {
+		NL_SET_ERR_MSG(info->extack, "missing label");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, ORDLOCK_A_LABEL);
+		return -EINVAL;
+	}
+	if (ordlock_order_label_check(nla_data(attr))) {
+		NL_SET_ERR_MSG_ATTR(info->extack, attr,
+				    "a label is up to 31 characters of [A-Za-z0-9._-]");
+		return -EINVAL;
+	}
+	nlo = ordlock_nl_get(skb, info->snd_portid);
+	if (IS_ERR(nlo))
+		return ordlock_nl_get_error(info, nlo);
+	mutex_lock(&nlo->owner->lock);
+	strscpy(nlo->owner->label, nla_data(attr), sizeof(nlo->owner->label));
+	mutex_unlock(&nlo->owner->lock);
+	return 0;
 }

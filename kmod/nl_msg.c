@@ -97,3 +97,15 @@ int ordlock_nl_put_cycle(struct sk_buff *skb, struct ordlock_owner *owner)
 	nla_nest_end(skb, cycle);
 	return 0;
 }
+
+/* ORDLOCK_E_LABEL, when @label is not empty (read racily: copied first) */
+int ordlock_nl_put_label(struct sk_buff *skb, const char *label)
+{
+	char copy[ORDLOCK_LABEL_MAX];
+
+	memcpy(copy, label, sizeof(copy));
+	copy[sizeof(copy) - 1] = '\0';
+	if (!copy[0])
+		return 0;
+	return nla_put_string(skb, ORDLOCK_E_LABEL, copy);
+}

@@ -18,6 +18,7 @@
 #include <linux/ordlock.h>
 
 #include "keys.h"
+#include "order.h"
 #include "resource.h"
 
 struct ordlock_domain;
@@ -76,6 +77,10 @@ struct ordlock_user;
  *	its NUL, which netlink clients reject)
  * @domain_seq: orders the writes of @domain_name (their lock is @lock);
  *	see the lock order in main.c for its readers on PREEMPT_RT
+ * @label: the owner's label (ORDLOCK_IOC_SET_LABEL), NUL-terminated, empty
+ *	for none; written under @lock, read racily like @comm
+ * @order_cache: the learned-order edges this owner knows (order.h); under
+ *	@lock
  */
 /**
  * struct ordlock_restart - an ioctl wait that a signal interrupted, which
@@ -130,6 +135,8 @@ struct ordlock_owner {
 	u64 pending_since;
 	char domain_name[ORDLOCK_DOMAIN_NAME_MAX];
 	seqcount_mutex_t domain_seq;
+	char label[ORDLOCK_LABEL_MAX];
+	struct ordlock_order_cache order_cache;
 };
 
 /**

@@ -18,6 +18,7 @@
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
+#include "order.h"
 #include "owner.h"
 #include "params.h"
 #include "request.h"
@@ -206,6 +207,7 @@ static int ordlock_request_done(struct ordlock_request *req)
 		ordlock_request_put(req);
 		return 0;
 	}
+	ordlock_order_grant(owner, req->keys, req->n, owner->nheld);
 	owner->last_token = ordlock_domain_next_token(owner->domain);
 	req->token = owner->last_token;
 	list_for_each_entry(hold, &req->holds, owner_node)

@@ -568,6 +568,9 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_DETECT_DELAY_MS] = { .type = NLA_U32 },
 	[ORDLOCK_A_RANK_NAMES] = { .type = NLA_NESTED },
 	[ORDLOCK_A_STATS] = { .type = NLA_NESTED },
+	[ORDLOCK_A_LABEL] = { .type = NLA_STRING },
+	[ORDLOCK_A_POTENTIAL_KIND] = { .type = NLA_U32 },
+	[ORDLOCK_A_ORDER_DROPPED] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -605,6 +608,11 @@ static struct nla_policy olc_nl_entry_policy[ORDLOCK_E_MAX + 1] = {
 	[ORDLOCK_E_RANK] = { .type = NLA_U32 },
 	[ORDLOCK_E_NAME] = { .type = NLA_STRING },
 	[ORDLOCK_E_UID] = { .type = NLA_U32 },
+	[ORDLOCK_E_LABEL] = { .type = NLA_STRING },
+	[ORDLOCK_E_TAKEN] = { .type = NLA_NESTED },
+	[ORDLOCK_E_TIME_NS] = { .type = NLA_U64 },
+	[ORDLOCK_E_ORDER_KIND] = { .type = NLA_U32 },
+	[ORDLOCK_E_COUNT] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_stats_policy[ORDLOCK_S_MAX + 1] = {
@@ -706,6 +714,16 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 		nla_strlcpy(e->name, tb[ORDLOCK_E_NAME], sizeof(e->name));
 	if (tb[ORDLOCK_E_UID])
 		e->uid = nla_get_u32(tb[ORDLOCK_E_UID]);
+	if (tb[ORDLOCK_E_LABEL])
+		nla_strlcpy(e->label, tb[ORDLOCK_E_LABEL], sizeof(e->label));
+	if (tb[ORDLOCK_E_TAKEN] && olc_nl_parse_key(tb[ORDLOCK_E_TAKEN], &e->taken))
+		return -EPROTO;
+	if (tb[ORDLOCK_E_TIME_NS])
+		e->time_ns = nla_get_u64(tb[ORDLOCK_E_TIME_NS]);
+	if (tb[ORDLOCK_E_ORDER_KIND])
+		e->order_kind = nla_get_u32(tb[ORDLOCK_E_ORDER_KIND]);
+	if (tb[ORDLOCK_E_COUNT])
+		e->count = nla_get_u64(tb[ORDLOCK_E_COUNT]);
 	if (tb[ORDLOCK_E_BLOCKER]) {
 		struct olc_nl_entry b;
 
@@ -776,6 +794,48 @@ int olc_nl_parse_outcome(struct nlattr **tb, uint8_t cmd, struct olc_nl_outcome 
 	return 0;
 }
 
+/* The edges of a POTENTIAL_DEADLOCK event */
+static int olc_nl_parse_potential(struct nlattr **tb, struct olc_nl_event *ev)
+{
+	struct nlattr *pos;
+	int rem;
+
+	if (tb[ORDLOCK_A_POTENTIAL_KIND])
+		ev->potential_kind = nla_get_u32(tb[ORDLOCK_A_POTENTIAL_KIND]);
+	if (tb[ORDLOCK_A_ORDER_DROPPED])
+		ev->order_dropped = nla_get_u64(tb[ORDLOCK_A_ORDER_DROPPED]);
+	if (!tb[ORDLOCK_A_CYCLE])
+		return olc_nl_proto("a potential deadlock without its edges");
+	nla_for_each_nested(pos, tb[ORDLOCK_A_CYCLE], rem) {
+		struct ordlock_order_edge *o;
+		struct olc_nl_entry e;
+
+		if (nla_type(pos) != ORDLOCK_A_ENTRY)
+			return olc_nl_proto("attribute %d in a potential deadlock",
+					    nla_type(pos));
+		if (olc_nl_parse_entry(pos, &e))
+			return -EPROTO;
+		if (ev->npotential == OLC_NL_POTENTIAL_MAX)
+			return olc_nl_proto("a potential deadlock of more than %d edges",
+					    OLC_NL_POTENTIAL_MAX);
+		o = &ev->potential[ev->npotential++];
+		memset(o, 0, sizeof(*o));
+		o->owner_id = e.owner_id;
+		o->pid = e.pid;
+		o->uid = e.uid;
+		memcpy(o->comm, e.comm, sizeof(o->comm));
+		memcpy(o->label, e.label, sizeof(o->label));
+		o->kind = e.order_kind;
+		o->held = e.key;
+		o->taken = e.taken;
+		o->from_rank = e.key.rank;
+		o->to_rank = e.taken.rank;
+		o->time_ns = e.time_ns;
+		o->count = e.count;
+	}
+	return 0;
+}
+
 int olc_nl_parse_event(struct nlattr **tb, struct olc_nl_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -790,6 +850,8 @@ int olc_nl_parse_event(struct nlattr **tb, struct olc_nl_event *ev)
 		if (olc_nl_parse_failure(tb[ORDLOCK_A_FAILURE], &ev->failure))
 			return -EPROTO;
 	}
+	if (ev->event == ORDLOCK_EVENT_POTENTIAL_DEADLOCK)
+		return olc_nl_parse_potential(tb, ev);
 	if (tb[ORDLOCK_A_CYCLE] &&
 	    olc_nl_parse_cycle(tb[ORDLOCK_A_CYCLE], ev->cycle, &ev->ncycle))
 		return -EPROTO;
@@ -809,6 +871,8 @@ const char *olc_nl_event_name(uint32_t event)
 		return "limit";
 	case ORDLOCK_EVENT_OWNER_DIED:
 		return "owner-died";
+	case ORDLOCK_EVENT_POTENTIAL_DEADLOCK:
+		return "potential-deadlock";
 	default:
 		return NULL;
 	}

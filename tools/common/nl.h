@@ -197,6 +197,11 @@ struct olc_nl_entry {
 	uint32_t rank;
 	char name[ORDLOCK_RANK_NAME_MAX];
 	uint32_t uid;
+	char label[ORDLOCK_LABEL_MAX];
+	struct ordlock_key taken;
+	uint64_t time_ns;
+	uint32_t order_kind;
+	uint64_t count;
 	struct {
 		uint32_t present;
 		uint64_t owner_id;
@@ -252,6 +257,9 @@ int olc_nl_parse_outcome(struct nlattr **tb, uint8_t cmd,
  * @event: an enum ordlock_event
  * @owner: the ORDLOCK_A_ENTRY nest (the owner concerned)
  */
+/* Edges of a potential deadlock an event carries at most */
+#define OLC_NL_POTENTIAL_MAX 16
+
 struct olc_nl_event {
 	uint32_t event;
 	char domain[ORDLOCK_DOMAIN_NAME_MAX];
@@ -260,10 +268,17 @@ struct olc_nl_event {
 	struct ordlock_failure failure;
 	int ncycle;
 	struct ordlock_cycle_step cycle[ORDLOCK_CYCLE_MAX];
+	uint32_t potential_kind;
+	uint64_t order_dropped;
+	int npotential;
+	struct ordlock_order_edge potential[OLC_NL_POTENTIAL_MAX];
 };
 
 int olc_nl_parse_event(struct nlattr **tb, struct olc_nl_event *ev);
-/* "deadlock", "timeout", "order", "limit", "owner-died"; NULL when unknown */
+/*
+ * "deadlock", "timeout", "order", "limit", "owner-died",
+ * "potential-deadlock"; NULL when unknown
+ */
 const char *olc_nl_event_name(uint32_t event);
 
 /* --- domains and counters ------------------------------------------------ */

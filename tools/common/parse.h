@@ -75,6 +75,7 @@ struct olc_owner {
 	uint32_t wrank;
 	uint64_t wid;
 	uint64_t waited_us;
+	char label[ORDLOCK_LABEL_MAX];	/* "" for none */
 };
 
 struct olc_owners {

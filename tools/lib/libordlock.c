@@ -524,6 +524,66 @@ int ordlock_last_cycle(struct ordlock *ol, struct ordlock_cycle_step *steps,
 	return (int)lf.nsteps;
 }
 
+int ordlock_set_label(struct ordlock *ol, const char *label)
+{
+	struct ordlock_set_label sl;
+	size_t len = label ? strlen(label) : 0;
+
+	if (!ol)
+		return fail(EINVAL);
+	if (len >= sizeof(sl.label))
+		return fail(EINVAL);
+	memset(&sl, 0, sizeof(sl));
+	sl.size = sizeof(sl);
+	if (len)
+		memcpy(sl.label, label, len);
+	if (ioctl(ol->fd, ORDLOCK_IOC_SET_LABEL, &sl) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	return 0;
+}
+
+int ordlock_get_order(struct ordlock *ol, const char *domain,
+		      struct ordlock_order_edge *edges, unsigned int max,
+		      uint32_t *words, unsigned int maxwords,
+		      struct ordlock_order_get *info)
+{
+	struct ordlock_order_get g;
+	size_t len = domain ? strlen(domain) : 0;
+
+	if (!ol || !len || len >= sizeof(g.domain))
+		return fail(EINVAL);
+	memset(&g, 0, sizeof(g));
+	g.size = sizeof(g);
+	memcpy(g.domain, domain, len);
+	g.edge_size = sizeof(*edges);
+	g.nedges = edges ? max : 0;
+	g.edges = (uintptr_t)edges;
+	g.npotential_words = words ? maxwords : 0;
+	g.potentials = (uintptr_t)words;
+	if (ioctl(ol->fd, ORDLOCK_IOC_GET_ORDER, &g) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	if (info)
+		*info = g;
+	return 0;
+}
+
+int ordlock_reset_order(struct ordlock *ol, const char *domain)
+{
+	struct ordlock_domain_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_RESET_ORDER;
+	return ordlock_domain_config(ol, domain, &cfg);
+}
+
 const char *ordlock_policy_name(unsigned int policy)
 {
 	switch (policy) {

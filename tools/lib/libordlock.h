@@ -136,6 +136,31 @@ int ordlock_set_policy(struct ordlock *ol, const char *domain,
 		       unsigned int policy, unsigned int detect_delay_ms);
 
 /**
+ * ordlock_set_label() - name the code path of the owner (@label up to 31
+ * characters of [A-Za-z0-9._-]; "" or NULL removes it). Shown in every
+ * view, event and report of the owner.
+ */
+int ordlock_set_label(struct ordlock *ol, const char *label);
+
+/**
+ * ordlock_get_order() - read the lock order learned in @domain: up to
+ * @max edges into @edges, up to @maxwords words of potential deadlocks
+ * into @words (each [kind, n, n edge indexes]); @info receives the counts
+ * (nedges, npotential_words, npotential, dropped, nranks, max_edges,
+ * learning). Returns 0 or -errno (ENOENT: no such domain).
+ */
+int ordlock_get_order(struct ordlock *ol, const char *domain,
+		      struct ordlock_order_edge *edges, unsigned int max,
+		      uint32_t *words, unsigned int maxwords,
+		      struct ordlock_order_get *info);
+
+/**
+ * ordlock_reset_order() - forget the lock order learned in @domain (needs
+ * CAP_SYS_ADMIN).
+ */
+int ordlock_reset_order(struct ordlock *ol, const char *domain);
+
+/**
  * ordlock_last_cycle() - copy the cycle of the owner's last deadlock
  * (victim first) into @steps, at most @max steps.
  * Returns the number of steps copied, or -errno.

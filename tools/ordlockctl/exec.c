@@ -298,6 +298,7 @@ struct olc_exec_args {
 	int close_fd;
 	int unlock;
 	int quiet;
+	const char *label;
 };
 
 /* flock's options, and of the common ones -v, --color and -h alone */
@@ -321,6 +322,8 @@ static const struct olc_option olc_exec_options[] = {
 	  "descriptor (ORDLOCK_FD) and with it the keys" },
 	{ 'u', "unlock", NULL, "with FD: release the keys (all without -s/-x)" },
 	{ 'q', "quiet", NULL, "no message when the keys were not obtained" },
+	{ 'L', "label", "LABEL", "name the code path (up to 31 of [A-Za-z0-9._-]): shown\n"
+	  "by owners, locks, events and the learned order" },
 	{ 'v', "verbose", NULL, "say when the keys were obtained, and the token" },
 	{ OLC_OPT_COLOR, "color", "WHEN", "auto (default: on a terminal), always, never" },
 	{ OLC_OPT_COLOR, "colour", "WHEN", NULL },
@@ -381,6 +384,14 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 		return -1;
 	case 'q':
 		a->quiet = 1;
+		return -1;
+	case 'L':
+		if (strlen(arg) >= ORDLOCK_LABEL_MAX ||
+		    strspn(arg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") !=
+		    strlen(arg))
+			return olc_usage(cmd, "--label \"%s\": up to %d characters of [A-Za-z0-9._-]",
+					 arg, ORDLOCK_LABEL_MAX - 1);
+		a->label = arg;
 		return -1;
 	default:
 		/* -v, --color, -h */
@@ -563,6 +574,16 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		free(keys);
 		return olc_exit_errno(ret);
 	}
+	if (a.label) {
+		ret = ordlock_set_label(ol, a.label);
+		if (ret) {
+			olc_err("cannot set the label \"%s\": %s", a.label, strerror(-ret));
+			ordlock_close(ol);
+			free(texts);
+			free(keys);
+			return olc_exit_errno(-ret);
+		}
+	}
 	t.ol = ol;
 	t.domain = domain;
 	t.keys = keys;
@@ -682,7 +703,7 @@ const struct olc_cmd olc_cmd_exec = {
 	.opt = olc_exec_opt,
 	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
-	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-d DOMAIN] -- COMMAND [ARGS]...\n"
+	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-L LABEL] [-d DOMAIN] -- COMMAND [ARGS]...\n"
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"
 		 "exec [-s KEY]... [-x KEY]... [options] FD\n"
 		 "exec -u [-s KEY]... [-x KEY]... FD",

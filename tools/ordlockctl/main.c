@@ -26,6 +26,7 @@ static const struct olc_cmd *const olc_cmds[] = {
 	&olc_cmd_exec,
 	&olc_cmd_domain,
 	&olc_cmd_blockers,
+	&olc_cmd_order,
 };
 
 #define OLC_NCMDS ARRAY_SIZE(olc_cmds)

@@ -208,6 +208,9 @@ static int olc_nl_owners_fn(struct nlattr **tb, void *arg)
 		o.wmode = e.key.mode;
 	}
 	o.waited_us = e.waited_us;
+	memcpy(o.label, e.label, sizeof(o.label));
+	o.label[sizeof(o.label) - 1] = '\0';
+	olc_nl_printable(o.label);
 	p = olc_owners_add(out);
 	if (!p)
 		return -ENOMEM;

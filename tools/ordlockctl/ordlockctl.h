@@ -160,6 +160,7 @@ extern const struct olc_cmd olc_cmd_monitor;
 extern const struct olc_cmd olc_cmd_exec;
 extern const struct olc_cmd olc_cmd_domain;
 extern const struct olc_cmd olc_cmd_blockers;
+extern const struct olc_cmd olc_cmd_order;
 
 enum olc_source {
 	OLC_SRC_AUTO,

@@ -39,7 +39,8 @@ static int olc_owners_opt(const struct olc_cmd *cmd, int c, const char *arg,
 }
 
 static const char *const olc_owners_headers[] = {
-	"OWNER", "PID", "COMM", "DOMAIN", "KIND", "HELD", "WAITS FOR", "WAITED", NULL,
+	"OWNER", "PID", "COMM", "DOMAIN", "KIND", "HELD", "WAITS FOR", "WAITED",
+	"LABEL", NULL,
 };
 
 static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
@@ -68,7 +69,7 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_str(&j, "source", source);
 		olc_json_arr(&j, "owners");
 	}
-	t = olc_opt.json ? NULL : olc_table_new(8, headers, "rrlllrlr");
+	t = olc_opt.json ? NULL : olc_table_new(9, headers, "rrlllrlrl");
 	for (i = 0; i < owners.n; i++) {
 		const struct olc_owner *o = &owners.v[i];
 
@@ -86,6 +87,7 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_str(&j, "domain", o->domain);
 			olc_json_str(&j, "kind", olc_kind_str(o->kind));
 			olc_json_u64(&j, "held", o->held);
+			olc_json_str(&j, "label", o->label);
 			if (o->wmode) {
 				olc_json_obj(&j, "waiting");
 				olc_json_str(&j, "mode", olc_mode_str(o->wmode));
@@ -113,6 +115,7 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_table_cell(t, OLC_RESET, "-");
 			olc_table_cell(t, OLC_RESET, "-");
 		}
+		olc_table_cell(t, OLC_RESET, "%s", o->label[0] ? o->label : "-");
 	}
 	olc_list_end(olc_opt.json ? &j : NULL, t,
 		     a.waiting ? "owners waiting" : "owners", a.base.domain);
@@ -134,6 +137,6 @@ const struct olc_cmd olc_cmd_owners = {
 	"a generic netlink socket (kind netlink). PID and COMM are those of the last\n"
 	"task that made a request through it.\n",
 	.help =
-	"JSON: {\"source\", \"owners\": [{\"owner_id\", \"pid\", \"comm\", \"domain\", \"kind\",\n"
+	"JSON: {\"source\", \"owners\": [{\"owner_id\", \"pid\", \"comm\", \"domain\", \"kind\", \"label\",\n"
 	"\"held\", \"waiting\": null or {\"mode\", \"key\", \"rank\", \"id\", \"waited_us\"}}]}.\n",
 };

@@ -248,9 +248,41 @@ int olc_load_locks(struct olc_locks *out, const char **used)
 	return olc_load("locks", "the lock table", olc_parse_locks_v, olc_nl_locks_v, out, used);
 }
 
+/*
+ * The labels of debugfs "labels" ("OWNER_ID LABEL" lines) into the owners
+ * read from debugfs "owners"; a kernel without the file has no labels
+ */
+static void olc_debugfs_labels(struct olc_owners *out)
+{
+	char *data = NULL, *line, *save = NULL, whybuf[128], label[ORDLOCK_LABEL_MAX + 1];
+	const char *why = NULL;
+	unsigned long long id;
+	size_t len = 0, i;
+
+	if (olc_debugfs_read("labels", &data, &len, &why, whybuf, sizeof(whybuf)))
+		return;
+	for (line = strtok_r(data, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (line[0] == '#' || sscanf(line, "%llu %32s", &id, label) != 2 ||
+		    strlen(label) >= ORDLOCK_LABEL_MAX)
+			continue;
+		for (i = 0; i < out->n; i++)
+			if (out->v[i].who.id == id)
+				snprintf(out->v[i].label, sizeof(out->v[i].label), "%s", label);
+	}
+	free(data);
+}
+
 int olc_load_owners(struct olc_owners *out, const char **used)
 {
-	return olc_load("owners", "the owners", olc_parse_owners_v, olc_nl_owners_v, out, used);
+	const char *src = NULL;
+	int ret = olc_load("owners", "the owners", olc_parse_owners_v, olc_nl_owners_v, out,
+			   &src);
+
+	if (!ret && src && !strcmp(src, "debugfs"))
+		olc_debugfs_labels(out);
+	if (used)
+		*used = src;
+	return ret;
 }
 
 /*

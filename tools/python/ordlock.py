@@ -77,6 +77,12 @@ ID_MAX = 2**64 - 1
 DOMAIN_NAME_MAX = 32
 COMM_LEN = 16
 CYCLE_MAX = 64
+LABEL_MAX = 32
+#: ORDLOCK_DOMAIN_RESET_ORDER
+_RESET_ORDER = 1 << 4
+#: kinds of learned edges and of potential deadlocks
+ORDER_KINDS = {1: "ranks", 2: "ascending", 3: "descending"}
+POTENTIAL_KINDS = {1: "cycle", 2: "ids"}
 
 #: the module-level registry of rank names: ``ranks["orders"] = 1``
 ranks: Dict[str, int] = {}
@@ -125,6 +131,29 @@ class _DomainConfig(ctypes.Structure):
                 ("policy", ctypes.c_uint32),
                 ("detect_delay_ms", ctypes.c_uint32),
                 ("nowners", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+
+
+class _OrderEdge(ctypes.Structure):
+    _fields_ = [("from_rank", ctypes.c_uint32), ("to_rank", ctypes.c_uint32),
+                ("kind", ctypes.c_uint32), ("flags", ctypes.c_uint32),
+                ("count", ctypes.c_uint64), ("held", _Key), ("taken", _Key),
+                ("owner_id", ctypes.c_uint64), ("time_ns", ctypes.c_uint64),
+                ("pid", ctypes.c_uint32), ("uid", ctypes.c_uint32),
+                ("comm", ctypes.c_char * COMM_LEN),
+                ("label", ctypes.c_char * LABEL_MAX)]
+
+
+class _OrderGet(ctypes.Structure):
+    _fields_ = [("size", ctypes.c_uint32), ("flags", ctypes.c_uint32),
+                ("domain", ctypes.c_char * DOMAIN_NAME_MAX),
+                ("edge_size", ctypes.c_uint32), ("nedges", ctypes.c_uint32),
+                ("edges", ctypes.c_uint64),
+                ("npotential_words", ctypes.c_uint32),
+                ("reserved", ctypes.c_uint32),
+                ("potentials", ctypes.c_uint64),
+                ("npotential", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
+                ("nranks", ctypes.c_uint32), ("max_edges", ctypes.c_uint32),
+                ("learning", ctypes.c_uint32), ("reserved2", ctypes.c_uint32)]
 
 
 # --- the library -------------------------------------------------------------
@@ -194,6 +223,11 @@ _sigs = {
     "ordlock_policy_name": (ctypes.c_char_p, [_u]),
     "ordlock_strcycle": (ctypes.c_char_p, [ctypes.POINTER(_CycleStep), _u,
                                            ctypes.c_char_p, ctypes.c_size_t]),
+    "ordlock_set_label": (ctypes.c_int, [_P, ctypes.c_char_p]),
+    "ordlock_get_order": (ctypes.c_int, [_P, ctypes.c_char_p,
+                                         ctypes.POINTER(_OrderEdge), _u,
+                                         ctypes.POINTER(ctypes.c_uint32), _u,
+                                         ctypes.POINTER(_OrderGet)]),
 }
 
 
@@ -610,6 +644,16 @@ class Owner:
             raise _plain_error(-ret, "set_domain(%s)" % domain)
         self.domain = domain
 
+    def set_label(self, label: Optional[str]) -> None:
+        """Name the owner's code path ("api", "batch"; up to 31 of
+        [A-Za-z0-9._-]; "" or None removes it): shown in every view, event
+        and report of the owner, and in the learned lock order."""
+        ret = _lib.ordlock_set_label(self._handle(),
+                                     label.encode() if label else None)
+        if ret < 0:
+            raise _plain_error(-ret, "set_label(%r)" % (label,))
+        self.label = label or None
+
     def fileno(self) -> int:
         """The descriptor of /dev/ordlock (for select(), or to pass on)."""
         return _lib.ordlock_fd(self._handle())
@@ -723,3 +767,68 @@ def set_policy(domain: str, policy: Union[int, str],
                                       detect_delay_ms)
         if ret < 0:
             raise _plain_error(-ret, "set_policy(%s)" % domain)
+
+
+def _edge_dict(e, names=None):
+    def rn(rank):
+        return _name_of_rank(rank, names) or str(rank)
+
+    def k(key):
+        return {"rank": key.rank, "id": key.id, "mode": mode_name(key.mode),
+                "key": "%s:%d" % (rn(key.rank), key.id)}
+    return {"from": rn(e.from_rank), "to": rn(e.to_rank),
+            "from_rank": e.from_rank, "to_rank": e.to_rank,
+            "kind": ORDER_KINDS.get(e.kind, e.kind), "count": e.count,
+            "inverted": bool(e.flags & 1), "reported": bool(e.flags & 2),
+            "first": {"owner_id": e.owner_id, "pid": e.pid, "uid": e.uid,
+                      "comm": _s(e.comm), "label": _s(e.label),
+                      "held": k(e.held), "taken": k(e.taken),
+                      "time_ns": e.time_ns}}
+
+
+def learned_order(domain, ranks=None):
+    """The lock order a detect or timeout domain learned: a dict with
+    learning, nranks, max_edges, npotential, dropped, edges (each with its
+    count and first observation: owner, pid, comm, label, keys, time) and
+    potential (each {"kind": "cycle"|"ids", "edges": [indexes], "labels"}).
+    ENOENT (FileNotFoundError) when the domain does not exist."""
+    with Owner() as o:
+        room, words = 0, 0
+        for _ in range(5):
+            edges = (_OrderEdge * max(room, 1))()
+            pots = (ctypes.c_uint32 * max(words, 1))()
+            info = _OrderGet()
+            ret = _lib.ordlock_get_order(o._handle(), domain.encode(), edges,
+                                         room, pots, words, ctypes.byref(info))
+            if ret == -_errno.ENOENT:
+                raise FileNotFoundError(_errno.ENOENT, "learned_order(%s): no such domain"
+                                        % domain)
+            if ret < 0:
+                raise _plain_error(-ret, "learned_order(%s)" % domain)
+            if info.nedges <= room and info.npotential_words <= words:
+                break
+            room, words = info.nedges + 16, info.npotential_words + 64
+        es = [_edge_dict(edges[i], ranks) for i in range(min(info.nedges, room))]
+        potential, at = [], 0
+        while at + 2 <= min(info.npotential_words, words):
+            n = pots[at + 1]
+            idx = [pots[at + 2 + i] for i in range(n)]
+            potential.append({"kind": POTENTIAL_KINDS.get(pots[at], pots[at]),
+                              "edges": idx,
+                              "labels": [es[i]["first"]["label"]
+                                         for i in idx if i < len(es)]})
+            at += 2 + n
+        return {"learning": bool(info.learning), "nranks": info.nranks,
+                "max_edges": info.max_edges, "npotential": info.npotential,
+                "dropped": info.dropped, "edges": es, "potential": potential}
+
+
+def reset_order(domain):
+    """Forget the lock order a domain learned; needs CAP_SYS_ADMIN."""
+    with Owner() as o:
+        cfg = _DomainConfig(size=ctypes.sizeof(_DomainConfig),
+                            flags=_RESET_ORDER)
+        ret = _lib.ordlock_domain_config(o._handle(), domain.encode(),
+                                         ctypes.byref(cfg))
+        if ret < 0:
+            raise _plain_error(-ret, "reset_order(%s)" % domain)

@@ -81,7 +81,10 @@
  * errno      meaning
  * =========  =================================================================
  * EINVAL     unknown flag, non-zero reserved field, invalid mode, zero keys,
- *            bad domain name, @size too small
+ *            bad domain name, @size too small; a label with other
+ *            characters than [A-Za-z0-9._-] or without its NUL
+ *            (%ORDLOCK_IOC_SET_LABEL); an @edge_size too small
+ *            (%ORDLOCK_IOC_GET_ORDER)
  * E2BIG      more keys than max_keys_per_request (a release may name as
  *            many as the larger of max_keys_per_request and
  *            max_keys_per_owner); or @size larger than the
@@ -136,7 +139,8 @@
  *            max_owners_per_user owners already (no failure record: there
  *            is no owner). Owners created with CAP_SYS_RESOURCE are exempt
  * ENOENT     release or convert of a key the owner does not hold
- *            (%ORDLOCK_REASON_NOT_HELD)
+ *            (%ORDLOCK_REASON_NOT_HELD); %ORDLOCK_IOC_GET_ORDER of a
+ *            domain that does not exist
  * EBUSY      another request of the same owner (a dup()ed or inherited
  *            descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
  *            %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
@@ -477,9 +481,16 @@ struct ordlock_convert {
 #define ORDLOCK_DOMAIN_SET_POLICY	(1U << 0)
 /** ORDLOCK_DOMAIN_SET_DETECT_DELAY - set @detect_delay_ms */
 #define ORDLOCK_DOMAIN_SET_DETECT_DELAY	(1U << 1)
+/**
+ * ORDLOCK_DOMAIN_RESET_ORDER - forget the lock order learned in the domain
+ * (its edges, potential deadlocks and dropped count; see
+ * %ORDLOCK_IOC_GET_ORDER)
+ */
+#define ORDLOCK_DOMAIN_RESET_ORDER	(1U << 4)
 /** ORDLOCK_DOMAIN_FLAGS - every flag of &struct ordlock_domain_config */
 #define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
-					 ORDLOCK_DOMAIN_SET_DETECT_DELAY)
+					 ORDLOCK_DOMAIN_SET_DETECT_DELAY | \
+					 ORDLOCK_DOMAIN_RESET_ORDER)
 
 /**
  * struct ordlock_domain_config - argument of %ORDLOCK_IOC_DOMAIN_CONFIG
@@ -504,6 +515,145 @@ struct ordlock_domain_config {
 	__u32 detect_delay_ms;
 	__u32 nowners;
 	__u32 __reserved;
+};
+
+/** ORDLOCK_LABEL_MAX - size of an owner's label, NUL included */
+#define ORDLOCK_LABEL_MAX 32
+
+/**
+ * struct ordlock_set_label - argument of %ORDLOCK_IOC_SET_LABEL
+ * @size: sizeof(struct ordlock_set_label)
+ * @flags: must be 0
+ * @label: NUL-terminated, at most %ORDLOCK_LABEL_MAX - 1 characters of
+ *	[A-Za-z0-9._-] naming the owner's code path ("api", "batch"); the
+ *	empty string removes the label. Shown wherever the owner is: the
+ *	debugfs files, the netlink dumps and events, the failure reports and
+ *	the first observations of the learned lock order
+ */
+struct ordlock_set_label {
+	__u32 size;
+	__u32 flags;
+	char label[ORDLOCK_LABEL_MAX];
+};
+
+/**
+ * enum ordlock_order_kind - what an edge of the learned order says
+ * @ORDLOCK_ORDER_RANKS: a key of rank @to_rank was taken while one of
+ *	@from_rank was held (the two ranks differ)
+ * @ORDLOCK_ORDER_ASCENDING: a key of the rank was taken while a key of the
+ *	same rank with a lower id was held (@from_rank == @to_rank)
+ * @ORDLOCK_ORDER_DESCENDING: likewise, with a higher id held
+ */
+enum ordlock_order_kind {
+	ORDLOCK_ORDER_RANKS = 1,
+	ORDLOCK_ORDER_ASCENDING,
+	ORDLOCK_ORDER_DESCENDING,
+};
+
+/**
+ * ORDLOCK_ORDER_EDGE_INVERTED - the edge closed a cycle of the learned
+ * order (or made a rank's ids go both ways) and was reported as a
+ * potential deadlock; it is kept out of the order
+ */
+#define ORDLOCK_ORDER_EDGE_INVERTED	(1U << 0)
+/** ORDLOCK_ORDER_EDGE_REPORTED - the edge is part of a reported potential deadlock */
+#define ORDLOCK_ORDER_EDGE_REPORTED	(1U << 1)
+
+/**
+ * struct ordlock_order_edge - one edge of the learned lock order of a
+ * domain, with its first observation
+ * @from_rank: the rank held
+ * @to_rank: the rank taken next, in a later request
+ * @kind: an &enum ordlock_order_kind
+ * @flags: ORDLOCK_ORDER_EDGE_*
+ * @count: how many grants made the edge (counted from the first one; at
+ *	least 1). An owner adds the grants of an edge it knows in batches of
+ *	up to 64, so the count may lag by that much per owner
+ * @held: the first observation: the key held (its mode: the strongest
+ *	mode of the rank's held keys)
+ * @taken: the first observation: the key taken (likewise)
+ * @owner_id: the first observation: the owner
+ * @time_ns: the first observation: when (CLOCK_REALTIME, ns)
+ * @pid: the first observation: the owner's process (0 when the caller may
+ *	not see it: an owner of another user, without CAP_SYS_ADMIN)
+ * @uid: the first observation: the owner's user (effective uid)
+ * @comm: the first observation: the command (empty when hidden)
+ * @label: the first observation: the owner's label (empty when none or
+ *	hidden)
+ */
+struct ordlock_order_edge {
+	__u32 from_rank;
+	__u32 to_rank;
+	__u32 kind;
+	__u32 flags;
+	__aligned_u64 count;
+	struct ordlock_key held;
+	struct ordlock_key taken;
+	__aligned_u64 owner_id;
+	__aligned_u64 time_ns;
+	__u32 pid;
+	__u32 uid;
+	char comm[16];
+	char label[ORDLOCK_LABEL_MAX];
+};
+
+/**
+ * enum ordlock_potential_kind - a potential deadlock of the learned order
+ * @ORDLOCK_POTENTIAL_CYCLE: the ranks form a cycle that the modes allow
+ *	to deadlock
+ * @ORDLOCK_POTENTIAL_IDS: a rank was taken by ascending and by descending
+ *	ids, in modes that conflict
+ */
+enum ordlock_potential_kind {
+	ORDLOCK_POTENTIAL_CYCLE = 1,
+	ORDLOCK_POTENTIAL_IDS,
+};
+
+/**
+ * struct ordlock_order_get - argument of %ORDLOCK_IOC_GET_ORDER
+ * @size: sizeof(struct ordlock_order_get)
+ * @flags: must be 0
+ * @domain: the domain (it is not created: ENOENT when it does not exist)
+ * @edge_size: sizeof(struct ordlock_order_edge) as the caller knows it (at
+ *	least up to @label); the kernel writes that much of each edge
+ * @nedges: in: room in @edges; out: edges the domain has (when more than
+ *	the room, only the room was written)
+ * @edges: user pointer to @nedges struct ordlock_order_edge, in the order
+ *	they were learned, or 0
+ * @npotential_words: in: room in @potentials (u32 words); out: words the
+ *	potential deadlocks need
+ * @potentials: user pointer to u32 words, or 0: each kept potential
+ *	deadlock as [&enum ordlock_potential_kind, n, n edge indexes into
+ *	@edges], in the order they were reported; the edges of a cycle follow
+ *	it: the last one is the edge that closed it
+ * @npotential: out: potential deadlocks reported since the domain was
+ *	created or reset (also those not kept)
+ * @dropped: out: observations of new edges, and potential deadlocks, that
+ *	were not kept because the domain's learned order was full (module
+ *	parameter order_max_edges)
+ * @nranks: out: ranks in the learned order
+ * @max_edges: out: the bound (order_max_edges) now
+ * @learning: out: 1 when the domain learns (policy detect or timeout and
+ *	module parameter order_learn set), else 0
+ * @__reserved: must be zero
+ * @__reserved2: must be zero
+ */
+struct ordlock_order_get {
+	__u32 size;
+	__u32 flags;
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	__u32 edge_size;
+	__u32 nedges;
+	__aligned_u64 edges;
+	__u32 npotential_words;
+	__u32 __reserved;
+	__aligned_u64 potentials;
+	__aligned_u64 npotential;
+	__aligned_u64 dropped;
+	__u32 nranks;
+	__u32 max_edges;
+	__u32 learning;
+	__u32 __reserved2;
 };
 
 /** ORDLOCK_IOC_TYPE - the type (magic number) of ordlock's ioctls */
@@ -560,6 +710,32 @@ struct ordlock_domain_config {
  * Argument: &struct ordlock_domain_config. Changing needs CAP_SYS_ADMIN.
  */
 #define ORDLOCK_IOC_DOMAIN_CONFIG	_IO(ORDLOCK_IOC_TYPE, 0x07)
+/**
+ * ORDLOCK_IOC_SET_LABEL - name the owner's code path
+ *
+ * Argument: &struct ordlock_set_label. EINVAL for a label with other
+ * characters, too long or without its NUL.
+ */
+#define ORDLOCK_IOC_SET_LABEL		_IO(ORDLOCK_IOC_TYPE, 0x0A)
+/**
+ * ORDLOCK_IOC_GET_ORDER - read the lock order a domain learned
+ *
+ * Argument: &struct ordlock_order_get. In a %ORDLOCK_POLICY_DETECT or
+ * %ORDLOCK_POLICY_TIMEOUT domain, each grant to an owner that already
+ * held keys records an edge from every rank held to every rank taken (and,
+ * within one rank, whether the ids went up or down), with its first
+ * observation. An edge that closes a cycle of ranks in which every rank is
+ * held and waited for in conflicting modes (shared and shared never
+ * conflict), or a rank taken both by ascending and by descending ids in
+ * conflicting modes, is a potential deadlock: it is reported once, at
+ * once, in the kernel log, as %ORDLOCK_EVENT_POTENTIAL_DEADLOCK and in
+ * debugfs "order". The keys of one request are sorted by the kernel and
+ * make no edge among themselves. Anyone may read any domain; the pid,
+ * command and label of observations of another user's owners read as 0
+ * and empty unless the caller has CAP_SYS_ADMIN. ENOENT: no such domain.
+ * EFAULT: @edges or @potentials not writable.
+ */
+#define ORDLOCK_IOC_GET_ORDER		_IO(ORDLOCK_IOC_TYPE, 0x0B)
 
 /**
  * DOC: Generic netlink family "ordlock"
@@ -624,6 +800,10 @@ struct ordlock_domain_config {
  *   RESULT message was or will be sent).
  * %ORDLOCK_CMD_RESULT
  *   Notification only, see ACQUIRE.
+ * %ORDLOCK_CMD_SET_LABEL
+ *   %ORDLOCK_A_LABEL: the label of the socket's owner (created if need
+ *   be, as by a lock request), as %ORDLOCK_IOC_SET_LABEL; an empty string
+ *   removes it. EINVAL with an extack for a bad label.
  *
  * A grant is only kept if the socket can be told of it. When the reply to
  * ACQUIRE or CONVERT, or the RESULT of a queued one, cannot be queued on
@@ -684,6 +864,16 @@ struct ordlock_domain_config {
  *   keys was killed by a signal; a close or a normal exit that leaves keys
  *   behind is not a death and has no event):
  *   %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD.
+ * - %ORDLOCK_EVENT_POTENTIAL_DEADLOCK (see %ORDLOCK_IOC_GET_ORDER): the
+ *   owner whose grant closed it in %ORDLOCK_A_ENTRY,
+ *   %ORDLOCK_A_POTENTIAL_KIND, %ORDLOCK_A_ORDER_DROPPED, and
+ *   %ORDLOCK_A_CYCLE with one %ORDLOCK_A_ENTRY per edge, the closing one
+ *   last: the first observation's owner fields, %ORDLOCK_E_UID,
+ *   %ORDLOCK_E_LABEL, %ORDLOCK_E_ORDER_KIND, %ORDLOCK_E_KEY (held),
+ *   %ORDLOCK_E_TAKEN, %ORDLOCK_E_TIME_NS and %ORDLOCK_E_COUNT.
+ *
+ * Every owner entry (dumps, events) carries %ORDLOCK_E_LABEL when the
+ * owner has a label.
  *
  * The owner's entry has %ORDLOCK_E_UID. An owner refused by
  * max_owners_per_user is reported as %ORDLOCK_EVENT_LIMIT in the default
@@ -755,6 +945,7 @@ struct ordlock_domain_config {
  * @ORDLOCK_CMD_DOMAIN_GET: the settings of a domain
  * @ORDLOCK_CMD_DOMAIN_SET: change the settings of a domain
  * @ORDLOCK_CMD_EVENT: notification to the "events" group
+ * @ORDLOCK_CMD_SET_LABEL: set the label of the socket's owner
  * @__ORDLOCK_CMD_MAX: one past the last command
  *
  * The attributes each takes and answers with: DOC: Generic netlink family
@@ -774,6 +965,7 @@ enum ordlock_cmd {
 	ORDLOCK_CMD_DOMAIN_GET,
 	ORDLOCK_CMD_DOMAIN_SET,
 	ORDLOCK_CMD_EVENT,
+	ORDLOCK_CMD_SET_LABEL,
 	__ORDLOCK_CMD_MAX,
 };
 
@@ -802,6 +994,10 @@ enum ordlock_cmd {
  * @ORDLOCK_A_RANK_NAMES: nest of %ORDLOCK_A_ENTRY with %ORDLOCK_E_RANK
  *	and %ORDLOCK_E_NAME, at most %ORDLOCK_RANK_NAMES_MAX
  * @ORDLOCK_A_STATS: nest of &enum ordlock_stats_attr
+ * @ORDLOCK_A_LABEL: string, an owner's label (see &struct
+ *	ordlock_set_label)
+ * @ORDLOCK_A_POTENTIAL_KIND: u32, &enum ordlock_potential_kind
+ * @ORDLOCK_A_ORDER_DROPPED: u64, as &struct ordlock_order_get.dropped
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -824,6 +1020,9 @@ enum ordlock_attr {
 	ORDLOCK_A_DETECT_DELAY_MS,
 	ORDLOCK_A_RANK_NAMES,
 	ORDLOCK_A_STATS,
+	ORDLOCK_A_LABEL,
+	ORDLOCK_A_POTENTIAL_KIND,
+	ORDLOCK_A_ORDER_DROPPED,
 	__ORDLOCK_A_MAX,
 };
 
@@ -902,6 +1101,12 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_NAME: string, a rank name
  * @ORDLOCK_E_UID: u32, the user an owner counts against: the effective uid
  *	of its creator, in the initial user namespace
+ * @ORDLOCK_E_LABEL: string, the owner's label (absent when it has none)
+ * @ORDLOCK_E_TAKEN: nest of &enum ordlock_key_attr: the key taken after
+ *	%ORDLOCK_E_KEY (an edge of the learned order)
+ * @ORDLOCK_E_TIME_NS: u64, CLOCK_REALTIME ns of an observation
+ * @ORDLOCK_E_ORDER_KIND: u32, &enum ordlock_order_kind
+ * @ORDLOCK_E_COUNT: u64, how many times an edge was seen
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {
@@ -924,6 +1129,11 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_RANK,
 	ORDLOCK_E_NAME,
 	ORDLOCK_E_UID,
+	ORDLOCK_E_LABEL,
+	ORDLOCK_E_TAKEN,
+	ORDLOCK_E_TIME_NS,
+	ORDLOCK_E_ORDER_KIND,
+	ORDLOCK_E_COUNT,
 	__ORDLOCK_E_MAX,
 };
 
@@ -1006,6 +1216,9 @@ enum ordlock_status {
  * @ORDLOCK_EVENT_LIMIT: a request was refused by a limit
  * @ORDLOCK_EVENT_OWNER_DIED: an owner's last process was killed by a
  *	signal while it held keys
+ * @ORDLOCK_EVENT_POTENTIAL_DEADLOCK: the learned lock order of a domain
+ *	found a cycle (or a rank taken by ids both ways) that can deadlock;
+ *	none happened
  */
 enum ordlock_event {
 	ORDLOCK_EVENT_DEADLOCK = 1,
@@ -1013,6 +1226,7 @@ enum ordlock_event {
 	ORDLOCK_EVENT_ORDER,
 	ORDLOCK_EVENT_LIMIT,
 	ORDLOCK_EVENT_OWNER_DIED,
+	ORDLOCK_EVENT_POTENTIAL_DEADLOCK,
 };
 
 /**

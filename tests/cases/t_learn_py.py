@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# t_learn_py: the learned lock order from Python (tools/python/ordlock.py):
+# Owner.set_label(), learned_order() and reset_order(). Source 004's API
+# takes orders then inventories, its batch inventories then orders, one
+# after the other (no deadlock can happen): learned_order() reports the
+# potential deadlock naming both labels, with each edge's first
+# observation; a shared/shared inversion stays silent; a bad label raises.
+# TAP on stdout. Standard library only.
+import os
+import sys
+import traceback
+
+here = os.path.dirname(os.path.abspath(__file__))
+repo = os.environ.get("ORDLOCK_REPO") or os.path.normpath(
+    os.path.join(here, "..", "..", ".."))
+sys.path.insert(0, os.path.join(repo, "tools", "python"))
+os.environ.setdefault("ORDLOCK_LIB",
+                      os.path.join(repo, "tools", "lib", "libordlock.so.1"))
+
+n = 0
+failed = 0
+
+
+def ok(cond, what, diag=None):
+    global n, failed
+    n += 1
+    print("%s %d - %s" % ("ok" if cond else "not ok", n, what))
+    if not cond:
+        failed += 1
+        if diag is not None:
+            for line in str(diag).splitlines():
+                print("#   " + line)
+
+
+def path(domain, label, *steps):
+    """One owner, labelled, taking each key in a request of its own."""
+    with ordlock.Owner(domain) as o:
+        o.set_label(label)
+        for rank, id, mode in steps:
+            o.acquire((rank, id), mode=mode, timeout=5)
+
+
+try:
+    import ordlock
+    X, S = ordlock.EXCLUSIVE, ordlock.SHARED
+    dom = "pylearn-%d" % os.getpid()
+    ordlock.set_policy(dom, "detect")
+    path(dom, "api", (1, 10, X), (2, 20, X))
+    path(dom, "batch", (2, 20, X), (1, 10, X))
+    order = ordlock.learned_order(dom, ranks={"orders": 1, "inventories": 2})
+    ok(order["learning"] and order["npotential"] == 1,
+       "004 from Python: one potential deadlock", order)
+    pot = order["potential"][0] if order["potential"] else {}
+    ok(pot.get("kind") == "cycle" and pot.get("labels") == ["api", "batch"],
+       "it names the API's path and the batch's, the closing one last", pot)
+    e = order["edges"][pot["edges"][0]] if pot else {}
+    first = e.get("first", {})
+    ok(e.get("from") == "orders" and e.get("to") == "inventories" and
+       first.get("label") == "api" and first.get("pid", 0) > 0 and
+       first.get("held", {}).get("key") == "orders:10" and
+       first.get("taken", {}).get("mode") == "exclusive" and
+       first.get("time_ns", 0) > 0,
+       "each edge has its first observation (label, pid, keys, modes, time)", e)
+    ok(order["dropped"] == 0 and order["nranks"] == 2, "nothing dropped, 2 ranks",
+       order)
+
+    dom2 = "pylearn2-%d" % os.getpid()
+    ordlock.set_policy(dom2, "timeout")
+    path(dom2, "r1", (1, 1, S), (2, 1, S))
+    path(dom2, "r2", (2, 1, S), (1, 1, S))
+    order = ordlock.learned_order(dom2)
+    ok(order["npotential"] == 0 and len(order["edges"]) == 2,
+       "shared/shared both ways: learned, not reported", order)
+
+    try:
+        with ordlock.Owner(dom2) as o:
+            o.set_label("two words")
+        ok(False, "a bad label raises")
+    except OSError as err:
+        ok(err.errno == 22, "a bad label raises EINVAL", err)
+
+    ordlock.reset_order(dom)
+    order = ordlock.learned_order(dom)
+    ok(order["edges"] == [] and order["npotential"] == 0,
+       "reset_order() forgets it", order)
+    try:
+        ordlock.learned_order("pylearn-none-%d" % os.getpid())
+        ok(False, "a domain that does not exist raises")
+    except FileNotFoundError:
+        ok(True, "a domain that does not exist raises FileNotFoundError")
+except Exception:
+    ok(False, "no exception", traceback.format_exc())
+
+print("1..%d" % n)
+sys.exit(1 if failed else 0)

@@ -617,25 +617,31 @@ static int olc_order_reset(const char *domain)
 	int ret;
 
 	if (!ol) {
-		olc_err("cannot open " ORDLOCK_DEVICE ": %s", strerror(errno));
-		return OLC_EXIT_ERROR;
+		ret = errno;
+		olc_err("cannot open " ORDLOCK_DEVICE ": %s", strerror(ret));
+		return olc_exit_errno(ret);
 	}
 	ret = ordlock_reset_order(ol, domain);
 	ordlock_close(ol);
 	if (ret) {
 		olc_err("resetting the learned order of %s: %s%s", domain, strerror(-ret),
 			ret == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
-		return OLC_EXIT_ERROR;
+		return olc_exit_errno(ret);
 	}
 	printf("the learned order of domain %s is forgotten\n", domain);
 	return OLC_EXIT_OK;
 }
 
-static const struct option olc_order_longopts[] = {
-	{ "dot", no_argument, NULL, OLC_OPT_ORDER_DOT },
-	{ "suggest", no_argument, NULL, OLC_OPT_SUGGEST },
-	{ "reset", no_argument, NULL, OLC_OPT_RESET },
-	{ NULL, 0, NULL, 0 },
+static const struct olc_option olc_order_options[] = {
+	OLC_OPTION_DOMAIN("the domain (default: \"default\")"),
+	{ OLC_OPT_ORDER_DOT, "dot", NULL, "Graphviz DOT: ranks as nodes, inverted edges red" },
+	{ OLC_OPT_SUGGEST, "suggest", NULL,
+	  "a rank order consistent with what was seen (or the one\n"
+	  "that goes against the fewest rank pairs, exact up to 16\n"
+	  "ranks), with the \"ordlockctl domain ... set policy\n"
+	  "enforce rank NAME=N...\" command that enforces it" },
+	{ OLC_OPT_RESET, "reset", NULL, "forget what the domain learned (CAP_SYS_ADMIN)" },
+	{ 0 },
 };
 
 static int olc_order_opt(const struct olc_cmd *cmd, int c, const char *arg, void *args)
@@ -694,26 +700,18 @@ const struct olc_cmd olc_cmd_order = {
 	.name = "order",
 	.run = olc_order_run,
 	.flags = OLC_CMD_DOMAIN,
-	.longopts = olc_order_longopts,
+	.options = olc_order_options,
 	.opt = olc_order_opt,
 	.summary = "the lock order a domain learned, its potential deadlocks, a suggested order",
 	.usage = "order [-d DOMAIN] [-j | --dot | --suggest [-j] | --reset]",
-	.help =
+	.about =
 	"In a detect or timeout domain the kernel learns which ranks are taken while\n"
 	"which are held (and, within a rank, whether ids go up or down), across every\n"
 	"process, and reports a potential deadlock the first time an order closes a\n"
 	"cycle that the modes allow to deadlock: no deadlock needs to happen.\n"
 	"Shows each edge with its count and first observation (label, pid, command,\n"
-	"both keys and modes, time), then the potential deadlocks.\n"
-	"\n"
-	"  -d, --domain=DOMAIN  the domain (default: \"default\")\n"
-	"      --dot            Graphviz DOT: ranks as nodes, inverted edges red\n"
-	"      --suggest        a rank order consistent with what was seen (or the one\n"
-	"                       that goes against the fewest rank pairs, exact up to 16\n"
-	"                       ranks), with the \"ordlockctl domain ... set policy\n"
-	"                       enforce rank NAME=N...\" command that enforces it\n"
-	"      --reset          forget what the domain learned (CAP_SYS_ADMIN)\n"
-	"\n"
+	"both keys and modes, time), then the potential deadlocks.\n",
+	.help =
 	"Exit status: 1 when there are potential deadlocks (without --suggest).\n"
 	"JSON: {\"domain\", \"learning\", \"ranks\", \"max_edges\", \"npotential\",\n"
 	"\"dropped\", \"edges\": [{\"index\", \"from\", \"to\", \"from_rank\", \"to_rank\",\n"

@@ -210,7 +210,7 @@ static int ordlock_deadlocks_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "# ordlock deadlocks v1\n"
 		 "# deadlock seq time_ns domain length\n"
-		 "# step seq index owner_id pid comm mode rank:id edge blocker_mode\n");
+		 "# step seq index owner_id pid comm mode rank:id edge blocker_mode domain\n");
 	ordlock_events_show_deadlocks(m);
 	return 0;
 }

@@ -19,7 +19,7 @@
  *	    ordlock_users_lock		mutex, user.c
  *	    ordlock_event_chain		rwsem of a notifier chain, events.c
  *	    owner->domain_seq		seqcount of owner->lock, write side
- *	    domain->graph_lock		spinlock, struct ordlock_domain
+ *	    ordlock_graph_lock		spinlock, graph.c
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
  *	    bucket->lock
  *	    ordlock_history_lock	spinlock, events.c
@@ -62,12 +62,13 @@
  *   with no lock held.
  * - owner->domain_seq orders the writes of the owner's copy of its domain
  *   name (under owner->lock) against lockless readers.
- * - domain->graph_lock (the domain's wait-for graph) is taken by a request
+ * - ordlock_graph_lock (the wait-for graph, one for all domains: a thread
+ *   may hold in one domain and wait in another) is taken by a request
  *   joining, walking or leaving the graph; the walk takes the bucket locks
- *   of the resources it passes, one at a time.
+ *   of the resources it passes, one at a time, in any domain.
  * - bucket->lock (a hash chain and every resource on it: counts, holders,
- *   waiters) is taken under owner->lock or graph_lock by requests, and
- *   alone by the reaper, debugfs "locks" and "graph" and the GET_LOCKS and
+ *   waiters) is taken under owner->lock or ordlock_graph_lock by requests,
+ *   and alone by the reaper, debugfs "locks" and "graph" and the GET_LOCKS and
  *   GET_GRAPH dumps. A thread never holds two. Under it the granter wakes a
  *   task or queues the netlink work item, and the table queues its reaper.
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken

@@ -91,6 +91,7 @@ struct olc_dstep {
 	uint64_t id;
 	unsigned int edge;
 	unsigned int blocker_mode;
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];	/* the step's (a thread may cross) */
 };
 
 struct olc_deadlock {

@@ -207,12 +207,12 @@ static void olc_deadlock_text(const struct olc_deadlock *d)
 		if (whole || i + 1 < n) {
 			const struct olc_dstep *t = &d->steps[(i + 1) % n];
 
-			olc_step_line(stdout, d->domain, &s->who, s->mode, s->rank,
+			olc_step_line(stdout, s->domain, &s->who, s->mode, s->rank,
 				      s->id, &t->who, s->blocker_mode, s->edge);
 		} else {
 			printf("pid %u (%s) waits for %s %s (%s by the next, not recorded)\n",
 			       s->who.pid, s->who.comm, olc_mode_str(s->mode),
-			       olc_key(d->domain, s->rank, s->id),
+			       olc_key(s->domain, s->rank, s->id),
 			       s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held");
 		}
 	}

@@ -216,6 +216,47 @@ static bool ordlock_graph_expand(struct ordlock_walk *walk,
 	return found;
 }
 
+/**
+ * ordlock_graph_thread_edges() - call @fn for each thread edge of the graph
+ * @fn: called with the owner that holds and is not waiting, and the owner
+ *	its thread waits through (any domain); true stops. Called under
+ *	ordlock_graph_lock: @fn may not sleep
+ * @arg: passed to @fn
+ *
+ * For the views (debugfs "graph", GET_GRAPH). Takes ordlock_owners_lock,
+ * then ordlock_graph_lock. The holder's fields are read racily.
+ *
+ * Return: true when @fn stopped.
+ */
+bool ordlock_graph_thread_edges(ordlock_thread_edge_fn fn, void *arg)
+{
+	struct list_head *owners = ordlock_owner_lock_list();
+	struct ordlock_owner *holder, *owner;
+	bool stop = false;
+	pid_t tid;
+	u64 start;
+
+	spin_lock(&ordlock_graph_lock);
+	list_for_each_entry(holder, owners, node) {
+		if (holder->waiting || !READ_ONCE(holder->nheld))
+			continue;
+		tid = READ_ONCE(holder->tid);
+		start = READ_ONCE(holder->tid_start);
+		hlist_for_each_entry(owner, ordlock_tid_head(tid), tid_node) {
+			if (owner == holder || owner->tid != tid ||
+			    owner->tid_start != start)
+				continue;
+			stop = fn(arg, holder, owner);
+			break;
+		}
+		if (stop)
+			break;
+	}
+	spin_unlock(&ordlock_graph_lock);
+	ordlock_owner_unlock_list();
+	return stop;
+}
+
 static void ordlock_graph_fill_step(struct ordlock_cycle_step *step,
 				    char *domain, struct ordlock_owner *start,
 				    struct ordlock_owner *owner,

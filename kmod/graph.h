@@ -27,6 +27,14 @@ void ordlock_graph_leave(struct ordlock_owner *owner);
 typedef bool (*ordlock_edge_fn)(void *arg, struct ordlock_owner *to, u32 edge,
 				u32 mode);
 
+/*
+ * ordlock_thread_edge_fn - called for a thread edge from @holder to @to
+ * (ORDLOCK_EDGE_THREAD): @to waits, with to->waiting; true stops the walk
+ */
+typedef bool (*ordlock_thread_edge_fn)(void *arg, struct ordlock_owner *holder,
+				       struct ordlock_owner *to);
+
+bool ordlock_graph_thread_edges(ordlock_thread_edge_fn fn, void *arg);
 bool ordlock_graph_edges(struct ordlock_resource *res,
 			 struct ordlock_waiter *w, ordlock_edge_fn fn,
 			 void *arg);

@@ -14,6 +14,7 @@
  *	ordlock_nl_lock			mutex, nl_lock.c
  *	  ordlock_owners_lock		mutex, owner.c
  *	    owner->lock			(PREEMPT_RT only, see owner->domain_seq)
+ *	    ordlock_graph_lock		(the views' thread edges)
  *	  owner->lock			mutex, struct ordlock_owner; one at a time
  *	    ordlock_domains_lock	mutex, domain.c
  *	    ordlock_users_lock		mutex, user.c
@@ -38,7 +39,10 @@
  * and the GET_OWNERS dump, which read each owner's domain name through
  * owner->domain_seq. On PREEMPT_RT such a reader that meets a write in
  * progress takes and drops that owner's lock: the one case of owner->lock
- * under ordlock_owners_lock. Nothing else takes owner->lock under it.
+ * under ordlock_owners_lock. Nothing else takes owner->lock under it. The
+ * views of the graph (debugfs "graph", the GET_GRAPH dump) take
+ * ordlock_graph_lock under it to list the thread edges (graph.c), and
+ * nothing under that but what ordlock_graph_lock allows.
  *
  * owner->lock serialises one owner's requests and state. It is held
  * across a whole request (dropped only while the task sleeps), across the

@@ -20,9 +20,15 @@
  *    while its second thread waits in Y; Q's request for X 1:1 waits
  *    (P's first thread can release), and everybody is granted in the end;
  *  - the closing wait in a "timeout" domain: no detection, the timeout
- *    ends it (the documented limit).
+ *    ends it (the documented limit);
+ *  - while such a cycle stands, the views show it: debugfs "graph" and
+ *    the GET_GRAPH dump have the two waits and the two "thread" edges (an
+ *    owner that holds, to the owner its thread waits through), and
+ *    "ordlockctl cycles" finds the one cycle across the domains through
+ *    either source.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -30,6 +36,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "barrier.h"
@@ -332,6 +339,107 @@ static void test_timeout_domain(void)
 	gt_actor_stop(q);
 }
 
+/* tests/build/vm/t_xdomain -> tools/ordlockctl/ordlockctl */
+static void find_ctl(char *ctl, size_t len)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		bail_out("readlink /proc/self/exe: %s", strerror(errno));
+	self[n] = '\0';
+	snprintf(ctl, len, "%.*s/../../../tools/ordlockctl/ordlockctl",
+		 (int)(strrchr(self, '/') - self), self);
+}
+
+/* The output of "ordlockctl -S @source cycles"; its exit status */
+static int ctl_cycles(const char *source, char *out, size_t len)
+{
+	char ctl[PATH_MAX], cmd[PATH_MAX + 64];
+	size_t got = 0, r;
+	FILE *f;
+	int st;
+
+	find_ctl(ctl, sizeof(ctl));
+	snprintf(cmd, sizeof(cmd), "NO_COLOR=1 %s -S %s cycles 2>&1", ctl, source);
+	out[0] = 0;
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (got + 1 < len && (r = fread(out + got, 1, len - 1 - got, f)) > 0)
+		got += r;
+	out[got] = 0;
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_views(void)
+{
+	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX];
+	static char out[16384];
+	const char *pd[2], *qd[2];
+	struct gt_actor *p, *q;
+	struct gt_edge e[16];
+	int n, i, hard = 0, thread = 0, st, s;
+	static const char *const sources[2] = { "debugfs", "netlink" };
+
+	gt_new_domain(x, "xdvx", ORDLOCK_POLICY_TIMEOUT, 0);
+	gt_new_domain(y, "xdvy", ORDLOCK_POLICY_TIMEOUT, 0);
+	pd[0] = x;
+	pd[1] = y;
+	qd[0] = y;
+	qd[1] = x;
+	p = gt_actor_start_in("xdv-p", pd, 2);
+	q = gt_actor_start_in("xdv-q", qd, 2);
+	is_int(gt_call1(p, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0, "views: P holds 1:1 in X");
+	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0, "views: Q holds 1:1 in Y");
+	gt_submit1(p, GT_OP_ACQUIRE, 1, 1, 1, EX, LONG_MS, 0);
+	is_int(gt_blocked(p, ACQ), 0, "views: P waits in Y");
+	gt_submit1(q, GT_OP_ACQUIRE, 1, 1, 1, EX, LONG_MS, 0);
+	is_int(gt_blocked(q, ACQ), 0, "views: Q waits in X: the cycle stands (timeout domains)");
+
+	n = gt_graph_read(NULL, e, 16);
+	for (i = 0; i < n && i < 16; i++) {
+		const struct gt_edge *g = &e[i];
+
+		diag("  edge: %llu (pid %d) -> %llu (pid %d) in %s, %s",
+		     (unsigned long long)g->waiter_id, g->waiter_pid,
+		     (unsigned long long)g->blocker_id, g->blocker_pid, g->domain,
+		     g->edge == ORDLOCK_EDGE_THREAD ? "thread" : "hard/soft");
+		if (g->edge == ORDLOCK_EDGE_HARD &&
+		    ((g->waiter_id == p->owner_id[1] && g->blocker_id == q->owner_id[0] &&
+		      !strcmp(g->domain, y)) ||
+		     (g->waiter_id == q->owner_id[1] && g->blocker_id == p->owner_id[0] &&
+		      !strcmp(g->domain, x))))
+			hard++;
+		if (g->edge == ORDLOCK_EDGE_THREAD &&
+		    ((g->waiter_id == p->owner_id[0] && g->blocker_id == p->owner_id[1] &&
+		      !strcmp(g->domain, y) && g->rank == 1 && g->id == 1) ||
+		     (g->waiter_id == q->owner_id[0] && g->blocker_id == q->owner_id[1] &&
+		      !strcmp(g->domain, x) && g->rank == 1 && g->id == 1)))
+			thread++;
+	}
+	ok(hard == 2 && thread == 2,
+	   "views: debugfs graph: the two waits and the two thread edges (%d, %d of %d edges)",
+	   hard, thread, n);
+	for (s = 0; s < 2; s++) {
+		char want[128];
+
+		st = ctl_cycles(sources[s], out, sizeof(out));
+		snprintf(want, sizeof(want), "owner %llu cannot release: its thread waits",
+			 (unsigned long long)p->owner_id[0]);
+		if (!ok(st == 1 && strstr(out, "cycle 1 of 1 across domains (4 owners)") &&
+			strstr(out, want),
+			"views: ordlockctl -S %s cycles: one cycle across domains, through P's thread",
+			sources[s]))
+			diag("  exit %d: %s", st, out);
+	}
+	/* only a timeout or a kill ends it: Q's thread is blocked */
+	gt_actor_stop(q);
+	ok(!gt_collect(p, LONG_MS) && !p->res->ret, "views: Q killed, P is granted");
+	gt_actor_stop(p);
+}
+
 int main(void)
 {
 	watchdog_start(300);
@@ -340,5 +448,6 @@ int main(void)
 	test_three();
 	test_no_false();
 	test_timeout_domain();
+	test_views();
 	return tap_done();
 }

@@ -160,7 +160,8 @@ const char *olc_mode_str(unsigned int mode)
 
 const char *olc_edge_str(unsigned int type)
 {
-	return type == ORDLOCK_EDGE_SOFT ? "soft" : "hard";
+	return type == ORDLOCK_EDGE_SOFT ? "soft" :
+	       type == ORDLOCK_EDGE_THREAD ? "thread" : "hard";
 }
 
 static const char *const olc_policies[] = {
@@ -595,8 +596,10 @@ static int olc_graph_line(struct olc_reader *r, struct olc_edge *e)
 		e->type = ORDLOCK_EDGE_HARD;
 	else if (!strcmp(r->f[10], "soft"))
 		e->type = ORDLOCK_EDGE_SOFT;
+	else if (!strcmp(r->f[10], "thread"))
+		e->type = ORDLOCK_EDGE_THREAD;
 	else
-		return olc_fail(r, "field 11 (edge): \"%s\" is not hard or soft",
+		return olc_fail(r, "field 11 (edge): \"%s\" is not hard, soft or thread",
 				olc_show(r->f[10]));
 	if (e->waiter.id == e->blocker.id)
 		return olc_fail(r, "owner %llu waits for itself",

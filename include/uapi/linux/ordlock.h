@@ -390,10 +390,16 @@ enum ordlock_policy {
  * @ORDLOCK_EDGE_HARD: the other owner holds the key in a conflicting mode
  * @ORDLOCK_EDGE_SOFT: the other owner is queued ahead on the key with a
  *	conflicting request
+ * @ORDLOCK_EDGE_THREAD: in the graph views only (debugfs "graph",
+ *	%ORDLOCK_CMD_GET_GRAPH): an owner that holds keys and is not waiting,
+ *	whose last request came from a thread now blocked in a wait through
+ *	the other owner (in any domain): it cannot release before that wait
+ *	ends. The key and domain of such an edge are the other owner's wait.
  */
 enum ordlock_edge {
 	ORDLOCK_EDGE_HARD = 1,
 	ORDLOCK_EDGE_SOFT = 2,
+	ORDLOCK_EDGE_THREAD = 3,
 };
 
 /** ORDLOCK_COMM_LEN - size of a command name, NUL included */
@@ -667,7 +673,11 @@ struct ordlock_domain_config {
  *   Dump: one %ORDLOCK_A_ENTRY per edge: the waiter's owner fields,
  *   %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it asks for),
  *   %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
- *   %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US.
+ *   %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US. After the edges of the
+ *   waiters, the %ORDLOCK_EDGE_THREAD edges: the owner that holds, the
+ *   domain and key of its thread's wait, the owner waited through as
+ *   blocker (with the mode it asks for), how long it has waited. Together
+ *   they show every cycle the kernel detects, across domains too.
  * %ORDLOCK_CMD_GET_STATS
  *   Do, with %ORDLOCK_A_DOMAIN: %ORDLOCK_A_STATS, a nest of the counters
  *   of &enum ordlock_stats_attr.

@@ -22,9 +22,12 @@
 #   make fuzz-parsers   libFuzzer on ordlockctl's parsers for FUZZ_SECONDS
 #                       (default 60; needs clang, optional)
 #   make stress         boot the VM and run tests/cases/t_stress.c for
-#                       STRESS_SECONDS (default 300; make check runs it ~20 s)
+#                       STRESS_SECONDS (default 300; make check runs it ~20 s);
+#                       STRESS_KILLS=N: until N SIGKILLs (the seconds are then
+#                       the limit), STRESS_KAMIKAZES=K: K victims at once (1-8)
 #   make fuzz-vm        boot the VM and run the in-VM ioctl/netlink fuzzer
-#                       tests/cases/t_fuzz.c for FUZZ_VM_SECONDS (default 300)
+#                       tests/cases/t_fuzz.c for FUZZ_VM_SECONDS (default 300);
+#                       FUZZ_VM_CALLS=N: until N calls (seconds: the limit)
 #   make stress-debug | fuzz-vm-debug
 #                       the same two on the debug kernel of check-debug
 #   make bench          boot the VM and run the benchmarks (tests/bench/):
@@ -133,23 +136,29 @@ demo:
 # run.sh passes ORDLOCK_STRESS_* and ORDLOCK_FUZZ_* into the guest.
 STRESS_SECONDS	?= 300
 FUZZ_VM_SECONDS	?= 300
+STRESS_KILLS	?=
+STRESS_KAMIKAZES ?=
+FUZZ_VM_CALLS	?=
+stress_env	= ORDLOCK_STRESS_SECONDS=$(STRESS_SECONDS) ORDLOCK_STRESS_KILLS=$(STRESS_KILLS) \
+		  ORDLOCK_STRESS_KAMIKAZES=$(STRESS_KAMIKAZES)
+fuzz_env	= ORDLOCK_FUZZ_SECONDS=$(FUZZ_VM_SECONDS) ORDLOCK_FUZZ_CALLS=$(FUZZ_VM_CALLS)
 
 stress: modules tests
-	@ORDLOCK_STRESS_SECONDS=$(STRESS_SECONDS) TEST_TIMEOUT=$$(($(STRESS_SECONDS) + 600)) \
+	@$(stress_env) TEST_TIMEOUT=$$(($(STRESS_SECONDS) + 600)) \
 		VM_TIMEOUT=$$(($(STRESS_SECONDS) + 1200)) $(vm_env) bash tests/vm/run.sh t_stress
 
 fuzz-vm: modules tests
-	@ORDLOCK_FUZZ_SECONDS=$(FUZZ_VM_SECONDS) TEST_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 600)) \
+	@$(fuzz_env) TEST_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 600)) \
 		VM_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 1200)) $(vm_env) bash tests/vm/run.sh t_fuzz
 
 # The same two on the debug kernel, judged by its checkers (KASAN, lockdep,
 # UBSAN, kmemleak after the unload...): tests/debug-kernel/check.sh
 stress-debug: tests
-	+@ORDLOCK_STRESS_SECONDS=$(STRESS_SECONDS) TEST_TIMEOUT=$$(($(STRESS_SECONDS) + 900)) \
+	+@$(stress_env) TEST_TIMEOUT=$$(($(STRESS_SECONDS) + 900)) \
 		VM_TIMEOUT=$$(($(STRESS_SECONDS) + 2400)) T=t_stress bash tests/debug-kernel/check.sh
 
 fuzz-vm-debug: tests
-	+@ORDLOCK_FUZZ_SECONDS=$(FUZZ_VM_SECONDS) TEST_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 900)) \
+	+@$(fuzz_env) TEST_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 900)) \
 		VM_TIMEOUT=$$(($(FUZZ_VM_SECONDS) + 2400)) T=t_fuzz bash tests/debug-kernel/check.sh
 
 # Benchmarks report, they do not fail on a missed target (tests/bench/bench.sh)

@@ -137,6 +137,22 @@ static bool ordlock_graph_print_edge(void *arg, struct ordlock_owner *to,
 	return false;
 }
 
+/* A thread edge: @holder cannot release before @to's wait ends */
+static bool ordlock_graph_print_thread(void *arg, struct ordlock_owner *holder,
+				       struct ordlock_owner *to)
+{
+	struct seq_file *m = arg;
+	struct ordlock_waiter *w = to->waiting;
+
+	ordlock_seq_owner(m, holder);
+	seq_printf(m, " %s %u:%llu %s ", to->domain->name, w->hold->res->rank,
+		   w->hold->res->id, ordlock_mode_str(w->mode));
+	ordlock_seq_owner(m, to);
+	seq_printf(m, " %s thread %llu\n", ordlock_mode_str(w->mode),
+		   ordlock_us_since(w->since));
+	return false;
+}
+
 static int ordlock_graph_show(struct seq_file *m, void *v)
 {
 	struct ordlock_edge_print p = { .m = m };
@@ -147,6 +163,8 @@ static int ordlock_graph_show(struct seq_file *m, void *v)
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "# ordlock graph v1\n"
 			 "# waiter_id waiter_pid waiter_comm domain rank:id mode blocker_id blocker_pid blocker_comm blocker_mode edge waited_us\n");
+		/* first the thread edges, then the waiters' (bucket by bucket) */
+		ordlock_graph_thread_edges(ordlock_graph_print_thread, m);
 		return 0;
 	}
 	spin_lock(&bucket->lock);
@@ -232,7 +250,7 @@ static int ordlock_deadlocks_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "# ordlock deadlocks v1\n"
 		 "# deadlock seq time_ns domain length\n"
-		 "# step seq index owner_id pid comm mode rank:id edge blocker_mode\n");
+		 "# step seq index owner_id pid comm mode rank:id edge blocker_mode domain\n");
 	ordlock_events_show_deadlocks(m);
 	return 0;
 }

@@ -116,7 +116,6 @@ ordlock_domain_find_or_create(const char *name, struct ordlock_user *user,
 	domain->creator = user ? ordlock_user_hold(user) : NULL;
 	domain->id = ++ordlock_domain_ids;
 	atomic64_set(&domain->next_token, ordlock_token_seed());
-	spin_lock_init(&domain->graph_lock);
 	domain->policy = ordlock_default_policy();
 	strscpy(domain->name, name, sizeof(domain->name));
 	list_add_tail(&domain->node, &ordlock_domains);

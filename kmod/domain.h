@@ -71,9 +71,6 @@ struct ordlock_gauge {
 	atomic_t peak;
 };
 
-/* Buckets of domain->waiting_tids */
-#define ORDLOCK_TID_HASH 16
-
 /**
  * struct ordlock_rank_name - a name for a rank of a domain
  * @rank: the rank
@@ -99,13 +96,6 @@ struct ordlock_rank_name {
  * @next_token: the last fencing token handed out (at creation, a seed
  *	above every token an earlier domain of the name handed out: see
  *	ordlock_token_seed()); atomic, no lock
- * @graph_lock: protects the wait-for graph of the domain: owner->waiting
- *	and the walk fields of the domain's owners, and @walk_gen. Nests
- *	inside owner->lock and outside bucket->lock: see the lock order in
- *	main.c.
- * @walk_gen: generation of the last graph walk; under @graph_lock
- * @waiting_tids: the owners in the graph, hashed by the thread id of the
- *	waiting task (owner->tid_node); under @graph_lock
  * @policy: an enum ordlock_policy; READ_ONCE(), written under
  *	ordlock_domains_lock
  * @detect_delay_ms: see struct ordlock_domain_config; like @policy
@@ -126,10 +116,6 @@ struct ordlock_domain {
 	u32 id;
 	struct ordlock_user *creator;
 	atomic64_t next_token;
-	/* the wait-for graph of the domain: see above */
-	spinlock_t graph_lock;
-	u64 walk_gen;
-	struct hlist_head waiting_tids[ORDLOCK_TID_HASH];
 	u32 policy;
 	u32 detect_delay_ms;
 	bool pinned;

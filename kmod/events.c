@@ -31,6 +31,7 @@
  * @domain: the domain's name
  * @len: number of steps of the cycle
  * @steps: the first ORDLOCK_HISTORY_STEPS steps, victim first
+ * @step_domain: the domain of each of @steps
  */
 struct ordlock_deadlock {
 	u64 seq;
@@ -38,6 +39,7 @@ struct ordlock_deadlock {
 	char domain[ORDLOCK_DOMAIN_NAME_MAX];
 	u32 len;
 	struct ordlock_cycle_step steps[ORDLOCK_HISTORY_STEPS];
+	char step_domain[ORDLOCK_HISTORY_STEPS][ORDLOCK_DOMAIN_NAME_MAX];
 };
 
 /*
@@ -144,10 +146,13 @@ static void ordlock_event_log_deadlock(struct ordlock_owner *victim,
 		const struct ordlock_cycle_step *s = &victim->cycle[i];
 		const struct ordlock_cycle_step *t = &victim->cycle[(i + 1) % victim->ncycle];
 
-		at += scnprintf(buf + at, size - at,
-				"pid %u (%s) waits for %s %u:%llu %s by pid %u (%s); ",
+		at += scnprintf(buf + at, size - at, "pid %u (%s) waits for %s %u:%llu",
 				s->pid, s->comm, ordlock_mode_str(s->key.mode),
-				s->key.rank, s->key.id,
+				s->key.rank, s->key.id);
+		if (s->flags & ORDLOCK_STEP_OTHER_DOMAIN)
+			at += scnprintf(buf + at, size - at, " of domain \"%s\"",
+					victim->cycle_domain[i]);
+		at += scnprintf(buf + at, size - at, " %s by pid %u (%s); ",
 				s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held",
 				t->pid, t->comm);
 	}
@@ -161,7 +166,7 @@ static void ordlock_event_log_deadlock(struct ordlock_owner *victim,
 /* Tell the kernel log and the history of the deadlock @victim broke */
 static void ordlock_event_record_deadlock(struct ordlock_owner *victim)
 {
-	unsigned int len = victim->failure.cycle_len;
+	unsigned int len = victim->failure.cycle_len, n;
 	struct ordlock_deadlock *d;
 
 	ordlock_event_log_deadlock(victim, len);
@@ -173,10 +178,12 @@ static void ordlock_event_record_deadlock(struct ordlock_owner *victim)
 	memcpy(d->domain, victim->domain->name, sizeof(d->domain));
 	d->len = len;
 	memset(d->steps, 0, sizeof(d->steps));
-	if (victim->cycle)
-		memcpy(d->steps, victim->cycle,
-		       min_t(unsigned int, victim->ncycle, ORDLOCK_HISTORY_STEPS) *
-		       sizeof(d->steps[0]));
+	memset(d->step_domain, 0, sizeof(d->step_domain));
+	if (victim->cycle) {
+		n = min_t(unsigned int, victim->ncycle, ORDLOCK_HISTORY_STEPS);
+		memcpy(d->steps, victim->cycle, n * sizeof(d->steps[0]));
+		memcpy(d->step_domain, victim->cycle_domain, n * sizeof(d->step_domain[0]));
+	}
 	spin_unlock(&ordlock_history_lock);
 }
 
@@ -292,7 +299,8 @@ void ordlock_event_potential(struct ordlock_owner *owner, u32 kind,
  * @m: the seq_file of debugfs "deadlocks"
  *
  * Lines: "deadlock SEQ TIME_NS DOMAIN LEN", then one line per recorded step:
- * "step SEQ I OWNER_ID PID COMM MODE RANK:ID EDGE BLOCKER_MODE".
+ * "step SEQ I OWNER_ID PID COMM MODE RANK:ID EDGE BLOCKER_MODE DOMAIN"
+ * (DOMAIN: the step's, which a cycle through a thread may change).
  */
 void ordlock_events_show_deadlocks(struct seq_file *m)
 {
@@ -314,12 +322,12 @@ void ordlock_events_show_deadlocks(struct seq_file *m)
 
 			if (!s->pid && !s->owner_id)
 				break;
-			seq_printf(m, "step %llu %u %llu %u %s %s %u:%llu %s %s\n",
+			seq_printf(m, "step %llu %u %llu %u %s %s %u:%llu %s %s %s\n",
 				   d->seq, i, s->owner_id, s->pid, s->comm,
 				   ordlock_mode_str(s->key.mode), s->key.rank,
 				   s->key.id,
 				   s->edge == ORDLOCK_EDGE_SOFT ? "soft" : "hard",
-				   ordlock_mode_str(s->blocker_mode));
+				   ordlock_mode_str(s->blocker_mode), d->step_domain[i]);
 		}
 	}
 	spin_unlock(&ordlock_history_lock);

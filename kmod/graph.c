@@ -7,28 +7,40 @@
  * that holds its resource in a conflicting mode (hard) and to every owner
  * queued ahead of it on that resource with a conflicting request (soft).
  *
+ * There is one graph for the whole module, not one per domain: keys of
+ * two domains never contend, but a thread can hold keys in one domain and
+ * wait in another, and then it is the thread that waits (below). One lock,
+ * ordlock_graph_lock, protects the graph of every domain.
+ *
  * Before an owner sleeps, it walks the graph breadth-first from itself
- * under domain->graph_lock, taking one bucket lock at a time, and only
+ * under ordlock_graph_lock, taking one bucket lock at a time, and only
  * through owners that are part of the graph (owner->waiting set). The walk
  * costs time in proportion to the part of the graph reachable from it.
  * Joining the graph and walking happen in one critical section of
- * graph_lock, so of the owners whose waits together close a cycle, the
- * last one to join finds it, and only that one: it is the victim.
+ * ordlock_graph_lock, so of the owners whose waits together close a cycle,
+ * the last one to join finds it, and only that one: it is the victim.
+ * Whether it looks at all is the policy of its own domain (none in a
+ * "timeout" domain, whose waits are left to their timeouts); the cycle it
+ * finds may pass through owners of any domain and any policy: each
+ * domain's order rule ("enforce") rules out cycles inside that domain
+ * only.
  *
  * One process may hold keys through several owners (file descriptions),
- * each obeying the order rule alone. An owner that is not waiting, but
- * whose last request came from a thread that is now blocked in a wait
- * through another owner, cannot release anything before that thread wakes:
- * the walk passes from it to the owner that thread waits through
- * (domain->waiting_tids). Netlink waits block no thread and take no part.
- * This catches the cycles a single thread builds across descriptors.
+ * each obeying the order rule alone, in one domain or in several. An owner
+ * that is not waiting, but whose last request came from a thread that is
+ * now blocked in a wait through another owner, cannot release anything
+ * before that thread wakes: the walk passes from it to the owner that
+ * thread waits through (ordlock_waiting_tids), whatever the domains of the
+ * two owners. Netlink waits block no thread and take no part. This
+ * catches the cycles threads build across descriptors and across domains.
  *
  * No edge of a cycle found this way can be stale. Every owner on it is in
  * the middle of a wait, so it releases nothing, and leaving the graph needs
- * graph_lock, which the walk holds. A member that was granted meanwhile is
+ * ordlock_graph_lock, which the walk holds. A member that was granted meanwhile is
  * recognised by its waiter's granted flag, read under the bucket lock, and
  * the walk does not pass through it.
  */
+#include <linux/hash.h>
 #include <linux/slab.h>
 
 #include "domain.h"
@@ -37,6 +49,29 @@
 #include "owner.h"
 #include "resource.h"
 #include "table.h"
+
+/*
+ * ordlock_graph_lock protects the wait-for graph of every domain:
+ * owner->waiting, the walk fields of all owners, ordlock_graph_walk_gen and
+ * ordlock_waiting_tids. Nests inside owner->lock and outside bucket->lock:
+ * see the lock order in main.c.
+ */
+DEFINE_SPINLOCK(ordlock_graph_lock);
+
+/* Generation of the last graph walk; under ordlock_graph_lock */
+static u64 ordlock_graph_walk_gen;
+
+/*
+ * The owners in the graph whose wait blocks a task, hashed by the thread
+ * id of that task (owner->tid_node); under ordlock_graph_lock
+ */
+#define ORDLOCK_TID_HASH_BITS	6
+static struct hlist_head ordlock_waiting_tids[1 << ORDLOCK_TID_HASH_BITS];
+
+static struct hlist_head *ordlock_tid_head(pid_t tid)
+{
+	return &ordlock_waiting_tids[hash_32((u32)tid, ORDLOCK_TID_HASH_BITS)];
+}
 
 /**
  * ordlock_graph_edges() - call @fn for each edge out of waiter @w
@@ -77,7 +112,6 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
 
 /**
  * struct ordlock_walk - state of one graph walk
- * @domain: the domain walked
  * @start: the owner the walk starts from
  * @start_blocks: @start waits in a task, which is blocked meanwhile
  * @from: the owner whose edges are being followed
@@ -85,7 +119,6 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
  * @queue: owners still to expand
  */
 struct ordlock_walk {
-	struct ordlock_domain *domain;
 	struct ordlock_owner *start;
 	bool start_blocks;
 	struct ordlock_owner *from;
@@ -95,32 +128,27 @@ struct ordlock_walk {
 
 /**
  * ordlock_graph_join() - put @owner, about to wait with @w, in the graph
- * @domain: the domain, graph_lock held
- * @owner: the owner
+ * @owner: the owner; ordlock_graph_lock held
  * @w: its waiter
  */
-void ordlock_graph_join(struct ordlock_domain *domain,
-			struct ordlock_owner *owner, struct ordlock_waiter *w)
+void ordlock_graph_join(struct ordlock_owner *owner, struct ordlock_waiter *w)
 {
-	lockdep_assert_held(&domain->graph_lock);
+	lockdep_assert_held(&ordlock_graph_lock);
 	if (WARN_ON_ONCE(owner->waiting))
 		return;
 	owner->waiting = w;
 	/* Only a wait in a task blocks the thread (netlink waits do not) */
 	if (w->task)
-		hlist_add_head(&owner->tid_node,
-			       &domain->waiting_tids[owner->tid % ORDLOCK_TID_HASH]);
+		hlist_add_head(&owner->tid_node, ordlock_tid_head(owner->tid));
 }
 
 /**
  * ordlock_graph_leave() - take @owner out of the graph, if it is in
- * @domain: the domain, graph_lock held
- * @owner: the owner
+ * @owner: the owner; ordlock_graph_lock held
  */
-void ordlock_graph_leave(struct ordlock_domain *domain,
-			 struct ordlock_owner *owner)
+void ordlock_graph_leave(struct ordlock_owner *owner)
 {
-	lockdep_assert_held(&domain->graph_lock);
+	lockdep_assert_held(&ordlock_graph_lock);
 	if (!owner->waiting)
 		return;
 	owner->waiting = NULL;
@@ -130,9 +158,9 @@ void ordlock_graph_leave(struct ordlock_domain *domain,
 
 /*
  * The owner through which the thread that made @holder's last request is
- * blocked, NULL when it is not.  The thread is known by its id and its
- * start time: a thread that reuses the id of one that exited is another
- * thread, and never links @holder to its own waits.
+ * blocked, in any domain, NULL when it is not.  The thread is known by its
+ * id and its start time: a thread that reuses the id of one that exited is
+ * another thread, and never links @holder to its own waits.
  */
 static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
 						     struct ordlock_owner *holder)
@@ -144,8 +172,7 @@ static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
 	if (walk->start_blocks && tid == walk->start->tid &&
 	    start == walk->start->tid_start)
 		return walk->start;
-	hlist_for_each_entry(owner, &walk->domain->waiting_tids[tid % ORDLOCK_TID_HASH],
-			     tid_node)
+	hlist_for_each_entry(owner, ordlock_tid_head(tid), tid_node)
 		if (owner->tid == tid && owner->tid_start == start)
 			return owner;
 	return NULL;
@@ -189,12 +216,58 @@ static bool ordlock_graph_expand(struct ordlock_walk *walk,
 	return found;
 }
 
+/**
+ * ordlock_graph_thread_edges() - call @fn for each thread edge of the graph
+ * @fn: called with the owner that holds and is not waiting, and the owner
+ *	its thread waits through (any domain); true stops. Called under
+ *	ordlock_graph_lock: @fn may not sleep
+ * @arg: passed to @fn
+ *
+ * For the views (debugfs "graph", GET_GRAPH). Takes ordlock_owners_lock,
+ * then ordlock_graph_lock. The holder's fields are read racily.
+ *
+ * Return: true when @fn stopped.
+ */
+bool ordlock_graph_thread_edges(ordlock_thread_edge_fn fn, void *arg)
+{
+	struct list_head *owners = ordlock_owner_lock_list();
+	struct ordlock_owner *holder, *owner;
+	bool stop = false;
+	pid_t tid;
+	u64 start;
+
+	spin_lock(&ordlock_graph_lock);
+	list_for_each_entry(holder, owners, node) {
+		if (holder->waiting || !READ_ONCE(holder->nheld))
+			continue;
+		tid = READ_ONCE(holder->tid);
+		start = READ_ONCE(holder->tid_start);
+		hlist_for_each_entry(owner, ordlock_tid_head(tid), tid_node) {
+			if (owner == holder || owner->tid != tid ||
+			    owner->tid_start != start)
+				continue;
+			stop = fn(arg, holder, owner);
+			break;
+		}
+		if (stop)
+			break;
+	}
+	spin_unlock(&ordlock_graph_lock);
+	ordlock_owner_unlock_list();
+	return stop;
+}
+
 static void ordlock_graph_fill_step(struct ordlock_cycle_step *step,
+				    char *domain, struct ordlock_owner *start,
 				    struct ordlock_owner *owner,
 				    struct ordlock_waiter *w,
 				    struct ordlock_owner *next)
 {
 	memset(step, 0, sizeof(*step));
+	/* A waiting owner stays in its domain until its wait ends */
+	if (owner->domain != start->domain)
+		step->flags |= ORDLOCK_STEP_OTHER_DOMAIN;
+	strscpy(domain, owner->domain->name, ORDLOCK_DOMAIN_NAME_MAX);
 	step->owner_id = owner->id;
 	step->pid = READ_ONCE(owner->pid);
 	step->edge = next->walk_edge;
@@ -219,14 +292,18 @@ static unsigned int ordlock_graph_record(struct ordlock_owner *start,
 	 * found, not by every owner that waits. Without memory, the cycle is
 	 * still broken, only not recorded.
 	 */
-	if (!start->cycle)
-		start->cycle = kcalloc(ORDLOCK_CYCLE_MAX, sizeof(*start->cycle),
-				       GFP_ATOMIC | __GFP_NOWARN);
+	if (!start->cycle) {
+		start->cycle = kcalloc(ORDLOCK_CYCLE_MAX, sizeof(*start->cycle) +
+				       ORDLOCK_DOMAIN_NAME_MAX, GFP_ATOMIC | __GFP_NOWARN);
+		if (start->cycle)
+			start->cycle_domain = (void *)(start->cycle + ORDLOCK_CYCLE_MAX);
+	}
 	/* Parents lead backwards: from the last step down to the victim */
 	cur = start->walk_parent;
 	for (i = len - 1; ; i--) {
 		if (start->cycle && i < ORDLOCK_CYCLE_MAX)
-			ordlock_graph_fill_step(&start->cycle[i], cur,
+			ordlock_graph_fill_step(&start->cycle[i],
+						start->cycle_domain[i], start, cur,
 						cur == start ? sw : cur->waiting,
 						next);
 		if (cur == start)
@@ -240,29 +317,29 @@ static unsigned int ordlock_graph_record(struct ordlock_owner *start,
 
 /**
  * ordlock_graph_find_cycle() - would the wait of @start close a cycle?
- * @domain: the domain, graph_lock held
- * @start: the owner about to wait (or waiting) with @w
+ * @start: the owner about to wait (or waiting) with @w; ordlock_graph_lock
+ *	held
  * @w: its waiter, queued on its resource
  *
- * When it finds a cycle, it records its steps in start->cycle.
+ * The walk follows the owners of every domain. When it finds a cycle, it
+ * records its steps in start->cycle and their domains in
+ * start->cycle_domain.
  *
  * Return: the length of the cycle, in owners, or 0 when there is none.
  */
-unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
-				      struct ordlock_owner *start,
+unsigned int ordlock_graph_find_cycle(struct ordlock_owner *start,
 				      struct ordlock_waiter *w)
 {
 	struct ordlock_walk walk = {
-		.domain = domain,
 		.start = start,
 		.start_blocks = w->task,
 	};
 	struct ordlock_owner *x, *tmp;
 	bool found = false;
 
-	lockdep_assert_held(&domain->graph_lock);
+	lockdep_assert_held(&ordlock_graph_lock);
 	INIT_LIST_HEAD(&walk.queue);
-	walk.gen = ++domain->walk_gen;
+	walk.gen = ++ordlock_graph_walk_gen;
 	start->walk_gen = walk.gen;
 	list_add_tail(&start->walk_node, &walk.queue);
 	while (!found && !list_empty(&walk.queue)) {

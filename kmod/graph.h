@@ -6,20 +6,20 @@
 #ifndef _ORDLOCK_GRAPH_H
 #define _ORDLOCK_GRAPH_H
 
+#include <linux/spinlock.h>
 #include <linux/types.h>
 
-struct ordlock_domain;
 struct ordlock_owner;
 struct ordlock_resource;
 struct ordlock_waiter;
 
-unsigned int ordlock_graph_find_cycle(struct ordlock_domain *domain,
-				      struct ordlock_owner *start,
+/* The lock of the module-wide wait-for graph: see graph.c and main.c */
+extern spinlock_t ordlock_graph_lock;
+
+unsigned int ordlock_graph_find_cycle(struct ordlock_owner *start,
 				      struct ordlock_waiter *w);
-void ordlock_graph_join(struct ordlock_domain *domain,
-			struct ordlock_owner *owner, struct ordlock_waiter *w);
-void ordlock_graph_leave(struct ordlock_domain *domain,
-			 struct ordlock_owner *owner);
+void ordlock_graph_join(struct ordlock_owner *owner, struct ordlock_waiter *w);
+void ordlock_graph_leave(struct ordlock_owner *owner);
 /*
  * ordlock_edge_fn - called for an edge to @to, of type @edge (enum
  * ordlock_edge), where @to blocks the waiter in @mode; true stops the walk
@@ -27,6 +27,14 @@ void ordlock_graph_leave(struct ordlock_domain *domain,
 typedef bool (*ordlock_edge_fn)(void *arg, struct ordlock_owner *to, u32 edge,
 				u32 mode);
 
+/*
+ * ordlock_thread_edge_fn - called for a thread edge from @holder to @to
+ * (ORDLOCK_EDGE_THREAD): @to waits, with to->waiting; true stops the walk
+ */
+typedef bool (*ordlock_thread_edge_fn)(void *arg, struct ordlock_owner *holder,
+				       struct ordlock_owner *to);
+
+bool ordlock_graph_thread_edges(ordlock_thread_edge_fn fn, void *arg);
 bool ordlock_graph_edges(struct ordlock_resource *res,
 			 struct ordlock_waiter *w, ordlock_edge_fn fn,
 			 void *arg);

@@ -14,12 +14,13 @@
  *	ordlock_nl_lock			mutex, nl_lock.c
  *	  ordlock_owners_lock		mutex, owner.c
  *	    owner->lock			(PREEMPT_RT only, see owner->domain_seq)
+ *	    ordlock_graph_lock		(the views' thread edges)
  *	  owner->lock			mutex, struct ordlock_owner; one at a time
  *	    ordlock_domains_lock	mutex, domain.c
  *	    ordlock_users_lock		mutex, user.c
  *	    ordlock_event_chain		rwsem of a notifier chain, events.c
  *	    owner->domain_seq		seqcount of owner->lock, write side
- *	    domain->graph_lock		spinlock, struct ordlock_domain
+ *	    ordlock_graph_lock		spinlock, graph.c
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
  *	    bucket->lock
  *	    ordlock_history_lock	spinlock, events.c
@@ -42,7 +43,10 @@
  * and the GET_OWNERS dump, which read each owner's domain name through
  * owner->domain_seq. On PREEMPT_RT such a reader that meets a write in
  * progress takes and drops that owner's lock: the one case of owner->lock
- * under ordlock_owners_lock. Nothing else takes owner->lock under it.
+ * under ordlock_owners_lock. Nothing else takes owner->lock under it. The
+ * views of the graph (debugfs "graph", the GET_GRAPH dump) take
+ * ordlock_graph_lock under it to list the thread edges (graph.c), and
+ * nothing under that but what ordlock_graph_lock allows.
  *
  * owner->lock serialises one owner's requests and state. It is held
  * across a whole request (dropped only while the task sleeps), across the
@@ -67,12 +71,13 @@
  *   with no lock held.
  * - owner->domain_seq orders the writes of the owner's copy of its domain
  *   name (under owner->lock) against lockless readers.
- * - domain->graph_lock (the domain's wait-for graph) is taken by a request
+ * - ordlock_graph_lock (the wait-for graph, one for all domains: a thread
+ *   may hold in one domain and wait in another) is taken by a request
  *   joining, walking or leaving the graph; the walk takes the bucket locks
- *   of the resources it passes, one at a time.
+ *   of the resources it passes, one at a time, in any domain.
  * - bucket->lock (a hash chain and every resource on it: counts, holders,
- *   waiters) is taken under owner->lock or graph_lock by requests, and
- *   alone by the reaper, debugfs "locks" and "graph" and the GET_LOCKS and
+ *   waiters) is taken under owner->lock or ordlock_graph_lock by requests,
+ *   and alone by the reaper, debugfs "locks" and "graph" and the GET_LOCKS and
  *   GET_GRAPH dumps. A thread never holds two. Under it the granter wakes a
  *   task or queues the netlink work item, and the table queues its reaper.
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken

@@ -93,11 +93,14 @@ static void *ordlock_nl_dump_start(struct ordlock_nl_dump *d, u8 cmd,
 		return NULL;
 	hdr = genlmsg_put(d->skb, NETLINK_CB(d->cb->skb).portid, d->cb->nlh->nlmsg_seq,
 			  &ordlock_genl_family, NLM_F_MULTI, cmd);
-	if (!hdr)
+	if (!hdr) {
+		d->done--;	/* not sent: the next part of the dump starts with it */
 		return ERR_PTR(-EMSGSIZE);
+	}
 	*entry = nla_nest_start(d->skb, ORDLOCK_A_ENTRY);
 	if (!*entry) {
 		genlmsg_cancel(d->skb, hdr);
+		d->done--;
 		return ERR_PTR(-EMSGSIZE);
 	}
 	return hdr;
@@ -272,9 +275,70 @@ int ordlock_nl_locks_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 	return ordlock_nl_dump_table(skb, cb, ordlock_nl_locks_bucket);
 }
 
+/* A thread edge (ORDLOCK_EDGE_THREAD), in the second phase of GET_GRAPH */
+static bool ordlock_nl_graph_thread(void *arg, struct ordlock_owner *holder,
+				    struct ordlock_owner *to)
+{
+	struct ordlock_nl_dump *d = arg;
+	struct ordlock_waiter *w = to->waiting;
+	struct nlattr *entry, *blocker;
+	void *hdr;
+	int err;
+
+	if (ordlock_nl_dump_hides(d, holder))
+		return false;
+	hdr = ordlock_nl_dump_start(d, ORDLOCK_CMD_GET_GRAPH, &entry);
+	if (!hdr)
+		return false;
+	if (IS_ERR(hdr))
+		return true;
+	err = ordlock_nl_put_owner(d->skb, holder->id, READ_ONCE(holder->pid),
+				   holder->comm) ||
+	      nla_put_string(d->skb, ORDLOCK_E_DOMAIN, to->domain->name) ||
+	      ordlock_nl_put_key(d->skb, ORDLOCK_E_KEY, w->hold->res->rank,
+				 w->hold->res->id, w->mode) ||
+	      nla_put_u32(d->skb, ORDLOCK_E_EDGE, ORDLOCK_EDGE_THREAD) ||
+	      nla_put_u64_64bit(d->skb, ORDLOCK_E_WAITED_US,
+				ordlock_nl_us_since(w->since), ORDLOCK_E_PAD);
+	blocker = err ? NULL : nla_nest_start(d->skb, ORDLOCK_E_BLOCKER);
+	if (!blocker ||
+	    ordlock_nl_put_owner(d->skb, to->id, READ_ONCE(to->pid), to->comm) ||
+	    nla_put_u32(d->skb, ORDLOCK_E_MODE, w->mode))
+		err = -EMSGSIZE;
+	else
+		nla_nest_end(d->skb, blocker);
+	return ordlock_nl_dump_end(d, hdr, entry, err) != 0;
+}
+
+/*
+ * GET_GRAPH: the waiters' edges, bucket by bucket (cb->args[0], [1]), then
+ * the thread edges (cb->args[2] 1 while in that phase, [1] the entry to
+ * resume at; 2 when done)
+ */
+#define ORDLOCK_NL_GRAPH_PHASE	2
+
 int ordlock_nl_graph_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 {
-	return ordlock_nl_dump_table(skb, cb, ordlock_nl_graph_bucket);
+	struct ordlock_nl_dump d = {};
+	int ret;
+
+	if (!cb->args[ORDLOCK_NL_GRAPH_PHASE]) {
+		ret = ordlock_nl_dump_table(skb, cb, ordlock_nl_graph_bucket);
+		if (cb->args[0] < ordlock_table_size())
+			return ret;
+		cb->args[ORDLOCK_NL_GRAPH_PHASE] = 1;
+		cb->args[1] = 0;
+	}
+	if (cb->args[ORDLOCK_NL_GRAPH_PHASE] == 1) {
+		ordlock_nl_dump_init(&d, skb, cb);
+		d.skip = cb->args[1];
+		if (ordlock_graph_thread_edges(ordlock_nl_graph_thread, &d)) {
+			cb->args[1] = d.done;	/* full: resume here */
+			return skb->len;
+		}
+		cb->args[ORDLOCK_NL_GRAPH_PHASE] = 2;
+	}
+	return skb->len;
 }
 
 int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb)

@@ -87,6 +87,7 @@ int ordlock_nl_put_cycle(struct sk_buff *skb, struct ordlock_owner *owner)
 		step = nla_nest_start(skb, ORDLOCK_A_ENTRY);
 		if (!step ||
 		    ordlock_nl_put_owner(skb, s->owner_id, s->pid, s->comm) ||
+		    nla_put_string(skb, ORDLOCK_E_DOMAIN, owner->cycle_domain[i]) ||
 		    ordlock_nl_put_key(skb, ORDLOCK_E_KEY, s->key.rank, s->key.id,
 				       s->key.mode) ||
 		    nla_put_u32(skb, ORDLOCK_E_EDGE, s->edge) ||

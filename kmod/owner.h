@@ -41,14 +41,18 @@ struct ordlock_user;
  * @busy: a request is in progress: it may wait with @lock dropped, and
  *	other requests fail with EBUSY meanwhile
  * @cycle: the steps of the last deadlock this owner was the victim of
- *	(ORDLOCK_CYCLE_MAX of them), allocated on first need
+ *	(ORDLOCK_CYCLE_MAX of them), allocated on first need, followed in
+ *	the same allocation by @cycle_domain
+ * @cycle_domain: the name of each step's domain (a cycle may pass through
+ *	several domains)
  * @ncycle: number of steps in @cycle
  * @restart: the interrupted wait a restarted ioctl continues; under @lock
  * @waiting: the waiter of the owner's current wait, while it is part of
- *	the wait-for graph; under domain->graph_lock
- * @tid_node: entry in domain->waiting_tids while in the graph
+ *	the wait-for graph; under ordlock_graph_lock (graph.c)
+ * @tid_node: entry in graph.c's hash of the owners whose wait blocks a
+ *	task (by thread id, over all domains) while in the graph
  * @walk_gen: graph walk generation that last visited the owner; under
- *	domain->graph_lock, like the other walk_ fields
+ *	ordlock_graph_lock, like the other walk_ fields
  * @walk_parent: the owner that waits for this one, on the walk's path
  * @walk_node: entry in the walk's work queue
  * @walk_edge: the enum ordlock_edge from @walk_parent to this owner
@@ -111,6 +115,7 @@ struct ordlock_owner {
 	struct ordlock_failure failure;
 	bool busy;
 	struct ordlock_cycle_step *cycle;
+	char (*cycle_domain)[ORDLOCK_DOMAIN_NAME_MAX];
 	unsigned int ncycle;
 	struct ordlock_restart restart;
 

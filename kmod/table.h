@@ -20,7 +20,7 @@ struct ordlock_resource;
  * @lock: protects @chain, @nidle and the whole state of every resource on
  *	the chain: counts, holders (struct ordlock_hold.res_node) and waiters
  *	(struct ordlock_waiter.node, and their status). Nests inside
- *	owner->lock and domain->graph_lock; a thread never holds two bucket
+ *	owner->lock and ordlock_graph_lock; a thread never holds two bucket
  *	locks at once. Never taken from interrupt context. See the lock order
  *	in main.c.
  * @nidle: how many resources on @chain are idle

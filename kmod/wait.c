@@ -84,14 +84,14 @@ static u32 ordlock_wait_reason(int err)
 }
 
 /*
- * End the wait of @req with @ret (0 when granted), graph_lock held: leave
- * the graph, and unless the key was granted meanwhile (which wins), leave
- * the queue and record why. Drops graph_lock.
+ * End the wait of @req with @ret (0 when granted), ordlock_graph_lock
+ * held: leave the graph, and unless the key was granted meanwhile (which
+ * wins), leave the queue and record why. Drops ordlock_graph_lock.
  *
  * Return: 0 when granted, else @ret.
  */
 static int __ordlock_wait_end(struct ordlock_request *req, int ret)
-	__releases(&req->owner->domain->graph_lock)
+	__releases(&ordlock_graph_lock)
 {
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_domain *domain = owner->domain;
@@ -99,8 +99,8 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 	struct ordlock_resource *res = w->hold->res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 
-	lockdep_assert_held(&domain->graph_lock);
-	ordlock_graph_leave(domain, owner);
+	lockdep_assert_held(&ordlock_graph_lock);
+	ordlock_graph_leave(owner);
 	spin_lock(&bucket->lock);
 	if (w->granted) {
 		ret = 0;
@@ -116,7 +116,7 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 		ordlock_res_dequeue(res, w);
 	}
 	spin_unlock(&bucket->lock);
-	spin_unlock(&domain->graph_lock);
+	spin_unlock(&ordlock_graph_lock);
 
 	WRITE_ONCE(owner->pending.mode, 0);
 	ordlock_gauge_dec(&domain->waiters);
@@ -129,7 +129,7 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 int ordlock_wait_end(struct ordlock_request *req, int ret)
 {
 	lockdep_assert_held(&req->owner->lock);
-	spin_lock(&req->owner->domain->graph_lock);
+	spin_lock(&ordlock_graph_lock);
 	return __ordlock_wait_end(req, ret);
 }
 
@@ -138,7 +138,8 @@ int ordlock_wait_end(struct ordlock_request *req, int ret)
  * dropped): join the wait-for graph. Unless the domain's policy is
  * "timeout", first look for a cycle the wait would close, at once or (in a
  * "detect" domain with a delay) when req->check_at passes; the owner whose
- * wait closes a cycle is the victim.
+ * wait closes a cycle is the victim. The cycle may pass through owners of
+ * other domains, whatever their policies (graph.c).
  *
  * Return: 1 while waiting; else the wait ended: 0 (granted) or -EDEADLK.
  */
@@ -166,35 +167,33 @@ int ordlock_wait_begin(struct ordlock_request *req)
 	WRITE_ONCE(owner->pending.mode, w->mode);
 	ordlock_gauge_inc(&domain->waiters);
 
-	spin_lock(&domain->graph_lock);
+	spin_lock(&ordlock_graph_lock);
 	if (policy != ORDLOCK_POLICY_TIMEOUT) {
 		delay_ms = policy == ORDLOCK_POLICY_DETECT ?
 			   READ_ONCE(domain->detect_delay_ms) : 0;
 		if (delay_ms) {
 			req->check_at = ktime_add_ms(w->since, delay_ms);
 		} else {
-			req->cycle_len = ordlock_graph_find_cycle(domain, owner, w);
+			req->cycle_len = ordlock_graph_find_cycle(owner, w);
 			if (req->cycle_len)
 				return __ordlock_wait_end(req, -EDEADLK);
 		}
 	}
-	ordlock_graph_join(domain, owner, w);
-	spin_unlock(&domain->graph_lock);
+	ordlock_graph_join(owner, w);
+	spin_unlock(&ordlock_graph_lock);
 	return 1;
 }
 
 /* The detection delay passed: look for a cycle. Return as ordlock_wait_begin() */
 int ordlock_wait_check(struct ordlock_request *req)
 {
-	struct ordlock_domain *domain = req->owner->domain;
-
 	lockdep_assert_held(&req->owner->lock);
 	req->check_at = 0;
-	spin_lock(&domain->graph_lock);
-	req->cycle_len = ordlock_graph_find_cycle(domain, req->owner, &req->w);
+	spin_lock(&ordlock_graph_lock);
+	req->cycle_len = ordlock_graph_find_cycle(req->owner, &req->w);
 	if (req->cycle_len)
 		return __ordlock_wait_end(req, -EDEADLK);
-	spin_unlock(&domain->graph_lock);
+	spin_unlock(&ordlock_graph_lock);
 	return 1;
 }
 

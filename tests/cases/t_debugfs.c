@@ -44,7 +44,7 @@ static const struct {
 	{ "locks", { "# domain rank:id role position owner_id pid comm mode token|waited_us" } },
 	{ "owners", { "# id pid comm domain kind held waiting_mode waiting_key waited_us" } },
 	{ "deadlocks", { "# deadlock seq time_ns domain length",
-			 "# step seq index owner_id pid comm mode rank:id edge blocker_mode" } },
+			 "# step seq index owner_id pid comm mode rank:id edge blocker_mode domain" } },
 	{ "stats", { NULL } },
 	{ "users", { "# uid owners keys waiters refused domains" } },
 };

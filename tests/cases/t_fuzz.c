@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * t_fuzz: hostile input for ORDLOCK_FUZZ_SECONDS (default 12; "make
- * fuzz-vm" runs it long).  Two threads call every ioctl with random and
+ * fuzz-vm" runs it long).  With ORDLOCK_FUZZ_CALLS=N it runs until N calls
+ * (ioctls and netlink requests together) were made, the seconds being then
+ * only the limit: a run that misses its target fails.  The totals and, every
+ * ORDLOCK_FUZZ_PROGRESS seconds (default 60), the progress are TAP
+ * diagnostics.  Two threads call every ioctl with random and
  * mutated arguments: @size from 0 to a page and beyond, structures that end
  * at an unmapped page, key arrays in unmapped memory or in memory a third
  * thread maps and unmaps all the time, huge counts, reserved bits, unknown
@@ -477,34 +481,72 @@ static void *nl_fuzzer(void *arg)
 	return NULL;
 }
 
+static unsigned long calls_now(void)
+{
+	unsigned long t = __atomic_load_n(&nnl, __ATOMIC_RELAXED);
+	unsigned int i;
+
+	for (i = 0; i < NIOC; i++)
+		t += __atomic_load_n(&ncalls[i], __ATOMIC_RELAXED);
+	return t;
+}
+
+static unsigned long env_ul(const char *name, unsigned long dflt)
+{
+	const char *env = getenv(name);
+
+	return env && *env ? strtoul(env, NULL, 10) : dflt;
+}
+
 int main(void)
 {
-	const char *env = getenv("ORDLOCK_FUZZ_SECONDS");
-	unsigned int seconds = env ? (unsigned int)atoi(env) : 12, i;
+	unsigned int seconds = (unsigned int)env_ul("ORDLOCK_FUZZ_SECONDS", 12), i;
+	unsigned long target = env_ul("ORDLOCK_FUZZ_CALLS", 0);
+	unsigned long progress = env_ul("ORDLOCK_FUZZ_PROGRESS", 60);
 	pthread_t th[NTHREAD], rt, nt;
-	unsigned long total = 0;
+	unsigned long total = 0, calls;
+	uint64_t t0, el, next;
 
 	if (!seconds)
 		seconds = 12;
 	watchdog_start(seconds + 180);
 	signal(SIGPIPE, SIG_IGN);
-	diag("fuzzing for %u s (ORDLOCK_FUZZ_SECONDS)", seconds);
+	if (target)
+		diag("fuzzing until %lu calls, for at most %u s (ORDLOCK_FUZZ_CALLS, ORDLOCK_FUZZ_SECONDS)",
+		     target, seconds);
+	else
+		diag("fuzzing for %u s (ORDLOCK_FUZZ_SECONDS)", seconds);
 	/* no wait may take long: whatever timeout the fuzzer asks for */
 	is_int(olt_param_set("max_timeout_ms", 200), 0, "max_timeout_ms 200");
 	is_int(olt_param_set("default_timeout_ms", 100), 0, "default_timeout_ms 100");
 	region = mmap(NULL, 2 * PAGE, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (region == MAP_FAILED)
 		bail_out("mmap");
+	t0 = now_ms();
+	next = progress * 1000;
 	for (i = 0; i < NTHREAD; i++)
 		pthread_create(&th[i], NULL, ioctl_fuzzer, (void *)(uintptr_t)i);
 	pthread_create(&rt, NULL, racer, NULL);
 	pthread_create(&nt, NULL, nl_fuzzer, NULL);
-	sleep(seconds);
+	for (;;) {
+		usleep(target ? 200000 : 1000000);
+		el = now_ms() - t0;
+		calls = calls_now();
+		if (progress && el >= next) {
+			diag("progress: %llu s, %lu calls (%lu/s), %u undocumented answers",
+			     (unsigned long long)el / 1000, calls,
+			     calls * 1000 / (el ? el : 1), __atomic_load_n(&nbad, __ATOMIC_RELAXED));
+			next += progress * 1000;
+		}
+		if ((target && calls >= target) || el >= seconds * 1000ULL)
+			break;
+	}
 	stop = 1;
 	for (i = 0; i < NTHREAD; i++)
 		pthread_join(th[i], NULL);
 	pthread_join(rt, NULL);
 	pthread_join(nt, NULL);
+	el = now_ms() - t0;
 
 	for (i = 0; i < NIOC; i++) {
 		diag("%-13s %lu calls", iocs[i].name, ncalls[i]);
@@ -512,6 +554,12 @@ int main(void)
 	}
 	diag("%lu ioctls (%lu succeeded), %lu netlink requests (%lu succeeded)",
 	     total, nok, nnl, nnl_ok);
+	diag("totals: %lu calls in %llu s (%lu/s), %u undocumented answers",
+	     total + nnl, (unsigned long long)el / 1000,
+	     (total + nnl) * 1000 / (el ? el : 1), nbad);
+	if (target)
+		ok(total + nnl >= target, "the call target was reached: %lu of %lu calls",
+		   total + nnl, target);
 	ok(total > 1000, "the fuzzer made %lu ioctl calls", total);
 	ok(nnl > 100, "and %lu netlink requests", nnl);
 	for (i = 0; i < NIOC - 1; i++)

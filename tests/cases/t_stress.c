@@ -21,6 +21,14 @@
  * SIGKILL at random moments; a reader reads every debugfs file and the
  * netlink dumps in a loop; a tuner changes the module parameters.  At the
  * end debugfs shows no owner, lock, edge or waiter.
+ *
+ * For the long runs: ORDLOCK_STRESS_KAMIKAZES (default 1, at most
+ * MAXKAMI) kamikazes live at once, and ORDLOCK_STRESS_KILLS=N runs until N
+ * of them were killed, the seconds being then only the limit (a run that
+ * misses its target fails).  Each kill is counted by what the victim was
+ * doing (holding keys, waiting, neither); the totals and, every
+ * ORDLOCK_STRESS_PROGRESS seconds (default 60), the progress are TAP
+ * diagnostics.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +63,10 @@
 #define SLACK_MS	15000	/* a wait may overrun its timeout by this */
 #define MAX_DEFAULT_MS	2000	/* the largest default_timeout_ms we set */
 #define NERR		16
+#define MAXKAMI		8
+
+/* what a kamikaze is doing, in shared memory: counted when it is killed */
+enum { K_OTHER, K_WAITING, K_HOLDING };
 
 static const char *domains[NDOM];
 static const unsigned int policies[NDOM] = {
@@ -71,6 +83,8 @@ struct shared {
 	unsigned long grants, timeouts, busy, order, deadlocks, upgrades;
 	unsigned long converts, releases, closes, limits, nlqueued;
 	unsigned long kills, reads, tunes, max_overrun_ms;
+	unsigned long calls, kills_holding, kills_waiting;
+	int kami_state[MAXKAMI];
 	/* violations */
 	unsigned int nerr;
 	char err[NERR][200];
@@ -230,6 +244,7 @@ static int owner_acquire(struct owner *o, int dom, unsigned int nheld,
 	int ret;
 
 	*reason = 0;
+	STAT(calls);
 	if (!o->nl) {
 		ret = ordlock_acquire(o->ol, k, n, timeout_ms, flags, NULL);
 		if (ret)
@@ -254,6 +269,7 @@ static int owner_convert(struct owner *o, struct ordlock_key k,
 	int ret;
 
 	*reason = 0;
+	STAT(calls);
 	if (!o->nl) {
 		ret = ordlock_convert(o->ol, k, timeout_ms, flags, NULL);
 		if (ret)
@@ -274,6 +290,7 @@ static int owner_release(struct owner *o, const struct ordlock_key *k, unsigned 
 	struct olc_nl_outcome out;
 	int ret;
 
+	STAT(calls);
 	if (!o->nl)
 		return n ? ordlock_release(o->ol, k, n) : ordlock_release_all(o->ol);
 	memset(&out, 0, sizeof(out));
@@ -569,6 +586,7 @@ static int worker_main(void *arg)
 /* --- kamikazes: killed at random moments -------------------------------------- */
 
 struct kami_thread {
+	int *state;
 	int fd;
 	struct ordlock_key k[4];
 	unsigned int n;
@@ -584,13 +602,20 @@ static void *kami_waiter(void *arg)
 	a.nkeys = t->n;
 	a.keys = (uintptr_t)t->k;
 	a.timeout_ns = 3000000000ULL;
-	ioctl(t->fd, ORDLOCK_IOC_ACQUIRE, &a);
+	__atomic_store_n(t->state, K_WAITING, __ATOMIC_SEQ_CST);
+	STAT(calls);
+	if (ioctl(t->fd, ORDLOCK_IOC_ACQUIRE, &a) == 0)
+		__atomic_store_n(t->state, K_HOLDING, __ATOMIC_SEQ_CST);
+	else
+		__atomic_store_n(t->state, K_OTHER, __ATOMIC_SEQ_CST);
 	return NULL;
 }
 
+/* @arg: (slot << 16) | a random number */
 static int kamikaze_main(void *arg)
 {
 	unsigned int seed = (unsigned int)getpid() * 40503U + (unsigned int)(uintptr_t)arg;
+	int *state = &sh->kami_state[((uintptr_t)arg >> 16) % MAXKAMI];
 	int dom = (int)rnd(&seed, NDOM);
 	struct kami_thread t;
 	struct olc_nl_outcome out;
@@ -599,6 +624,7 @@ static int kamikaze_main(void *arg)
 	pthread_t th;
 	unsigned int i;
 
+	t.state = state;
 	t.n = 1 + rnd(&seed, 4);
 	for (i = 0; i < t.n; i++)
 		t.k[i] = ordlock_key(1 + rnd(&seed, NRANK), rnd(&seed, NID),
@@ -625,17 +651,29 @@ static int kamikaze_main(void *arg)
 			ol = ordlock_open(domains[dom]);
 			if (!ol)
 				return 1;
-			ordlock_acquire(ol, t.k, t.n, 2000, 0, NULL);
+			__atomic_store_n(state, K_WAITING, __ATOMIC_SEQ_CST);
+			STAT(calls);
+			if (ordlock_acquire(ol, t.k, t.n, 2000, 0, NULL) == 0)
+				__atomic_store_n(state, K_HOLDING, __ATOMIC_SEQ_CST);
+			else
+				__atomic_store_n(state, K_OTHER, __ATOMIC_SEQ_CST);
 			usleep(rnd(&seed, 30000));
 			ordlock_close(ol);
+			__atomic_store_n(state, K_OTHER, __ATOMIC_SEQ_CST);
 			break;
 		default: /* netlink: queue, then vanish */
 			s = nlt_open(NULL);
 			if (!s)
 				return 1;
-			nlt_acquire(s, domains[dom], t.k, t.n, 2000000000ULL, 0, 1, &out);
+			STAT(calls);
+			memset(&out, 0, sizeof(out));
+			if (nlt_acquire(s, domains[dom], t.k, t.n, 2000000000ULL, 0, 1, &out) >= 0)
+				__atomic_store_n(state, out.status == ORDLOCK_STATUS_GRANTED ? K_HOLDING :
+						 out.status == ORDLOCK_STATUS_QUEUED ? K_WAITING : K_OTHER,
+						 __ATOMIC_SEQ_CST);
 			usleep(rnd(&seed, 30000));
 			nlt_close(s);
+			__atomic_store_n(state, K_OTHER, __ATOMIC_SEQ_CST);
 		}
 	}
 	return 0;
@@ -760,22 +798,52 @@ static int stats_clean(char *bad, size_t len)
 	return 1;
 }
 
+static unsigned long env_ul(const char *name, unsigned long dflt)
+{
+	const char *env = getenv(name);
+
+	return env && *env ? strtoul(env, NULL, 10) : dflt;
+}
+
+/* SIGKILL the kamikaze of @slot, counted by what it was doing */
+static void kami_kill(pid_t pid, int slot)
+{
+	int state = __atomic_load_n(&sh->kami_state[slot], __ATOMIC_SEQ_CST);
+
+	child_kill(pid, SIGKILL);
+	STAT(kills);
+	if (state == K_HOLDING)
+		STAT(kills_holding);
+	else if (state == K_WAITING)
+		STAT(kills_waiting);
+}
+
 int main(void)
 {
-	const char *env = getenv("ORDLOCK_STRESS_SECONDS");
-	unsigned int seconds = env ? (unsigned int)atoi(env) : 20, seed, i, s;
+	unsigned int seconds = (unsigned int)env_ul("ORDLOCK_STRESS_SECONDS", 20), seed, i, s;
+	unsigned long target = env_ul("ORDLOCK_STRESS_KILLS", 0);
+	unsigned long progress = env_ul("ORDLOCK_STRESS_PROGRESS", 60);
+	unsigned int nkami = (unsigned int)env_ul("ORDLOCK_STRESS_KAMIKAZES", 1);
 	struct worker_arg wa[NWORK];
-	pid_t workers[NWORK], reader, tuner, kami;
+	pid_t workers[NWORK], reader, tuner, kami[MAXKAMI] = { 0 };
 	char first[256], dn[NDOM][ORDLOCK_DOMAIN_NAME_MAX];
-	uint64_t t0, end;
+	uint64_t t0, end, next, el;
+	unsigned int slot = 0;
 	struct ordlock *admin;
 	int ret, bad, n;
 
 	if (!seconds)
 		seconds = 20;
+	if (!nkami || nkami > MAXKAMI)
+		nkami = nkami ? MAXKAMI : 1;
 	watchdog_start(seconds + 240);
 	seed = (unsigned int)getpid();
-	diag("stress for %u s (ORDLOCK_STRESS_SECONDS)", seconds);
+	if (target)
+		diag("stress until %lu kills, for at most %u s, %u kamikazes at once "
+		     "(ORDLOCK_STRESS_KILLS, _SECONDS, _KAMIKAZES)", target, seconds, nkami);
+	else
+		diag("stress for %u s, %u kamikazes at once (ORDLOCK_STRESS_SECONDS, _KAMIKAZES)",
+		     seconds, nkami);
 	sh = shm_alloc(sizeof(*sh));
 
 	snprintf(dn[0], sizeof(dn[0]), "%s", olt_domain("st-enf"));
@@ -803,12 +871,33 @@ int main(void)
 
 	t0 = now_ms();
 	end = t0 + seconds * 1000ULL;
-	while (now_ms() < end && !__atomic_load_n(&sh->nerr, __ATOMIC_RELAXED)) {
-		kami = child_start(kamikaze_main, (void *)(uintptr_t)rnd(&seed, 1000));
-		usleep(rnd(&seed, 300000));
-		child_kill(kami, SIGKILL);
-		STAT(kills);
+	next = t0 + progress * 1000;
+	/* nkami kamikazes at once, each living about as long as one alone */
+	for (;;) {
+		el = now_ms();
+		if (el >= end || __atomic_load_n(&sh->nerr, __ATOMIC_RELAXED) ||
+		    (target && sh->kills >= target))
+			break;
+		if (progress && el >= next) {
+			diag("progress: %llu s, %lu kills (%lu holding, %lu waiting), %lu grants, %lu calls",
+			     (unsigned long long)(el - t0) / 1000, sh->kills, sh->kills_holding,
+			     sh->kills_waiting, sh->grants, sh->calls);
+			next += progress * 1000;
+		}
+		if (kami[slot])
+			kami_kill(kami[slot], (int)slot);
+		__atomic_store_n(&sh->kami_state[slot], K_OTHER, __ATOMIC_SEQ_CST);
+		kami[slot] = child_start(kamikaze_main,
+					 (void *)(uintptr_t)((slot << 16) | rnd(&seed, 1000)));
+		usleep(rnd(&seed, 300000) / nkami);
+		slot = (slot + 1) % nkami;
 	}
+	for (i = 0; i < nkami; i++)
+		if (kami[i] && (!target || sh->kills < target))
+			kami_kill(kami[i], (int)i);
+		else if (kami[i])
+			child_kill(kami[i], SIGKILL);	/* beyond the target: not counted */
+	el = now_ms() - t0;
 	__atomic_store_n(&sh->stop, 1, __ATOMIC_SEQ_CST);
 
 	bad = 0;
@@ -828,7 +917,13 @@ int main(void)
 	     sh->converts, sh->releases, sh->closes, sh->limits, sh->nlqueued, sh->kills,
 	     sh->reads, sh->tunes, sh->max_overrun_ms);
 	ok(sh->grants > 100, "the stress did something (%lu grants)", sh->grants);
+	diag("totals: %lu SIGKILLs (%lu of holders, %lu of waiters), %lu grants, %lu calls "
+	     "in %llu s", sh->kills, sh->kills_holding, sh->kills_waiting, sh->grants,
+	     sh->calls, (unsigned long long)el / 1000);
 	ok(sh->kills > 5, "kamikazes were killed (%lu)", sh->kills);
+	if (target)
+		ok(sh->kills >= target, "the kill target was reached: %lu of %lu",
+		   sh->kills, target);
 	for (i = 0; i < NERR && i < sh->nerr; i++)
 		diag("violation: %s", sh->err[i]);
 	is_int(sh->nerr, 0, "no invariant violated during the run");

@@ -41,7 +41,7 @@ static void gt_sleep_ms(unsigned int ms)
  */
 struct gt_actor_shm {
 	char comm[16];
-	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	char domain[GT_MAX_FDS][ORDLOCK_DOMAIN_NAME_MAX];
 	unsigned int nfds;
 	uint64_t owner_id[GT_MAX_FDS];
 	int start_ret;
@@ -161,7 +161,7 @@ static int gt_actor_main(void *arg)
 	prctl(PR_SET_NAME, s->comm, 0, 0, 0);
 	gt_close_inherited(keep, 2);
 	for (i = 0; i < s->nfds; i++) {
-		ols[i] = ordlock_open(s->domain[0] ? s->domain : NULL);
+		ols[i] = ordlock_open(s->domain[i][0] ? s->domain[i] : NULL);
 		if (!ols[i]) {
 			s->start_ret = -errno;
 			gt_reply(b->res_wr);
@@ -192,6 +192,17 @@ static int gt_actor_main(void *arg)
 struct gt_actor *gt_actor_start(const char *comm, const char *domain,
 				unsigned int nfds)
 {
+	const char *domains[GT_MAX_FDS];
+	unsigned int i;
+
+	for (i = 0; i < GT_MAX_FDS; i++)
+		domains[i] = domain;
+	return gt_actor_start_in(comm, domains, nfds);
+}
+
+struct gt_actor *gt_actor_start_in(const char *comm, const char *const *domains,
+				   unsigned int nfds)
+{
 	struct gt_actor *a = calloc(1, sizeof(*a));
 	struct gt_boot b;
 	int cmd[2], res[2];
@@ -207,8 +218,9 @@ struct gt_actor *gt_actor_start(const char *comm, const char *domain,
 	a->res = &a->shm->res;
 	snprintf(a->shm->comm, sizeof(a->shm->comm), "%s", comm);
 	snprintf(a->comm, sizeof(a->comm), "%s", comm);
-	if (domain)
-		snprintf(a->shm->domain, sizeof(a->shm->domain), "%s", domain);
+	for (i = 0; i < nfds; i++)
+		if (domains[i])
+			snprintf(a->shm->domain[i], sizeof(a->shm->domain[i]), "%s", domains[i]);
 	a->shm->nfds = nfds;
 	a->nfds = nfds;
 
@@ -580,6 +592,7 @@ int gt_deadlocks_read(const char *domain, struct gt_deadlock *d, int max)
 			ts->id = ss->id;
 			ts->edge = ss->edge;
 			ts->blocker_mode = ss->blocker_mode;
+			memcpy(ts->domain, ss->domain, sizeof(ts->domain));
 		}
 	}
 	olc_deadlocks_free(&all);

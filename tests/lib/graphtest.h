@@ -96,6 +96,13 @@ struct gt_actor *gt_actor_start(const char *comm, const char *domain,
 				unsigned int nfds);
 
 /*
+ * gt_actor_start_in() - the same, the owner number i in @domains[i] (NULL:
+ * "default"): an actor whose thread holds and waits in several domains
+ */
+struct gt_actor *gt_actor_start_in(const char *comm, const char *const *domains,
+				   unsigned int nfds);
+
+/*
  * gt_submit() - start an operation without waiting for it. The keys are
  * copied. Returns 0, or -EBUSY if the previous one was not collected.
  */
@@ -228,6 +235,7 @@ struct gt_dstep {
 	uint64_t id;
 	unsigned int edge;
 	unsigned int blocker_mode;
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];	/* the step's */
 };
 
 struct gt_deadlock {

@@ -170,7 +170,7 @@ static void test_parse_errors(void)
 		{ HDR "5 4294967296 a d 1:1 shared 6 2 b exclusive hard 0\n", 3, "32-bit" },
 		{ HDR "18446744073709551616 1 a d 1:1 shared 6 2 b exclusive hard 0\n", 3, "64-bit" },
 		{ HDR "5 1 a d 1:1 sharde 6 2 b exclusive hard 0\n", 3, "shared or exclusive" },
-		{ HDR "5 1 a d 1:1 shared 6 2 b exclusive firm 0\n", 3, "hard or soft" },
+		{ HDR "5 1 a d 1:1 shared 6 2 b exclusive firm 0\n", 3, "hard, soft or thread" },
 		{ HDR "5 1 a d 11 shared 6 2 b exclusive hard 0\n", 3, "no ':'" },
 		{ HDR "5 1 a d 1:x shared 6 2 b exclusive hard 0\n", 3, "RANK:ID" },
 		{ HDR "5 1 a d :1 shared 6 2 b exclusive hard 0\n", 3, "RANK:ID" },

@@ -741,6 +741,7 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 int olc_nl_parse_cycle(struct nlattr *nest, struct ordlock_cycle_step *steps,
 		       int *n)
 {
+	char first[ORDLOCK_DOMAIN_NAME_MAX] = "";
 	struct nlattr *pos;
 	int rem;
 
@@ -764,6 +765,13 @@ int olc_nl_parse_cycle(struct nlattr *nest, struct ordlock_cycle_step *steps,
 		st->key = e.key;
 		st->blocker_mode = e.mode;
 		memcpy(st->comm, e.comm, sizeof(st->comm));
+		/* the step's domain, when the kernel names it: the victim's? */
+		if (OLC_NL_HAS(&e, ORDLOCK_E_DOMAIN)) {
+			if (*n == 1)
+				snprintf(first, sizeof(first), "%s", e.domain);
+			else if (strcmp(first, e.domain))
+				st->flags |= ORDLOCK_STEP_OTHER_DOMAIN;
+		}
 	}
 	return 0;
 }

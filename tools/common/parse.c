@@ -160,7 +160,8 @@ const char *olc_mode_str(unsigned int mode)
 
 const char *olc_edge_str(unsigned int type)
 {
-	return type == ORDLOCK_EDGE_SOFT ? "soft" : "hard";
+	return type == ORDLOCK_EDGE_SOFT ? "soft" :
+	       type == ORDLOCK_EDGE_THREAD ? "thread" : "hard";
 }
 
 static const char *const olc_policies[] = {
@@ -595,8 +596,10 @@ static int olc_graph_line(struct olc_reader *r, struct olc_edge *e)
 		e->type = ORDLOCK_EDGE_HARD;
 	else if (!strcmp(r->f[10], "soft"))
 		e->type = ORDLOCK_EDGE_SOFT;
+	else if (!strcmp(r->f[10], "thread"))
+		e->type = ORDLOCK_EDGE_THREAD;
 	else
-		return olc_fail(r, "field 11 (edge): \"%s\" is not hard or soft",
+		return olc_fail(r, "field 11 (edge): \"%s\" is not hard, soft or thread",
 				olc_show(r->f[10]));
 	if (e->waiter.id == e->blocker.id)
 		return olc_fail(r, "owner %llu waits for itself",
@@ -741,7 +744,9 @@ int olc_parse_owners(const char *buf, size_t len, struct olc_owners *out,
 
 /*
  * deadlocks: "deadlock SEQ TIME_NS DOMAIN LENGTH", then
- * "step SEQ INDEX OWNER_ID PID COMM MODE RANK:ID hard|soft BLOCKER_MODE"
+ * "step SEQ INDEX OWNER_ID PID COMM MODE RANK:ID hard|soft BLOCKER_MODE
+ * [DOMAIN]" (the step's domain; modules before it wrote none: the
+ * deadlock's)
  */
 static int olc_deadlock_step(struct olc_reader *r, struct olc_deadlock *d)
 {
@@ -750,7 +755,7 @@ static int olc_deadlock_step(struct olc_reader *r, struct olc_deadlock *d)
 	int ret;
 
 	memset(&s, 0, sizeof(s));
-	ret = olc_want_fields(r, 10, "step") ?:
+	ret = olc_want_fields(r, r->nf == 11 ? 11 : 10, "step") ?:
 	      olc_field_u64(r, 1, "seq", &seq) ?:
 	      olc_field_u32(r, 2, "index", &s.index) ?:
 	      olc_field_who(r, 3, &s.who) ?:
@@ -768,6 +773,9 @@ static int olc_deadlock_step(struct olc_reader *r, struct olc_deadlock *d)
 				olc_show(r->f[8]));
 	if (!d)
 		return olc_fail(r, "a step before any deadlock line");
+	if (r->nf == 11 && strlen(r->f[10]) >= sizeof(s.domain))
+		return olc_fail(r, "field 11 (domain): too long");
+	snprintf(s.domain, sizeof(s.domain), "%s", r->nf == 11 ? r->f[10] : d->domain);
 	if (seq != d->seq)
 		return olc_fail(r, "step of deadlock %llu inside deadlock %llu",
 				(unsigned long long)seq, (unsigned long long)d->seq);

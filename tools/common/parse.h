@@ -92,6 +92,7 @@ struct olc_dstep {
 	uint64_t id;
 	unsigned int edge;
 	unsigned int blocker_mode;
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];	/* the step's (a thread may cross) */
 };
 
 struct olc_deadlock {
@@ -179,7 +180,7 @@ int olc_parse_u32(const char *s, uint32_t *v);
 /* "shared" 1, "exclusive" 2; else -1 */
 int olc_mode_parse(const char *s);
 const char *olc_mode_str(unsigned int mode);
-/* "hard", "soft" */
+/* "hard", "soft", "thread" */
 const char *olc_edge_str(unsigned int type);
 /* "enforce" 0, "detect" 1, "timeout" 2; else -1 */
 int olc_policy_parse(const char *s);

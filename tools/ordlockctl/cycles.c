@@ -30,6 +30,14 @@ void olc_step_line(FILE *f, const char *domain, const struct olc_who *w,
 		   unsigned int mode, uint32_t rank, uint64_t id,
 		   const struct olc_who *b, unsigned int bmode, unsigned int edge)
 {
+	if (edge == ORDLOCK_EDGE_THREAD) {
+		/* the holder's thread waits through another owner */
+		fprintf(f, "pid %u (%s) owner %llu cannot release: its thread waits for %s %s%s%s through owner %llu\n",
+			w->pid, w->comm, (unsigned long long)w->id, olc_mode_str(mode),
+			olc_c(OLC_BOLD), olc_key(domain, rank, id), olc_c(OLC_RESET),
+			(unsigned long long)b->id);
+		return;
+	}
 	fprintf(f, "pid %u (%s) waits for %s %s%s%s; blocked by pid %u (%s), ",
 		w->pid, w->comm, olc_mode_str(mode), olc_c(OLC_BOLD),
 		olc_key(domain, rank, id), olc_c(OLC_RESET), b->pid, b->comm);
@@ -101,19 +109,28 @@ static void olc_cycle_text(const struct olc_cycles *c, size_t k, size_t total)
 	const unsigned int *s = &c->steps[c->start[k]];
 	unsigned int i, n = c->len[k];
 	const char *domain = v[s[0]].domain;
+	int across = 0;
 
-	printf("%scycle %zu of %zu%s in domain \"%s\" (%u owners):\n",
-	       olc_c(OLC_RED), k + 1, total, olc_c(OLC_RESET), domain, n);
+	for (i = 1; i < n; i++)
+		if (strcmp(v[s[i]].domain, domain))
+			across = 1;
+	if (across)
+		printf("%scycle %zu of %zu%s across domains (%u owners):\n",
+		       olc_c(OLC_RED), k + 1, total, olc_c(OLC_RESET), n);
+	else
+		printf("%scycle %zu of %zu%s in domain \"%s\" (%u owners):\n",
+		       olc_c(OLC_RED), k + 1, total, olc_c(OLC_RESET), domain, n);
 	for (i = 0; i < n; i++) {
 		const struct olc_edge *e = &v[s[i]];
 
 		fputs("  ", stdout);
-		olc_step_line(stdout, domain, &e->waiter, e->mode, e->rank, e->id,
+		olc_step_line(stdout, e->domain, &e->waiter, e->mode, e->rank, e->id,
 			      &e->blocker, e->blocker_mode, e->type);
 	}
-	printf("  %s%s", olc_c(OLC_RED), olc_key(domain, v[s[n - 1]].rank, v[s[n - 1]].id));
+	printf("  %s%s", olc_c(OLC_RED),
+	       olc_key(v[s[n - 1]].domain, v[s[n - 1]].rank, v[s[n - 1]].id));
 	for (i = 0; i < n; i++)
-		printf(" => %s", olc_key(domain, v[s[i]].rank, v[s[i]].id));
+		printf(" => %s", olc_key(v[s[i]].domain, v[s[i]].rank, v[s[i]].id));
 	printf("%s\n", olc_c(OLC_RESET));
 }
 
@@ -136,7 +153,7 @@ static void olc_cycle_json(struct olc_json *j, const struct olc_cycles *c, size_
 		olc_json_u64(j, "pid", e->waiter.pid);
 		olc_json_str(j, "comm", e->waiter.comm);
 		olc_json_str(j, "mode", olc_mode_str(e->mode));
-		olc_json_key(j, domain, e->rank, e->id);
+		olc_json_key(j, e->domain, e->rank, e->id);
 		olc_json_str(j, "edge", olc_edge_str(e->type));
 		olc_json_u64(j, "waited_us", e->waited_us);
 		olc_json_obj(j, "blocker");
@@ -210,12 +227,12 @@ static void olc_deadlock_text(const struct olc_deadlock *d)
 		if (whole || i + 1 < n) {
 			const struct olc_dstep *t = &d->steps[(i + 1) % n];
 
-			olc_step_line(stdout, d->domain, &s->who, s->mode, s->rank,
+			olc_step_line(stdout, s->domain, &s->who, s->mode, s->rank,
 				      s->id, &t->who, s->blocker_mode, s->edge);
 		} else {
 			printf("pid %u (%s) waits for %s %s (%s by the next, not recorded)\n",
 			       s->who.pid, s->who.comm, olc_mode_str(s->mode),
-			       olc_key(d->domain, s->rank, s->id),
+			       olc_key(s->domain, s->rank, s->id),
 			       s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held");
 		}
 	}

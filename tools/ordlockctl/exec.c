@@ -100,7 +100,8 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret)
 		memcpy(a.comm, s->comm, sizeof(a.comm) - 1);
 		memcpy(b.comm, t->comm, sizeof(b.comm) - 1);
 		fputs("  ", stderr);
-		olc_step_line(stderr, domain, &a, s->key.mode, s->key.rank, s->key.id,
+		olc_step_line(stderr, s->flags & ORDLOCK_STEP_OTHER_DOMAIN ?
+			      "(another domain)" : domain, &a, s->key.mode, s->key.rank, s->key.id,
 			      &b, s->blocker_mode, s->edge);
 	}
 }

@@ -116,9 +116,11 @@ static int olc_graph_dot(const struct olc_edges *edges, const char *domain)
 		       (unsigned long long)e->blocker.id, olc_mode_str(e->mode));
 		olc_dot_str(stdout, olc_key(e->domain, e->rank, e->id));
 		printf("\\n%s %s\", style=%s%s];\n",
-		       e->type == ORDLOCK_EDGE_SOFT ? "queued" : "held",
+		       e->type == ORDLOCK_EDGE_SOFT ? "queued" :
+		       e->type == ORDLOCK_EDGE_THREAD ? "its thread waits" : "held",
 		       olc_mode_str(e->blocker_mode),
-		       e->type == ORDLOCK_EDGE_SOFT ? "dashed" : "solid",
+		       e->type == ORDLOCK_EDGE_SOFT ? "dashed" :
+		       e->type == ORDLOCK_EDGE_THREAD ? "dotted" : "solid",
 		       on[i] ? ", color=red, fontcolor=red, penwidth=2" : "");
 	}
 	printf("}\n");
@@ -237,7 +239,8 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_table_cell(t, OLC_RESET, "%u", e->blocker.pid);
 		olc_table_cell(t, OLC_RESET, "%s", e->blocker.comm);
 		olc_table_cell(t, OLC_RESET, "%s %s",
-			       e->type == ORDLOCK_EDGE_SOFT ? "queued" : "holds",
+			       e->type == ORDLOCK_EDGE_SOFT ? "queued" :
+			       e->type == ORDLOCK_EDGE_THREAD ? "thread waits" : "holds",
 			       olc_mode_str(e->blocker_mode));
 		olc_table_cell(t, e->type == ORDLOCK_EDGE_SOFT ? OLC_DIM : OLC_RESET,
 			       "%s", olc_edge_str(e->type));

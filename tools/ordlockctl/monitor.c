@@ -180,7 +180,8 @@ static int olc_monitor_event(struct nlattr **tb, void *arg)
 		memcpy(b.comm, t->comm, sizeof(b.comm));
 		a.comm[sizeof(a.comm) - 1] = b.comm[sizeof(b.comm) - 1] = '\0';
 		fputs("  ", stdout);
-		olc_step_line(stdout, domain, &a, s->key.mode, s->key.rank, s->key.id,
+		olc_step_line(stdout, s->flags & ORDLOCK_STEP_OTHER_DOMAIN ?
+			      "(another domain)" : domain, &a, s->key.mode, s->key.rank, s->key.id,
 			      &b, s->blocker_mode, s->edge);
 	}
 	fflush(stdout);

@@ -113,7 +113,7 @@ class _CycleStep(ctypes.Structure):
     _fields_ = [("owner_id", ctypes.c_uint64), ("pid", ctypes.c_uint32),
                 ("edge", ctypes.c_uint32), ("key", _Key),
                 ("blocker_mode", ctypes.c_uint32),
-                ("reserved", ctypes.c_uint32),
+                ("flags", ctypes.c_uint32),  # ORDLOCK_STEP_OTHER_DOMAIN
                 ("comm", ctypes.c_char * COMM_LEN)]
 
 

@@ -103,9 +103,13 @@
  *            policy but "timeout": in "enforce" through upgrades or one
  *            thread's several owners; %ORDLOCK_REASON_UPGRADE). A thread
  *            is followed from an owner it holds through to the owner it
- *            waits through only within one domain: a cycle that passes
- *            through owners of two domains (a thread holds in one and
- *            waits in the other) is not detected and ends by timeout
+ *            waits through in any domain: a cycle through owners of
+ *            several domains (a thread holds in one and waits in another)
+ *            is detected like one inside a domain, by the request whose
+ *            wait closes it when that request's domain is not "timeout"
+ *            (the steps name their domains); each domain's order rule
+ *            rules out cycles inside that domain only. A cycle closed by
+ *            a wait in a "timeout" domain is left to the timeouts
  * ETIMEDOUT  the wait timed out (%ORDLOCK_REASON_TIMEOUT); @failure names the
  *            key waited for and the pid of one holder
  * EAGAIN     %ORDLOCK_ACQUIRE_TRY and a key is not free
@@ -390,10 +394,16 @@ enum ordlock_policy {
  * @ORDLOCK_EDGE_HARD: the other owner holds the key in a conflicting mode
  * @ORDLOCK_EDGE_SOFT: the other owner is queued ahead on the key with a
  *	conflicting request
+ * @ORDLOCK_EDGE_THREAD: in the graph views only (debugfs "graph",
+ *	%ORDLOCK_CMD_GET_GRAPH): an owner that holds keys and is not waiting,
+ *	whose last request came from a thread now blocked in a wait through
+ *	the other owner (in any domain): it cannot release before that wait
+ *	ends. The key and domain of such an edge are the other owner's wait.
  */
 enum ordlock_edge {
 	ORDLOCK_EDGE_HARD = 1,
 	ORDLOCK_EDGE_SOFT = 2,
+	ORDLOCK_EDGE_THREAD = 3,
 };
 
 /** ORDLOCK_COMM_LEN - size of a command name, NUL included */
@@ -407,14 +417,17 @@ enum ordlock_edge {
  * @key: the key this owner waits for; @key.mode is the mode it asked for
  * @blocker_mode: the mode in which the next step's owner holds (HARD) or
  *	asks for (SOFT) @key
- * @__reserved: zero
+ * @flags: %ORDLOCK_STEP_OTHER_DOMAIN, or 0 (kernels before it wrote 0)
  * @comm: the command name of @pid
  *
  * Step i waits for the owner of step i + 1; the last step waits for the
  * owner of step 0. When a thread holds keys through one owner and waits
  * through another, the cycle passes through the thread: the step names the
  * owner it waits through, and the previous step's @blocker_mode is the mode
- * of the key held through the other.
+ * of the key held through the other. The two owners may be in different
+ * domains: @key is a key of the step's own domain, which
+ * %ORDLOCK_STEP_OTHER_DOMAIN tells apart from the victim's; the netlink
+ * cycle (%ORDLOCK_E_DOMAIN in each step) and debugfs "deadlocks" name it.
  */
 struct ordlock_cycle_step {
 	__aligned_u64 owner_id;
@@ -422,9 +435,15 @@ struct ordlock_cycle_step {
 	__u32 edge;
 	struct ordlock_key key;
 	__u32 blocker_mode;
-	__u32 __reserved;
+	__u32 flags;
 	char comm[ORDLOCK_COMM_LEN];
 };
+
+/**
+ * ORDLOCK_STEP_OTHER_DOMAIN - the step's owner (and @key) is in another
+ * domain than the victim's (step 0)
+ */
+#define ORDLOCK_STEP_OTHER_DOMAIN	(1U << 0)
 
 /** ORDLOCK_CYCLE_MAX - most steps of a cycle the kernel records */
 #define ORDLOCK_CYCLE_MAX 64
@@ -834,7 +853,11 @@ struct ordlock_order_get {
  *   Dump: one %ORDLOCK_A_ENTRY per edge: the waiter's owner fields,
  *   %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it asks for),
  *   %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
- *   %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US.
+ *   %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US. After the edges of the
+ *   waiters, the %ORDLOCK_EDGE_THREAD edges: the owner that holds, the
+ *   domain and key of its thread's wait, the owner waited through as
+ *   blocker (with the mode it asks for), how long it has waited. Together
+ *   they show every cycle the kernel detects, across domains too.
  * %ORDLOCK_CMD_GET_STATS
  *   Do, with %ORDLOCK_A_DOMAIN: %ORDLOCK_A_STATS, a nest of the counters
  *   of &enum ordlock_stats_attr.
@@ -986,7 +1009,9 @@ enum ordlock_cmd {
  * @ORDLOCK_A_TOKEN: u64, a fencing token
  * @ORDLOCK_A_ERRNO: u32, the positive errno of a refusal
  * @ORDLOCK_A_FAILURE: nest of &enum ordlock_failure_attr
- * @ORDLOCK_A_CYCLE: nest of %ORDLOCK_A_ENTRY, one per step, victim first
+ * @ORDLOCK_A_CYCLE: nest of %ORDLOCK_A_ENTRY, one per step, victim first:
+ *	owner fields, %ORDLOCK_E_DOMAIN (the step's domain), %ORDLOCK_E_KEY,
+ *	%ORDLOCK_E_EDGE, %ORDLOCK_E_MODE (as &struct ordlock_cycle_step)
  * @ORDLOCK_A_ENTRY: nest of &enum ordlock_entry_attr
  * @ORDLOCK_A_EVENT: u32, &enum ordlock_event
  * @ORDLOCK_A_POLICY: u32, &enum ordlock_policy

@@ -462,10 +462,10 @@ static void ordlock_order_report(struct ordlock_order *order,
 	if (__ratelimit(&ordlock_order_ratelimit)) {
 		pr_warn("ordlock: ======================================================\n");
 		if (kind == ORDLOCK_POTENTIAL_IDS)
-			pr_warn("ordlock: potential deadlock in domain \"%s\": rank %u taken by ascending and by descending ids (learned order; none happened yet)\n",
+			pr_warn("ordlock: potential deadlock (learned order, none happened yet) in domain \"%s\": rank %u taken by ascending and by descending ids\n",
 				owner->domain_name, edges[n - 1]->from);
 		else
-			pr_warn("ordlock: potential deadlock in domain \"%s\": circular lock order of %u ranks across owners (learned order; none happened yet)\n",
+			pr_warn("ordlock: potential deadlock (learned order, none happened yet) in domain \"%s\": circular lock order of %u ranks across owners\n",
 				owner->domain_name, n);
 		pr_warn("ordlock: ------------------------------------------------------\n");
 		ordlock_order_log_edge("new:", &edges[n - 1]->first);

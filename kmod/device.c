@@ -121,6 +121,28 @@ static int ordlock_wait_interrupted(struct ordlock_owner *owner, u32 cmd,
 }
 
 /*
+ * Copy @count keys from @src into @dst: the few keys that fit on the stack
+ * with a copy of a size known at build time (no hardened-usercopy walk of
+ * the object, see ordlock_arg_in()). Return: the bytes not copied.
+ */
+static unsigned long ordlock_copy_ukeys(struct ordlock_key *dst,
+					const void __user *src, unsigned int count)
+{
+	BUILD_BUG_ON(ORDLOCK_STACK_KEYS != 4);
+	switch (count) {
+	case 1:
+		return copy_from_user(dst, src, sizeof(*dst));
+	case 2:
+		return copy_from_user(dst, src, 2 * sizeof(*dst));
+	case 3:
+		return copy_from_user(dst, src, 3 * sizeof(*dst));
+	case 4:
+		return copy_from_user(dst, src, 4 * sizeof(*dst));
+	}
+	return copy_from_user(dst, src, array_size(count, sizeof(*dst)));
+}
+
+/*
  * Copy @n keys from @uptr once, validate, sort and merge them. On success
  * *@keys points at the merged keys and *@n is their number.
  */
@@ -150,8 +172,7 @@ static int ordlock_copy_keys(struct ordlock_owner *owner, struct ordlock_keybuf 
 		rkeys = kb->heap;
 		ukeys = (struct ordlock_key *)(rkeys + count);
 	}
-	if (copy_from_user(ukeys, u64_to_user_ptr(uptr),
-			   array_size(count, sizeof(*ukeys)))) {
+	if (ordlock_copy_ukeys(ukeys, u64_to_user_ptr(uptr), count)) {
 		ret = ordlock_fail_invalid(owner, -EFAULT);
 		goto err;
 	}

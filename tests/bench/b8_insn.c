@@ -14,7 +14,8 @@
  * P+V, flock LOCK_EX+LOCK_UN, OFD lock+unlock, ordlock's acquire+release
  * of 1 key in an enforce, a detect and a timeout domain, k keys (k = 1,
  * 2, 4, 8, 16, 64) for ordlock and semop and the cost per added key,
- * failed try-locks (ordlock, flock LOCK_NB, semop IPC_NOWAIT) and the
+ * failed try-locks (ordlock, flock LOCK_NB, semop IPC_NOWAIT), unknown
+ * ioctls on /dev/ordlock (the system call alone, a floor) and the
  * closing request of a cycle of 1 000 owners (per owner).
  *
  * Without ORDLOCK_BENCH_ICOUNT=1 (the wall-clock "make bench") the figures
@@ -56,6 +57,14 @@ static void op_getppid(unsigned long k)
 	(void)k;
 	getppid();
 	getppid();
+}
+
+static void op_badioctl(unsigned long k)
+{
+	unsigned long i;
+
+	for (i = 0; i < k; i++)
+		ol_bad_ioctl(ol_fd);
 }
 
 static void op_semop(unsigned long k)
@@ -436,6 +445,9 @@ int main(void)
 	emit(M1, "-", "ofd", "peer", v, same, "F_OFD_SETLK wrlck + unlck");
 	v = insn(op_getppid, 1, n, &same);
 	emit(M1, "-", "2x getppid", "floor", v, same, "two null system calls");
+	v = insn(op_badioctl, 2, n, &same);
+	emit(M1, "-", "2x bad ioctl", "floor", v, same,
+	     "two unknown ioctls on /dev/ordlock (ENOTTY): the system calls alone");
 	}
 
 #define M5 "no-wait acquire+release by policy"
@@ -479,6 +491,8 @@ int main(void)
 	emit(M6, "-", "flock LOCK_NB", "peer", v, same, "file locked through another open file description; EWOULDBLOCK");
 	v = insn(try_semop, 1, n, &same);
 	emit(M6, "-", "semop IPC_NOWAIT", "peer", v, same, "semaphore at 0; EAGAIN");
+	v = insn(op_badioctl, 1, n, &same);
+	emit(M6, "-", "bad ioctl", "floor", v, same, "one unknown ioctl on /dev/ordlock (ENOTTY)");
 	flock(lock_fd, LOCK_UN);
 	ol_holder_stop(&holder);
 	}

@@ -187,9 +187,13 @@ static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
 	return NULL;
 }
 
-/* Follow an edge walk->from -> @to; true when it closes the cycle */
-static bool ordlock_graph_visit(void *arg, struct ordlock_owner *to,
-				u32 edge, u32 mode)
+/*
+ * Follow an edge walk->from -> @to; true when it closes the cycle. Inlined
+ * into the walk (its loop over the edges) with the edge iterator.
+ */
+static __always_inline bool ordlock_graph_visit(void *arg,
+						struct ordlock_owner *to,
+						u32 edge, u32 mode)
 {
 	struct ordlock_walk *walk = arg;
 

@@ -5,8 +5,9 @@
  * The table has a fixed number of buckets (hash_bits). Keys are hashed with
  * hsiphash (SipHash-1-3 on 64-bit machines: the kernel's keyed hash for
  * hash tables, whose output is never shown) under a key chosen at load
- * time, so that user space cannot aim many keys at one chain. A lookup walks one chain under its bucket lock:
- * there is no global lock, and the cost does not depend on other buckets.
+ * time, so that user space cannot aim many keys at one chain. A lookup
+ * walks one chain under its bucket lock: there is no global lock, and the
+ * cost does not depend on other buckets.
  *
  * When the last holder or waiter leaves a resource, the resource stays on
  * its chain, idle: the next request for the key takes it back without

@@ -497,7 +497,7 @@ int main(void)
 	ol_holder_stop(&holder);
 	}
 
-#define M7 "cycle closed -> EDEADLK, per owner"
+#define M7 "cycle closed -> EDEADLK: per owner"
 	if (want("ring")) {
 		snprintf(param, sizeof(param), "n=%u", RING);
 		v = ring(RING, &same);

@@ -32,7 +32,9 @@
 #                       the same two on the debug kernel of check-debug
 #   make bench          boot the VM and run the benchmarks (tests/bench/):
 #                       a table of ordlock against flock, OFD locks, semop...;
-#                       results in tests/build/bench-results/ (BENCH="b1_..")
+#                       results in tests/build/bench-results/ (BENCH="b1_..");
+#                       ICOUNT=1: the deterministic mode, instructions per
+#                       operation under qemu -icount on one vCPU (b8_insn)
 #   make deps           install the build and test dependencies (Debian 12)
 #   make install        ordlockctl, libordlock, headers, .pc, man pages, bash
 #                       completion, udev rule, Python binding, examples under
@@ -163,7 +165,7 @@ fuzz-vm-debug: tests
 
 # Benchmarks report, they do not fail on a missed target (tests/bench/bench.sh)
 bench:
-	+@BENCH="$(BENCH)" bash tests/bench/bench.sh
+	+@BENCH="$(BENCH)" ICOUNT="$(ICOUNT)" bash tests/bench/bench.sh
 
 demo-run: all
 	@$(vm_env) bash tests/vm/run.sh --demo $(T)

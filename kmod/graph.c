@@ -73,19 +73,14 @@ static struct hlist_head *ordlock_tid_head(pid_t tid)
 	return &ordlock_waiting_tids[hash_32((u32)tid, ORDLOCK_TID_HASH_BITS)];
 }
 
-/**
- * ordlock_graph_edges() - call @fn for each edge out of waiter @w
- * @res: the resource @w is queued on, bucket lock held
- * @w: a waiter that is not granted
- * @fn: called with the owner waited for, the enum ordlock_edge and the
- *	mode in which that owner blocks @w; returns true to stop
- * @arg: passed to @fn
- *
- * Return: true when @fn stopped the walk.
+/*
+ * The edges out of waiter @w, for ordlock_graph_edges() and the walk: inlined
+ * into the walk with its own @fn, so that following an edge there is a
+ * direct call, not an indirect one.
  */
-bool ordlock_graph_edges(struct ordlock_resource *res,
-			 struct ordlock_waiter *w, ordlock_edge_fn fn,
-			 void *arg)
+static __always_inline bool __ordlock_graph_edges(struct ordlock_resource *res,
+						  struct ordlock_waiter *w,
+						  ordlock_edge_fn fn, void *arg)
 {
 	struct ordlock_owner *self = w->hold->owner;
 	struct ordlock_waiter *ahead;
@@ -111,20 +106,61 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
 }
 
 /**
+ * ordlock_graph_edges() - call @fn for each edge out of waiter @w
+ * @res: the resource @w is queued on, bucket lock held
+ * @w: a waiter that is not granted
+ * @fn: called with the owner waited for, the enum ordlock_edge and the
+ *	mode in which that owner blocks @w; returns true to stop
+ * @arg: passed to @fn
+ *
+ * Return: true when @fn stopped the walk.
+ */
+bool ordlock_graph_edges(struct ordlock_resource *res,
+			 struct ordlock_waiter *w, ordlock_edge_fn fn,
+			 void *arg)
+{
+	return __ordlock_graph_edges(res, w, fn, arg);
+}
+
+/**
  * struct ordlock_walk - state of one graph walk
  * @start: the owner the walk starts from
  * @start_blocks: @start waits in a task, which is blocked meanwhile
  * @from: the owner whose edges are being followed
  * @gen: the walk's generation
- * @queue: owners still to expand
+ * @head: owners still to expand, a FIFO linked by their walk_next (an
+ *	owner joins it once per walk: its walk_gen says it did)
+ * @tail: where the next one joins: the last one's walk_next, or @head
  */
 struct ordlock_walk {
 	struct ordlock_owner *start;
 	bool start_blocks;
 	struct ordlock_owner *from;
 	u64 gen;
-	struct list_head queue;
+	struct ordlock_owner *head;
+	struct ordlock_owner **tail;
 };
+
+/* @owner joins the walk's queue */
+static void ordlock_walk_push(struct ordlock_walk *walk, struct ordlock_owner *owner)
+{
+	owner->walk_next = NULL;
+	*walk->tail = owner;
+	walk->tail = &owner->walk_next;
+}
+
+/* The next owner to expand, or NULL when none is left */
+static struct ordlock_owner *ordlock_walk_pop(struct ordlock_walk *walk)
+{
+	struct ordlock_owner *owner = walk->head;
+
+	if (owner) {
+		walk->head = owner->walk_next;
+		if (!walk->head)
+			walk->tail = &walk->head;
+	}
+	return owner;
+}
 
 /**
  * ordlock_graph_join() - put @owner, about to wait with @w, in the graph
@@ -178,9 +214,13 @@ static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
 	return NULL;
 }
 
-/* Follow an edge walk->from -> @to; true when it closes the cycle */
-static bool ordlock_graph_visit(void *arg, struct ordlock_owner *to,
-				u32 edge, u32 mode)
+/*
+ * Follow an edge walk->from -> @to; true when it closes the cycle. Inlined
+ * into the walk (its loop over the edges) with the edge iterator.
+ */
+static __always_inline bool ordlock_graph_visit(void *arg,
+						struct ordlock_owner *to,
+						u32 edge, u32 mode)
 {
 	struct ordlock_walk *walk = arg;
 
@@ -198,7 +238,7 @@ static bool ordlock_graph_visit(void *arg, struct ordlock_owner *to,
 	if (to == walk->start)
 		return true;
 	to->walk_gen = walk->gen;
-	list_add_tail(&to->walk_node, &walk->queue);
+	ordlock_walk_push(walk, to);
 	return false;
 }
 
@@ -211,7 +251,7 @@ static bool ordlock_graph_expand(struct ordlock_walk *walk,
 
 	spin_lock(&ordlock_res_bucket(res)->lock);
 	if (!w->granted)
-		found = ordlock_graph_edges(res, w, ordlock_graph_visit, walk);
+		found = __ordlock_graph_edges(res, w, ordlock_graph_visit, walk);
 	spin_unlock(&ordlock_res_bucket(res)->lock);
 	return found;
 }
@@ -334,22 +374,19 @@ unsigned int ordlock_graph_find_cycle(struct ordlock_owner *start,
 		.start = start,
 		.start_blocks = w->task,
 	};
-	struct ordlock_owner *x, *tmp;
+	struct ordlock_owner *x;
 	bool found = false;
 
 	lockdep_assert_held(&ordlock_graph_lock);
-	INIT_LIST_HEAD(&walk.queue);
+	walk.tail = &walk.head;
 	walk.gen = ++ordlock_graph_walk_gen;
 	start->walk_gen = walk.gen;
-	list_add_tail(&start->walk_node, &walk.queue);
-	while (!found && !list_empty(&walk.queue)) {
-		x = list_first_entry(&walk.queue, struct ordlock_owner, walk_node);
-		list_del_init(&x->walk_node);
+	ordlock_walk_push(&walk, start);
+	while (!found && (x = ordlock_walk_pop(&walk))) {
 		walk.from = x;
 		found = ordlock_graph_expand(&walk, x == start ? w : x->waiting);
 	}
-	list_for_each_entry_safe(x, tmp, &walk.queue, walk_node)
-		list_del_init(&x->walk_node);
+	/* what is left in the queue needs no unlinking: the next walk's gen differs */
 	return found ? ordlock_graph_record(start, w) : 0;
 }
 

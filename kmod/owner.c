@@ -91,7 +91,6 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	INIT_LIST_HEAD(&owner->held);
 	INIT_LIST_HEAD(&owner->spare);
 	owner->domain = ordlock_domain_get_default();
-	INIT_LIST_HEAD(&owner->walk_node);
 	INIT_HLIST_NODE(&owner->tid_node);
 	owner->kind = kind;
 	memcpy(owner->domain_name, owner->domain->name, sizeof(owner->domain_name));

@@ -54,7 +54,7 @@ struct ordlock_user;
  * @walk_gen: graph walk generation that last visited the owner; under
  *	ordlock_graph_lock, like the other walk_ fields
  * @walk_parent: the owner that waits for this one, on the walk's path
- * @walk_node: entry in the walk's work queue
+ * @walk_next: the next owner in the walk's work queue
  * @walk_edge: the enum ordlock_edge from @walk_parent to this owner
  * @walk_mode: the mode in which this owner blocks @walk_parent
  * @node: entry in the list of all owners, under ordlock_owners_lock
@@ -123,7 +123,7 @@ struct ordlock_owner {
 	struct hlist_node tid_node;
 	u64 walk_gen;
 	struct ordlock_owner *walk_parent;
-	struct list_head walk_node;
+	struct ordlock_owner *walk_next;
 	u32 walk_edge;
 	u32 walk_mode;
 

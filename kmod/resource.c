@@ -153,7 +153,8 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 	spin_lock(&bucket->lock);
 	list_del(&hold->res_node);
 	ordlock_res_count(res, hold->mode, -1);
-	ordlock_res_grant_waiters(res);
+	if (!list_empty(&res->waiters))
+		ordlock_res_grant_waiters(res);
 	if (ordlock_resource_put_unused(res))
 		ordlock_gauge_dec(&hold->owner->domain->resources);
 	spin_unlock(&bucket->lock);

@@ -3,9 +3,11 @@
  * The resource table.
  *
  * The table has a fixed number of buckets (hash_bits). Keys are hashed with
- * siphash under a key chosen at load time, so that user space cannot aim
- * many keys at one chain. A lookup walks one chain under its bucket lock:
- * there is no global lock, and the cost does not depend on other buckets.
+ * hsiphash (SipHash-1-3 on 64-bit machines: the kernel's keyed hash for
+ * hash tables, whose output is never shown) under a key chosen at load
+ * time, so that user space cannot aim many keys at one chain. A lookup
+ * walks one chain under its bucket lock: there is no global lock, and the
+ * cost does not depend on other buckets.
  *
  * When the last holder or waiter leaves a resource, the resource stays on
  * its chain, idle: the next request for the key takes it back without
@@ -33,7 +35,7 @@
 
 struct ordlock_bucket *ordlock_buckets;
 static unsigned int ordlock_bucket_mask;
-static siphash_key_t ordlock_hash_key;
+static hsiphash_key_t ordlock_hash_key;
 static struct kmem_cache *ordlock_resource_cache;
 /* Resources in use (not idle) in all domains; per CPU, no lock */
 static struct percpu_counter ordlock_nresources;
@@ -155,7 +157,8 @@ s64 ordlock_table_nresources(void)
 struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 					    u32 rank, u64 id)
 {
-	u64 h = siphash_2u64(id, ((u64)domain->id << 32) | rank, &ordlock_hash_key);
+	u32 h = hsiphash_4u32(lower_32_bits(id), upper_32_bits(id), rank,
+			      domain->id, &ordlock_hash_key);
 
 	return &ordlock_buckets[h & ordlock_bucket_mask];
 }

@@ -16,6 +16,12 @@
 # ORDLOCK_BENCH_SCALE (operations per repetition, 1.0; 0.2 for a quick look),
 # BENCH="b1_uncontended ..." (only these benchmarks), VM_CPUS (default 2),
 # VM_ACCEL (default kvm when usable, else tcg); KDIR/KVER pass through.
+# ICOUNT=1 (make bench ICOUNT=1): the deterministic mode: TCG with qemu's
+# -icount shift=0,sleep=off on one vCPU, where the guest's clock advances
+# one nanosecond per instruction; runs b8_insn (unless BENCH= says
+# otherwise), whose table counts instructions per operation and repeats
+# exactly from run to run.  The wall-clock mode (the default) stays for
+# what needs real time: handoffs, timeouts, scaling.
 # Knobs of single benchmarks: ORDLOCK_BENCH_CROSS=1 (b3: also across two
 # CPUs), ORDLOCK_BENCH_RINGS="2,10,100,1000" (b5: cycle sizes),
 # ORDLOCK_BENCH_FCNTL_MAX=100 (b5: largest fcntl ring).
@@ -41,6 +47,20 @@ export KVER VMLINUZ
 # KVM when the CPU offers it (and say so); else TCG, where every kernel
 # instruction is emulated: compare with the peers, not the floor.
 accel_note=""
+if [[ ${ICOUNT:-0} == 1 ]]; then
+	# instructions, not time: TCG (KVM has no icount), one vCPU (no
+	# other CPU's work in the figures), and idle time skipped, not slept
+	VM_ACCEL=tcg
+	VM_CPUS=1
+	export QEMU_EXTRA="${QEMU_EXTRA:+$QEMU_EXTRA }-icount shift=0,sleep=off"
+	export ORDLOCK_BENCH_ICOUNT=1
+	BENCH=${BENCH:-b8_insn}
+	# the guest's clock is not the host's: waiting for the host (9p)
+	# leaps it forward, so that a guest-side timeout means nothing;
+	# VM_TIMEOUT (real time, on the host) is the guard
+	export TEST_TIMEOUT=${TEST_TIMEOUT:-1000000}
+	accel_note="icount shift=0: guest ns = instructions"
+fi
 if [[ -z "${VM_ACCEL:-}" ]]; then
 	if [[ -r /dev/kvm && -w /dev/kvm ]] && grep -qwE 'vmx|svm' /proc/cpuinfo; then
 		VM_ACCEL=kvm
@@ -84,6 +104,7 @@ row() { printf '0,%s,-,host,info,,0,,,,,%s\n' "$1" "${2//,/;}"; }
 	row host_load "$load_start at start; $(cut -d' ' -f1-3 /proc/loadavg) at the end"
 	row module "$(git describe --always --dirty 2>/dev/null || echo unknown)"
 	row qemu "$(qemu-system-x86_64 --version | head -n 1)"
+	row icount "${ICOUNT:-0}"
 } >"$results/host.csv"
 
 echo "== report"

@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * b8_insn: row 8 of the benchmark table, the deterministic yardstick
+ * ("make bench ICOUNT=1"). Under qemu's -icount shift=0,sleep=off the
+ * guest's clock advances one nanosecond per instruction executed, so a
+ * CPU-bound call timed with CLOCK_MONOTONIC counts instructions, and the
+ * count repeats run after run. Each operation runs in a plain loop of
+ * ORDLOCK_BENCH_INSN_N (default 20 000) calls, each timed on its own; the
+ * figure is the median less an empty timed section (see insn()), three
+ * times; the row's value is the smallest of the three, and its note says
+ * when they differed.
+ *
+ * Measured, all in the same run: two null system calls (getppid), semop
+ * P+V, flock LOCK_EX+LOCK_UN, OFD lock+unlock, ordlock's acquire+release
+ * of 1 key in an enforce, a detect and a timeout domain, k keys (k = 1,
+ * 2, 4, 8, 16, 64) for ordlock and semop and the cost per added key,
+ * failed try-locks (ordlock, flock LOCK_NB, semop IPC_NOWAIT), unknown
+ * ioctls on /dev/ordlock (the system call alone, a floor) and the
+ * closing request of a cycle of 1 000 owners (per owner).
+ *
+ * Without ORDLOCK_BENCH_ICOUNT=1 (the wall-clock "make bench") the figures
+ * would be nanoseconds on a noisy machine, not instructions: it reports
+ * nothing then.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ipc.h>
+#include <sys/resource.h>
+#include <sys/sem.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "benchlib.h"
+
+#define KMAX 64
+#define RING 1000
+#define LONG_NS (600ULL * 1000000000ULL)
+
+static int ol_fd, ol_detect_fd, ol_timeout_fd, ol_try_fd, semid, semid0;
+static int lock_fd, lock_fd2, files[KMAX];
+static struct ordlock_key keys[KMAX];
+static struct sembuf sem_p[KMAX], sem_v[KMAX];
+static const unsigned int ks[] = { 1, 2, 4, 8, 16, 64 };
+#define NK (sizeof(ks) / sizeof(ks[0]))
+
+/* --- the operations ------------------------------------------------------ */
+
+static void op_getppid(unsigned long k)
+{
+	(void)k;
+	getppid();
+	getppid();
+}
+
+static void op_badioctl(unsigned long k)
+{
+	unsigned long i;
+
+	for (i = 0; i < k; i++)
+		ol_bad_ioctl(ol_fd);
+}
+
+static void op_semop(unsigned long k)
+{
+	if (semop(semid, sem_p, k) || semop(semid, sem_v, k))
+		bench_die("semop %lu: %s", k, strerror(errno));
+}
+
+static void op_flock(unsigned long k)
+{
+	(void)k;
+	if (flock(lock_fd, LOCK_EX) || flock(lock_fd, LOCK_UN))
+		bench_die("flock: %s", strerror(errno));
+}
+
+static void op_ofd(unsigned long k)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_len = 1 };
+
+	(void)k;
+	if (fcntl(lock_fd, F_OFD_SETLK, &fl))
+		bench_die("F_OFD_SETLK: %s", strerror(errno));
+	fl.l_type = F_UNLCK;
+	if (fcntl(lock_fd, F_OFD_SETLK, &fl))
+		bench_die("F_OFD_SETLK unlock: %s", strerror(errno));
+}
+
+static void ordlock_op(int fd, unsigned long k)
+{
+	if (ol_acquire(fd, keys, k, 0, 0, NULL) || ol_release_all(fd))
+		bench_die("ordlock %lu keys: %s", k, strerror(errno));
+}
+
+static void op_ordlock(unsigned long k)
+{
+	ordlock_op(ol_fd, k);
+}
+
+static void op_ordlock_detect(unsigned long k)
+{
+	ordlock_op(ol_detect_fd, k);
+}
+
+static void op_ordlock_timeout(unsigned long k)
+{
+	ordlock_op(ol_timeout_fd, k);
+}
+
+static void op_flock_k(unsigned long k)
+{
+	unsigned long i;
+
+	for (i = 0; i < k; i++)
+		if (flock(files[i], LOCK_EX))
+			bench_die("flock: %s", strerror(errno));
+	for (i = k; i-- > 0;)
+		if (flock(files[i], LOCK_UN))
+			bench_die("flock: %s", strerror(errno));
+}
+
+static void try_ordlock(unsigned long k)
+{
+	(void)k;
+	if (ol_acquire(ol_try_fd, keys, 1, 0, ORDLOCK_ACQUIRE_TRY, NULL) != -EAGAIN)
+		bench_die("ordlock: the try-lock did not fail");
+}
+
+static void try_flock(unsigned long k)
+{
+	(void)k;
+	if (flock(lock_fd2, LOCK_EX | LOCK_NB) == 0 || errno != EWOULDBLOCK)
+		bench_die("flock LOCK_NB did not fail");
+}
+
+static void try_semop(unsigned long k)
+{
+	struct sembuf p = { .sem_num = 0, .sem_op = -1, .sem_flg = IPC_NOWAIT };
+
+	(void)k;
+	if (semop(semid0, &p, 1) == 0 || errno != EAGAIN)
+		bench_die("semop IPC_NOWAIT did not fail");
+}
+
+static void op_empty(unsigned long k)
+{
+	(void)k;
+	__asm__ volatile("" ::: "memory");
+}
+
+/* --- the loop -------------------------------------------------------------- */
+
+static unsigned long loop_n(void)
+{
+	const char *s = getenv("ORDLOCK_BENCH_INSN_N");
+	long v = s ? strtol(s, NULL, 10) : 20000;
+
+	return v < 100 ? 100 : (unsigned long)v;
+}
+
+static uint64_t clock_insn;
+/* closing requests of the ring: 10 that the kernel may log, then 9 counted */
+static unsigned int ring_requests = 19;
+
+/*
+ * ORDLOCK_BENCH_INSN_ONLY="1key,kkeys,policy,try,ring": only these groups
+ * (a profile of one of them: tests/bench/b9_profile.sh)
+ */
+static int want(const char *group)
+{
+	const char *only = getenv("ORDLOCK_BENCH_INSN_ONLY");
+	size_t len = strlen(group);
+	const char *p;
+
+	if (!only || !*only)
+		return 1;
+	for (p = only; (p = strstr(p, group)); p += len)
+		if ((p == only || p[-1] == ',') && (!p[len] || p[len] == ','))
+			return 1;
+	return 0;
+}
+
+/* the median of @n calls of @fn(@k), each timed on its own, less the clock */
+static uint64_t median_call(void (*fn)(unsigned long), unsigned long k, unsigned long n,
+			    struct samples *s)
+{
+	unsigned long i;
+	uint64_t v;
+
+	s->n = 0;
+	for (i = 0; i < n; i++) {
+		uint64_t t0 = now_ns();
+
+		fn(k);
+		samples_add(s, now_ns() - t0);
+	}
+	v = samples_pct(s, 50);
+	return v > clock_insn ? v - clock_insn : 0;
+}
+
+/*
+ * Instructions per call of @fn(@k): every call of a loop of @n (after 200
+ * calls to warm up) is timed on its own, and the figure is their median
+ * less that of an empty timed section. The timer interrupts that land in
+ * a few calls (and the clock's phase against them) stay out of it, so the
+ * figure is the instructions of the call itself and repeats exactly. The
+ * loop runs three times; *@same: the three medians agreed.
+ */
+static double insn(void (*fn)(unsigned long), unsigned long k, unsigned long n,
+		   int *same)
+{
+	struct samples s;
+	uint64_t v[3];
+	unsigned long i;
+	int r;
+
+	samples_init(&s, n);
+	for (i = 0; i < 200; i++)
+		fn(k);
+	for (r = 0; r < 3; r++)
+		v[r] = median_call(fn, k, n, &s);
+	samples_free(&s);
+	*same = v[0] == v[1] && v[1] == v[2];
+	return (double)(v[0] < v[1] ? (v[0] < v[2] ? v[0] : v[2]) : (v[1] < v[2] ? v[1] : v[2]));
+}
+
+static void emit(const char *measure, const char *param, const char *impl,
+		 const char *role, double v, int same, const char *note)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s%s", note,
+		 same ? "" : " (the medians of the 3 loops differed: the smallest)");
+	bench_emit_value("8", measure, param, impl, role, "insn", v, buf);
+	bench_log("%-40s %-8s %-22s %10.1f%s", measure, param, impl, v, same ? "" : " *");
+}
+
+/* --- the 1 000-owner cycle ------------------------------------------------ */
+
+struct waiter {
+	pthread_t thread;
+	pid_t tid;
+	int fd;
+	unsigned int next;
+	int result;
+};
+
+static void *waiter_main(void *arg)
+{
+	struct waiter *w = arg;
+	struct ordlock_key k = { .id = w->next, .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE };
+
+	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	w->result = ol_acquire(w->fd, &k, 1, LONG_NS, 0, NULL);
+	ol_release_all(w->fd);
+	return NULL;
+}
+
+/*
+ * A ring of @n owners in a detect domain: owner i holds key i and (but the
+ * last) waits for key i + 1; the last one's request for key 0 closes the
+ * cycle and fails with EDEADLK. Returns the instructions of that request:
+ * the median of 9, after 10 that the kernel may log; *@same: at least 5
+ * of the 9 counted the same (no timer interrupt in them).
+ */
+static double ring(unsigned int n, int *same)
+{
+	struct waiter *w = calloc(n, sizeof(*w));
+	struct ordlock_key k = { .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE };
+	struct ordlock_failure f;
+	pthread_attr_t attr;
+	struct samples s;
+	uint64_t med;
+	unsigned int i, nmed = 0;
+
+	if (!w)
+		bench_die("out of memory");
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	for (i = 0; i < n; i++) {
+		w[i].fd = ol_open("bench-insn-ring");
+		w[i].next = (i + 1) % n;
+		k.id = i;
+		if (ol_acquire(w[i].fd, &k, 1, 0, ORDLOCK_ACQUIRE_TRY, NULL))
+			bench_die("ring: taking key %u: %s", i, strerror(errno));
+	}
+	for (i = 0; i + 1 < n; i++)
+		if (pthread_create(&w[i].thread, &attr, waiter_main, &w[i]))
+			bench_die("pthread_create: %s", strerror(errno));
+	for (i = 0; i + 1 < n; i++) {
+		while (!__atomic_load_n(&w[i].tid, __ATOMIC_SEQ_CST))
+			usleep(100);
+		if (task_wait_state(w[i].tid, 60000))
+			bench_die("ring of %u: waiter %u does not wait", n, i);
+	}
+	usleep(20000);
+	k.id = 0;
+	samples_init(&s, 16);
+	for (i = 0; i < ring_requests; i++) {
+		uint64_t t0 = now_ns();
+		int ret = ol_acquire(w[n - 1].fd, &k, 1, LONG_NS, 0, &f);
+		uint64_t v = now_ns() - t0;
+
+		if (ret != -EDEADLK || f.cycle_len != n)
+			bench_die("ring of %u: the closing request did not fail with EDEADLK and the whole cycle (%d, cycle_len %u)",
+				  n, ret, f.cycle_len);
+		if (i >= 10)
+			samples_add(&s, v > clock_insn ? v - clock_insn : 0);
+	}
+	med = samples_pct(&s, 50);
+	for (i = 0; i < s.n; i++)
+		nmed += s.v[i] == med;
+	samples_free(&s);
+	ol_release_all(w[n - 1].fd);
+	for (i = n - 1; i-- > 0;) {
+		pthread_join(w[i].thread, NULL);
+		if (w[i].result)
+			bench_die("ring of %u: waiter %u: %s", n, i, strerror(-w[i].result));
+	}
+	for (i = 0; i < n; i++)
+		close(w[i].fd);
+	pthread_attr_destroy(&attr);
+	free(w);
+	*same = nmed >= 5;
+	return (double)med;
+}
+
+/* --- main ------------------------------------------------------------------- */
+
+int main(void)
+{
+	unsigned long n = loop_n();
+	struct rlimit rl = { 65536, 65536 };
+	const char *icount = getenv("ORDLOCK_BENCH_ICOUNT");
+	struct ordlock_key held = { .id = 1, .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE };
+	struct ol_holder holder;
+	double o[NK], s[NK], f[NK], v;
+	char path[300], param[16];
+	const char *dir;
+	unsigned int i;
+	int same;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!icount || strcmp(icount, "1")) {
+		bench_log("not under icount (make bench ICOUNT=1): nothing to count");
+		return 0;
+	}
+	setrlimit(RLIMIT_NOFILE, &rl);
+	for (i = 0; i < KMAX; i++) {
+		keys[i] = (struct ordlock_key){ .id = i + 1, .rank = 1,
+						.mode = ORDLOCK_MODE_EXCLUSIVE };
+		sem_p[i] = (struct sembuf){ .sem_num = i, .sem_op = -1 };
+		sem_v[i] = (struct sembuf){ .sem_num = i, .sem_op = 1 };
+	}
+	ol_fd = ol_open(NULL);
+	ol_set_policy("bench-insn-detect", ORDLOCK_POLICY_DETECT, 0);
+	ol_set_policy("bench-insn-timeout", ORDLOCK_POLICY_TIMEOUT, 0);
+	ol_set_policy("bench-insn-ring", ORDLOCK_POLICY_DETECT, 0);
+	ol_detect_fd = ol_open("bench-insn-detect");
+	ol_timeout_fd = ol_open("bench-insn-timeout");
+	ol_try_fd = ol_open("bench-insn-try");
+	dir = bench_tmpdir();
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	lock_fd2 = open(path, O_RDWR | O_CLOEXEC);
+	if (lock_fd < 0 || lock_fd2 < 0)
+		bench_die("open %s: %s", path, strerror(errno));
+	for (i = 0; i < KMAX; i++) {
+		snprintf(path, sizeof(path), "%s/k%u", dir, i);
+		files[i] = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		if (files[i] < 0)
+			bench_die("open %s: %s", path, strerror(errno));
+	}
+	semid = semget(IPC_PRIVATE, KMAX, IPC_CREAT | 0600);
+	semid0 = semget(IPC_PRIVATE, 1, IPC_CREAT | 0600);
+	if (semid < 0 || semid0 < 0)
+		bench_die("semget: %s", strerror(errno));
+	for (i = 0; i < KMAX; i++)
+		if (semctl(semid, i, SETVAL, 1))
+			bench_die("semctl SETVAL: %s", strerror(errno));
+	bench_log("%lu iterations per loop, 3 loops per figure", n);
+
+	/* ORDLOCK_BENCH_INSN_PROFILE=NAME: only a loop of that, to profile */
+	icount = getenv("ORDLOCK_BENCH_INSN_PROFILE");
+	if (icount && *icount) {
+		static const struct {
+			const char *name;
+			void (*fn)(unsigned long);
+			unsigned long k;
+		} prof[] = {
+			{ "ordlock1", op_ordlock, 1 }, { "ordlock64", op_ordlock, 64 },
+			{ "semop1", op_semop, 1 }, { "semop64", op_semop, 64 },
+			{ "flock", op_flock, 1 }, { "try", try_ordlock, 1 },
+			{ "tryflock", try_flock, 1 },
+		};
+		unsigned long j;
+
+		if (!strcmp(icount, "ring")) {
+			ring_requests = 1000; /* the closing requests outweigh the setup */
+			ring(RING, &same);
+			return 0;
+		}
+		for (i = 0; i < sizeof(prof) / sizeof(prof[0]); i++)
+			if (!strcmp(prof[i].name, icount))
+				break;
+		if (i == sizeof(prof) / sizeof(prof[0]))
+			bench_die("ORDLOCK_BENCH_INSN_PROFILE=%s: no such loop", icount);
+		if (prof[i].fn == try_ordlock)
+			ol_holder_start(&holder, "bench-insn-try", &held, 1);
+		if (prof[i].fn == try_flock && flock(lock_fd, LOCK_EX))
+			bench_die("flock: %s", strerror(errno));
+		for (j = 0; j < n; j++)
+			prof[i].fn(prof[i].k);
+		if (prof[i].fn == try_ordlock)
+			ol_holder_stop(&holder);
+		return 0;
+	}
+
+	{
+		struct samples cs;
+
+		samples_init(&cs, n);
+		clock_insn = 0;
+		clock_insn = median_call(op_empty, 0, n, &cs);
+		samples_free(&cs);
+	}
+	emit("timed section", "-", "2x clock_gettime", "floor", (double)clock_insn, 1,
+	     "an empty timed section: subtracted from every figure");
+
+#define M1 "acquire+release 1 key"
+	if (want("1key")) {
+	v = insn(op_ordlock, 1, n, &same);
+	emit(M1, "-", "ordlock", "ordlock", v, same, "ioctl ACQUIRE + RELEASE_ALL; enforce domain");
+	v = insn(op_flock, 1, n, &same);
+	emit(M1, "-", "flock", "peer", v, same, "LOCK_EX + LOCK_UN");
+	v = insn(op_semop, 1, n, &same);
+	emit(M1, "-", "semop", "peer", v, same, "P + V; no SEM_UNDO");
+	v = insn(op_ofd, 1, n, &same);
+	emit(M1, "-", "ofd", "peer", v, same, "F_OFD_SETLK wrlck + unlck");
+	v = insn(op_getppid, 1, n, &same);
+	emit(M1, "-", "2x getppid", "floor", v, same, "two null system calls");
+	v = insn(op_badioctl, 2, n, &same);
+	emit(M1, "-", "2x bad ioctl", "floor", v, same,
+	     "two unknown ioctls on /dev/ordlock (ENOTTY): the system calls alone");
+	}
+
+#define M5 "no-wait acquire+release by policy"
+	if (want("policy")) {
+	v = insn(op_ordlock, 1, n, &same);
+	emit(M5, "-", "ordlock", "ordlock", v, same, "enforce domain");
+	v = insn(op_ordlock_detect, 1, n, &same);
+	emit(M5, "-", "ordlock-detect", "ordlock", v, same, "detect domain");
+	v = insn(op_ordlock_timeout, 1, n, &same);
+	emit(M5, "-", "ordlock-timeout", "ordlock", v, same, "timeout domain");
+	}
+
+#define M2 "atomic acquire+release of k keys"
+	if (want("kkeys")) {
+	for (i = 0; i < NK; i++) {
+		snprintf(param, sizeof(param), "k=%u", ks[i]);
+		o[i] = insn(op_ordlock, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
+		emit(M2, param, "ordlock", "ordlock", o[i], same, "1 ACQUIRE of k keys + 1 RELEASE_ALL");
+		s[i] = insn(op_semop, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
+		emit(M2, param, "semop", "peer", s[i], same, "semop of k ops (P) + semop of k ops (V)");
+		f[i] = insn(op_flock_k, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
+		emit(M2, param, "flock", "peer", f[i], same, "k x LOCK_EX in order + k x LOCK_UN");
+	}
+#define MK "per added key (k=1 to k=64)"
+	emit(MK, "-", "ordlock", "ordlock", (o[NK - 1] - o[0]) / 63, 1,
+	     "(ordlock k=64 - k=1) / 63: one more key of the request");
+	emit(MK, "-", "semop", "peer", (s[NK - 1] - s[0]) / 63, 1,
+	     "(semop k=64 - k=1) / 63: one more operation in P and in V");
+	emit(MK, "-", "flock", "peer", (f[NK - 1] - f[0]) / 63, 1,
+	     "(flock k=64 - k=1) / 63: two more system calls");
+	}
+
+#define M6 "failed try-lock"
+	if (want("try")) {
+	ol_holder_start(&holder, "bench-insn-try", &held, 1);
+	if (flock(lock_fd, LOCK_EX))
+		bench_die("flock: %s", strerror(errno));
+	v = insn(try_ordlock, 1, n, &same);
+	emit(M6, "-", "ordlock", "ordlock", v, same, "ACQUIRE_TRY of a key another owner holds; EAGAIN");
+	v = insn(try_flock, 1, n, &same);
+	emit(M6, "-", "flock LOCK_NB", "peer", v, same, "file locked through another open file description; EWOULDBLOCK");
+	v = insn(try_semop, 1, n, &same);
+	emit(M6, "-", "semop IPC_NOWAIT", "peer", v, same, "semaphore at 0; EAGAIN");
+	v = insn(op_badioctl, 1, n, &same);
+	emit(M6, "-", "bad ioctl", "floor", v, same, "one unknown ioctl on /dev/ordlock (ENOTTY)");
+	flock(lock_fd, LOCK_UN);
+	ol_holder_stop(&holder);
+	}
+
+#define M7 "cycle closed -> EDEADLK: per owner"
+	if (want("ring")) {
+		snprintf(param, sizeof(param), "n=%u", RING);
+		v = ring(RING, &same);
+		emit(M7, param, "ordlock", "ordlock", v / RING, same,
+		     "the closing request of a ring of n owners (detect domain) / n");
+	}
+
+	semctl(semid, 0, IPC_RMID);
+	semctl(semid0, 0, IPC_RMID);
+	return 0;
+}

@@ -121,7 +121,9 @@
  *            request queues again. The kernel writes the time that was
  *            left into @timeout_ns (as select(2) does): the same thread
  *            issuing the same call again with that value also continues
- *            the wait to its first deadline
+ *            the wait to its first deadline. A %ORDLOCK_ACQUIRE_REORDER
+ *            request that let held keys go is never restarted: it fails
+ *            with EINTR and %ORDLOCK_RESULT_RELEASED
  * ENOSPC     the owner would hold more than max_keys_per_owner keys
  *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
  *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);

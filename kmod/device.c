@@ -207,8 +207,10 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	int ret;
 
 	arg->token = 0;
+	arg->result_flags = 0;
 	memset(&arg->failure, 0, sizeof(arg->failure));
-	if (arg->flags & ~ORDLOCK_ACQUIRE_FLAGS || arg->__reserved) {
+	if (arg->flags & ~ORDLOCK_ACQUIRE_FLAGS || arg->__reserved ||
+	    arg->__reserved2) {
 		ret = ordlock_fail_invalid(owner, -EINVAL);
 		goto out;
 	}
@@ -218,10 +220,11 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_ACQUIRE, arg->timeout_ns);
 	/* only a wait can be interrupted: a try-lock never reads the clock */
 	start = arg->flags & ORDLOCK_ACQUIRE_TRY ? 0 : ktime_get();
-	ret = ordlock_req_acquire(owner, keys, n, timeout_ns,
-				  arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	ret = ordlock_req_acquire(owner, keys, n, timeout_ns, arg->flags,
+				  &arg->token, &arg->result_flags);
 	kvfree(kb.heap);
-	if (ret == -EINTR)
+	/* A wait that let held keys go is not restarted: the caller must know */
+	if (ret == -EINTR && !(arg->result_flags & ORDLOCK_RESULT_RELEASED))
 		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_ACQUIRE,
 					       &arg->timeout_ns, timeout_ns, start);
 out:
@@ -334,7 +337,7 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 
 	arg->token = 0;
 	memset(&arg->failure, 0, sizeof(arg->failure));
-	if (arg->flags & ~ORDLOCK_ACQUIRE_FLAGS) {
+	if (arg->flags & ~ORDLOCK_ACQUIRE_TRY) {
 		ret = ordlock_fail_invalid(owner, -EINVAL);
 		goto out;
 	}
@@ -363,19 +366,26 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 {
 	struct ordlock_domain_config *arg = &buf->domain_config;
 	struct ordlock_domain *domain;
+	u32 flags;
 	int ret;
 
 	if (arg->flags & ~ORDLOCK_DOMAIN_FLAGS || arg->__reserved ||
-	    ordlock_domain_name_valid(arg->name))
+	    arg->__reserved2 || ordlock_domain_name_valid(arg->name))
 		return -EINVAL;
+	if ((arg->flags & ORDLOCK_DOMAIN_SET_STRICT) && arg->strict > 1)
+		return -EINVAL;
+	flags = arg->flags;
+	if ((flags & ORDLOCK_DOMAIN_SET_STRICT) && arg->strict)
+		flags |= ORDLOCK_DOMAIN_STRICT_ON;
 	/* A domain created here is the owner's user's, like one it moves to */
-	ret = ordlock_domain_configure_admin(arg->name, arg->flags, arg->policy,
+	ret = ordlock_domain_configure_admin(arg->name, flags, arg->policy,
 					     arg->detect_delay_ms, owner->user,
 					     owner->user_exempt, &domain);
 	if (ret)
 		return ret;
 	arg->policy = READ_ONCE(domain->policy);
 	arg->detect_delay_ms = READ_ONCE(domain->detect_delay_ms);
+	arg->strict = READ_ONCE(domain->strict);
 	arg->nowners = atomic_read(&domain->owners.cur);
 	ordlock_domain_put(domain);
 	return 0;

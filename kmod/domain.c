@@ -193,8 +193,10 @@ void ordlock_domain_put(struct ordlock_domain *domain)
 /**
  * ordlock_domain_configure() - read or change the settings of a domain
  * @name: a valid domain name; the domain is created if needed
- * @flags: ORDLOCK_DOMAIN_SET_* bits, and ORDLOCK_DOMAIN_RESET_ORDER to
- *	forget the learned lock order (order.h)
+ * @flags: ORDLOCK_DOMAIN_SET_* bits (ORDLOCK_DOMAIN_SET_STRICT with
+ *	ORDLOCK_DOMAIN_STRICT_ON or without it for the new strict setting),
+ *	and ORDLOCK_DOMAIN_RESET_ORDER to forget the learned lock order
+ *	(order.h)
  * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
  * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
  * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
@@ -244,11 +246,13 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 		WRITE_ONCE(domain->policy, policy);
 	if (flags & ORDLOCK_DOMAIN_SET_DETECT_DELAY)
 		WRITE_ONCE(domain->detect_delay_ms, detect_delay_ms);
+	if (flags & ORDLOCK_DOMAIN_SET_STRICT)
+		WRITE_ONCE(domain->strict, !!(flags & ORDLOCK_DOMAIN_STRICT_ON));
 	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
 		swap(domain->rank_names, copy);
 		domain->nrank_names = nnames;
 	}
-	if (flags && !domain->pinned) {
+	if ((flags & ~ORDLOCK_DOMAIN_STRICT_ON) && !domain->pinned) {
 		domain->pinned = true;
 		kref_get(&domain->ref);
 	}
@@ -264,7 +268,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * ordlock_domain_configure_admin() - ordlock_domain_configure() where the
  *	caller needs CAP_SYS_ADMIN to change anything (the ioctl)
  * @name: a valid domain name
- * @flags: ORDLOCK_DOMAIN_SET_POLICY, ORDLOCK_DOMAIN_SET_DETECT_DELAY and
+ * @flags: ORDLOCK_DOMAIN_SET_POLICY, ORDLOCK_DOMAIN_SET_DETECT_DELAY,
+ *	ORDLOCK_DOMAIN_SET_STRICT (and ORDLOCK_DOMAIN_STRICT_ON) and
  *	ORDLOCK_DOMAIN_RESET_ORDER
  * @policy: the new policy
  * @detect_delay_ms: the new delay
@@ -281,7 +286,7 @@ int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
 {
 	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
 		return -EINVAL;
-	if (flags && !capable(CAP_SYS_ADMIN))
+	if ((flags & ~ORDLOCK_DOMAIN_STRICT_ON) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	return ordlock_domain_configure(name, flags, policy, detect_delay_ms,
 					NULL, 0, user, exempt, out);

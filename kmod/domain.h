@@ -83,6 +83,11 @@ struct ordlock_rank_name {
 
 /* Kernel-internal flag of ordlock_domain_configure(): set the rank names */
 #define ORDLOCK_DOMAIN_SET_RANK_NAMES	BIT(31)
+/*
+ * Kernel-internal flag of ordlock_domain_configure(): with
+ * ORDLOCK_DOMAIN_SET_STRICT, the new value of strict is 1 (0 without it)
+ */
+#define ORDLOCK_DOMAIN_STRICT_ON	BIT(30)
 
 /**
  * struct ordlock_domain - a lock namespace
@@ -99,6 +104,7 @@ struct ordlock_rank_name {
  * @policy: an enum ordlock_policy; READ_ONCE(), written under
  *	ordlock_domains_lock
  * @detect_delay_ms: see struct ordlock_domain_config; like @policy
+ * @strict: strict ranks (struct ordlock_domain_config); like @policy
  * @pinned: configured by an admin; under ordlock_domains_lock
  * @rank_names: names of ranks, or NULL; under ordlock_domains_lock
  * @nrank_names: number of entries in @rank_names
@@ -118,6 +124,7 @@ struct ordlock_domain {
 	atomic64_t next_token;
 	u32 policy;
 	u32 detect_delay_ms;
+	u32 strict;
 	bool pinned;
 	struct ordlock_rank_name *rank_names;
 	unsigned int nrank_names;

@@ -64,6 +64,7 @@ static BLOCKING_NOTIFIER_HEAD(ordlock_event_chain);
 /* The counter of the owner's domain each failure reason counts in */
 static const u8 ordlock_reason_stats[] = {
 	[ORDLOCK_REASON_ORDER] = ORDLOCK_STAT_ORDER_VIOLATIONS,
+	[ORDLOCK_REASON_STRICT] = ORDLOCK_STAT_ORDER_VIOLATIONS,
 	[ORDLOCK_REASON_TIMEOUT] = ORDLOCK_STAT_TIMEOUTS,
 	[ORDLOCK_REASON_BUSY] = ORDLOCK_STAT_TRY_FAILURES,
 	[ORDLOCK_REASON_SIGNAL] = ORDLOCK_STAT_SIGNALS,
@@ -208,6 +209,7 @@ void ordlock_event_failure(struct ordlock_owner *owner)
 		ordlock_event_notify(owner, ORDLOCK_EVENT_TIMEOUT, owner->domain->name);
 		break;
 	case ORDLOCK_REASON_ORDER:
+	case ORDLOCK_REASON_STRICT:
 		ordlock_event_notify(owner, ORDLOCK_EVENT_ORDER, owner->domain->name);
 		break;
 	case ORDLOCK_REASON_OWNER_LIMIT:

@@ -40,6 +40,7 @@ extern const struct nla_policy ordlock_nl_entry_policy[ORDLOCK_E_MAX + 1];
 #define ORDLOCK_NL_TAKES_POLICY \
 	NLA_POLICY_MAX(NLA_U32, ORDLOCK_POLICY_TIMEOUT)
 #define ORDLOCK_NL_TAKES_DETECT_DELAY_MS { .type = NLA_U32 }
+#define ORDLOCK_NL_TAKES_STRICT		NLA_POLICY_MAX(NLA_U32, 1)
 #define ORDLOCK_NL_TAKES_RANK_NAMES \
 	NLA_POLICY_NESTED_ARRAY(ordlock_nl_entry_policy)
 #define ORDLOCK_NL_TAKES_LABEL \

@@ -25,6 +25,7 @@ const struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
+	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
@@ -38,6 +39,7 @@ const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_TAKES_RANK_NAMES,
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
+	[ORDLOCK_A_STRICT] = ORDLOCK_NL_TAKES_STRICT,
 };
 
 static int ordlock_nl_put_rank_names(struct sk_buff *skb,
@@ -97,7 +99,8 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 	if (!hdr ||
 	    nla_put_string(msg, ORDLOCK_A_DOMAIN, domain->name) ||
 	    nla_put_u32(msg, ORDLOCK_A_POLICY, READ_ONCE(domain->policy)) ||
-	    nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, READ_ONCE(domain->detect_delay_ms)))
+	    nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, READ_ONCE(domain->detect_delay_ms)) ||
+	    nla_put_u32(msg, ORDLOCK_A_STRICT, READ_ONCE(domain->strict)))
 		goto err;
 	if (stats) {
 		static const u8 map[ORDLOCK_STAT_NR] = {
@@ -198,6 +201,11 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (info->attrs[ORDLOCK_A_DETECT_DELAY_MS]) {
 		flags |= ORDLOCK_DOMAIN_SET_DETECT_DELAY;
 		delay = nla_get_u32(info->attrs[ORDLOCK_A_DETECT_DELAY_MS]);
+	}
+	if (info->attrs[ORDLOCK_A_STRICT]) {
+		flags |= ORDLOCK_DOMAIN_SET_STRICT;
+		if (nla_get_u32(info->attrs[ORDLOCK_A_STRICT]))
+			flags |= ORDLOCK_DOMAIN_STRICT_ON;
 	}
 	if (info->attrs[ORDLOCK_A_RANK_NAMES]) {
 		names = kcalloc(ORDLOCK_RANK_NAMES_MAX, sizeof(*names), GFP_KERNEL);

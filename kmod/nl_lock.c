@@ -84,6 +84,7 @@ const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
+	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
@@ -97,6 +98,7 @@ const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
+	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
@@ -110,6 +112,7 @@ const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
+	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] = {
@@ -123,6 +126,7 @@ const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_TAKES_LABEL,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
+	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 /* Parse ORDLOCK_A_KEYS into a sorted, merged array the caller kvfree()s */
@@ -221,6 +225,10 @@ static struct sk_buff *ordlock_nl_outcome(struct ordlock_nl_owner *nlo, u8 cmd,
 		goto err;
 	if (nla_put_u64_64bit(msg, ORDLOCK_A_COOKIE, nlo->cookie, ORDLOCK_A_PAD) ||
 	    nla_put_u32(msg, ORDLOCK_A_STATUS, status))
+		goto err;
+	/* An acquire's outcome says whether it let held keys go */
+	if (cmd != ORDLOCK_CMD_RELEASE && !nlo->req.convert &&
+	    nla_put_u32(msg, ORDLOCK_A_RESULT_FLAGS, nlo->req.result_flags))
 		goto err;
 	if (!ret) {
 		if (nla_put_u64_64bit(msg, ORDLOCK_A_TOKEN, nlo->req.token,
@@ -477,6 +485,11 @@ static int ordlock_nl_lock_request(struct sk_buff *skb, struct genl_info *info,
 				    "bad domain name: 1 to 31 of [A-Za-z0-9._-]");
 		return -EINVAL;
 	}
+	if (convert && (flags & ORDLOCK_ACQUIRE_REORDER)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_FLAGS],
+				    "convert does not take ORDLOCK_ACQUIRE_REORDER");
+		return -EINVAL;
+	}
 	ret = ordlock_nl_parse_keys(info, true, &keys, &n);
 	if (ret)
 		return ret;
@@ -521,6 +534,7 @@ static int ordlock_nl_lock_request(struct sk_buff *skb, struct genl_info *info,
 	nlo->req.keys = keys;
 	nlo->req.n = n;
 	nlo->req.try = flags & ORDLOCK_ACQUIRE_TRY;
+	nlo->req.reorder = flags & ORDLOCK_ACQUIRE_REORDER;
 	nlo->req.notify = ordlock_nl_notify;
 	nlo->cookie = info->attrs[ORDLOCK_A_COOKIE] ?
 		      nla_get_u64(info->attrs[ORDLOCK_A_COOKIE]) : 0;

@@ -12,8 +12,14 @@
  *
  * A request that fails releases what it took before returning, and tells
  * events.c why.
+ *
+ * A REORDER request (ORDLOCK_ACQUIRE_REORDER) may ask for keys that sort
+ * below held ones: those are taken without waiting; the first that would
+ * wait makes the request let go of the held keys above and start again on
+ * the union of both, in order (ordlock_reorder()).
  */
 #include <linux/ktime.h>
+#include <linux/mm.h>
 
 #include "domain.h"
 #include "events.h"
@@ -27,12 +33,17 @@
 #include "user.h"
 #include "wait.h"
 
+/* ordlock_take(): a key of a REORDER request that breaks the order is busy */
+#define ORDLOCK_TAKE_WOULD_WAIT 2
+
 /*
  * Take key req->next for the hold req->cur of @req, whose owner is
  * locked. On failure, the owner's failure record says why.
  *
- * Return: 0 when granted at once, 1 when queued (and in the graph), or a
- * negative errno (the wait, if any, is over).
+ * Return: 0 when granted at once, 1 when queued (and in the graph),
+ * ORDLOCK_TAKE_WOULD_WAIT when the key is only to be tried (req->try_upto)
+ * and is not free (nothing recorded), or a negative errno (the wait, if
+ * any, is over).
  */
 static int ordlock_take(struct ordlock_request *req)
 {
@@ -75,6 +86,9 @@ static int ordlock_take(struct ordlock_request *req)
 	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
+	} else if (req->next < req->try_upto) {
+		/* Waiting for it could close a cycle: the caller reorders */
+		ret = ORDLOCK_TAKE_WOULD_WAIT;
 	} else if (ordlock_user_charge(owner->user, ORDLOCK_USER_WAITERS, 1,
 				       owner->user_exempt)) {
 		/* Not queued: the resource has holders or waiters, it stays */
@@ -91,7 +105,7 @@ static int ordlock_take(struct ordlock_request *req)
 		ordlock_resource_free(spare);
 	if (ret == 1)
 		ret = ordlock_wait_begin(req);
-	if (ret < 0)
+	if (ret < 0 || ret == ORDLOCK_TAKE_WOULD_WAIT)
 		hold->res = NULL;
 	return ret;
 
@@ -101,25 +115,45 @@ fail:
 				  ORDLOCK_REASON_NOMEM, ret, key);
 }
 
-/* The order rule: every key of the request must sort above every held key */
+/*
+ * Whether @key may be taken while @hold is held: it sorts above it, and
+ * with strict ranks its rank is above too
+ */
+static bool ordlock_may_follow(const struct ordlock_hold *hold,
+			       const struct ordlock_rkey *key, bool strict)
+{
+	if (strict && hold->res->rank >= key->rank)
+		return false;
+	return ordlock_hold_cmp(hold, key) < 0;
+}
+
+/*
+ * The order rule: every key of the request must sort above every held key
+ * (strict ranks: have a rank above every held rank). Keys are sorted, so
+ * the first one and the last held one decide.
+ */
 static int ordlock_check_order(struct ordlock_owner *owner,
-			       const struct ordlock_rkey *first)
+			       const struct ordlock_rkey *first, bool strict)
 {
 	struct ordlock_failure *f = &owner->failure;
-	struct ordlock_hold *hold;
+	struct ordlock_hold *hold, *last;
+	u32 reason = ORDLOCK_REASON_ORDER;
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
 	if (!owner->nheld)
 		return 0;
-	hold = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
-	if (ordlock_hold_cmp(hold, first) < 0)
+	last = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
+	if (ordlock_may_follow(last, first, strict))
 		return 0;
-	/* Name the lowest held key at or above the first requested one */
+	/* Only the strict rule is broken: say so */
+	if (ordlock_may_follow(last, first, false))
+		reason = ORDLOCK_REASON_STRICT;
+	/* Name the lowest held key that the first requested one may not follow */
 	list_for_each_entry(hold, &owner->held, owner_node)
-		if (ordlock_hold_cmp(hold, first) >= 0)
+		if (!ordlock_may_follow(hold, first, reason == ORDLOCK_REASON_STRICT))
 			break;
-	ret = ordlock_owner_fail(owner, ORDLOCK_REASON_ORDER, -EDEADLK, first);
+	ret = ordlock_owner_fail(owner, reason, -EDEADLK, first);
 	f->held.rank = hold->res->rank;
 	f->held.id = hold->res->id;
 	f->held.mode = hold->mode;
@@ -159,6 +193,11 @@ static int ordlock_check_held(struct ordlock_owner *owner,
 static void ordlock_request_put(struct ordlock_request *req)
 {
 	ordlock_owner_put_holds(req->owner, &req->holds);
+	if (req->own_keys) {
+		kvfree(req->own_keys);
+		req->own_keys = NULL;
+		req->keys = NULL;
+	}
 	req->active = false;
 	req->owner->busy = false;
 }
@@ -185,6 +224,9 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 		/* Every key of the request was charged when it started */
 		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, req->n);
 	}
+	/* What a REORDER let go is lost: the record names the lowest of it */
+	if (req->result_flags & ORDLOCK_RESULT_RELEASED)
+		owner->failure.held = req->released;
 	ordlock_request_put(req);
 	ordlock_event_failure(owner);
 	return ret;
@@ -239,6 +281,109 @@ static void ordlock_request_advance(struct ordlock_request *req)
 	req->next++;
 }
 
+/*
+ * The number of keys of a REORDER request that break the order: they sort
+ * first, so they are the first ones, those the last held key forbids
+ */
+static unsigned int ordlock_reorder_split(struct ordlock_request *req)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *last;
+	unsigned int i;
+
+	lockdep_assert_held(&owner->lock);
+	if (!owner->nheld)
+		return 0;
+	last = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
+	for (i = 0; i < req->n; i++)
+		if (ordlock_may_follow(last, &req->keys[i], req->strict))
+			break;
+	return i;
+}
+
+/*
+ * Merge the held keys from @first on (sorted) and the keys of @req (sorted,
+ * none of them held) into @out. The held ones are nobody's in the caller's
+ * array: their index is ~0U.
+ */
+static void ordlock_reorder_merge(struct ordlock_request *req,
+				  struct ordlock_hold *first,
+				  struct ordlock_rkey *out)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *hold = first;
+	unsigned int i = 0;
+
+	while (i < req->n || !list_entry_is_head(hold, &owner->held, owner_node)) {
+		if (!list_entry_is_head(hold, &owner->held, owner_node) &&
+		    (i == req->n || ordlock_hold_cmp(hold, &req->keys[i]) < 0)) {
+			out->rank = hold->res->rank;
+			out->id = hold->res->id;
+			out->mode = hold->mode;
+			out->index = ~0U;
+			hold = list_next_entry(hold, owner_node);
+		} else {
+			*out = req->keys[i++];
+		}
+		out++;
+	}
+}
+
+/*
+ * REORDER: key req->next breaks the order and is not free. Waiting for it
+ * while holding keys above it could close a cycle: give back what the
+ * request took, let go of the held keys that its lowest key may not follow,
+ * and start again on the union of those and the requested keys, in order,
+ * now above every key still held. What can fail (the allocation) is done
+ * before anything is let go; the keys let go keep their charge and their
+ * holds, which the request takes over.
+ *
+ * Return: 0, or -ENOMEM (recorded; nothing was let go).
+ */
+static int ordlock_reorder(struct ordlock_request *req)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *hold, *first = NULL, *tmp;
+	struct ordlock_rkey *keys;
+	unsigned int nrel = 0;
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry(hold, &owner->held, owner_node) {
+		if (!first && !ordlock_may_follow(hold, &req->keys[0], req->strict))
+			first = hold;
+		if (first)
+			nrel++;
+	}
+	keys = kvmalloc_array(req->n + nrel, sizeof(*keys), GFP_KERNEL_ACCOUNT);
+	if (!keys)
+		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, -ENOMEM, NULL);
+
+	/* Give back the keys the try took, those before req->cur */
+	hold = req->cur;
+	list_for_each_entry_continue_reverse(hold, &req->holds, owner_node)
+		ordlock_res_drop_hold(hold);
+	ordlock_reorder_merge(req, first, keys);
+	req->released.rank = first->res->rank;
+	req->released.id = first->res->id;
+	req->released.mode = first->mode;
+	hold = first;
+	list_for_each_entry_safe_from(hold, tmp, &owner->held, owner_node) {
+		ordlock_res_drop_hold(hold);
+		list_move_tail(&hold->owner_node, &req->holds);
+	}
+	owner->nheld -= nrel;
+	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, nrel);
+
+	req->own_keys = keys;
+	req->keys = keys;
+	req->n += nrel;
+	req->next = 0;
+	req->try_upto = 0;
+	req->cur = list_first_entry(&req->holds, struct ordlock_hold, owner_node);
+	req->result_flags |= ORDLOCK_RESULT_RELEASED;
+	return 0;
+}
+
 /* Take the keys from req->next on, waiting in the task or queueing */
 static int ordlock_request_step(struct ordlock_request *req)
 {
@@ -246,6 +391,12 @@ static int ordlock_request_step(struct ordlock_request *req)
 
 	while (req->next < req->n) {
 		ret = ordlock_take(req);
+		if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
+			ret = ordlock_reorder(req);
+			if (ret)
+				return ordlock_request_fail(req, ret);
+			continue;
+		}
 		if (ret == 1) {
 			if (req->notify)
 				return -EINPROGRESS;
@@ -285,7 +436,31 @@ static int ordlock_request_init(struct ordlock_request *req, bool convert)
 	req->next = 0;
 	req->waited = false;
 	req->token = 0;
+	req->try_upto = 0;
+	req->result_flags = 0;
+	req->own_keys = NULL;
 	return 0;
+}
+
+/*
+ * The order checks of an acquire: the order rule in an enforce domain
+ * (which a REORDER request may break: ordlock_reorder_split()), else only
+ * that no key is held already
+ */
+static int ordlock_request_check(struct ordlock_request *req)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_domain *domain = owner->domain;
+
+	lockdep_assert_held(&owner->lock);
+	if (READ_ONCE(domain->policy) != ORDLOCK_POLICY_ENFORCE)
+		return ordlock_check_held(owner, req->keys, req->n);
+	req->strict = READ_ONCE(domain->strict);
+	if (!req->reorder)
+		return ordlock_check_order(owner, &req->keys[0], req->strict);
+	if (!req->try)
+		req->try_upto = ordlock_reorder_split(req);
+	return ordlock_check_held(owner, req->keys, req->n);
 }
 
 /**
@@ -298,7 +473,8 @@ static int ordlock_request_init(struct ordlock_request *req, bool convert)
  * req->notify: the front end then calls ordlock_request_poll() when
  * notified and at ordlock_request_next_event()), or a negative errno with
  * the owner's failure record filled in; on failure the owner holds what it
- * held before.
+ * held before, unless a REORDER let held keys go (req->result_flags says
+ * ORDLOCK_RESULT_RELEASED, the record's held key the lowest of them).
  */
 int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 {
@@ -310,10 +486,7 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	if (ret)
 		return ret;
 
-	if (READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_ENFORCE)
-		ret = ordlock_check_order(owner, &keys[0]);
-	else
-		ret = ordlock_check_held(owner, keys, req->n);
+	ret = ordlock_request_check(req);
 	if (ret)
 		goto fail;
 	if (owner->nheld + req->n > ordlock_max_keys_per_owner() ||
@@ -415,24 +588,28 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * @keys: the keys, validated, sorted and merged
  * @n: number of keys, at least 1
  * @timeout_ns: the longest the whole request may wait
- * @try: never wait
+ * @flags: ORDLOCK_ACQUIRE_* flags (validated)
  * @token: receives the fencing token
+ * @result_flags: receives the ORDLOCK_RESULT_* flags, on failure too
  *
  * Return: as ordlock_request_start().
  */
 int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
-			unsigned int n, u64 timeout_ns, bool try, u64 *token)
+			unsigned int n, u64 timeout_ns, u32 flags, u64 *token,
+			u32 *result_flags)
 {
 	struct ordlock_request req = {
 		.owner = owner,
 		.keys = keys,
 		.n = n,
-		.try = try,
+		.try = flags & ORDLOCK_ACQUIRE_TRY,
+		.reorder = flags & ORDLOCK_ACQUIRE_REORDER,
 	};
 	int ret;
 
 	ret = ordlock_request_start(&req, timeout_ns);
 	*token = req.token;
+	*result_flags = req.result_flags;
 	return ret;
 }
 

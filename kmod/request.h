@@ -23,6 +23,8 @@ struct ordlock_owner;
  * @keys: the keys (one for a conversion), validated, sorted and merged
  * @n: number of keys
  * @try: never wait
+ * @reorder: ORDLOCK_ACQUIRE_REORDER: keys that break the order are tried,
+ *	and would one wait, the held keys above are let go (request.c)
  * @notify: NULL to wait in the calling task; else the request is
  *	asynchronous and @w calls it when granted
  * @next: index of the key being taken
@@ -41,12 +43,21 @@ struct ordlock_owner;
  * @cur: the hold of key @next
  * @w: the waiter of the current wait
  * @token: the fencing token, once granted
+ * @strict: the domain had strict ranks when the request started
+ * @try_upto: keys before this index break the order (REORDER): they are
+ *	only tried, never waited for
+ * @result_flags: ORDLOCK_RESULT_* of the request
+ * @released: the lowest held key the request let go (ORDLOCK_RESULT_RELEASED)
+ * @own_keys: the union of the keys let go and the requested ones, which
+ *	@keys points at after a REORDER let keys go; freed when the request
+ *	ends (and @keys with it)
  */
 struct ordlock_request {
 	struct ordlock_owner *owner;
 	const struct ordlock_rkey *keys;
 	unsigned int n;
 	bool try;
+	bool reorder;
 	void (*notify)(struct ordlock_waiter *w);
 
 	unsigned int next;
@@ -63,6 +74,11 @@ struct ordlock_request {
 	struct ordlock_hold *cur;
 	struct ordlock_waiter w;
 	u64 token;
+	bool strict;
+	unsigned int try_upto;
+	u32 result_flags;
+	struct ordlock_key released;
+	struct ordlock_rkey *own_keys;
 };
 
 /* The caller's index of the key being taken, for the failure record */
@@ -78,7 +94,8 @@ int ordlock_request_cancel(struct ordlock_request *req);
 ktime_t ordlock_request_next_event(const struct ordlock_request *req);
 
 int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
-			unsigned int n, u64 timeout_ns, bool try, u64 *token);
+			unsigned int n, u64 timeout_ns, u32 flags, u64 *token,
+			u32 *result_flags);
 int ordlock_req_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
 			u64 timeout_ns, bool try, u64 *token);
 int ordlock_req_release_keys(struct ordlock_owner *owner,

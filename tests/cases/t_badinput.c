@@ -104,8 +104,8 @@ static void test_acquire_fields(void)
 	ok(a.token != ~0ULL, "token was written");
 
 	acquire_init(&a);
-	a.flags = 1U << 1;
-	acquire_fails(&a, EINVAL, 1, "unknown flag bit 1");
+	a.flags = 1U << 2;
+	acquire_fails(&a, EINVAL, 1, "unknown flag bit 2");
 	acquire_init(&a);
 	a.flags = 1U << 31 | ORDLOCK_ACQUIRE_TRY;
 	acquire_fails(&a, EINVAL, 1, "unknown flag bit 31");
@@ -231,10 +231,16 @@ static void test_acquire_pointers(void)
 }
 
 /* struct sizes and bad argument pointers, for every ioctl */
+#ifndef offsetofend
+#define offsetofend(type, member) \
+	(offsetof(type, member) + sizeof(((type *)0)->member))
+#endif
+
 struct ioc {
 	const char *name;
 	unsigned long nr;
 	size_t size;
+	size_t min_size;	/* the first published size (0: @size) */
 	void (*fill)(void *arg);
 	void (*undo)(void);	/* after a success */
 	void (*prep)(void);	/* before each call */
@@ -304,6 +310,7 @@ static void fill_last_failure(void *arg)
 static const struct ioc iocs[] = {
 	{ .name = "ACQUIRE", .nr = ORDLOCK_IOC_ACQUIRE,
 	  .size = sizeof(struct ordlock_acquire),
+	  .min_size = offsetofend(struct ordlock_acquire, failure),
 	  .fill = fill_acquire, .undo = undo_acquire },
 	{ .name = "RELEASE", .nr = ORDLOCK_IOC_RELEASE,
 	  .size = sizeof(struct ordlock_release),
@@ -364,8 +371,15 @@ static void test_sizes_and_pointers(const struct ioc *c)
 	set_size(buf, 4);
 	ioc_call(c, buf, EINVAL, "size 4");
 	c->fill(buf);
-	set_size(buf, (uint32_t)c->size - 1);
-	ioc_call(c, buf, EINVAL, "size one byte short");
+	set_size(buf, (uint32_t)(c->min_size ? c->min_size : c->size) - 1);
+	ioc_call(c, buf, EINVAL, "size one byte short of the first published size");
+	if (c->min_size) {
+		if (c->prep)
+			c->prep();
+		c->fill(buf);
+		set_size(buf, (uint32_t)c->min_size);
+		ioc_call(c, buf, 0, "the first published size");
+	}
 
 	memset(buf, 0, (size_t)page);
 	c->fill(buf);

@@ -116,6 +116,7 @@ static void gt_run(struct gt_actor_shm *s, struct ordlock **ols)
 	case GT_OP_ACQUIRE:
 		r->ret = ordlock_acquire(ol, s->keys, s->nkeys, s->timeout_ms,
 					 s->flags, &r->token);
+		r->result_flags = ordlock_result_flags(ol);
 		break;
 	case GT_OP_CONVERT:
 		r->ret = ordlock_convert(ol, s->keys[0], s->timeout_ms,

@@ -52,6 +52,7 @@ enum gt_op {
  * @ncycle: after EDEADLK: ordlock_last_cycle()'s result
  * @cycle: the steps it copied
  * @nheld: keys the owner holds after the call (OWNER_INFO), or -errno
+ * @result_flags: after an acquire, ordlock_result_flags()
  */
 struct gt_result {
 	int ret;
@@ -62,6 +63,7 @@ struct gt_result {
 	int ncycle;
 	struct ordlock_cycle_step cycle[ORDLOCK_CYCLE_MAX];
 	long nheld;
+	unsigned int result_flags;
 };
 
 struct gt_actor_shm;

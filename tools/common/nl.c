@@ -571,6 +571,8 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = { .type = NLA_STRING },
 	[ORDLOCK_A_POTENTIAL_KIND] = { .type = NLA_U32 },
 	[ORDLOCK_A_ORDER_DROPPED] = { .type = NLA_U64 },
+	[ORDLOCK_A_RESULT_FLAGS] = { .type = NLA_U32 },
+	[ORDLOCK_A_STRICT] = { .type = NLA_U32 },
 };
 
 static struct nla_policy olc_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -791,6 +793,10 @@ int olc_nl_parse_outcome(struct nlattr **tb, uint8_t cmd, struct olc_nl_outcome 
 	}
 	if (tb[ORDLOCK_A_ERRNO])
 		o->error = nla_get_u32(tb[ORDLOCK_A_ERRNO]);
+	if (tb[ORDLOCK_A_RESULT_FLAGS]) {
+		o->have_result_flags = 1;
+		o->result_flags = nla_get_u32(tb[ORDLOCK_A_RESULT_FLAGS]);
+	}
 	if (tb[ORDLOCK_A_FAILURE]) {
 		o->have_failure = 1;
 		if (olc_nl_parse_failure(tb[ORDLOCK_A_FAILURE], &o->failure))
@@ -900,6 +906,10 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)
 	nla_strlcpy(d->name, tb[ORDLOCK_A_DOMAIN], sizeof(d->name));
 	d->policy = nla_get_u32(tb[ORDLOCK_A_POLICY]);
 	d->detect_delay_ms = nla_get_u32(tb[ORDLOCK_A_DETECT_DELAY_MS]);
+	if (tb[ORDLOCK_A_STRICT]) {
+		d->have_strict = 1;
+		d->strict = nla_get_u32(tb[ORDLOCK_A_STRICT]);
+	}
 	if (!tb[ORDLOCK_A_RANK_NAMES])
 		return 0;
 	d->have_names = 1;
@@ -952,6 +962,14 @@ int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
 		      long delay_ms, const struct olc_rank_names *names,
 		      struct olc_nl_domain *out)
 {
+	return olc_nl_domain_set_all(nl, domain, policy, delay_ms, -1, names, out);
+}
+
+int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
+			  long delay_ms, long strict,
+			  const struct olc_rank_names *names,
+			  struct olc_nl_domain *out)
+{
 	struct nl_msg *msg = olc_nl_domain_msg(nl, ORDLOCK_CMD_DOMAIN_SET, domain);
 	struct nlattr *tb[ORDLOCK_A_MAX + 1];
 	struct olc_nl_domain tmp;
@@ -965,7 +983,8 @@ int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
 		return -ENOMEM;
 	if ((policy >= 0 && nla_put_u32(msg, ORDLOCK_A_POLICY, (uint32_t)policy)) ||
 	    (delay_ms >= 0 &&
-	     nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, (uint32_t)delay_ms)))
+	     nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, (uint32_t)delay_ms)) ||
+	    (strict >= 0 && nla_put_u32(msg, ORDLOCK_A_STRICT, (uint32_t)strict)))
 		goto full;
 	if (names) {
 		nest = olc_nl_nest_start(msg, ORDLOCK_A_RANK_NAMES);

@@ -235,8 +235,12 @@ int olc_nl_parse_cycle(struct nlattr *nest, struct ordlock_cycle_step *steps,
  * @failure: its fields; @failure.held is all zero when F_HELD was absent
  * @ncycle: number of ORDLOCK_A_CYCLE steps (0 when absent)
  * @cycle: the steps, victim first
+ * @have_result_flags: ORDLOCK_A_RESULT_FLAGS was present
+ * @result_flags: its value, ORDLOCK_RESULT_* flags
  */
 struct olc_nl_outcome {
+	int have_result_flags;
+	uint32_t result_flags;
 	uint8_t cmd;
 	uint64_t cookie;
 	uint32_t status;
@@ -290,6 +294,8 @@ struct olc_nl_domain {
 	uint32_t detect_delay_ms;
 	int have_names;
 	struct olc_rank_names names;
+	int have_strict;
+	uint32_t strict;
 };
 
 int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d);
@@ -303,6 +309,11 @@ int olc_nl_domain_get(struct olc_nl *nl, const char *domain,
 int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
 		      long delay_ms, const struct olc_rank_names *names,
 		      struct olc_nl_domain *out);
+/* olc_nl_domain_set_all() - olc_nl_domain_set() and strict ranks (unless negative) */
+int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
+			  long delay_ms, long strict,
+			  const struct olc_rank_names *names,
+			  struct olc_nl_domain *out);
 
 /**
  * struct olc_nl_stats - the reply of GET_STATS

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Everything the public header declares is exported; the rest is hidden. */
@@ -22,6 +24,8 @@
 struct ordlock {
 	int fd;
 	struct ordlock_failure failure;
+	unsigned int result_flags;
+	uint64_t rng;
 };
 
 #define NS_PER_MS 1000000ULL
@@ -197,12 +201,19 @@ int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 	if (ioctl(ol->fd, ORDLOCK_IOC_ACQUIRE, &a) < 0) {
 		int err = errno;
 
+		ol->result_flags = a.result_flags;
 		record_failure(ol, &a.failure, err);
 		return fail(err);
 	}
+	ol->result_flags = a.result_flags;
 	if (token)
 		*token = a.token;
 	return 0;
+}
+
+unsigned int ordlock_result_flags(const struct ordlock *ol)
+{
+	return ol ? ol->result_flags : 0;
 }
 
 int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
@@ -303,6 +314,7 @@ static const char *const reason_names[] = {
 	[ORDLOCK_REASON_NOMEM]		= "nomem",
 	[ORDLOCK_REASON_CANCELLED]	= "cancelled",
 	[ORDLOCK_REASON_USER_LIMIT]	= "user-limit",
+	[ORDLOCK_REASON_STRICT]		= "strict",
 };
 
 const char *ordlock_reason_name(unsigned int reason)
@@ -385,6 +397,11 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 	case ORDLOCK_REASON_ORDER:
 		snprintf(buf, len,
 			 "order violation: requested %s sorts at or below held %s",
+			 key, held);
+		break;
+	case ORDLOCK_REASON_STRICT:
+		snprintf(buf, len,
+			 "strict ranks: requested %s is not of a rank above held %s",
 			 key, held);
 		break;
 	case ORDLOCK_REASON_TIMEOUT:
@@ -483,6 +500,7 @@ int ordlock_domain_config(struct ordlock *ol, const char *domain,
 	memset(cfg->name, 0, sizeof(cfg->name));
 	memcpy(cfg->name, domain, len);
 	cfg->__reserved = 0;
+	cfg->__reserved2 = 0;
 	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, cfg) < 0) {
 		int err = errno;
 
@@ -501,6 +519,16 @@ int ordlock_set_policy(struct ordlock *ol, const char *domain,
 	cfg.flags = ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_SET_DETECT_DELAY;
 	cfg.policy = policy;
 	cfg.detect_delay_ms = detect_delay_ms;
+	return ordlock_domain_config(ol, domain, &cfg);
+}
+
+int ordlock_set_strict(struct ordlock *ol, const char *domain, int strict)
+{
+	struct ordlock_domain_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_STRICT;
+	cfg.strict = strict ? 1 : 0;
 	return ordlock_domain_config(ol, domain, &cfg);
 }
 
@@ -622,4 +650,140 @@ char *ordlock_strcycle(const struct ordlock_cycle_step *steps, unsigned int n,
 		at += (size_t)w;
 	}
 	return buf;
+}
+
+/* --- retries ------------------------------------------------------------- */
+
+int ordlock_retryable(int err, const struct ordlock_failure *f)
+{
+	if (err < 0)
+		err = -err;
+	switch (err) {
+	case ETIMEDOUT:
+	case EAGAIN:
+	case EKEYEXPIRED:
+		return 1;
+	case EDEADLK:
+		/* a victim, never an order violation: that fails every time */
+		return f && (f->reason == ORDLOCK_REASON_DEADLOCK ||
+			     f->reason == ORDLOCK_REASON_UPGRADE);
+	default:
+		return 0;
+	}
+}
+
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+/* xorshift64*, seeded once per handle from getrandom() (else the clock) */
+static uint64_t next_random(struct ordlock *ol)
+{
+	uint64_t x = ol->rng;
+
+	if (!x) {
+		if (getrandom(&x, sizeof(x), GRND_NONBLOCK) != sizeof(x))
+			x = now_ms() ^ ((uint64_t)getpid() << 32) ^ (uintptr_t)ol;
+		x |= 1;
+	}
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	ol->rng = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+/* Sleep @ms milliseconds, whole (signals that interrupt it resume it) */
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = { .tv_sec = ms / 1000,
+			       .tv_nsec = (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * The backoff before attempt @attempt + 1 (@attempt >= 1): full jitter, a
+ * uniform draw from [0, min(cap, base * 2^(attempt - 1))].
+ */
+static unsigned int backoff_ms(struct ordlock *ol, const struct ordlock_retry *r,
+			       unsigned int attempt)
+{
+	uint64_t base = r->base_ms ? r->base_ms : ORDLOCK_RETRY_BASE_MS;
+	uint64_t cap = r->max_backoff_ms ? r->max_backoff_ms : ORDLOCK_RETRY_CAP_MS;
+	uint64_t ceil = base;
+
+	while (--attempt && ceil < cap)
+		ceil *= 2;
+	if (ceil > cap)
+		ceil = cap;
+	if (r->flags & ORDLOCK_RETRY_NO_JITTER)
+		return (unsigned int)ceil;
+	return (unsigned int)(next_random(ol) % (ceil + 1));
+}
+
+int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
+		  unsigned int n, struct ordlock_retry *r,
+		  ordlock_retry_fn fn, void *arg)
+{
+	static const struct ordlock_retry defaults;
+	unsigned int max = ORDLOCK_RETRY_ATTEMPTS, timeout, wait, attempt;
+	uint64_t deadline = 0, token = 0, t;
+	struct ordlock_failure saved;
+	int ret, rel;
+
+	if (!ol || !keys || !n || !fn)
+		return fail(EINVAL);
+	if (!r)
+		r = (struct ordlock_retry *)&defaults;
+	else
+		r->attempts = 0;
+	if (r->flags & ~ORDLOCK_RETRY_FLAGS ||
+	    r->acquire_flags & ~(ORDLOCK_ACQUIRE_TRY | ORDLOCK_ACQUIRE_REORDER))
+		return fail(EINVAL);
+	if (r->max_attempts)
+		max = r->max_attempts;
+	if (r->max_total_ms)
+		deadline = now_ms() + r->max_total_ms;
+	for (attempt = 1;; attempt++) {
+		if (r != &defaults)
+			r->attempts = attempt;
+		timeout = r->timeout_ms;
+		if (deadline) {
+			t = now_ms();
+			/* every attempt waits at most until the deadline */
+			if (t >= deadline)
+				t = deadline - 1;
+			if (!timeout || timeout > deadline - t)
+				timeout = (unsigned int)(deadline - t);
+		}
+		ret = ordlock_acquire(ol, keys, n, timeout, r->acquire_flags, &token);
+		if (!ret) {
+			ret = fn(ol, token, arg);
+			/* keep the callback's failure record over the release's */
+			saved = ol->failure;
+			rel = ordlock_release(ol, keys, n);
+			ol->failure = saved;
+			if (!ret && rel)
+				return rel;
+			if (ret > 0)
+				return ret;
+			if (!ret)
+				return 0;
+		}
+		if (!ordlock_retryable(ret, &ol->failure) || attempt >= max)
+			return fail(-ret);
+		wait = backoff_ms(ol, r, attempt);
+		if (deadline) {
+			t = now_ms();
+			if (t + wait >= deadline)
+				return fail(-ret);
+		}
+		sleep_ms(wait);
+	}
 }

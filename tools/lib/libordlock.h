@@ -75,6 +75,15 @@ int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
 		    uint64_t *token);
 
+/**
+ * ordlock_result_flags() - the ORDLOCK_RESULT_* flags of the owner's last
+ * ordlock_acquire(), successful or not: ORDLOCK_RESULT_RELEASED when an
+ * ORDLOCK_ACQUIRE_REORDER request let held keys go in between (on success
+ * they are held again, with the new token: read again what they protect;
+ * on failure they are no longer held, from ordlock_last_failure()->held up).
+ */
+unsigned int ordlock_result_flags(const struct ordlock *ol);
+
 /** ordlock_try_acquire() - ordlock_acquire() that never waits (EAGAIN). */
 int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 			unsigned int n, uint64_t *token);
@@ -168,6 +177,13 @@ int ordlock_reset_order(struct ordlock *ol, const char *domain);
 int ordlock_last_cycle(struct ordlock *ol, struct ordlock_cycle_step *steps,
 		       unsigned int max);
 
+/**
+ * ordlock_set_strict() - strict ranks in @domain (1) or not (0): a key
+ * whose rank is not above every held rank is refused (EDEADLK, reason
+ * "strict"). Needs CAP_SYS_ADMIN.
+ */
+int ordlock_set_strict(struct ordlock *ol, const char *domain, int strict);
+
 /** ordlock_policy_name() - "enforce", "detect", "timeout" or "unknown". */
 const char *ordlock_policy_name(unsigned int policy);
 
@@ -177,6 +193,80 @@ const char *ordlock_policy_name(unsigned int policy);
  */
 char *ordlock_strcycle(const struct ordlock_cycle_step *steps, unsigned int n,
 		       char *buf, size_t len);
+
+/* --- retries ------------------------------------------------------------- */
+
+/** ORDLOCK_RETRY_ATTEMPTS - attempts of ordlock_retry() when not given */
+#define ORDLOCK_RETRY_ATTEMPTS	8
+/** ORDLOCK_RETRY_BASE_MS - the first backoff ceiling when not given */
+#define ORDLOCK_RETRY_BASE_MS	10
+/** ORDLOCK_RETRY_CAP_MS - the largest backoff ceiling when not given */
+#define ORDLOCK_RETRY_CAP_MS	1000
+/** ORDLOCK_RETRY_NO_JITTER - sleep the whole ceiling (for tests only) */
+#define ORDLOCK_RETRY_NO_JITTER	(1U << 0)
+/** ORDLOCK_RETRY_FLAGS - every flag of &struct ordlock_retry */
+#define ORDLOCK_RETRY_FLAGS	ORDLOCK_RETRY_NO_JITTER
+
+/**
+ * struct ordlock_retry - how ordlock_retry() retries; zero fields take the
+ * defaults (a NULL policy: all of them)
+ * @max_attempts: attempts in all, the first included (ORDLOCK_RETRY_ATTEMPTS)
+ * @max_total_ms: the whole call, backoffs and waits included, ends by then
+ *	(0: no bound but the attempts); each attempt's wait is cut to fit
+ * @base_ms: the backoff ceiling after the first failure (ORDLOCK_RETRY_BASE_MS);
+ *	it doubles after each failure up to @max_backoff_ms
+ * @max_backoff_ms: the largest ceiling (ORDLOCK_RETRY_CAP_MS)
+ * @timeout_ms: the timeout of each acquire (0: the domain default)
+ * @acquire_flags: ORDLOCK_ACQUIRE_TRY and/or ORDLOCK_ACQUIRE_REORDER
+ * @flags: ORDLOCK_RETRY_NO_JITTER, or 0
+ * @attempts: out: the attempts made
+ */
+struct ordlock_retry {
+	unsigned int max_attempts;
+	unsigned int max_total_ms;
+	unsigned int base_ms;
+	unsigned int max_backoff_ms;
+	unsigned int timeout_ms;
+	unsigned int acquire_flags;
+	unsigned int flags;
+	unsigned int attempts;
+};
+
+/**
+ * ordlock_retry_fn - the work ordlock_retry() does under the keys, with
+ * the fencing token of the grant. Returns 0 (done), a positive value
+ * (done: ordlock_retry() returns it), or a negative errno: the attempt
+ * failed, and is retried when ordlock_retryable() says so (an ordlock call
+ * of the callback that failed left its record in ordlock_last_failure()).
+ */
+typedef int (*ordlock_retry_fn)(struct ordlock *ol, uint64_t token, void *arg);
+
+/**
+ * ordlock_retryable() - whether retrying can fix failure @err (a positive
+ * or negative errno) whose record is @f: a deadlock victim (EDEADLK of
+ * reason "deadlock" or "upgrade"), a timeout (ETIMEDOUT), a busy key
+ * (EAGAIN), a revoked lease (EKEYEXPIRED). Never an order violation or a
+ * strict-rank refusal (EDEADLK of reason "order" or "strict"), bad input,
+ * a limit, a signal.
+ */
+int ordlock_retryable(int err, const struct ordlock_failure *f);
+
+/**
+ * ordlock_retry() - run @fn under @n keys, retrying the whole attempt
+ * (acquire, @fn, release) on what retrying can fix, with exponential
+ * backoff and full jitter between attempts (a uniform draw from 0 to the
+ * ceiling, so that two owners that failed together do not come back
+ * together: no livelock), within @r's attempts and total time.
+ *
+ * The keys are released after each attempt, whatever @fn returned. Returns
+ * 0 or @fn's positive value on success; else the last failure's negative
+ * errno (errno set; ordlock_last_failure() holds its record), at once when
+ * it cannot be fixed by retrying, after the last attempt, or when the next
+ * backoff would end past @r->max_total_ms.
+ */
+int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
+		  unsigned int n, struct ordlock_retry *r,
+		  ordlock_retry_fn fn, void *arg);
 
 #ifdef __cplusplus
 }

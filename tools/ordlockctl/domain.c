@@ -16,9 +16,9 @@ static void olc_domain_text(const struct olc_nl_domain *d)
 {
 	unsigned int i;
 
-	printf("%sdomain %s%s: policy %s, detect_delay_ms %u\n", olc_c(OLC_BOLD),
+	printf("%sdomain %s%s: policy %s, detect_delay_ms %u%s\n", olc_c(OLC_BOLD),
 	       d->name, olc_c(OLC_RESET), olc_policy_str(d->policy),
-	       d->detect_delay_ms);
+	       d->detect_delay_ms, d->strict ? ", strict ranks" : "");
 	if (!d->have_names)
 		return;
 	printf("  rank names:");
@@ -37,6 +37,7 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
 	olc_json_str(j, "domain", d->name);
 	olc_json_str(j, "policy", olc_policy_str(d->policy));
 	olc_json_u64(j, "detect_delay_ms", d->detect_delay_ms);
+	olc_json_bool(j, "strict", d->strict);
 	if (d->have_names) {
 		olc_json_arr(j, "rank_names");
 		for (i = 0; i < d->names.n; i++) {
@@ -64,7 +65,7 @@ static int olc_nl_unusable(const struct olc_nl *nl, int err)
 /* The ioctl: read (@flags 0) or change the policy and delay */
 static int olc_domain_ioctl(const char *name, unsigned int flags,
 			    unsigned int policy, unsigned int delay,
-			    struct olc_nl_domain *out)
+			    unsigned int strict, struct olc_nl_domain *out)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *ol;
@@ -84,6 +85,7 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	cfg.flags = flags;
 	cfg.policy = policy;
 	cfg.detect_delay_ms = delay;
+	cfg.strict = strict;
 	ret = ordlock_domain_config(ol, name, &cfg);
 	ordlock_close(ol);
 	if (ret) {
@@ -95,6 +97,8 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	snprintf(out->name, sizeof(out->name), "%s", name);
 	out->policy = cfg.policy;
 	out->detect_delay_ms = cfg.detect_delay_ms;
+	out->have_strict = 1;
+	out->strict = cfg.strict;
 	return 0;
 }
 
@@ -120,7 +124,7 @@ static int olc_domain_get(const char *name, struct olc_nl_domain *out)
 	if (olc_opt.verbose)
 		olc_err("netlink cannot serve (%s); reading through the ioctl",
 			strerror(-ret));
-	return olc_domain_ioctl(name, 0, 0, 0, out);
+	return olc_domain_ioctl(name, 0, 0, 0, 0, out);
 }
 
 /* The names of the domains: from debugfs stats, else the owners and "default" */
@@ -234,6 +238,8 @@ struct olc_domain_set {
 	unsigned int detect_delay_ms;
 	int set_names;
 	struct olc_rank_names names;
+	int set_strict;
+	unsigned int strict;
 };
 
 static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
@@ -248,7 +254,7 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 
 	memset(&set, 0, sizeof(set));
 	if (argc < 1)
-		return olc_usage(cmd, "set what? policy, delay, rank or norank");
+		return olc_usage(cmd, "set what? policy, delay, strict, rank or norank");
 	for (i = 0; i < argc; i++) {
 		const char *word = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -280,16 +286,23 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 			i++;
 		} else if (!strcmp(word, "norank")) {
 			set.set_names = 1;
+		} else if (!strcmp(word, "strict")) {
+			if (!arg || (strcmp(arg, "on") && strcmp(arg, "off")))
+				return olc_usage(cmd, "strict needs on or off");
+			set.set_strict = 1;
+			set.strict = !strcmp(arg, "on");
+			i++;
 		} else {
-			return olc_usage(cmd, "\"%s\" is not policy, delay, timeout, rank or norank",
+			return olc_usage(cmd, "\"%s\" is not policy, delay, timeout, strict, rank or norank",
 					 word);
 		}
 	}
 	snprintf(what, sizeof(what), "domain %s", name);
 	nl = olc_netlink(1);
-	ret = nl ? olc_nl_domain_set(nl, name, set.set_policy ? (long)set.policy : -1,
-				     set.set_delay ? (long)set.detect_delay_ms : -1,
-				     set.set_names ? &set.names : NULL, &info) : -ENOENT;
+	ret = nl ? olc_nl_domain_set_all(nl, name, set.set_policy ? (long)set.policy : -1,
+					 set.set_delay ? (long)set.detect_delay_ms : -1,
+					 set.set_strict ? (long)set.strict : -1,
+					 set.set_names ? &set.names : NULL, &info) : -ENOENT;
 	if (ret && olc_nl_unusable(nl, ret)) {
 		if (olc_module_missing()) {
 			olc_err("%s: %s", what, olc_module_missing());
@@ -304,8 +317,9 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 			olc_err("netlink cannot serve (%s); using the ioctl", strerror(-ret));
 		ret = olc_domain_ioctl(name,
 				       (set.set_policy ? ORDLOCK_DOMAIN_SET_POLICY : 0) |
-				       (set.set_delay ? ORDLOCK_DOMAIN_SET_DETECT_DELAY : 0),
-				       set.policy, set.detect_delay_ms, &info);
+				       (set.set_delay ? ORDLOCK_DOMAIN_SET_DETECT_DELAY : 0) |
+				       (set.set_strict ? ORDLOCK_DOMAIN_SET_STRICT : 0),
+				       set.policy, set.detect_delay_ms, set.strict, &info);
 		if (ret)
 			return olc_exit_errno(ret);
 	} else if (ret) {

@@ -18,9 +18,21 @@ kernel in the order given: the kernel sorts, merges and grants them all or
 nothing.
 
 Failures raise a subclass of ``OrdlockError`` (an ``OSError`` with
-``errno``) carrying the kernel's failure record: ``OrderViolation``,
-``Timeout``, ``Busy``, ``Deadlock`` (with ``.cycle``, the steps of the
-cycle, victim first), ``Interrupted``, ``LimitReached``, ``NotHeld``.
+``errno``) carrying the kernel's failure record: ``OrderViolation``
+(``StrictRanks`` in a domain with strict ranks), ``Timeout``, ``Busy``,
+``Deadlock`` (with ``.cycle``, the steps of the cycle, victim first),
+``Interrupted``, ``LimitReached``, ``NotHeld``.
+
+Retrying the whole transaction on what retrying can fix (a deadlock
+victim, a timeout, a busy key, a revoked lease), with exponential backoff
+and full jitter, bounded in attempts and in time::
+
+    owner = ordlock.Owner()
+    for attempt in owner.attempts(("orders", 10), attempts=5, total=2.0):
+        with attempt:               # the keys are held in the block
+            ...                     # a retryable error here: next attempt
+
+or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``.
 
 The library is found through ``$ORDLOCK_LIB`` (a path), then next to this
 file in the source tree (``tools/lib/libordlock.so.1``), then where
@@ -38,7 +50,10 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import errno as _errno
+import functools
 import os
+import random
+import time
 from collections import namedtuple
 from typing import (Any, Dict, Iterator, List, Mapping, Optional, Sequence,
                     Tuple, Union)
@@ -47,8 +62,9 @@ __all__ = [
     "SHARED", "EXCLUSIVE", "ENFORCE", "DETECT", "TIMEOUT",
     "Key", "CycleStep", "Owner", "Held", "ranks",
     "shared", "exclusive", "key", "acquire", "try_acquire", "set_policy",
-    "domain_config",
-    "OrdlockError", "OrderViolation", "Timeout", "Busy", "Deadlock",
+    "domain_config", "set_strict", "retryable", "retrying", "Attempt",
+    "Attempts", "ACQUIRE_TRY", "ACQUIRE_REORDER", "RESULT_RELEASED",
+    "OrdlockError", "OrderViolation", "StrictRanks", "Timeout", "Busy", "Deadlock",
     "UpgradeDeadlock", "Interrupted", "LimitReached", "NotHeld",
     "PermissionDenied", "DeviceMissing", "RANK_MAX", "ID_MAX",
 ]
@@ -68,9 +84,13 @@ _MODES = {"shared": SHARED, "sh": SHARED, "s": SHARED,
 # enum ordlock_reason
 R_NONE, R_INVALID, R_ORDER, R_TIMEOUT, R_BUSY, R_SIGNAL, R_DEADLOCK, \
     R_UPGRADE, R_OWNER_LIMIT, R_RESOURCE_LIMIT, R_NOT_HELD, R_NOMEM, \
-    R_CANCELLED, R_USER_LIMIT = range(14)
+    R_CANCELLED, R_USER_LIMIT, R_STRICT = range(15)
 
 ACQUIRE_TRY = 1
+#: a late key that sorts below held ones: see Owner.acquire(reorder=True)
+ACQUIRE_REORDER = 2
+#: result flag: held keys were let go in between (read again what they guard)
+RESULT_RELEASED = 1
 #: the largest rank (32 bits) and id (64 bits) of a key
 RANK_MAX = 2**32 - 1
 ID_MAX = 2**64 - 1
@@ -130,7 +150,8 @@ class _DomainConfig(ctypes.Structure):
                 ("name", ctypes.c_char * DOMAIN_NAME_MAX),
                 ("policy", ctypes.c_uint32),
                 ("detect_delay_ms", ctypes.c_uint32),
-                ("nowners", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+                ("nowners", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
+                ("strict", ctypes.c_uint32), ("reserved2", ctypes.c_uint32)]
 
 
 class _OrderEdge(ctypes.Structure):
@@ -219,6 +240,8 @@ _sigs = {
     "ordlock_domain_config": (ctypes.c_int, [_P, ctypes.c_char_p,
                                              ctypes.POINTER(_DomainConfig)]),
     "ordlock_set_policy": (ctypes.c_int, [_P, ctypes.c_char_p, _u, _u]),
+    "ordlock_set_strict": (ctypes.c_int, [_P, ctypes.c_char_p, ctypes.c_int]),
+    "ordlock_result_flags": (_u, [_P]),
     "ordlock_last_cycle": (ctypes.c_int, [_P, ctypes.POINTER(_CycleStep), _u]),
     "ordlock_policy_name": (ctypes.c_char_p, [_u]),
     "ordlock_strcycle": (ctypes.c_char_p, [ctypes.POINTER(_CycleStep), _u,
@@ -408,11 +431,14 @@ class OrdlockError(OSError):
     """A failed ordlock call. Attributes: errno, reason (number),
     reason_name, key and held (Key or None), pid (the other owner, or 0),
     index (of the request's key), holder_mode, cycle_len, cycle (list of
-    CycleStep, empty unless a deadlock)."""
+    CycleStep, empty unless a deadlock), let_go (an acquire with
+    reorder=True let held keys go before it failed: they are no longer
+    held, from .held up)."""
 
     def __init__(self, err: int, message: str, failure: Optional[_Failure] = None,
                  cycle: Optional[Sequence[CycleStep]] = None) -> None:
         super().__init__(err, message)
+        self.let_go = False
         f = failure
         self.reason = f.reason if f else R_NONE
         self.reason_name = reason_name(self.reason)
@@ -430,6 +456,11 @@ class OrdlockError(OSError):
 
 class OrderViolation(OrdlockError):
     """EDEADLK, reason "order": .key sorts at or below the held .held."""
+
+
+class StrictRanks(OrderViolation):
+    """EDEADLK, reason "strict": in a domain with strict ranks, .key is not
+    of a rank above the held .held (although it may sort above it)."""
 
 
 class Timeout(OrdlockError, TimeoutError):
@@ -480,7 +511,8 @@ _ERRNO_CLASSES = {
 
 
 _CLASSES = {
-    R_ORDER: OrderViolation, R_TIMEOUT: Timeout, R_BUSY: Busy,
+    R_ORDER: OrderViolation, R_STRICT: StrictRanks, R_TIMEOUT: Timeout,
+    R_BUSY: Busy,
     R_DEADLOCK: Deadlock, R_UPGRADE: UpgradeDeadlock, R_SIGNAL: Interrupted,
     R_OWNER_LIMIT: LimitReached, R_RESOURCE_LIMIT: LimitReached,
     R_USER_LIMIT: LimitReached,
@@ -576,23 +608,52 @@ class Owner:
         return exc
 
     def acquire(self, *keys: KeySpec, timeout: Optional[float] = None,
-                mode: Mode = EXCLUSIVE, nowait: bool = False) -> "Held":
+                mode: Mode = EXCLUSIVE, nowait: bool = False,
+                reorder: bool = False) -> "Held":
         """Take the keys all or nothing; returns a Held (a context manager
         that releases them). timeout: seconds (None: the domain default;
-        0 or nowait=True: do not wait). The kernel sorts the keys."""
+        0 or nowait=True: do not wait). The kernel sorts the keys.
+
+        reorder=True (ORDLOCK_ACQUIRE_REORDER): keys that sort below held
+        ones are not an OrderViolation. They are tried at once; if one
+        would have to wait, the kernel lets go of the held keys above and
+        takes them all again in order. Held.reacquired then says so: read
+        again what those keys guard. If such a request fails, the
+        exception's .let_go says the keys from .held up are gone."""
         ks = self._keys(keys, mode)
         if not ks:
             raise ValueError("ordlock: no keys")
         ms, flags = _timeout_ms(timeout)
         if nowait:
             flags |= ACQUIRE_TRY
+        if reorder:
+            flags |= ACQUIRE_REORDER
         arr = (_Key * len(ks))(*[k._c() for k in ks])
         token = ctypes.c_uint64(0)
         ret = _lib.ordlock_acquire(self._handle(), arr, len(ks), ms, flags,
                                    ctypes.byref(token))
+        rflags = _lib.ordlock_result_flags(self._handle())
         if ret < 0:
-            raise self._error(ret, "acquire")
-        return Held(self, ks, token.value)
+            exc = self._error(ret, "acquire")
+            exc.let_go = bool(rflags & RESULT_RELEASED)
+            raise exc
+        held = Held(self, ks, token.value)
+        held.reacquired = bool(rflags & RESULT_RELEASED)
+        return held
+
+    def attempts(self, *keys, attempts=8, total=None, base=0.01, cap=1.0,
+                 timeout=None, mode=EXCLUSIVE, nowait=False, reorder=False):
+        """An iterator of attempts (Attempts): each one holds the keys;
+        ``with attempt:`` runs the transaction and releases them. A
+        retryable failure (of the acquire, or raised in the block) leads to
+        the next attempt after a backoff drawn uniformly from 0 to
+        min(cap, base * 2**(n - 1)) seconds (full jitter); anything else
+        propagates. After `attempts` attempts, or when the next backoff
+        would end past `total` seconds, the last failure is raised.
+        `timeout` is each acquire's (cut to what is left of `total`)."""
+        return Attempts(self, keys, attempts=attempts, total=total,
+                        base=base, cap=cap, timeout=timeout, mode=mode,
+                        nowait=nowait, reorder=reorder)
 
     def try_acquire(self, *keys: KeySpec, mode: Mode = EXCLUSIVE) -> "Held":
         """acquire() that never waits (Busy)."""
@@ -688,6 +749,8 @@ class Held:
         self.token = token
         self._own = own_owner
         self.released = False
+        #: held keys were let go and taken again (reorder=True)
+        self.reacquired = False
 
     def convert(self, k: KeySpec, mode: Mode, timeout: Optional[float] = None,
                 nowait: bool = False) -> int:
@@ -744,7 +807,8 @@ def try_acquire(*keys: KeySpec, **kw: Any) -> Held:
 
 
 def domain_config(domain: str) -> Dict[str, Any]:
-    """The settings of a domain: a dict policy, detect_delay_ms, nowners."""
+    """The settings of a domain: a dict policy, detect_delay_ms, nowners,
+    strict."""
     with Owner() as o:
         cfg = _DomainConfig(size=ctypes.sizeof(_DomainConfig))
         ret = _lib.ordlock_domain_config(o._handle(), domain.encode(),
@@ -753,7 +817,18 @@ def domain_config(domain: str) -> Dict[str, Any]:
             raise _plain_error(-ret, "domain_config(%s)" % domain)
         return {"policy": policy_name(cfg.policy),
                 "detect_delay_ms": cfg.detect_delay_ms,
-                "nowners": cfg.nowners}
+                "nowners": cfg.nowners, "strict": bool(cfg.strict)}
+
+
+def set_strict(domain, strict=True):
+    """Strict ranks in a domain (seed 000's lock levels): a key whose rank
+    is not above every held rank is refused (StrictRanks). Needs
+    CAP_SYS_ADMIN."""
+    with Owner() as o:
+        ret = _lib.ordlock_set_strict(o._handle(), domain.encode(),
+                                      1 if strict else 0)
+        if ret < 0:
+            raise _plain_error(-ret, "set_strict(%s)" % domain)
 
 
 def set_policy(domain: str, policy: Union[int, str],
@@ -832,3 +907,122 @@ def reset_order(domain):
                                          ctypes.byref(cfg))
         if ret < 0:
             raise _plain_error(-ret, "reset_order(%s)" % domain)
+# --- retries -----------------------------------------------------------------
+_RETRY_ERRNOS = (_errno.ETIMEDOUT, _errno.EAGAIN, _errno.EKEYEXPIRED)
+_rng = random.Random()
+
+
+def retryable(exc):
+    """Whether retrying can fix exc: a deadlock victim (Deadlock, and
+    UpgradeDeadlock), a Timeout, a Busy key, a revoked lease (EKEYEXPIRED).
+    Never an OrderViolation (StrictRanks included), bad input, a limit."""
+    if not isinstance(exc, OSError):
+        return False
+    if exc.errno in _RETRY_ERRNOS:
+        return True
+    return (exc.errno == _errno.EDEADLK and isinstance(exc, OrdlockError)
+            and exc.reason in (R_DEADLOCK, R_UPGRADE))
+
+
+class Attempt:
+    """One attempt of Attempts: .number (from 1), .held (the Held) and
+    .token. ``with attempt:`` releases the keys at the end of the block
+    and swallows a retryable failure (kept in .error) so that the loop
+    goes on; any other exception propagates."""
+
+    def __init__(self, number, held):
+        self.number = number
+        self.held = held
+        self.token = held.token
+        self.error = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, cls, exc, tb):
+        try:
+            self.held.release()
+        except OrdlockError:
+            if exc is None:
+                raise
+        if exc is not None and retryable(exc):
+            self.error = exc
+            return True
+        return False
+
+
+class Attempts:
+    """The iterator of Owner.attempts(); .attempts is the number made."""
+
+    def __init__(self, owner, keys, attempts=8, total=None, base=0.01,
+                 cap=1.0, timeout=None, mode=EXCLUSIVE, nowait=False,
+                 reorder=False):
+        if attempts < 1 or base < 0 or cap < 0:
+            raise ValueError("ordlock: attempts >= 1, base and cap >= 0")
+        self.owner = owner
+        self.keys = keys
+        self.max = attempts
+        self.total = total
+        self.base = base
+        self.cap = cap
+        self.timeout = timeout
+        self.mode = mode
+        self.nowait = nowait
+        self.reorder = reorder
+        self.attempts = 0
+
+    def backoff(self, number):
+        """The sleep after failed attempt `number`: full jitter."""
+        return _rng.uniform(0, min(self.cap, self.base * 2 ** (number - 1)))
+
+    def __iter__(self):
+        deadline = time.monotonic() + self.total if self.total else None
+        for number in range(1, self.max + 1):
+            self.attempts = number
+            timeout = self.timeout
+            if deadline is not None and not self.nowait:
+                left = max(deadline - time.monotonic(), 0.001)
+                timeout = left if timeout is None else min(timeout, left)
+            try:
+                held = self.owner.acquire(*self.keys, timeout=timeout,
+                                          mode=self.mode, nowait=self.nowait,
+                                          reorder=self.reorder)
+            except OrdlockError as e:
+                if not retryable(e):
+                    raise
+                last = e
+            else:
+                attempt = Attempt(number, held)
+                try:
+                    yield attempt
+                finally:
+                    held.release()
+                if attempt.error is None:
+                    return
+                last = attempt.error
+            if number == self.max:
+                raise last
+            pause = self.backoff(number)
+            if deadline is not None and time.monotonic() + pause >= deadline:
+                raise last
+            time.sleep(pause)
+
+
+def retrying(*keys, owner=None, domain=None, **kw):
+    """A decorator: run the function under the keys, retrying as
+    Owner.attempts(*keys, **kw) does. The function gets the Held as its
+    first argument. Without owner=, each call opens an Owner in domain."""
+    def deco(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            o = owner if owner is not None else Owner(domain)
+            try:
+                for attempt in o.attempts(*keys, **kw):
+                    with attempt:
+                        result = fn(attempt.held, *args, **kwargs)
+                return result
+            finally:
+                if owner is None:
+                    o.close()
+        return wrapper
+    return deco

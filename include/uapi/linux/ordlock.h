@@ -85,6 +85,8 @@
  *            characters than [A-Za-z0-9._-] or without its NUL
  *            (%ORDLOCK_IOC_SET_LABEL); an @edge_size too small
  *            (%ORDLOCK_IOC_GET_ORDER)
+ *            %ORDLOCK_ACQUIRE_REORDER given to %ORDLOCK_IOC_CONVERT; a
+ *            @strict other than 0 or 1
  * E2BIG      more keys than max_keys_per_request (a release may name as
  *            many as the larger of max_keys_per_request and
  *            max_keys_per_owner); or @size larger than the
@@ -98,7 +100,10 @@
  *            %ORDLOCK_IOC_SET_DOMAIN or %ORDLOCK_IOC_DOMAIN_CONFIG acted)
  * ENOTTY     unknown ioctl
  * EDEADLK    order violation (%ORDLOCK_REASON_ORDER): a requested key sorts at
- *            or below a held key; or a deadlock was detected and this request
+ *            or below a held key (without %ORDLOCK_ACQUIRE_REORDER), or
+ *            is held already; in a domain with strict ranks, a requested
+ *            key's rank is not above every held rank
+ *            (%ORDLOCK_REASON_STRICT); or a deadlock was detected and this request
  *            was chosen as the victim (%ORDLOCK_REASON_DEADLOCK, in any
  *            policy but "timeout": in "enforce" through upgrades or one
  *            thread's several owners; %ORDLOCK_REASON_UPGRADE). A thread
@@ -124,7 +129,9 @@
  *            request queues again. The kernel writes the time that was
  *            left into @timeout_ns (as select(2) does): the same thread
  *            issuing the same call again with that value also continues
- *            the wait to its first deadline
+ *            the wait to its first deadline. A %ORDLOCK_ACQUIRE_REORDER
+ *            request that let held keys go is never restarted: it fails
+ *            with EINTR and %ORDLOCK_RESULT_RELEASED
  * ENOSPC     the owner would hold more than max_keys_per_owner keys
  *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
  *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);
@@ -231,6 +238,10 @@ struct ordlock_key {
  *	(@key is the key it would have waited for, @pid a holder), or the
  *	user would have more than max_domains_per_user domains
  *	(%ORDLOCK_IOC_SET_DOMAIN; @index is ~0U, no key) (EDQUOT)
+ * @ORDLOCK_REASON_STRICT: strict ranks (&struct ordlock_domain_config
+ *	@strict): the rank of @key is not above the rank of the held key
+ *	@held, although @key may sort above it (a higher id of the same
+ *	rank) (EDEADLK)
  */
 enum ordlock_reason {
 	ORDLOCK_REASON_NONE = 0,
@@ -247,6 +258,7 @@ enum ordlock_reason {
 	ORDLOCK_REASON_NOMEM,
 	ORDLOCK_REASON_CANCELLED,
 	ORDLOCK_REASON_USER_LIMIT,
+	ORDLOCK_REASON_STRICT,
 };
 
 /**
@@ -258,7 +270,10 @@ enum ordlock_reason {
  * @index: position of @key in the caller's array, before sorting; ~0U when
  *	the failure concerns no single key of the array
  * @key: the requested key concerned; its @mode is the mode requested
- * @held: the held key in conflict (ORDER), with the mode it is held in
+ * @held: the held key in conflict (ORDER, STRICT), with the mode it is
+ *	held in; after a %ORDLOCK_ACQUIRE_REORDER request that let held keys
+ *	go and then failed (%ORDLOCK_RESULT_RELEASED), the lowest of the
+ *	keys let go, in the mode it was held in
  * @holder_mode: the mode in which @pid holds @key (TIMEOUT, BUSY)
  * @cycle_len: number of steps of the detected cycle (DEADLOCK); read them
  *	with %ORDLOCK_IOC_LAST_FAILURE
@@ -277,13 +292,27 @@ struct ordlock_failure {
 /* Flags of struct ordlock_acquire */
 /** ORDLOCK_ACQUIRE_TRY - never wait: fail with EAGAIN if a key is not free */
 #define ORDLOCK_ACQUIRE_TRY		(1U << 0)
+/**
+ * ORDLOCK_ACQUIRE_REORDER - a late key that sorts below held keys: take it
+ * without breaking the order (see &struct ordlock_acquire)
+ */
+#define ORDLOCK_ACQUIRE_REORDER		(1U << 1)
 /** ORDLOCK_ACQUIRE_FLAGS - every flag of &struct ordlock_acquire */
-#define ORDLOCK_ACQUIRE_FLAGS		ORDLOCK_ACQUIRE_TRY
+#define ORDLOCK_ACQUIRE_FLAGS		(ORDLOCK_ACQUIRE_TRY | \
+					 ORDLOCK_ACQUIRE_REORDER)
+
+/* Flags of &struct ordlock_acquire @result_flags */
+/**
+ * ORDLOCK_RESULT_RELEASED - the request let held keys go in between: on
+ * success they are held again (with the new token) and what was read under
+ * them must be read again; on failure they are no longer held
+ */
+#define ORDLOCK_RESULT_RELEASED		(1U << 0)
 
 /**
  * struct ordlock_acquire - argument of %ORDLOCK_IOC_ACQUIRE
  * @size: sizeof(struct ordlock_acquire)
- * @flags: %ORDLOCK_ACQUIRE_TRY, or 0
+ * @flags: %ORDLOCK_ACQUIRE_TRY, %ORDLOCK_ACQUIRE_REORDER, or 0
  * @nkeys: number of keys in @keys; 1 to max_keys_per_request
  * @__reserved: must be zero
  * @keys: user pointer to an array of @nkeys &struct ordlock_key
@@ -291,6 +320,46 @@ struct ordlock_failure {
  *	0 means the domain default; values above the maximum are capped
  * @token: out: the fencing token of the grant
  * @failure: out: the reason and culprit when the ioctl fails
+ * @result_flags: out: %ORDLOCK_RESULT_RELEASED, or 0 (written on success
+ *	and on failure)
+ * @__reserved2: must be zero
+ *
+ * %ORDLOCK_ACQUIRE_REORDER (source 004's "a lock discovered late that
+ * sorts before what is held: roll back and re-acquire in order"). In a
+ * %ORDLOCK_POLICY_ENFORCE domain, a request whose keys do not all sort
+ * above the held keys (in a domain with strict ranks: whose ranks are not
+ * all above the held ranks) is not refused: the keys that break the order
+ * are tried at once, in order, as with %ORDLOCK_ACQUIRE_TRY (a try never
+ * waits, so it cannot close a cycle); the others may wait as usual. When
+ * they are all free the request is granted in place: the held keys stay
+ * held with their tokens and @result_flags is 0. When one of them would
+ * have to wait, the kernel gives back what the try took, lets go of every
+ * held key that the lowest requested key may not follow (those that sort
+ * above it; with strict ranks, those of its rank and above), and takes the
+ * union of those and the requested keys in order, waiting as any request
+ * does, with the request's timeout: the owner never waits while holding a
+ * key above one it waits for. @result_flags then says
+ * %ORDLOCK_RESULT_RELEASED: on success every key of the union is held with
+ * the new @token, and what was read under the keys let go must be read
+ * again (another owner may have changed it in between).
+ *
+ * A request that fails before letting anything go changed nothing. One
+ * that fails after (ETIMEDOUT, EDEADLK as a deadlock victim, EINTR,
+ * ECANCELED for netlink) cannot give back what it let go, which other
+ * owners may hold by now: it releases what it took, the owner keeps only
+ * the held keys below the ones it let go, @result_flags says
+ * %ORDLOCK_RESULT_RELEASED, and the failure record's @held names the lowest
+ * key let go (all the owner held from that key up is gone). Such a wait is
+ * not restarted after a signal (a stop, an %SA_RESTART handler): the call
+ * fails with EINTR so that the caller learns of the loss. A grant whose
+ * argument cannot be written back (EFAULT) is undone whole: the keys let
+ * go are released too.
+ *
+ * A request may not ask for a key its owner holds (EDEADLK, reason
+ * %ORDLOCK_REASON_ORDER, @held names it). With %ORDLOCK_ACQUIRE_TRY the
+ * whole request is a try: the flag then only allows the order, nothing is
+ * ever let go. In the other policies any order is allowed and the flag
+ * changes nothing.
  */
 struct ordlock_acquire {
 	__u32 size;
@@ -301,6 +370,8 @@ struct ordlock_acquire {
 	__aligned_u64 timeout_ns;
 	__aligned_u64 token;
 	struct ordlock_failure failure;
+	__u32 result_flags;
+	__u32 __reserved2;
 };
 
 /* Flags of struct ordlock_release */
@@ -500,6 +571,8 @@ struct ordlock_convert {
 #define ORDLOCK_DOMAIN_SET_POLICY	(1U << 0)
 /** ORDLOCK_DOMAIN_SET_DETECT_DELAY - set @detect_delay_ms */
 #define ORDLOCK_DOMAIN_SET_DETECT_DELAY	(1U << 1)
+/** ORDLOCK_DOMAIN_SET_STRICT - set @strict */
+#define ORDLOCK_DOMAIN_SET_STRICT	(1U << 3)
 /**
  * ORDLOCK_DOMAIN_RESET_ORDER - forget the lock order learned in the domain
  * (its edges, potential deadlocks and dropped count; see
@@ -509,6 +582,7 @@ struct ordlock_convert {
 /** ORDLOCK_DOMAIN_FLAGS - every flag of &struct ordlock_domain_config */
 #define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
 					 ORDLOCK_DOMAIN_SET_DETECT_DELAY | \
+					 ORDLOCK_DOMAIN_SET_STRICT | \
 					 ORDLOCK_DOMAIN_RESET_ORDER)
 
 /**
@@ -525,6 +599,19 @@ struct ordlock_convert {
  *	deadlock_timeout); 0 looks at once
  * @nowners: out: owners in the domain
  * @__reserved: must be zero
+ * @strict: in/out: 1 for strict ranks, 0 (the default) for the plain order
+ *	rule; other values are refused (EINVAL)
+ * @__reserved2: must be zero
+ *
+ * Strict ranks (source 000's lock hierarchy with levels): in a
+ * %ORDLOCK_POLICY_ENFORCE domain with @strict 1, an owner that holds keys
+ * may only acquire keys whose rank is above the rank of every key it holds;
+ * a request with a key of a held rank, even one of a higher id, fails with
+ * EDEADLK and reason %ORDLOCK_REASON_STRICT, naming the held key. One
+ * request may still take several keys of one rank together (they are
+ * sorted and taken in order). The setting is read when a request starts:
+ * keys held before it changed stay held. In the other policies it has no
+ * effect.
  */
 struct ordlock_domain_config {
 	__u32 size;
@@ -534,6 +621,8 @@ struct ordlock_domain_config {
 	__u32 detect_delay_ms;
 	__u32 nowners;
 	__u32 __reserved;
+	__u32 strict;
+	__u32 __reserved2;
 };
 
 /** ORDLOCK_LABEL_MAX - size of an owner's label, NUL included */
@@ -786,15 +875,19 @@ struct ordlock_order_get {
  *
  * %ORDLOCK_CMD_ACQUIRE
  *   [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS, [%ORDLOCK_A_TIMEOUT_NS],
- *   [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY], [%ORDLOCK_A_COOKIE]. The
- *   same rules as %ORDLOCK_IOC_ACQUIRE, through the same code. The reply
- *   (same command) carries %ORDLOCK_A_COOKIE and %ORDLOCK_A_STATUS:
- *   %ORDLOCK_STATUS_GRANTED with %ORDLOCK_A_TOKEN, %ORDLOCK_STATUS_REFUSED
- *   with %ORDLOCK_A_ERRNO and %ORDLOCK_A_FAILURE, or
- *   %ORDLOCK_STATUS_QUEUED. A queued request ends later with exactly one
+ *   [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY, %ORDLOCK_ACQUIRE_REORDER],
+ *   [%ORDLOCK_A_COOKIE]. The same rules as %ORDLOCK_IOC_ACQUIRE, through
+ *   the same code. The reply (same command) carries %ORDLOCK_A_COOKIE and
+ *   %ORDLOCK_A_STATUS: %ORDLOCK_STATUS_GRANTED with %ORDLOCK_A_TOKEN,
+ *   %ORDLOCK_STATUS_REFUSED with %ORDLOCK_A_ERRNO and %ORDLOCK_A_FAILURE,
+ *   or %ORDLOCK_STATUS_QUEUED. A queued request ends later with exactly one
  *   %ORDLOCK_CMD_RESULT message to the requesting port: GRANTED (token),
  *   TIMEOUT or DEADLOCK (failure, and for DEADLOCK %ORDLOCK_A_CYCLE), or
- *   CANCELLED. Malformed requests fail with a netlink error and an extack
+ *   CANCELLED. Every reply and RESULT of an ACQUIRE carries
+ *   %ORDLOCK_A_RESULT_FLAGS (as &struct ordlock_acquire @result_flags; a
+ *   %ORDLOCK_ACQUIRE_REORDER request that let held keys go is QUEUED while
+ *   it waits for the union, and says %ORDLOCK_RESULT_RELEASED from that
+ *   reply on). Malformed requests fail with a netlink error and an extack
  *   message naming the attribute; nothing changes.
  *
  *   %ORDLOCK_A_DOMAIN moves the socket's owner to that domain, which it
@@ -863,10 +956,11 @@ struct ordlock_order_get {
  *   of &enum ordlock_stats_attr.
  * %ORDLOCK_CMD_DOMAIN_GET
  *   Do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
- *   %ORDLOCK_A_RANK_NAMES.
+ *   %ORDLOCK_A_STRICT, %ORDLOCK_A_RANK_NAMES.
  * %ORDLOCK_CMD_DOMAIN_SET
  *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
- *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_RANK_NAMES
+ *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_STRICT (0 or
+ *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_RANK_NAMES
  *   (replaces the names). A domain it creates counts against the sender's
  *   user (its effective uid; EDQUOT past max_domains_per_user, unless the
  *   sender has CAP_SYS_RESOURCE) until the module is unloaded. The reply is
@@ -1023,6 +1117,9 @@ enum ordlock_cmd {
  *	ordlock_set_label)
  * @ORDLOCK_A_POTENTIAL_KIND: u32, &enum ordlock_potential_kind
  * @ORDLOCK_A_ORDER_DROPPED: u64, as &struct ordlock_order_get.dropped
+ * @ORDLOCK_A_RESULT_FLAGS: u32, as &struct ordlock_acquire.result_flags
+ * @ORDLOCK_A_STRICT: u32, 0 or 1: strict ranks (see &struct
+ *	ordlock_domain_config)
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -1048,6 +1145,8 @@ enum ordlock_attr {
 	ORDLOCK_A_LABEL,
 	ORDLOCK_A_POTENTIAL_KIND,
 	ORDLOCK_A_ORDER_DROPPED,
+	ORDLOCK_A_RESULT_FLAGS,
+	ORDLOCK_A_STRICT,
 	__ORDLOCK_A_MAX,
 };
 

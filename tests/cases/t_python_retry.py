@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+#
+# t_python_retry: issue 16 from Python: strict ranks (StrictRanks), the
+# late key that sorts earlier (acquire(reorder=True): in place, let go and
+# taken again, timed out after letting go), and retries (Owner.attempts(),
+# @ordlock.retrying): full jitter, what is not retried, the caps, and seed
+# 003's two warehouses with try-locks put in lockstep by a barrier.
+# TAP on stdout. Standard library only.
+import errno
+import multiprocessing
+import os
+import sys
+import threading
+import time
+import traceback
+
+here = os.path.dirname(os.path.abspath(__file__))
+repo = os.environ.get("ORDLOCK_REPO") or os.path.normpath(
+    os.path.join(here, "..", "..", ".."))
+sys.path.insert(0, os.path.join(repo, "tools", "python"))
+os.environ.setdefault("ORDLOCK_LIB",
+                      os.path.join(repo, "tools", "lib", "libordlock.so.1"))
+
+n = 0
+failed = 0
+
+
+def ok(cond, what, diag=None):
+    global n, failed
+    n += 1
+    if cond:
+        print("ok %d - %s" % (n, what))
+    else:
+        failed += 1
+        print("not ok %d - %s" % (n, what))
+        if diag:
+            for line in str(diag).splitlines():
+                print("# " + line)
+    sys.stdout.flush()
+    return cond
+
+
+def expect_raises(cls, fn, what):
+    try:
+        fn()
+    except cls as e:
+        ok(True, what)
+        return e
+    except Exception as e:  # noqa: BLE001
+        ok(False, what, "raised %r" % (e,))
+        return None
+    ok(False, what, "raised nothing")
+    return None
+
+
+try:
+    import ordlock
+except Exception:  # noqa: BLE001
+    ok(False, "import ordlock", traceback.format_exc())
+    print("1..%d" % n)
+    sys.exit(1)
+
+ordlock.ranks.update(orders=1, inventories=2)
+PID = os.getpid()
+
+
+def holder_child(domain, *keys):
+    """A child process holds keys until the returned pipe is closed."""
+    ready_r, ready_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(stop_w)
+        with ordlock.acquire(*keys, domain=domain, timeout=5):
+            os.write(ready_w, b"r")
+            os.read(stop_r, 1)
+        os._exit(0)
+    os.close(stop_r)
+    os.read(ready_r, 1)
+    return pid, stop_w
+
+
+def stop_child(child):
+    pid, stop = child
+    os.close(stop)
+    os.waitpid(pid, 0)
+
+
+def wait_free(domain, k, what):
+    """Poll until another owner can take k (a condition, not a sleep)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            ordlock.try_acquire(k, domain=domain).release()
+            return ok(True, what)
+        except ordlock.Busy:
+            time.sleep(0.005)
+    return ok(False, what, "still busy after 20 s")
+
+
+# --- strict ranks --------------------------------------------------------------
+STRICT = "py-strict-%d" % PID
+ordlock.set_strict(STRICT)
+ok(ordlock.domain_config(STRICT)["strict"] is True, "set_strict: domain_config says strict")
+with ordlock.Owner(STRICT) as o:
+    o.acquire(("inventories", 30))
+    e = expect_raises(ordlock.StrictRanks, lambda: o.acquire(("inventories", 40)),
+                      "strict: a higher id of a held rank raises StrictRanks")
+    if e:
+        ok(isinstance(e, ordlock.OrderViolation) and e.errno == errno.EDEADLK
+           and e.reason_name == "strict" and e.held == ordlock.exclusive(2, 30)
+           and e.key == ordlock.exclusive(2, 40),
+           "StrictRanks: an OrderViolation, EDEADLK, reason strict, names both keys",
+           "%r %s %s %s" % (e, e.reason_name, e.key, e.held))
+        ok(not ordlock.retryable(e), "StrictRanks is not retryable")
+    ok(o.info()["nheld"] == 1, "strict: nothing taken")
+ordlock.set_strict(STRICT, False)
+ok(ordlock.domain_config(STRICT)["strict"] is False, "set_strict(False)")
+
+# --- reorder -------------------------------------------------------------------
+SHOP = "py-reorder-%d" % PID
+anchor = ordlock.Owner(SHOP)
+with ordlock.Owner(SHOP) as w:
+    inv = w.acquire(("inventories", 30))
+    expect_raises(ordlock.OrderViolation, lambda: w.acquire(("orders", 10)),
+                  "reorder: without it, order 10 after inventory 30 is refused")
+    h = w.acquire(("orders", 10), reorder=True)
+    ok(not h.reacquired and h.token > inv.token and w.info()["nheld"] == 2,
+       "reorder: order 10 free: granted in place, nothing let go")
+    h.release()
+
+    child = holder_child(SHOP, ("orders", 10))
+    box = {}
+
+    def webhook():
+        try:
+            box["held"] = w.acquire(("orders", 10), reorder=True, timeout=30)
+        except Exception as ex:  # noqa: BLE001
+            box["error"] = ex
+    t = threading.Thread(target=webhook)
+    t.start()
+    # it let inventory 30 go (and waits for order 10): another owner can take it
+    wait_free(SHOP, ("inventories", 30), "reorder: inventory 30 is let go while it waits")
+    stop_child(child)
+    t.join(40)
+    h = box.get("held")
+    ok(h is not None and h.reacquired and h.token > inv.token
+       and w.info()["nheld"] == 2,
+       "reorder: granted after the wait, reacquired, new token, both held",
+       repr(box))
+    w.release()
+
+    child = holder_child(SHOP, ("orders", 10))
+    w.acquire(("inventories", 30))
+    e = expect_raises(ordlock.Timeout,
+                      lambda: w.acquire(("orders", 10), reorder=True, timeout=0.2),
+                      "reorder: the wait times out")
+    if e:
+        ok(e.let_go and e.held == ordlock.exclusive(2, 30)
+           and w.info()["nheld"] == 0,
+           "reorder: the Timeout says inventory 30 was let go, and it is gone",
+           "let_go %s held %s" % (e.let_go, e.held))
+    stop_child(child)
+
+# --- retries -------------------------------------------------------------------
+RETRY = "py-retry-%d" % PID
+ordlock.set_policy(RETRY, "enforce")
+anchor2 = ordlock.Owner(RETRY)
+with ordlock.Owner(RETRY) as o:
+    it = o.attempts("1:1", attempts=10, base=0.01, cap=0.04)
+    samples = [it.backoff(3) for _ in range(200)]
+    ok(all(0 <= s <= 0.04 for s in samples) and len(set(samples)) > 100,
+       "backoff: full jitter, uniform in [0, min(cap, base * 4)]")
+    ok(all(it.backoff(9) <= 0.04 for _ in range(50)), "backoff: capped")
+
+    o.acquire("2:5")
+    ran = []
+
+    def violate():
+        it = o.attempts("1:1", attempts=10, base=0.001)
+        try:
+            for attempt in it:
+                with attempt:
+                    ran.append(attempt.number)
+        finally:
+            box["violate"] = it.attempts
+    expect_raises(ordlock.OrderViolation, violate,
+                  "attempts: an order violation propagates")
+    ok(box.get("violate") == 1 and not ran, "attempts: it was not retried")
+    o.release()
+
+    def body_error():
+        for attempt in o.attempts("1:1", attempts=10, base=0.001):
+            with attempt:
+                raise ValueError("the caller's own bug")
+    expect_raises(ValueError, body_error, "attempts: a ValueError in the block propagates")
+    ok(o.info()["nheld"] == 0, "attempts: the keys were released")
+
+    numbers = []
+    it = o.attempts("1:1", attempts=5, base=0.001)
+    for attempt in it:
+        with attempt:
+            numbers.append(attempt.number)
+            if attempt.number < 3:
+                raise ordlock.Busy(errno.EAGAIN, "synthetic busy")
+    ok(numbers == [1, 2, 3] and it.attempts == 3,
+       "attempts: a retryable error in the block leads to the next attempt", numbers)
+    ok(o.info()["nheld"] == 0, "attempts: nothing held after the loop")
+
+    child = holder_child(RETRY, "3:3")
+    it = o.attempts("3:3", attempts=5, nowait=True, base=0.001)
+    real_backoff = it.backoff
+
+    def release_then_backoff(number):
+        if number == 1:
+            stop_child(child)
+        return real_backoff(number)
+    it.backoff = release_then_backoff
+    got = []
+    for attempt in it:
+        with attempt:
+            got.append(attempt.token)
+    ok(it.attempts == 2 and len(got) == 1 and got[0] > 0,
+       "attempts: Busy on the first try, granted on the second", it.attempts)
+
+    child = holder_child(RETRY, "3:4")
+    it = o.attempts("3:4", attempts=1000, total=0.3, timeout=0.05, base=0.01)
+    t0 = time.monotonic()
+    e = expect_raises(ordlock.Timeout, lambda: [None for a in it],
+                      "attempts: held throughout: the last Timeout is raised")
+    ok(1 < it.attempts < 1000 and time.monotonic() - t0 < 10,
+       "attempts: the total time ended it (%d attempts)" % it.attempts)
+    stop_child(child)
+
+    @ordlock.retrying("3:5", owner=o, attempts=3)
+    def work(held, x):
+        return x + (1 if held.token > 0 else 0)
+    ok(work(41) == 42 and o.info()["nheld"] == 0,
+       "@retrying: the function runs under the keys, its value returned")
+
+    e = ordlock.Deadlock(errno.EDEADLK, "x")
+    e.reason = ordlock.R_DEADLOCK
+    ok(ordlock.retryable(e), "retryable: a deadlock victim")
+    ok(ordlock.retryable(OSError(errno.EKEYEXPIRED, "revoked")),
+       "retryable: a revoked lease (EKEYEXPIRED)")
+    ok(not ordlock.retryable(OSError(errno.EINVAL, "bad")), "not retryable: EINVAL")
+
+# --- seed 003: two warehouses with try-locks, in lockstep ------------------------
+WH = "py-wh-%d" % PID
+ordlock.set_policy(WH, "timeout")
+anchor3 = ordlock.Owner(WH)
+ROUNDS = 10
+ctx = multiprocessing.get_context("fork")
+stock = ctx.Array("l", [0, 4000, 4000])
+tries = ctx.Array("i", [0] * (2 * ROUNDS))
+meet = ctx.Barrier(2, timeout=60)
+done = ctx.Barrier(2, timeout=60)
+
+
+def side(i):
+    src, dst, qty = (("1:1", "1:2", 5) if i == 0 else ("1:2", "1:1", 3))
+    sid, did = (1, 2) if i == 0 else (2, 1)
+    with ordlock.Owner(WH) as ow:
+        for r in range(ROUNDS):
+            it = ow.attempts(src, attempts=40, base=0.005, cap=0.2, timeout=30)
+            for attempt in it:
+                with attempt:
+                    if attempt.number == 1:
+                        meet.wait()     # both hold their source here
+                    ow.acquire(dst, nowait=True)
+                    stock[sid] -= qty
+                    stock[did] += qty
+                    time.sleep(0.001)
+                    ow.release(dst)
+            tries[i * ROUNDS + r] = it.attempts
+            done.wait()
+
+
+procs = [ctx.Process(target=side, args=(i,)) for i in range(2)]
+for p in procs:
+    p.start()
+for p in procs:
+    p.join(120)
+ok(all(p.exitcode == 0 for p in procs), "warehouses: both sides completed",
+   [p.exitcode for p in procs])
+ok(stock[1] == 4000 - ROUNDS * 5 + ROUNDS * 3 and stock[1] + stock[2] == 8000,
+   "warehouses: the stock is exact (%d, %d)" % (stock[1], stock[2]))
+collided = sum(1 for r in range(ROUNDS) if tries[r] > 1 or tries[ROUNDS + r] > 1)
+ok(collided == ROUNDS, "warehouses: every round collided and was retried",
+   list(tries))
+
+print("1..%d" % n)
+sys.exit(1 if failed else 0)

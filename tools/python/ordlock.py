@@ -55,7 +55,7 @@ import os
 import random
 import time
 from collections import namedtuple
-from typing import (Any, Dict, Iterator, List, Mapping, Optional, Sequence,
+from typing import (Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence,
                     Tuple, Union)
 
 __all__ = [
@@ -641,8 +641,11 @@ class Owner:
         held.reacquired = bool(rflags & RESULT_RELEASED)
         return held
 
-    def attempts(self, *keys, attempts=8, total=None, base=0.01, cap=1.0,
-                 timeout=None, mode=EXCLUSIVE, nowait=False, reorder=False):
+    def attempts(self, *keys: KeySpec, attempts: int = 8,
+                 total: Optional[float] = None, base: float = 0.01,
+                 cap: float = 1.0, timeout: Optional[float] = None,
+                 mode: Mode = EXCLUSIVE, nowait: bool = False,
+                 reorder: bool = False) -> "Attempts":
         """An iterator of attempts (Attempts): each one holds the keys;
         ``with attempt:`` runs the transaction and releases them. A
         retryable failure (of the acquire, or raised in the block) leads to
@@ -820,7 +823,7 @@ def domain_config(domain: str) -> Dict[str, Any]:
                 "nowners": cfg.nowners, "strict": bool(cfg.strict)}
 
 
-def set_strict(domain, strict=True):
+def set_strict(domain: str, strict: bool = True) -> None:
     """Strict ranks in a domain (seed 000's lock levels): a key whose rank
     is not above every held rank is refused (StrictRanks). Needs
     CAP_SYS_ADMIN."""
@@ -861,7 +864,7 @@ def _edge_dict(e, names=None):
                       "time_ns": e.time_ns}}
 
 
-def learned_order(domain, ranks=None):
+def learned_order(domain: str, ranks: Optional[Mapping[str, int]] = None) -> Dict[str, Any]:
     """The lock order a detect or timeout domain learned: a dict with
     learning, nranks, max_edges, npotential, dropped, edges (each with its
     count and first observation: owner, pid, comm, label, keys, time) and
@@ -898,7 +901,7 @@ def learned_order(domain, ranks=None):
                 "dropped": info.dropped, "edges": es, "potential": potential}
 
 
-def reset_order(domain):
+def reset_order(domain: str) -> None:
     """Forget the lock order a domain learned; needs CAP_SYS_ADMIN."""
     with Owner() as o:
         cfg = _DomainConfig(size=ctypes.sizeof(_DomainConfig),
@@ -912,7 +915,7 @@ _RETRY_ERRNOS = (_errno.ETIMEDOUT, _errno.EAGAIN, _errno.EKEYEXPIRED)
 _rng = random.Random()
 
 
-def retryable(exc):
+def retryable(exc: BaseException) -> bool:
     """Whether retrying can fix exc: a deadlock victim (Deadlock, and
     UpgradeDeadlock), a Timeout, a Busy key, a revoked lease (EKEYEXPIRED).
     Never an OrderViolation (StrictRanks included), bad input, a limit."""
@@ -1008,7 +1011,8 @@ class Attempts:
             time.sleep(pause)
 
 
-def retrying(*keys, owner=None, domain=None, **kw):
+def retrying(*keys: KeySpec, owner: Optional["Owner"] = None,
+             domain: Optional[str] = None, **kw: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A decorator: run the function under the keys, retrying as
     Owner.attempts(*keys, **kw) does. The function gets the Held as its
     first argument. Without owner=, each call opens an Owner in domain."""

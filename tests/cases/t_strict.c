@@ -240,7 +240,7 @@ static void test_ctl(const char *dom)
 	ok(strstr(out, "\"strict\":true") || strstr(out, "\"strict\": true"),
 	   "ctl: the JSON has \"strict\": true: %s", out);
 	snprintf(args, sizeof(args), "domain %s set strict maybe", dom);
-	is_int(run_ctl(args, out, sizeof(out)), 2, "ctl: strict maybe is a usage error");
+	is_int(run_ctl(args, out, sizeof(out)), 64, "ctl: strict maybe is a usage error (EX_USAGE)");
 	ok(strstr(out, "strict needs on or off") != NULL, "ctl: saying so: %s", out);
 	snprintf(args, sizeof(args), "domain %s set strict off", dom);
 	is_int(run_ctl(args, out, sizeof(out)), 0, "ctl: %s", args);

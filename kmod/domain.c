@@ -195,6 +195,7 @@ void ordlock_domain_put(struct ordlock_domain *domain)
  * @flags: ORDLOCK_DOMAIN_SET_* bits
  * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
  * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @max_hold_ms: the new longest lease, with ORDLOCK_DOMAIN_SET_MAX_HOLD
  * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
  * @nnames: their number
  * @user: the user a new domain is created for (see ordlock_domain_get())
@@ -208,7 +209,7 @@ void ordlock_domain_put(struct ordlock_domain *domain)
  * appears twice in @names, -ENOSPC, -EDQUOT or -ENOMEM.
  */
 int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
-			     u32 detect_delay_ms,
+			     u32 detect_delay_ms, u32 max_hold_ms,
 			     const struct ordlock_rank_name *names,
 			     unsigned int nnames, struct ordlock_user *user,
 			     bool exempt, struct ordlock_domain **out)
@@ -242,6 +243,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 		WRITE_ONCE(domain->policy, policy);
 	if (flags & ORDLOCK_DOMAIN_SET_DETECT_DELAY)
 		WRITE_ONCE(domain->detect_delay_ms, detect_delay_ms);
+	if (flags & ORDLOCK_DOMAIN_SET_MAX_HOLD)
+		WRITE_ONCE(domain->max_hold_ms, max_hold_ms);
 	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
 		swap(domain->rank_names, copy);
 		domain->nrank_names = nnames;
@@ -260,9 +263,11 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * ordlock_domain_configure_admin() - ordlock_domain_configure() where the
  *	caller needs CAP_SYS_ADMIN to change anything (the ioctl)
  * @name: a valid domain name
- * @flags: ORDLOCK_DOMAIN_SET_POLICY and ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @flags: ORDLOCK_DOMAIN_SET_POLICY, ORDLOCK_DOMAIN_SET_DETECT_DELAY and
+ *	ORDLOCK_DOMAIN_SET_MAX_HOLD
  * @policy: the new policy
  * @detect_delay_ms: the new delay
+ * @max_hold_ms: the new longest lease
  * @user: the user a new domain is created for (see ordlock_domain_get())
  * @exempt: @user's limit does not apply
  * @out: receives the domain, with a reference the caller drops
@@ -271,7 +276,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * CAP_SYS_ADMIN.
  */
 int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
-				   u32 detect_delay_ms, struct ordlock_user *user,
+				   u32 detect_delay_ms, u32 max_hold_ms,
+				   struct ordlock_user *user,
 				   bool exempt, struct ordlock_domain **out)
 {
 	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
@@ -279,7 +285,7 @@ int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
 	if (flags && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	return ordlock_domain_configure(name, flags, policy, detect_delay_ms,
-					NULL, 0, user, exempt, out);
+					max_hold_ms, NULL, 0, user, exempt, out);
 }
 
 /**

@@ -135,6 +135,18 @@ static const struct genl_ops ordlock_nl_ops[] = {
 		.policy = ordlock_nl_domain_set_policy,
 		.maxattr = ORDLOCK_A_MAX,
 	},
+	{
+		.cmd = ORDLOCK_CMD_RENEW,
+		.doit = ordlock_nl_renew_doit,
+		.policy = ordlock_nl_renew_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
+	{
+		.cmd = ORDLOCK_CMD_TOKEN_CHECK,
+		.doit = ordlock_nl_token_check_doit,
+		.policy = ordlock_nl_token_check_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
 };
 
 struct genl_family ordlock_genl_family __ro_after_init = {

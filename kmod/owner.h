@@ -18,6 +18,7 @@
 #include <linux/ordlock.h>
 
 #include "keys.h"
+#include "lease.h"
 #include "resource.h"
 
 struct ordlock_domain;
@@ -76,6 +77,8 @@ struct ordlock_user;
  *	its NUL, which netlink clients reject)
  * @domain_seq: orders the writes of @domain_name (their lock is @lock);
  *	see the lock order in main.c for its readers on PREEMPT_RT
+ * @lease: the lease of what the owner holds, and its revocation (lease.h);
+ *	under @lock except where lease.h says
  */
 /**
  * struct ordlock_restart - an ioctl wait that a signal interrupted, which
@@ -130,6 +133,7 @@ struct ordlock_owner {
 	u64 pending_since;
 	char domain_name[ORDLOCK_DOMAIN_NAME_MAX];
 	seqcount_mutex_t domain_seq;
+	struct ordlock_lease lease;
 };
 
 /**

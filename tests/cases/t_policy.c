@@ -130,9 +130,10 @@ static void test_config(void)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
 	snprintf(cfg.name, sizeof(cfg.name), "%s", domain);
-	cfg.__reserved = 1;
-	is_errno(ioctl(ordlock_fd(ol), ORDLOCK_IOC_DOMAIN_CONFIG, &cfg), EINVAL,
-		 "config: non-zero __reserved: EINVAL");
+	cfg.max_hold_ms = 1;
+	is_int(ioctl(ordlock_fd(ol), ORDLOCK_IOC_DOMAIN_CONFIG, &cfg), 0,
+	       "config: max_hold_ms without its flag: read only");
+	is_int(cfg.max_hold_ms, 0, "config: ... and max_hold_ms stays 0");
 	is_errno(config_raw(ol, &cfg, "", 0, 0, 0), EINVAL,
 		 "config: empty name: EINVAL");
 	is_errno(config_raw(ol, &cfg, "a b", 0, 0, 0), EINVAL,

@@ -605,6 +605,7 @@ static struct nla_policy olc_nl_entry_policy[ORDLOCK_E_MAX + 1] = {
 	[ORDLOCK_E_RANK] = { .type = NLA_U32 },
 	[ORDLOCK_E_NAME] = { .type = NLA_STRING },
 	[ORDLOCK_E_UID] = { .type = NLA_U32 },
+	[ORDLOCK_E_LEASE_LEFT_MS] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_stats_policy[ORDLOCK_S_MAX + 1] = {
@@ -698,6 +699,8 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 		e->token = nla_get_u64(tb[ORDLOCK_E_TOKEN]);
 	if (tb[ORDLOCK_E_WAITED_US])
 		e->waited_us = nla_get_u64(tb[ORDLOCK_E_WAITED_US]);
+	if (tb[ORDLOCK_E_LEASE_LEFT_MS])
+		e->lease_left_ms = nla_get_u64(tb[ORDLOCK_E_LEASE_LEFT_MS]);
 	if (tb[ORDLOCK_E_EDGE])
 		e->edge = nla_get_u32(tb[ORDLOCK_E_EDGE]);
 	if (tb[ORDLOCK_E_RANK])

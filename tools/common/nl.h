@@ -197,6 +197,7 @@ struct olc_nl_entry {
 	uint32_t rank;
 	char name[ORDLOCK_RANK_NAME_MAX];
 	uint32_t uid;
+	uint64_t lease_left_ms;
 	struct {
 		uint32_t present;
 		uint64_t owner_id;

@@ -28,7 +28,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	static const char *const headers[] = {
 		"DOMAIN", "KEY", "ROLE", "POS", "OWNER", "PID", "COMM", "MODE",
-		"TOKEN", "WAITED",
+		"TOKEN", "WAITED", "LEASE",
 	};
 	struct olc_locks locks = { 0 };
 	struct olc_args a = { 0 };
@@ -75,6 +75,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_null(&j, "waited_us");
 			else
 				olc_json_u64(&j, "waited_us", l->value);
+			if (l->has_lease)
+				olc_json_u64(&j, "lease_left_ms", l->lease_left_ms);
+			else
+				olc_json_null(&j, "lease_left_ms");
 			olc_json_obj_end(&j);
 		}
 		olc_list_end(&j, NULL, NULL, NULL);
@@ -82,7 +86,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		return OLC_EXIT_OK;
 	}
 
-	t = olc_table_new(10, headers, "llllrrllrr");
+	t = olc_table_new(11, headers, "llllrrllrrr");
 	for (i = 0; i < locks.n; i++) {
 		const struct olc_lock *l = &locks.v[i];
 		int holder = l->role == ORDLOCK_ROLE_HOLDER;
@@ -106,6 +110,11 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_table_cell(t, OLC_RESET, "%s",
 				       olc_us_str(buf, sizeof(buf), l->value));
 		}
+		if (l->has_lease)
+			olc_table_cell(t, OLC_RESET, "%llums",
+				       (unsigned long long)l->lease_left_ms);
+		else
+			olc_table_cell(t, OLC_RESET, "-");
 	}
 	olc_list_end(NULL, t, "locks held or waited for", domain);
 	olc_locks_free(&locks);
@@ -120,11 +129,13 @@ const struct olc_cmd olc_cmd_locks = {
 	.usage = "locks [-d DOMAIN] [-j]",
 	.help =
 	"One row per holder and per queued waiter (FIFO position POS) of every key;\n"
-	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited.\n"
+	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited,\n"
+	"LEASE what is left of a holder's lease before the kernel revokes it.\n"
 	"\n"
 	"  -d, --domain=DOMAIN  only this domain\n"
 	"\n"
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
-	"\"token\" (null for waiters), \"waited_us\" (null for holders)}]}.\n",
+	"\"token\" (null for waiters), \"waited_us\" (null for holders),\n"
+	"\"lease_left_ms\" (null without a lease)}]}.\n",
 };

@@ -390,7 +390,8 @@ unsigned int olc_nl_pending(const struct olc_nl *nl)
 
 static int olc_nl_aside(int cmd)
 {
-	return cmd == ORDLOCK_CMD_RESULT || cmd == ORDLOCK_CMD_EVENT;
+	return cmd == ORDLOCK_CMD_RESULT || cmd == ORDLOCK_CMD_EVENT ||
+	       cmd == ORDLOCK_CMD_REVOKED;
 }
 
 int olc_nl_pump(struct olc_nl *nl, uint64_t deadline)
@@ -568,12 +569,16 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_DETECT_DELAY_MS] = { .type = NLA_U32 },
 	[ORDLOCK_A_RANK_NAMES] = { .type = NLA_NESTED },
 	[ORDLOCK_A_STATS] = { .type = NLA_NESTED },
+	[ORDLOCK_A_LEASE_MS] = { .type = NLA_U32 },
+	[ORDLOCK_A_MAX_HOLD_MS] = { .type = NLA_U32 },
+	[ORDLOCK_A_LEFT_MS] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_key_policy[ORDLOCK_K_MAX + 1] = {
 	[ORDLOCK_K_RANK] = { .type = NLA_U32 },
 	[ORDLOCK_K_ID] = { .type = NLA_U64 },
 	[ORDLOCK_K_MODE] = { .type = NLA_U32 },
+	[ORDLOCK_K_TOKEN] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_failure_policy[ORDLOCK_F_MAX + 1] = {
@@ -831,6 +836,8 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)
 	nla_strlcpy(d->name, tb[ORDLOCK_A_DOMAIN], sizeof(d->name));
 	d->policy = nla_get_u32(tb[ORDLOCK_A_POLICY]);
 	d->detect_delay_ms = nla_get_u32(tb[ORDLOCK_A_DETECT_DELAY_MS]);
+	if (tb[ORDLOCK_A_MAX_HOLD_MS])
+		d->max_hold_ms = nla_get_u32(tb[ORDLOCK_A_MAX_HOLD_MS]);
 	if (!tb[ORDLOCK_A_RANK_NAMES])
 		return 0;
 	d->have_names = 1;
@@ -880,7 +887,8 @@ int olc_nl_domain_get(struct olc_nl *nl, const char *domain,
 }
 
 int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
-		      long delay_ms, const struct olc_rank_names *names,
+		      long delay_ms, long max_hold_ms,
+		      const struct olc_rank_names *names,
 		      struct olc_nl_domain *out)
 {
 	struct nl_msg *msg = olc_nl_domain_msg(nl, ORDLOCK_CMD_DOMAIN_SET, domain);
@@ -896,7 +904,9 @@ int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
 		return -ENOMEM;
 	if ((policy >= 0 && nla_put_u32(msg, ORDLOCK_A_POLICY, (uint32_t)policy)) ||
 	    (delay_ms >= 0 &&
-	     nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, (uint32_t)delay_ms)))
+	     nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, (uint32_t)delay_ms)) ||
+	    (max_hold_ms >= 0 &&
+	     nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, (uint32_t)max_hold_ms)))
 		goto full;
 	if (names) {
 		nest = olc_nl_nest_start(msg, ORDLOCK_A_RANK_NAMES);

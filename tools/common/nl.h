@@ -274,6 +274,7 @@ struct olc_nl_domain {
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 	uint32_t policy;
 	uint32_t detect_delay_ms;
+	uint32_t max_hold_ms;
 	int have_names;
 	struct olc_rank_names names;
 };
@@ -287,7 +288,7 @@ int olc_nl_domain_get(struct olc_nl *nl, const char *domain,
  * them). @out may be NULL.
  */
 int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
-		      long delay_ms, const struct olc_rank_names *names,
+		      long delay_ms, long max_hold_ms, const struct olc_rank_names *names,
 		      struct olc_nl_domain *out);
 
 /**

@@ -817,6 +817,8 @@ const char *olc_nl_event_name(uint32_t event)
 		return "limit";
 	case ORDLOCK_EVENT_OWNER_DIED:
 		return "owner-died";
+	case ORDLOCK_EVENT_REVOKED:
+		return "revoked";
 	default:
 		return NULL;
 	}
@@ -948,6 +950,7 @@ static const char *const olc_nl_stat_names[ORDLOCK_S_MAX + 1] = {
 	[ORDLOCK_S_SIGNALS] = "signals",
 	[ORDLOCK_S_LIMITS] = "limits",
 	[ORDLOCK_S_RELEASES] = "releases",
+	[ORDLOCK_S_REVOCATIONS] = "revocations",
 };
 
 /* the order of the debugfs file: gauges first, then the counters */
@@ -957,7 +960,7 @@ const int olc_nl_stat_order[OLC_NL_NSTATS] = {
 	ORDLOCK_S_ACQUIRES, ORDLOCK_S_CONTENDED, ORDLOCK_S_TIMEOUTS,
 	ORDLOCK_S_TRY_FAILURES, ORDLOCK_S_ORDER_VIOLATIONS, ORDLOCK_S_DEADLOCKS,
 	ORDLOCK_S_UPGRADE_DEADLOCKS, ORDLOCK_S_CONVERSIONS, ORDLOCK_S_SIGNALS,
-	ORDLOCK_S_LIMITS, ORDLOCK_S_RELEASES,
+	ORDLOCK_S_LIMITS, ORDLOCK_S_RELEASES, ORDLOCK_S_REVOCATIONS,
 };
 
 const char *olc_nl_stat_name(int attr)

@@ -20,7 +20,7 @@ _ordlockctl()
 		cword=$COMP_CWORD
 	fi
 
-	local cmds="cycles locks owners graph stats monitor exec domain help"
+	local cmds="cycles locks owners graph stats monitor exec domain check-token help"
 	local common="-j --json -p --pretty -n --numeric -S --source --color -v --verbose -h --help"
 	local cmd="" i
 	for ((i = 1; i < cword; i++)); do
@@ -77,6 +77,7 @@ _ordlockctl()
 	graph) opts="-d --domain -f --file --dot" ;;
 	stats) opts="-d --domain -a --all" ;;
 	monitor) opts="-d --domain -c --count -t --timeout" ;;
+	check-token) opts="-d --domain" ;;
 	exec)
 		# after "--" the rest is a command line
 		for ((i = i + 1; i < cword; i++)); do
@@ -91,9 +92,9 @@ _ordlockctl()
 		if [[ $cur != -* ]]; then
 			case $prev in
 			policy) COMPREPLY=($(compgen -W "enforce detect timeout" -- "$cur")) ;;
-			delay | rank) ;;
+			delay | rank | max-hold) ;;
 			domain) COMPREPLY=($(compgen -W "$(_ordlockctl_domains)" -- "$cur")) ;;
-			*) COMPREPLY=($(compgen -W "set policy delay rank norank" -- "$cur")) ;;
+			*) COMPREPLY=($(compgen -W "set policy delay max-hold rank norank" -- "$cur")) ;;
 			esac
 			return
 		fi

@@ -25,6 +25,7 @@ static const struct olc_cmd *const olc_cmds[] = {
 	&olc_cmd_monitor,
 	&olc_cmd_exec,
 	&olc_cmd_domain,
+	&olc_cmd_check_token,
 };
 
 #define OLC_NCMDS ARRAY_SIZE(olc_cmds)

@@ -82,6 +82,7 @@ extern const struct olc_cmd olc_cmd_stats;
 extern const struct olc_cmd olc_cmd_monitor;
 extern const struct olc_cmd olc_cmd_exec;
 extern const struct olc_cmd olc_cmd_domain;
+extern const struct olc_cmd olc_cmd_check_token;
 
 enum olc_source {
 	OLC_SRC_AUTO,

@@ -20,7 +20,18 @@ nothing.
 Failures raise a subclass of ``OrdlockError`` (an ``OSError`` with
 ``errno``) carrying the kernel's failure record: ``OrderViolation``,
 ``Timeout``, ``Busy``, ``Deadlock`` (with ``.cycle``, the steps of the
-cycle, victim first), ``Interrupted``, ``LimitReached``, ``NotHeld``.
+cycle, victim first), ``Interrupted``, ``LimitReached``, ``NotHeld``,
+``Revoked`` (the lease expired: ``.revoked`` lists the keys and tokens).
+
+Leases: ``acquire(..., lease=2.0)`` (seconds) bounds the hold; the owner
+``renew()``s it or the kernel revokes the keys and grants them to the
+waiters; ``token_check(key, token)`` is the storage side's fencing check::
+
+    with ordlock.acquire(("orders", 10), lease=2.0) as held:
+        while work():
+            held.renew()
+    if not ordlock.token_check(("orders", 10), token):
+        refuse_the_write()
 
 The library is found through ``$ORDLOCK_LIB`` (a path), then next to this
 file in the source tree (``tools/lib/libordlock.so.1``), then where
@@ -37,7 +48,7 @@ __all__ = [
     "SHARED", "EXCLUSIVE", "ENFORCE", "DETECT", "TIMEOUT",
     "Key", "CycleStep", "Owner", "Held", "ranks",
     "shared", "exclusive", "key", "acquire", "try_acquire", "set_policy",
-    "domain_config",
+    "domain_config", "set_max_hold", "token_check", "Revoked",
     "OrdlockError", "OrderViolation", "Timeout", "Busy", "Deadlock",
     "UpgradeDeadlock", "Interrupted", "LimitReached", "NotHeld",
     "PermissionDenied", "DeviceMissing", "RANK_MAX", "ID_MAX",
@@ -58,7 +69,7 @@ _MODES = {"shared": SHARED, "sh": SHARED, "s": SHARED,
 # enum ordlock_reason
 R_NONE, R_INVALID, R_ORDER, R_TIMEOUT, R_BUSY, R_SIGNAL, R_DEADLOCK, \
     R_UPGRADE, R_OWNER_LIMIT, R_RESOURCE_LIMIT, R_NOT_HELD, R_NOMEM, \
-    R_CANCELLED, R_USER_LIMIT = range(14)
+    R_CANCELLED, R_USER_LIMIT, R_REVOKED = range(15)
 
 ACQUIRE_TRY = 1
 #: the largest rank (32 bits) and id (64 bits) of a key
@@ -107,7 +118,15 @@ class _DomainConfig(ctypes.Structure):
                 ("name", ctypes.c_char * DOMAIN_NAME_MAX),
                 ("policy", ctypes.c_uint32),
                 ("detect_delay_ms", ctypes.c_uint32),
-                ("nowners", ctypes.c_uint32), ("reserved", ctypes.c_uint32)]
+                ("nowners", ctypes.c_uint32),
+                ("max_hold_ms", ctypes.c_uint32)]
+
+
+class _RevokedKey(ctypes.Structure):
+    _fields_ = [("key", _Key), ("token", ctypes.c_uint64)]
+
+
+DOMAIN_SET_MAX_HOLD = 1 << 2
 
 
 # --- the library -------------------------------------------------------------
@@ -157,6 +176,17 @@ _sigs = {
     "ordlock_set_domain": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "ordlock_acquire": (ctypes.c_int, [_P, ctypes.POINTER(_Key), _u, _u, _u,
                                        ctypes.POINTER(ctypes.c_uint64)]),
+    "ordlock_acquire_lease": (ctypes.c_int, [_P, ctypes.POINTER(_Key), _u, _u,
+                                             _u, _u,
+                                             ctypes.POINTER(ctypes.c_uint64)]),
+    "ordlock_renew": (ctypes.c_int, [_P, _u, ctypes.POINTER(ctypes.c_uint64)]),
+    "ordlock_set_revoke_signal": (ctypes.c_int, [_P, ctypes.c_int]),
+    "ordlock_revoked_keys": (ctypes.c_int, [_P, ctypes.POINTER(_RevokedKey),
+                                            _u]),
+    "ordlock_token_check": (ctypes.c_int, [_P, ctypes.c_char_p,
+                                           ctypes.c_uint32, ctypes.c_uint64,
+                                           ctypes.c_uint64]),
+    "ordlock_set_max_hold": (ctypes.c_int, [_P, ctypes.c_char_p, _u]),
     "ordlock_release": (ctypes.c_int, [_P, ctypes.POINTER(_Key), _u]),
     "ordlock_release_all": (ctypes.c_int, [_P]),
     "ordlock_owner_info": (ctypes.c_int, [_P, ctypes.POINTER(_OwnerInfo)]),
@@ -373,6 +403,17 @@ class NotHeld(OrdlockError):
     """ENOENT: release or convert of a key the owner does not hold."""
 
 
+class Revoked(OrdlockError):
+    """EKEYEXPIRED: the owner's lease expired and the kernel revoked its
+    keys (granted since to others, with higher tokens). .revoked lists
+    (Key, token) pairs. Stop using what they protected; release() (all)
+    acknowledges, then acquire again and re-read."""
+
+    def __init__(self, err, message, failure=None, cycle=None):
+        super().__init__(err, message, failure, cycle)
+        self.revoked = []
+
+
 class PermissionDenied(OrdlockError, PermissionError):
     """EACCES or EPERM: this user may not lock (the device's mode and
     group decide), or may not change a domain's policy."""
@@ -386,7 +427,7 @@ class DeviceMissing(OrdlockError, FileNotFoundError):
 _ERRNO_CLASSES = {
     _errno.EACCES: PermissionDenied, _errno.EPERM: PermissionDenied,
     _errno.ETIMEDOUT: Timeout, _errno.EAGAIN: Busy,
-    _errno.EINTR: Interrupted,
+    _errno.EINTR: Interrupted, _errno.EKEYEXPIRED: Revoked,
 }
 
 
@@ -395,7 +436,7 @@ _CLASSES = {
     R_DEADLOCK: Deadlock, R_UPGRADE: UpgradeDeadlock, R_SIGNAL: Interrupted,
     R_OWNER_LIMIT: LimitReached, R_RESOURCE_LIMIT: LimitReached,
     R_USER_LIMIT: LimitReached,
-    R_NOT_HELD: NotHeld,
+    R_NOT_HELD: NotHeld, R_REVOKED: Revoked,
 }
 
 
@@ -407,6 +448,15 @@ def _plain_error(err, what, opening=False):
 
 
 # --- owners ------------------------------------------------------------------
+def _lease_ms(lease):
+    """None: no lease of its own (0); seconds otherwise."""
+    if lease is None:
+        return 0
+    if lease <= 0:
+        raise ValueError("ordlock: a lease is a positive number of seconds")
+    return max(1, int(round(lease * 1000)))
+
+
 def _timeout_ms(timeout):
     """None: the domain default; seconds otherwise (0: do not wait)."""
     if timeout is None:
@@ -478,6 +528,8 @@ class Owner:
                                                         len(cbuf)))
         cls = _CLASSES.get(f.reason, OrdlockError)
         exc = cls(err, text, f, cycle)
+        if f.reason == R_REVOKED:
+            exc.revoked = self.revoked_keys()
         # name the keys with their rank names when there are any
         named = [_named(k, self.ranks) for k in (exc.key, exc.held)
                  if k is not None]
@@ -485,10 +537,13 @@ class Owner:
             exc.strerror = "%s [%s]" % (text, " vs ".join(named))
         return exc
 
-    def acquire(self, *keys, timeout=None, mode=EXCLUSIVE, nowait=False):
+    def acquire(self, *keys, timeout=None, mode=EXCLUSIVE, nowait=False,
+                lease=None):
         """Take the keys all or nothing; returns a Held (a context manager
         that releases them). timeout: seconds (None: the domain default;
-        0 or nowait=True: do not wait). The kernel sorts the keys."""
+        0 or nowait=True: do not wait). lease: seconds the hold may last
+        without renew() (None: the domain's max_hold_ms, if any). The
+        kernel sorts the keys."""
         ks = self._keys(keys, mode)
         if not ks:
             raise ValueError("ordlock: no keys")
@@ -497,11 +552,50 @@ class Owner:
             flags |= ACQUIRE_TRY
         arr = (_Key * len(ks))(*[k._c() for k in ks])
         token = ctypes.c_uint64(0)
-        ret = _lib.ordlock_acquire(self._handle(), arr, len(ks), ms, flags,
-                                   ctypes.byref(token))
+        ret = _lib.ordlock_acquire_lease(self._handle(), arr, len(ks), ms,
+                                         flags, _lease_ms(lease),
+                                         ctypes.byref(token))
         if ret < 0:
             raise self._error(ret, "acquire")
         return Held(self, ks, token.value)
+
+    def renew(self, lease=None):
+        """Extend the lease of what the owner holds to now + the period
+        (lease seconds, or None for the one it has). Returns the seconds
+        left, or None when the holds have no lease. Revoked when too late,
+        NotHeld when holding nothing."""
+        left = ctypes.c_uint64(0)
+        ret = _lib.ordlock_renew(self._handle(), _lease_ms(lease),
+                                 ctypes.byref(left))
+        if ret < 0:
+            raise self._error(ret, "renew")
+        return left.value / 1000.0 if left.value else None
+
+    def set_revoke_signal(self, sig):
+        """Send signal sig (0: none) to this process when the lease is
+        revoked; poll() on fileno() reports POLLPRI then in any case."""
+        ret = _lib.ordlock_set_revoke_signal(self._handle(), int(sig))
+        if ret < 0:
+            raise self._error(ret, "set_revoke_signal")
+
+    def revoked_keys(self):
+        """After Revoked: the (Key, token) pairs the kernel revoked."""
+        arr = (_RevokedKey * 256)()
+        n = _lib.ordlock_revoked_keys(self._handle(), arr, 256)
+        return [(_from_c(r.key), r.token) for r in arr[:max(n, 0)]]
+
+    def token_check(self, k, token, domain=None):
+        """True when token is the live grant of key k (in domain, default
+        this owner's), False when it is stale. Holds nothing."""
+        k = key(k, EXCLUSIVE, self.ranks)
+        ret = _lib.ordlock_token_check(self._handle(),
+                                       domain.encode() if domain else None,
+                                       k.rank, k.id, int(token))
+        if ret == -_errno.ESTALE:
+            return False
+        if ret < 0:
+            raise _plain_error(-ret, "token_check")
+        return True
 
     def try_acquire(self, *keys, mode=EXCLUSIVE):
         """acquire() that never waits (Busy)."""
@@ -585,6 +679,10 @@ class Held:
         self._own = own_owner
         self.released = False
 
+    def renew(self, lease=None):
+        """Owner.renew(): extend the lease; returns the seconds left."""
+        return self.owner.renew(lease)
+
     def convert(self, k, mode, timeout=None, nowait=False):
         """Change the mode of one of the held keys; updates .token."""
         self.token = self.owner.convert(k, mode, timeout, nowait)
@@ -611,7 +709,7 @@ class Held:
 
 
 def acquire(*keys, domain=None, timeout=None, mode=EXCLUSIVE, ranks=None,
-            nowait=False):
+            nowait=False, lease=None):
     """Open an owner in domain and take the keys all or nothing; returns a
     Held whose release (or the end of the ``with`` block) closes the owner.
 
@@ -620,7 +718,8 @@ def acquire(*keys, domain=None, timeout=None, mode=EXCLUSIVE, ranks=None,
     """
     owner = Owner(domain, ranks)
     try:
-        held = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait)
+        held = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait,
+                             lease=lease)
     except BaseException:
         owner.close()
         raise
@@ -644,7 +743,24 @@ def domain_config(domain):
             raise _plain_error(-ret, "domain_config(%s)" % domain)
         return {"policy": policy_name(cfg.policy),
                 "detect_delay_ms": cfg.detect_delay_ms,
-                "nowners": cfg.nowners}
+                "nowners": cfg.nowners, "max_hold_ms": cfg.max_hold_ms}
+
+
+def set_max_hold(domain, max_hold_ms):
+    """Set a domain's max_hold_ms (0: no limit): the longest lease of a
+    grant, and the lease of one that asks for none; needs CAP_SYS_ADMIN."""
+    with Owner() as o:
+        ret = _lib.ordlock_set_max_hold(o._handle(), domain.encode(),
+                                        int(max_hold_ms))
+        if ret < 0:
+            raise _plain_error(-ret, "set_max_hold(%s)" % domain)
+
+
+def token_check(k, token, domain=None, ranks=None):
+    """For storage that fences writes: True when token is the live grant
+    of key k in domain (default "default"), False when it is stale."""
+    with Owner(ranks=ranks) as o:
+        return o.token_check(k, token, domain or "default")
 
 
 def set_policy(domain, policy, detect_delay_ms=0):

@@ -10,8 +10,8 @@
  *   with nonseekable_open() answers lseek() with ESPIPE on every release.
  * - PREEMPT_RT (6.12-rt): spinlock_t sleeps there.  The module takes its
  *   spinlocks only in process context and in work items; its one hrtimer
- *   (nl_lock.c) only queues a work item, which is safe in the softirq
- *   context RT runs such timers in.  Nothing disables interrupts or
+ *   (nl_lock.c) and the lease timers (lease.c) only queue a work item,
+ *   which is safe in the softirq context RT runs such timers in.  Nothing disables interrupts or
  *   preemption around a spinlock_t.
  */
 #ifndef ORDLOCK_COMPAT_H

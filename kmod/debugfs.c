@@ -78,10 +78,12 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 	struct ordlock_waiter *w;
 	struct ordlock_hold *hold;
 	unsigned int i;
+	bool lease;
+	u64 left;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "# ordlock locks v1\n"
-			 "# domain rank:id role position owner_id pid comm mode token|waited_us\n");
+			 "# domain rank:id role position owner_id pid comm mode token|waited_us lease_left_ms|-\n");
 		return 0;
 	}
 	spin_lock(&bucket->lock);
@@ -92,8 +94,13 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 				   hold->owner->domain->name,
 				   res->rank, res->id, i++);
 			ordlock_seq_owner(m, hold->owner);
-			seq_printf(m, " %s %llu\n", ordlock_mode_str(hold->mode),
+			left = ordlock_lease_left_ms(hold->owner, &lease);
+			seq_printf(m, " %s %llu", ordlock_mode_str(hold->mode),
 				   hold->token);
+			if (lease)
+				seq_printf(m, " %llu\n", left);
+			else
+				seq_puts(m, " -\n");
 		}
 		i = 0;
 		list_for_each_entry(w, &res->waiters, node) {
@@ -102,7 +109,7 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 				   res->rank, res->id,
 				   w->convert ? "converter" : "waiter", i++);
 			ordlock_seq_owner(m, w->hold->owner);
-			seq_printf(m, " %s %llu\n", ordlock_mode_str(w->mode),
+			seq_printf(m, " %s %llu -\n", ordlock_mode_str(w->mode),
 				   ordlock_us_since(w->since));
 		}
 	}
@@ -268,6 +275,7 @@ static const char * const ordlock_stat_names[ORDLOCK_STAT_NR] = {
 	[ORDLOCK_STAT_SIGNALS] = "signals",
 	[ORDLOCK_STAT_LIMITS] = "limits",
 	[ORDLOCK_STAT_RELEASES] = "releases",
+	[ORDLOCK_STAT_REVOCATIONS] = "revocations",
 };
 
 static void ordlock_seq_gauge(struct seq_file *m, const char *name,

@@ -11,6 +11,7 @@
 #include <linux/miscdevice.h>
 #include <linux/mm.h>
 #include <linux/overflow.h>
+#include <linux/poll.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 
@@ -19,6 +20,7 @@
 #include "domain.h"
 #include "keys.h"
 #include "order.h"
+#include "lease.h"
 #include "owner.h"
 #include "params.h"
 #include "request.h"
@@ -36,6 +38,8 @@ union ordlock_ioctl_buffer {
 	struct ordlock_domain_config domain_config;
 	struct ordlock_set_label set_label;
 	struct ordlock_order_get order_get;
+	struct ordlock_renew renew;
+	struct ordlock_token_check token_check;
 };
 
 /**
@@ -209,11 +213,14 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	arg->token = 0;
 	arg->result_flags = 0;
 	memset(&arg->failure, 0, sizeof(arg->failure));
-	if (arg->flags & ~ORDLOCK_ACQUIRE_FLAGS || arg->__reserved ||
-	    arg->__reserved2) {
+	if (arg->flags & ~ORDLOCK_ACQUIRE_FLAGS || arg->__reserved2) {
 		ret = ordlock_fail_invalid(owner, -EINVAL);
 		goto out;
 	}
+	/* A revoked owner acknowledges first (busy: the request says EBUSY) */
+	ret = owner->busy ? 0 : ordlock_lease_check(owner);
+	if (ret)
+		goto out;
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, true, &keys);
 	if (ret)
 		goto out;
@@ -223,6 +230,13 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	ret = ordlock_req_acquire(owner, keys, n, timeout_ns, arg->flags,
 				  &arg->token, &arg->result_flags);
 	kvfree(kb.heap);
+	if (!ret)
+		ordlock_lease_granted(owner, arg->lease_ms);
+	/* A lease that expired while the request waited: revoked now */
+	if (ret != -EBUSY && ordlock_lease_check(owner)) {
+		arg->token = 0;
+		ret = -EKEYEXPIRED;
+	}
 	/* A wait that let held keys go is not restarted: the caller must know */
 	if (ret == -EINTR && !(arg->result_flags & ORDLOCK_RESULT_RELEASED))
 		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_ACQUIRE,
@@ -264,8 +278,13 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		if (owner->busy)
 			return -EBUSY;
 		arg->released = ordlock_req_release_all(owner);
+		/* And acknowledges a revocation */
+		ordlock_lease_acknowledge(owner);
 		return 0;
 	}
+	ret = owner->busy ? 0 : ordlock_lease_check(owner);
+	if (ret)
+		goto out;
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, false, &keys);
 	if (ret)
 		goto out;
@@ -287,6 +306,8 @@ static int ordlock_ioctl_set_domain(struct ordlock_owner *owner,
 
 	if (arg->flags)
 		return -EINVAL;
+	if (!owner->busy && ordlock_lease_check(owner))
+		return -EKEYEXPIRED;
 	return ordlock_owner_set_domain(owner, arg->name);
 }
 
@@ -311,9 +332,12 @@ static int ordlock_ioctl_last_failure(struct ordlock_owner *owner,
 	struct ordlock_last_failure *arg = &buf->last_failure;
 	unsigned int n = 0;
 
-	if (arg->flags || arg->__reserved)
+	struct ordlock_lease *l = &owner->lease;
+	unsigned int r = 0;
+
+	if (arg->flags || arg->__reserved || arg->__reserved2)
 		return -EINVAL;
-	if (arg->nsteps && !arg->steps)
+	if ((arg->nsteps && !arg->steps) || (arg->nrevoked && !arg->revoked))
 		return -EINVAL;
 	arg->failure = owner->failure;
 	if (owner->failure.reason == ORDLOCK_REASON_DEADLOCK && owner->cycle)
@@ -322,6 +346,13 @@ static int ordlock_ioctl_last_failure(struct ordlock_owner *owner,
 			      array_size(n, sizeof(*owner->cycle))))
 		return -EFAULT;
 	arg->nsteps = n;
+	if (owner->failure.reason == ORDLOCK_REASON_REVOKED && l->revoked &&
+	    l->keys)
+		r = min(arg->nrevoked, l->nkeys);
+	if (r && copy_to_user(u64_to_user_ptr(arg->revoked), l->keys,
+			      array_size(r, sizeof(*l->keys))))
+		return -EFAULT;
+	arg->nrevoked = r;
 	return 0;
 }
 
@@ -341,6 +372,9 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 		ret = ordlock_fail_invalid(owner, -EINVAL);
 		goto out;
 	}
+	ret = owner->busy ? 0 : ordlock_lease_check(owner);
+	if (ret)
+		goto out;
 	ret = ordlock_keys_import(&key, &arg->key, 1, true, &bad);
 	if (ret) {
 		ordlock_fail_invalid(owner, ret);
@@ -351,6 +385,10 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 	start = ktime_get();
 	ret = ordlock_req_convert(owner, &key, timeout_ns,
 				  arg->flags & ORDLOCK_ACQUIRE_TRY, &arg->token);
+	if (ret != -EBUSY && ordlock_lease_check(owner)) {
+		arg->token = 0;
+		ret = -EKEYEXPIRED;
+	}
 	if (ret == -EINTR)
 		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_CONVERT,
 					       &arg->timeout_ns, timeout_ns, start);
@@ -369,8 +407,8 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 	u32 flags;
 	int ret;
 
-	if (arg->flags & ~ORDLOCK_DOMAIN_FLAGS || arg->__reserved ||
-	    arg->__reserved2 || ordlock_domain_name_valid(arg->name))
+	if (arg->flags & ~ORDLOCK_DOMAIN_FLAGS || arg->__reserved2 ||
+	    ordlock_domain_name_valid(arg->name))
 		return -EINVAL;
 	if ((arg->flags & ORDLOCK_DOMAIN_SET_STRICT) && arg->strict > 1)
 		return -EINVAL;
@@ -379,13 +417,15 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 		flags |= ORDLOCK_DOMAIN_STRICT_ON;
 	/* A domain created here is the owner's user's, like one it moves to */
 	ret = ordlock_domain_configure_admin(arg->name, flags, arg->policy,
-					     arg->detect_delay_ms, owner->user,
-					     owner->user_exempt, &domain);
+					     arg->detect_delay_ms, arg->max_hold_ms,
+					     owner->user, owner->user_exempt,
+					     &domain);
 	if (ret)
 		return ret;
 	arg->policy = READ_ONCE(domain->policy);
 	arg->detect_delay_ms = READ_ONCE(domain->detect_delay_ms);
 	arg->strict = READ_ONCE(domain->strict);
+	arg->max_hold_ms = READ_ONCE(domain->max_hold_ms);
 	arg->nowners = atomic_read(&domain->owners.cur);
 	ordlock_domain_put(domain);
 	return 0;
@@ -418,6 +458,69 @@ static int ordlock_ioctl_get_order(struct ordlock_owner *owner,
 	ret = ordlock_order_get(domain, arg, capable(CAP_SYS_ADMIN),
 				from_kuid_munged(&init_user_ns, current_euid()));
 	ordlock_domain_put(domain);
+	return ret;
+}
+
+static int ordlock_ioctl_renew(struct ordlock_owner *owner,
+			       union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_renew *arg = &buf->renew;
+	int ret;
+
+	arg->left_ms = 0;
+	memset(&arg->failure, 0, sizeof(arg->failure));
+	if (arg->flags & ~ORDLOCK_RENEW_FLAGS ||
+	    (!(arg->flags & ORDLOCK_RENEW_SET_SIGNAL) && arg->signal) ||
+	    arg->signal > _NSIG) {
+		ret = ordlock_fail_invalid(owner, -EINVAL);
+		goto out;
+	}
+	if (owner->busy)
+		return -EBUSY;
+	if (arg->flags & ORDLOCK_RENEW_SET_SIGNAL) {
+		ret = ordlock_lease_check(owner);
+		if (ret)
+			goto out;
+		/* Setting the signal alone needs nothing held */
+		if (!owner->nheld)
+			return ordlock_lease_set_signal(owner, arg->signal);
+	}
+	ret = ordlock_lease_renew(owner, arg->lease_ms, &arg->left_ms);
+	if (!ret && (arg->flags & ORDLOCK_RENEW_SET_SIGNAL))
+		ret = ordlock_lease_set_signal(owner, arg->signal);
+out:
+	if (ret && ret != -EBUSY)
+		arg->failure = owner->failure;
+	return ret;
+}
+
+static int ordlock_ioctl_token_check(struct ordlock_owner *owner,
+				     union ordlock_ioctl_buffer *buf)
+{
+	struct ordlock_token_check *arg = &buf->token_check;
+	struct ordlock_domain *domain = owner->domain;
+	bool named = false;
+	struct ordlock_rkey key;
+	unsigned int bad;
+	int ret;
+
+	if (arg->flags)
+		return -EINVAL;
+	/* The mode is ignored, but must be 0 or valid as in a release */
+	ret = ordlock_keys_import(&key, &arg->key, 1, false, &bad);
+	if (ret)
+		return ret;
+	if (memchr_inv(arg->domain, 0, sizeof(arg->domain))) {
+		if (ordlock_domain_name_valid(arg->domain))
+			return -EINVAL;
+		domain = ordlock_domain_find_get(arg->domain);
+		if (!domain)
+			return -ESTALE;
+		named = true;
+	}
+	ret = ordlock_lease_token_check(domain, &key, arg->token);
+	if (named)
+		ordlock_domain_put(domain);
 	return ret;
 }
 
@@ -462,6 +565,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.cmd = ORDLOCK_IOC_LAST_FAILURE,
 		.size = sizeof(struct ordlock_last_failure),
 		.min_size = offsetofend(struct ordlock_last_failure, steps),
+		/* @revoked and @nrevoked came later: older callers lack them */
 		.copy_out_on_error = false,
 		.execute = ordlock_ioctl_last_failure,
 	},
@@ -476,14 +580,26 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 	{
 		.cmd = ORDLOCK_IOC_DOMAIN_CONFIG,
 		.size = sizeof(struct ordlock_domain_config),
-		.min_size = offsetofend(struct ordlock_domain_config, __reserved),
+		.min_size = offsetofend(struct ordlock_domain_config, max_hold_ms),
 		.copy_out_on_error = false,
 		.write_first = true,
 		.execute = ordlock_ioctl_domain_config,
 	},
-	/* 0x08 and 0x09: ORDLOCK_IOC_RENEW and ORDLOCK_IOC_TOKEN_CHECK (leases) */
-	{ .cmd = 0 },
-	{ .cmd = 0 },
+	{
+		.cmd = ORDLOCK_IOC_RENEW,
+		.size = sizeof(struct ordlock_renew),
+		.min_size = offsetofend(struct ordlock_renew, failure),
+		.copy_out_on_error = true,
+		.write_first = true,
+		.execute = ordlock_ioctl_renew,
+	},
+	{
+		.cmd = ORDLOCK_IOC_TOKEN_CHECK,
+		.size = sizeof(struct ordlock_token_check),
+		.min_size = offsetofend(struct ordlock_token_check, domain),
+		.copy_out_on_error = false,
+		.execute = ordlock_ioctl_token_check,
+	},
 	{
 		.cmd = ORDLOCK_IOC_SET_LABEL,
 		.size = sizeof(struct ordlock_set_label),
@@ -614,10 +730,20 @@ static int ordlock_fop_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* POLLPRI: the owner's lease was revoked, until it acknowledges */
+static __poll_t ordlock_fop_poll(struct file *file, poll_table *wait)
+{
+	struct ordlock_owner *owner = file->private_data;
+
+	poll_wait(file, &owner->lease.wq, wait);
+	return READ_ONCE(owner->lease.revoked) ? EPOLLPRI : 0;
+}
+
 static const struct file_operations ordlock_fops = {
 	.owner = THIS_MODULE,
 	.open = ordlock_fop_open,
 	.release = ordlock_fop_release,
+	.poll = ordlock_fop_poll,
 	.unlocked_ioctl = ordlock_fop_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

@@ -199,6 +199,7 @@ void ordlock_domain_put(struct ordlock_domain *domain)
  *	(order.h)
  * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
  * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @max_hold_ms: the new longest lease, with ORDLOCK_DOMAIN_SET_MAX_HOLD
  * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
  * @nnames: their number
  * @user: the user a new domain is created for (see ordlock_domain_get())
@@ -212,7 +213,7 @@ void ordlock_domain_put(struct ordlock_domain *domain)
  * appears twice in @names, -ENOSPC, -EDQUOT or -ENOMEM.
  */
 int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
-			     u32 detect_delay_ms,
+			     u32 detect_delay_ms, u32 max_hold_ms,
 			     const struct ordlock_rank_name *names,
 			     unsigned int nnames, struct ordlock_user *user,
 			     bool exempt, struct ordlock_domain **out)
@@ -248,6 +249,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 		WRITE_ONCE(domain->detect_delay_ms, detect_delay_ms);
 	if (flags & ORDLOCK_DOMAIN_SET_STRICT)
 		WRITE_ONCE(domain->strict, !!(flags & ORDLOCK_DOMAIN_STRICT_ON));
+	if (flags & ORDLOCK_DOMAIN_SET_MAX_HOLD)
+		WRITE_ONCE(domain->max_hold_ms, max_hold_ms);
 	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
 		swap(domain->rank_names, copy);
 		domain->nrank_names = nnames;
@@ -269,10 +272,11 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  *	caller needs CAP_SYS_ADMIN to change anything (the ioctl)
  * @name: a valid domain name
  * @flags: ORDLOCK_DOMAIN_SET_POLICY, ORDLOCK_DOMAIN_SET_DETECT_DELAY,
- *	ORDLOCK_DOMAIN_SET_STRICT (and ORDLOCK_DOMAIN_STRICT_ON) and
- *	ORDLOCK_DOMAIN_RESET_ORDER
+ *	ORDLOCK_DOMAIN_SET_MAX_HOLD, ORDLOCK_DOMAIN_SET_STRICT (and
+ *	ORDLOCK_DOMAIN_STRICT_ON) and ORDLOCK_DOMAIN_RESET_ORDER
  * @policy: the new policy
  * @detect_delay_ms: the new delay
+ * @max_hold_ms: the new longest lease
  * @user: the user a new domain is created for (see ordlock_domain_get())
  * @exempt: @user's limit does not apply
  * @out: receives the domain, with a reference the caller drops
@@ -281,7 +285,8 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * CAP_SYS_ADMIN.
  */
 int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
-				   u32 detect_delay_ms, struct ordlock_user *user,
+				   u32 detect_delay_ms, u32 max_hold_ms,
+				   struct ordlock_user *user,
 				   bool exempt, struct ordlock_domain **out)
 {
 	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
@@ -289,7 +294,7 @@ int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
 	if ((flags & ~ORDLOCK_DOMAIN_STRICT_ON) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
 	return ordlock_domain_configure(name, flags, policy, detect_delay_ms,
-					NULL, 0, user, exempt, out);
+					max_hold_ms, NULL, 0, user, exempt, out);
 }
 
 /**

@@ -30,6 +30,7 @@ struct ordlock_user;
  * @ORDLOCK_STAT_SIGNALS: waits interrupted by a signal
  * @ORDLOCK_STAT_LIMITS: requests refused by a limit
  * @ORDLOCK_STAT_RELEASES: keys released
+ * @ORDLOCK_STAT_REVOCATIONS: leases revoked
  * @ORDLOCK_STAT_NR: number of counters
  */
 enum ordlock_stat {
@@ -44,6 +45,7 @@ enum ordlock_stat {
 	ORDLOCK_STAT_SIGNALS,
 	ORDLOCK_STAT_LIMITS,
 	ORDLOCK_STAT_RELEASES,
+	ORDLOCK_STAT_REVOCATIONS,
 	ORDLOCK_STAT_NR,
 };
 
@@ -105,6 +107,7 @@ struct ordlock_rank_name {
  *	ordlock_domains_lock
  * @detect_delay_ms: see struct ordlock_domain_config; like @policy
  * @strict: strict ranks (struct ordlock_domain_config); like @policy
+ * @max_hold_ms: see struct ordlock_domain_config; like @policy
  * @pinned: configured by an admin; under ordlock_domains_lock
  * @rank_names: names of ranks, or NULL; under ordlock_domains_lock
  * @nrank_names: number of entries in @rank_names
@@ -125,6 +128,7 @@ struct ordlock_domain {
 	u32 policy;
 	u32 detect_delay_ms;
 	u32 strict;
+	u32 max_hold_ms;
 	bool pinned;
 	struct ordlock_rank_name *rank_names;
 	unsigned int nrank_names;
@@ -143,10 +147,11 @@ struct ordlock_domain *ordlock_domain_get(const char *name,
 struct ordlock_domain *ordlock_domain_get_default(void);
 void ordlock_domain_put(struct ordlock_domain *domain);
 int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
-				   u32 detect_delay_ms, struct ordlock_user *user,
+				   u32 detect_delay_ms, u32 max_hold_ms,
+				   struct ordlock_user *user,
 				   bool exempt, struct ordlock_domain **out);
 int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
-			     u32 detect_delay_ms,
+			     u32 detect_delay_ms, u32 max_hold_ms,
 			     const struct ordlock_rank_name *names,
 			     unsigned int nnames, struct ordlock_user *user,
 			     bool exempt, struct ordlock_domain **out);

@@ -73,6 +73,7 @@ static const u8 ordlock_reason_stats[] = {
 	[ORDLOCK_REASON_OWNER_LIMIT] = ORDLOCK_STAT_LIMITS,
 	[ORDLOCK_REASON_RESOURCE_LIMIT] = ORDLOCK_STAT_LIMITS,
 	[ORDLOCK_REASON_USER_LIMIT] = ORDLOCK_STAT_LIMITS,
+	[ORDLOCK_REASON_REVOKED] = ORDLOCK_STAT_REVOCATIONS,
 };
 
 int ordlock_events_init(void)
@@ -193,8 +194,8 @@ static void ordlock_event_record_deadlock(struct ordlock_owner *victim)
  * @owner: the owner, locked; its failure record says why
  *
  * Counts the failure; a deadlock is logged and kept in the history;
- * deadlocks, timeouts, order violations and limits are told to the
- * subscribers.
+ * deadlocks, timeouts, order violations, limits and revocations (lease.c)
+ * are told to the subscribers.
  */
 void ordlock_event_failure(struct ordlock_owner *owner)
 {
@@ -216,6 +217,9 @@ void ordlock_event_failure(struct ordlock_owner *owner)
 	case ORDLOCK_REASON_RESOURCE_LIMIT:
 	case ORDLOCK_REASON_USER_LIMIT:
 		ordlock_event_notify(owner, ORDLOCK_EVENT_LIMIT, owner->domain->name);
+		break;
+	case ORDLOCK_REASON_REVOKED:
+		ordlock_event_notify(owner, ORDLOCK_EVENT_REVOKED, owner->domain->name);
 		break;
 	}
 }

@@ -96,9 +96,15 @@
  *   (a reset frees them with kfree_rcu()).
  *
  * Not locks of this module, and leaves wherever they appear: the internal
- * locks of per-CPU counters, rate limits, workqueues, hrtimers and
- * netlink. No lock is taken in interrupt context and none disables
- * interrupts: the one hrtimer (nl_lock.c) only queues work. The genetlink
+ * locks of per-CPU counters, rate limits, workqueues, hrtimers, wait
+ * queues, signal delivery and netlink. No lock is taken in interrupt
+ * context and none disables interrupts: the hrtimers (nl_lock.c's, and
+ * each owner's lease timer, lease.c) only queue work.
+ *
+ * The lease work item (lease.c) takes owner->lock like a request, and
+ * what nests in it; it is cancelled (cancel_work_sync()) only with no lock
+ * held, or under ordlock_nl_lock (module exit destroying netlink owners),
+ * never under owner->lock. Leases add no lock. The genetlink
  * handlers run without genl_mutex (parallel_ops); a dump runs under its
  * socket's callback mutex, and takes ordlock_owners_lock or bucket locks
  * under it. The module does not use RCU itself (the notifier chain does,
@@ -112,6 +118,7 @@
 #include "device.h"
 #include "domain.h"
 #include "events.h"
+#include "lease.h"
 #include "netlink.h"
 #include "order.h"
 #include "owner.h"
@@ -134,6 +141,9 @@ static int __init ordlock_init(void)
 	ret = ordlock_domain_init();
 	if (ret)
 		goto err_events;
+	ret = ordlock_lease_init();
+	if (ret)
+		goto err_domain;
 	ordlock_debugfs_init();
 	ret = ordlock_nl_init();
 	if (ret)
@@ -148,6 +158,8 @@ err_nl:
 	ordlock_nl_exit();
 err_debugfs:
 	ordlock_debugfs_exit();
+	ordlock_lease_exit();
+err_domain:
 	ordlock_domain_exit();
 err_events:
 	ordlock_events_exit();
@@ -167,6 +179,8 @@ static void __exit ordlock_exit(void)
 		       atomic_read(&ordlock_nowners),
 		       ordlock_table_nresources());
 	ordlock_debugfs_exit();
+	/* Every owner is gone, and cancelled its lease's work */
+	ordlock_lease_exit();
 	/* Domains hold references to the users they were created for */
 	ordlock_domain_exit();
 	ordlock_user_exit();

@@ -136,6 +136,18 @@ static const struct genl_ops ordlock_nl_ops[] = {
 		.maxattr = ORDLOCK_A_MAX,
 	},
 	{
+		.cmd = ORDLOCK_CMD_RENEW,
+		.doit = ordlock_nl_renew_doit,
+		.policy = ordlock_nl_renew_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
+	{
+		.cmd = ORDLOCK_CMD_TOKEN_CHECK,
+		.doit = ordlock_nl_token_check_doit,
+		.policy = ordlock_nl_token_check_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
+	{
 		.cmd = ORDLOCK_CMD_SET_LABEL,
 		.doit = ordlock_nl_set_label_doit,
 		.policy = ordlock_nl_label_policy,

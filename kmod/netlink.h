@@ -41,6 +41,8 @@ extern const struct nla_policy ordlock_nl_entry_policy[ORDLOCK_E_MAX + 1];
 	NLA_POLICY_MAX(NLA_U32, ORDLOCK_POLICY_TIMEOUT)
 #define ORDLOCK_NL_TAKES_DETECT_DELAY_MS { .type = NLA_U32 }
 #define ORDLOCK_NL_TAKES_STRICT		NLA_POLICY_MAX(NLA_U32, 1)
+#define ORDLOCK_NL_TAKES_LEASE_MS	{ .type = NLA_U32 }
+#define ORDLOCK_NL_TAKES_MAX_HOLD_MS	{ .type = NLA_U32 }
 #define ORDLOCK_NL_TAKES_RANK_NAMES \
 	NLA_POLICY_NESTED_ARRAY(ordlock_nl_entry_policy)
 #define ORDLOCK_NL_TAKES_LABEL \
@@ -78,6 +80,10 @@ int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_cancel_doit(struct sk_buff *skb, struct genl_info *info);
 extern const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1];
 int ordlock_nl_set_label_doit(struct sk_buff *skb, struct genl_info *info);
+extern const struct nla_policy ordlock_nl_renew_policy[ORDLOCK_A_MAX + 1];
+extern const struct nla_policy ordlock_nl_token_check_policy[ORDLOCK_A_MAX + 1];
+int ordlock_nl_renew_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_token_check_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_owners_init(void);
 void ordlock_nl_owners_exit(void);
 

@@ -26,6 +26,8 @@ const struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
@@ -40,6 +42,8 @@ const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_TAKES_STRICT,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_TAKES_MAX_HOLD_MS,
 };
 
 static int ordlock_nl_put_rank_names(struct sk_buff *skb,
@@ -100,7 +104,8 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 	    nla_put_string(msg, ORDLOCK_A_DOMAIN, domain->name) ||
 	    nla_put_u32(msg, ORDLOCK_A_POLICY, READ_ONCE(domain->policy)) ||
 	    nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, READ_ONCE(domain->detect_delay_ms)) ||
-	    nla_put_u32(msg, ORDLOCK_A_STRICT, READ_ONCE(domain->strict)))
+	    nla_put_u32(msg, ORDLOCK_A_STRICT, READ_ONCE(domain->strict)) ||
+	    nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, READ_ONCE(domain->max_hold_ms)))
 		goto err;
 	if (stats) {
 		static const u8 map[ORDLOCK_STAT_NR] = {
@@ -115,6 +120,7 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 			[ORDLOCK_STAT_SIGNALS] = ORDLOCK_S_SIGNALS,
 			[ORDLOCK_STAT_LIMITS] = ORDLOCK_S_LIMITS,
 			[ORDLOCK_STAT_RELEASES] = ORDLOCK_S_RELEASES,
+			[ORDLOCK_STAT_REVOCATIONS] = ORDLOCK_S_REVOCATIONS,
 		};
 		unsigned int i;
 
@@ -188,7 +194,7 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 	unsigned int n = 0, flags = 0;
 	struct nlattr *entry;
 	const char *name;
-	u32 policy = 0, delay = 0;
+	u32 policy = 0, delay = 0, max_hold = 0;
 	int rem, ret;
 
 	ret = ordlock_nl_domain_name(info, &name);
@@ -206,6 +212,10 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 		flags |= ORDLOCK_DOMAIN_SET_STRICT;
 		if (nla_get_u32(info->attrs[ORDLOCK_A_STRICT]))
 			flags |= ORDLOCK_DOMAIN_STRICT_ON;
+	}
+	if (info->attrs[ORDLOCK_A_MAX_HOLD_MS]) {
+		flags |= ORDLOCK_DOMAIN_SET_MAX_HOLD;
+		max_hold = nla_get_u32(info->attrs[ORDLOCK_A_MAX_HOLD_MS]);
 	}
 	if (info->attrs[ORDLOCK_A_RANK_NAMES]) {
 		names = kcalloc(ORDLOCK_RANK_NAMES_MAX, sizeof(*names), GFP_KERNEL);
@@ -250,7 +260,7 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(user);
 		goto out;
 	}
-	ret = ordlock_domain_configure(name, flags, policy, delay, names, n,
+	ret = ordlock_domain_configure(name, flags, policy, delay, max_hold, names, n,
 				       user, ordlock_user_exempt(), &domain);
 	ordlock_user_put(user);
 	if (ret) {

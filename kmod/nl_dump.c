@@ -35,6 +35,8 @@ const struct nla_policy ordlock_nl_dump_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 /*
@@ -125,11 +127,15 @@ static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
 {
 	struct ordlock_resource *res = d->res;
 	struct nlattr *entry;
+	bool lease = false;
+	u64 left = 0;
 	void *hdr;
 
 	hdr = ordlock_nl_dump_start(d, ORDLOCK_CMD_GET_LOCKS, &entry);
 	if (IS_ERR_OR_NULL(hdr))
 		return PTR_ERR_OR_ZERO(hdr);
+	if (role == ORDLOCK_ROLE_HOLDER)
+		left = ordlock_lease_left_ms(owner, &lease);
 	return ordlock_nl_dump_end(d, hdr, entry,
 		nla_put_string(d->skb, ORDLOCK_E_DOMAIN, owner->domain->name) ||
 		ordlock_nl_put_key(d->skb, ORDLOCK_E_KEY, res->rank, res->id, 0) ||
@@ -140,7 +146,9 @@ static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
 		nla_put_u32(d->skb, ORDLOCK_E_MODE, mode) ||
 		nla_put_u64_64bit(d->skb, role == ORDLOCK_ROLE_HOLDER ?
 				  ORDLOCK_E_TOKEN : ORDLOCK_E_WAITED_US, value,
-				  ORDLOCK_E_PAD));
+				  ORDLOCK_E_PAD) ||
+		(lease && nla_put_u64_64bit(d->skb, ORDLOCK_E_LEASE_LEFT_MS, left,
+					    ORDLOCK_E_PAD)));
 }
 
 static u64 ordlock_nl_us_since(ktime_t since)

@@ -23,6 +23,7 @@
 #include "access.h"
 #include "domain.h"
 #include "keys.h"
+#include "lease.h"
 #include "netlink.h"
 #include "order.h"
 #include "owner.h"
@@ -40,6 +41,7 @@
  * @req: the request in progress (req.active), if any
  * @keys: the keys of @req
  * @cookie: the requester's cookie of @req
+ * @lease_ms: the lease @req asked for
  * @work: moves @req on
  * @timer: queues @work at the deadline or detection time of @req
  */
@@ -51,6 +53,7 @@ struct ordlock_nl_owner {
 	struct ordlock_request req;
 	struct ordlock_rkey *keys;
 	u64 cookie;
+	u32 lease_ms;
 	struct work_struct work;
 	struct hrtimer timer;
 };
@@ -85,6 +88,8 @@ const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_TAKES_LEASE_MS,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
@@ -99,6 +104,8 @@ const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
@@ -113,6 +120,8 @@ const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_NOT_TAKEN,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] = {
@@ -127,6 +136,8 @@ const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LABEL] = ORDLOCK_NL_TAKES_LABEL,
 	ORDLOCK_NL_NOT_TAKEN_ORDER,
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 /* Parse ORDLOCK_A_KEYS into a sorted, merged array the caller kvfree()s */
@@ -180,6 +191,11 @@ static int ordlock_nl_parse_keys(struct genl_info *info, bool mode_required,
 		rkeys[i].id = nla_get_u64(tb[ORDLOCK_K_ID]);
 		rkeys[i].mode = tb[ORDLOCK_K_MODE] ? nla_get_u32(tb[ORDLOCK_K_MODE]) : 0;
 		rkeys[i].index = i;
+		if (tb[ORDLOCK_K_TOKEN]) {
+			NL_SET_ERR_MSG_ATTR(info->extack, tb[ORDLOCK_K_TOKEN],
+					    "a token is not taken here");
+			goto err;
+		}
 		if (mode_required && !rkeys[i].mode) {
 			NL_SET_ERR_MSG_ATTR(info->extack, key, "key without a mode");
 			goto err;
@@ -265,6 +281,7 @@ static struct ordlock_nl_owner *ordlock_nl_find(u32 portid, const struct sock *s
 }
 
 static void ordlock_nl_work(struct work_struct *work);
+static void ordlock_nl_revoked(struct ordlock_owner *owner, void *data);
 
 static enum hrtimer_restart ordlock_nl_timer(struct hrtimer *timer)
 {
@@ -328,6 +345,9 @@ static struct ordlock_nl_owner *ordlock_nl_get(struct sk_buff *skb, u32 portid)
 		goto out;
 	}
 	nlo->owner = owner;
+	/* Not reachable yet: nobody else reads the hook */
+	owner->lease.revoked_hook = ordlock_nl_revoked;
+	owner->lease.hook_data = nlo;
 	nlo->portid = portid;
 	sock_hold(sk);
 	nlo->sk = sk;
@@ -383,6 +403,11 @@ static void ordlock_nl_finish(struct ordlock_nl_owner *nlo, int ret)
 	u32 status;
 
 	lockdep_assert_held(&owner->lock);
+	if (!ret)
+		ordlock_lease_granted(owner, nlo->lease_ms);
+	/* A lease that expired while the request waited: revoked now */
+	if (ordlock_lease_check(owner))
+		ret = -EKEYEXPIRED;
 	status = ret == -ETIMEDOUT ? ORDLOCK_STATUS_TIMEOUT :
 		 ret == -EDEADLK && owner->failure.reason == ORDLOCK_REASON_DEADLOCK ?
 		 ORDLOCK_STATUS_DEADLOCK : ordlock_nl_status(ret);
@@ -479,6 +504,11 @@ static int ordlock_nl_lock_request(struct sk_buff *skb, struct genl_info *info,
 	}
 	if (info->attrs[ORDLOCK_A_TIMEOUT_NS])
 		timeout = nla_get_u64(info->attrs[ORDLOCK_A_TIMEOUT_NS]);
+	if (convert && info->attrs[ORDLOCK_A_LEASE_MS]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_LEASE_MS],
+				    "a conversion takes no lease");
+		return -EINVAL;
+	}
 	if (info->attrs[ORDLOCK_A_DOMAIN] &&
 	    ordlock_domain_name_check(nla_data(info->attrs[ORDLOCK_A_DOMAIN]))) {
 		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
@@ -511,6 +541,14 @@ static int ordlock_nl_lock_request(struct sk_buff *skb, struct genl_info *info,
 		ret = -EBUSY;
 		goto out_unlock;
 	}
+	nlo->cookie = info->attrs[ORDLOCK_A_COOKIE] ?
+		      nla_get_u64(info->attrs[ORDLOCK_A_COOKIE]) : 0;
+	ret = ordlock_lease_check(owner);
+	if (ret) {
+		nlo->req.token = 0;
+		ret = ordlock_nl_reply(info, nlo, ret) ? -ENOBUFS : 0;
+		goto out_unlock;
+	}
 	if (info->attrs[ORDLOCK_A_DOMAIN]) {
 		char name[ORDLOCK_DOMAIN_NAME_MAX] = {};
 
@@ -536,13 +574,15 @@ static int ordlock_nl_lock_request(struct sk_buff *skb, struct genl_info *info,
 	nlo->req.try = flags & ORDLOCK_ACQUIRE_TRY;
 	nlo->req.reorder = flags & ORDLOCK_ACQUIRE_REORDER;
 	nlo->req.notify = ordlock_nl_notify;
-	nlo->cookie = info->attrs[ORDLOCK_A_COOKIE] ?
-		      nla_get_u64(info->attrs[ORDLOCK_A_COOKIE]) : 0;
+	nlo->lease_ms = info->attrs[ORDLOCK_A_LEASE_MS] ?
+			nla_get_u32(info->attrs[ORDLOCK_A_LEASE_MS]) : 0;
 	timeout = ordlock_timeout_ns(timeout);
 	if (convert)
 		ret = ordlock_request_convert(&nlo->req, timeout);
 	else
 		ret = ordlock_request_start(&nlo->req, timeout);
+	if (!ret && !convert)
+		ordlock_lease_granted(owner, nlo->lease_ms);
 	if (ret == -EINPROGRESS) {
 		nlo->keys = keys;
 		keys = NULL;
@@ -611,10 +651,15 @@ int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = -EBUSY;
 		goto out_unlock;
 	}
-	if (flags & ORDLOCK_RELEASE_ALL)
+	if (flags & ORDLOCK_RELEASE_ALL) {
 		ordlock_req_release_all(nlo->owner);
-	else
-		ret = ordlock_req_release_keys(nlo->owner, keys, n);
+		ordlock_lease_acknowledge(nlo->owner);
+		ret = 0;
+	} else {
+		ret = ordlock_lease_check(nlo->owner);
+		if (!ret)
+			ret = ordlock_req_release_keys(nlo->owner, keys, n);
+	}
 	nlo->cookie = 0;
 	nlo->req.token = 0;
 	if (ordlock_nl_reply(info, nlo, ret))
@@ -624,6 +669,180 @@ int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info)
 out_unlock:
 	mutex_unlock(&nlo->owner->lock);
 	kvfree(keys);
+	return ret;
+}
+
+/* RENEW */
+const struct nla_policy ordlock_nl_renew_policy[ORDLOCK_A_MAX + 1] = {
+	[ORDLOCK_A_DOMAIN] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_KEYS] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_FLAGS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_TIMEOUT_NS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_COOKIE] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_TAKES_LEASE_MS,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+};
+
+/* TOKEN_CHECK: the key (with its token) comes in ORDLOCK_A_KEY */
+const struct nla_policy ordlock_nl_token_check_policy[ORDLOCK_A_MAX + 1] = {
+	[ORDLOCK_A_DOMAIN] = ORDLOCK_NL_TAKES_DOMAIN,
+	[ORDLOCK_A_KEYS] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_KEY] = NLA_POLICY_NESTED(ordlock_nl_key_policy),
+	[ORDLOCK_A_FLAGS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_TIMEOUT_NS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_COOKIE] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_POLICY] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_DETECT_DELAY_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
+	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+};
+
+/* Put one revoked key, with its mode and token */
+static int ordlock_nl_put_revoked_key(struct sk_buff *msg,
+				      const struct ordlock_revoked_key *r)
+{
+	struct nlattr *nest = nla_nest_start(msg, ORDLOCK_A_KEY);
+
+	if (!nest ||
+	    nla_put_u32(msg, ORDLOCK_K_RANK, r->key.rank) ||
+	    nla_put_u64_64bit(msg, ORDLOCK_K_ID, r->key.id, ORDLOCK_K_PAD) ||
+	    nla_put_u32(msg, ORDLOCK_K_MODE, r->key.mode) ||
+	    nla_put_u64_64bit(msg, ORDLOCK_K_TOKEN, r->token, ORDLOCK_K_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+/*
+ * The lease of the socket's owner was revoked (lease.c, owner locked):
+ * tell the port, with the failure record and every revoked key. Lost when
+ * the socket's buffer is full, as a RESULT would be: the next request is
+ * refused with EKEYEXPIRED all the same.
+ */
+static void ordlock_nl_revoked(struct ordlock_owner *owner, void *data)
+{
+	struct ordlock_nl_owner *nlo = data;
+	struct ordlock_lease *l = &owner->lease;
+	unsigned int i, n = l->keys ? l->nkeys : min(l->nkeys, 2U);
+	struct nlattr *keys;
+	struct sk_buff *msg;
+	void *hdr;
+
+	lockdep_assert_held(&owner->lock);
+	if (sock_flag(nlo->sk, SOCK_DEAD))
+		return;
+	msg = genlmsg_new(NLMSG_GOODSIZE + (size_t)n * 64, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ordlock_genl_family, 0, ORDLOCK_CMD_REVOKED);
+	if (!hdr || ordlock_nl_put_failure(msg, &owner->failure))
+		goto err;
+	keys = nla_nest_start(msg, ORDLOCK_A_KEYS);
+	if (!keys)
+		goto err;
+	for (i = 0; i < n; i++)
+		if (ordlock_nl_put_revoked_key(msg, l->keys ? &l->keys[i] :
+					       i ? &l->last : &l->first))
+			goto err;
+	nla_nest_end(msg, keys);
+	genlmsg_end(msg, hdr);
+	genlmsg_unicast(&init_net, msg, nlo->portid);
+	return;
+err:
+	nlmsg_free(msg);
+}
+
+int ordlock_nl_renew_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ordlock_nl_owner *nlo;
+	struct sk_buff *msg;
+	u32 lease_ms = 0;
+	u64 left_ms = 0;
+	void *hdr;
+	int ret;
+
+	if (info->attrs[ORDLOCK_A_LEASE_MS])
+		lease_ms = nla_get_u32(info->attrs[ORDLOCK_A_LEASE_MS]);
+	nlo = ordlock_nl_get(skb, info->snd_portid);
+	if (IS_ERR(nlo))
+		return ordlock_nl_get_error(info, nlo);
+	mutex_lock(&nlo->owner->lock);
+	if (nlo->owner->busy) {
+		NL_SET_ERR_MSG(info->extack, "a request of this socket is in progress");
+		ret = -EBUSY;
+		goto out_unlock;
+	}
+	ret = ordlock_lease_renew(nlo->owner, lease_ms, &left_ms);
+	nlo->cookie = 0;
+	nlo->req.token = 0;
+	if (ret) {
+		ret = ordlock_nl_reply(info, nlo, ret) ? -ENOBUFS : 0;
+		goto out_unlock;
+	}
+	ret = -ENOBUFS;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		goto out_unlock;
+	hdr = genlmsg_put(msg, info->snd_portid, info->snd_seq,
+			  &ordlock_genl_family, 0, ORDLOCK_CMD_RENEW);
+	if (!hdr ||
+	    nla_put_u32(msg, ORDLOCK_A_STATUS, ORDLOCK_STATUS_GRANTED) ||
+	    nla_put_u64_64bit(msg, ORDLOCK_A_LEFT_MS, left_ms, ORDLOCK_A_PAD)) {
+		nlmsg_free(msg);
+		goto out_unlock;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_reply(msg, info) ? -ENOBUFS : 0;
+out_unlock:
+	mutex_unlock(&nlo->owner->lock);
+	return ret;
+}
+
+int ordlock_nl_token_check_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr *tb[ORDLOCK_K_MAX + 1];
+	struct ordlock_domain *domain;
+	struct ordlock_rkey key = {};
+	const char *name = ORDLOCK_DEFAULT_DOMAIN;
+	int ret;
+
+	if (!info->attrs[ORDLOCK_A_KEY]) {
+		NL_SET_ERR_MSG(info->extack, "missing the key");
+		NL_SET_ERR_ATTR_MISS(info->extack, NULL, ORDLOCK_A_KEY);
+		return -EINVAL;
+	}
+	ret = nla_parse_nested(tb, ORDLOCK_K_MAX, info->attrs[ORDLOCK_A_KEY],
+			       ordlock_nl_key_policy, info->extack);
+	if (ret)
+		return ret;
+	if (!tb[ORDLOCK_K_RANK] || !tb[ORDLOCK_K_ID] || !tb[ORDLOCK_K_TOKEN]) {
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_KEY],
+				    "the key needs a rank, an id and a token");
+		return -EINVAL;
+	}
+	if (info->attrs[ORDLOCK_A_DOMAIN]) {
+		name = nla_data(info->attrs[ORDLOCK_A_DOMAIN]);
+		if (ordlock_domain_name_check(name)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
+					    "bad domain name: 1 to 31 of [A-Za-z0-9._-]");
+			return -EINVAL;
+		}
+	}
+	key.rank = nla_get_u32(tb[ORDLOCK_K_RANK]);
+	key.id = nla_get_u64(tb[ORDLOCK_K_ID]);
+	domain = ordlock_domain_find_get(name);
+	ret = domain ? ordlock_lease_token_check(domain, &key,
+						 nla_get_u64(tb[ORDLOCK_K_TOKEN])) :
+		       -ESTALE;
+	if (domain)
+		ordlock_domain_put(domain);
+	if (ret)
+		NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_KEY],
+				    "stale token: not the live grant of the key");
 	return ret;
 }
 

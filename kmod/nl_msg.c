@@ -15,6 +15,7 @@ const struct nla_policy ordlock_nl_key_policy[ORDLOCK_K_MAX + 1] = {
 	[ORDLOCK_K_RANK] = { .type = NLA_U32 },
 	[ORDLOCK_K_ID] = { .type = NLA_U64 },
 	[ORDLOCK_K_MODE] = NLA_POLICY_RANGE(NLA_U32, 0, ORDLOCK_MODE_EXCLUSIVE),
+	[ORDLOCK_K_TOKEN] = { .type = NLA_U64 },
 };
 
 /* The attributes of an ORDLOCK_A_ENTRY of ORDLOCK_A_RANK_NAMES */

@@ -92,6 +92,7 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	INIT_LIST_HEAD(&owner->spare);
 	owner->domain = ordlock_domain_get_default();
 	INIT_HLIST_NODE(&owner->tid_node);
+	ordlock_lease_owner_init(owner);
 	owner->kind = kind;
 	memcpy(owner->domain_name, owner->domain->name, sizeof(owner->domain_name));
 	owner->id = atomic64_inc_return(&ordlock_owner_ids);
@@ -140,12 +141,15 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	mutex_unlock(&ordlock_owners_lock);
 
 	mutex_lock(&owner->lock);
+	ordlock_lease_owner_kill(owner);
 	if (owner->nheld && ordlock_owner_killed())
 		ordlock_event_owner_died(owner);
 	ordlock_req_release_all(owner);
 	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
 		kmem_cache_free(ordlock_hold_cache, hold);
 	mutex_unlock(&owner->lock);
+	/* Its timer and work item take owner->lock: cancelled unlocked */
+	ordlock_lease_owner_free(owner);
 	ordlock_gauge_dec(&owner->domain->owners);
 	ordlock_domain_put(owner->domain);
 	mutex_destroy(&owner->lock);

@@ -19,6 +19,7 @@
 
 #include "keys.h"
 #include "order.h"
+#include "lease.h"
 #include "resource.h"
 
 struct ordlock_domain;
@@ -85,6 +86,8 @@ struct ordlock_user;
  *	for none; written under @lock, read racily like @comm
  * @order_cache: the learned-order edges this owner knows (order.h); under
  *	@lock
+ * @lease: the lease of what the owner holds, and its revocation (lease.h);
+ *	under @lock except where lease.h says
  */
 /**
  * struct ordlock_restart - an ioctl wait that a signal interrupted, which
@@ -142,6 +145,7 @@ struct ordlock_owner {
 	seqcount_mutex_t domain_seq;
 	char label[ORDLOCK_LABEL_MAX];
 	struct ordlock_order_cache order_cache;
+	struct ordlock_lease lease;
 };
 
 /**

@@ -316,6 +316,20 @@ def targets(rows, meta):
         if r["row"] == "7" and r["measure"] == m and r["median"]:
             parts.append("%s %.0f B" % (r["impl"], r["median"]))
     add(7, "kernel memory per owner (reported)", None, "; ".join(parts))
+    # 8 (issue 16): leases
+    m = "renew vs failed try-lock"
+    rn, tf = med(rows, "8", m, "ordlock-renew"), med(rows, "8", m, "ordlock-try-fail")
+    if rn is not None or tf is not None:
+        add(8, "RENEW costs no more than a failed try-lock",
+            rn <= tf * 1.05 if rn and tf else None,
+            "RENEW %s, failed try-lock %s" % (us(rn), us(tf)))
+    m = "revocation lateness"
+    lt = med(rows, "8", m, "ordlock-revoke")
+    if lt is not None:
+        add(8, "lateness of a revocation (reported)", None,
+            "revocation %s, clock_nanosleep %s, timer slack %s" % (
+                us(lt), us(med(rows, "8", m, "clock_nanosleep")),
+                us(med(rows, "8", m, "timer slack"))))
     return out
 
 

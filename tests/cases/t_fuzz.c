@@ -61,20 +61,28 @@ struct ioc {
 static const struct ioc iocs[] = {
 	{ "ACQUIRE", ORDLOCK_IOC_ACQUIRE, sizeof(struct ordlock_acquire),
 	  { EINVAL, E2BIG, EFAULT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR, ENOSPC,
-	    EDQUOT, EBUSY, ENOMEM } },
+	    EDQUOT, EBUSY, ENOMEM, EKEYEXPIRED } },
 	{ "RELEASE", ORDLOCK_IOC_RELEASE, sizeof(struct ordlock_release),
-	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, ENOMEM } },
+	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, ENOMEM, EKEYEXPIRED } },
 	{ "SET_DOMAIN", ORDLOCK_IOC_SET_DOMAIN, sizeof(struct ordlock_set_domain),
-	  { EINVAL, E2BIG, EFAULT, EBUSY, ENOSPC, EDQUOT, ENOMEM } },
+	  { EINVAL, E2BIG, EFAULT, EBUSY, ENOSPC, EDQUOT, ENOMEM, EKEYEXPIRED } },
 	{ "OWNER_INFO", ORDLOCK_IOC_OWNER_INFO, sizeof(struct ordlock_owner_info),
 	  { EINVAL, E2BIG, EFAULT } },
 	{ "LAST_FAILURE", ORDLOCK_IOC_LAST_FAILURE, sizeof(struct ordlock_last_failure),
 	  { EINVAL, E2BIG, EFAULT } },
 	{ "CONVERT", ORDLOCK_IOC_CONVERT, sizeof(struct ordlock_convert),
 	  { EINVAL, E2BIG, EFAULT, ENOENT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR,
-	    EDQUOT, EBUSY, ENOMEM } },
+	    EDQUOT, EBUSY, ENOMEM, EKEYEXPIRED } },
 	{ "DOMAIN_CONFIG", ORDLOCK_IOC_DOMAIN_CONFIG, sizeof(struct ordlock_domain_config),
 	  { EINVAL, E2BIG, EFAULT, EPERM, ENOSPC, EDQUOT, ENOMEM } },
+	{ "RENEW", ORDLOCK_IOC_RENEW, sizeof(struct ordlock_renew),
+	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, EKEYEXPIRED } },
+	{ "TOKEN_CHECK", ORDLOCK_IOC_TOKEN_CHECK, sizeof(struct ordlock_token_check),
+	  { EINVAL, E2BIG, EFAULT, ESTALE } },
+	{ "SET_LABEL", ORDLOCK_IOC_SET_LABEL, sizeof(struct ordlock_set_label),
+	  { EINVAL, E2BIG, EFAULT } },
+	{ "GET_ORDER", ORDLOCK_IOC_GET_ORDER, sizeof(struct ordlock_order_get),
+	  { EINVAL, E2BIG, EFAULT, ENOENT, ENOMEM } },
 	{ "unknown", 0, 64, { ENOTTY } },
 };
 #define NIOC (sizeof(iocs) / sizeof(iocs[0]))
@@ -177,7 +185,8 @@ static void fill(unsigned int *seed, unsigned int which, unsigned char *p,
 
 		a->flags = rn(seed, 4) ? ORDLOCK_ACQUIRE_TRY * rn(seed, 2) : (uint32_t)r64(seed);
 		a->nkeys = rn(seed, 2) ? 1 + rn(seed, room) : pick_count(seed);
-		a->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
+		/* mostly no lease; now and then a short one, or any */
+		a->lease_ms = rn(seed, 8) ? 0 : rn(seed, 2) ? 1 + rn(seed, 20) : (uint32_t)r64(seed);
 		a->keys = pick_keys(seed, keys, room);
 		a->timeout_ns = rn(seed, 2) ? rn(seed, 3000000) : pick_u64(seed);
 		break;
@@ -211,7 +220,7 @@ static void fill(unsigned int *seed, unsigned int which, unsigned char *p,
 			c->flags = rn(seed, 2) ? rn(seed, 4) : (uint32_t)r64(seed);
 			c->policy = rn(seed, 2) ? rn(seed, 3) : (uint32_t)r64(seed);
 			c->detect_delay_ms = rn(seed, 2) ? rn(seed, 100) : (uint32_t)r64(seed);
-			c->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
+			c->max_hold_ms = rn(seed, 2) ? rn(seed, 50) : (uint32_t)r64(seed);
 		}
 		break;
 	}
@@ -222,6 +231,50 @@ static void fill(unsigned int *seed, unsigned int which, unsigned char *p,
 		l->nsteps = rn(seed, 2) ? rn(seed, 64) : pick_count(seed);
 		l->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
 		l->steps = pick_keys(seed, keys, room);
+		break;
+	}
+	case ORDLOCK_IOC_RENEW: {
+		struct ordlock_renew *r = (void *)p;
+
+		r->flags = rn(seed, 3) ? ORDLOCK_RENEW_SET_SIGNAL * rn(seed, 2) : (uint32_t)r64(seed);
+		/* a signal that interrupts nothing here: SIGWINCH, or none */
+		r->signal = rn(seed, 4) ? 0 : rn(seed, 2) ? SIGWINCH : (uint32_t)r64(seed);
+		r->lease_ms = rn(seed, 2) ? rn(seed, 50) : (uint32_t)r64(seed);
+		break;
+	}
+	case ORDLOCK_IOC_TOKEN_CHECK: {
+		struct ordlock_token_check *t = (void *)p;
+
+		t->flags = rn(seed, 4) ? 0 : (uint32_t)r64(seed);
+		pick_keys(seed, &t->key, 1);
+		t->token = pick_u64(seed);
+		break;
+	}
+	case ORDLOCK_IOC_SET_LABEL: {
+		struct ordlock_set_label *l = (void *)p;
+
+		l->flags = rn(seed, 4) ? 0 : (uint32_t)r64(seed);
+		/* mostly valid labels, sometimes a bad character or no NUL */
+		for (i = 0; i < sizeof(l->label); i++)
+			l->label[i] = "abc-._9Z"[rn(seed, 8)];
+		l->label[rn(seed, 5) ? rn(seed, sizeof(l->label)) : sizeof(l->label) - 1] =
+			rn(seed, 6) ? 0 : (char)rand_r(seed);
+		break;
+	}
+	case ORDLOCK_IOC_GET_ORDER: {
+		/* the kernel writes there: room the test owns, never more */
+		static struct ordlock_order_edge edges[8];
+		static uint32_t words[64];
+		struct ordlock_order_get *g = (void *)p;
+
+		g->flags = rn(seed, 4) ? 0 : (uint32_t)r64(seed);
+		memset(g->domain, 0, sizeof(g->domain));
+		strcpy(g->domain, rn(seed, 3) ? "default" : rn(seed, 2) ? "fz-order" : "");
+		g->edge_size = rn(seed, 3) ? sizeof(edges[0]) : rn(seed, sizeof(edges[0]) + 1);
+		g->nedges = rn(seed, 9);
+		g->edges = rn(seed, 6) ? (uintptr_t)edges : 0;
+		g->npotential_words = rn(seed, 65);
+		g->potentials = rn(seed, 6) ? (uintptr_t)words : 0;
 		break;
 	}
 	case ORDLOCK_IOC_CONVERT: {
@@ -304,7 +357,7 @@ static void *ioctl_fuzzer(void *arg)
 			*(uint32_t *)p = rn(&seed, 6) ? (uint32_t)size : (uint32_t)pick_count(&seed);
 		if (!nr)	/* unknown: other numbers of our type, or others' */
 			/* never another type's: VFS handles FIOCLEX & co. */
-			nr = rn(&seed, 2) ? _IO(ORDLOCK_IOC_TYPE, 8 + rn(&seed, 248))
+			nr = rn(&seed, 2) ? _IO(ORDLOCK_IOC_TYPE, 12 + rn(&seed, 244))
 					  : (((unsigned long)r64(&seed) & 0xffff00ffUL) |
 					     (ORDLOCK_IOC_TYPE << 8));
 		if (arg && rn(&seed, 4) == 0) {
@@ -323,7 +376,7 @@ static void *ioctl_fuzzer(void *arg)
 		} else if (ret != -1 || !documented(c, err)) {
 			/* a known ioctl number picked at random is fine too */
 			if (!(which == NIOC - 1 && _IOC_TYPE(nr) == ORDLOCK_IOC_TYPE &&
-			      _IOC_NR(nr) <= 7) &&
+			      _IOC_NR(nr) <= 9) &&
 			    !(which == NIOC - 1 && err == ENOTTY) &&
 			    /*
 			     * another thread's descriptor may be closed meanwhile,

@@ -120,8 +120,8 @@ static void test_config(void)
 		 EINVAL, "config: policy 0xffffffff: EINVAL");
 	is_errno(ordlock_set_policy(ol, domain, 7, 0), EINVAL,
 		 "config: ordlock_set_policy(7): EINVAL");
-	is_errno(config_raw(ol, &cfg, domain, 1U << 2, 0, 0), EINVAL,
-		 "config: unknown flag 1 << 2: EINVAL");
+	is_errno(config_raw(ol, &cfg, domain, 1U << 5, 0, 0), EINVAL,
+		 "config: unknown flag 1 << 5: EINVAL");
 	is_errno(config_raw(ol, &cfg, domain, 1U << 31, 0, 0), EINVAL,
 		 "config: unknown flag 1 << 31: EINVAL");
 	is_errno(config_raw(ol, &cfg, domain, ORDLOCK_DOMAIN_SET_POLICY | 1U << 5,
@@ -130,9 +130,10 @@ static void test_config(void)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
 	snprintf(cfg.name, sizeof(cfg.name), "%s", domain);
-	cfg.__reserved = 1;
-	is_errno(ioctl(ordlock_fd(ol), ORDLOCK_IOC_DOMAIN_CONFIG, &cfg), EINVAL,
-		 "config: non-zero __reserved: EINVAL");
+	cfg.max_hold_ms = 1;
+	is_int(ioctl(ordlock_fd(ol), ORDLOCK_IOC_DOMAIN_CONFIG, &cfg), 0,
+	       "config: max_hold_ms without its flag: read only");
+	is_int(cfg.max_hold_ms, 0, "config: ... and max_hold_ms stays 0");
 	is_errno(config_raw(ol, &cfg, "", 0, 0, 0), EINVAL,
 		 "config: empty name: EINVAL");
 	is_errno(config_raw(ol, &cfg, "a b", 0, 0, 0), EINVAL,

@@ -13,6 +13,8 @@ import errno
 import json
 import mmap
 import os
+import select
+import signal
 import struct
 import subprocess
 import sys
@@ -372,6 +374,108 @@ def as_nobody():
         os._exit(code)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
 
+
+# --- leases -------------------------------------------------------------------
+LEASES = "py-lease-%d" % os.getpid()
+lease_anchor = ordlock.Owner(LEASES)
+
+
+def stopped_holder():
+    """A child takes 7:7 with a 0.4 s lease, stops itself; once continued it
+    reports what its owner says, as JSON, on the returned pipe."""
+    ready_r, ready_w = os.pipe()
+    out_r, out_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        res = {}
+        try:
+            o = ordlock.Owner(LEASES)
+            h = o.acquire((7, 7), lease=0.4, timeout=0)
+            res["token"] = h.token
+            os.write(ready_w, b"r")
+            os.kill(os.getpid(), signal.SIGSTOP)
+            p = select.poll()
+            p.register(o.fileno(), select.POLLPRI)
+            res["pollpri"] = bool(p.poll(0))
+            res["live"] = o.token_check((7, 7), h.token)
+            try:
+                o.renew()
+                res["renew"] = "renewed"
+            except ordlock.Revoked as e:
+                res["renew"] = "revoked"
+                res["errno"] = e.errno
+                res["revoked"] = [[k.rank, k.id, k.mode, t] for k, t in e.revoked]
+            o.release()
+            res["again"] = o.acquire((8, 8), timeout=0).token > 0
+        except BaseException as e:  # noqa: BLE001
+            res["error"] = repr(e)
+        os.write(out_w, json.dumps(res).encode())
+        os._exit(0)
+    os.close(out_w)
+    os.read(ready_r, 1)
+    return pid, out_r
+
+
+lpid, lout = stopped_holder()
+for _ in range(2000):
+    with open("/proc/%d/stat" % lpid) as f:
+        if f.read().rsplit(")", 1)[1].split()[0] == "T":
+            break
+    time.sleep(0.001)
+# without the lease this times out after 30 s
+with ordlock.acquire((7, 7), domain=LEASES, timeout=30) as w:
+    ok(True, "lease: a stopped holder's key is granted to the waiter")
+    wtoken = w.token
+    ok(ordlock.token_check((7, 7), wtoken, domain=LEASES),
+       "lease: token_check: the waiter's token is live")
+    os.kill(lpid, signal.SIGCONT)
+    res = json.loads(os.read(lout, 65536).decode() or "{}")
+    os.waitpid(lpid, 0)
+    ok("error" not in res, "lease: the holder ran", res.get("error"))
+    ok(wtoken > res.get("token", 1 << 62), "lease: the waiter's token is higher")
+    ok(not ordlock.token_check((7, 7), res.get("token", 0), domain=LEASES),
+       "lease: token_check: the holder's token is stale")
+    ok(res.get("pollpri") is True, "lease: the holder's poll() reports POLLPRI")
+    ok(res.get("live") is False, "lease: the holder's own token check says stale")
+    ok(res.get("renew") == "revoked" and res.get("errno") == errno.EKEYEXPIRED,
+       "lease: its renew() raises Revoked (EKEYEXPIRED)", res)
+    ok(res.get("revoked") == [[7, 7, ordlock.EXCLUSIVE, res.get("token")]],
+       "lease: Revoked.revoked names 7:7 and its token", res.get("revoked"))
+    ok(res.get("again") is True, "lease: after release() it locks again")
+
+# renew() keeps a holder alive past several periods
+with ordlock.acquire((9, 9), domain=LEASES, lease=0.5, timeout=0) as h:
+    lefts = []
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 2.0:
+        lefts.append(h.renew())
+        time.sleep(0.05)
+    ok(all(x is not None and 0 < x <= 0.5 for x in lefts),
+       "lease: %d renewals over 4 periods, each within the lease" % len(lefts))
+    ok(ordlock.token_check((9, 9), h.token, domain=LEASES),
+       "lease: still live after 4 periods")
+
+# max_hold_ms caps a lease
+ordlock.set_max_hold(LEASES, 300)
+ok(ordlock.domain_config(LEASES)["max_hold_ms"] == 300, "max_hold: set to 300 ms")
+with ordlock.Owner(LEASES) as o:
+    o.acquire((10, 10), lease=60, timeout=0)
+    left = o.renew()
+    ok(left is not None and 0 < left <= 0.3, "max_hold: a 60 s lease is capped (%r)" % left)
+    p = select.poll()
+    p.register(o.fileno(), select.POLLPRI)
+    ok(bool(p.poll(20000)), "max_hold: revoked, poll() says so")
+    e = expect_raises(ordlock.Revoked, lambda: o.acquire((11, 11), timeout=0),
+                      "max_hold: the next acquire raises Revoked")
+    if e:
+        ok(e.reason_name == "revoked" and len(e.revoked) == 1, "Revoked: reason and keys")
+    o.release()
+ordlock.set_max_hold(LEASES, 0)
+expect_raises(ValueError, lambda: ordlock.acquire((1, 1), domain=LEASES, lease=0),
+              "lease=0 raises ValueError")
+with ordlock.Owner(LEASES) as o:
+    expect_raises(ordlock.NotHeld, o.renew, "renew() holding nothing raises NotHeld")
+lease_anchor.close()
 
 ok(oct(os.stat("/dev/ordlock").st_mode & 0o777) == "0o660",
    "the device is 0660 (the module's default dev_mode)")

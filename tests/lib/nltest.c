@@ -413,7 +413,7 @@ int nlt_domain_set(struct nlt *s, const char *domain, int policy,
 		strcpy(rn.v[i].name, names[i].name);
 		rn.n++;
 	}
-	ret = olc_nl_domain_set(s->nl, domain, policy, delay_ms,
+	ret = olc_nl_domain_set(s->nl, domain, policy, delay_ms, -1,
 				nnames >= 0 ? &rn : NULL, d);
 	return ret == -EPROTO ? nlt_diag(ret, "DOMAIN_SET") : ret;
 }

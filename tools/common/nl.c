@@ -390,7 +390,8 @@ unsigned int olc_nl_pending(const struct olc_nl *nl)
 
 static int olc_nl_aside(int cmd)
 {
-	return cmd == ORDLOCK_CMD_RESULT || cmd == ORDLOCK_CMD_EVENT;
+	return cmd == ORDLOCK_CMD_RESULT || cmd == ORDLOCK_CMD_EVENT ||
+	       cmd == ORDLOCK_CMD_REVOKED;
 }
 
 int olc_nl_pump(struct olc_nl *nl, uint64_t deadline)
@@ -573,12 +574,16 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_ORDER_DROPPED] = { .type = NLA_U64 },
 	[ORDLOCK_A_RESULT_FLAGS] = { .type = NLA_U32 },
 	[ORDLOCK_A_STRICT] = { .type = NLA_U32 },
+	[ORDLOCK_A_LEASE_MS] = { .type = NLA_U32 },
+	[ORDLOCK_A_MAX_HOLD_MS] = { .type = NLA_U32 },
+	[ORDLOCK_A_LEFT_MS] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_key_policy[ORDLOCK_K_MAX + 1] = {
 	[ORDLOCK_K_RANK] = { .type = NLA_U32 },
 	[ORDLOCK_K_ID] = { .type = NLA_U64 },
 	[ORDLOCK_K_MODE] = { .type = NLA_U32 },
+	[ORDLOCK_K_TOKEN] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_failure_policy[ORDLOCK_F_MAX + 1] = {
@@ -615,6 +620,7 @@ static struct nla_policy olc_nl_entry_policy[ORDLOCK_E_MAX + 1] = {
 	[ORDLOCK_E_TIME_NS] = { .type = NLA_U64 },
 	[ORDLOCK_E_ORDER_KIND] = { .type = NLA_U32 },
 	[ORDLOCK_E_COUNT] = { .type = NLA_U64 },
+	[ORDLOCK_E_LEASE_LEFT_MS] = { .type = NLA_U64 },
 };
 
 static struct nla_policy olc_nl_stats_policy[ORDLOCK_S_MAX + 1] = {
@@ -708,6 +714,8 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 		e->token = nla_get_u64(tb[ORDLOCK_E_TOKEN]);
 	if (tb[ORDLOCK_E_WAITED_US])
 		e->waited_us = nla_get_u64(tb[ORDLOCK_E_WAITED_US]);
+	if (tb[ORDLOCK_E_LEASE_LEFT_MS])
+		e->lease_left_ms = nla_get_u64(tb[ORDLOCK_E_LEASE_LEFT_MS]);
 	if (tb[ORDLOCK_E_EDGE])
 		e->edge = nla_get_u32(tb[ORDLOCK_E_EDGE]);
 	if (tb[ORDLOCK_E_RANK])
@@ -887,6 +895,8 @@ const char *olc_nl_event_name(uint32_t event)
 		return "owner-died";
 	case ORDLOCK_EVENT_POTENTIAL_DEADLOCK:
 		return "potential-deadlock";
+	case ORDLOCK_EVENT_REVOKED:
+		return "revoked";
 	default:
 		return NULL;
 	}
@@ -910,6 +920,8 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)
 		d->have_strict = 1;
 		d->strict = nla_get_u32(tb[ORDLOCK_A_STRICT]);
 	}
+	if (tb[ORDLOCK_A_MAX_HOLD_MS])
+		d->max_hold_ms = nla_get_u32(tb[ORDLOCK_A_MAX_HOLD_MS]);
 	if (!tb[ORDLOCK_A_RANK_NAMES])
 		return 0;
 	d->have_names = 1;
@@ -959,14 +971,16 @@ int olc_nl_domain_get(struct olc_nl *nl, const char *domain,
 }
 
 int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
-		      long delay_ms, const struct olc_rank_names *names,
+		      long delay_ms, long max_hold_ms,
+		      const struct olc_rank_names *names,
 		      struct olc_nl_domain *out)
 {
-	return olc_nl_domain_set_all(nl, domain, policy, delay_ms, -1, names, out);
+	return olc_nl_domain_set_all(nl, domain, policy, delay_ms, -1, max_hold_ms,
+				     names, out);
 }
 
 int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
-			  long delay_ms, long strict,
+			  long delay_ms, long strict, long max_hold_ms,
 			  const struct olc_rank_names *names,
 			  struct olc_nl_domain *out)
 {
@@ -984,7 +998,9 @@ int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
 	if ((policy >= 0 && nla_put_u32(msg, ORDLOCK_A_POLICY, (uint32_t)policy)) ||
 	    (delay_ms >= 0 &&
 	     nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, (uint32_t)delay_ms)) ||
-	    (strict >= 0 && nla_put_u32(msg, ORDLOCK_A_STRICT, (uint32_t)strict)))
+	    (strict >= 0 && nla_put_u32(msg, ORDLOCK_A_STRICT, (uint32_t)strict)) ||
+	    (max_hold_ms >= 0 &&
+	     nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, (uint32_t)max_hold_ms)))
 		goto full;
 	if (names) {
 		nest = olc_nl_nest_start(msg, ORDLOCK_A_RANK_NAMES);
@@ -1026,6 +1042,7 @@ static const char *const olc_nl_stat_names[ORDLOCK_S_MAX + 1] = {
 	[ORDLOCK_S_SIGNALS] = "signals",
 	[ORDLOCK_S_LIMITS] = "limits",
 	[ORDLOCK_S_RELEASES] = "releases",
+	[ORDLOCK_S_REVOCATIONS] = "revocations",
 };
 
 /* the order of the debugfs file: gauges first, then the counters */
@@ -1035,7 +1052,7 @@ const int olc_nl_stat_order[OLC_NL_NSTATS] = {
 	ORDLOCK_S_ACQUIRES, ORDLOCK_S_CONTENDED, ORDLOCK_S_TIMEOUTS,
 	ORDLOCK_S_TRY_FAILURES, ORDLOCK_S_ORDER_VIOLATIONS, ORDLOCK_S_DEADLOCKS,
 	ORDLOCK_S_UPGRADE_DEADLOCKS, ORDLOCK_S_CONVERSIONS, ORDLOCK_S_SIGNALS,
-	ORDLOCK_S_LIMITS, ORDLOCK_S_RELEASES,
+	ORDLOCK_S_LIMITS, ORDLOCK_S_RELEASES, ORDLOCK_S_REVOCATIONS,
 };
 
 const char *olc_nl_stat_name(int attr)

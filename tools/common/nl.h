@@ -202,6 +202,7 @@ struct olc_nl_entry {
 	uint64_t time_ns;
 	uint32_t order_kind;
 	uint64_t count;
+	uint64_t lease_left_ms;
 	struct {
 		uint32_t present;
 		uint64_t owner_id;
@@ -292,6 +293,7 @@ struct olc_nl_domain {
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 	uint32_t policy;
 	uint32_t detect_delay_ms;
+	uint32_t max_hold_ms;
 	int have_names;
 	struct olc_rank_names names;
 	int have_strict;
@@ -302,16 +304,19 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d);
 int olc_nl_domain_get(struct olc_nl *nl, const char *domain,
 		      struct olc_nl_domain *out);
 /*
- * olc_nl_domain_set() - set what is given: @policy and @delay_ms unless
- * negative, the rank names unless @names is NULL (an empty list removes
- * them). @out may be NULL.
+ * olc_nl_domain_set() - set what is given: @policy, @delay_ms and
+ * @max_hold_ms unless negative, the rank names unless @names is NULL (an
+ * empty list removes them). @out may be NULL.
  */
 int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
-		      long delay_ms, const struct olc_rank_names *names,
+		      long delay_ms, long max_hold_ms, const struct olc_rank_names *names,
 		      struct olc_nl_domain *out);
-/* olc_nl_domain_set_all() - olc_nl_domain_set() and strict ranks (unless negative) */
+/*
+ * olc_nl_domain_set_all() - olc_nl_domain_set() and strict ranks (unless
+ * negative)
+ */
 int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
-			  long delay_ms, long strict,
+			  long delay_ms, long strict, long max_hold_ms,
 			  const struct olc_rank_names *names,
 			  struct olc_nl_domain *out);
 

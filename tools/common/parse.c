@@ -634,13 +634,24 @@ int olc_parse_graph(const char *buf, size_t len, struct olc_edges *out,
 }
 
 /*
- * locks: DOMAIN RANK:ID holder POS OWNER_ID PID COMM MODE TOKEN, or
- * DOMAIN RANK:ID waiter|converter POS OWNER_ID PID COMM MODE WAITED_US
+ * locks: DOMAIN RANK:ID holder POS OWNER_ID PID COMM MODE TOKEN LEASE, or
+ * DOMAIN RANK:ID waiter|converter POS OWNER_ID PID COMM MODE WAITED_US -;
+ * LEASE is the lease's milliseconds left, or "-". A kernel without leases
+ * writes no tenth field.
  */
 static int olc_locks_line(struct olc_reader *r, struct olc_lock *l)
 {
 	int ret;
 
+	if (r->nf == 10) {
+		if (strcmp(r->f[9], "-")) {
+			ret = olc_field_u64(r, 9, "lease_left_ms", &l->lease_left_ms);
+			if (ret)
+				return ret;
+			l->has_lease = 1;
+		}
+		r->nf = 9;
+	}
 	ret = olc_want_fields(r, 9, "locks") ?:
 	      olc_field_domain(r, 0, l->domain) ?:
 	      olc_field_key(r, 1, &l->rank, &l->id) ?:

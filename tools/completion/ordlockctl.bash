@@ -110,9 +110,10 @@ _ordlockctl()
 		if [[ $cur != -* ]]; then
 			case $prev in
 			policy) COMPREPLY=($(compgen -W "enforce detect timeout" -- "$cur")) ;;
-			delay | rank) ;;
+			strict) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
+			delay | rank | max-hold) ;;
 			domain) COMPREPLY=($(compgen -W "$(_ordlockctl_domains)" -- "$cur")) ;;
-			*) COMPREPLY=($(compgen -W "set policy delay rank norank" -- "$cur")) ;;
+			*) COMPREPLY=($(compgen -W "set policy delay max-hold strict rank norank" -- "$cur")) ;;
 			esac
 			return
 		fi

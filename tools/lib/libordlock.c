@@ -55,7 +55,10 @@ static unsigned int reason_of_errno(int err)
 	case ENOENT:
 	case EBUSY:
 	case EPERM:
+	case ESTALE:
 		return ORDLOCK_REASON_NONE;
+	case EKEYEXPIRED:
+		return ORDLOCK_REASON_REVOKED;
 	default:
 		/* EINVAL, E2BIG, EFAULT, ENOTTY, EBADF, ... */
 		return ORDLOCK_REASON_INVALID;
@@ -188,6 +191,14 @@ int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
 		    uint64_t *token)
 {
+	return ordlock_acquire_lease(ol, keys, n, timeout_ms, flags, 0, token);
+}
+
+int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
+			  unsigned int n, unsigned int timeout_ms,
+			  unsigned int flags, unsigned int lease_ms,
+			  uint64_t *token)
+{
 	struct ordlock_acquire a;
 
 	if (!ol)
@@ -196,6 +207,7 @@ int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 	a.size = sizeof(a);
 	a.flags = flags;
 	a.nkeys = n;
+	a.lease_ms = lease_ms;
 	a.keys = (uintptr_t)keys;
 	a.timeout_ns = (uint64_t)timeout_ms * NS_PER_MS;
 	if (ioctl(ol->fd, ORDLOCK_IOC_ACQUIRE, &a) < 0) {
@@ -315,6 +327,7 @@ static const char *const reason_names[] = {
 	[ORDLOCK_REASON_CANCELLED]	= "cancelled",
 	[ORDLOCK_REASON_USER_LIMIT]	= "user-limit",
 	[ORDLOCK_REASON_STRICT]		= "strict",
+	[ORDLOCK_REASON_REVOKED]	= "revoked",
 };
 
 const char *ordlock_reason_name(unsigned int reason)
@@ -456,6 +469,16 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 	case ORDLOCK_REASON_NOMEM:
 		snprintf(buf, len, "out of kernel memory; nothing was taken");
 		break;
+	case ORDLOCK_REASON_REVOKED:
+		if (f->cycle_len > 1)
+			snprintf(buf, len,
+				 "lease expired: the kernel revoked %u keys, %s to %s; release all to acknowledge",
+				 f->cycle_len, key, held);
+		else
+			snprintf(buf, len,
+				 "lease expired: the kernel revoked %s; release all to acknowledge",
+				 key);
+		break;
 	default:
 		snprintf(buf, len, "unknown failure reason %u: %s",
 			 f->reason, err);
@@ -499,7 +522,6 @@ int ordlock_domain_config(struct ordlock *ol, const char *domain,
 	cfg->size = sizeof(*cfg);
 	memset(cfg->name, 0, sizeof(cfg->name));
 	memcpy(cfg->name, domain, len);
-	cfg->__reserved = 0;
 	cfg->__reserved2 = 0;
 	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, cfg) < 0) {
 		int err = errno;
@@ -786,4 +808,93 @@ int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 		}
 		sleep_ms(wait);
 	}
+}
+
+int ordlock_renew(struct ordlock *ol, unsigned int lease_ms, uint64_t *left_ms)
+{
+	struct ordlock_renew r;
+
+	if (!ol)
+		return fail(EINVAL);
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.lease_ms = lease_ms;
+	if (ioctl(ol->fd, ORDLOCK_IOC_RENEW, &r) < 0) {
+		int err = errno;
+
+		record_failure(ol, &r.failure, err);
+		return fail(err);
+	}
+	if (left_ms)
+		*left_ms = r.left_ms;
+	return 0;
+}
+
+int ordlock_set_revoke_signal(struct ordlock *ol, int sig)
+{
+	struct ordlock_renew r;
+
+	if (!ol || sig < 0)
+		return fail(EINVAL);
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.flags = ORDLOCK_RENEW_SET_SIGNAL;
+	r.signal = (unsigned int)sig;
+	if (ioctl(ol->fd, ORDLOCK_IOC_RENEW, &r) < 0) {
+		int err = errno;
+
+		record_failure(ol, &r.failure, err);
+		return fail(err);
+	}
+	return 0;
+}
+
+int ordlock_revoked_keys(struct ordlock *ol, struct ordlock_revoked_key *keys,
+			 unsigned int max)
+{
+	struct ordlock_last_failure lf;
+
+	if (!ol || (max && !keys))
+		return fail(EINVAL);
+	memset(&lf, 0, sizeof(lf));
+	lf.size = sizeof(lf);
+	lf.nrevoked = max;
+	lf.revoked = (uintptr_t)keys;
+	if (ioctl(ol->fd, ORDLOCK_IOC_LAST_FAILURE, &lf) < 0) {
+		int err = errno;
+
+		record_errno(ol, err);
+		return fail(err);
+	}
+	return (int)lf.nrevoked;
+}
+
+int ordlock_token_check(struct ordlock *ol, const char *domain,
+			uint32_t rank, uint64_t id, uint64_t token)
+{
+	struct ordlock_token_check tc;
+	size_t len = domain ? strlen(domain) : 0;
+
+	if (!ol || len >= sizeof(tc.domain))
+		return fail(EINVAL);
+	memset(&tc, 0, sizeof(tc));
+	tc.size = sizeof(tc);
+	tc.key.rank = rank;
+	tc.key.id = id;
+	tc.token = token;
+	memcpy(tc.domain, domain ? domain : "", len);
+	if (ioctl(ol->fd, ORDLOCK_IOC_TOKEN_CHECK, &tc) < 0)
+		return fail(errno);
+	return 0;
+}
+
+int ordlock_set_max_hold(struct ordlock *ol, const char *domain,
+			 unsigned int max_hold_ms)
+{
+	struct ordlock_domain_config cfg;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_MAX_HOLD;
+	cfg.max_hold_ms = max_hold_ms;
+	return ordlock_domain_config(ol, domain, &cfg);
 }

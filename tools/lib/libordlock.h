@@ -84,6 +84,53 @@ int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
  */
 unsigned int ordlock_result_flags(const struct ordlock *ol);
 
+/**
+ * ordlock_acquire_lease() - ordlock_acquire() with a lease of @lease_ms
+ * (0: the domain's max_hold_ms). When the lease expires without a
+ * ordlock_renew(), the kernel revokes every key the owner holds: the next
+ * call fails with EKEYEXPIRED (reason "revoked") until
+ * ordlock_release_all() acknowledges. See ordlock(4), "Leases".
+ */
+int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
+			  unsigned int n, unsigned int timeout_ms,
+			  unsigned int flags, unsigned int lease_ms,
+			  uint64_t *token);
+
+/**
+ * ordlock_renew() - move the deadline of the owner's lease to now + the
+ * period (@lease_ms, or 0 for the one it has). @left_ms (may be NULL)
+ * receives the time left, 0 when the holds have no lease. ENOENT: nothing
+ * held; EKEYEXPIRED: too late, revoked.
+ */
+int ordlock_renew(struct ordlock *ol, unsigned int lease_ms, uint64_t *left_ms);
+
+/**
+ * ordlock_set_revoke_signal() - send signal @sig (0: none) to this process
+ * when the owner's lease is revoked. poll() on ordlock_fd() reports POLLPRI
+ * then, with or without a signal.
+ */
+int ordlock_set_revoke_signal(struct ordlock *ol, int sig);
+
+/**
+ * ordlock_revoked_keys() - after EKEYEXPIRED: copy the revoked keys with
+ * the tokens they were held under into @keys, at most @max.
+ * Returns the number copied, or -errno.
+ */
+int ordlock_revoked_keys(struct ordlock *ol, struct ordlock_revoked_key *keys,
+			 unsigned int max);
+
+/**
+ * ordlock_token_check() - for storage that fences writes: 0 when @token is
+ * the live grant of key (@rank, @id) in @domain (NULL: the owner's),
+ * -ESTALE when it is not. The answer holds nothing.
+ */
+int ordlock_token_check(struct ordlock *ol, const char *domain,
+			uint32_t rank, uint64_t id, uint64_t token);
+
+/** ordlock_set_max_hold() - set the max_hold_ms of @domain (CAP_SYS_ADMIN). */
+int ordlock_set_max_hold(struct ordlock *ol, const char *domain,
+			 unsigned int max_hold_ms);
+
 /** ordlock_try_acquire() - ordlock_acquire() that never waits (EAGAIN). */
 int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 			unsigned int n, uint64_t *token);

@@ -16,9 +16,12 @@ static void olc_domain_text(const struct olc_nl_domain *d)
 {
 	unsigned int i;
 
-	printf("%sdomain %s%s: policy %s, detect_delay_ms %u%s\n", olc_c(OLC_BOLD),
+	printf("%sdomain %s%s: policy %s, detect_delay_ms %u%s", olc_c(OLC_BOLD),
 	       d->name, olc_c(OLC_RESET), olc_policy_str(d->policy),
 	       d->detect_delay_ms, d->strict ? ", strict ranks" : "");
+	if (d->max_hold_ms)
+		printf(", max_hold_ms %u", d->max_hold_ms);
+	putchar('\n');
 	if (!d->have_names)
 		return;
 	printf("  rank names:");
@@ -38,6 +41,7 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
 	olc_json_str(j, "policy", olc_policy_str(d->policy));
 	olc_json_u64(j, "detect_delay_ms", d->detect_delay_ms);
 	olc_json_bool(j, "strict", d->strict);
+	olc_json_u64(j, "max_hold_ms", d->max_hold_ms);
 	if (d->have_names) {
 		olc_json_arr(j, "rank_names");
 		for (i = 0; i < d->names.n; i++) {
@@ -65,7 +69,8 @@ static int olc_nl_unusable(const struct olc_nl *nl, int err)
 /* The ioctl: read (@flags 0) or change the policy and delay */
 static int olc_domain_ioctl(const char *name, unsigned int flags,
 			    unsigned int policy, unsigned int delay,
-			    unsigned int strict, struct olc_nl_domain *out)
+			    unsigned int strict, unsigned int max_hold,
+			    struct olc_nl_domain *out)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *ol;
@@ -86,6 +91,7 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	cfg.policy = policy;
 	cfg.detect_delay_ms = delay;
 	cfg.strict = strict;
+	cfg.max_hold_ms = max_hold;
 	ret = ordlock_domain_config(ol, name, &cfg);
 	ordlock_close(ol);
 	if (ret) {
@@ -99,6 +105,7 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	out->detect_delay_ms = cfg.detect_delay_ms;
 	out->have_strict = 1;
 	out->strict = cfg.strict;
+	out->max_hold_ms = cfg.max_hold_ms;
 	return 0;
 }
 
@@ -124,7 +131,7 @@ static int olc_domain_get(const char *name, struct olc_nl_domain *out)
 	if (olc_opt.verbose)
 		olc_err("netlink cannot serve (%s); reading through the ioctl",
 			strerror(-ret));
-	return olc_domain_ioctl(name, 0, 0, 0, 0, out);
+	return olc_domain_ioctl(name, 0, 0, 0, 0, 0, out);
 }
 
 /* The names of the domains: from debugfs stats, else the owners and "default" */
@@ -236,6 +243,8 @@ struct olc_domain_set {
 	unsigned int policy;
 	int set_delay;
 	unsigned int detect_delay_ms;
+	int set_max_hold;
+	unsigned int max_hold_ms;
 	int set_names;
 	struct olc_rank_names names;
 	int set_strict;
@@ -254,7 +263,7 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 
 	memset(&set, 0, sizeof(set));
 	if (argc < 1)
-		return olc_usage(cmd, "set what? policy, delay, strict, rank or norank");
+		return olc_usage(cmd, "set what? policy, delay, max-hold, strict, rank or norank");
 	for (i = 0; i < argc; i++) {
 		const char *word = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -276,6 +285,12 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 				return ret;
 			set.set_delay = 1;
 			i++;
+		} else if (!strcmp(word, "max-hold")) {
+			ret = olc_ms_arg(cmd, word, arg, &set.max_hold_ms);
+			if (ret >= 0)
+				return ret;
+			set.set_max_hold = 1;
+			i++;
 		} else if (!strcmp(word, "rank")) {
 			if (!arg)
 				return olc_usage(cmd, "rank needs NAME=N");
@@ -293,7 +308,8 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 			set.strict = !strcmp(arg, "on");
 			i++;
 		} else {
-			return olc_usage(cmd, "\"%s\" is not policy, delay, timeout, strict, rank or norank",
+			return olc_usage(cmd,
+					 "\"%s\" is not policy, delay, timeout, max-hold, strict, rank or norank",
 					 word);
 		}
 	}
@@ -302,6 +318,7 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 	ret = nl ? olc_nl_domain_set_all(nl, name, set.set_policy ? (long)set.policy : -1,
 					 set.set_delay ? (long)set.detect_delay_ms : -1,
 					 set.set_strict ? (long)set.strict : -1,
+					 set.set_max_hold ? (long)set.max_hold_ms : -1,
 					 set.set_names ? &set.names : NULL, &info) : -ENOENT;
 	if (ret && olc_nl_unusable(nl, ret)) {
 		if (olc_module_missing()) {
@@ -318,8 +335,10 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 		ret = olc_domain_ioctl(name,
 				       (set.set_policy ? ORDLOCK_DOMAIN_SET_POLICY : 0) |
 				       (set.set_delay ? ORDLOCK_DOMAIN_SET_DETECT_DELAY : 0) |
-				       (set.set_strict ? ORDLOCK_DOMAIN_SET_STRICT : 0),
-				       set.policy, set.detect_delay_ms, set.strict, &info);
+				       (set.set_strict ? ORDLOCK_DOMAIN_SET_STRICT : 0) |
+				       (set.set_max_hold ? ORDLOCK_DOMAIN_SET_MAX_HOLD : 0),
+				       set.policy, set.detect_delay_ms, set.strict,
+				       set.max_hold_ms, &info);
 		if (ret)
 			return olc_exit_errno(ret);
 	} else if (ret) {
@@ -380,7 +399,8 @@ const struct olc_cmd olc_cmd_domain = {
 	.summary = "show or change a domain's policy, detection delay and rank names",
 	.usage = "domain [-j]\n"
 		 "domain [-j] NAME\n"
-		 "domain [-j] NAME set [policy enforce|detect|timeout] [delay MS] [rank NAME=N]... [norank]",
+		 "domain [-j] NAME set [policy enforce|detect|timeout] [delay MS] [max-hold MS]\n"
+		 "                     [rank NAME=N]... [norank]",
 	.about =
 	"Without NAME: every domain (those in debugfs stats; through netlink only,\n"
 	"\"default\" and the domains that have owners). With NAME: that domain.\n"
@@ -394,11 +414,15 @@ const struct olc_cmd olc_cmd_domain = {
 	"  delay MS        in a detect domain, how long a waiter waits before it\n"
 	"                  looks for a cycle; \"timeout MS\" is the same setting\n"
 	"                  under PostgreSQL's name (deadlock_timeout)\n"
+	"  max-hold MS     the longest lease of a grant (a holder that stops renewing\n"
+	"                  is revoked after it), and the lease of a request that\n"
+	"                  asks for none; 0 (the default): no limit\n"
 	"  rank NAME=N     name rank N (keys may then be written NAME:ID); the names\n"
 	"                  given replace all the domain's names\n"
 	"  norank          remove every rank name\n",
 	.help =
-	"JSON: {\"domain\", \"policy\", \"detect_delay_ms\", \"rank_names\": [{\"rank\",\n"
+	"JSON: {\"domain\", \"policy\", \"detect_delay_ms\", \"max_hold_ms\",\n"
+	"\"rank_names\": [{\"rank\",\n"
 	"\"name\"}] or null (unknown: read through the ioctl)}; without NAME:\n"
 	"{\"domains\": [...]}.\n",
 };

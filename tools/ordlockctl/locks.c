@@ -32,7 +32,7 @@ static const struct olc_option olc_locks_options[] = {
 
 static const char *const olc_locks_headers[] = {
 	"DOMAIN", "KEY", "ROLE", "POS", "OWNER", "PID", "COMM", "MODE",
-	"TOKEN", "WAITED", NULL,
+	"TOKEN", "WAITED", "LEASE", NULL,
 };
 
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
@@ -86,6 +86,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_null(&j, "waited_us");
 			else
 				olc_json_u64(&j, "waited_us", l->value);
+			if (l->has_lease)
+				olc_json_u64(&j, "lease_left_ms", l->lease_left_ms);
+			else
+				olc_json_null(&j, "lease_left_ms");
 			olc_json_obj_end(&j);
 		}
 		olc_list_end(&j, NULL, NULL, NULL);
@@ -93,7 +97,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		return OLC_EXIT_OK;
 	}
 
-	t = olc_table_new(10, headers, "llllrrllrr");
+	t = olc_table_new(11, headers, "llllrrllrrr");
 	for (i = 0; i < locks.n; i++) {
 		const struct olc_lock *l = &locks.v[i];
 		int holder = l->role == ORDLOCK_ROLE_HOLDER;
@@ -119,6 +123,11 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_table_cell(t, OLC_RESET, "%s",
 				       olc_us_str(buf, sizeof(buf), l->value));
 		}
+		if (l->has_lease)
+			olc_table_cell(t, OLC_RESET, "%llums",
+				       (unsigned long long)l->lease_left_ms);
+		else
+			olc_table_cell(t, OLC_RESET, "-");
 	}
 	olc_list_end(NULL, t, a.have_pid ? "locks held or waited for by that pid" :
 			 "locks held or waited for", domain);
@@ -136,9 +145,11 @@ const struct olc_cmd olc_cmd_locks = {
 	.options = olc_locks_options,
 	.about =
 	"One row per holder and per queued waiter (FIFO position POS) of every key;\n"
-	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited.\n",
+	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited,\n"
+	"LEASE what is left of a holder's lease before the kernel revokes it.\n",
 	.help =
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
-	"\"token\" (null for waiters), \"waited_us\" (null for holders)}]}.\n",
+	"\"token\" (null for waiters), \"waited_us\" (null for holders),\n"
+	"\"lease_left_ms\" (null without a lease)}]}.\n",
 };

@@ -27,6 +27,7 @@ static const struct olc_cmd *const olc_cmds[] = {
 	&olc_cmd_domain,
 	&olc_cmd_blockers,
 	&olc_cmd_order,
+	&olc_cmd_check_token,
 };
 
 #define OLC_NCMDS ARRAY_SIZE(olc_cmds)

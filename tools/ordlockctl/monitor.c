@@ -303,7 +303,8 @@ const struct olc_cmd olc_cmd_monitor = {
 	.about =
 	"Subscribes to the netlink \"events\" group and prints each event with a\n"
 	"timestamp: deadlock (the victim and its cycle), timeout, order (an order\n"
-	"violation), limit, owner-died (an owner's process was killed holding keys). The\n"
+	"violation), limit, owner-died (an owner's process was killed holding keys),\n"
+	"revoked (an owner's lease expired: the kernel released its keys). The\n"
 	"kernel sends at most 100 events a second. Runs until interrupted. Joining\n"
 	"the group needs CAP_NET_ADMIN (on kernels that support the restriction).\n",
 	.help =

@@ -178,6 +178,10 @@ static int olc_nl_locks_fn(struct nlattr **tb, void *arg)
 		l.value = e.token;
 	else
 		l.value = e.waited_us;
+	if (OLC_NL_HAS(&e, ORDLOCK_E_LEASE_LEFT_MS)) {
+		l.has_lease = 1;
+		l.lease_left_ms = e.lease_left_ms;
+	}
 	p = olc_locks_add(out);
 	if (!p)
 		return -ENOMEM;

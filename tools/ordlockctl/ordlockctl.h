@@ -161,6 +161,7 @@ extern const struct olc_cmd olc_cmd_exec;
 extern const struct olc_cmd olc_cmd_domain;
 extern const struct olc_cmd olc_cmd_blockers;
 extern const struct olc_cmd olc_cmd_order;
+extern const struct olc_cmd olc_cmd_check_token;
 
 enum olc_source {
 	OLC_SRC_AUTO,

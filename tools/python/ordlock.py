@@ -21,7 +21,8 @@ Failures raise a subclass of ``OrdlockError`` (an ``OSError`` with
 ``errno``) carrying the kernel's failure record: ``OrderViolation``
 (``StrictRanks`` in a domain with strict ranks), ``Timeout``, ``Busy``,
 ``Deadlock`` (with ``.cycle``, the steps of the cycle, victim first),
-``Interrupted``, ``LimitReached``, ``NotHeld``.
+``Interrupted``, ``LimitReached``, ``NotHeld``, ``Revoked`` (the lease
+expired: ``.revoked`` lists the keys and tokens).
 
 Retrying the whole transaction on what retrying can fix (a deadlock
 victim, a timeout, a busy key, a revoked lease), with exponential backoff
@@ -33,6 +34,16 @@ and full jitter, bounded in attempts and in time::
             ...                     # a retryable error here: next attempt
 
 or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``.
+
+Leases: ``acquire(..., lease=2.0)`` (seconds) bounds the hold; the owner
+``renew()``s it or the kernel revokes the keys and grants them to the
+waiters; ``token_check(key, token)`` is the storage side's fencing check::
+
+    with ordlock.acquire(("orders", 10), lease=2.0) as held:
+        while work():
+            held.renew()
+    if not ordlock.token_check(("orders", 10), token):
+        refuse_the_write()
 
 The library is found through ``$ORDLOCK_LIB`` (a path), then next to this
 file in the source tree (``tools/lib/libordlock.so.1``), then where
@@ -64,7 +75,9 @@ __all__ = [
     "shared", "exclusive", "key", "acquire", "try_acquire", "set_policy",
     "domain_config", "set_strict", "retryable", "retrying", "Attempt",
     "Attempts", "ACQUIRE_TRY", "ACQUIRE_REORDER", "RESULT_RELEASED",
+    "set_max_hold", "token_check",
     "OrdlockError", "OrderViolation", "StrictRanks", "Timeout", "Busy", "Deadlock",
+    "Revoked",
     "UpgradeDeadlock", "Interrupted", "LimitReached", "NotHeld",
     "PermissionDenied", "DeviceMissing", "RANK_MAX", "ID_MAX",
 ]
@@ -84,7 +97,7 @@ _MODES = {"shared": SHARED, "sh": SHARED, "s": SHARED,
 # enum ordlock_reason
 R_NONE, R_INVALID, R_ORDER, R_TIMEOUT, R_BUSY, R_SIGNAL, R_DEADLOCK, \
     R_UPGRADE, R_OWNER_LIMIT, R_RESOURCE_LIMIT, R_NOT_HELD, R_NOMEM, \
-    R_CANCELLED, R_USER_LIMIT, R_STRICT = range(15)
+    R_CANCELLED, R_USER_LIMIT, R_STRICT, R_REVOKED = range(16)
 
 ACQUIRE_TRY = 1
 #: a late key that sorts below held ones: see Owner.acquire(reorder=True)
@@ -150,7 +163,8 @@ class _DomainConfig(ctypes.Structure):
                 ("name", ctypes.c_char * DOMAIN_NAME_MAX),
                 ("policy", ctypes.c_uint32),
                 ("detect_delay_ms", ctypes.c_uint32),
-                ("nowners", ctypes.c_uint32), ("reserved", ctypes.c_uint32),
+                ("nowners", ctypes.c_uint32),
+                ("max_hold_ms", ctypes.c_uint32),
                 ("strict", ctypes.c_uint32), ("reserved2", ctypes.c_uint32)]
 
 
@@ -175,6 +189,13 @@ class _OrderGet(ctypes.Structure):
                 ("npotential", ctypes.c_uint64), ("dropped", ctypes.c_uint64),
                 ("nranks", ctypes.c_uint32), ("max_edges", ctypes.c_uint32),
                 ("learning", ctypes.c_uint32), ("reserved2", ctypes.c_uint32)]
+
+
+class _RevokedKey(ctypes.Structure):
+    _fields_ = [("key", _Key), ("token", ctypes.c_uint64)]
+
+
+DOMAIN_SET_MAX_HOLD = 1 << 2
 
 
 # --- the library -------------------------------------------------------------
@@ -227,6 +248,17 @@ _sigs = {
     "ordlock_set_domain": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "ordlock_acquire": (ctypes.c_int, [_P, ctypes.POINTER(_Key), _u, _u, _u,
                                        ctypes.POINTER(ctypes.c_uint64)]),
+    "ordlock_acquire_lease": (ctypes.c_int, [_P, ctypes.POINTER(_Key), _u, _u,
+                                             _u, _u,
+                                             ctypes.POINTER(ctypes.c_uint64)]),
+    "ordlock_renew": (ctypes.c_int, [_P, _u, ctypes.POINTER(ctypes.c_uint64)]),
+    "ordlock_set_revoke_signal": (ctypes.c_int, [_P, ctypes.c_int]),
+    "ordlock_revoked_keys": (ctypes.c_int, [_P, ctypes.POINTER(_RevokedKey),
+                                            _u]),
+    "ordlock_token_check": (ctypes.c_int, [_P, ctypes.c_char_p,
+                                           ctypes.c_uint32, ctypes.c_uint64,
+                                           ctypes.c_uint64]),
+    "ordlock_set_max_hold": (ctypes.c_int, [_P, ctypes.c_char_p, _u]),
     "ordlock_release": (ctypes.c_int, [_P, ctypes.POINTER(_Key), _u]),
     "ordlock_release_all": (ctypes.c_int, [_P]),
     "ordlock_owner_info": (ctypes.c_int, [_P, ctypes.POINTER(_OwnerInfo)]),
@@ -493,6 +525,17 @@ class NotHeld(OrdlockError):
     """ENOENT: release or convert of a key the owner does not hold."""
 
 
+class Revoked(OrdlockError):
+    """EKEYEXPIRED: the owner's lease expired and the kernel revoked its
+    keys (granted since to others, with higher tokens). .revoked lists
+    (Key, token) pairs. Stop using what they protected; release() (all)
+    acknowledges, then acquire again and re-read."""
+
+    def __init__(self, err, message, failure=None, cycle=None):
+        super().__init__(err, message, failure, cycle)
+        self.revoked = []
+
+
 class PermissionDenied(OrdlockError, PermissionError):
     """EACCES or EPERM: this user may not lock (the device's mode and
     group decide), or may not change a domain's policy."""
@@ -506,7 +549,7 @@ class DeviceMissing(OrdlockError, FileNotFoundError):
 _ERRNO_CLASSES = {
     _errno.EACCES: PermissionDenied, _errno.EPERM: PermissionDenied,
     _errno.ETIMEDOUT: Timeout, _errno.EAGAIN: Busy,
-    _errno.EINTR: Interrupted,
+    _errno.EINTR: Interrupted, _errno.EKEYEXPIRED: Revoked,
 }
 
 
@@ -516,7 +559,7 @@ _CLASSES = {
     R_DEADLOCK: Deadlock, R_UPGRADE: UpgradeDeadlock, R_SIGNAL: Interrupted,
     R_OWNER_LIMIT: LimitReached, R_RESOURCE_LIMIT: LimitReached,
     R_USER_LIMIT: LimitReached,
-    R_NOT_HELD: NotHeld,
+    R_NOT_HELD: NotHeld, R_REVOKED: Revoked,
 }
 
 
@@ -528,6 +571,15 @@ def _plain_error(err: int, what: str, opening: bool = False) -> OrdlockError:
 
 
 # --- owners ------------------------------------------------------------------
+def _lease_ms(lease: Optional[float]) -> int:
+    """None: no lease of its own (0); seconds otherwise."""
+    if lease is None:
+        return 0
+    if lease <= 0:
+        raise ValueError("ordlock: a lease is a positive number of seconds")
+    return max(1, int(round(lease * 1000)))
+
+
 def _timeout_ms(timeout: Optional[float]) -> Tuple[int, int]:
     """None: the domain default; seconds otherwise (0: do not wait)."""
     if timeout is None:
@@ -600,6 +652,8 @@ class Owner:
                                                         len(cbuf)))
         cls = _CLASSES.get(f.reason, OrdlockError)
         exc = cls(err, text, f, cycle)
+        if f.reason == R_REVOKED:
+            exc.revoked = self.revoked_keys()
         # name the keys with their rank names when there are any
         named = [_named(k, self.ranks) for k in (exc.key, exc.held)
                  if k is not None]
@@ -609,10 +663,13 @@ class Owner:
 
     def acquire(self, *keys: KeySpec, timeout: Optional[float] = None,
                 mode: Mode = EXCLUSIVE, nowait: bool = False,
-                reorder: bool = False) -> "Held":
+                reorder: bool = False,
+                lease: Optional[float] = None) -> "Held":
         """Take the keys all or nothing; returns a Held (a context manager
         that releases them). timeout: seconds (None: the domain default;
-        0 or nowait=True: do not wait). The kernel sorts the keys.
+        0 or nowait=True: do not wait). lease: seconds the hold may last
+        without renew() (None: the domain's max_hold_ms, if any). The
+        kernel sorts the keys.
 
         reorder=True (ORDLOCK_ACQUIRE_REORDER): keys that sort below held
         ones are not an OrderViolation. They are tried at once; if one
@@ -630,8 +687,9 @@ class Owner:
             flags |= ACQUIRE_REORDER
         arr = (_Key * len(ks))(*[k._c() for k in ks])
         token = ctypes.c_uint64(0)
-        ret = _lib.ordlock_acquire(self._handle(), arr, len(ks), ms, flags,
-                                   ctypes.byref(token))
+        ret = _lib.ordlock_acquire_lease(self._handle(), arr, len(ks), ms,
+                                         flags, _lease_ms(lease),
+                                         ctypes.byref(token))
         rflags = _lib.ordlock_result_flags(self._handle())
         if ret < 0:
             exc = self._error(ret, "acquire")
@@ -657,6 +715,45 @@ class Owner:
         return Attempts(self, keys, attempts=attempts, total=total,
                         base=base, cap=cap, timeout=timeout, mode=mode,
                         nowait=nowait, reorder=reorder)
+
+    def renew(self, lease: Optional[float] = None) -> Optional[float]:
+        """Extend the lease of what the owner holds to now + the period
+        (lease seconds, or None for the one it has). Returns the seconds
+        left, or None when the holds have no lease. Revoked when too late,
+        NotHeld when holding nothing."""
+        left = ctypes.c_uint64(0)
+        ret = _lib.ordlock_renew(self._handle(), _lease_ms(lease),
+                                 ctypes.byref(left))
+        if ret < 0:
+            raise self._error(ret, "renew")
+        return left.value / 1000.0 if left.value else None
+
+    def set_revoke_signal(self, sig: int) -> None:
+        """Send signal sig (0: none) to this process when the lease is
+        revoked; poll() on fileno() reports POLLPRI then in any case."""
+        ret = _lib.ordlock_set_revoke_signal(self._handle(), int(sig))
+        if ret < 0:
+            raise self._error(ret, "set_revoke_signal")
+
+    def revoked_keys(self) -> List[Tuple[Key, int]]:
+        """After Revoked: the (Key, token) pairs the kernel revoked."""
+        arr = (_RevokedKey * 256)()
+        n = _lib.ordlock_revoked_keys(self._handle(), arr, 256)
+        return [(_from_c(r.key), r.token) for r in arr[:max(n, 0)]]
+
+    def token_check(self, k: KeySpec, token: int,
+                    domain: Optional[str] = None) -> bool:
+        """True when token is the live grant of key k (in domain, default
+        this owner's), False when it is stale. Holds nothing."""
+        k = key(k, EXCLUSIVE, self.ranks)
+        ret = _lib.ordlock_token_check(self._handle(),
+                                       domain.encode() if domain else None,
+                                       k.rank, k.id, int(token))
+        if ret == -_errno.ESTALE:
+            return False
+        if ret < 0:
+            raise _plain_error(-ret, "token_check")
+        return True
 
     def try_acquire(self, *keys: KeySpec, mode: Mode = EXCLUSIVE) -> "Held":
         """acquire() that never waits (Busy)."""
@@ -755,6 +852,10 @@ class Held:
         #: held keys were let go and taken again (reorder=True)
         self.reacquired = False
 
+    def renew(self, lease: Optional[float] = None) -> Optional[float]:
+        """Owner.renew(): extend the lease; returns the seconds left."""
+        return self.owner.renew(lease)
+
     def convert(self, k: KeySpec, mode: Mode, timeout: Optional[float] = None,
                 nowait: bool = False) -> int:
         """Change the mode of one of the held keys; updates .token."""
@@ -786,7 +887,7 @@ class Held:
 def acquire(*keys: KeySpec, domain: Optional[str] = None,
             timeout: Optional[float] = None, mode: Mode = EXCLUSIVE,
             ranks: Optional[Mapping[str, int]] = None,
-            nowait: bool = False) -> Held:
+            nowait: bool = False, lease: Optional[float] = None) -> Held:
     """Open an owner in domain and take the keys all or nothing; returns a
     Held whose release (or the end of the ``with`` block) closes the owner.
 
@@ -795,7 +896,8 @@ def acquire(*keys: KeySpec, domain: Optional[str] = None,
     """
     owner = Owner(domain, ranks)
     try:
-        held = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait)
+        held = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait,
+                             lease=lease)
     except BaseException:
         owner.close()
         raise
@@ -811,7 +913,7 @@ def try_acquire(*keys: KeySpec, **kw: Any) -> Held:
 
 def domain_config(domain: str) -> Dict[str, Any]:
     """The settings of a domain: a dict policy, detect_delay_ms, nowners,
-    strict."""
+    strict, max_hold_ms."""
     with Owner() as o:
         cfg = _DomainConfig(size=ctypes.sizeof(_DomainConfig))
         ret = _lib.ordlock_domain_config(o._handle(), domain.encode(),
@@ -820,7 +922,26 @@ def domain_config(domain: str) -> Dict[str, Any]:
             raise _plain_error(-ret, "domain_config(%s)" % domain)
         return {"policy": policy_name(cfg.policy),
                 "detect_delay_ms": cfg.detect_delay_ms,
-                "nowners": cfg.nowners, "strict": bool(cfg.strict)}
+                "nowners": cfg.nowners, "strict": bool(cfg.strict),
+                "max_hold_ms": cfg.max_hold_ms}
+
+
+def set_max_hold(domain: str, max_hold_ms: int) -> None:
+    """Set a domain's max_hold_ms (0: no limit): the longest lease of a
+    grant, and the lease of one that asks for none; needs CAP_SYS_ADMIN."""
+    with Owner() as o:
+        ret = _lib.ordlock_set_max_hold(o._handle(), domain.encode(),
+                                        int(max_hold_ms))
+        if ret < 0:
+            raise _plain_error(-ret, "set_max_hold(%s)" % domain)
+
+
+def token_check(k: KeySpec, token: int, domain: Optional[str] = None,
+                ranks: Optional[Mapping[str, int]] = None) -> bool:
+    """For storage that fences writes: True when token is the live grant
+    of key k in domain (default "default"), False when it is stale."""
+    with Owner(ranks=ranks) as o:
+        return o.token_check(k, token, domain or "default")
 
 
 def set_strict(domain: str, strict: bool = True) -> None:

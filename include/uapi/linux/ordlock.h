@@ -77,96 +77,155 @@
  * covers it), and the same record can be read later with
  * %ORDLOCK_IOC_LAST_FAILURE.
  *
- * =========  =================================================================
- * errno      meaning
- * =========  =================================================================
- * EINVAL     unknown flag, non-zero reserved field, invalid mode, zero keys,
- *            bad domain name, @size too small; a label with other
- *            characters than [A-Za-z0-9._-] or without its NUL
- *            (%ORDLOCK_IOC_SET_LABEL); an @edge_size too small
- *            (%ORDLOCK_IOC_GET_ORDER)
- *            %ORDLOCK_ACQUIRE_REORDER given to %ORDLOCK_IOC_CONVERT; a
- *            @strict other than 0 or 1
- * E2BIG      more keys than max_keys_per_request (a release may name as
- *            many as the larger of max_keys_per_request and
- *            max_keys_per_owner); or @size larger than the
- *            kernel's structure with non-zero trailing bytes, or larger than
- *            a page
- * EFAULT     a user pointer (the argument, or the keys array) is not readable
- *            or writable; nothing was done (an argument that cannot be
- *            written is found before acting, or the grant is undone; only
- *            an argument made unwritable by another thread during the call
- *            can fail after %ORDLOCK_IOC_RELEASE, %ORDLOCK_IOC_CONVERT,
- *            %ORDLOCK_IOC_SET_DOMAIN or %ORDLOCK_IOC_DOMAIN_CONFIG acted)
- * ENOTTY     unknown ioctl
- * EDEADLK    order violation (%ORDLOCK_REASON_ORDER): a requested key sorts at
- *            or below a held key (without %ORDLOCK_ACQUIRE_REORDER), or
- *            is held already; in a domain with strict ranks, a requested
- *            key's rank is not above every held rank
- *            (%ORDLOCK_REASON_STRICT); or a deadlock was detected and this request
- *            was chosen as the victim (%ORDLOCK_REASON_DEADLOCK, in any
- *            policy but "timeout": in "enforce" through upgrades or one
- *            thread's several owners; %ORDLOCK_REASON_UPGRADE). A thread
- *            is followed from an owner it holds through to the owner it
- *            waits through in any domain: a cycle through owners of
- *            several domains (a thread holds in one and waits in another)
- *            is detected like one inside a domain, by the request whose
- *            wait closes it when that request's domain is not "timeout"
- *            (the steps name their domains); each domain's order rule
- *            rules out cycles inside that domain only. A cycle closed by
- *            a wait in a "timeout" domain is left to the timeouts
- * ETIMEDOUT  the wait timed out (%ORDLOCK_REASON_TIMEOUT); @failure names the
- *            key waited for and the pid of one holder
- * EAGAIN     %ORDLOCK_ACQUIRE_TRY and a key is not free
- *            (%ORDLOCK_REASON_BUSY); same details as ETIMEDOUT
- * EINTR      a signal whose handler has no SA_RESTART interrupted the wait
- *            (%ORDLOCK_REASON_SIGNAL); @timeout_ns then holds the time
- *            that was left. A signal that runs no handler (a stop and
- *            continue, ptrace) or one whose handler has SA_RESTART
- *            restarts the call, which keeps the first deadline (the time
- *            spent stopped counts, as for futex(2) and nanosleep(2)); the
- *            keys the request had taken are released in between and the
- *            request queues again. The kernel writes the time that was
- *            left into @timeout_ns (as select(2) does): the same thread
- *            issuing the same call again with that value also continues
- *            the wait to its first deadline. A %ORDLOCK_ACQUIRE_REORDER
- *            request that let held keys go is never restarted: it fails
- *            with EINTR and %ORDLOCK_RESULT_RELEASED
- * ENOSPC     the owner would hold more than max_keys_per_owner keys
- *            (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
- *            than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);
- *            %ORDLOCK_IOC_SET_DOMAIN and %ORDLOCK_IOC_DOMAIN_CONFIG: creating
- *            the domain would make more than max_domains domains (no
- *            failure record)
- * EDQUOT     a per-user limit (%ORDLOCK_REASON_USER_LIMIT): the owners of
- *            the caller's user would hold more than max_keys_per_user keys,
- *            or wait in more than max_waiters_per_user requests (a try-lock
- *            never waits, so never meets the latter); nothing was taken.
- *            %ORDLOCK_IOC_SET_DOMAIN to a domain that does not exist when
- *            the owner's user has max_domains_per_user domains already (the
- *            owner stays where it was; %ORDLOCK_IOC_LAST_FAILURE reads the
- *            record); %ORDLOCK_IOC_DOMAIN_CONFIG likewise (no failure
- *            record). Also open() of /dev/ordlock when the user has
- *            max_owners_per_user owners already (no failure record: there
- *            is no owner). Owners created with CAP_SYS_RESOURCE are exempt
- * ENOENT     release or convert of a key the owner does not hold
- *            (%ORDLOCK_REASON_NOT_HELD); %ORDLOCK_IOC_GET_ORDER of a
- *            domain that does not exist
- * EBUSY      another request of the same owner (a dup()ed or inherited
- *            descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
- *            %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
- *            (%ORDLOCK_IOC_OWNER_INFO and %ORDLOCK_IOC_LAST_FAILURE answer);
- *            or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys
- * EACCES     open() of /dev/ordlock without the permission its mode and
- *            group give (module parameter dev_mode, 0660, owner root; the
- *            udev rule gives it a group); a netlink lock request from a
- *            task that could not open it
- * EPERM      %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN (an
- *            invalid argument is reported first, as EINVAL); netlink
- *            DOMAIN_SET without CAP_NET_ADMIN, and joining the "events"
- *            group without it where the kernel restricts it
- * ENOMEM     the kernel ran out of memory; nothing was taken
- * =========  =================================================================
+ * ===========  ===============================================================
+ * errno        meaning
+ * ===========  ===============================================================
+ * EINVAL       unknown flag, non-zero reserved field, invalid mode, zero keys,
+ *              bad domain name, @size too small; a label with other
+ *              characters than [A-Za-z0-9._-] or without its NUL
+ *              (%ORDLOCK_IOC_SET_LABEL); an @edge_size too small
+ *              (%ORDLOCK_IOC_GET_ORDER)
+ *              %ORDLOCK_ACQUIRE_REORDER given to %ORDLOCK_IOC_CONVERT; a
+ *              @strict other than 0 or 1
+ * E2BIG        more keys than max_keys_per_request (a release may name as
+ *              many as the larger of max_keys_per_request and
+ *              max_keys_per_owner); or @size larger than the
+ *              kernel's structure with non-zero trailing bytes, or larger than
+ *              a page
+ * EFAULT       a user pointer (the argument, or the keys array) is not readable
+ *              or writable; nothing was done (an argument that cannot be
+ *              written is found before acting, or the grant is undone; only
+ *              an argument made unwritable by another thread during the call
+ *              can fail after %ORDLOCK_IOC_RELEASE, %ORDLOCK_IOC_CONVERT,
+ *              %ORDLOCK_IOC_SET_DOMAIN or %ORDLOCK_IOC_DOMAIN_CONFIG acted)
+ * ENOTTY       unknown ioctl
+ * EDEADLK      order violation (%ORDLOCK_REASON_ORDER): a requested key sorts at
+ *              or below a held key (without %ORDLOCK_ACQUIRE_REORDER), or
+ *              is held already; in a domain with strict ranks, a requested
+ *              key's rank is not above every held rank
+ *              (%ORDLOCK_REASON_STRICT); or a deadlock was detected and this request
+ *              was chosen as the victim (%ORDLOCK_REASON_DEADLOCK, in any
+ *              policy but "timeout": in "enforce" through upgrades or one
+ *              thread's several owners; %ORDLOCK_REASON_UPGRADE). A thread
+ *              is followed from an owner it holds through to the owner it
+ *              waits through in any domain: a cycle through owners of
+ *              several domains (a thread holds in one and waits in another)
+ *              is detected like one inside a domain, by the request whose
+ *              wait closes it when that request's domain is not "timeout"
+ *              (the steps name their domains); each domain's order rule
+ *              rules out cycles inside that domain only. A cycle closed by
+ *              a wait in a "timeout" domain is left to the timeouts
+ * ETIMEDOUT    the wait timed out (%ORDLOCK_REASON_TIMEOUT); @failure names the
+ *              key waited for and the pid of one holder
+ * EAGAIN       %ORDLOCK_ACQUIRE_TRY and a key is not free
+ *              (%ORDLOCK_REASON_BUSY); same details as ETIMEDOUT
+ * EINTR        a signal whose handler has no SA_RESTART interrupted the wait
+ *              (%ORDLOCK_REASON_SIGNAL); @timeout_ns then holds the time
+ *              that was left. A signal that runs no handler (a stop and
+ *              continue, ptrace) or one whose handler has SA_RESTART
+ *              restarts the call, which keeps the first deadline (the time
+ *              spent stopped counts, as for futex(2) and nanosleep(2)); the
+ *              keys the request had taken are released in between and the
+ *              request queues again. The kernel writes the time that was
+ *              left into @timeout_ns (as select(2) does): the same thread
+ *              issuing the same call again with that value also continues
+ *              the wait to its first deadline. A %ORDLOCK_ACQUIRE_REORDER
+ *              request that let held keys go is never restarted: it fails
+ *              with EINTR and %ORDLOCK_RESULT_RELEASED
+ * ENOSPC       the owner would hold more than max_keys_per_owner keys
+ *              (%ORDLOCK_REASON_OWNER_LIMIT), or the system would track more
+ *              than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);
+ *              %ORDLOCK_IOC_SET_DOMAIN and %ORDLOCK_IOC_DOMAIN_CONFIG: creating
+ *              the domain would make more than max_domains domains (no
+ *              failure record)
+ * EDQUOT       a per-user limit (%ORDLOCK_REASON_USER_LIMIT): the owners of
+ *              the caller's user would hold more than max_keys_per_user keys,
+ *              or wait in more than max_waiters_per_user requests (a try-lock
+ *              never waits, so never meets the latter); nothing was taken.
+ *              %ORDLOCK_IOC_SET_DOMAIN to a domain that does not exist when
+ *              the owner's user has max_domains_per_user domains already (the
+ *              owner stays where it was; %ORDLOCK_IOC_LAST_FAILURE reads the
+ *              record); %ORDLOCK_IOC_DOMAIN_CONFIG likewise (no failure
+ *              record). Also open() of /dev/ordlock when the user has
+ *              max_owners_per_user owners already (no failure record: there
+ *              is no owner). Owners created with CAP_SYS_RESOURCE are exempt
+ * ENOENT       release or convert of a key the owner does not hold
+ *              (%ORDLOCK_REASON_NOT_HELD); %ORDLOCK_IOC_GET_ORDER of a
+ *              domain that does not exist; %ORDLOCK_IOC_RENEW when the owner
+ *              holds nothing
+ * EBUSY        another request of the same owner (a dup()ed or inherited
+ *              descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
+ *              %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
+ *              (and %ORDLOCK_IOC_RENEW; %ORDLOCK_IOC_OWNER_INFO and
+ *              %ORDLOCK_IOC_LAST_FAILURE answer);
+ *              or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys
+ * EACCES       open() of /dev/ordlock without the permission its mode and
+ *              group give (module parameter dev_mode, 0660, owner root; the
+ *              udev rule gives it a group); a netlink lock request from a
+ *              task that could not open it
+ * EPERM        %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN (an
+ *              invalid argument is reported first, as EINVAL); netlink
+ *              DOMAIN_SET without CAP_NET_ADMIN, and joining the "events"
+ *              group without it where the kernel restricts it
+ * ENOMEM       the kernel ran out of memory; nothing was taken
+ * EKEYEXPIRED  the owner's lease expired and the kernel revoked what it held
+ *              (%ORDLOCK_REASON_REVOKED; DOC: Leases): every request of the
+ *              owner but %ORDLOCK_IOC_OWNER_INFO, %ORDLOCK_IOC_LAST_FAILURE,
+ *              %ORDLOCK_IOC_TOKEN_CHECK and %ORDLOCK_IOC_RELEASE with
+ *              %ORDLOCK_RELEASE_ALL (which acknowledges) fails with it, and
+ *              does nothing, until the owner acknowledges; a request that
+ *              was waiting when the lease expired ends with it (what it took
+ *              is released)
+ * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
+ *              the key (the key is not held, or held under another token)
+ * ===========  ===============================================================
+ */
+
+/**
+ * DOC: Leases
+ *
+ * A grant may come with a *lease*: %ORDLOCK_IOC_ACQUIRE's @lease_ms, capped
+ * by the domain's @max_hold_ms (&struct ordlock_domain_config), which is
+ * also the lease of a request that gives none; 0 and 0 mean no lease, the
+ * default. An owner has one lease for everything it holds: its deadline is
+ * the earliest of its grants' (grant time + lease), and %ORDLOCK_IOC_RENEW
+ * moves it to now + the lease period (the shortest lease of the owner's
+ * grants, or the one RENEW gives). Renewing costs about what a failed
+ * try-lock does, and allocates nothing.
+ *
+ * When the deadline passes, the kernel *revokes* without waiting for the
+ * holder to call (an hrtimer queues a work item, which takes the owner's
+ * lock): every key the owner holds is released and granted to the waiters,
+ * which receive new, higher fencing tokens. The owner is marked revoked
+ * and told: poll() on its descriptor reports %POLLPRI, the signal set with
+ * %ORDLOCK_RENEW_SET_SIGNAL is sent to the process that set it (as fcntl's
+ * F_SETSIG does for a lease break), a netlink owner receives an
+ * %ORDLOCK_CMD_REVOKED message, the "events" group an
+ * %ORDLOCK_EVENT_REVOKED event, and the domain counts it (revocations).
+ * Each later request of the owner fails with %EKEYEXPIRED and the failure
+ * record of reason %ORDLOCK_REASON_REVOKED; %ORDLOCK_IOC_LAST_FAILURE
+ * lists the revoked keys with their tokens. %ORDLOCK_IOC_RELEASE with
+ * %ORDLOCK_RELEASE_ALL acknowledges: the owner is an ordinary one again.
+ * A call made after the deadline but before the work item ran revokes at
+ * once: an expired lease is never renewed.
+ *
+ * What a revoked holder must do: stop acting on what the keys protected,
+ * acknowledge, acquire again and re-read what it read under the old keys.
+ * What a waiter may assume: a holder that stops calling (stopped, hung,
+ * paused) blocks it for at most the lease (plus the timer's lateness: the
+ * hrtimer is armed with the holder's timer slack); and every grant it gets
+ * carries a token higher than the revoked holder's. What a lease does not
+ * protect: a holder that was revoked while it was not running may write
+ * with its old token when it resumes; only storage that checks the token
+ * (%ORDLOCK_IOC_TOKEN_CHECK, or by comparing with the highest it has seen)
+ * refuses that write. Compare Chubby's lock-delay (the lock of a vanished
+ * holder stays unavailable for a while; ordlock grants at once and relies
+ * on tokens instead), etcd's lease revoke (keys attached to the lease go
+ * with it, and a revision fences writers), NFSv4's courteous server (an
+ * expired client keeps its locks until someone conflicts; ordlock revokes
+ * at the deadline whether or not anyone waits) and F_SETLEASE's
+ * lease-break-time (the kernel waits that long for the holder, then breaks
+ * the lease; ordlock's lease period plays that part).
  */
 #ifndef _UAPI_LINUX_ORDLOCK_H
 #define _UAPI_LINUX_ORDLOCK_H
@@ -242,6 +301,10 @@ struct ordlock_key {
  *	@strict): the rank of @key is not above the rank of the held key
  *	@held, although @key may sort above it (a higher id of the same
  *	rank) (EDEADLK)
+ * @ORDLOCK_REASON_REVOKED: the owner's lease expired and the kernel
+ *	revoked its keys: @key is the first revoked key, @held the last,
+ *	@cycle_len the number of revoked keys, @pid the owner's, @index ~0U;
+ *	%ORDLOCK_IOC_LAST_FAILURE lists them with their tokens (EKEYEXPIRED)
  */
 enum ordlock_reason {
 	ORDLOCK_REASON_NONE = 0,
@@ -259,6 +322,7 @@ enum ordlock_reason {
 	ORDLOCK_REASON_CANCELLED,
 	ORDLOCK_REASON_USER_LIMIT,
 	ORDLOCK_REASON_STRICT,
+	ORDLOCK_REASON_REVOKED,
 };
 
 /**
@@ -314,7 +378,8 @@ struct ordlock_failure {
  * @size: sizeof(struct ordlock_acquire)
  * @flags: %ORDLOCK_ACQUIRE_TRY, %ORDLOCK_ACQUIRE_REORDER, or 0
  * @nkeys: number of keys in @keys; 1 to max_keys_per_request
- * @__reserved: must be zero
+ * @lease_ms: the lease of the grant, in milliseconds (DOC: Leases); 0 for
+ *	the domain's max_hold_ms (0 there too: no lease); capped by it
  * @keys: user pointer to an array of @nkeys &struct ordlock_key
  * @timeout_ns: the longest the whole request may wait, in nanoseconds;
  *	0 means the domain default; values above the maximum are capped
@@ -365,7 +430,7 @@ struct ordlock_acquire {
 	__u32 size;
 	__u32 flags;
 	__u32 nkeys;
-	__u32 __reserved;
+	__u32 lease_ms;
 	__aligned_u64 keys;
 	__aligned_u64 timeout_ns;
 	__aligned_u64 token;
@@ -529,6 +594,11 @@ struct ordlock_cycle_step {
  * @__reserved: must be zero
  * @steps: user pointer to an array of &struct ordlock_cycle_step, or 0
  *	with @nsteps 0: the cycle of a DEADLOCK failure, victim first
+ * @revoked: user pointer to an array of &struct ordlock_revoked_key, or 0
+ *	with @nrevoked 0: the keys of a REVOKED failure, in key order
+ * @nrevoked: in: room in @revoked; out: entries written, at most
+ *	@failure.cycle_len
+ * @__reserved2: must be zero
  */
 struct ordlock_last_failure {
 	__u32 size;
@@ -537,6 +607,78 @@ struct ordlock_last_failure {
 	__u32 nsteps;
 	__u32 __reserved;
 	__aligned_u64 steps;
+	__aligned_u64 revoked;
+	__u32 nrevoked;
+	__u32 __reserved2;
+};
+
+/**
+ * struct ordlock_revoked_key - a key the kernel revoked, and its grant
+ * @key: the key, with the mode it was held in
+ * @token: the fencing token it was held under
+ */
+struct ordlock_revoked_key {
+	struct ordlock_key key;
+	__aligned_u64 token;
+};
+
+/* Flags of struct ordlock_renew */
+/** ORDLOCK_RENEW_SET_SIGNAL - set the revocation signal to @signal */
+#define ORDLOCK_RENEW_SET_SIGNAL	(1U << 0)
+/** ORDLOCK_RENEW_FLAGS - every flag of &struct ordlock_renew */
+#define ORDLOCK_RENEW_FLAGS		ORDLOCK_RENEW_SET_SIGNAL
+
+/**
+ * struct ordlock_renew - argument of %ORDLOCK_IOC_RENEW
+ * @size: sizeof(struct ordlock_renew)
+ * @flags: %ORDLOCK_RENEW_SET_SIGNAL, or 0
+ * @lease_ms: the new lease period, capped by the domain's max_hold_ms; 0
+ *	keeps the owner's period
+ * @signal: with %ORDLOCK_RENEW_SET_SIGNAL: the signal (1 to 64) sent to
+ *	the calling process when the owner's lease is revoked, 0 for none
+ *	(the default). Setting it alone needs no key held
+ * @left_ms: out: the time left of the lease after renewing; 0 when the
+ *	owner's holds have no lease
+ * @failure: out: the reason and culprit when the ioctl fails
+ *
+ * Moves the deadline of the owner's lease to now + the lease period.
+ * Fails with ENOENT (%ORDLOCK_REASON_NOT_HELD) when the owner holds
+ * nothing (and %ORDLOCK_RENEW_SET_SIGNAL is not given), with EKEYEXPIRED
+ * when the lease expired (it then revokes, if the kernel had not yet),
+ * with EINVAL for an unknown flag or a bad signal. Holds without a lease
+ * get one when @lease_ms (or the domain's max_hold_ms) is not 0.
+ */
+struct ordlock_renew {
+	__u32 size;
+	__u32 flags;
+	__u32 lease_ms;
+	__u32 signal;
+	__aligned_u64 left_ms;
+	struct ordlock_failure failure;
+};
+
+/**
+ * struct ordlock_token_check - argument of %ORDLOCK_IOC_TOKEN_CHECK
+ * @size: sizeof(struct ordlock_token_check)
+ * @flags: must be 0
+ * @key: the key; @key.mode must be 0 or a valid mode and is ignored
+ * @token: the fencing token to check
+ * @domain: the key's domain, as for &struct ordlock_set_domain; all zero
+ *	for the caller's own domain
+ *
+ * Answers whether @token is a live grant of @key: 0 when an owner holds
+ * @key under @token, ESTALE otherwise (not held, held under another
+ * token, a domain that does not exist). Anyone may ask, about any owner:
+ * the answer reveals no more than a try-lock would. The check does not
+ * hold anything: the grant may end right after the answer; storage that
+ * fences writes keeps the highest token it accepted as well.
+ */
+struct ordlock_token_check {
+	__u32 size;
+	__u32 flags;
+	struct ordlock_key key;
+	__aligned_u64 token;
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
 };
 
 /**
@@ -571,6 +713,8 @@ struct ordlock_convert {
 #define ORDLOCK_DOMAIN_SET_POLICY	(1U << 0)
 /** ORDLOCK_DOMAIN_SET_DETECT_DELAY - set @detect_delay_ms */
 #define ORDLOCK_DOMAIN_SET_DETECT_DELAY	(1U << 1)
+/** ORDLOCK_DOMAIN_SET_MAX_HOLD - set @max_hold_ms */
+#define ORDLOCK_DOMAIN_SET_MAX_HOLD	(1U << 2)
 /** ORDLOCK_DOMAIN_SET_STRICT - set @strict */
 #define ORDLOCK_DOMAIN_SET_STRICT	(1U << 3)
 /**
@@ -582,6 +726,7 @@ struct ordlock_convert {
 /** ORDLOCK_DOMAIN_FLAGS - every flag of &struct ordlock_domain_config */
 #define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
 					 ORDLOCK_DOMAIN_SET_DETECT_DELAY | \
+					 ORDLOCK_DOMAIN_SET_MAX_HOLD | \
 					 ORDLOCK_DOMAIN_SET_STRICT | \
 					 ORDLOCK_DOMAIN_RESET_ORDER)
 
@@ -598,7 +743,9 @@ struct ordlock_convert {
  *	waiter waits before it looks for a cycle (PostgreSQL's
  *	deadlock_timeout); 0 looks at once
  * @nowners: out: owners in the domain
- * @__reserved: must be zero
+ * @max_hold_ms: in/out: the longest lease of a grant in the domain, and
+ *	the lease of a request that asks for none (DOC: Leases); 0, the
+ *	default, is no limit. It applies to grants made after the change
  * @strict: in/out: 1 for strict ranks, 0 (the default) for the plain order
  *	rule; other values are refused (EINVAL)
  * @__reserved2: must be zero
@@ -620,7 +767,7 @@ struct ordlock_domain_config {
 	__u32 policy;
 	__u32 detect_delay_ms;
 	__u32 nowners;
-	__u32 __reserved;
+	__u32 max_hold_ms;
 	__u32 strict;
 	__u32 __reserved2;
 };
@@ -846,6 +993,20 @@ struct ordlock_order_get {
 #define ORDLOCK_IOC_GET_ORDER		_IO(ORDLOCK_IOC_TYPE, 0x0B)
 
 /**
+ * ORDLOCK_IOC_RENEW - extend the lease of what the owner holds
+ *
+ * Argument: &struct ordlock_renew. DOC: Leases.
+ */
+#define ORDLOCK_IOC_RENEW		_IO(ORDLOCK_IOC_TYPE, 0x08)
+
+/**
+ * ORDLOCK_IOC_TOKEN_CHECK - is a token still the live grant of a key?
+ *
+ * Argument: &struct ordlock_token_check. 0 or ESTALE.
+ */
+#define ORDLOCK_IOC_TOKEN_CHECK		_IO(ORDLOCK_IOC_TYPE, 0x09)
+
+/**
  * DOC: Generic netlink family "ordlock"
  *
  * Family %ORDLOCK_GENL_NAME, version %ORDLOCK_GENL_VERSION, one multicast
@@ -876,9 +1037,10 @@ struct ordlock_order_get {
  * %ORDLOCK_CMD_ACQUIRE
  *   [%ORDLOCK_A_DOMAIN], %ORDLOCK_A_KEYS, [%ORDLOCK_A_TIMEOUT_NS],
  *   [%ORDLOCK_A_FLAGS: %ORDLOCK_ACQUIRE_TRY, %ORDLOCK_ACQUIRE_REORDER],
- *   [%ORDLOCK_A_COOKIE]. The same rules as %ORDLOCK_IOC_ACQUIRE, through
- *   the same code. The reply (same command) carries %ORDLOCK_A_COOKIE and
- *   %ORDLOCK_A_STATUS: %ORDLOCK_STATUS_GRANTED with %ORDLOCK_A_TOKEN,
+ *   [%ORDLOCK_A_COOKIE], [%ORDLOCK_A_LEASE_MS]. The same rules as
+ *   %ORDLOCK_IOC_ACQUIRE, through the same code. The reply (same command)
+ *   carries %ORDLOCK_A_COOKIE and %ORDLOCK_A_STATUS:
+ *   %ORDLOCK_STATUS_GRANTED with %ORDLOCK_A_TOKEN,
  *   %ORDLOCK_STATUS_REFUSED with %ORDLOCK_A_ERRNO and %ORDLOCK_A_FAILURE,
  *   or %ORDLOCK_STATUS_QUEUED. A queued request ends later with exactly one
  *   %ORDLOCK_CMD_RESULT message to the requesting port: GRANTED (token),
@@ -916,6 +1078,22 @@ struct ordlock_order_get {
  *   %ORDLOCK_A_LABEL: the label of the socket's owner (created if need
  *   be, as by a lock request), as %ORDLOCK_IOC_SET_LABEL; an empty string
  *   removes it. EINVAL with an extack for a bad label.
+ * %ORDLOCK_CMD_RENEW
+ *   [%ORDLOCK_A_LEASE_MS]: as %ORDLOCK_IOC_RENEW. Reply: STATUS GRANTED
+ *   with %ORDLOCK_A_LEFT_MS, or REFUSED (ENOENT, EKEYEXPIRED).
+ * %ORDLOCK_CMD_TOKEN_CHECK
+ *   [%ORDLOCK_A_DOMAIN] (default "default"), %ORDLOCK_A_KEY with
+ *   %ORDLOCK_K_RANK, %ORDLOCK_K_ID and %ORDLOCK_K_TOKEN. Anyone may ask;
+ *   no owner is created. The answer is the netlink error: 0 when the token
+ *   is the live grant of the key, ESTALE (extack "stale token") otherwise.
+ * %ORDLOCK_CMD_REVOKED
+ *   Notification to the port of a socket whose owner's lease was revoked
+ *   (DOC: Leases): %ORDLOCK_A_FAILURE (reason %ORDLOCK_REASON_REVOKED) and
+ *   %ORDLOCK_A_KEYS, each key with %ORDLOCK_K_MODE and %ORDLOCK_K_TOKEN.
+ *   Every lock request of the socket is then REFUSED with %ORDLOCK_A_ERRNO
+ *   EKEYEXPIRED until a RELEASE with %ORDLOCK_RELEASE_ALL acknowledges.
+ *   A request that was queued when the lease expired ends with a RESULT
+ *   of status REFUSED, errno EKEYEXPIRED.
  *
  * A grant is only kept if the socket can be told of it. When the reply to
  * ACQUIRE or CONVERT, or the RESULT of a queued one, cannot be queued on
@@ -937,7 +1115,8 @@ struct ordlock_order_get {
  *   Dump: one message per holder or waiter, with %ORDLOCK_A_ENTRY
  *   (%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY, %ORDLOCK_E_ROLE,
  *   %ORDLOCK_E_POSITION, owner fields, %ORDLOCK_E_MODE, %ORDLOCK_E_TOKEN
- *   or %ORDLOCK_E_WAITED_US).
+ *   or %ORDLOCK_E_WAITED_US; a holder with a lease has
+ *   %ORDLOCK_E_LEASE_LEFT_MS).
  * %ORDLOCK_CMD_GET_OWNERS
  *   Dump: %ORDLOCK_A_ENTRY with owner fields, %ORDLOCK_E_DOMAIN,
  *   %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID and, when waiting,
@@ -956,14 +1135,15 @@ struct ordlock_order_get {
  *   of &enum ordlock_stats_attr.
  * %ORDLOCK_CMD_DOMAIN_GET
  *   Do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
- *   %ORDLOCK_A_STRICT, %ORDLOCK_A_RANK_NAMES.
+ *   %ORDLOCK_A_STRICT, %ORDLOCK_A_MAX_HOLD_MS, %ORDLOCK_A_RANK_NAMES.
  * %ORDLOCK_CMD_DOMAIN_SET
  *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
  *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_STRICT (0 or
- *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_RANK_NAMES
- *   (replaces the names). A domain it creates counts against the sender's
- *   user (its effective uid; EDQUOT past max_domains_per_user, unless the
- *   sender has CAP_SYS_RESOURCE) until the module is unloaded. The reply is
+ *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_MAX_HOLD_MS,
+ *   %ORDLOCK_A_RANK_NAMES (replaces the names). A domain it creates counts
+ *   against the sender's user (its effective uid; EDQUOT past
+ *   max_domains_per_user, unless the sender has CAP_SYS_RESOURCE) until the
+ *   module is unloaded. The reply is
  *   that of DOMAIN_GET, built after the change: an ENOMEM may then come
  *   after the whole change was made (never half of it), and repeating the
  *   request is harmless.
@@ -980,7 +1160,9 @@ struct ordlock_order_get {
  * - %ORDLOCK_EVENT_OWNER_DIED (the last process of an owner that held
  *   keys was killed by a signal; a close or a normal exit that leaves keys
  *   behind is not a death and has no event):
- *   %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD.
+ *   %ORDLOCK_A_ENTRY with %ORDLOCK_E_HELD;
+ * - %ORDLOCK_EVENT_REVOKED: the owner in %ORDLOCK_A_ENTRY and its
+ *   %ORDLOCK_A_FAILURE (reason %ORDLOCK_REASON_REVOKED);
  * - %ORDLOCK_EVENT_POTENTIAL_DEADLOCK (see %ORDLOCK_IOC_GET_ORDER): the
  *   owner whose grant closed it in %ORDLOCK_A_ENTRY,
  *   %ORDLOCK_A_POTENTIAL_KIND, %ORDLOCK_A_ORDER_DROPPED, and
@@ -1037,6 +1219,7 @@ struct ordlock_order_get {
  *             twice (nothing is changed)
  * ENOMEM      out of memory (nothing is changed, see DOMAIN_SET)
  * ENOBUFS     the socket's receive buffer overflowed (see above)
+ * ESTALE      TOKEN_CHECK: the token is not the live grant of the key
  * ENODEV      the module is being unloaded
  * ==========  ===============================================================
  */
@@ -1063,6 +1246,9 @@ struct ordlock_order_get {
  * @ORDLOCK_CMD_DOMAIN_SET: change the settings of a domain
  * @ORDLOCK_CMD_EVENT: notification to the "events" group
  * @ORDLOCK_CMD_SET_LABEL: set the label of the socket's owner
+ * @ORDLOCK_CMD_RENEW: extend the lease of what the socket's owner holds
+ * @ORDLOCK_CMD_TOKEN_CHECK: is a token the live grant of a key?
+ * @ORDLOCK_CMD_REVOKED: notification: the owner's lease was revoked
  * @__ORDLOCK_CMD_MAX: one past the last command
  *
  * The attributes each takes and answers with: DOC: Generic netlink family
@@ -1083,6 +1269,9 @@ enum ordlock_cmd {
 	ORDLOCK_CMD_DOMAIN_SET,
 	ORDLOCK_CMD_EVENT,
 	ORDLOCK_CMD_SET_LABEL,
+	ORDLOCK_CMD_RENEW,
+	ORDLOCK_CMD_TOKEN_CHECK,
+	ORDLOCK_CMD_REVOKED,
 	__ORDLOCK_CMD_MAX,
 };
 
@@ -1120,6 +1309,10 @@ enum ordlock_cmd {
  * @ORDLOCK_A_RESULT_FLAGS: u32, as &struct ordlock_acquire.result_flags
  * @ORDLOCK_A_STRICT: u32, 0 or 1: strict ranks (see &struct
  *	ordlock_domain_config)
+ * @ORDLOCK_A_LEASE_MS: u32, as &struct ordlock_acquire.lease_ms (ACQUIRE)
+ *	or &struct ordlock_renew.lease_ms (RENEW)
+ * @ORDLOCK_A_MAX_HOLD_MS: u32, as &struct ordlock_domain_config.max_hold_ms
+ * @ORDLOCK_A_LEFT_MS: u64, as &struct ordlock_renew.left_ms
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -1147,6 +1340,9 @@ enum ordlock_attr {
 	ORDLOCK_A_ORDER_DROPPED,
 	ORDLOCK_A_RESULT_FLAGS,
 	ORDLOCK_A_STRICT,
+	ORDLOCK_A_LEASE_MS,
+	ORDLOCK_A_MAX_HOLD_MS,
+	ORDLOCK_A_LEFT_MS,
 	__ORDLOCK_A_MAX,
 };
 
@@ -1160,6 +1356,8 @@ enum ordlock_attr {
  * @ORDLOCK_K_RANK: u32
  * @ORDLOCK_K_ID: u64
  * @ORDLOCK_K_MODE: u32, &enum ordlock_mode (required when acquiring)
+ * @ORDLOCK_K_TOKEN: u64, the token of a revoked key (REVOKED); in
+ *	requests only TOKEN_CHECK takes it
  * @__ORDLOCK_K_MAX: one past the last key attribute
  */
 enum ordlock_key_attr {
@@ -1168,6 +1366,7 @@ enum ordlock_key_attr {
 	ORDLOCK_K_RANK,
 	ORDLOCK_K_ID,
 	ORDLOCK_K_MODE,
+	ORDLOCK_K_TOKEN,
 	__ORDLOCK_K_MAX,
 };
 
@@ -1231,6 +1430,9 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_TIME_NS: u64, CLOCK_REALTIME ns of an observation
  * @ORDLOCK_E_ORDER_KIND: u32, &enum ordlock_order_kind
  * @ORDLOCK_E_COUNT: u64, how many times an edge was seen
+ * @ORDLOCK_E_LEASE_LEFT_MS: u64, a holder's lease: the milliseconds left
+ *	until it is revoked (absent when the hold has no lease; 0 when it is
+ *	due)
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {
@@ -1258,6 +1460,7 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_TIME_NS,
 	ORDLOCK_E_ORDER_KIND,
 	ORDLOCK_E_COUNT,
+	ORDLOCK_E_LEASE_LEFT_MS,
 	__ORDLOCK_E_MAX,
 };
 
@@ -1285,6 +1488,7 @@ enum ordlock_entry_attr {
  * @ORDLOCK_S_PEAK_RESOURCES: most resources at once
  * @ORDLOCK_S_WAITERS: waiters now
  * @ORDLOCK_S_PEAK_WAITERS: most waiters at once
+ * @ORDLOCK_S_REVOCATIONS: leases that expired and were revoked
  * @__ORDLOCK_S_MAX: one past the last counter
  */
 enum ordlock_stats_attr {
@@ -1307,6 +1511,7 @@ enum ordlock_stats_attr {
 	ORDLOCK_S_PEAK_RESOURCES,
 	ORDLOCK_S_WAITERS,
 	ORDLOCK_S_PEAK_WAITERS,
+	ORDLOCK_S_REVOCATIONS,
 	__ORDLOCK_S_MAX,
 };
 
@@ -1343,6 +1548,8 @@ enum ordlock_status {
  * @ORDLOCK_EVENT_POTENTIAL_DEADLOCK: the learned lock order of a domain
  *	found a cycle (or a rank taken by ids both ways) that can deadlock;
  *	none happened
+ * @ORDLOCK_EVENT_REVOKED: an owner's lease expired and its keys were
+ *	revoked
  */
 enum ordlock_event {
 	ORDLOCK_EVENT_DEADLOCK = 1,
@@ -1351,6 +1558,7 @@ enum ordlock_event {
 	ORDLOCK_EVENT_LIMIT,
 	ORDLOCK_EVENT_OWNER_DIED,
 	ORDLOCK_EVENT_POTENTIAL_DEADLOCK,
+	ORDLOCK_EVENT_REVOKED,
 };
 
 /**

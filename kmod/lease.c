@@ -1,0 +1,395 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Leases: the deadline of what an owner holds, and its revocation.
+ *
+ * An owner has one lease for all it holds (struct ordlock_lease, in the
+ * owner). A grant with a lease (the request's, capped by the domain's
+ * max_hold_ms, or max_hold_ms itself) sets the deadline, or brings it
+ * forward; RENEW moves it to now + the period. Renewing only writes the
+ * deadline: the timer, armed for the earlier deadline, fires, and its work
+ * finds the deadline moved and arms the timer again. So a renewal takes
+ * the owner's lock, reads the clock and writes two words, as a failed
+ * try-lock takes its lock and bucket lock.
+ *
+ * The timer only queues the work item (on PREEMPT_RT it runs in softirq
+ * context, where nothing may sleep); the work takes the owner's lock, as a
+ * request does, and revokes: it releases every key (which grants them to
+ * the waiters, with new tokens), keeps the list of what it revoked for the
+ * failure record, and tells the owner (poll, signal, netlink hook) and the
+ * events seam. An owner busy in a request is left alone by the work: the
+ * front end revokes when that request ends (ordlock_lease_check()), since
+ * the request's own wait is bounded by its timeout and the keys it is
+ * taking are not yet the owner's.
+ *
+ * Locks: the work takes owner->lock and what nests in it (bucket locks
+ * through the release, the event chain); it is queued under nothing but
+ * the hrtimer's base lock. The owner's destruction marks the lease dead
+ * under owner->lock, then cancels the timer and the work with no lock held.
+ * No new lock: see the lock order in main.c.
+ */
+#include <linux/pid.h>
+#include <linux/poll.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+
+#include "domain.h"
+#include "events.h"
+#include "keys.h"
+#include "lease.h"
+#include "owner.h"
+#include "request.h"
+#include "resource.h"
+#include "table.h"
+
+/* Runs the revocations; high priority, for a revocation is a wake-up */
+static struct workqueue_struct *ordlock_lease_wq;
+
+int ordlock_lease_init(void)
+{
+	ordlock_lease_wq = alloc_workqueue("ordlock_lease", WQ_HIGHPRI, 0);
+	return ordlock_lease_wq ? 0 : -ENOMEM;
+}
+
+/* After every owner is gone: each cancelled its own work */
+void ordlock_lease_exit(void)
+{
+	destroy_workqueue(ordlock_lease_wq);
+}
+
+static enum hrtimer_restart ordlock_lease_timer(struct hrtimer *timer)
+{
+	struct ordlock_lease *l = container_of(timer, struct ordlock_lease, timer);
+
+	queue_work(ordlock_lease_wq, &l->work);
+	return HRTIMER_NORESTART;
+}
+
+/* Arm the timer for l->expires, unless it is armed for earlier already */
+static void ordlock_lease_arm(struct ordlock_lease *l)
+{
+	if (hrtimer_active(&l->timer) &&
+	    !ktime_before(l->expires, hrtimer_get_softexpires(&l->timer)))
+		return;
+	hrtimer_start_range_ns(&l->timer, l->expires, l->slack_ns,
+			       HRTIMER_MODE_ABS);
+}
+
+/* The owner holds nothing: no lease */
+static void ordlock_lease_clear(struct ordlock_lease *l)
+{
+	WRITE_ONCE(l->expires, 0);
+	l->period_ns = 0;
+}
+
+/* The failure record of a revoked owner; return: -EKEYEXPIRED */
+int ordlock_lease_refuse(struct ordlock_owner *owner)
+{
+	struct ordlock_lease *l = &owner->lease;
+	struct ordlock_failure *f = &owner->failure;
+
+	lockdep_assert_held(&owner->lock);
+	ordlock_owner_fail(owner, ORDLOCK_REASON_REVOKED, -EKEYEXPIRED, NULL);
+	f->pid = READ_ONCE(owner->pid);
+	f->key = l->first.key;
+	f->held = l->last.key;
+	f->cycle_len = l->nkeys;
+	return -EKEYEXPIRED;
+}
+
+/* The lease of @owner expired at l->expires: revoke what it holds */
+static void ordlock_lease_revoke(struct ordlock_owner *owner, ktime_t now)
+{
+	struct ordlock_lease *l = &owner->lease;
+	struct ordlock_revoked_key r;
+	struct ordlock_hold *hold;
+	unsigned int i = 0;
+
+	lockdep_assert_held(&owner->lock);
+	l->late_ns = ktime_to_ns(ktime_sub(now, l->expires));
+	kfree(l->keys);
+	l->keys = kmalloc_array(owner->nheld, sizeof(*l->keys),
+				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+	list_for_each_entry(hold, &owner->held, owner_node) {
+		r.key.rank = hold->res->rank;
+		r.key.id = hold->res->id;
+		r.key.mode = hold->mode;
+		r.key.__reserved = 0;
+		r.token = hold->token;
+		if (!i)
+			l->first = r;
+		l->last = r;
+		if (l->keys)
+			l->keys[i] = r;
+		i++;
+	}
+	l->nkeys = i;
+	/* The waiters are granted here, with tokens above every revoked one */
+	ordlock_req_release_all(owner);
+	ordlock_lease_clear(l);
+	WRITE_ONCE(l->revoked, true);
+	ordlock_lease_refuse(owner);
+	ordlock_event_failure(owner);
+	wake_up_interruptible_poll(&l->wq, EPOLLPRI);
+	if (l->signal && l->sig_pid)
+		kill_pid(l->sig_pid, l->signal, 1);
+	if (l->revoked_hook)
+		l->revoked_hook(owner, l->hook_data);
+}
+
+static void ordlock_lease_work(struct work_struct *work)
+{
+	struct ordlock_lease *l = container_of(work, struct ordlock_lease, work);
+	struct ordlock_owner *owner = container_of(l, struct ordlock_owner, lease);
+	ktime_t now;
+
+	mutex_lock(&owner->lock);
+	/* A busy owner is revoked when its request ends */
+	if (l->dead || !l->expires || owner->busy)
+		goto out;
+	if (!owner->nheld) {
+		ordlock_lease_clear(l);
+		goto out;
+	}
+	now = ktime_get();
+	if (ktime_before(now, l->expires))
+		ordlock_lease_arm(l);
+	else
+		ordlock_lease_revoke(owner, now);
+out:
+	mutex_unlock(&owner->lock);
+}
+
+/* ordlock_lease_owner_init() - at the owner's creation */
+void ordlock_lease_owner_init(struct ordlock_owner *owner)
+{
+	struct ordlock_lease *l = &owner->lease;
+
+	hrtimer_init(&l->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	l->timer.function = ordlock_lease_timer;
+	INIT_WORK(&l->work, ordlock_lease_work);
+	init_waitqueue_head(&l->wq);
+}
+
+/* ordlock_lease_owner_kill() - the owner is being destroyed; it is locked */
+void ordlock_lease_owner_kill(struct ordlock_owner *owner)
+{
+	lockdep_assert_held(&owner->lock);
+	owner->lease.dead = true;
+}
+
+/*
+ * ordlock_lease_owner_free() - after ordlock_lease_owner_kill(), with the
+ * owner unlocked: nothing of the lease runs any more after it
+ */
+void ordlock_lease_owner_free(struct ordlock_owner *owner)
+{
+	struct ordlock_lease *l = &owner->lease;
+
+	hrtimer_cancel(&l->timer);
+	cancel_work_sync(&l->work);
+	kfree(l->keys);
+	put_pid(l->sig_pid);
+}
+
+/**
+ * ordlock_lease_check() - before and after a request of @owner
+ * @owner: the owner, locked
+ *
+ * Revokes at once a lease that expired while the work could not (the
+ * owner was busy) or had not yet run: an expired lease is never renewed,
+ * and a request never gets keys past it.
+ *
+ * Return: 0, or -EKEYEXPIRED (the owner is revoked; the failure record
+ * says what it lost).
+ */
+int ordlock_lease_check(struct ordlock_owner *owner)
+{
+	struct ordlock_lease *l = &owner->lease;
+	ktime_t now;
+
+	lockdep_assert_held(&owner->lock);
+	if (l->revoked)
+		return ordlock_lease_refuse(owner);
+	if (likely(!l->expires) || owner->busy)
+		return 0;
+	if (!owner->nheld) {
+		ordlock_lease_clear(l);
+		return 0;
+	}
+	now = ktime_get();
+	if (ktime_before(now, l->expires))
+		return 0;
+	ordlock_lease_revoke(owner, now);
+	return -EKEYEXPIRED;
+}
+
+/* The lease of @lease_ms in @domain, in ns: capped by max_hold_ms */
+static u64 ordlock_lease_ns(struct ordlock_domain *domain, u32 lease_ms)
+{
+	u32 max = READ_ONCE(domain->max_hold_ms);
+
+	if (!lease_ms || (max && lease_ms > max))
+		lease_ms = max;
+	return (u64)lease_ms * NSEC_PER_MSEC;
+}
+
+/* Start the lease of @ns from now, or bring the deadline forward */
+static void ordlock_lease_start(struct ordlock_lease *l, u64 ns, bool renew)
+{
+	ktime_t expires = ktime_add_ns(ktime_get(), ns);
+
+	if (renew || !l->expires || ktime_before(expires, l->expires))
+		WRITE_ONCE(l->expires, expires);
+	l->period_ns = renew || !l->period_ns ? ns : min(l->period_ns, ns);
+	l->slack_ns = current->timer_slack_ns;
+	ordlock_lease_arm(l);
+}
+
+/**
+ * ordlock_lease_granted() - @owner was granted keys with @lease_ms
+ * @owner: the owner, locked
+ * @lease_ms: the lease the request asked for (0: the domain's max_hold_ms)
+ */
+void ordlock_lease_granted(struct ordlock_owner *owner, u32 lease_ms)
+{
+	u64 ns;
+
+	lockdep_assert_held(&owner->lock);
+	ns = ordlock_lease_ns(owner->domain, lease_ms);
+	if (ns && owner->nheld)
+		ordlock_lease_start(&owner->lease, ns, false);
+}
+
+/**
+ * ordlock_lease_renew() - extend the lease of what @owner holds
+ * @owner: the owner, locked
+ * @lease_ms: the new period, or 0 for the owner's
+ * @left_ms: receives the time left of the lease, 0 when there is none
+ *
+ * Return: 0, -ENOENT when the owner holds nothing (failure record
+ * NOT_HELD), -EKEYEXPIRED when the lease expired (it is revoked now, if it
+ * was not yet), -EBUSY when a request of the owner is in progress.
+ */
+int ordlock_lease_renew(struct ordlock_owner *owner, u32 lease_ms, u64 *left_ms)
+{
+	struct ordlock_lease *l = &owner->lease;
+	bool has;
+	u64 ns;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	*left_ms = 0;
+	if (owner->busy)
+		return -EBUSY;
+	ret = ordlock_lease_check(owner);
+	if (ret)
+		return ret;
+	if (!owner->nheld)
+		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, NULL);
+	if (lease_ms)
+		ns = ordlock_lease_ns(owner->domain, lease_ms);
+	else
+		ns = l->period_ns ? l->period_ns :
+		     ordlock_lease_ns(owner->domain, 0);
+	if (ns)
+		ordlock_lease_start(l, ns, true);
+	*left_ms = ordlock_lease_left_ms(owner, &has);
+	return 0;
+}
+
+/**
+ * ordlock_lease_set_signal() - the signal to send on revocation
+ * @owner: the owner, locked
+ * @signal: 1 to _NSIG, or 0 for none
+ *
+ * The calling process receives it, as F_SETOWN's target receives F_SETSIG's.
+ *
+ * Return: 0, or -EINVAL for a bad signal.
+ */
+int ordlock_lease_set_signal(struct ordlock_owner *owner, u32 signal)
+{
+	struct ordlock_lease *l = &owner->lease;
+
+	lockdep_assert_held(&owner->lock);
+	if (signal > _NSIG)
+		return -EINVAL;
+	put_pid(l->sig_pid);
+	l->sig_pid = signal ? get_pid(task_tgid(current)) : NULL;
+	l->signal = signal;
+	return 0;
+}
+
+/**
+ * ordlock_lease_acknowledge() - @owner releases everything (RELEASE_ALL)
+ * @owner: the owner, locked; it holds nothing any more
+ *
+ * A revoked owner is an ordinary one again.
+ */
+void ordlock_lease_acknowledge(struct ordlock_owner *owner)
+{
+	struct ordlock_lease *l = &owner->lease;
+
+	lockdep_assert_held(&owner->lock);
+	ordlock_lease_clear(l);
+	if (!l->revoked)
+		return;
+	WRITE_ONCE(l->revoked, false);
+	kfree(l->keys);
+	l->keys = NULL;
+	l->nkeys = 0;
+}
+
+/**
+ * ordlock_lease_left_ms() - what is left of @owner's lease
+ * @owner: the owner; racy without its lock (for the dumps)
+ * @has: receives whether the owner has a lease
+ *
+ * Return: the milliseconds left, rounded up; 0 when due or none.
+ */
+u64 ordlock_lease_left_ms(const struct ordlock_owner *owner, bool *has)
+{
+	ktime_t expires = READ_ONCE(owner->lease.expires);
+	s64 left;
+
+	*has = expires != 0;
+	if (!expires)
+		return 0;
+	left = ktime_to_ns(ktime_sub(expires, ktime_get()));
+	return left > 0 ? DIV_ROUND_UP_ULL(left, NSEC_PER_MSEC) : 0;
+}
+
+/**
+ * ordlock_lease_token_check() - is @token the live grant of @key?
+ * @domain: the key's domain (a reference held by the caller)
+ * @key: the key; its mode is ignored
+ * @token: the token
+ *
+ * Return: 0 when an owner holds @key under @token, else -ESTALE.
+ */
+int ordlock_lease_token_check(struct ordlock_domain *domain,
+			      const struct ordlock_rkey *key, u64 token)
+{
+	struct ordlock_bucket *bucket;
+	struct ordlock_resource *res;
+	struct ordlock_hold *hold;
+	int ret = -ESTALE;
+
+	if (!token)
+		return -ESTALE;
+	bucket = ordlock_table_bucket(domain, key->rank, key->id);
+	spin_lock(&bucket->lock);
+	for (res = bucket->chain; res; res = res->next) {
+		if (res->id != key->id || res->rank != key->rank ||
+		    res->domain_id != domain->id)
+			continue;
+		list_for_each_entry(hold, &res->holders, res_node) {
+			if (hold->token == token) {
+				ret = 0;
+				break;
+			}
+		}
+		break;
+	}
+	spin_unlock(&bucket->lock);
+	return ret;
+}

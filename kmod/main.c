@@ -23,6 +23,7 @@
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
  *	    bucket->lock
  *	    ordlock_history_lock	spinlock, events.c
+ *	ordlock_backends_lock		mutex, backend.c; alone
  *
  * ordlock_nl_lock (the hash of netlink owners) is outermost: a socket's
  * owner is created under it (taking ordlock_users_lock, ordlock_owners_lock
@@ -73,6 +74,12 @@
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
  *   when a deadlock is recorded (under owner->lock) and by debugfs
  *   "deadlocks".
+ *
+ * ordlock_backends_lock (the registered cluster backends, backend.c) is
+ * taken alone: by a companion module registering or unregistering its
+ * backend, and by a lookup, which takes the backend's module reference
+ * under it. request_module() and every call into a backend are made with
+ * no lock of this module held.
  *
  * Not locks of this module, and leaves wherever they appear: the internal
  * locks of per-CPU counters, rate limits, workqueues, hrtimers and

@@ -132,6 +132,8 @@ check-debug:
 check-cluster:
 	@bash tests/install-deps.sh --cluster
 	+@$(MAKE) --no-print-directory modules tests
+	+$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 	@$(vm_env) bash tests/cluster/run.sh $(T)
 
 vm: kdir-check

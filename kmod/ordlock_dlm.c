@@ -26,6 +26,8 @@
  * work until dlm_lock() returned (flush_work()), the AST until complete(),
  * then the caller or the clean-up work.
  */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
 #include <linux/atomic.h>
 #include <linux/completion.h>
 #include <linux/delay.h>
@@ -68,7 +70,11 @@ struct ordlock_backend_lock {
 	struct ordlock_backend_space *space;
 	struct dlm_lksb lksb;
 	char lvb[ODLM_LVB_LEN];
-	/* the AST of the operation in flight; status its sb_status */
+	/*
+	 * the AST of the operation in flight (complete_all(): a waiter does
+	 * not consume it, so completion_done() tells whether it came; re-armed
+	 * before the unlock); status its sb_status
+	 */
 	struct completion ast;
 	int status;
 	struct work_struct request;
@@ -83,7 +89,7 @@ static void odlm_ast(void *arg)
 	struct ordlock_backend_lock *l = arg;
 
 	l->status = l->lksb.sb_status;
-	complete(&l->ast);
+	complete_all(&l->ast);
 }
 
 static void odlm_request_fn(struct work_struct *work)
@@ -97,7 +103,7 @@ static void odlm_request_fn(struct work_struct *work)
 	if (ret) {
 		/* no AST follows a refused request */
 		l->status = ret;
-		complete(&l->ast);
+		complete_all(&l->ast);
 	}
 }
 
@@ -139,19 +145,24 @@ static void odlm_cleanup_fn(struct work_struct *work)
 		/* still queued in the DLM: cancel; one AST says who won */
 		ret = odlm_unlock_retry(l, DLM_LKF_CANCEL);
 		if (ret && ret != -EBUSY)
-			pr_warn_ratelimited("ordlock_dlm: %s: cancel of %s failed: %d\n",
+			pr_warn_ratelimited("%s: cancel of %s failed: %d\n",
 					    l->space->name, l->res, ret);
 		wait_for_completion(&l->ast);
+		pr_debug("%s: %s: cancel %d, then status %d\n", l->space->name,
+			 l->res, ret, l->status);
 	}
 	if (!l->status) {
 		/* granted (a release, or a grant that beat the cancel) */
 		reinit_completion(&l->ast);
 		ret = odlm_unlock_retry(l, 0);
-		if (!ret)
+		if (!ret) {
 			wait_for_completion(&l->ast);
-		else
-			pr_warn_ratelimited("ordlock_dlm: %s: unlock of %s failed: %d\n",
+			pr_debug("%s: %s: unlocked, status %d\n",
+				 l->space->name, l->res, l->status);
+		} else {
+			pr_warn_ratelimited("%s: unlock of %s failed: %d\n",
 					    l->space->name, l->res, ret);
+		}
 	}
 	odlm_lock_free(l);
 }
@@ -195,6 +206,9 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 	}
 	flush_work(&l->request);
 	status = l->status;
+	pr_debug("%s: %s %s%s: status %d\n", space->name, l->res,
+		 exclusive ? "ex" : "sh", l->flags & DLM_LKF_NOQUEUE ? " try" : "",
+		 status);
 	if (!status) {
 		*out = l;
 		return 0;
@@ -205,7 +219,7 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 	case -ENOMEM:
 		break;
 	default:
-		pr_warn_ratelimited("ordlock_dlm: %s: lock of %s failed: %d\n",
+		pr_warn_ratelimited("%s: lock of %s failed: %d\n",
 				    space->name, l->res, status);
 		status = -EIO;
 		break;
@@ -241,17 +255,17 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 	if (ret < 0) {
 		switch (ret) {
 		case -EUNATCH:
-			pr_warn("ordlock_dlm: %s: no cluster: dlm_controld is not running\n",
+			pr_warn("%s: no cluster: dlm_controld is not running\n",
 				space->name);
 			ret = -ENOTCONN;
 			break;
 		case -EBADR:
-			pr_warn("ordlock_dlm: %s: this node is not in cluster \"%s\"\n",
+			pr_warn("%s: this node is not in cluster \"%s\"\n",
 				space->name, want);
 			ret = -ENOTCONN;
 			break;
 		default:
-			pr_warn("ordlock_dlm: %s: joining the lockspace failed: %d\n",
+			pr_warn("%s: joining the lockspace failed: %d\n",
 				space->name, ret);
 			break;
 		}
@@ -268,10 +282,13 @@ static void odlm_leave(struct ordlock_backend_space *space)
 	int ret;
 
 	/* the releases and cancels still in flight finish first */
-	wait_event(space->idle, !atomic_read(&space->nlocks));
+	while (!wait_event_timeout(space->idle, !atomic_read(&space->nlocks),
+				   30 * HZ))
+		pr_warn("%s: leaving waits for %d locks still in the cluster\n",
+			space->name, atomic_read(&space->nlocks));
 	ret = dlm_release_lockspace(space->ls, 1);
 	if (ret)
-		pr_warn("ordlock_dlm: %s: leaving the lockspace failed: %d\n",
+		pr_warn("%s: leaving the lockspace failed: %d\n",
 			space->name, ret);
 	kfree(space);
 }

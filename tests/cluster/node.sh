@@ -160,23 +160,36 @@ loaded=$?
 harness $loaded "node$node: ordlock.ko loaded" || say "insmod: $insmod_out"
 # The companion, when built: loaded on demand by ordlock.ko's
 # request_module("ordlock_dlm").  The guest's /lib/modules is the host's, so
-# modprobe would not find it there: a modprobe of our own goes first.
+# modprobe would not find it there: a modprobe of our own goes first.  The
+# kernel runs it in init's root, the initramfs (a writable rootfs), where
+# this chroot is /newroot (tests/vm/init.sh): the outer script there
+# enters the chroot and runs the inner one.
 companion=${KO%/*}/ordlock_dlm.ko
-if [[ -f $companion && -w /proc/sys/kernel/modprobe ]]; then
-	cat >/run/ordlock-modprobe <<EOF
-#!/bin/sh
-# request_module() of the test guest: ordlock_dlm from the tree
-for a in "\$@"; do
-	case \$a in
-	ordlock_dlm) exec /sbin/insmod $(printf %q "$companion") cluster=$CLUSTER_NAME ;;
-	esac
-done
-exec /sbin/modprobe "\$@"
-EOF
-	chmod 0755 /run/ordlock-modprobe
-	echo /run/ordlock-modprobe >/proc/sys/kernel/modprobe
+if [[ -f $companion && -w /proc/sys/kernel/modprobe && -d /proc/1/root/newroot ]]; then
+	{
+		echo '#!/bin/bash'
+		echo '# request_module() of the test guest: ordlock_dlm from the tree'
+		echo 'for a in "$@"; do'
+		echo '	case $a in'
+		echo '	ordlock_dlm)'
+		echo '		/sbin/modprobe dlm || exit 1'
+		echo "		exec /sbin/insmod $(printf %q "$companion") cluster=$CLUSTER_NAME dyndbg=+p"
+		echo '		;;'
+		echo '	esac'
+		echo 'done'
+		echo 'exec /sbin/modprobe "$@"'
+	} >/run/ordlock-modprobe
+	printf '#!/bin/sh\nexec /bin/chroot /newroot /run/ordlock-modprobe "$@"\n' \
+		>/proc/1/root/ordlock-modprobe
+	chmod 0755 /run/ordlock-modprobe /proc/1/root/ordlock-modprobe
+	echo /ordlock-modprobe >/proc/sys/kernel/modprobe
 fi
 export ORDLOCK_COMPANION=$companion
+# the test module that drives the backend seam (c_backend)
+if [[ $loaded == 0 && -f ${CLTEST_KO:-} ]]; then
+	insmod "$CLTEST_KO"
+	harness $? "node$node: ordlock_cltest.ko loaded"
+fi
 
 barrier ready
 harness $? "node$node: all $NODES nodes ready" && timing ready
@@ -192,9 +205,32 @@ for name in $TESTS; do
 	barrier "start-$name" || say "start-$name: the other nodes did not come"
 	say "run $name"
 	start=$(date +%s)
-	(cd /tmp && timeout -k 10 "$TEST_TIMEOUT" "$prog") \
-		>"$out/$name.tap" 2>"$out/$name.err" </dev/null
+	# a program stuck in the kernel survives SIGKILL: wait for it only
+	# 30 s past its timeout (rc 200), as tests/vm/guest.sh does
+	(cd /tmp && exec timeout -k 10 "$TEST_TIMEOUT" "$prog") \
+		>"$out/$name.tap" 2>"$out/$name.err" </dev/null &
+	pid=$!
+	sleep $((TEST_TIMEOUT + 30)) &
+	dog=$!
+	wait -n -p which "$pid" "$dog"
 	rc=$?
+	if [[ $which == "$pid" ]]; then
+		kill "$dog" 2>/dev/null
+		wait "$dog" 2>/dev/null
+	else
+		say "$name: still running after SIGKILL: stuck in the kernel"
+		rc=200
+	fi
+	if ((rc == 124 || rc == 137 || rc == 200)); then
+		# timed out: where the tasks are stuck, and the DLM's view
+		say "$name timed out: blocked tasks to the kernel log"
+		echo w >/proc/sysrq-trigger
+		dmesg >"$out/$name.dmesg" 2>&1
+		dlm_tool ls >"$out/$name.dlm" 2>&1
+		for l in $(dlm_tool ls 2>/dev/null | awk '$1 == "name" { print $2 }'); do
+			dlm_tool lockdebug -sv "$l" >>"$out/$name.dlm" 2>&1
+		done
+	fi
 	echo $rc >"$out/$name.rc"
 	echo $(($(date +%s) - start)) >"$out/$name.time"
 	say "end $name: exit $rc, $(($(date +%s) - start))s"
@@ -206,6 +242,10 @@ if [[ $loaded == 0 ]]; then
 	if grep -q '^ordlock_dlm ' /proc/modules; then
 		rmmod ordlock_dlm
 		harness $? "node$node: ordlock_dlm.ko unloaded"
+	fi
+	if grep -q '^ordlock_cltest ' /proc/modules; then
+		rmmod ordlock_cltest
+		harness $? "node$node: ordlock_cltest.ko unloaded"
 	fi
 	rmmod ordlock
 	harness $? "node$node: ordlock.ko unloaded"

@@ -24,7 +24,8 @@
 #
 # Environment: KVER, VMLINUZ (as tests/vm/run.sh), ORDLOCK_KO (default
 # kmod/ordlock.ko; its companion ordlock_dlm.ko is taken from the same
-# directory), CLUSTER_NODES (default 3), CLUSTER_MEM (MiB per guest,
+# directory), ORDLOCK_CLTEST_KO (the test module of the backend seam,
+# default tests/cluster/kmod/ordlock_cltest.ko), CLUSTER_NODES (default 3), CLUSTER_MEM (MiB per guest,
 # default 768), CLUSTER_TIMEOUT, TEST_TIMEOUT (per program, default 300),
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
 # 2000), TAP_VERBOSE=1.
@@ -57,6 +58,11 @@ done
 ko=${ORDLOCK_KO:-$repo/kmod/ordlock.ko}
 [[ -f $ko ]] || die "${ko#"$repo"/} not built (make modules)"
 modinfo -F vermagic "$ko" | grep -q "^$KVER " || die "${ko#"$repo"/} was not built for $KVER"
+# the test module of the backend seam (make check-cluster builds it)
+cltest=${ORDLOCK_CLTEST_KO:-$here/kmod/ordlock_cltest.ko}
+if [[ -f $cltest ]] && ! modinfo -F vermagic "$cltest" | grep -q "^$KVER "; then
+	die "${cltest#"$repo"/} was not built for $KVER"
+fi
 progdir=$build/cluster
 tests=()
 if (($#)); then
@@ -102,6 +108,8 @@ cleanup() {
 		kill "$p" 2>/dev/null || true
 		wait "$p" 2>/dev/null || true
 	done
+	# the progress reader
+	p=$(cat "$results/.tail.pid" 2>/dev/null) && kill "$p" 2>/dev/null
 	ip netns del "$ns" 2>/dev/null || true
 }
 trap cleanup EXIT
@@ -128,6 +136,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "BARRIER_TIMEOUT=${BARRIER_TIMEOUT:-300}"
 	echo "TOKEN_MS=${CLUSTER_TOKEN_MS:-2000}"
 	echo "KO=$(q "$ko")"
+	echo "CLTEST_KO=$(q "$cltest")"
 	echo "NODES=$nodes"
 	echo "NET_PREFIX=$net_prefix"
 	echo "CLUSTER_NAME=$cluster_name"
@@ -147,7 +156,7 @@ for ((i = 1; i <= nodes; i++)); do
 		qemu-system-x86_64 -smp 1 -m "$mem" -accel tcg
 		-nographic -no-reboot
 		-kernel "$VMLINUZ" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 quiet no_timer_check ordnode=$i"
+		-append "console=ttyS0 panic=-1 quiet loglevel=5 no_timer_check ordnode=$i"
 		-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
 		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"

@@ -224,6 +224,7 @@ dkms-check:
 	@KVER="$(KVER)" bash tests/unit/t_dkms.sh
 
 clean:
-	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod clean; fi
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests clean

@@ -156,7 +156,7 @@ harness $? "node$node: dlm_controld answers" && timing dlm
 # lockspace shuts the DLM's connections down, and when the other nodes
 # leave at the same moment that waits in dlm_midcomms_shutdown() for
 # minutes (seen on 6.1); the tests' own leaves are then never the last.
-dlm_tool join ordlock_harness >/dev/null 2>&1
+wait_for 30 dlm_tool join ordlock_harness
 harness $? "node$node: the harness's lockspace joined"
 
 # --- ordlock ------------------------------------------------------------------

@@ -109,7 +109,7 @@ cleanup() {
 		wait "$p" 2>/dev/null || true
 	done
 	# the progress reader
-	p=$(cat "$results/.tail.pid" 2>/dev/null) && kill "$p" 2>/dev/null
+	p=$(cat "$results/.tail.pid" 2>/dev/null) && kill "$p" 2>/dev/null || true
 	ip netns del "$ns" 2>/dev/null || true
 }
 trap cleanup EXIT

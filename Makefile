@@ -16,6 +16,12 @@
 #                       (KASAN, lockdep, kmemleak, UBSAN...) built from
 #                       linux-source-6.1 and cached in /var/cache/ordlock
 #                       (ORDLOCK_DEBUG_CACHE=); ends "N passed, N failed"
+#   make check-cluster  a three-node corosync/DLM cluster of qemu guests
+#                       (tests/cluster/run.sh: own network namespace, no
+#                       uplink, link-local addresses) running the cluster
+#                       tests on every node; not part of make check (the
+#                       guests take ~2.7 GiB and the machine's cores);
+#                       ends "N passed, N failed" (T= works)
 #   make demo           boot the VM and run the demo programs, live
 #   make fuzz           the long fuzz runs: fuzz-vm-debug (below), then
 #                       fuzz-parsers when clang is installed
@@ -79,7 +85,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 # make check T="a b": only these in-VM tests
 T ?=
 
-.PHONY: all modules tools tests unit check check-debug vm demo demo-run bench clean deps \
+.PHONY: all modules tools tests unit check check-debug check-cluster vm demo demo-run bench clean deps \
 	stress fuzz fuzz-parsers fuzz-vm stress-debug fuzz-vm-debug \
 	kdir-check vm-env install uninstall install-module dkms-source \
 	dkms-install dkms-uninstall dkms-check
@@ -126,6 +132,14 @@ check:
 # The suite on the debug kernel (tests/debug-kernel/); T= works.
 check-debug:
 	+@T="$(T)" bash tests/debug-kernel/check.sh
+
+# The cluster tests (tests/cluster/): their packages, the build, the run
+check-cluster:
+	@bash tests/install-deps.sh --cluster
+	+@$(MAKE) --no-print-directory modules tests
+	+$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
+	@$(vm_env) bash tests/cluster/run.sh $(T)
 
 vm: kdir-check
 	@$(vm_env) bash tests/vm/run.sh $(T)
@@ -221,6 +235,7 @@ dkms-check:
 	@KVER="$(KVER)" bash tests/unit/t_dkms.sh
 
 clean:
-	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	if [ -d "$(KDIR)" ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; \
+		$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod clean; fi
 	$(MAKE) -C tools clean
 	$(MAKE) -C tests clean

@@ -28,6 +28,7 @@
  *	      ordlock_event_chain
  *	ordlock_domains_lock
  *	  order->lock
+ *	ordlock_backends_lock		mutex, backend.c; alone
  *
  * ordlock_nl_lock (the hash of netlink owners) is outermost: a socket's
  * owner is created under it (taking ordlock_users_lock, ordlock_owners_lock
@@ -94,6 +95,12 @@
  *   edges its owner knows takes no lock: the owner's cache is checked
  *   against the order's id and its edges read under rcu_read_lock()
  *   (a reset frees them with kfree_rcu()).
+ *
+ * ordlock_backends_lock (the registered cluster backends, backend.c) is
+ * taken alone: by a companion module registering or unregistering its
+ * backend, and by a lookup, which takes the backend's module reference
+ * under it. request_module() and every call into a backend are made with
+ * no lock of this module held.
  *
  * Not locks of this module, and leaves wherever they appear: the internal
  * locks of per-CPU counters, rate limits, workqueues, hrtimers, wait

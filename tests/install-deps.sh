@@ -18,6 +18,8 @@
 # --bench also installs what "make bench" needs on top: gnuplot (the plot)
 # and python3 (the report).  --debug-kernel installs what building the
 # debug kernel of "make check-debug" needs (tests/debug-kernel/build.sh).
+# --cluster installs what "make check-cluster" needs (tests/cluster/):
+# corosync, dlm_controld and dlm_tool (dlm-controld), libdlm's header.
 set -euo pipefail
 
 PACKAGES=(
@@ -59,10 +61,22 @@ DEBUG_KERNEL_PACKAGES=(
 	libelf-dev
 	libssl-dev
 )
-case ${1:-} in
---bench) PACKAGES+=("${BENCH_PACKAGES[@]}") ;;
---debug-kernel) PACKAGES+=("${DEBUG_KERNEL_PACKAGES[@]}") ;;
-esac
+CLUSTER_PACKAGES=(
+	corosync
+	dlm-controld
+	libdlm-dev
+)
+for arg in "$@"; do
+	case $arg in
+	--bench) PACKAGES+=("${BENCH_PACKAGES[@]}") ;;
+	--debug-kernel) PACKAGES+=("${DEBUG_KERNEL_PACKAGES[@]}") ;;
+	--cluster) PACKAGES+=("${CLUSTER_PACKAGES[@]}") ;;
+	*)
+		echo "install-deps: unknown option $arg" >&2
+		exit 2
+		;;
+	esac
+done
 
 # is_installed PKG: dpkg knows PKG as fully installed.
 is_installed() {
@@ -120,4 +134,12 @@ while read -r flavour kver; do
 		apt_install "linux-image-$kver"
 	fi
 done < <(sh "$(dirname "${BASH_SOURCE[0]}")/kver.sh" --matrix)
+# dlm_controld's configuration and state directories: the cluster guests
+# mount writable copies over them (tests/cluster/node.sh), so they must
+# exist in the (read-only shared) root; Debian's package creates neither.
+if [[ " $* " == *" --cluster "* ]]; then
+	for d in /etc/dlm /var/lib/dlm; do
+		[[ -d $d ]] || mkdir -p "$d"
+	done
+fi
 exit 0

@@ -38,6 +38,12 @@ for kver in ${LINT_KVERS:-$(sh tests/kver.sh)}; do
 		continue
 	fi
 	point 1 "$kver: the module builds with -Werror"
+	# the cluster companion (kmod/ordlock_dlm.c) is built wherever the
+	# kernel has the DLM
+	if grep -q '^CONFIG_DLM=[my]' "/lib/modules/$kver/build/include/config/auto.conf" 2>/dev/null; then
+		[[ -f tests/build/kernels/$kver/kmod/ordlock_dlm.ko ]]
+		point $((1 - $?)) "$kver: the cluster companion ordlock_dlm.ko builds"
+	fi
 	if grep -E 'warning:|error:' "$log" | grep -v 'Skipping BTF' >"$log.warn"; then
 		sed 's/^/# /' "$log.warn"
 		point 0 "$kver: sparse: no warnings in kmod/"
@@ -64,7 +70,7 @@ if [[ ! -x $cp && -n $tarball ]]; then
 		"$top/scripts/const_structs.checkpatch" 2>/dev/null || true
 fi
 if [[ -x $cp ]]; then
-	files=(kmod/*.c kmod/*.h include/uapi/linux/ordlock.h)
+	files=(kmod/*.c kmod/*.h include/uapi/linux/ordlock.h tests/cluster/kmod/*.c)
 	bad=0
 	for f in "${files[@]}"; do
 		[[ $f == *.mod.c ]] && continue
@@ -81,7 +87,7 @@ if [[ -x $cp ]]; then
 			bad=1
 		fi
 	done
-	point $((1 - bad)) "checkpatch --strict: kmod/ and the UAPI header are clean"
+	point $((1 - bad)) "checkpatch --strict: kmod/, the UAPI header and the cluster test module are clean"
 else
 	point 0 "checkpatch --strict: linux-source is not installed (make deps)"
 fi

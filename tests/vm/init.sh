@@ -83,6 +83,8 @@ mount_tmpfs /run 0755
 [ -d "/newroot$RESULTS" ] || fatal "$RESULTS missing in the host root"
 mount --move /results "/newroot$RESULTS"
 
-chroot /newroot /bin/bash "$REPO/tests/vm/guest.sh" "$RESULTS" ||
-	echo "ordlock-vm: guest.sh failed: $?"
+# GUEST (run.env, optional): another guest script of the repository
+# (tests/cluster/node.sh for make check-cluster)
+chroot /newroot /bin/bash "$REPO/${GUEST:-tests/vm/guest.sh}" "$RESULTS" ||
+	echo "ordlock-vm: ${GUEST:-guest.sh} failed: $?"
 stop

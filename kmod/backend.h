@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lock backends: the seam through which a companion module gives a domain's
+ * keys an exclusion wider than this host (ordlock_dlm.ko: the Linux DLM).
+ *
+ * ordlock.ko knows no backend: a companion registers one with
+ * ordlock_backend_register() from its init, and unregisters it from its
+ * exit. A user of a backend (a cluster domain) takes it with
+ * ordlock_backend_get(), which loads the companion on demand
+ * (request_module("ordlock_NAME")) and pins it (try_module_get()) until
+ * ordlock_backend_put(). A companion depends on ordlock.ko (it calls the
+ * register functions), so ordlock.ko outlives every registered backend.
+ *
+ * A backend's calls may sleep; none is made with a lock of ordlock.ko held.
+ */
+#ifndef _ORDLOCK_BACKEND_H
+#define _ORDLOCK_BACKEND_H
+
+#include <linux/bits.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+struct module;
+struct ordlock_backend_space;
+struct ordlock_backend_lock;
+
+/* Size of a backend's name, NUL included */
+#define ORDLOCK_BACKEND_NAME_MAX 16
+
+/* Flags of ordlock_backend_ops.lock() */
+/* fail with -EAGAIN at once when the key is held incompatibly elsewhere */
+#define ORDLOCK_BACKEND_TRY		BIT(0)
+
+/**
+ * struct ordlock_backend_ops - what a backend does
+ * @join: open the backend's space for the domain named @domain (a
+ *	lockspace of the DLM); returns it or an ERR_PTR(): -ENOTCONN no
+ *	cluster (or no quorum), another errno for a join that failed. May
+ *	sleep long (a cluster-wide join); interruptible by a fatal signal.
+ * @leave: close a space that no lock of it uses any more; may sleep
+ * @lock: take key (@rank, @id) of @space, exclusive or shared, waiting
+ *	until @deadline (CLOCK_MONOTONIC, KTIME_MAX: no deadline) at most.
+ *	Returns 0 and the lock in *@out, or -EAGAIN (%ORDLOCK_BACKEND_TRY and
+ *	the key is busy), -ETIMEDOUT (the deadline passed), -EINTR (a signal),
+ *	-EDEADLK (the backend saw a deadlock), or another errno (the cluster
+ *	failed). A lock that failed holds nothing, whatever happens to the
+ *	request in the backend afterwards: the backend cleans up on its own.
+ * @unlock: release a lock taken by @lock; does not wait for the cluster
+ */
+struct ordlock_backend_ops {
+	struct ordlock_backend_space *(*join)(const char *domain);
+	void (*leave)(struct ordlock_backend_space *space);
+	int (*lock)(struct ordlock_backend_space *space, u32 rank, u64 id,
+		    bool exclusive, u32 flags, ktime_t deadline,
+		    struct ordlock_backend_lock **out);
+	void (*unlock)(struct ordlock_backend_lock *lock);
+};
+
+/**
+ * struct ordlock_backend - a registered backend
+ * @name: its name, [a-z0-9_], shorter than %ORDLOCK_BACKEND_NAME_MAX; the
+ *	companion module is "ordlock_" followed by it
+ * @owner: the module that implements it (THIS_MODULE)
+ * @ops: its operations
+ * @node: entry in the list of backends, under ordlock_backends_lock
+ *	(backend.c)
+ */
+struct ordlock_backend {
+	const char *name;
+	struct module *owner;
+	const struct ordlock_backend_ops *ops;
+	struct list_head node;
+};
+
+int ordlock_backend_register(struct ordlock_backend *backend);
+void ordlock_backend_unregister(struct ordlock_backend *backend);
+struct ordlock_backend *ordlock_backend_get(const char *name);
+void ordlock_backend_put(struct ordlock_backend *backend);
+
+#endif /* _ORDLOCK_BACKEND_H */

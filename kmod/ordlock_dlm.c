@@ -1,0 +1,336 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordlock_dlm: the cluster backend of ordlock, on the Linux DLM (fs/dlm).
+ *
+ * A companion module of ordlock.ko, built only when the kernel has the DLM
+ * (CONFIG_DLM); it depends on dlm.ko, ordlock.ko does not. It registers the
+ * backend "dlm" (backend.h), which ordlock.ko loads on demand.
+ *
+ * A space is a DLM lockspace named "ordlock.DOMAIN". A key (rank, id) is
+ * the DLM resource "RRRRRRRR:IIIIIIIIIIIIIIII" (both in hex) of it;
+ * exclusive maps to EX, shared to PR; a try-lock is NOQUEUE.
+ *
+ * Deadlines. The kernel API of the DLM has no timeout, and dlm_lock() and
+ * dlm_unlock() themselves block while the lockspace recovers. So a request
+ * is made by a work item and its caller waits for the completion AST only
+ * until its deadline (or a signal). A caller that gives up leaves the lock
+ * to the clean-up work item, which cancels the request (DLM_LKF_CANCEL)
+ * and waits for the one AST that follows: either the cancel's, or the
+ * grant's when the cancel lost the race; a grant is released at once. A
+ * release goes the same way. The caller never waits for the cluster past
+ * its deadline; the clean-up may (a lockspace in recovery), and a space is
+ * left only when all of its locks are gone.
+ *
+ * Locks: none of its own. Each lock's fields are written by one party at a
+ * time, handed over through the work items and the completion: the request
+ * work until dlm_lock() returned (flush_work()), the AST until complete(),
+ * then the caller or the clean-up work.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/atomic.h>
+#include <linux/completion.h>
+#include <linux/delay.h>
+#include <linux/dlm.h>
+#include <linux/err.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <linux/ordlock.h>
+
+#include "backend.h"
+
+/* lockspace names: the prefix and an ordlock domain name */
+#define ODLM_LS_PREFIX	"ordlock."
+#define ODLM_LS_LEN	(sizeof(ODLM_LS_PREFIX) - 1 + ORDLOCK_DOMAIN_NAME_MAX)
+/* the value block of every resource (room for a fencing token and more) */
+#define ODLM_LVB_LEN	32
+/* "%08x:%016llx" and its NUL */
+#define ODLM_RES_LEN	(8 + 1 + 16 + 1)
+
+static char *cluster;
+module_param(cluster, charp, 0444);
+MODULE_PARM_DESC(cluster,
+		 "the corosync cluster_name the lockspaces must belong to (empty: any)");
+
+static struct workqueue_struct *odlm_wq;
+
+struct ordlock_backend_space {
+	dlm_lockspace_t *ls;
+	/* locks of the space still alive, also those being cleaned up */
+	atomic_t nlocks;
+	wait_queue_head_t idle;
+	char name[ODLM_LS_LEN];
+};
+
+struct ordlock_backend_lock {
+	struct ordlock_backend_space *space;
+	struct dlm_lksb lksb;
+	char lvb[ODLM_LVB_LEN];
+	/*
+	 * the AST of the operation in flight (complete_all(): a waiter does
+	 * not consume it, so completion_done() tells whether it came; re-armed
+	 * before the unlock); status its sb_status
+	 */
+	struct completion ast;
+	int status;
+	struct work_struct request;
+	struct work_struct cleanup;
+	int mode;
+	u32 flags;
+	char res[ODLM_RES_LEN];
+};
+
+static void odlm_ast(void *arg)
+{
+	struct ordlock_backend_lock *l = arg;
+
+	l->status = l->lksb.sb_status;
+	complete_all(&l->ast);
+}
+
+static void odlm_request_fn(struct work_struct *work)
+{
+	struct ordlock_backend_lock *l =
+		container_of(work, struct ordlock_backend_lock, request);
+	int ret;
+
+	ret = dlm_lock(l->space->ls, l->mode, &l->lksb, l->flags, l->res,
+		       strlen(l->res), 0, odlm_ast, l, NULL);
+	if (ret) {
+		/* no AST follows a refused request */
+		l->status = ret;
+		complete_all(&l->ast);
+	}
+}
+
+static void odlm_lock_free(struct ordlock_backend_lock *l)
+{
+	struct ordlock_backend_space *space = l->space;
+
+	kfree(l);
+	if (atomic_dec_and_test(&space->nlocks))
+		wake_up(&space->idle);
+}
+
+/* dlm_unlock() with @flags, retried while another operation is in flight */
+static int odlm_unlock_retry(struct ordlock_backend_lock *l, u32 flags)
+{
+	int ret;
+
+	for (;;) {
+		ret = dlm_unlock(l->space->ls, l->lksb.sb_lkid, flags, &l->lksb,
+				 l);
+		if (ret != -EBUSY)
+			return ret;
+		/* a cancel has nothing to do once the request completed */
+		if ((flags & DLM_LKF_CANCEL) && completion_done(&l->ast))
+			return ret;
+		msleep(20);
+	}
+}
+
+static void odlm_cleanup_fn(struct work_struct *work)
+{
+	struct ordlock_backend_lock *l =
+		container_of(work, struct ordlock_backend_lock, cleanup);
+	int ret;
+
+	/* dlm_lock() has returned: sb_lkid is set, or the request failed */
+	flush_work(&l->request);
+	if (!completion_done(&l->ast)) {
+		/* still queued in the DLM: cancel; one AST says who won */
+		ret = odlm_unlock_retry(l, DLM_LKF_CANCEL);
+		if (ret && ret != -EBUSY)
+			pr_warn_ratelimited("%s: cancel of %s failed: %d\n",
+					    l->space->name, l->res, ret);
+		wait_for_completion(&l->ast);
+		pr_debug("%s: %s: cancel %d, then status %d\n", l->space->name,
+			 l->res, ret, l->status);
+	}
+	if (!l->status) {
+		/* granted (a release, or a grant that beat the cancel) */
+		reinit_completion(&l->ast);
+		ret = odlm_unlock_retry(l, 0);
+		if (!ret) {
+			wait_for_completion(&l->ast);
+			pr_debug("%s: %s: unlocked, status %d\n",
+				 l->space->name, l->res, l->status);
+		} else {
+			pr_warn_ratelimited("%s: unlock of %s failed: %d\n",
+					    l->space->name, l->res, ret);
+		}
+	}
+	odlm_lock_free(l);
+}
+
+static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
+		     bool exclusive, u32 flags, ktime_t deadline,
+		     struct ordlock_backend_lock **out)
+{
+	struct ordlock_backend_lock *l;
+	long timeout, left;
+	int status;
+
+	l = kzalloc(sizeof(*l), GFP_KERNEL);
+	if (!l)
+		return -ENOMEM;
+	l->space = space;
+	atomic_inc(&space->nlocks);
+	l->lksb.sb_lvbptr = l->lvb;
+	init_completion(&l->ast);
+	INIT_WORK(&l->request, odlm_request_fn);
+	INIT_WORK(&l->cleanup, odlm_cleanup_fn);
+	l->mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
+	l->flags = DLM_LKF_VALBLK;
+	if (flags & ORDLOCK_BACKEND_TRY)
+		l->flags |= DLM_LKF_NOQUEUE;
+	snprintf(l->res, sizeof(l->res), "%08x:%016llx", rank, id);
+
+	if (deadline == KTIME_MAX) {
+		timeout = MAX_SCHEDULE_TIMEOUT;
+	} else {
+		s64 ns = ktime_to_ns(ktime_sub(deadline, ktime_get()));
+
+		timeout = ns > 0 ? nsecs_to_jiffies(ns) + 1 : 0;
+	}
+	queue_work(odlm_wq, &l->request);
+	left = wait_for_completion_interruptible_timeout(&l->ast, timeout);
+	if (left <= 0) {
+		/* the deadline passed or a signal came: nothing is held */
+		queue_work(odlm_wq, &l->cleanup);
+		return left ? -EINTR : -ETIMEDOUT;
+	}
+	flush_work(&l->request);
+	status = l->status;
+	pr_debug("%s: %s %s%s: status %d\n", space->name, l->res,
+		 exclusive ? "ex" : "sh", l->flags & DLM_LKF_NOQUEUE ? " try" : "",
+		 status);
+	if (!status) {
+		*out = l;
+		return 0;
+	}
+	switch (status) {
+	case -EAGAIN:
+	case -EDEADLK:
+	case -ENOMEM:
+		break;
+	default:
+		pr_warn_ratelimited("%s: lock of %s failed: %d\n",
+				    space->name, l->res, status);
+		status = -EIO;
+		break;
+	}
+	odlm_lock_free(l);
+	return status;
+}
+
+static void odlm_unlock(struct ordlock_backend_lock *l)
+{
+	queue_work(odlm_wq, &l->cleanup);
+}
+
+static struct ordlock_backend_space *odlm_join(const char *domain)
+{
+	struct ordlock_backend_space *space;
+	const char *want = cluster && *cluster ? cluster : NULL;
+	int ret;
+
+	space = kzalloc(sizeof(*space), GFP_KERNEL);
+	if (!space)
+		return ERR_PTR(-ENOMEM);
+	atomic_set(&space->nlocks, 0);
+	init_waitqueue_head(&space->idle);
+	if (snprintf(space->name, sizeof(space->name), ODLM_LS_PREFIX "%s",
+		     domain) >= sizeof(space->name)) {
+		ret = -ENAMETOOLONG;
+		goto err;
+	}
+	/* 1: the lockspace existed on this node already, and is shared */
+	ret = dlm_new_lockspace(space->name, want, 0, ODLM_LVB_LEN, NULL, NULL,
+				NULL, &space->ls);
+	if (ret < 0) {
+		switch (ret) {
+		case -EUNATCH:
+			pr_warn("%s: no cluster: dlm_controld is not running\n",
+				space->name);
+			ret = -ENOTCONN;
+			break;
+		case -EBADR:
+			pr_warn("%s: this node is not in cluster \"%s\"\n",
+				space->name, want);
+			ret = -ENOTCONN;
+			break;
+		default:
+			pr_warn("%s: joining the lockspace failed: %d\n",
+				space->name, ret);
+			break;
+		}
+		goto err;
+	}
+	return space;
+err:
+	kfree(space);
+	return ERR_PTR(ret);
+}
+
+static void odlm_leave(struct ordlock_backend_space *space)
+{
+	int ret;
+
+	/* the releases and cancels still in flight finish first */
+	while (!wait_event_timeout(space->idle, !atomic_read(&space->nlocks),
+				   30 * HZ))
+		pr_warn("%s: leaving waits for %d locks still in the cluster\n",
+			space->name, atomic_read(&space->nlocks));
+	ret = dlm_release_lockspace(space->ls, 1);
+	if (ret)
+		pr_warn("%s: leaving the lockspace failed: %d\n",
+			space->name, ret);
+	kfree(space);
+}
+
+static const struct ordlock_backend_ops odlm_ops = {
+	.join = odlm_join,
+	.leave = odlm_leave,
+	.lock = odlm_lock,
+	.unlock = odlm_unlock,
+};
+
+static struct ordlock_backend odlm_backend = {
+	.name = "dlm",
+	.owner = THIS_MODULE,
+	.ops = &odlm_ops,
+};
+
+static int __init odlm_init(void)
+{
+	int ret;
+
+	odlm_wq = alloc_workqueue("ordlock_dlm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
+	if (!odlm_wq)
+		return -ENOMEM;
+	ret = ordlock_backend_register(&odlm_backend);
+	if (ret) {
+		destroy_workqueue(odlm_wq);
+		return ret;
+	}
+	return 0;
+}
+
+static void __exit odlm_exit(void)
+{
+	ordlock_backend_unregister(&odlm_backend);
+	/* no space is left (each pinned the module): nothing is queued */
+	destroy_workqueue(odlm_wq);
+}
+
+module_init(odlm_init);
+module_exit(odlm_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("ordlock's cluster backend on the Linux DLM");
+MODULE_AUTHOR("The ordlock developers");

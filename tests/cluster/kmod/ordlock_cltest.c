@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ordlock_cltest: a test module of make check-cluster that drives ordlock's
+ * backend seam (kmod/backend.h) directly, the way a cluster domain will:
+ * ordlock_backend_get() (which loads ordlock_dlm on demand and pins it),
+ * join, lock, unlock, leave, ordlock_backend_put().
+ *
+ * /sys/kernel/debug/ordlock_cltest: each open file is one holder; one
+ * command per write(), whose failure is the operation's errno:
+ *	join DOMAIN		take backend "dlm" and join DOMAIN's space
+ *	lock RANK ID ex|sh TIMEOUT_MS [try]	TIMEOUT_MS -1: no deadline
+ *	unlock RANK ID
+ *	leave			release everything, leave, put the backend
+ * read() lists the held keys, "RANK ID ex|sh" a line. Closing the file
+ * leaves.
+ */
+#include <linux/debugfs.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/kernel.h>
+#include <linux/ktime.h>
+#include <linux/list.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/seq_file.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include <linux/ordlock.h>
+
+#include "backend.h"
+
+struct clt_held {
+	struct list_head node;
+	u32 rank;
+	u64 id;
+	bool exclusive;
+	struct ordlock_backend_lock *lock;
+};
+
+struct clt_file {
+	struct mutex lock;	/* the fields below; held across a command */
+	struct ordlock_backend *backend;
+	struct ordlock_backend_space *space;
+	struct list_head held;
+};
+
+static struct dentry *clt_dentry;
+
+static void clt_leave(struct clt_file *f)
+{
+	struct clt_held *h, *tmp;
+
+	list_for_each_entry_safe(h, tmp, &f->held, node) {
+		f->backend->ops->unlock(h->lock);
+		list_del(&h->node);
+		kfree(h);
+	}
+	if (f->space)
+		f->backend->ops->leave(f->space);
+	f->space = NULL;
+	if (f->backend)
+		ordlock_backend_put(f->backend);
+	f->backend = NULL;
+}
+
+static int clt_join(struct clt_file *f, const char *domain)
+{
+	struct ordlock_backend_space *space;
+	struct ordlock_backend *b;
+
+	if (f->backend)
+		return -EBUSY;
+	b = ordlock_backend_get("dlm");
+	if (IS_ERR(b))
+		return PTR_ERR(b);
+	space = b->ops->join(domain);
+	if (IS_ERR(space)) {
+		ordlock_backend_put(b);
+		return PTR_ERR(space);
+	}
+	f->backend = b;
+	f->space = space;
+	return 0;
+}
+
+static int clt_lock(struct clt_file *f, u32 rank, u64 id, bool exclusive,
+		    long timeout_ms, bool try)
+{
+	ktime_t deadline = KTIME_MAX;
+	struct clt_held *h;
+	int ret;
+
+	if (!f->space)
+		return -ENOTCONN;
+	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	if (!h)
+		return -ENOMEM;
+	if (timeout_ms >= 0)
+		deadline = ktime_add_ms(ktime_get(), timeout_ms);
+	ret = f->backend->ops->lock(f->space, rank, id, exclusive,
+				    try ? ORDLOCK_BACKEND_TRY : 0, deadline,
+				    &h->lock);
+	if (ret) {
+		kfree(h);
+		return ret;
+	}
+	h->rank = rank;
+	h->id = id;
+	h->exclusive = exclusive;
+	list_add_tail(&h->node, &f->held);
+	return 0;
+}
+
+static int clt_unlock(struct clt_file *f, u32 rank, u64 id)
+{
+	struct clt_held *h;
+
+	list_for_each_entry(h, &f->held, node) {
+		if (h->rank == rank && h->id == id) {
+			f->backend->ops->unlock(h->lock);
+			list_del(&h->node);
+			kfree(h);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int clt_command(struct clt_file *f, char *cmd)
+{
+	char domain[ORDLOCK_DOMAIN_NAME_MAX], mode[3], try[4];
+	long timeout_ms;
+	u32 rank;
+	u64 id;
+	int n;
+
+	if (sscanf(cmd, "join %31s", domain) == 1)
+		return clt_join(f, domain);
+	n = sscanf(cmd, "lock %u %llu %2s %ld %3s", &rank, &id, mode,
+		   &timeout_ms, try);
+	if (n >= 4) {
+		if (strcmp(mode, "ex") && strcmp(mode, "sh"))
+			return -EINVAL;
+		if (n == 5 && strcmp(try, "try"))
+			return -EINVAL;
+		return clt_lock(f, rank, id, !strcmp(mode, "ex"), timeout_ms,
+				n == 5);
+	}
+	if (sscanf(cmd, "unlock %u %llu", &rank, &id) == 2)
+		return clt_unlock(f, rank, id);
+	if (!strcmp(cmd, "leave")) {
+		clt_leave(f);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static ssize_t clt_write(struct file *file, const char __user *buf,
+			 size_t len, loff_t *ppos)
+{
+	struct clt_file *f = ((struct seq_file *)file->private_data)->private;
+	char *cmd;
+	int ret;
+
+	if (len > 128)
+		return -EINVAL;
+	cmd = memdup_user_nul(buf, len);
+	if (IS_ERR(cmd))
+		return PTR_ERR(cmd);
+	strim(cmd);
+	mutex_lock(&f->lock);
+	ret = clt_command(f, cmd);
+	mutex_unlock(&f->lock);
+	kfree(cmd);
+	return ret ? ret : len;
+}
+
+static int clt_show(struct seq_file *m, void *v)
+{
+	struct clt_file *f = m->private;
+	struct clt_held *h;
+
+	mutex_lock(&f->lock);
+	list_for_each_entry(h, &f->held, node)
+		seq_printf(m, "%u %llu %s\n", h->rank, h->id,
+			   h->exclusive ? "ex" : "sh");
+	mutex_unlock(&f->lock);
+	return 0;
+}
+
+static int clt_open(struct inode *inode, struct file *file)
+{
+	struct clt_file *f;
+	int ret;
+
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!f)
+		return -ENOMEM;
+	mutex_init(&f->lock);
+	INIT_LIST_HEAD(&f->held);
+	ret = single_open(file, clt_show, f);
+	if (ret)
+		kfree(f);
+	return ret;
+}
+
+static int clt_release(struct inode *inode, struct file *file)
+{
+	struct clt_file *f = ((struct seq_file *)file->private_data)->private;
+
+	clt_leave(f);
+	kfree(f);
+	return single_release(inode, file);
+}
+
+static const struct file_operations clt_fops = {
+	.owner = THIS_MODULE,
+	.open = clt_open,
+	.read = seq_read,
+	.write = clt_write,
+	.llseek = seq_lseek,
+	.release = clt_release,
+};
+
+static int __init clt_init(void)
+{
+	clt_dentry = debugfs_create_file("ordlock_cltest", 0600, NULL, NULL,
+					 &clt_fops);
+	return 0;
+}
+
+static void __exit clt_exit(void)
+{
+	debugfs_remove(clt_dentry);
+}
+
+module_init(clt_init);
+module_exit(clt_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Test driver of ordlock's cluster backend seam");

@@ -1,0 +1,269 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# node.sh RESULTS_DIR -- one node of the make check-cluster cluster; runs in
+# each guest, chrooted into the host's root (read-only), started by
+# tests/vm/init.sh (GUEST= in run.env).  The node's number comes from the
+# kernel command line (ordnode=N).  RESULTS_DIR is shared read-write, without
+# caching, by all the guests:
+#   nodeN/            this node's files (written only by it):
+#     harness.tap     TAP of the node's harness checks
+#     NAME.tap NAME.err NAME.rc NAME.time   each test program's output
+#     corosync.log dlm_controld.log dmesg.txt timing
+#     done            written last
+#   shared/           the tests' meeting point (cluster barriers, shared
+#                     files): shared/NAME/ for test NAME
+#
+# Steps: link-local address on the bridge, writable copies of the cluster
+# daemons' directories, corosync (knet) until quorate, dlm.ko and
+# dlm_controld until it answers, ordlock.ko (and the companion, when built),
+# a barrier with the other nodes, the test programs (all nodes run the same
+# program at the same time), a last barrier (no node leaves the membership
+# while another still tests), teardown.  Progress lines on the console start
+# with "ordlock-cl:".
+set -uo pipefail # no -e: a failing step is recorded, the run goes on
+
+results=$1
+# shellcheck source=/dev/null
+. "$results/run.env"
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TMPDIR=/tmp LC_ALL=C.UTF-8 ORDLOCK_REPO=$REPO
+cd "$REPO" || exit 1
+
+node=$(sed -n 's/.*ordnode=\([0-9]*\).*/\1/p' /proc/cmdline)
+[[ -n $node ]] || { echo "ordlock-cl: FATAL: no ordnode= on the command line"; exit 1; }
+out=$results/node$node
+mkdir -p "$out"
+t_start=$(cut -d' ' -f1 /proc/uptime)
+
+say() { echo "ordlock-cl: node$node: $*"; }
+npoint=0
+harness() { # harness STATUS NAME: one TAP point into harness.tap
+	npoint=$((npoint + 1))
+	if [[ $1 == 0 ]]; then
+		echo "ok $npoint - $2"
+	else
+		echo "not ok $npoint - $2"
+	fi >>"$out/harness.tap"
+	return "$1"
+}
+uptime_s() { cut -d' ' -f1 /proc/uptime; }
+timing() { echo "$1 $(uptime_s)" >>"$out/timing"; }
+timing userspace
+
+# wait_for SECONDS CMD...: poll CMD every 0.5 s until it succeeds
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@" >/dev/null 2>&1; do
+		((SECONDS < end)) || return 1
+		sleep 0.5
+	done
+}
+
+# barrier NAME: wait until every node reached NAME (files in shared/)
+barrier() {
+	local i n
+	touch "$results/shared/.bar.$1.$node"
+	for ((i = 0; i < BARRIER_TIMEOUT * 5; i++)); do
+		n=0
+		for ((j = 1; j <= NODES; j++)); do
+			[[ -e $results/shared/.bar.$1.$j ]] && n=$((n + 1))
+		done
+		((n == NODES)) && return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+# --- network: the guest's one interface, a link-local address ---------------
+modprobe virtio_net
+ip link set lo up
+ifc=
+for _ in $(seq 50); do
+	for f in /sys/class/net/*; do
+		[[ ${f##*/} != lo ]] && ifc=${f##*/} && break
+	done
+	[[ -n $ifc ]] && break
+	sleep 0.1
+done
+addr=$NET_PREFIX.$node
+ip link set "$ifc" up && ip addr add "$addr/24" dev "$ifc"
+harness $? "node$node: $addr on $ifc"
+
+# --- writable copies of the daemons' directories -----------------------------
+ok=0
+for d in /etc/corosync /etc/dlm /var/lib/corosync /var/log /var/lib/dlm; do
+	if [[ ! -d $d ]]; then
+		say "$d missing in the host root (tests/install-deps.sh --cluster)"
+		ok=1
+		continue
+	fi
+	mkdir -p "/run/rw$d"
+	cp -a "$d/." "/run/rw$d/" 2>/dev/null
+	mount --bind "/run/rw$d" "$d" || ok=1
+done
+harness $ok "node$node: writable /etc/corosync /etc/dlm /var/lib/corosync /var/log /var/lib/dlm"
+# libdlm opens /dev/misc/dlm-control
+ln -sfn /dev /dev/misc
+
+# --- corosync ----------------------------------------------------------------
+{
+	echo "totem {"
+	echo "	version: 2"
+	echo "	cluster_name: $CLUSTER_NAME"
+	echo "	transport: knet"
+	echo "	crypto_cipher: none"
+	echo "	crypto_hash: none"
+	echo "	token: $TOKEN_MS"
+	echo "}"
+	echo "nodelist {"
+	for ((j = 1; j <= NODES; j++)); do
+		echo "	node {"
+		echo "		ring0_addr: $NET_PREFIX.$j"
+		echo "		name: node$j"
+		echo "		nodeid: $j"
+		echo "	}"
+	done
+	echo "}"
+	echo "quorum {"
+	echo "	provider: corosync_votequorum"
+	((NODES == 2)) && echo "	two_node: 1"
+	echo "}"
+	echo "logging {"
+	echo "	to_stderr: yes"
+	echo "	to_syslog: no"
+	echo "	to_logfile: no"
+	echo "}"
+} >/etc/corosync/corosync.conf
+timing corosync
+corosync -f >"$out/corosync.log" 2>&1 &
+corosync_pid=$!
+quorate() { corosync-quorumtool -s | grep -q '^Quorate: *Yes'; }
+wait_for "$QUORUM_TIMEOUT" quorate
+harness $? "node$node: corosync quorate (${QUORUM_TIMEOUT}s)" && timing quorate
+corosync-quorumtool -s >"$out/quorum.txt" 2>&1
+
+# --- the DLM -----------------------------------------------------------------
+modprobe dlm
+mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+dlm_controld --foreground 1 --enable_fencing 0 --protocol tcp \
+	>"$out/dlm_controld.log" 2>&1 &
+dlm_pid=$!
+wait_for 60 dlm_tool status
+harness $? "node$node: dlm_controld answers" && timing dlm
+# A lockspace of the harness, kept until the end: releasing a node's last
+# lockspace shuts the DLM's connections down, and when the other nodes
+# leave at the same moment that waits in dlm_midcomms_shutdown() for
+# minutes (seen on 6.1); the tests' own leaves are then never the last.
+wait_for 30 dlm_tool join ordlock_harness
+harness $? "node$node: the harness's lockspace joined"
+
+# --- ordlock ------------------------------------------------------------------
+echo "ordlock-cl: begin" >/dev/kmsg
+insmod_out=$(insmod "$KO" 2>&1)
+loaded=$?
+harness $loaded "node$node: ordlock.ko loaded" || say "insmod: $insmod_out"
+# The companion, when built: loaded on demand by ordlock.ko's
+# request_module("ordlock_dlm").  The guest's /lib/modules is the host's, so
+# modprobe would not find it there: a modprobe of our own goes first.  The
+# kernel runs it in init's root, the initramfs (a writable rootfs), where
+# this chroot is /newroot (tests/vm/init.sh): the outer script there
+# enters the chroot and runs the inner one.
+companion=${KO%/*}/ordlock_dlm.ko
+if [[ -f $companion && -w /proc/sys/kernel/modprobe && -d /proc/1/root/newroot ]]; then
+	{
+		echo '#!/bin/bash'
+		echo '# request_module() of the test guest: ordlock_dlm from the tree'
+		echo 'for a in "$@"; do'
+		echo '	case $a in'
+		echo '	ordlock_dlm)'
+		echo '		/sbin/modprobe dlm || exit 1'
+		echo "		exec /sbin/insmod $(printf %q "$companion") cluster=$CLUSTER_NAME dyndbg=+p"
+		echo '		;;'
+		echo '	esac'
+		echo 'done'
+		echo 'exec /sbin/modprobe "$@"'
+	} >/run/ordlock-modprobe
+	printf '#!/bin/sh\nexec /bin/chroot /newroot /run/ordlock-modprobe "$@"\n' \
+		>/proc/1/root/ordlock-modprobe
+	chmod 0755 /run/ordlock-modprobe /proc/1/root/ordlock-modprobe
+	echo /ordlock-modprobe >/proc/sys/kernel/modprobe
+fi
+export ORDLOCK_COMPANION=$companion
+# the test module that drives the backend seam (c_backend)
+if [[ $loaded == 0 && -f ${CLTEST_KO:-} ]]; then
+	insmod "$CLTEST_KO"
+	harness $? "node$node: ordlock_cltest.ko loaded"
+fi
+
+barrier ready
+harness $? "node$node: all $NODES nodes ready" && timing ready
+
+# --- the programs -------------------------------------------------------------
+export ORDLOCK_NODE=$node ORDLOCK_NODES=$NODES ORDLOCK_CLUSTER=$CLUSTER_NAME
+export ORDLOCK_NET_PREFIX=$NET_PREFIX
+for name in $TESTS; do
+	prog=$REPO/tests/build/cluster/$name
+	export ORDLOCK_SHARED=$results/shared/$name
+	mkdir -p "$ORDLOCK_SHARED"
+	# every node starts a program together: their barriers count on it
+	barrier "start-$name" || say "start-$name: the other nodes did not come"
+	say "run $name"
+	start=$(date +%s)
+	# a program stuck in the kernel survives SIGKILL: wait for it only
+	# 30 s past its timeout (rc 200), as tests/vm/guest.sh does
+	(cd /tmp && exec timeout -k 10 "$TEST_TIMEOUT" "$prog") \
+		>"$out/$name.tap" 2>"$out/$name.err" </dev/null &
+	pid=$!
+	sleep $((TEST_TIMEOUT + 30)) &
+	dog=$!
+	wait -n -p which "$pid" "$dog"
+	rc=$?
+	if [[ $which == "$pid" ]]; then
+		kill "$dog" 2>/dev/null
+		wait "$dog" 2>/dev/null
+	else
+		say "$name: still running after SIGKILL: stuck in the kernel"
+		rc=200
+	fi
+	if ((rc == 124 || rc == 137 || rc == 200)); then
+		# timed out: where the tasks are stuck, and the DLM's view
+		say "$name timed out: blocked tasks to the kernel log"
+		echo w >/proc/sysrq-trigger
+		dmesg >"$out/$name.dmesg" 2>&1
+		dlm_tool ls >"$out/$name.dlm" 2>&1
+		for l in $(dlm_tool ls 2>/dev/null | awk '$1 == "name" { print $2 }'); do
+			dlm_tool lockdebug -sv "$l" >>"$out/$name.dlm" 2>&1
+		done
+	fi
+	echo $rc >"$out/$name.rc"
+	echo $(($(date +%s) - start)) >"$out/$name.time"
+	say "end $name: exit $rc, $(($(date +%s) - start))s"
+done
+
+barrier end
+harness $? "node$node: all nodes finished their programs"
+if [[ $loaded == 0 ]]; then
+	if grep -q '^ordlock_dlm ' /proc/modules; then
+		rmmod ordlock_dlm
+		harness $? "node$node: ordlock_dlm.ko unloaded"
+	fi
+	if grep -q '^ordlock_cltest ' /proc/modules; then
+		rmmod ordlock_cltest
+		harness $? "node$node: ordlock_cltest.ko unloaded"
+	fi
+	rmmod ordlock
+	harness $? "node$node: ordlock.ko unloaded"
+fi
+# The daemons go with the guest: dlm_controld ignores SIGTERM while a
+# lockspace (the harness's) is active, and leaving it could wait in the
+# DLM's shutdown (above); nothing of theirs needs saving.
+kill -9 "$dlm_pid" "$corosync_pid" 2>/dev/null
+timing end
+echo "1..$npoint" >>"$out/harness.tap"
+dmesg >"$out/dmesg.txt" 2>&1
+: "$t_start"
+sync
+echo ok >"$out/done"
+say "finished"

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# run.sh [NAME...] -- make check-cluster: a three-node corosync/DLM cluster
+# of qemu guests, and the cluster test programs on every node.
+#
+# The network is a bridge inside a network namespace made here (no uplink,
+# one tap per guest); the guests use link-local addresses ($NET_PREFIX.N)
+# only, so nothing leaves the machine.  Each guest boots Debian's kernel with
+# the host's root shared read-only over 9p (the initramfs and /init of
+# tests/vm/), and runs tests/cluster/node.sh: corosync (knet, no crypto) to
+# quorum, dlm_controld, ordlock.ko, then the programs of
+# tests/build/cluster/ (or the NAMEs given), all nodes at once.  One results
+# directory, tests/build/results/cluster-*, is shared read-write (no
+# caching) by the guests: nodeN/ for each node's output, shared/ for the
+# tests' barriers and shared files.  Judged here: every node's harness
+# checks and programs' TAP (as "nodeN: NAME"), and every node's kernel log
+# (no WARNING/BUG/Oops).  Ends with "N passed, N failed"; exits non-zero
+# when anything failed.
+#
+# The VM lock (/tmp/ordlock-vm.lock) is held for the whole run: the three
+# guests take the machine.  The namespace is deleted and the guests killed on
+# every exit path; CLUSTER_TIMEOUT (default 1200 s) bounds the whole run.
+#
+# Environment: KVER, VMLINUZ (as tests/vm/run.sh), ORDLOCK_KO (default
+# kmod/ordlock.ko; its companion ordlock_dlm.ko is taken from the same
+# directory), ORDLOCK_CLTEST_KO (the test module of the backend seam,
+# default tests/cluster/kmod/ordlock_cltest.ko), CLUSTER_NODES (default 3), CLUSTER_MEM (MiB per guest,
+# default 768), CLUSTER_TIMEOUT, TEST_TIMEOUT (per program, default 300),
+# QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
+# 2000), TAP_VERBOSE=1.
+set -euo pipefail
+export PATH=$PATH:/usr/sbin:/sbin
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+build=$repo/tests/build
+# shellcheck source-path=SCRIPTDIR source=../harness/tap.sh
+. "$repo/tests/harness/tap.sh"
+
+die() { echo "cluster: $*" >&2; exit 2; }
+
+nodes=${CLUSTER_NODES:-3}
+((nodes >= 2 && nodes <= 9)) || die "CLUSTER_NODES must be 2..9"
+mem=${CLUSTER_MEM:-768}
+total_timeout=${CLUSTER_TIMEOUT:-1200}
+net_prefix=169.254.77
+cluster_name=ordlockcl
+
+# --- what to boot and run ---------------------------------------------------
+KVER=${KVER:-$(sh "$repo/tests/kver.sh")}
+VMLINUZ=${VMLINUZ:-/boot/vmlinuz-$KVER}
+[[ -r $VMLINUZ ]] || die "cannot read $VMLINUZ"
+for tool in qemu-system-x86_64 ip corosync dlm_controld; do
+	command -v "$tool" >/dev/null || die "$tool missing (tests/install-deps.sh --cluster)"
+done
+[[ $(id -u) == 0 ]] || die "needs root (network namespace, taps)"
+ko=${ORDLOCK_KO:-$repo/kmod/ordlock.ko}
+[[ -f $ko ]] || die "${ko#"$repo"/} not built (make modules)"
+modinfo -F vermagic "$ko" | grep -q "^$KVER " || die "${ko#"$repo"/} was not built for $KVER"
+# the test module of the backend seam (make check-cluster builds it)
+cltest=${ORDLOCK_CLTEST_KO:-$here/kmod/ordlock_cltest.ko}
+if [[ -f $cltest ]] && ! modinfo -F vermagic "$cltest" | grep -q "^$KVER "; then
+	die "${cltest#"$repo"/} was not built for $KVER"
+fi
+progdir=$build/cluster
+tests=()
+if (($#)); then
+	for arg in "$@"; do
+		name=$(basename "$arg")
+		name=${name%.c}
+		name=${name%.sh}
+		[[ -x $progdir/$name ]] || die "no cluster test program $progdir/$name"
+		tests+=("$name")
+	done
+elif [[ -d $progdir ]]; then
+	for f in "$progdir"/*; do
+		[[ -f $f && -x $f ]] && tests+=("$(basename "$f")")
+	done
+fi
+
+# --- the machine is ours -----------------------------------------------------
+exec {vmlock}>/tmp/ordlock-vm.lock
+if ! flock -n "$vmlock"; then
+	echo "cluster: waiting for the VM lock (/tmp/ordlock-vm.lock)"
+	flock "$vmlock"
+fi
+t0=$(date +%s)
+
+mkdir -p "$build/results"
+results=$(mktemp -d "$build/results/cluster-$(date +%Y%m%d-%H%M%S)-XXXX")
+chmod 0755 "$results"
+mkdir -p "$results/shared"
+chmod 1777 "$results/shared"
+ln -sfn "$(basename "$results")" "$build/results/cluster"
+
+ns=ordlock-cl-$$
+qpids=()
+cleanup() {
+	local p i
+	# qemu by its pid file (under timeout(1) in a subshell), then the
+	# subshells
+	for ((i = 1; i <= nodes; i++)); do
+		p=$(cat "$results/node$i.pid" 2>/dev/null) || continue
+		kill "$p" 2>/dev/null || true
+	done
+	for p in ${qpids[@]+"${qpids[@]}"}; do
+		kill "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	# the progress reader
+	p=$(cat "$results/.tail.pid" 2>/dev/null) && kill "$p" 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# --- the network ---------------------------------------------------------------
+ip netns add "$ns"
+ip -n "$ns" link set lo up
+ip -n "$ns" link add br0 type bridge
+ip -n "$ns" link set br0 up
+for ((i = 1; i <= nodes; i++)); do
+	ip -n "$ns" tuntap add dev "tap$i" mode tap
+	ip -n "$ns" link set "tap$i" master br0 up
+done
+
+q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
+{
+	echo "REPO=$(q "$repo")"
+	echo "RESULTS=$(q "$results")"
+	echo "GUEST=tests/cluster/node.sh"
+	echo "TESTS=$(q "${tests[*]+"${tests[*]}"}")"
+	echo "TEST_TIMEOUT=${TEST_TIMEOUT:-300}"
+	echo "QUORUM_TIMEOUT=${QUORUM_TIMEOUT:-180}"
+	echo "BARRIER_TIMEOUT=${BARRIER_TIMEOUT:-300}"
+	echo "TOKEN_MS=${CLUSTER_TOKEN_MS:-2000}"
+	echo "KO=$(q "$ko")"
+	echo "CLTEST_KO=$(q "$cltest")"
+	echo "NODES=$nodes"
+	echo "NET_PREFIX=$net_prefix"
+	echo "CLUSTER_NAME=$cluster_name"
+} >"$results/run.env"
+
+initrd=$build/initramfs-$KVER.cpio.gz
+bash "$repo/tests/vm/mkinitramfs.sh" "$KVER" "$initrd"
+
+# --- boot -------------------------------------------------------------------------
+clean_console() {
+	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[c78]//g'
+}
+echo "cluster: booting $nodes guests of $KVER (${#tests[@]} programs; results: ${results#"$repo"/})"
+for ((i = 1; i <= nodes; i++)); do
+	# shellcheck disable=SC2054 # the commas are qemu's
+	qemu=(
+		qemu-system-x86_64 -smp 1 -m "$mem" -accel tcg
+		-nographic -no-reboot
+		-kernel "$VMLINUZ" -initrd "$initrd"
+		-append "console=ttyS0 panic=-1 quiet loglevel=5 no_timer_check ordnode=$i"
+		-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
+		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
+		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
+		-device virtio-9p-pci,fsdev=results,mount_tag=results
+		-netdev "tap,id=n0,ifname=tap$i,script=no,downscript=no"
+		-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$i,romfile="
+		-pidfile "$results/node$i.pid"
+	)
+	(
+		ip netns exec "$ns" timeout -k 10 "$total_timeout" "${qemu[@]}" </dev/null 2>&1 |
+			clean_console >"$results/node$i.console"
+	) &
+	qpids+=($!)
+done
+# progress: the nodes' own lines
+consoles=()
+for ((i = 1; i <= nodes; i++)); do
+	consoles+=("$results/node$i.console")
+done
+(
+	tail -q -n +1 -F "${consoles[@]}" 2>/dev/null &
+	echo $! >"$results/.tail.pid"
+	wait
+) | grep --line-buffered -E '^ordlock-(cl|vm): ' &
+for p in "${qpids[@]}"; do
+	wait "$p" || true
+done
+kill "$(cat "$results/.tail.pid")" 2>/dev/null || true
+wait
+t1=$(date +%s)
+echo "cluster: guests stopped after $((t1 - t0))s"
+
+# --- judge -------------------------------------------------------------------------
+fatal='(BUG:|Oops|Kernel panic|kernel BUG|soft lockup|hard LOCKUP|rcu: INFO: .* stall|WARNING:)'
+for ((i = 1; i <= nodes; i++)); do
+	out=$results/node$i
+	if [[ -f $out/harness.tap ]]; then
+		while read -r line; do
+			case $line in
+			"ok "*) tap_point 0 "${line#ok * - }" || true ;;
+			"not ok "*) tap_point 1 "${line#not ok * - }" || true ;;
+			esac
+		done <"$out/harness.tap"
+	fi
+	if [[ -f $out/done ]]; then
+		tap_point 0 "node$i: ran to completion" || true
+	else
+		tap_point 1 "node$i: ran to completion" "see ${results#"$repo"/}/node$i.console" || true
+		tail -n 30 "$results/node$i.console" | sed 's/^/    | /'
+	fi
+	for name in ${tests[@]+"${tests[@]}"}; do
+		rc=$(cat "$out/$name.rc" 2>/dev/null || echo 255)
+		tap_eval "node$i: $name" "$out/$name.tap" "$rc" "$out/$name.err" || true
+	done
+	log=$out/dmesg.txt
+	[[ -f $log ]] || log=$results/node$i.console
+	if hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "$fatal"); then
+		tap_point 1 "node$i: kernel log clean" "$(head -n 1 <<<"$hits")" || true
+		head -n 10 <<<"$hits" | sed 's/^/    | /'
+	else
+		tap_point 0 "node$i: kernel log clean" || true
+	fi
+done
+
+# --- what the run cost --------------------------------------------------------
+# node.sh's timing: seconds since the guest's boot at each step
+for ((i = 1; i <= nodes; i++)); do
+	f=$results/node$i/timing
+	[[ -f $f ]] || continue
+	awk -v n="node$i" '
+		{ t[$1] = $2 }
+		END {
+			s = n ": userspace " t["userspace"] "s"
+			if ("quorate" in t) s = s ", quorate " t["quorate"] "s (corosync " t["quorate"] - t["corosync"] "s)"
+			if ("dlm" in t) s = s ", dlm_controld " t["dlm"] "s"
+			if ("ready" in t) s = s ", all ready " t["ready"] "s"
+			if ("end" in t) s = s ", end " t["end"] "s"
+			print "cluster: " s " after boot"
+		}' "$f"
+done | tee "$results/costs.txt"
+echo "cluster: total $((t1 - t0))s for $nodes guests of ${mem} MiB" | tee -a "$results/costs.txt"
+echo "cluster: results in ${results#"$repo"/}"
+tap_print_total cluster
+((TAP_FAILED == 0))

@@ -568,8 +568,8 @@ static void test_cli(void)
 	is_int(ctl_run(out, sizeof(out), "check-token -d %s 12:12 %llu", d,
 		       (unsigned long long)token + 1), 1, "cli: check-token of another token: exit 1");
 	ok(strstr(out, "stale") != NULL, "cli: says stale (%s)", out);
-	is_int(ctl_run(out, sizeof(out), "check-token -d %s 12:12 x", d), 2,
-	       "cli: check-token of a bad token: exit 2");
+	is_int(ctl_run(out, sizeof(out), "check-token -d %s 12:12 x", d), 64,
+	       "cli: check-token of a bad token: exit 64 (EX_USAGE)");
 	is_int(ctl_run(out, sizeof(out), "-j locks -d %s", d), 0, "cli: -j locks");
 	ok(strstr(out, "\"lease_left_ms\":") != NULL && strstr(out, "\"lease_left_ms\":null") == NULL,
 	   "cli: the holder's lease_left_ms is a number (max_hold_ms gave it a lease)");

@@ -279,8 +279,8 @@ static void test_lslocks(void)
 	      !strcmp(R.out, "  7  x         3:1\n101  transfer  1:2\n102  transfer  1:2\n"),
 	      "locks -o PID,COMM,KEY -n: those columns in that order, no header");
 	check(run("$C locks -r -p 101") == 0 &&
-	      !strcmp(R.out, "DOMAIN KEY ROLE POS OWNER PID COMM MODE TOKEN WAITED\n"
-		      "wh 1:2 holder 0 5 101 transfer exclusive 17 -\n"),
+	      !strcmp(R.out, "DOMAIN KEY ROLE POS OWNER PID COMM MODE TOKEN WAITED LEASE\n"
+		      "wh 1:2 holder 0 5 101 transfer exclusive 17 - -\n"),
 	      "locks -r -p 101: raw, only pid 101's rows");
 	check(run("$C locks -p 4242") == 0 && strstr(R.out, "no locks"),
 	      "locks -p of a pid without locks: says so");

@@ -50,8 +50,9 @@ parts = re.split(r'\n\.TP\n\.B (\S+)', '\n' + body)
 names = sys.argv[3].split()
 desc, cur = '', None
 for i in range(1, len(parts) - 1, 2):
-    if parts[i] in names:
-        cur = parts[i]
+    tag = parts[i].replace('\\-', '-')
+    if tag in names:
+        cur = tag
     if cur == cmd:
         desc += '\n.B ' + parts[i] + parts[i + 1]
 opts = man.split('.SH OPTIONS', 1)[1].split('.SH EXIT STATUS', 1)[0]

@@ -767,8 +767,21 @@ static void test_isolation(void)
 	   A->found[1]);
 	ok(nlt_dump(L, ORDLOCK_CMD_GET_LOCKS, dom, NULL) == 6,
 	   "root's GET_LOCKS: all 6 holds and waits");
-	ok(nlt_dump(L, ORDLOCK_CMD_GET_GRAPH, dom, NULL) == 2,
-	   "root's GET_GRAPH: both edges");
+	{
+		/*
+		 * Both wait edges; a thread edge (ORDLOCK_EDGE_THREAD, from an
+		 * owner that holds to the owner its thread is blocked through)
+		 * may come too, and is not counted here (t_xdomain tests them)
+		 */
+		struct olc_nl_entry *g = NULL;
+		int i, n = nlt_dump(L, ORDLOCK_CMD_GET_GRAPH, dom, &g), waits = 0;
+
+		for (i = 0; i < n; i++)
+			waits += g[i].edge != ORDLOCK_EDGE_THREAD;
+		ok(n >= 2 && waits == 2, "root's GET_GRAPH: both wait edges (%d of %d)",
+		   waits, n);
+		free(g);
+	}
 	{
 		struct olc_nl_entry *o = NULL;
 		int i, n = nlt_dump(L, ORDLOCK_CMD_GET_OWNERS, dom, &o), ua = 0, ub = 0;

@@ -13,53 +13,15 @@ import os
 import sys
 import threading
 import time
-import traceback
 
-here = os.path.dirname(os.path.abspath(__file__))
-repo = os.environ.get("ORDLOCK_REPO") or os.path.normpath(
-    os.path.join(here, "..", "..", ".."))
-sys.path.insert(0, os.path.join(repo, "tools", "python"))
-os.environ.setdefault("ORDLOCK_LIB",
-                      os.path.join(repo, "tools", "lib", "libordlock.so.1"))
-
-n = 0
-failed = 0
+sys.path.insert(0, os.path.join(
+    os.environ.get("ORDLOCK_REPO") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."),
+    "tests", "lib"))
+from oltap import expect_raises, finish, import_ordlock, ok  # noqa: E402
 
 
-def ok(cond, what, diag=None):
-    global n, failed
-    n += 1
-    if cond:
-        print("ok %d - %s" % (n, what))
-    else:
-        failed += 1
-        print("not ok %d - %s" % (n, what))
-        if diag:
-            for line in str(diag).splitlines():
-                print("# " + line)
-    sys.stdout.flush()
-    return cond
-
-
-def expect_raises(cls, fn, what):
-    try:
-        fn()
-    except cls as e:
-        ok(True, what)
-        return e
-    except Exception as e:  # noqa: BLE001
-        ok(False, what, "raised %r" % (e,))
-        return None
-    ok(False, what, "raised nothing")
-    return None
-
-
-try:
-    import ordlock
-except Exception:  # noqa: BLE001
-    ok(False, "import ordlock", traceback.format_exc())
-    print("1..%d" % n)
-    sys.exit(1)
+ordlock = import_ordlock()
 
 ordlock.ranks.update(orders=1, inventories=2)
 PID = os.getpid()
@@ -290,5 +252,4 @@ collided = sum(1 for r in range(ROUNDS) if tries[r] > 1 or tries[ROUNDS + r] > 1
 ok(collided == ROUNDS, "warehouses: every round collided and was retried",
    list(tries))
 
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+finish()

@@ -20,47 +20,18 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
 
-here = os.path.dirname(os.path.abspath(__file__))
-repo = os.environ.get("ORDLOCK_REPO") or os.path.normpath(
-    os.path.join(here, "..", "..", ".."))
-sys.path.insert(0, os.path.join(repo, "tools", "python"))
-os.environ.setdefault("ORDLOCK_LIB",
-                      os.path.join(repo, "tools", "lib", "libordlock.so.1"))
+sys.path.insert(0, os.path.join(
+    os.environ.get("ORDLOCK_REPO") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."),
+    "tests", "lib"))
+from oltap import REPO as repo, finish, import_ordlock, ok  # noqa: E402
 DEBUGFS = "/sys/kernel/debug/ordlock"
 DOMAIN = "shop"           # the examples' domain
 SCALE = float(os.environ.get("ORDLOCK_WATCHDOG_SCALE", "1") or 1)
 
-n = 0
-failed = 0
 
-
-def ok(cond, what, diag=None):
-    global n, failed
-    n += 1
-    if cond:
-        print("ok %d - %s" % (n, what))
-    else:
-        failed += 1
-        print("not ok %d - %s" % (n, what))
-        if diag:
-            for line in str(diag).splitlines():
-                print("# " + line)
-    sys.stdout.flush()
-    return cond
-
-
-def finish():
-    print("1..%d" % n)
-    sys.exit(1 if failed else 0)
-
-
-try:
-    import ordlock
-except Exception:  # noqa: BLE001
-    ok(False, "import ordlock", traceback.format_exc())
-    finish()
+ordlock = import_ordlock()
 
 with open(os.path.join(repo, "README.md")) as f:
     readme = f.read()

@@ -7,7 +7,8 @@
 # only $CHECK_KVER when make check was given KVER= or KDIR=), each with
 # the module built for it with -Werror and sparse, then the in-VM suite
 # again on the debug kernel (make check-debug; CHECK_DEBUG=0 skips it, and
-# it is skipped with T= or KVER= unless CHECK_DEBUG=1).  T="name ..."
+# it is skipped with T= or KVER= unless CHECK_DEBUG=1), and with
+# CHECK_CLUSTER=1 the cluster suite (make check-cluster).  T="name ..."
 # limits the in-VM programs.  Prints a summary per part (each line of a
 # kernel's part starts "[6.12-rt] ", say) and, as the very last line,
 # "N passed, N failed" over every TAP point and harness check.  Exits
@@ -98,6 +99,25 @@ if [[ ${CHECK_DEBUG:-} == 1 || (${CHECK_DEBUG:-} != 0 && -z ${T:-} && -z ${CHECK
 		add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
 	else
 		echo "FAIL debug kernel suite: no verdict (see $dlog)"
+		add_summary 0 1
+	fi
+fi
+
+# The cluster suite (make check-cluster: three guests, corosync and the
+# DLM in a network namespace of its own): when CHECK_CLUSTER=1 (.ci/run
+# sets it), and not with T= or KVER=.
+if [[ ${CHECK_CLUSTER:-} == 1 && -z ${T:-} && -z ${CHECK_KVER:-} ]]; then
+	echo "== cluster suite (make check-cluster)"
+	mkdir -p tests/build/results
+	clog=tests/build/results/check-cluster.log
+	(mk check-cluster 2>&1 || true) |
+		sed -u -E 's/^([0-9]+ passed, [0-9]+ failed)$/check-cluster: \1/' |
+		tee "$clog" || true
+	last=$(grep -E '^check-cluster: [0-9]+ passed, [0-9]+ failed$' "$clog" | tail -n 1)
+	if [[ $last =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+		add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+	else
+		echo "FAIL cluster suite: no verdict (see $clog)"
 		add_summary 0 1
 	fi
 fi

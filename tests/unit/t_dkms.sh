@@ -67,6 +67,13 @@ for kver in $kvers; do
 	vermagic=$( [[ -n $ko ]] && modinfo -F vermagic "$ko" 2>/dev/null)
 	[[ $vermagic == "$kver "* ]]
 	point $? "ordlock.ko built for $kver (${ko#"$tree"/}: vermagic ${vermagic%% *})"
+	# the DLM companion, for a kernel with the DLM (all of Debian 12's)
+	if grep -qs '^CONFIG_DLM=[ym]' "/lib/modules/$kver/build/.config"; then
+		ko=$(find "$tree/ordlock/$version/$kver" -name 'ordlock_dlm.ko*' 2>/dev/null | head -n 1)
+		vermagic=$( [[ -n $ko ]] && modinfo -F vermagic "$ko" 2>/dev/null)
+		[[ $vermagic == "$kver "* ]]
+		point $? "ordlock_dlm.ko built for $kver (CONFIG_DLM; ${ko#"$tree"/})"
+	fi
 	[[ $(dk status -m ordlock -v "$version" -k "$kver" 2>/dev/null) == *built* ]]
 	point $? "dkms status: built for $kver"
 done

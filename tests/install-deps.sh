@@ -141,5 +141,11 @@ if [[ " $* " == *" --cluster "* ]]; then
 	for d in /etc/dlm /var/lib/dlm; do
 		[[ -d $d ]] || mkdir -p "$d"
 	done
+	# The host itself joins no cluster: on a machine run by systemd the
+	# packages start their services; stop and disable them (the guests
+	# start their own daemons).
+	if [[ -d /run/systemd/system ]]; then
+		systemctl disable --now corosync.service dlm.service >/dev/null 2>&1 || true
+	fi
 fi
 exit 0

@@ -157,9 +157,11 @@ static void try_semop(unsigned long k)
  * domain) holds rank 1 id 1 for the whole loop; each call takes rank 2
  * (k = 2: the edge 1 -> 2, known after the warm-up) and lets it go with
  * a RELEASE of that key alone, so that the held key stays. k = 0: the
- * owner holds nothing and takes rank 1 id 2, released likewise.
+ * owner holds nothing and takes rank 1 id 2, released likewise. The
+ * owner of ol_learn2_fd holds ranks 1 and 2 and takes rank 3 (two known
+ * edges).
  */
-static int ol_learn_fd, ol_learn0_fd;
+static int ol_learn_fd, ol_learn0_fd, ol_learn2_fd;
 static const struct ordlock_key learn_held = { .id = 1, .rank = 1,
 					       .mode = ORDLOCK_MODE_EXCLUSIVE };
 
@@ -193,6 +195,15 @@ static void op_learn(unsigned long k)
 
 	(void)k;
 	learn_op(ol_learn_fd, &key);
+}
+
+static void op_learn2(unsigned long k)
+{
+	static const struct ordlock_key key = { .id = 1, .rank = 3,
+						.mode = ORDLOCK_MODE_EXCLUSIVE };
+
+	(void)k;
+	learn_op(ol_learn2_fd, &key);
 }
 
 static void op_learn0(unsigned long k)
@@ -564,15 +575,24 @@ int main(void)
 
 #define M8L "acquire 1 key holding 1, edge known"
 #define M8F "acquire 1 key holding nothing"
+#define M8M "acquire 1 key holding 2, edges known"
 	if (want("learn")) {
 		static const char *const impl[2] = { "ordlock-no-learning", "ordlock-learning" };
 		static const char *const role[2] = { "ref", "ordlock" };
-		double lv[2][2];
+		const struct ordlock_key held2[2] = {
+			{ .id = 1, .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE },
+			{ .id = 1, .rank = 2, .mode = ORDLOCK_MODE_EXCLUSIVE },
+		};
+		double lv[3][2];
 		int l;
 
 		ol_set_policy("bench-insn-learn", ORDLOCK_POLICY_DETECT, 0);
+		ol_set_policy("bench-insn-learn2", ORDLOCK_POLICY_DETECT, 0);
 		ol_learn_fd = ol_open("bench-insn-learn");
 		ol_learn0_fd = ol_open("bench-insn-learn");
+		ol_learn2_fd = ol_open("bench-insn-learn2");
+		if (ol_acquire(ol_learn2_fd, held2, 2, 0, 0, NULL))
+			bench_die("learn: taking the held keys: %s", strerror(errno));
 		if (ol_acquire(ol_learn_fd, &learn_held, 1, 0, 0, NULL))
 			bench_die("learn: taking the held key: %s", strerror(errno));
 		timed_inside = 1;
@@ -583,6 +603,10 @@ int main(void)
 			emit(M8L, "-", impl[l], role[l], lv[0][l], same, l ?
 			     "order_learn=1, detect domain: the edge 1 -> 2 is known; ACQUIRE alone" :
 			     "order_learn=0: the same ACQUIRE; the issue allows +3%");
+			lv[2][l] = insn(op_learn2, 0, n, &same);
+			emit(M8M, "-", impl[l], role[l], lv[2][l], same, l ?
+			     "order_learn=1: ranks 1 and 2 held, rank 3 taken; ACQUIRE alone" :
+			     "order_learn=0");
 			lv[1][l] = insn(op_learn0, 0, n, &same);
 			emit(M8F, "-", impl[l], role[l], lv[1][l], same, l ?
 			     "order_learn=1: nothing held, nothing to learn; ACQUIRE alone" :
@@ -590,11 +614,13 @@ int main(void)
 		}
 		timed_inside = 0;
 		ol_param_set("order_learn", 1);
-		bench_log("learning costs %+.1f%% holding 1 key, %+.1f%% holding nothing",
-			  100.0 * (lv[0][1] / lv[0][0] - 1), 100.0 * (lv[1][1] / lv[1][0] - 1));
+		bench_log("learning costs %+.1f%% holding 1 key, %+.1f%% holding 2, %+.1f%% holding nothing",
+			  100.0 * (lv[0][1] / lv[0][0] - 1), 100.0 * (lv[2][1] / lv[2][0] - 1),
+			  100.0 * (lv[1][1] / lv[1][0] - 1));
 		ol_release_all(ol_learn_fd);
 		close(ol_learn_fd);
 		close(ol_learn0_fd);
+		close(ol_learn2_fd);
 	}
 
 #define M7 "cycle closed -> EDEADLK: per owner"

@@ -27,13 +27,13 @@
  *
  * Fast path: each owner caches the edges it saw its domain learn
  * (owner->order_cache): a grant whose edges are all in its cache takes no
- * lock of this file, only counts in its cache slots, which it adds to the
- * edges' counts every ORDLOCK_ORDER_BATCH grants (so an edge's count may
- * lag by that much per owner), under rcu_read_lock(): edges are freed
- * after a grace period (a reset), and a
- * cache is only used while the domain's order has the id the cache was
- * filled under. A grant that meets an edge it does not know takes
- * order->lock.
+ * lock, no atomic and no RCU (__ordlock_order_grant()), only counts in its
+ * cache slots. The slow path (ordlock_order_grant_slow()) adds a slot's
+ * count to its edge every ORDLOCK_ORDER_BATCH grants (so an edge's count
+ * may lag by less than that per owner), under rcu_read_lock(): edges are
+ * freed after a grace period (a reset), and a cache is only used while
+ * the domain's order has the id the cache was filled under. A grant that
+ * meets an edge its cache does not know takes order->lock.
  */
 #include <linux/atomic.h>
 #include <linux/ctype.h>
@@ -921,9 +921,14 @@ static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
 {
 	struct ordlock_order_cache *c = &owner->order_cache;
 	const struct ordlock_hold *h, *hfirst, *hlast;
-	u32 seen = 0, from, hmode;
+	u32 seen = 0, from, hmode, to = keys[0].rank, tmode = keys[0].mode;
+	bool one = keys[n - 1].rank == to;
 	unsigned int i, j;
 
+	/* Most grants take one rank: its mode once, not per rank held */
+	if (one)
+		for (j = 1; j < n; j++)
+			tmode = ordlock_order_max_mode(tmode, keys[j].mode);
 	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
 	while (!list_entry_is_head(h, &owner->held, owner_node)) {
 		/* One rank held: hfirst .. hlast, and its strongest mode */
@@ -938,19 +943,26 @@ static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
 				break;
 			hmode = ordlock_order_max_mode(hmode, h->mode);
 		}
+		if (likely(one)) {
+			if (!ordlock_order_hits(c, from, hmode, hfirst, hlast, to, tmode,
+						keys[0].id, keys[n - 1].id, &seen))
+				goto slow;
+			continue;
+		}
 		for (i = 0; i < n; i = j) {
 			/* One rank taken: keys[i .. j - 1] */
-			u32 to = keys[i].rank, tmode = keys[i].mode;
+			u32 rank = keys[i].rank, mode = keys[i].mode;
 
-			for (j = i + 1; j < n && keys[j].rank == to; j++)
-				tmode = ordlock_order_max_mode(tmode, keys[j].mode);
-			if (!ordlock_order_hits(c, from, hmode, hfirst, hlast, to, tmode,
-						keys[i].id, keys[j - 1].id, &seen)) {
-				ordlock_order_grant_slow(owner, keys, n, seen);
-				return;
-			}
+			for (j = i + 1; j < n && keys[j].rank == rank; j++)
+				mode = ordlock_order_max_mode(mode, keys[j].mode);
+			if (!ordlock_order_hits(c, from, hmode, hfirst, hlast, rank, mode,
+						keys[i].id, keys[j - 1].id, &seen))
+				goto slow;
 		}
 	}
+	return;
+slow:
+	ordlock_order_grant_slow(owner, keys, n, seen);
 }
 
 /**

@@ -10,6 +10,13 @@
  *  - refused, and nothing forgotten: another flag bit (EINVAL, extack
  *    naming the flag; the policy given with it is not applied either),
  *    a sender without CAP_NET_ADMIN (EPERM), FLAGS in DOMAIN_GET (EINVAL);
+ *  - the fast path (an owner's cache of known edges): one owner repeating
+ *    a grant 130 times counts it exactly as batched (129: the first
+ *    learned, then two batches of 64 added, one grant pending), for a
+ *    rank pair, ids up and down within a rank (reported once) and two
+ *    ranks held; a reset in between invalidates every cache: the next
+ *    grant learns the edge again (count 1), nothing is counted into the
+ *    forgotten edges;
  *  - the dropped count where a potential deadlock is reported: a report
  *    made after the order was full once carries it in the netlink event
  *    (ORDLOCK_A_ORDER_DROPPED) and in the kernel log;
@@ -38,6 +45,7 @@
 #include "tap.h"
 
 #define EX ORDLOCK_MODE_EXCLUSIVE
+#define SH ORDLOCK_MODE_SHARED
 
 static char ctl[PATH_MAX];
 static struct ordlock *admin;
@@ -237,6 +245,81 @@ static void test_dropped_reported(void)
 	nlt_close(s);
 }
 
+/* The count of edge @from -> @to of kind @kind in E (-1: no such edge) */
+static long long edge_count(uint32_t from, uint32_t to, uint32_t kind)
+{
+	unsigned int i;
+
+	for (i = 0; i < G.nedges && i < 64; i++)
+		if (E[i].from_rank == from && E[i].to_rank == to && E[i].kind == kind)
+			return (long long)E[i].count;
+	return -1;
+}
+
+/* @times: take @n keys and release them (holding what @ol holds) */
+static int repeat(struct ordlock *ol, const struct ordlock_key *k, unsigned int n,
+		  unsigned int times)
+{
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < times; i++) {
+		ret = ordlock_acquire(ol, k, n, 5000, 0, NULL);
+		if (!ret)
+			ret = ordlock_release(ol, k, n);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void test_fast_counts(void)
+{
+	const char *d = new_domain("nlfast");
+	struct ordlock *a = olt_open(d), *b = olt_open(d);
+	struct ordlock_key held = ordlock_key(1, 5, EX);
+	struct ordlock_key k2 = ordlock_key(2, 1, EX), up = ordlock_key(1, 9, EX);
+	struct ordlock_key down = ordlock_key(1, 2, EX);
+	struct ordlock_key held2[2] = { ordlock_key(3, 1, EX), ordlock_key(4, 1, SH) };
+	struct ordlock_key k5[2] = { ordlock_key(5, 1, SH), ordlock_key(5, 2, EX) };
+	struct nlt *s = nlt_must_open();
+
+	if (ordlock_acquire(a, &held, 1, 5000, 0, NULL) ||
+	    ordlock_acquire(b, held2, 2, 5000, 0, NULL))
+		bail_out("cannot take the held keys");
+	is_int(repeat(a, &k2, 1, 130), 0, "fast: holding 1:5, 2:1 taken and let go 130 times");
+	is_int(repeat(a, &up, 1, 130), 0, "fast: 1:9 (ids up) 130 times");
+	is_int(repeat(a, &down, 1, 130), 0, "fast: 1:2 (ids down) 130 times");
+	is_int(repeat(b, k5, 2, 130), 0, "fast: holding 3:1 and 4:1, rank 5 (two keys) 130 times");
+	get_order(d);
+	is_int(G.nedges, 5, "fast: 5 edges, each learned once");
+	ok(edge_count(1, 2, ORDLOCK_ORDER_RANKS) == 129 &&
+	   edge_count(1, 1, ORDLOCK_ORDER_ASCENDING) == 129 &&
+	   edge_count(1, 1, ORDLOCK_ORDER_DESCENDING) == 129,
+	   "fast: one held key: 1 -> 2, up and down each counted 129 (%lld %lld %lld)",
+	   edge_count(1, 2, ORDLOCK_ORDER_RANKS), edge_count(1, 1, ORDLOCK_ORDER_ASCENDING),
+	   edge_count(1, 1, ORDLOCK_ORDER_DESCENDING));
+	ok(edge_count(3, 5, ORDLOCK_ORDER_RANKS) == 129 &&
+	   edge_count(4, 5, ORDLOCK_ORDER_RANKS) == 129,
+	   "fast: two ranks held: 3 -> 5 and 4 -> 5 each counted 129 (%lld %lld)",
+	   edge_count(3, 5, ORDLOCK_ORDER_RANKS), edge_count(4, 5, ORDLOCK_ORDER_RANKS));
+	is_int(G.npotential, 1, "fast: the ids both ways reported once, not per grant");
+
+	is_int(nl_set_flags(s, d, ORDLOCK_DOMAIN_RESET_ORDER, -1, NULL), 0, "fast: reset");
+	is_int(repeat(a, &k2, 1, 1), 0, "fast: the cached grant again, after the reset");
+	is_int(repeat(b, k5, 2, 1), 0, "fast: and the two-rank one");
+	get_order(d);
+	ok(G.nedges == 3 && edge_count(1, 2, ORDLOCK_ORDER_RANKS) == 1 &&
+	   edge_count(3, 5, ORDLOCK_ORDER_RANKS) == 1 && edge_count(4, 5, ORDLOCK_ORDER_RANKS) == 1,
+	   "fast: the caches were invalidated: learned again, count 1 (%u edges)", G.nedges);
+	is_int(repeat(a, &k2, 1, 64), 0, "fast: 64 more");
+	get_order(d);
+	is_int(edge_count(1, 2, ORDLOCK_ORDER_RANKS), 65, "fast: counted again: 1 + a batch of 64");
+	nlt_close(s);
+	ordlock_close(a);
+	ordlock_close(b);
+}
+
 /* Run a shell command; its output in @out; its exit status */
 static int capture(char *out, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -321,6 +404,7 @@ int main(void)
 	admin = olt_open(NULL);
 	test_nl_reset();
 	test_dropped_reported();
+	test_fast_counts();
 	test_exec_fd_label();
 	ordlock_close(admin);
 	return tap_done();

@@ -911,24 +911,19 @@ static __always_inline bool ordlock_order_hits(struct ordlock_order_cache *c,
 }
 
 /*
- * The fast path of a grant that holds or takes more than one key: every
- * pair of rank groups looked up in the cache, in the order of
+ * The fast path of a grant of keys of several ranks: every pair of rank
+ * groups looked up in the cache, in the order of
  * ordlock_order_grant_slow(), which takes over at the first miss.
  */
-static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
-					      const struct ordlock_rkey *keys,
-					      unsigned int n)
+static noinline void ordlock_order_grant_ranks(struct ordlock_owner *owner,
+					       const struct ordlock_rkey *keys,
+					       unsigned int n)
 {
 	struct ordlock_order_cache *c = &owner->order_cache;
 	const struct ordlock_hold *h, *hfirst, *hlast;
-	u32 seen = 0, from, hmode, to = keys[0].rank, tmode = keys[0].mode;
-	bool one = keys[n - 1].rank == to;
+	u32 seen = 0, from, hmode;
 	unsigned int i, j;
 
-	/* Most grants take one rank: its mode once, not per rank held */
-	if (one)
-		for (j = 1; j < n; j++)
-			tmode = ordlock_order_max_mode(tmode, keys[j].mode);
 	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
 	while (!list_entry_is_head(h, &owner->held, owner_node)) {
 		/* One rank held: hfirst .. hlast, and its strongest mode */
@@ -943,22 +938,58 @@ static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
 				break;
 			hmode = ordlock_order_max_mode(hmode, h->mode);
 		}
-		if (likely(one)) {
-			if (!ordlock_order_hits(c, from, hmode, hfirst, hlast, to, tmode,
-						keys[0].id, keys[n - 1].id, &seen))
-				goto slow;
-			continue;
-		}
 		for (i = 0; i < n; i = j) {
 			/* One rank taken: keys[i .. j - 1] */
-			u32 rank = keys[i].rank, mode = keys[i].mode;
+			u32 to = keys[i].rank, tmode = keys[i].mode;
 
-			for (j = i + 1; j < n && keys[j].rank == rank; j++)
-				mode = ordlock_order_max_mode(mode, keys[j].mode);
-			if (!ordlock_order_hits(c, from, hmode, hfirst, hlast, rank, mode,
-						keys[i].id, keys[j - 1].id, &seen))
-				goto slow;
+			for (j = i + 1; j < n && keys[j].rank == to; j++)
+				tmode = ordlock_order_max_mode(tmode, keys[j].mode);
+			if (!ordlock_order_hits(c, from, hmode, hfirst, hlast, to, tmode,
+						keys[i].id, keys[j - 1].id, &seen)) {
+				ordlock_order_grant_slow(owner, keys, n, seen);
+				return;
+			}
 		}
+	}
+}
+
+/*
+ * The fast path of a grant that holds several keys or takes several of
+ * one rank (several ranks: ordlock_order_grant_ranks()): one look-up per
+ * rank held, in the order of ordlock_order_grant_slow(), which takes over
+ * at the first miss, or at a rank both held and taken (ids up or down).
+ */
+static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
+					      const struct ordlock_rkey *keys,
+					      unsigned int n)
+{
+	const struct ordlock_hold *h;
+	u32 seen = 0, from, hmode, to = keys[0].rank, tmode = keys[0].mode;
+	unsigned int j;
+
+	if (keys[n - 1].rank != to) {
+		ordlock_order_grant_ranks(owner, keys, n);
+		return;
+	}
+	for (j = 1; j < n; j++)
+		tmode = ordlock_order_max_mode(tmode, keys[j].mode);
+	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
+	while (!list_entry_is_head(h, &owner->held, owner_node)) {
+		from = h->res->rank;
+		if (from == to)
+			goto slow;
+		hmode = h->mode;
+		for (;;) {
+			h = list_next_entry(h, owner_node);
+			if (list_entry_is_head(h, &owner->held, owner_node) ||
+			    h->res->rank != from)
+				break;
+			hmode = ordlock_order_max_mode(hmode, h->mode);
+		}
+		if (!ordlock_order_hit(&owner->order_cache, from, to,
+				       ORDLOCK_WHAT(ORDLOCK_ORDER_RANKS, hmode, tmode)))
+			goto slow;
+		seen++;
 	}
 	return;
 slow:

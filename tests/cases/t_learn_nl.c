@@ -13,8 +13,8 @@
  *  - the fast path (an owner's cache of known edges): one owner repeating
  *    a grant 130 times counts it exactly as batched (129: the first
  *    learned, then two batches of 64 added, one grant pending), for a
- *    rank pair, ids up and down within a rank (reported once) and two
- *    ranks held; a reset in between invalidates every cache: the next
+ *    rank pair, ids up and down within a rank (reported once), two
+ *    ranks held, and a rank held and taken with another held; a reset in between invalidates every cache: the next
  *    grant learns the edge again (count 1), nothing is counted into the
  *    forgotten edges;
  *  - the dropped count where a potential deadlock is reported: a report
@@ -276,23 +276,32 @@ static int repeat(struct ordlock *ol, const struct ordlock_key *k, unsigned int 
 static void test_fast_counts(void)
 {
 	const char *d = new_domain("nlfast");
-	struct ordlock *a = olt_open(d), *b = olt_open(d);
+	struct ordlock *a = olt_open(d), *b = olt_open(d), *e = olt_open(d);
 	struct ordlock_key held = ordlock_key(1, 5, EX);
 	struct ordlock_key k2 = ordlock_key(2, 1, EX), up = ordlock_key(1, 9, EX);
 	struct ordlock_key down = ordlock_key(1, 2, EX);
 	struct ordlock_key held2[2] = { ordlock_key(3, 1, EX), ordlock_key(4, 1, SH) };
 	struct ordlock_key k5[2] = { ordlock_key(5, 1, SH), ordlock_key(5, 2, EX) };
+	struct ordlock_key held3[2] = { ordlock_key(6, 1, EX), ordlock_key(7, 1, EX) };
+	struct ordlock_key k75 = ordlock_key(7, 5, EX);
 	struct nlt *s = nlt_must_open();
 
 	if (ordlock_acquire(a, &held, 1, 5000, 0, NULL) ||
-	    ordlock_acquire(b, held2, 2, 5000, 0, NULL))
+	    ordlock_acquire(b, held2, 2, 5000, 0, NULL) ||
+	    ordlock_acquire(e, held3, 2, 5000, 0, NULL))
 		bail_out("cannot take the held keys");
 	is_int(repeat(a, &k2, 1, 130), 0, "fast: holding 1:5, 2:1 taken and let go 130 times");
 	is_int(repeat(a, &up, 1, 130), 0, "fast: 1:9 (ids up) 130 times");
 	is_int(repeat(a, &down, 1, 130), 0, "fast: 1:2 (ids down) 130 times");
 	is_int(repeat(b, k5, 2, 130), 0, "fast: holding 3:1 and 4:1, rank 5 (two keys) 130 times");
+	is_int(repeat(e, &k75, 1, 130), 0,
+	       "fast: holding 6:1 and 7:1, 7:5 (a rank held and taken) 130 times");
 	get_order(d);
-	is_int(G.nedges, 5, "fast: 5 edges, each learned once");
+	is_int(G.nedges, 7, "fast: 7 edges, each learned once");
+	ok(edge_count(6, 7, ORDLOCK_ORDER_RANKS) == 129 &&
+	   edge_count(7, 7, ORDLOCK_ORDER_ASCENDING) == 129,
+	   "fast: a rank held and taken: 6 -> 7 and 7 up each counted 129 (%lld %lld)",
+	   edge_count(6, 7, ORDLOCK_ORDER_RANKS), edge_count(7, 7, ORDLOCK_ORDER_ASCENDING));
 	ok(edge_count(1, 2, ORDLOCK_ORDER_RANKS) == 129 &&
 	   edge_count(1, 1, ORDLOCK_ORDER_ASCENDING) == 129 &&
 	   edge_count(1, 1, ORDLOCK_ORDER_DESCENDING) == 129,
@@ -318,6 +327,7 @@ static void test_fast_counts(void)
 	nlt_close(s);
 	ordlock_close(a);
 	ordlock_close(b);
+	ordlock_close(e);
 }
 
 /* Run a shell command; its output in @out; its exit status */

@@ -2,7 +2,8 @@
 /*
  * Netlink domain administration: DOMAIN_GET and GET_STATS read a domain's
  * settings or counters (anyone); DOMAIN_SET changes its settings (with
- * CAP_NET_ADMIN), creating it if needed.
+ * CAP_NET_ADMIN), creating it if needed, and with ORDLOCK_A_FLAGS
+ * ORDLOCK_DOMAIN_RESET_ORDER forgets its learned lock order (order.h).
  */
 #include <linux/cred.h>
 #include <linux/slab.h>
@@ -33,7 +34,8 @@ const struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1] = {
 const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_DOMAIN] = ORDLOCK_NL_TAKES_DOMAIN,
 	[ORDLOCK_A_KEYS] = ORDLOCK_NL_NOT_TAKEN_NEST,
-	[ORDLOCK_A_FLAGS] = ORDLOCK_NL_NOT_TAKEN,
+	/* ORDLOCK_DOMAIN_RESET_ORDER only: checked by the command (extack) */
+	[ORDLOCK_A_FLAGS] = { .type = NLA_U32 },
 	[ORDLOCK_A_TIMEOUT_NS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_COOKIE] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_POLICY] = ORDLOCK_NL_TAKES_POLICY,
@@ -212,6 +214,16 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 		flags |= ORDLOCK_DOMAIN_SET_STRICT;
 		if (nla_get_u32(info->attrs[ORDLOCK_A_STRICT]))
 			flags |= ORDLOCK_DOMAIN_STRICT_ON;
+	}
+	if (info->attrs[ORDLOCK_A_FLAGS]) {
+		u32 f = nla_get_u32(info->attrs[ORDLOCK_A_FLAGS]);
+
+		if (f & ~ORDLOCK_DOMAIN_RESET_ORDER) {
+			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_FLAGS],
+					    "DOMAIN_SET takes only the flag ORDLOCK_DOMAIN_RESET_ORDER");
+			return -EINVAL;
+		}
+		flags |= f;
 	}
 	if (info->attrs[ORDLOCK_A_MAX_HOLD_MS]) {
 		flags |= ORDLOCK_DOMAIN_SET_MAX_HOLD;

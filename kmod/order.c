@@ -27,17 +27,18 @@
  *
  * Fast path: each owner caches the edges it saw its domain learn
  * (owner->order_cache): a grant whose edges are all in its cache takes no
- * lock of this file, only counts in its cache slots, which it adds to the
- * edges' counts every ORDLOCK_ORDER_BATCH grants (so an edge's count may
- * lag by that much per owner), under rcu_read_lock(): edges are freed
- * after a grace period (a reset), and a
- * cache is only used while the domain's order has the id the cache was
- * filled under. A grant that meets an edge it does not know takes
- * order->lock.
+ * lock, no atomic and no RCU (__ordlock_order_grant()), only counts in its
+ * cache slots. The slow path (ordlock_order_grant_slow()) adds a slot's
+ * count to its edge every ORDLOCK_ORDER_BATCH grants (so an edge's count
+ * may lag by less than that per owner), under rcu_read_lock(): edges are
+ * freed after a grace period (a reset), and a cache is only used while
+ * the domain's order has the id the cache was filled under. A grant that
+ * meets an edge its cache does not know takes order->lock.
  */
 #include <linux/atomic.h>
 #include <linux/ctype.h>
 #include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/ktime.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
@@ -212,6 +213,12 @@ static u32 ordlock_order_hash(u32 from, u32 to, u32 what)
 {
 	return hash_64(((u64)from << 32 | to) ^ ((u64)what << 58),
 		       ORDLOCK_ORDER_HASH_BITS);
+}
+
+/* The slot of an edge in an owner's cache: one multiplication */
+static u32 ordlock_order_slot_of(u32 from, u32 to, u32 what)
+{
+	return hash_32(from ^ to << 12 ^ what << 26, ilog2(ORDLOCK_ORDER_CACHE));
 }
 
 static struct ordlock_order *ordlock_order_alloc(void)
@@ -661,8 +668,7 @@ static void ordlock_order_cache_put(struct ordlock_order_cache *c,
 {
 	struct ordlock_order_slot *s;
 
-	s = &c->slot[ordlock_order_hash(pair->from, pair->to, pair->what) &
-		     (ORDLOCK_ORDER_CACHE - 1)];
+	s = &c->slot[ordlock_order_slot_of(pair->from, pair->to, pair->what)];
 	if (s->what && s->pending)
 		atomic64_add(s->pending, &s->edge->count);
 	s->pending = 0;
@@ -714,8 +720,7 @@ static bool ordlock_order_cached(struct ordlock_order_cache *c,
 {
 	struct ordlock_order_slot *s;
 
-	s = &c->slot[ordlock_order_hash(pair->from, pair->to, pair->what) &
-		     (ORDLOCK_ORDER_CACHE - 1)];
+	s = &c->slot[ordlock_order_slot_of(pair->from, pair->to, pair->what)];
 	if (s->what != pair->what || s->from != pair->from || s->to != pair->to)
 		return false;
 	/* Counted in batches: no shared cache line on most grants */
@@ -729,14 +734,15 @@ static bool ordlock_order_cached(struct ordlock_order_cache *c,
 /* Scratch of one grant: pairs not in the cache (on the stack when few) */
 #define ORDLOCK_ORDER_STACK_PAIRS 4
 
-/**
- * __ordlock_order_grant() - learn the edges of a grant (see order.h)
- * @owner: the owner, locked, holding what it held before the grant
- * @keys: the keys granted, sorted by (rank, id)
- * @n: their number
+/*
+ * The slow path of a grant: the pairs of __ordlock_order_grant() in the
+ * same order, but the first @skip, which the fast path found in the cache
+ * and counted already; those the cache does not know are learned under
+ * order->lock.
  */
-void __ordlock_order_grant(struct ordlock_owner *owner,
-			   const struct ordlock_rkey *keys, unsigned int n)
+static noinline void ordlock_order_grant_slow(struct ordlock_owner *owner,
+					      const struct ordlock_rkey *keys,
+					      unsigned int n, u32 skip)
 {
 	struct ordlock_order_pair stack[ORDLOCK_ORDER_STACK_PAIRS], *pairs = stack;
 	struct ordlock_domain *domain = owner->domain;
@@ -758,6 +764,9 @@ void __ordlock_order_grant(struct ordlock_owner *owner,
 
 	rcu_read_lock();
 	cache_ok = c->id == READ_ONCE(order->id);
+	/* A reset since the fast path: everything is new to the order */
+	if (!cache_ok)
+		skip = 0;
 	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
 	while (!list_entry_is_head(h, &owner->held, owner_node)) {
 		/* One rank held: h .. the last key of that rank */
@@ -807,7 +816,9 @@ void __ordlock_order_grant(struct ordlock_owner *owner,
 					pair.held.id = hmax->res->id;
 					pair.taken.id = keys[i].id;
 				}
-				if (++seen > ORDLOCK_ORDER_PAIRS_MAX) {
+				if (++seen <= skip)
+					continue;
+				if (seen > ORDLOCK_ORDER_PAIRS_MAX) {
 					lost++;
 					continue;
 				}
@@ -842,6 +853,203 @@ void __ordlock_order_grant(struct ordlock_owner *owner,
 	}
 	if (pairs != stack)
 		kfree(pairs);
+}
+
+/*
+ * The fast path's look-up of one pair in the owner's cache @c: count it
+ * and return true when the cache has it, else false (and count nothing).
+ * A slot whose count is due to be added to its edge (a shared atomic,
+ * under rcu_read_lock()) is a miss: the slow path adds it.
+ */
+static __always_inline bool ordlock_order_hit(struct ordlock_order_cache *c,
+					      u32 from, u32 to, u32 what)
+{
+	struct ordlock_order_slot *s;
+
+	s = &c->slot[ordlock_order_slot_of(from, to, what)];
+	if (s->what != what || s->from != from || s->to != to ||
+	    s->pending >= ORDLOCK_ORDER_BATCH - 1)
+		return false;
+	s->pending++;
+	return true;
+}
+
+/*
+ * The pairs of one rank held (@from in @hmode, its keys @hfirst ..
+ * @hlast) and one rank taken (@to in @tmode, ids @tlo .. @thi), in the
+ * order of ordlock_order_grant_slow(), looked up and counted; false at
+ * the first one the cache does not have. *@seen counts those found.
+ */
+static __always_inline bool ordlock_order_hits(struct ordlock_order_cache *c,
+					       u32 from, u32 hmode,
+					       const struct ordlock_hold *hfirst,
+					       const struct ordlock_hold *hlast,
+					       u32 to, u32 tmode, u64 tlo, u64 thi,
+					       u32 *seen)
+{
+	if (from != to) {
+		if (!ordlock_order_hit(c, from, to,
+				       ORDLOCK_WHAT(ORDLOCK_ORDER_RANKS, hmode, tmode)))
+			return false;
+		(*seen)++;
+		return true;
+	}
+	/* The same rank: up (a taken id above the lowest held), and down */
+	if (thi >= hfirst->res->id) {
+		if (!ordlock_order_hit(c, from, to,
+				       ORDLOCK_WHAT(ORDLOCK_ORDER_ASCENDING, hmode, tmode)))
+			return false;
+		(*seen)++;
+	}
+	if (tlo <= hlast->res->id) {
+		if (!ordlock_order_hit(c, from, to,
+				       ORDLOCK_WHAT(ORDLOCK_ORDER_DESCENDING, hmode, tmode)))
+			return false;
+		(*seen)++;
+	}
+	return true;
+}
+
+/*
+ * The fast path of a grant of keys of several ranks: every pair of rank
+ * groups looked up in the cache, in the order of
+ * ordlock_order_grant_slow(), which takes over at the first miss.
+ */
+static noinline void ordlock_order_grant_ranks(struct ordlock_owner *owner,
+					       const struct ordlock_rkey *keys,
+					       unsigned int n)
+{
+	struct ordlock_order_cache *c = &owner->order_cache;
+	const struct ordlock_hold *h, *hfirst, *hlast;
+	u32 seen = 0, from, hmode;
+	unsigned int i, j;
+
+	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
+	while (!list_entry_is_head(h, &owner->held, owner_node)) {
+		/* One rank held: hfirst .. hlast, and its strongest mode */
+		hfirst = h;
+		from = h->res->rank;
+		hmode = h->mode;
+		for (;;) {
+			hlast = h;
+			h = list_next_entry(h, owner_node);
+			if (list_entry_is_head(h, &owner->held, owner_node) ||
+			    h->res->rank != from)
+				break;
+			hmode = ordlock_order_max_mode(hmode, h->mode);
+		}
+		for (i = 0; i < n; i = j) {
+			/* One rank taken: keys[i .. j - 1] */
+			u32 to = keys[i].rank, tmode = keys[i].mode;
+
+			for (j = i + 1; j < n && keys[j].rank == to; j++)
+				tmode = ordlock_order_max_mode(tmode, keys[j].mode);
+			if (!ordlock_order_hits(c, from, hmode, hfirst, hlast, to, tmode,
+						keys[i].id, keys[j - 1].id, &seen)) {
+				ordlock_order_grant_slow(owner, keys, n, seen);
+				return;
+			}
+		}
+	}
+}
+
+/*
+ * The fast path of a grant that holds several keys or takes several of
+ * one rank (several ranks: ordlock_order_grant_ranks()): one look-up per
+ * rank held, in the order of ordlock_order_grant_slow(), which takes over
+ * at the first miss, or at a rank both held and taken (ids up or down).
+ */
+static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
+					      const struct ordlock_rkey *keys,
+					      unsigned int n)
+{
+	const struct ordlock_hold *h;
+	u32 seen = 0, from, hmode, to = keys[0].rank, tmode = keys[0].mode;
+	unsigned int j;
+
+	if (keys[n - 1].rank != to) {
+		ordlock_order_grant_ranks(owner, keys, n);
+		return;
+	}
+	for (j = 1; j < n; j++)
+		tmode = ordlock_order_max_mode(tmode, keys[j].mode);
+	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
+	while (!list_entry_is_head(h, &owner->held, owner_node)) {
+		from = h->res->rank;
+		if (from == to)
+			goto slow;
+		hmode = h->mode;
+		for (;;) {
+			h = list_next_entry(h, owner_node);
+			if (list_entry_is_head(h, &owner->held, owner_node) ||
+			    h->res->rank != from)
+				break;
+			hmode = ordlock_order_max_mode(hmode, h->mode);
+		}
+		if (!ordlock_order_hit(&owner->order_cache, from, to,
+				       ORDLOCK_WHAT(ORDLOCK_ORDER_RANKS, hmode, tmode)))
+			goto slow;
+		seen++;
+	}
+	return;
+slow:
+	ordlock_order_grant_slow(owner, keys, n, seen);
+}
+
+/**
+ * __ordlock_order_grant() - learn the edges of a grant (see order.h)
+ * @owner: the owner, locked, holding what it held before the grant
+ * @keys: the keys granted, sorted by (rank, id)
+ * @n: their number
+ *
+ * The fast path: while every pair of the grant is in the owner's cache
+ * (the edges it saw its domain learn, under the order's current id), it
+ * only counts them in the cache: no lock, no atomic, no RCU, nothing on
+ * the stack. The pairs are those of ordlock_order_grant_slow(), in the
+ * same order: at the first one the cache does not know, the slow path
+ * takes over from there. A grant has distinct pairs, and the cache
+ * ORDLOCK_ORDER_CACHE slots: the fast path never reaches
+ * ORDLOCK_ORDER_PAIRS_MAX.
+ *
+ * One key held and one taken (the commonest grant that teaches: lock A,
+ * then B) make one pair, or two for the same key: looked up here
+ * directly; more keys in ordlock_order_grant_many().
+ */
+void __ordlock_order_grant(struct ordlock_owner *owner,
+			   const struct ordlock_rkey *keys, unsigned int n)
+{
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_order *order = READ_ONCE(domain->order);
+	const struct ordlock_hold *h;
+	u32 from, to, what;
+
+	lockdep_assert_held(&owner->lock);
+	if (READ_ONCE(domain->policy) == ORDLOCK_POLICY_ENFORCE)
+		return;
+	if (unlikely(!order || owner->order_cache.id != READ_ONCE(order->id)))
+		goto slow;
+	if (owner->nheld != 1 || n != 1) {
+		ordlock_order_grant_many(owner, keys, n);
+		return;
+	}
+	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
+	from = h->res->rank;
+	to = keys[0].rank;
+	if (from != to)
+		what = ORDLOCK_WHAT(ORDLOCK_ORDER_RANKS, h->mode, keys[0].mode);
+	else if (keys[0].id > h->res->id)
+		what = ORDLOCK_WHAT(ORDLOCK_ORDER_ASCENDING, h->mode, keys[0].mode);
+	else if (keys[0].id < h->res->id)
+		what = ORDLOCK_WHAT(ORDLOCK_ORDER_DESCENDING, h->mode, keys[0].mode);
+	else
+		goto many;	/* the same key: both pairs */
+	if (ordlock_order_hit(&owner->order_cache, from, to, what))
+		return;
+slow:
+	ordlock_order_grant_slow(owner, keys, n, 0);
+	return;
+many:
+	ordlock_order_grant_many(owner, keys, n);
 }
 
 /* Whether the caller may see who made observation @o */

@@ -15,8 +15,11 @@
  * of 1 key in an enforce, a detect and a timeout domain, k keys (k = 1,
  * 2, 4, 8, 16, 64) for ordlock and semop and the cost per added key,
  * failed try-locks (ordlock, flock LOCK_NB, semop IPC_NOWAIT), unknown
- * ioctls on /dev/ordlock (the system call alone, a floor) and the
- * closing request of a cycle of 1 000 owners (per owner).
+ * ioctls on /dev/ordlock (the system call alone, a floor), the
+ * closing request of a cycle of 1 000 owners (per owner), and the cost of
+ * learning the lock order (issue 17): an ACQUIRE of 1 key in a detect
+ * domain holding 1 key (edge known) and holding nothing, with the module
+ * parameter order_learn on and off.
  *
  * Without ORDLOCK_BENCH_ICOUNT=1 (the wall-clock "make bench") the figures
  * would be nanoseconds on a noisy machine, not instructions: it reports
@@ -31,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
 #include <sys/ipc.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
@@ -148,6 +152,69 @@ static void try_semop(unsigned long k)
 		bench_die("semop IPC_NOWAIT did not fail");
 }
 
+/*
+ * The learned order (issue 17): the owner of ol_learn_fd (a detect
+ * domain) holds rank 1 id 1 for the whole loop; each call takes rank 2
+ * (k = 2: the edge 1 -> 2, known after the warm-up) and lets it go with
+ * a RELEASE of that key alone, so that the held key stays. k = 0: the
+ * owner holds nothing and takes rank 1 id 2, released likewise. The
+ * owner of ol_learn2_fd holds ranks 1 and 2 and takes rank 3 (two known
+ * edges).
+ */
+static int ol_learn_fd, ol_learn0_fd, ol_learn2_fd;
+static const struct ordlock_key learn_held = { .id = 1, .rank = 1,
+					       .mode = ORDLOCK_MODE_EXCLUSIVE };
+
+/*
+ * The acquire alone is timed (the issue's yardstick): learn_acquire()
+ * times it into learn_last; the release of that key alone is not timed.
+ */
+static uint64_t learn_last;
+/* set: median_call() takes learn_last, the part its operation timed */
+static int timed_inside;
+
+static void learn_op(int fd, const struct ordlock_key *k)
+{
+	struct ordlock_release rel = {
+		.size = sizeof(rel), .nkeys = 1,
+		.keys = (uint64_t)(uintptr_t)k,
+	};
+	uint64_t t0 = now_ns();
+	int ret = ol_acquire(fd, k, 1, 0, 0, NULL);
+
+	learn_last = now_ns() - t0;
+	if (ret || ioctl(fd, ORDLOCK_IOC_RELEASE, &rel))
+		bench_die("learn: acquire+release of %u:%llu: %s", k->rank,
+			  (unsigned long long)k->id, strerror(ret ? -ret : errno));
+}
+
+static void op_learn(unsigned long k)
+{
+	static const struct ordlock_key key = { .id = 1, .rank = 2,
+						.mode = ORDLOCK_MODE_EXCLUSIVE };
+
+	(void)k;
+	learn_op(ol_learn_fd, &key);
+}
+
+static void op_learn2(unsigned long k)
+{
+	static const struct ordlock_key key = { .id = 1, .rank = 3,
+						.mode = ORDLOCK_MODE_EXCLUSIVE };
+
+	(void)k;
+	learn_op(ol_learn2_fd, &key);
+}
+
+static void op_learn0(unsigned long k)
+{
+	static const struct ordlock_key key = { .id = 2, .rank = 1,
+						.mode = ORDLOCK_MODE_EXCLUSIVE };
+
+	(void)k;
+	learn_op(ol_learn0_fd, &key);
+}
+
 static void op_empty(unsigned long k)
 {
 	(void)k;
@@ -169,7 +236,7 @@ static uint64_t clock_insn;
 static unsigned int ring_requests = 19;
 
 /*
- * ORDLOCK_BENCH_INSN_ONLY="1key,kkeys,policy,try,ring": only these groups
+ * ORDLOCK_BENCH_INSN_ONLY="1key,kkeys,policy,try,learn,ring": only these groups
  * (a profile of one of them: tests/bench/b9_profile.sh)
  */
 static int want(const char *group)
@@ -198,7 +265,7 @@ static uint64_t median_call(void (*fn)(unsigned long), unsigned long k, unsigned
 		uint64_t t0 = now_ns();
 
 		fn(k);
-		samples_add(s, now_ns() - t0);
+		samples_add(s, timed_inside ? learn_last : now_ns() - t0);
 	}
 	v = samples_pct(s, 50);
 	return v > clock_insn ? v - clock_insn : 0;
@@ -398,6 +465,7 @@ int main(void)
 			{ "semop1", op_semop, 1 }, { "semop64", op_semop, 64 },
 			{ "flock", op_flock, 1 }, { "try", try_ordlock, 1 },
 			{ "tryflock", try_flock, 1 },
+			{ "learn", op_learn, 1 }, { "learnoff", op_learn, 0 },
 		};
 		unsigned long j;
 
@@ -413,6 +481,14 @@ int main(void)
 			bench_die("ORDLOCK_BENCH_INSN_PROFILE=%s: no such loop", icount);
 		if (prof[i].fn == try_ordlock)
 			ol_holder_start(&holder, "bench-insn-try", &held, 1);
+		if (prof[i].fn == op_learn) {
+			ol_set_policy("bench-insn-learn", ORDLOCK_POLICY_DETECT, 0);
+			ol_learn_fd = ol_open("bench-insn-learn");
+			if (ol_acquire(ol_learn_fd, &learn_held, 1, 0, 0, NULL))
+				bench_die("learn: taking the held key: %s", strerror(errno));
+			op_learn(0);	/* learns the edge */
+			ol_param_set("order_learn", (long)prof[i].k);
+		}
 		if (prof[i].fn == try_flock && flock(lock_fd, LOCK_EX))
 			bench_die("flock: %s", strerror(errno));
 		for (j = 0; j < n; j++)
@@ -495,6 +571,56 @@ int main(void)
 	emit(M6, "-", "bad ioctl", "floor", v, same, "one unknown ioctl on /dev/ordlock (ENOTTY)");
 	flock(lock_fd, LOCK_UN);
 	ol_holder_stop(&holder);
+	}
+
+#define M8L "acquire 1 key holding 1, edge known"
+#define M8F "acquire 1 key holding nothing"
+#define M8M "acquire 1 key holding 2, edges known"
+	if (want("learn")) {
+		static const char *const impl[2] = { "ordlock-no-learning", "ordlock-learning" };
+		static const char *const role[2] = { "ref", "ordlock" };
+		const struct ordlock_key held2[2] = {
+			{ .id = 1, .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE },
+			{ .id = 1, .rank = 2, .mode = ORDLOCK_MODE_EXCLUSIVE },
+		};
+		double lv[3][2];
+		int l;
+
+		ol_set_policy("bench-insn-learn", ORDLOCK_POLICY_DETECT, 0);
+		ol_set_policy("bench-insn-learn2", ORDLOCK_POLICY_DETECT, 0);
+		ol_learn_fd = ol_open("bench-insn-learn");
+		ol_learn0_fd = ol_open("bench-insn-learn");
+		ol_learn2_fd = ol_open("bench-insn-learn2");
+		if (ol_acquire(ol_learn2_fd, held2, 2, 0, 0, NULL))
+			bench_die("learn: taking the held keys: %s", strerror(errno));
+		if (ol_acquire(ol_learn_fd, &learn_held, 1, 0, 0, NULL))
+			bench_die("learn: taking the held key: %s", strerror(errno));
+		timed_inside = 1;
+		/* learning on first: the warm-up of insn() learns the edge */
+		for (l = 1; l >= 0; l--) {
+			ol_param_set("order_learn", l);
+			lv[0][l] = insn(op_learn, 2, n, &same);
+			emit(M8L, "-", impl[l], role[l], lv[0][l], same, l ?
+			     "order_learn=1, detect domain: the edge 1 -> 2 is known; ACQUIRE alone" :
+			     "order_learn=0: the same ACQUIRE; the issue allows +3%");
+			lv[2][l] = insn(op_learn2, 0, n, &same);
+			emit(M8M, "-", impl[l], role[l], lv[2][l], same, l ?
+			     "order_learn=1: ranks 1 and 2 held, rank 3 taken; ACQUIRE alone" :
+			     "order_learn=0");
+			lv[1][l] = insn(op_learn0, 0, n, &same);
+			emit(M8F, "-", impl[l], role[l], lv[1][l], same, l ?
+			     "order_learn=1: nothing held, nothing to learn; ACQUIRE alone" :
+			     "order_learn=0");
+		}
+		timed_inside = 0;
+		ol_param_set("order_learn", 1);
+		bench_log("learning costs %+.1f%% holding 1 key, %+.1f%% holding 2, %+.1f%% holding nothing",
+			  100.0 * (lv[0][1] / lv[0][0] - 1), 100.0 * (lv[2][1] / lv[2][0] - 1),
+			  100.0 * (lv[1][1] / lv[1][0] - 1));
+		ol_release_all(ol_learn_fd);
+		close(ol_learn_fd);
+		close(ol_learn0_fd);
+		close(ol_learn2_fd);
 	}
 
 #define M7 "cycle closed -> EDEADLK: per owner"

@@ -6,7 +6,9 @@
 # takes orders then inventories, its batch inventories then orders, one
 # after the other (no deadlock can happen): learned_order() reports the
 # potential deadlock naming both labels, with each edge's first
-# observation; a shared/shared inversion stays silent; a bad label raises.
+# observation; a shared/shared inversion stays silent; a bad label raises;
+# with order_max_edges lowered, what did not fit is in "dropped" and
+# "max_edges".
 # TAP on stdout. Standard library only.
 import os
 import sys
@@ -80,6 +82,23 @@ try:
         ok(False, "a bad label raises")
     except OSError as err:
         ok(err.errno == 22, "a bad label raises EINVAL", err)
+
+    param = "/sys/module/ordlock/parameters/order_max_edges"
+    with open(param) as f:
+        saved = f.read().strip()
+    dom3 = "pylearn3-%d" % os.getpid()
+    ordlock.set_policy(dom3, "detect")
+    try:
+        with open(param, "w") as f:
+            f.write("2")
+        path(dom3, "many", (1, 1, X), (2, 1, X), (3, 1, X), (4, 1, X))
+        order = ordlock.learned_order(dom3)
+    finally:
+        with open(param, "w") as f:
+            f.write(saved)
+    ok(len(order["edges"]) == 2 and order["dropped"] == 4 and
+       order["max_edges"] == 2,
+       "the bound: 2 edges kept of 6, 4 dropped, max_edges 2", order)
 
     ordlock.reset_order(dom)
     order = ordlock.learned_order(dom)

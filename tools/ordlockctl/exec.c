@@ -249,11 +249,22 @@ static struct ordlock *olc_exec_open_fd(int fd, const char **domain, int domain_
 static int olc_exec_on_fd(struct ordlock *ol, int fd, const char *domain,
 			  const struct ordlock_key *keys, unsigned int nkeys,
 			  int unlock, unsigned int timeout_ms, unsigned int flags,
-			  int quiet, int conflict_code)
+			  int quiet, int conflict_code, const char *label)
 {
 	uint64_t token = 0;
 	char why[512];
 	int ret, conflict;
+
+	/* the descriptor's owner carries the label from now on, as without FD */
+	if (label) {
+		ret = ordlock_set_label(ol, label);
+		if (ret) {
+			olc_err("descriptor %d: cannot set the label \"%s\": %s", fd,
+				label, strerror(-ret));
+			ordlock_detach(ol);
+			return olc_exit_errno(-ret);
+		}
+	}
 
 	if (unlock) {
 		ret = nkeys ? ordlock_release(ol, keys, nkeys) : ordlock_release_all(ol);
@@ -491,6 +502,10 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		free(texts);
 		return olc_usage(cmd, "-F runs a command: it does not go with FD");
 	}
+	if (unlock && a.label) {
+		free(texts);
+		return olc_usage(cmd, "-L names the code path of an acquire: it does not go with -u");
+	}
 	if (!nkeys && !unlock) {
 		free(texts);
 		return olc_usage(cmd, "no keys: give at least one -s KEY or -x KEY");
@@ -555,7 +570,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 
 	if (fd >= 0) {
 		ret = olc_exec_on_fd(ol, fd, domain, keys, nkeys, unlock, timeout_ms,
-				     flags, quiet, conflict_code);
+				     flags, quiet, conflict_code, a.label);
 		free(texts);
 		free(keys);
 		return ret;

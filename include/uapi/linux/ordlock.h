@@ -1140,7 +1140,10 @@ struct ordlock_order_get {
  *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
  *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_STRICT (0 or
  *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_MAX_HOLD_MS,
- *   %ORDLOCK_A_RANK_NAMES (replaces the names). A domain it creates counts
+ *   %ORDLOCK_A_RANK_NAMES (replaces the names), %ORDLOCK_A_FLAGS
+ *   (%ORDLOCK_DOMAIN_RESET_ORDER alone, the only flag it takes: forget the
+ *   learned lock order, as the ioctl's flag; another bit is EINVAL and
+ *   changes nothing). A domain it creates counts
  *   against the sender's user (its effective uid; EDQUOT past
  *   max_domains_per_user, unless the sender has CAP_SYS_RESOURCE) until the
  *   module is unloaded. The reply is
@@ -1197,7 +1200,8 @@ struct ordlock_order_get {
  * ==========  ===============================================================
  * EINVAL      a malformed request: a missing or unknown attribute, an
  *             attribute the command does not take, a bad key, mode, flag or
- *             domain name, an unknown policy
+ *             domain name, an unknown policy; DOMAIN_SET with a flag other
+ *             than %ORDLOCK_DOMAIN_RESET_ORDER
  * ERANGE      an attribute's value is out of its range (the policy)
  * E2BIG       more keys than max_keys_per_request (or, for RELEASE, than
  *             max_keys_per_release); more rank names than a domain takes
@@ -1285,7 +1289,8 @@ enum ordlock_cmd {
  * @ORDLOCK_A_DOMAIN: string, a domain name
  * @ORDLOCK_A_KEYS: nest of %ORDLOCK_A_KEY, 1 to max_keys_per_request
  * @ORDLOCK_A_KEY: nest of &enum ordlock_key_attr
- * @ORDLOCK_A_FLAGS: u32, ORDLOCK_ACQUIRE_* or ORDLOCK_RELEASE_* flags
+ * @ORDLOCK_A_FLAGS: u32, ORDLOCK_ACQUIRE_* or ORDLOCK_RELEASE_* flags;
+ *	for DOMAIN_SET, %ORDLOCK_DOMAIN_RESET_ORDER
  * @ORDLOCK_A_TIMEOUT_NS: u64, as &struct ordlock_acquire.timeout_ns
  * @ORDLOCK_A_COOKIE: u64, chosen by the requester, echoed back
  * @ORDLOCK_A_STATUS: u32, &enum ordlock_status

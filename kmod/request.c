@@ -591,12 +591,14 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * @flags: ORDLOCK_ACQUIRE_* flags (validated)
  * @token: receives the fencing token
  * @result_flags: receives the ORDLOCK_RESULT_* flags, on failure too
+ * @deadline: receives the deadline of the request's wait (set when it first
+ *	queued; 0 if it never did), for the restart of an interrupted wait
  *
  * Return: as ordlock_request_start().
  */
 int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 			unsigned int n, u64 timeout_ns, u32 flags, u64 *token,
-			u32 *result_flags)
+			u32 *result_flags, ktime_t *deadline)
 {
 	struct ordlock_request req = {
 		.owner = owner,
@@ -610,6 +612,7 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
 	ret = ordlock_request_start(&req, timeout_ns);
 	*token = req.token;
 	*result_flags = req.result_flags;
+	*deadline = req.deadline;
 	return ret;
 }
 

@@ -581,6 +581,123 @@ int ordlock_request_cancel(struct ordlock_request *req)
 	return ordlock_request_fail(req, -ECANCELED);
 }
 
+/* ordlock_acquire_one(): the key is not free, or a case it leaves alone */
+#define ORDLOCK_ONE_SLOW 1
+
+/*
+ * The fast path of ordlock_req_acquire() for one key (not REORDER): the
+ * same checks in the same order as ordlock_request_start() and
+ * ordlock_take(), and the same results, without a request, its list of
+ * holds or its steps. It never sleeps and never queues: when the key's
+ * resource must be allocated, when the owner has no spare hold, or when a
+ * request that may wait finds the key taken, it gives back what it charged
+ * and returns ORDLOCK_ONE_SLOW, having changed nothing, and the caller goes
+ * the general way (which checks everything again under the same owner
+ * lock). A try-lock that finds the key taken fails here, as ordlock_take()
+ * and ordlock_request_fail() would make it fail.
+ *
+ * Return: 0 (granted, *@token set), ORDLOCK_ONE_SLOW, or a negative errno
+ * with the failure recorded and reported.
+ */
+static int ordlock_acquire_one(struct ordlock_owner *owner,
+			       const struct ordlock_rkey *key, bool try,
+			       u64 *token)
+{
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_resource *res, *spare = NULL;
+	struct ordlock_bucket *bucket;
+	struct ordlock_hold *hold, *last;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (owner->busy)
+		return -EBUSY;
+	if (!owner->nspare)
+		return ORDLOCK_ONE_SLOW;
+	ordlock_owner_touch(owner);
+	/* Both order checks pass when nothing is held: every policy alike */
+	if (owner->nheld) {
+		if (READ_ONCE(domain->policy) != ORDLOCK_POLICY_ENFORCE)
+			ret = ordlock_check_held(owner, key, 1);
+		else
+			ret = ordlock_check_order(owner, key,
+						  READ_ONCE(domain->strict));
+		if (ret)
+			goto fail;
+	}
+	if (owner->nheld + 1 > ordlock_max_keys_per_owner() ||
+	    owner->nheld + 1 < 1) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
+					 -ENOSPC, key);
+		goto fail;
+	}
+	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1,
+				  owner->user_exempt);
+	if (ret) {
+		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
+		goto fail;
+	}
+
+	bucket = ordlock_table_bucket(domain, key->rank, key->id);
+	spin_lock(&bucket->lock);
+	res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare);
+	if (!res) {
+		/* Not in the table: the general path allocates it */
+		ret = ORDLOCK_ONE_SLOW;
+		goto unlock;
+	}
+	if (IS_ERR(res)) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_RESOURCE_LIMIT,
+					 PTR_ERR(res), key);
+		goto unlock;
+	}
+	if (!list_empty(&res->waiters) || !ordlock_res_compatible(res, key->mode)) {
+		/*
+		 * Taken (so in use before: table_get() revived nothing). A
+		 * try-lock fails; a request that may wait queues the general way.
+		 */
+		ret = ORDLOCK_ONE_SLOW;
+		if (try) {
+			ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY,
+						 -EAGAIN, key);
+			ordlock_res_blame(res, owner, key->mode, NULL);
+		}
+		goto unlock;
+	}
+	hold = list_first_entry(&owner->spare, struct ordlock_hold, owner_node);
+	owner->nspare--;
+	hold->res = res;
+	hold->owner = owner;
+	hold->mode = key->mode;
+	ordlock_res_add_holder(res, hold);
+	spin_unlock(&bucket->lock);
+
+	/* As ordlock_request_done() */
+	ordlock_order_grant(owner, key, 1, owner->nheld);
+	owner->last_token = ordlock_domain_next_token(domain);
+	hold->token = owner->last_token;
+	*token = hold->token;
+	last = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
+	if (!owner->nheld || ordlock_hold_cmp(last, key) < 0) {
+		list_move_tail(&hold->owner_node, &owner->held);
+		owner->nheld++;
+	} else {
+		list_del(&hold->owner_node);
+		ordlock_owner_insert_hold(owner, hold);
+	}
+	ordlock_stat_inc(domain, ORDLOCK_STAT_ACQUIRES);
+	return 0;
+
+unlock:
+	spin_unlock(&bucket->lock);
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
+	if (ret == ORDLOCK_ONE_SLOW)
+		return ret;
+fail:
+	ordlock_event_failure(owner);
+	return ret;
+}
+
 /**
  * ordlock_req_acquire() - take a set of keys, all or nothing, waiting in the
  * calling task
@@ -609,6 +726,14 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
 	};
 	int ret;
 
+	*token = 0;
+	*deadline = 0;
+	*result_flags = 0;
+	if (n == 1 && !req.reorder) {
+		ret = ordlock_acquire_one(owner, keys, req.try, token);
+		if (ret != ORDLOCK_ONE_SLOW)
+			return ret;
+	}
 	ret = ordlock_request_start(&req, timeout_ns);
 	*token = req.token;
 	*result_flags = req.result_flags;

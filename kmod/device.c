@@ -231,7 +231,9 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	/* the clock is read only by a wait: its deadline is the restart's */
 	ret = ordlock_req_acquire(owner, keys, n, timeout_ns, arg->flags,
 				  &arg->token, &arg->result_flags, &deadline);
-	kvfree(kb.heap);
+	/* (kvfree(NULL) is two calls: the keys are on the stack mostly) */
+	if (kb.heap)
+		kvfree(kb.heap);
 	/* No lease asked for and no max_hold_ms: ordlock_lease_granted() is a no-op */
 	if (!ret && (arg->lease_ms || READ_ONCE(owner->domain->max_hold_ms)))
 		ordlock_lease_granted(owner, arg->lease_ms);
@@ -298,7 +300,8 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 	ret = ordlock_req_release_keys(owner, keys, n);
 	if (!ret)
 		arg->released = n;
-	kvfree(kb.heap);
+	if (kb.heap)
+		kvfree(kb.heap);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)

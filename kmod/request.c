@@ -930,6 +930,6 @@ unsigned int ordlock_req_release_all(struct ordlock_owner *owner)
 	owner->nheld = 0;
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, n);
 	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, n);
-	ordlock_owner_put_holds(owner, &done);
+	ordlock_owner_put_nholds(owner, &done, n);
 	return n;
 }

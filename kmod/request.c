@@ -8,7 +8,10 @@
  * the uncontended path takes one spinlock and allocates nothing when the
  * resource exists and the owner has spare holds. Otherwise it queues at the
  * tail (resource.c) and waits (wait.c), in the calling task or, for an
- * asynchronous request, until the front end polls it again.
+ * asynchronous request, until the front end polls it again. An ioctl
+ * acquire of one key that is granted at once (or a try-lock of one that is
+ * not) goes through ordlock_acquire_one(), the same checks without the
+ * request's machinery; anything else it hands to the general path.
  *
  * A request that fails releases what it took before returning, and tells
  * events.c why.

@@ -101,8 +101,8 @@ static u64 ordlock_wait_timeout(struct ordlock_owner *owner, u32 cmd,
 }
 
 /*
- * A wait of ioctl @cmd for @timeout_ns that began at @start was interrupted
- * by a signal: write the time that is left into *@arg_timeout_ns (copied
+ * A wait of ioctl @cmd whose deadline is @deadline was interrupted by a
+ * signal: write the time that is left into *@arg_timeout_ns (copied
  * back to the caller, as select(2) does), remember the deadline for the
  * call that continues it (ordlock_wait_timeout()) and ask for a restart.
  * The signal code restarts the call when no handler runs (a stop and
@@ -110,11 +110,9 @@ static u64 ordlock_wait_timeout(struct ordlock_owner *owner, u32 cmd,
  * sees EINTR.
  */
 static int ordlock_wait_interrupted(struct ordlock_owner *owner, u32 cmd,
-				    __u64 *arg_timeout_ns, u64 timeout_ns,
-				    ktime_t start)
+				    __u64 *arg_timeout_ns, ktime_t deadline)
 {
 	struct ordlock_restart *r = &owner->restart;
-	ktime_t deadline = ktime_add_ns(start, timeout_ns);
 
 	lockdep_assert_held(&owner->lock);
 	/* 0 would mean the default timeout: 1 ns times out at once */
@@ -206,8 +204,8 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	struct ordlock_rkey *keys;
 	struct ordlock_keybuf kb;
 	unsigned int n = arg->nkeys;
+	ktime_t deadline;
 	u64 timeout_ns;
-	ktime_t start;
 	int ret;
 
 	arg->token = 0;
@@ -217,30 +215,38 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 		ret = ordlock_fail_invalid(owner, -EINVAL);
 		goto out;
 	}
-	/* A revoked owner acknowledges first (busy: the request says EBUSY) */
-	ret = owner->busy ? 0 : ordlock_lease_check(owner);
-	if (ret)
-		goto out;
+	/*
+	 * A revoked owner acknowledges first (busy: the request says EBUSY).
+	 * Without a lease (ordlock_lease_none()) there is nothing to check.
+	 */
+	if (!owner->busy && !ordlock_lease_none(&owner->lease)) {
+		ret = ordlock_lease_check(owner);
+		if (ret)
+			goto out;
+	}
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, true, &keys);
 	if (ret)
 		goto out;
 	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_ACQUIRE, arg->timeout_ns);
-	/* only a wait can be interrupted: a try-lock never reads the clock */
-	start = arg->flags & ORDLOCK_ACQUIRE_TRY ? 0 : ktime_get();
+	/* the clock is read only by a wait: its deadline is the restart's */
 	ret = ordlock_req_acquire(owner, keys, n, timeout_ns, arg->flags,
-				  &arg->token, &arg->result_flags);
-	kvfree(kb.heap);
-	if (!ret)
+				  &arg->token, &arg->result_flags, &deadline);
+	/* (kvfree(NULL) is two calls: the keys are on the stack mostly) */
+	if (kb.heap)
+		kvfree(kb.heap);
+	/* No lease asked for and no max_hold_ms: ordlock_lease_granted() is a no-op */
+	if (!ret && (arg->lease_ms || READ_ONCE(owner->domain->max_hold_ms)))
 		ordlock_lease_granted(owner, arg->lease_ms);
 	/* A lease that expired while the request waited: revoked now */
-	if (ret != -EBUSY && ordlock_lease_check(owner)) {
+	if (ret != -EBUSY && !ordlock_lease_none(&owner->lease) &&
+	    ordlock_lease_check(owner)) {
 		arg->token = 0;
 		ret = -EKEYEXPIRED;
 	}
 	/* A wait that let held keys go is not restarted: the caller must know */
 	if (ret == -EINTR && !(arg->result_flags & ORDLOCK_RESULT_RELEASED))
 		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_ACQUIRE,
-					       &arg->timeout_ns, timeout_ns, start);
+					       &arg->timeout_ns, deadline);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -279,19 +285,23 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 			return -EBUSY;
 		arg->released = ordlock_req_release_all(owner);
 		/* And acknowledges a revocation */
-		ordlock_lease_acknowledge(owner);
+		if (!ordlock_lease_none(&owner->lease))
+			ordlock_lease_acknowledge(owner);
 		return 0;
 	}
-	ret = owner->busy ? 0 : ordlock_lease_check(owner);
-	if (ret)
-		goto out;
+	if (!owner->busy && !ordlock_lease_none(&owner->lease)) {
+		ret = ordlock_lease_check(owner);
+		if (ret)
+			goto out;
+	}
 	ret = ordlock_copy_keys(owner, &kb, arg->keys, &n, false, &keys);
 	if (ret)
 		goto out;
 	ret = ordlock_req_release_keys(owner, keys, n);
 	if (!ret)
 		arg->released = n;
-	kvfree(kb.heap);
+	if (kb.heap)
+		kvfree(kb.heap);
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)
@@ -391,7 +401,8 @@ static int ordlock_ioctl_convert(struct ordlock_owner *owner,
 	}
 	if (ret == -EINTR)
 		ret = ordlock_wait_interrupted(owner, ORDLOCK_IOC_CONVERT,
-					       &arg->timeout_ns, timeout_ns, start);
+					       &arg->timeout_ns,
+					       ktime_add_ns(start, timeout_ns));
 out:
 	/* EBUSY: another request of the owner is waiting, and owns the record */
 	if (ret && ret != -EBUSY)

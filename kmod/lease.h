@@ -68,6 +68,17 @@ struct ordlock_lease {
 	u64 late_ns;
 };
 
+/*
+ * ordlock_lease_none() - @l is neither running nor revoked, so that
+ * ordlock_lease_check() and ordlock_lease_acknowledge() would do nothing:
+ * the test the lock and unlock paths make inline before calling them.
+ * The owner is locked.
+ */
+static inline bool ordlock_lease_none(const struct ordlock_lease *l)
+{
+	return likely(!l->expires && !l->period_ns && !l->revoked);
+}
+
 int ordlock_lease_init(void);
 void ordlock_lease_exit(void);
 

@@ -322,6 +322,26 @@ void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list
 }
 
 /**
+ * ordlock_owner_put_nholds() - ordlock_owner_put_holds() of a list of @n
+ * @owner: the owner, locked
+ * @list: @n unused holds; ends empty
+ * @n: their number
+ *
+ * When they all fit among the spares, one splice without a walk.
+ */
+void ordlock_owner_put_nholds(struct ordlock_owner *owner, struct list_head *list,
+			      unsigned int n)
+{
+	lockdep_assert_held(&owner->lock);
+	if (owner->nspare + n > ORDLOCK_OWNER_SPARE_MAX) {
+		ordlock_owner_put_holds(owner, list);
+		return;
+	}
+	list_splice_init(list, &owner->spare);
+	owner->nspare += n;
+}
+
+/**
  * ordlock_owner_insert_hold() - add a granted hold to owner->held
  * @owner: the owner, locked
  * @hold: the hold, on its resource

@@ -184,6 +184,8 @@ void ordlock_owner_domain_name(struct ordlock_owner *owner, char *buf);
 int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			    struct list_head *list);
 void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list);
+void ordlock_owner_put_nholds(struct ordlock_owner *owner, struct list_head *list,
+			      unsigned int n);
 void ordlock_owner_insert_hold(struct ordlock_owner *owner,
 			       struct ordlock_hold *hold);
 struct ordlock_hold *ordlock_owner_find_hold(struct ordlock_owner *owner,

@@ -8,7 +8,10 @@
  * the uncontended path takes one spinlock and allocates nothing when the
  * resource exists and the owner has spare holds. Otherwise it queues at the
  * tail (resource.c) and waits (wait.c), in the calling task or, for an
- * asynchronous request, until the front end polls it again.
+ * asynchronous request, until the front end polls it again. An ioctl
+ * acquire of one key that is granted at once (or a try-lock of one that is
+ * not) goes through ordlock_acquire_one(), the same checks without the
+ * request's machinery; anything else it hands to the general path.
  *
  * A request that fails releases what it took before returning, and tells
  * events.c why.
@@ -581,6 +584,123 @@ int ordlock_request_cancel(struct ordlock_request *req)
 	return ordlock_request_fail(req, -ECANCELED);
 }
 
+/* ordlock_acquire_one(): the key is not free, or a case it leaves alone */
+#define ORDLOCK_ONE_SLOW 1
+
+/*
+ * The fast path of ordlock_req_acquire() for one key (not REORDER): the
+ * same checks in the same order as ordlock_request_start() and
+ * ordlock_take(), and the same results, without a request, its list of
+ * holds or its steps. It never sleeps and never queues: when the key's
+ * resource must be allocated, when the owner has no spare hold, or when a
+ * request that may wait finds the key taken, it gives back what it charged
+ * and returns ORDLOCK_ONE_SLOW, having changed nothing, and the caller goes
+ * the general way (which checks everything again under the same owner
+ * lock). A try-lock that finds the key taken fails here, as ordlock_take()
+ * and ordlock_request_fail() would make it fail.
+ *
+ * Return: 0 (granted, *@token set), ORDLOCK_ONE_SLOW, or a negative errno
+ * with the failure recorded and reported.
+ */
+static int ordlock_acquire_one(struct ordlock_owner *owner,
+			       const struct ordlock_rkey *key, bool try,
+			       u64 *token)
+{
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_resource *res, *spare = NULL;
+	struct ordlock_bucket *bucket;
+	struct ordlock_hold *hold, *last;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (owner->busy)
+		return -EBUSY;
+	if (!owner->nspare)
+		return ORDLOCK_ONE_SLOW;
+	ordlock_owner_touch(owner);
+	/* Both order checks pass when nothing is held: every policy alike */
+	if (owner->nheld) {
+		if (READ_ONCE(domain->policy) != ORDLOCK_POLICY_ENFORCE)
+			ret = ordlock_check_held(owner, key, 1);
+		else
+			ret = ordlock_check_order(owner, key,
+						  READ_ONCE(domain->strict));
+		if (ret)
+			goto fail;
+	}
+	if (owner->nheld + 1 > ordlock_max_keys_per_owner() ||
+	    owner->nheld + 1 < 1) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
+					 -ENOSPC, key);
+		goto fail;
+	}
+	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1,
+				  owner->user_exempt);
+	if (ret) {
+		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
+		goto fail;
+	}
+
+	bucket = ordlock_table_bucket(domain, key->rank, key->id);
+	spin_lock(&bucket->lock);
+	res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare);
+	if (!res) {
+		/* Not in the table: the general path allocates it */
+		ret = ORDLOCK_ONE_SLOW;
+		goto unlock;
+	}
+	if (IS_ERR(res)) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_RESOURCE_LIMIT,
+					 PTR_ERR(res), key);
+		goto unlock;
+	}
+	if (!list_empty(&res->waiters) || !ordlock_res_compatible(res, key->mode)) {
+		/*
+		 * Taken (so in use before: table_get() revived nothing). A
+		 * try-lock fails; a request that may wait queues the general way.
+		 */
+		ret = ORDLOCK_ONE_SLOW;
+		if (try) {
+			ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY,
+						 -EAGAIN, key);
+			ordlock_res_blame(res, owner, key->mode, NULL);
+		}
+		goto unlock;
+	}
+	hold = list_first_entry(&owner->spare, struct ordlock_hold, owner_node);
+	owner->nspare--;
+	hold->res = res;
+	hold->owner = owner;
+	hold->mode = key->mode;
+	ordlock_res_add_holder(res, hold);
+	spin_unlock(&bucket->lock);
+
+	/* As ordlock_request_done() */
+	ordlock_order_grant(owner, key, 1, owner->nheld);
+	owner->last_token = ordlock_domain_next_token(domain);
+	hold->token = owner->last_token;
+	*token = hold->token;
+	last = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
+	if (!owner->nheld || ordlock_hold_cmp(last, key) < 0) {
+		list_move_tail(&hold->owner_node, &owner->held);
+		owner->nheld++;
+	} else {
+		list_del(&hold->owner_node);
+		ordlock_owner_insert_hold(owner, hold);
+	}
+	ordlock_stat_inc(domain, ORDLOCK_STAT_ACQUIRES);
+	return 0;
+
+unlock:
+	spin_unlock(&bucket->lock);
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
+	if (ret == ORDLOCK_ONE_SLOW)
+		return ret;
+fail:
+	ordlock_event_failure(owner);
+	return ret;
+}
+
 /**
  * ordlock_req_acquire() - take a set of keys, all or nothing, waiting in the
  * calling task
@@ -591,12 +711,14 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * @flags: ORDLOCK_ACQUIRE_* flags (validated)
  * @token: receives the fencing token
  * @result_flags: receives the ORDLOCK_RESULT_* flags, on failure too
+ * @deadline: receives the deadline of the request's wait (set when it first
+ *	queued; 0 if it never did), for the restart of an interrupted wait
  *
  * Return: as ordlock_request_start().
  */
 int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 			unsigned int n, u64 timeout_ns, u32 flags, u64 *token,
-			u32 *result_flags)
+			u32 *result_flags, ktime_t *deadline)
 {
 	struct ordlock_request req = {
 		.owner = owner,
@@ -607,9 +729,18 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
 	};
 	int ret;
 
+	*token = 0;
+	*deadline = 0;
+	*result_flags = 0;
+	if (n == 1 && !req.reorder) {
+		ret = ordlock_acquire_one(owner, keys, req.try, token);
+		if (ret != ORDLOCK_ONE_SLOW)
+			return ret;
+	}
 	ret = ordlock_request_start(&req, timeout_ns);
 	*token = req.token;
 	*result_flags = req.result_flags;
+	*deadline = req.deadline;
 	return ret;
 }
 
@@ -802,6 +933,6 @@ unsigned int ordlock_req_release_all(struct ordlock_owner *owner)
 	owner->nheld = 0;
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, n);
 	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, n);
-	ordlock_owner_put_holds(owner, &done);
+	ordlock_owner_put_nholds(owner, &done, n);
 	return n;
 }

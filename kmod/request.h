@@ -95,7 +95,7 @@ ktime_t ordlock_request_next_event(const struct ordlock_request *req);
 
 int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 			unsigned int n, u64 timeout_ns, u32 flags, u64 *token,
-			u32 *result_flags);
+			u32 *result_flags, ktime_t *deadline);
 int ordlock_req_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
 			u64 timeout_ns, bool try, u64 *token);
 int ordlock_req_release_keys(struct ordlock_owner *owner,

@@ -12,6 +12,7 @@
  * Every function here but ordlock_res_drop_hold() runs under the bucket
  * lock of the resource; none sleeps.
  */
+#include <linux/poison.h>
 #include <linux/sched.h>
 
 #include "domain.h"
@@ -56,12 +57,42 @@ bool ordlock_res_fits(const struct ordlock_resource *res,
 	return !nexcl;
 }
 
+/*
+ * The holders list: linked and unlinked here without CONFIG_DEBUG_LIST's
+ * checks (two out-of-line calls per key and release otherwise). Its
+ * invariants are simple: a hold is on one resource's holders at most,
+ * from its grant to its release, always under the bucket lock, and nothing
+ * reads the list without that lock. An unlinked node is poisoned as by
+ * list_del(), so that a stale use still faults.
+ */
+static void ordlock_holders_link(struct ordlock_resource *res,
+				 struct ordlock_hold *hold)
+{
+	struct list_head *node = &hold->res_node, *head = &res->holders;
+	struct list_head *prev = head->prev;
+
+	node->next = head;
+	node->prev = prev;
+	WRITE_ONCE(prev->next, node);
+	head->prev = node;
+}
+
+static void ordlock_holders_unlink(struct ordlock_hold *hold)
+{
+	struct list_head *node = &hold->res_node;
+
+	node->next->prev = node->prev;
+	WRITE_ONCE(node->prev->next, node->next);
+	node->next = LIST_POISON1;
+	node->prev = LIST_POISON2;
+}
+
 /* Grant @hold, in hold->mode, on @res */
 void ordlock_res_add_holder(struct ordlock_resource *res,
 			    struct ordlock_hold *hold)
 {
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	list_add_tail(&hold->res_node, &res->holders);
+	ordlock_holders_link(res, hold);
 	ordlock_res_count(res, hold->mode, 1);
 }
 
@@ -151,7 +182,7 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 
 	spin_lock(&bucket->lock);
-	list_del(&hold->res_node);
+	ordlock_holders_unlink(hold);
 	ordlock_res_count(res, hold->mode, -1);
 	if (!list_empty(&res->waiters))
 		ordlock_res_grant_waiters(res);

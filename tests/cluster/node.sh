@@ -207,12 +207,12 @@ harness $? "node$node: all $NODES nodes ready" && timing ready
 export ORDLOCK_NODE=$node ORDLOCK_NODES=$NODES ORDLOCK_CLUSTER=$CLUSTER_NAME
 export ORDLOCK_NET_PREFIX=$NET_PREFIX ORDLOCK_CONTROL=$results/shared
 for name in $TESTS; do
-	prog=$REPO/tests/build/cluster/$name
+	prog=${PROGDIR:-$REPO/tests/build/cluster}/$name
 	export ORDLOCK_SHARED=$results/shared/$name
 	mkdir -p "$ORDLOCK_SHARED"
 	# the case's own bound: a line "cluster-timeout: SECONDS" in its source
 	bound=$(sed -n 's/.*cluster-timeout: *\([0-9][0-9]*\).*/\1/p;T;q' \
-		"$REPO"/tests/cluster/cases/"$name".* 2>/dev/null)
+		"${CASEDIR:-$REPO/tests/cluster/cases}/$name".* 2>/dev/null)
 	bound=${bound:-$TEST_TIMEOUT}
 	# every node starts a program together: their barriers count on it
 	barrier "start-$name" || say "start-$name: the other nodes did not come"

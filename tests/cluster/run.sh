@@ -33,6 +33,7 @@
 # default tests/cluster/kmod/ordlock_cltest.ko), CLUSTER_NODES (default 3), CLUSTER_MEM (MiB per guest,
 # default 768), CLUSTER_TIMEOUT, TEST_TIMEOUT (per program, default 300),
 # (each case may state its own: "cluster-timeout: SECONDS" in its source),
+# CLUSTER_BENCH=1 (the programs of tests/cluster/bench/: make bench-cluster),
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
 # 2000), TAP_VERBOSE=1.
 set -euo pipefail
@@ -69,7 +70,12 @@ cltest=${ORDLOCK_CLTEST_KO:-$here/kmod/ordlock_cltest.ko}
 if [[ -f $cltest ]] && ! modinfo -F vermagic "$cltest" | grep -q "^$KVER "; then
 	die "${cltest#"$repo"/} was not built for $KVER"
 fi
-progdir=$build/cluster
+# CLUSTER_BENCH=1 (make bench-cluster): the programs of tests/cluster/bench/
+if [[ ${CLUSTER_BENCH:-0} == 1 ]]; then
+	progdir=$build/cluster-bench casedir=$here/bench
+else
+	progdir=$build/cluster casedir=$here/cases
+fi
 tests=()
 if (($#)); then
 	for arg in "$@"; do
@@ -88,7 +94,7 @@ fi
 # kill a node (tests/cluster/lib/case.sh: kill_node): it runs last, on the
 # nodes left, and only one such case runs in a run (three nodes stay
 # quorate with two, not with one).
-kills_a_node() { grep -qs 'cluster-kills-a-node' "$here"/cases/"$1".*; }
+kills_a_node() { grep -qs 'cluster-kills-a-node' "$casedir/$1".*; }
 ordered=() killer=
 for name in ${tests[@]+"${tests[@]}"}; do
 	if kills_a_node "$name"; then
@@ -155,6 +161,8 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "RESULTS=$(q "$results")"
 	echo "GUEST=tests/cluster/node.sh"
 	echo "TESTS=$(q "${tests[*]+"${tests[*]}"}")"
+	echo "PROGDIR=$(q "$progdir")"
+	echo "CASEDIR=$(q "$casedir")"
 	echo "TEST_TIMEOUT=${TEST_TIMEOUT:-300}"
 	echo "QUORUM_TIMEOUT=${QUORUM_TIMEOUT:-180}"
 	echo "BARRIER_TIMEOUT=${BARRIER_TIMEOUT:-300}"
@@ -290,6 +298,8 @@ for ((i = 1; i <= nodes; i++)); do
 		}' "$f"
 done | tee "$results/costs.txt"
 echo "cluster: total $((t1 - t0))s for $nodes guests of ${mem} MiB" | tee -a "$results/costs.txt"
+# the figures of the benches (make bench-cluster): "# bench ..." lines
+grep -h '^# bench' "$results"/node*/*.tap 2>/dev/null | sed 's/^# //' | tee "$results/bench.txt"
 echo "cluster: results in ${results#"$repo"/}"
 tap_print_total cluster
 ((TAP_FAILED == 0))

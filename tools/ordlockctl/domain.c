@@ -66,7 +66,8 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
  */
 static int olc_nl_unusable(const struct olc_nl *nl, int err)
 {
-	return !nl || err == -EOPNOTSUPP;
+	/* EOPNOTSUPP is also policy detect refused in a cluster domain */
+	return !nl || (err == -EOPNOTSUPP && !strstr(nl->ext.msg, "cluster domain"));
 }
 
 /* The ioctl: read (@flags 0) or change the policy and delay */

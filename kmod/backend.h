@@ -25,6 +25,9 @@ struct module;
 struct ordlock_backend_space;
 struct ordlock_backend_lock;
 
+/* The backend of cluster domains (its module: ordlock_dlm) */
+#define ORDLOCK_CLUSTER_BACKEND "dlm"
+
 /* Size of a backend's name, NUL included */
 #define ORDLOCK_BACKEND_NAME_MAX 16
 

@@ -21,6 +21,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 
+#include "backend.h"
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
@@ -81,6 +82,7 @@ static int ordlock_take(struct ordlock_request *req)
 	hold->owner = owner;
 	hold->mode = key->mode;
 	hold->token = 0;
+	hold->blk = NULL;
 	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
 		ordlock_res_add_holder(res, hold);
 	} else if (req->try) {
@@ -274,6 +276,87 @@ static int ordlock_request_done(struct ordlock_request *req)
 	return 0;
 }
 
+/*
+ * The shortest wait of a try-lock for the cluster's answer: NOQUEUE does
+ * not queue, but the answer comes from the key's master node, which may be
+ * another one (or recovering)
+ */
+#define ORDLOCK_CLUSTER_TRY_MS	5000
+
+/* The deadline of the whole request, set when it first needs one */
+static ktime_t ordlock_request_deadline(struct ordlock_request *req)
+{
+	if (!req->deadline)
+		req->deadline = ktime_add_ns(ktime_get(),
+					     min_t(u64, req->timeout_ns, KTIME_MAX / 4));
+	return req->deadline;
+}
+
+/*
+ * Key req->next is granted locally (req->cur is on the resource's
+ * holders). In a cluster domain, take its lock in the cluster too, before
+ * the request goes on to the next key, waiting until the request's
+ * deadline at most. The owner's lock is dropped meanwhile, as for a local
+ * wait (the owner is busy); the local grant keeps the key's other local
+ * owners queued behind, so that one local owner per key talks to the
+ * cluster. On failure the local grant is undone and the record says why.
+ *
+ * Return: 0 (req->cur holds the cluster's lock too), or a negative errno.
+ */
+static int ordlock_take_cluster(struct ordlock_request *req)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_hold *hold = req->cur;
+	ktime_t deadline;
+	u32 flags = 0, reason;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (likely(!backend))
+		return 0;
+	deadline = ordlock_request_deadline(req);
+	if (req->try) {
+		flags |= ORDLOCK_BACKEND_TRY;
+		deadline = max(deadline, ktime_add_ms(ktime_get(),
+						       ORDLOCK_CLUSTER_TRY_MS));
+	}
+	mutex_unlock(&owner->lock);
+	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
+				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
+				 deadline, &hold->blk);
+	mutex_lock(&owner->lock);
+	if (!ret)
+		return 0;
+	hold->blk = NULL;
+	ordlock_res_drop_hold(hold);
+	switch (ret) {
+	case -EAGAIN:
+		reason = ORDLOCK_REASON_BUSY;
+		break;
+	case -ETIMEDOUT:
+		req->waited = true;
+		reason = ORDLOCK_REASON_TIMEOUT;
+		break;
+	case -EINTR:
+		reason = ORDLOCK_REASON_SIGNAL;
+		break;
+	case -EDEADLK:
+		reason = ORDLOCK_REASON_DEADLOCK;
+		break;
+	case -ENOMEM:
+		reason = ORDLOCK_REASON_NOMEM;
+		break;
+	default:
+		reason = ORDLOCK_REASON_CLUSTER;
+		ret = -EIO;
+		break;
+	}
+	return ordlock_owner_fail(owner, reason, ret, key);
+}
+
 /* Key req->next is granted: go on to the next one */
 static void ordlock_request_advance(struct ordlock_request *req)
 {
@@ -402,6 +485,8 @@ static int ordlock_request_step(struct ordlock_request *req)
 				return -EINPROGRESS;
 			ret = ordlock_wait_sync(req);
 		}
+		if (!ret)
+			ret = ordlock_take_cluster(req);
 		if (ret)
 			return ordlock_request_fail(req, ret);
 		ordlock_request_advance(req);
@@ -416,6 +501,9 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 		return ordlock_request_fail(req, ret);
 	if (req->convert)
 		return ordlock_request_done(req);
+	ret = ordlock_take_cluster(req);
+	if (ret)
+		return ordlock_request_fail(req, ret);
 	ordlock_request_advance(req);
 	return ordlock_request_step(req);
 }
@@ -489,6 +577,12 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	ret = ordlock_request_check(req);
 	if (ret)
 		goto fail;
+	if (req->notify && READ_ONCE(owner->domain->backend)) {
+		/* The cluster's lock has no asynchronous form yet */
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
+					 -EOPNOTSUPP, NULL);
+		goto fail;
+	}
 	if (owner->nheld + req->n > ordlock_max_keys_per_owner() ||
 	    owner->nheld + req->n < req->n) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
@@ -643,6 +737,10 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		req->token = hold->token;
 		return 0;
 	}
+	/* Not yet a conversion of the cluster's lock: refused, nothing changes */
+	if (READ_ONCE(owner->domain->backend))
+		return ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
+					  -EOPNOTSUPP, key);
 
 	res = hold->res;
 	req->active = true;

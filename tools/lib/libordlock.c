@@ -522,7 +522,6 @@ int ordlock_domain_config(struct ordlock *ol, const char *domain,
 	cfg->size = sizeof(*cfg);
 	memset(cfg->name, 0, sizeof(cfg->name));
 	memcpy(cfg->name, domain, len);
-	cfg->__reserved2 = 0;
 	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, cfg) < 0) {
 		int err = errno;
 

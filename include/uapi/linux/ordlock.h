@@ -305,6 +305,10 @@ struct ordlock_key {
  *	revoked its keys: @key is the first revoked key, @held the last,
  *	@cycle_len the number of revoked keys, @pid the owner's, @index ~0U;
  *	%ORDLOCK_IOC_LAST_FAILURE lists them with their tokens (EKEYEXPIRED)
+ * @ORDLOCK_REASON_CLUSTER: in a cluster domain (&struct
+ *	ordlock_domain_config @cluster), the cluster failed the lock of @key
+ *	(the DLM returned an error: its lockspace was shut down, this node
+ *	left the cluster); the keys taken before it were released (EIO)
  */
 enum ordlock_reason {
 	ORDLOCK_REASON_NONE = 0,
@@ -323,6 +327,7 @@ enum ordlock_reason {
 	ORDLOCK_REASON_USER_LIMIT,
 	ORDLOCK_REASON_STRICT,
 	ORDLOCK_REASON_REVOKED,
+	ORDLOCK_REASON_CLUSTER,
 };
 
 /**
@@ -723,12 +728,15 @@ struct ordlock_convert {
  * %ORDLOCK_IOC_GET_ORDER)
  */
 #define ORDLOCK_DOMAIN_RESET_ORDER	(1U << 4)
+/** ORDLOCK_DOMAIN_SET_CLUSTER - set @cluster (DOC: Cluster domains) */
+#define ORDLOCK_DOMAIN_SET_CLUSTER	(1U << 5)
 /** ORDLOCK_DOMAIN_FLAGS - every flag of &struct ordlock_domain_config */
 #define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
 					 ORDLOCK_DOMAIN_SET_DETECT_DELAY | \
 					 ORDLOCK_DOMAIN_SET_MAX_HOLD | \
 					 ORDLOCK_DOMAIN_SET_STRICT | \
-					 ORDLOCK_DOMAIN_RESET_ORDER)
+					 ORDLOCK_DOMAIN_RESET_ORDER | \
+					 ORDLOCK_DOMAIN_SET_CLUSTER)
 
 /**
  * struct ordlock_domain_config - argument of %ORDLOCK_IOC_DOMAIN_CONFIG
@@ -748,7 +756,10 @@ struct ordlock_convert {
  *	default, is no limit. It applies to grants made after the change
  * @strict: in/out: 1 for strict ranks, 0 (the default) for the plain order
  *	rule; other values are refused (EINVAL)
- * @__reserved2: must be zero
+ * @cluster: in/out: 1 for a cluster domain, whose keys are also locks of
+ *	the Linux DLM across the nodes of a corosync cluster (DOC: Cluster
+ *	domains); 0 (the default) for a domain of this host only; other
+ *	values are refused (EINVAL)
  *
  * Strict ranks (source 000's lock hierarchy with levels): in a
  * %ORDLOCK_POLICY_ENFORCE domain with @strict 1, an owner that holds keys
@@ -769,7 +780,7 @@ struct ordlock_domain_config {
 	__u32 nowners;
 	__u32 max_hold_ms;
 	__u32 strict;
-	__u32 __reserved2;
+	__u32 cluster;
 };
 
 /** ORDLOCK_LABEL_MAX - size of an owner's label, NUL included */
@@ -1135,12 +1146,14 @@ struct ordlock_order_get {
  *   of &enum ordlock_stats_attr.
  * %ORDLOCK_CMD_DOMAIN_GET
  *   Do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
- *   %ORDLOCK_A_STRICT, %ORDLOCK_A_MAX_HOLD_MS, %ORDLOCK_A_RANK_NAMES.
+ *   %ORDLOCK_A_STRICT, %ORDLOCK_A_MAX_HOLD_MS, %ORDLOCK_A_RANK_NAMES,
+ *   %ORDLOCK_A_CLUSTER.
  * %ORDLOCK_CMD_DOMAIN_SET
  *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
  *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_STRICT (0 or
  *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_MAX_HOLD_MS,
- *   %ORDLOCK_A_RANK_NAMES (replaces the names). A domain it creates counts
+ *   %ORDLOCK_A_RANK_NAMES (replaces the names), %ORDLOCK_A_CLUSTER (0 or
+ *   1: DOC: Cluster domains). A domain it creates counts
  *   against the sender's user (its effective uid; EDQUOT past
  *   max_domains_per_user, unless the sender has CAP_SYS_RESOURCE) until the
  *   module is unloaded. The reply is
@@ -1313,6 +1326,8 @@ enum ordlock_cmd {
  *	or &struct ordlock_renew.lease_ms (RENEW)
  * @ORDLOCK_A_MAX_HOLD_MS: u32, as &struct ordlock_domain_config.max_hold_ms
  * @ORDLOCK_A_LEFT_MS: u64, as &struct ordlock_renew.left_ms
+ * @ORDLOCK_A_CLUSTER: u32, 0 or 1: a cluster domain (see &struct
+ *	ordlock_domain_config @cluster; DOC: Cluster domains)
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -1343,6 +1358,7 @@ enum ordlock_attr {
 	ORDLOCK_A_LEASE_MS,
 	ORDLOCK_A_MAX_HOLD_MS,
 	ORDLOCK_A_LEFT_MS,
+	ORDLOCK_A_CLUSTER,
 	__ORDLOCK_A_MAX,
 };
 

@@ -51,7 +51,7 @@ static int stock_read(int fd, long *s, long *p)
 
 static int stock_write(int fd, long s, long p)
 {
-	char buf[33];
+	char buf[48];
 
 	snprintf(buf, sizeof(buf), "%15ld %15ld\n", s, p);
 	return pwrite(fd, buf, 32, 0) == 32 ? 0 : -1;

@@ -62,7 +62,7 @@ barrier on
 # node 1 holds 1:1 and 1:2 exclusively until told
 if ((node == 1)); then
 	"$olc" exec -d $dom -x 1:1 -x 1:2 -- \
-		sh -c "touch $shared/held1; while [ ! -e $shared/release1 ]; do sleep 0.1; done" &
+		sh -c "touch $shared/held1; while [ ! -e $shared/release1 ]; do sleep 0.1; done; touch $shared/released1" &
 	holder=$!
 	for _ in $(seq 300); do [[ -e $shared/held1 ]] && break; sleep 0.1; done
 	[[ -e $shared/held1 ]]
@@ -96,6 +96,7 @@ fi
 barrier reused
 
 # node 2 waits for 1:1; node 1 releases; node 2's command runs only after
+# node 1's command ended (which marks released1 last)
 if ((node == 2)); then
 	"$olc" exec -d $dom -w 120 -x 1:1 -- sh -c "test -e $shared/released1" &
 	waiter=$!
@@ -106,7 +107,6 @@ if ((node == 1)); then
 	touch "$shared/release1"
 	wait "$holder"
 	point $? "node1: the holder's command ended, the keys are released"
-	touch "$shared/released1"
 fi
 if ((node == 2)); then
 	wait "$waiter"

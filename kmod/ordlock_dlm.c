@@ -60,6 +60,8 @@ static struct workqueue_struct *odlm_wq;
 
 struct ordlock_backend_space {
 	dlm_lockspace_t *ls;
+	/* the generation of the lockspace's last recovery (recover_done) */
+	atomic_t generation;
 	/* locks of the space still alive, also those being cleaned up */
 	atomic_t nlocks;
 	wait_queue_head_t idle;
@@ -69,7 +71,10 @@ struct ordlock_backend_space {
 struct ordlock_backend_lock {
 	struct ordlock_backend_space *space;
 	struct dlm_lksb lksb;
-	char lvb[ODLM_LVB_LEN];
+	/* the value block: lvb[0] the key's fencing value, the rest zero */
+	__le64 lvb[ODLM_LVB_LEN / 8];
+	/* an exclusive lock written by set_value(): its release writes lvb */
+	bool write_lvb;
 	/*
 	 * the AST of the operation in flight (complete_all(): a waiter does
 	 * not consume it, so completion_done() tells whether it came; re-armed
@@ -152,9 +157,13 @@ static void odlm_cleanup_fn(struct work_struct *work)
 			 l->res, ret, l->status);
 	}
 	if (!l->status) {
-		/* granted (a release, or a grant that beat the cancel) */
+		/*
+		 * Granted (a release, or a grant that beat the cancel). Only a
+		 * lock that was used writes the value block: writing back what
+		 * a grant read would mark a lost value block valid again.
+		 */
 		reinit_completion(&l->ast);
-		ret = odlm_unlock_retry(l, 0);
+		ret = odlm_unlock_retry(l, l->write_lvb ? DLM_LKF_VALBLK : 0);
 		if (!ret) {
 			wait_for_completion(&l->ast);
 			pr_debug("%s: %s: unlocked, status %d\n",
@@ -180,7 +189,7 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		return -ENOMEM;
 	l->space = space;
 	atomic_inc(&space->nlocks);
-	l->lksb.sb_lvbptr = l->lvb;
+	l->lksb.sb_lvbptr = (char *)l->lvb;
 	init_completion(&l->ast);
 	INIT_WORK(&l->request, odlm_request_fn);
 	INIT_WORK(&l->cleanup, odlm_cleanup_fn);
@@ -233,11 +242,61 @@ static void odlm_unlock(struct ordlock_backend_lock *l)
 	queue_work(odlm_wq, &l->cleanup);
 }
 
+/*
+ * A recovery's worth of microseconds added to the floor of a lost value
+ * block per recovery generation (about 16.8 s): see odlm_value()
+ */
+#define ODLM_GENERATION_SHIFT	24
+
+/*
+ * The fencing floor of a granted lock: the value block's value, or, when
+ * the DLM says the value block was lost (DLM_SBF_VALNOTVALID: a node died
+ * holding the key exclusively, so the last value is unknown), at least the
+ * wall clock in microseconds plus the lockspace's recovery generation
+ * shifted up: above every value written before the recovery, provided the
+ * nodes' clocks agree to better than that margin.
+ */
+static u64 odlm_value(struct ordlock_backend_lock *l)
+{
+	u64 v = le64_to_cpu(l->lvb[0]), floor;
+
+	if (l->lksb.sb_flags & DLM_SBF_VALNOTVALID) {
+		floor = ktime_to_us(ktime_get_real()) +
+			((u64)atomic_read(&l->space->generation) << ODLM_GENERATION_SHIFT);
+		pr_info_ratelimited("%s: %s: value block lost (recovery): fencing floor %llu\n",
+				    l->space->name, l->res, floor);
+		v = max(v, floor);
+	}
+	return v;
+}
+
+static void odlm_set_value(struct ordlock_backend_lock *l, u64 value)
+{
+	if (l->mode != DLM_LOCK_EX)
+		return;
+	l->lvb[0] = cpu_to_le64(value);
+	l->write_lvb = true;
+}
+
+static void odlm_recover_done(void *arg, struct dlm_slot *slots, int num_slots,
+			      int our_slot, u32 generation)
+{
+	struct ordlock_backend_space *space = arg;
+
+	atomic_set(&space->generation, generation);
+	pr_debug("%s: recovered, generation %u, %d members\n", space->name,
+		 generation, num_slots);
+}
+
+static const struct dlm_lockspace_ops odlm_ls_ops = {
+	.recover_done = odlm_recover_done,
+};
+
 static struct ordlock_backend_space *odlm_join(const char *domain)
 {
 	struct ordlock_backend_space *space;
 	const char *want = cluster && *cluster ? cluster : NULL;
-	int ret;
+	int ret, ops_result = 0;
 
 	space = kzalloc(sizeof(*space), GFP_KERNEL);
 	if (!space)
@@ -250,8 +309,8 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		goto err;
 	}
 	/* 1: the lockspace existed on this node already, and is shared */
-	ret = dlm_new_lockspace(space->name, want, 0, ODLM_LVB_LEN, NULL, NULL,
-				NULL, &space->ls);
+	ret = dlm_new_lockspace(space->name, want, 0, ODLM_LVB_LEN, &odlm_ls_ops,
+				space, &ops_result, &space->ls);
 	if (ret < 0) {
 		switch (ret) {
 		case -EUNATCH:
@@ -271,6 +330,9 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		}
 		goto err;
 	}
+	if (ops_result)
+		pr_info("%s: no recovery callbacks (%d): the fencing floor of a lost value block is the clock alone\n",
+			space->name, ops_result);
 	return space;
 err:
 	kfree(space);
@@ -298,6 +360,8 @@ static const struct ordlock_backend_ops odlm_ops = {
 	.leave = odlm_leave,
 	.lock = odlm_lock,
 	.unlock = odlm_unlock,
+	.value = odlm_value,
+	.set_value = odlm_set_value,
 };
 
 static struct ordlock_backend odlm_backend = {

@@ -14,6 +14,8 @@
 # - a waiter on node 2 gets the key only after node 1 released it;
 # - exclusion: 3 nodes x 20 increments of one counter on the shared
 #   directory (9p without caching), each under the key: the total is exact;
+# - fencing tokens of one key rise across nodes although the nodes' local
+#   counters differ by 2,000,000;
 # - policy detect is refused in the cluster domain; cluster off again.
 # (TAP; run on every node at once by tests/cluster/node.sh.)
 set -u
@@ -45,6 +47,10 @@ dom=cd1
 ms() { echo $((($(date +%s%N)) / 1000000)); }
 dump() { dlm_tool lockdebug -sv "ordlock.$dom" 2>&1 | sed 's/^/# /'; }
 
+# node 3 creates the domain 2 s after the others: its local token counter
+# starts about 2,000,000 above theirs (tokens are seeded by the clock in
+# microseconds), so only the cluster's value block keeps tokens rising
+((node == 3)) && sleep 2
 out=$("$olc" domain $dom set cluster on 2>&1)
 point $? "node$node: domain $dom set cluster on ($out)"
 [[ $out == *"cluster on"* ]]
@@ -128,6 +134,22 @@ total=$(cat "$shared/counter")
 [[ $total == $((20 * nodes)) ]]
 point $? "node$node: the counter is exactly $((20 * nodes)) (got $total)"
 barrier read
+
+# fencing tokens of key 2:9 rise across nodes: node 3 (the high counter)
+# first, then 1, 2 and 3 again; each token above the one before
+prev=0
+i=0
+for who in 3 1 2 3; do
+	i=$((i + 1))
+	if ((node == who)); then
+		"$olc" exec -d $dom -w 60 -x 2:9 -- sh -c "echo \$ORDLOCK_TOKEN >$shared/tok.$i"
+		tok=$(cat "$shared/tok.$i")
+		((tok > prev))
+		point $? "node$node: grant $i of 2:9: token $tok above the last one, $prev"
+	fi
+	barrier "tok$i"
+	prev=$(cat "$shared/tok.$i")
+done
 
 out=$("$olc" domain $dom set cluster off 2>&1)
 point $? "node$node: domain $dom set cluster off ($out)"

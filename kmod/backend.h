@@ -50,6 +50,12 @@ struct ordlock_backend_lock;
  *	failed). A lock that failed holds nothing, whatever happens to the
  *	request in the backend afterwards: the backend cleans up on its own.
  * @unlock: release a lock taken by @lock; does not wait for the cluster
+ * @value: the fencing floor of a granted lock: the value the key's value
+ *	block held when @lock granted it (0 for none), raised when the
+ *	backend found the value block lost (a node died holding the key
+ *	exclusively) so that it is above every value written before
+ * @set_value: the value an exclusive lock writes to the key's value block
+ *	when it is released (a shared one writes nothing)
  */
 struct ordlock_backend_ops {
 	struct ordlock_backend_space *(*join)(const char *domain);
@@ -58,6 +64,8 @@ struct ordlock_backend_ops {
 		    bool exclusive, u32 flags, ktime_t deadline,
 		    struct ordlock_backend_lock **out);
 	void (*unlock)(struct ordlock_backend_lock *lock);
+	u64 (*value)(struct ordlock_backend_lock *lock);
+	void (*set_value)(struct ordlock_backend_lock *lock, u64 value);
 };
 
 /**

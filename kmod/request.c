@@ -234,6 +234,34 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	return ret;
 }
 
+/*
+ * In a cluster domain, the token of a grant of @holds is above the
+ * fencing value of each of its keys in the cluster (the value block of the
+ * key, which every exclusive release writes): raise the domain's counter
+ * to that first. Return: the token.
+ */
+static u64 ordlock_cluster_token(struct ordlock_domain *domain,
+				 struct list_head *holds)
+{
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_hold *hold;
+	u64 floor = 0, token;
+	s64 cur;
+
+	list_for_each_entry(hold, holds, owner_node)
+		if (hold->blk)
+			floor = max(floor, backend->ops->value(hold->blk));
+	cur = atomic64_read(&domain->next_token);
+	while ((u64)cur < floor &&
+	       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
+		;
+	token = ordlock_domain_next_token(domain);
+	list_for_each_entry(hold, holds, owner_node)
+		if (hold->blk && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
+			backend->ops->set_value(hold->blk, token);
+	return token;
+}
+
 /* Every key is granted: hand out the token */
 static int ordlock_request_done(struct ordlock_request *req)
 {
@@ -252,7 +280,10 @@ static int ordlock_request_done(struct ordlock_request *req)
 		return 0;
 	}
 	ordlock_order_grant(owner, req->keys, req->n, owner->nheld);
-	owner->last_token = ordlock_domain_next_token(owner->domain);
+	if (READ_ONCE(owner->domain->backend))
+		owner->last_token = ordlock_cluster_token(owner->domain, &req->holds);
+	else
+		owner->last_token = ordlock_domain_next_token(owner->domain);
 	req->token = owner->last_token;
 	list_for_each_entry(hold, &req->holds, owner_node)
 		hold->token = req->token;

@@ -14,6 +14,8 @@
 # - a waiter on node 2 gets the key only after node 1 released it;
 # - exclusion: 3 nodes x 20 increments of one counter on the shared
 #   directory (9p without caching), each under the key: the total is exact;
+# - fencing tokens of one key rise across nodes although the nodes' local
+#   counters differ by 2,000,000;
 # - policy detect is refused in the cluster domain; cluster off again.
 # (TAP; run on every node at once by tests/cluster/node.sh.)
 set -u
@@ -45,6 +47,10 @@ dom=cd1
 ms() { echo $((($(date +%s%N)) / 1000000)); }
 dump() { dlm_tool lockdebug -sv "ordlock.$dom" 2>&1 | sed 's/^/# /'; }
 
+# node 3 creates the domain 2 s after the others: its local token counter
+# starts about 2,000,000 above theirs (tokens are seeded by the clock in
+# microseconds), so only the cluster's value block keeps tokens rising
+((node == 3)) && sleep 2
 out=$("$olc" domain $dom set cluster on 2>&1)
 point $? "node$node: domain $dom set cluster on ($out)"
 [[ $out == *"cluster on"* ]]
@@ -62,7 +68,7 @@ barrier on
 # node 1 holds 1:1 and 1:2 exclusively until told
 if ((node == 1)); then
 	"$olc" exec -d $dom -x 1:1 -x 1:2 -- \
-		sh -c "touch $shared/held1; while [ ! -e $shared/release1 ]; do sleep 0.1; done" &
+		sh -c "touch $shared/held1; while [ ! -e $shared/release1 ]; do sleep 0.1; done; touch $shared/released1" &
 	holder=$!
 	for _ in $(seq 300); do [[ -e $shared/held1 ]] && break; sleep 0.1; done
 	[[ -e $shared/held1 ]]
@@ -96,6 +102,7 @@ fi
 barrier reused
 
 # node 2 waits for 1:1; node 1 releases; node 2's command runs only after
+# node 1's command ended (which marks released1 last)
 if ((node == 2)); then
 	"$olc" exec -d $dom -w 120 -x 1:1 -- sh -c "test -e $shared/released1" &
 	waiter=$!
@@ -106,7 +113,6 @@ if ((node == 1)); then
 	touch "$shared/release1"
 	wait "$holder"
 	point $? "node1: the holder's command ended, the keys are released"
-	touch "$shared/released1"
 fi
 if ((node == 2)); then
 	wait "$waiter"
@@ -128,6 +134,22 @@ total=$(cat "$shared/counter")
 [[ $total == $((20 * nodes)) ]]
 point $? "node$node: the counter is exactly $((20 * nodes)) (got $total)"
 barrier read
+
+# fencing tokens of key 2:9 rise across nodes: node 3 (the high counter)
+# first, then 1, 2 and 3 again; each token above the one before
+prev=0
+i=0
+for who in 3 1 2 3; do
+	i=$((i + 1))
+	if ((node == who)); then
+		"$olc" exec -d $dom -w 60 -x 2:9 -- sh -c "echo \$ORDLOCK_TOKEN >$shared/tok.$i"
+		tok=$(cat "$shared/tok.$i")
+		((tok > prev))
+		point $? "node$node: grant $i of 2:9: token $tok above the last one, $prev"
+	fi
+	barrier "tok$i"
+	prev=$(cat "$shared/tok.$i")
+done
 
 out=$("$olc" domain $dom set cluster off 2>&1)
 point $? "node$node: domain $dom set cluster off ($out)"

@@ -273,7 +273,19 @@ for ((i = 1; i <= nodes; i++)); do
 	done
 	log=$out/dmesg.txt
 	[[ -f $log ]] || log=$results/node$i.console
-	if hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "$fatal"); then
+	# Known and harmless, not counted: 6.1's DLM copies a message into
+	# struct rq_entry's last member with room allocated behind it
+	# (fs/dlm/requestqueue.c, dlm_add_requestqueue(): kmalloc(sizeof(*e) +
+	# length), memcpy(&e->request, ms, h_length)), and FORTIFY_SOURCE warns
+	# once "field-spanning write" when a message arrives while a lockspace
+	# recovers. Only that WARNING is dropped, and only next to its message.
+	known='at fs/dlm/requestqueue\.c:[0-9]+ dlm_add_requestqueue'
+	if grep -Eq 'memcpy: detected field-spanning write .* of single field "&e->request" at fs/dlm/requestqueue\.c' "$log"; then
+		echo "cluster: node$i: the known FORTIFY warning of 6.1's dlm_add_requestqueue() (a false positive), not counted"
+	else
+		known='^$'
+	fi
+	if hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "$fatal" | grep -Ev "$known"); then
 		tap_point 1 "node$i: kernel log clean" "$(head -n 1 <<<"$hits")" || true
 		head -n 10 <<<"$hits" | sed 's/^/    | /'
 	else

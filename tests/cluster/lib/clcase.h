@@ -27,7 +27,7 @@
 static int cl_node, cl_nodes;
 static const char *cl_shared, *cl_control;
 
-static char *cl_path(const char *name)
+static inline char *cl_path(const char *name)
 {
 	static char buf[4][512];
 	static int i;
@@ -37,7 +37,7 @@ static char *cl_path(const char *name)
 	return buf[i];
 }
 
-static void cl_init(void)
+static inline void cl_init(void)
 {
 	const char *s;
 
@@ -54,12 +54,12 @@ static void cl_init(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 }
 
-static int cl_exists(const char *path)
+static inline int cl_exists(const char *path)
 {
 	return access(path, F_OK) == 0;
 }
 
-static int cl_alive(int node)
+static inline int cl_alive(int node)
 {
 	char p[512];
 
@@ -67,7 +67,7 @@ static int cl_alive(int node)
 	return !cl_exists(p);
 }
 
-static void cl_touch(const char *path)
+static inline void cl_touch(const char *path)
 {
 	FILE *f = fopen(path, "w");
 
@@ -75,7 +75,7 @@ static void cl_touch(const char *path)
 		fclose(f);
 }
 
-static int cl_barrier(const char *name)
+static inline int cl_barrier(const char *name)
 {
 	char p[512];
 	int i, j, c = 0;
@@ -96,7 +96,7 @@ static int cl_barrier(const char *name)
 	return -1;
 }
 
-static long long cl_ms(void)
+static inline long long cl_ms(void)
 {
 	struct timespec ts;
 
@@ -104,7 +104,7 @@ static long long cl_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static int cl_cluster_domain(struct ordlock *ol, const char *name)
+static inline int cl_cluster_domain(struct ordlock *ol, const char *name)
 {
 	struct ordlock_domain_config cfg = {
 		.flags = ORDLOCK_DOMAIN_SET_CLUSTER,

@@ -227,8 +227,15 @@ static u32 ordlock_domain_new_policy(struct ordlock_domain *domain,
 	return READ_ONCE(domain->policy);
 }
 
+/* Why a cluster change was refused (extack, kernel log) */
 static const char ordlock_why_detect[] =
-	"policy detect is not available in a cluster domain: the DLM sees no cycles across resources (use enforce or timeout)";
+	"detect is not available in a cluster domain: the DLM sees no cycles across resources";
+static const char ordlock_why_owners[] =
+	"the domain has owners (holders, waiters or idle ones): change it when nobody is in it";
+static const char ordlock_why_nopkg[] =
+	"no cluster backend: ordlock_dlm.ko is not installed, or the kernel has no DLM";
+static const char ordlock_why_notconn[] =
+	"no cluster: dlm_controld is not running, or this node is not in a quorate cluster";
 
 /*
  * The checks of a cluster change that hold whatever the join does: the
@@ -257,7 +264,7 @@ static int ordlock_domain_cluster_check(struct ordlock_domain *domain,
 		return -EBUSY;
 	}
 	if (ordlock_domain_in_use(domain)) {
-		set->why = "the domain has owners (holders, waiters or idle ones): the cluster setting changes only in a domain nobody is in";
+		set->why = ordlock_why_owners;
 		return -EBUSY;
 	}
 	return 0;
@@ -287,7 +294,7 @@ static int ordlock_domain_join(struct ordlock_domain *domain,
 	/* No lock of ordlock held: loading the module and joining may sleep long */
 	backend = ordlock_backend_get(ORDLOCK_CLUSTER_BACKEND);
 	if (IS_ERR(backend)) {
-		set->why = "no cluster backend: ordlock_dlm.ko is not installed, or the kernel has no DLM";
+		set->why = ordlock_why_nopkg;
 		ret = -ENOPKG;
 		goto out;
 	}
@@ -296,7 +303,7 @@ static int ordlock_domain_join(struct ordlock_domain *domain,
 		ret = PTR_ERR(space);
 		ordlock_backend_put(backend);
 		if (ret == -ENOTCONN) {
-			set->why = "no cluster: dlm_controld is not running, or this node is not a member of a quorate cluster";
+			set->why = ordlock_why_notconn;
 		} else if (ret == -ENOMEM) {
 			set->why = "out of memory joining the DLM lockspace";
 		} else {

@@ -283,13 +283,14 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 			info->extack->_msg = set.why;
 			info->extack->bad_attr = info->attrs[ORDLOCK_A_CLUSTER] ?:
 						 info->attrs[ORDLOCK_A_POLICY];
-		} else if (ret == -EEXIST)
+		} else if (ret == -EEXIST) {
 			NL_SET_ERR_MSG(info->extack, "a rank or a name appears twice");
-		else if (ret == -EDQUOT)
+		} else if (ret == -EDQUOT) {
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
 					    ORDLOCK_NL_DOMAIN_LIMIT_MSG);
-		else
+		} else {
 			NL_SET_ERR_MSG(info->extack, "cannot configure the domain");
+		}
 		goto out;
 	}
 	ret = ordlock_nl_domain_reply(info, domain, false);

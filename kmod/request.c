@@ -351,8 +351,8 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 	deadline = ordlock_request_deadline(req);
 	if (req->try) {
 		flags |= ORDLOCK_BACKEND_TRY;
-		deadline = max(deadline, ktime_add_ms(ktime_get(),
-						       ORDLOCK_CLUSTER_TRY_MS));
+		deadline = max(deadline,
+			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
 	}
 	mutex_unlock(&owner->lock);
 	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,

@@ -86,7 +86,8 @@
  *              (%ORDLOCK_IOC_SET_LABEL); an @edge_size too small
  *              (%ORDLOCK_IOC_GET_ORDER)
  *              %ORDLOCK_ACQUIRE_REORDER given to %ORDLOCK_IOC_CONVERT; a
- *              @strict other than 0 or 1
+ *              @strict or @cluster other than 0 or 1; the default domain
+ *              made a cluster domain
  * E2BIG        more keys than max_keys_per_request (a release may name as
  *              many as the larger of max_keys_per_request and
  *              max_keys_per_owner); or @size larger than the
@@ -158,7 +159,9 @@
  *              %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
  *              (and %ORDLOCK_IOC_RENEW; %ORDLOCK_IOC_OWNER_INFO and
  *              %ORDLOCK_IOC_LAST_FAILURE answer);
- *              or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys
+ *              or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys;
+ *              %ORDLOCK_DOMAIN_SET_CLUSTER changing the setting of a domain
+ *              that has owners (or while another such change runs)
  * EACCES       open() of /dev/ordlock without the permission its mode and
  *              group give (module parameter dev_mode, 0660, owner root; the
  *              udev rule gives it a group); a netlink lock request from a
@@ -178,7 +181,87 @@
  *              is released)
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
  *              the key (the key is not held, or held under another token)
+ * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
+ *              policy detect set in a cluster domain (DOC: Cluster domains);
+ *              %ORDLOCK_IOC_CONVERT in a cluster domain, and netlink
+ *              ACQUIRE or CONVERT there (REFUSED; reason
+ *              %ORDLOCK_REASON_CLUSTER); nothing changed
+ * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
+ *              quorate corosync/DLM cluster (no dlm_controld, or another
+ *              cluster than ordlock_dlm's parameter cluster); nothing changed
+ * ENOPKG       %ORDLOCK_DOMAIN_SET_CLUSTER without the cluster backend
+ *              (ordlock_dlm.ko not installed, or the kernel has no DLM)
+ * EIO          %ORDLOCK_DOMAIN_SET_CLUSTER: joining the DLM lockspace failed
+ *              (the kernel log says why); an acquire in a cluster domain:
+ *              the DLM failed the lock of a key (%ORDLOCK_REASON_CLUSTER;
+ *              its lockspace was shut down, this node left the cluster);
+ *              what the request took was released
  * ===========  ===============================================================
+ */
+
+/**
+ * DOC: Cluster domains
+ *
+ * A domain can be made a *cluster domain* (&struct ordlock_domain_config
+ * @cluster with %ORDLOCK_DOMAIN_SET_CLUSTER, netlink %ORDLOCK_A_CLUSTER,
+ * "ordlockctl domain NAME set cluster on"; an admin's change, like the
+ * policy) on a host that is a member of a corosync/DLM cluster: its keys
+ * are then also locks of the Linux DLM, in the lockspace "ordlock.NAME",
+ * shared as PR and exclusive as EX, so that owners of the domain on every
+ * node of the cluster exclude each other as owners of one host do. The DLM
+ * is reached through the companion module ordlock_dlm.ko, which ordlock
+ * loads on demand; ordlock.ko itself never needs dlm.ko. Turning the
+ * setting on joins the lockspace (which may take seconds; no lock of
+ * ordlock is held meanwhile), turning it off leaves it. Both are refused
+ * with %EBUSY while any owner is in the domain (a holder, a waiter or an
+ * idle one: close or move them first), and a cluster domain lives until
+ * the module is unloaded. The default domain cannot be one (%EINVAL).
+ *
+ * What stays local: the sorting, the order rule and strict ranks, the
+ * timeouts, leases, the local wait-for graph, owner lifetime and the
+ * views. A key is first granted locally exactly as in any domain (FIFO
+ * among this node's owners), then its DLM lock is taken with the request's
+ * deadline before the request goes on to the next key, in ascending order;
+ * a failure releases what the request took, locally and in the DLM, in
+ * reverse order. A try-lock is a NOQUEUE request (%EAGAIN, reason
+ * %ORDLOCK_REASON_BUSY, @pid 0 when the key is held on another node: the
+ * DLM does not say where); it waits for the DLM's answer at least 5 s
+ * even with a shorter timeout. The DLM itself has no timeout: a wait that
+ * reaches its deadline is cancelled (%ETIMEDOUT), and a grant that wins the
+ * race with the cancel is released; every wait, also one while the DLM
+ * recovers from a node's death, ends by the deadline. Across nodes the
+ * DLM's queue decides the order of grants: FIFO per resource as the DLM
+ * grants, with one owner per node and key in the DLM's queue at a time.
+ *
+ * Policies: a cluster domain takes %ORDLOCK_POLICY_ENFORCE (the order rule
+ * holds on every node, so no cycle can form across nodes either) and
+ * %ORDLOCK_POLICY_TIMEOUT. %ORDLOCK_POLICY_DETECT is refused, either way
+ * round (detect on a cluster domain, or cluster on a detect domain), with
+ * %EOPNOTSUPP and a message saying why: the DLM sees no cycles across
+ * resources, so a cycle through other nodes would never be found.
+ *
+ * Fencing tokens: the token of a grant in a cluster domain is above the
+ * fencing value of each key of the grant, a counter kept in the key's DLM
+ * lock value block, which every exclusive release writes (a Lamport
+ * clock). So for each key, cluster-wide, the token of every grant is
+ * above the token of every earlier exclusive grant of that key, on any
+ * node; tokens of one domain on one node still only go up. The value
+ * block lives as long as some node holds a lock of the key; each node
+ * also keeps an NL lock (an anchor, compatible with everything) on the
+ * keys it used, up to ordlock_dlm's max_anchors (4096) per domain, the
+ * oldest forgotten first. A key that every node forgot starts again from
+ * the nodes' own counters (seeded by the clock in microseconds). When the
+ * DLM marks a value block invalid (a node died holding the key
+ * exclusively), the floor is the clock in microseconds plus the recovery
+ * generation times 2^24: above the lost value as long as the nodes'
+ * clocks agree to within that margin (16.8 s per recovery).
+ *
+ * Not yet in a cluster domain: conversions (%ORDLOCK_IOC_CONVERT fails
+ * with %EOPNOTSUPP, reason %ORDLOCK_REASON_CLUSTER, the key held as
+ * before), and netlink lock requests (asynchronous; REFUSED with
+ * %EOPNOTSUPP). A real deployment needs real fencing: a node cut off from
+ * the others but alive must not go on writing under a lock the cluster has
+ * given to someone else (see docs/cluster.md).
  */
 
 /**
@@ -1210,18 +1293,23 @@ struct ordlock_order_get {
  * ==========  ===============================================================
  * EINVAL      a malformed request: a missing or unknown attribute, an
  *             attribute the command does not take, a bad key, mode, flag or
- *             domain name, an unknown policy
+ *             domain name, an unknown policy; %ORDLOCK_A_CLUSTER 1 for
+ *             the default domain
  * ERANGE      an attribute's value is out of its range (the policy)
  * E2BIG       more keys than max_keys_per_request (or, for RELEASE, than
  *             max_keys_per_release); more rank names than a domain takes
  * EMSGSIZE    an attribute longer than its type allows; a reply that does
  *             not fit
  * EOPNOTSUPP  the request came from a network namespace other than the
- *             initial one
+ *             initial one; DOMAIN_SET asking for policy detect in a cluster
+ *             domain, or %ORDLOCK_A_CLUSTER 1 in a detect domain (DOC:
+ *             Cluster domains)
  * ENOENT      CANCEL of a cookie the socket has no request with; GET_STATS
  *             or DOMAIN_GET of a domain that does not exist
  * EBUSY       another request of the socket is in progress; ACQUIRE with
- *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys
+ *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys;
+ *             DOMAIN_SET changing %ORDLOCK_A_CLUSTER of a domain that has
+ *             owners
  * EPERM       DOMAIN_SET without CAP_NET_ADMIN
  * EACCES      the first lock request of a socket whose task may not open
  *             /dev/ordlock for reading and writing
@@ -1233,6 +1321,12 @@ struct ordlock_order_get {
  * ENOMEM      out of memory (nothing is changed, see DOMAIN_SET)
  * ENOBUFS     the socket's receive buffer overflowed (see above)
  * ESTALE      TOKEN_CHECK: the token is not the live grant of the key
+ * ENOTCONN    DOMAIN_SET %ORDLOCK_A_CLUSTER 1: this host is not in a quorate
+ *             cluster (nothing is changed)
+ * ENOPKG      DOMAIN_SET %ORDLOCK_A_CLUSTER 1: no cluster backend
+ *             (ordlock_dlm.ko)
+ * EIO         DOMAIN_SET %ORDLOCK_A_CLUSTER 1: joining the DLM lockspace
+ *             failed
  * ENODEV      the module is being unloaded
  * ==========  ===============================================================
  */

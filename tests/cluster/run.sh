@@ -309,6 +309,17 @@ for ((i = 1; i <= nodes; i++)); do
 			print "cluster: " s " after boot"
 		}' "$f"
 done | tee "$results/costs.txt"
+# each program's time (seconds, the longest node's)
+line=
+for name in ${tests[@]+"${tests[@]}"}; do
+	longest=0
+	for ((i = 1; i <= nodes; i++)); do
+		t=$(cat "$results/node$i/$name.time" 2>/dev/null) || continue
+		if ((t > longest)); then longest=$t; fi
+	done
+	line+="${line:+, }$name ${longest}s"
+done
+[[ -z $line ]] || echo "cluster: programs: $line" | tee -a "$results/costs.txt"
 echo "cluster: total $((t1 - t0))s for $nodes guests of ${mem} MiB" | tee -a "$results/costs.txt"
 # the figures of the benches (make bench-cluster): "# bench ..." lines
 grep -h '^# bench' "$results"/node*/*.tap 2>/dev/null | sed 's/^# //' | tee "$results/bench.txt"

@@ -120,6 +120,13 @@ struct ordlock_backend_lock {
 	int status;
 	struct work_struct request;
 	struct work_struct cleanup;
+	/*
+	 * revert: undoes a conversion its caller gave up on; idle is
+	 * complete while no revert is in flight
+	 */
+	struct work_struct revert;
+	struct completion idle;
+	int old_mode;
 	int mode;
 	u32 flags;
 	u32 rank;
@@ -288,6 +295,8 @@ static void odlm_cleanup_fn(struct work_struct *work)
 		container_of(work, struct ordlock_backend_lock, cleanup);
 	int ret;
 
+	/* a conversion given up on is reverted first */
+	flush_work(&l->revert);
 	/* dlm_lock() has returned: sb_lkid is set, or the request failed */
 	flush_work(&l->request);
 	if (!completion_done(&l->ast)) {
@@ -320,6 +329,103 @@ static void odlm_cleanup_fn(struct work_struct *work)
 	odlm_lock_free(l);
 }
 
+static long odlm_timeout(ktime_t deadline)
+{
+	s64 ns;
+
+	if (deadline == KTIME_MAX)
+		return MAX_SCHEDULE_TIMEOUT;
+	ns = ktime_to_ns(ktime_sub(deadline, ktime_get()));
+	return ns > 0 ? nsecs_to_jiffies(ns) + 1 : 0;
+}
+
+/*
+ * A conversion whose caller gave up: cancel it, and if the grant won the
+ * race, convert back down (always granted). Either way the lock ends in
+ * its old mode.
+ */
+static void odlm_revert_fn(struct work_struct *work)
+{
+	struct ordlock_backend_lock *l =
+		container_of(work, struct ordlock_backend_lock, revert);
+	int ret;
+
+	flush_work(&l->request);
+	if (!completion_done(&l->ast)) {
+		ret = odlm_unlock_retry(l, DLM_LKF_CANCEL);
+		if (ret && ret != -EBUSY)
+			pr_warn_ratelimited("%s: cancel of the conversion of %s failed: %d\n",
+					    l->space->name, l->res, ret);
+		wait_for_completion(&l->ast);
+	}
+	if (!l->status) {
+		/* converted after all: back to the old mode */
+		reinit_completion(&l->ast);
+		l->mode = l->old_mode;
+		l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK;
+		queue_work(odlm_wq, &l->request);
+		flush_work(&l->request);
+		wait_for_completion(&l->ast);
+		if (l->status)
+			pr_warn_ratelimited("%s: converting %s back failed: %d\n",
+					    l->space->name, l->res, l->status);
+	}
+	l->mode = l->old_mode;
+	/* the granted lock's status, for the release */
+	l->status = 0;
+	complete_all(&l->idle);
+}
+
+static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
+			u32 flags, ktime_t deadline)
+{
+	int mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
+	long left;
+	int status;
+
+	/* an earlier conversion still being reverted */
+	left = wait_for_completion_interruptible_timeout(&l->idle,
+							 odlm_timeout(deadline));
+	if (left <= 0)
+		return left ? -EINTR : -ETIMEDOUT;
+	if (mode == l->mode)
+		return 0;
+	l->old_mode = l->mode;
+	l->mode = mode;
+	/* down from EX writes the value block, up to EX reads it */
+	l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK;
+	if (flags & ORDLOCK_BACKEND_TRY)
+		l->flags |= DLM_LKF_NOQUEUE;
+	reinit_completion(&l->ast);
+	queue_work(odlm_wq, &l->request);
+	left = wait_for_completion_interruptible_timeout(&l->ast,
+							 odlm_timeout(deadline));
+	if (left <= 0) {
+		reinit_completion(&l->idle);
+		queue_work(odlm_wq, &l->revert);
+		return left ? -EINTR : -ETIMEDOUT;
+	}
+	flush_work(&l->request);
+	status = l->status;
+	pr_debug("%s: %s convert to %s: status %d\n", l->space->name, l->res,
+		 exclusive ? "ex" : "sh", status);
+	if (!status)
+		return 0;
+	/* refused: still granted in the old mode */
+	l->mode = l->old_mode;
+	l->status = 0;
+	switch (status) {
+	case -EAGAIN:
+	case -EDEADLK:
+	case -ENOMEM:
+		return status;
+	default:
+		pr_warn_ratelimited("%s: conversion of %s failed: %d\n",
+				    l->space->name, l->res, status);
+		return -EIO;
+	}
+}
+
 static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		     bool exclusive, u32 flags, ktime_t deadline,
 		     struct ordlock_backend_lock **out)
@@ -337,6 +443,9 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 	init_completion(&l->ast);
 	INIT_WORK(&l->request, odlm_request_fn);
 	INIT_WORK(&l->cleanup, odlm_cleanup_fn);
+	INIT_WORK(&l->revert, odlm_revert_fn);
+	init_completion(&l->idle);
+	complete_all(&l->idle);
 	l->mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
 	l->flags = DLM_LKF_VALBLK;
 	if (flags & ORDLOCK_BACKEND_TRY)
@@ -526,6 +635,7 @@ static const struct ordlock_backend_ops odlm_ops = {
 	.join = odlm_join,
 	.leave = odlm_leave,
 	.lock = odlm_lock,
+	.convert = odlm_convert,
 	.unlock = odlm_unlock,
 	.value = odlm_value,
 	.set_value = odlm_set_value,

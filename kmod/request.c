@@ -234,6 +234,18 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	return ret;
 }
 
+/* A fresh token of @domain above @floor */
+static u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
+{
+	s64 cur;
+
+	cur = atomic64_read(&domain->next_token);
+	while ((u64)cur < floor &&
+	       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
+		;
+	return ordlock_domain_next_token(domain);
+}
+
 /*
  * In a cluster domain, the token of a grant of @holds is above the
  * fencing value of each of its keys in the cluster (the value block of the
@@ -246,16 +258,11 @@ static u64 ordlock_cluster_token(struct ordlock_domain *domain,
 	struct ordlock_backend *backend = READ_ONCE(domain->backend);
 	struct ordlock_hold *hold;
 	u64 floor = 0, token;
-	s64 cur;
 
 	list_for_each_entry(hold, holds, owner_node)
 		if (hold->blk)
 			floor = max(floor, backend->ops->value(hold->blk));
-	cur = atomic64_read(&domain->next_token);
-	while ((u64)cur < floor &&
-	       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
-		;
-	token = ordlock_domain_next_token(domain);
+	token = ordlock_cluster_next_token(domain, floor);
 	list_for_each_entry(hold, holds, owner_node)
 		if (hold->blk && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
 			backend->ops->set_value(hold->blk, token);
@@ -271,7 +278,18 @@ static int ordlock_request_done(struct ordlock_request *req)
 	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
-			owner->last_token = ordlock_domain_next_token(owner->domain);
+			struct ordlock_backend_lock *blk = req->hold->blk;
+
+			if (blk) {
+				struct ordlock_backend *b = READ_ONCE(owner->domain->backend);
+
+				owner->last_token =
+					ordlock_cluster_next_token(owner->domain,
+								   b->ops->value(blk));
+				b->ops->set_value(blk, owner->last_token);
+			} else {
+				owner->last_token = ordlock_domain_next_token(owner->domain);
+			}
 			req->hold->token = owner->last_token;
 		}
 		req->token = req->hold->token;
@@ -386,6 +404,78 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 		break;
 	}
 	return ordlock_owner_fail(owner, reason, ret, key);
+}
+
+/*
+ * A conversion of a key of a cluster domain, in the cluster: the owner's
+ * lock dropped meanwhile, as for ordlock_take_cluster(). Return: 0, or a
+ * negative errno recorded (the key held as before in the cluster).
+ */
+static int ordlock_convert_cluster(struct ordlock_request *req,
+				   const struct ordlock_rkey *key)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_backend *backend = READ_ONCE(owner->domain->backend);
+	struct ordlock_hold *hold = req->hold;
+	ktime_t deadline;
+	u32 flags = 0, reason;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (!hold->blk)
+		return 0;
+	deadline = ordlock_request_deadline(req);
+	if (req->try || key->mode == ORDLOCK_MODE_SHARED)
+		deadline = max(deadline,
+			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
+	if (req->try)
+		flags |= ORDLOCK_BACKEND_TRY;
+	mutex_unlock(&owner->lock);
+	ret = backend->ops->convert(hold->blk, key->mode == ORDLOCK_MODE_EXCLUSIVE,
+				    flags, deadline);
+	mutex_lock(&owner->lock);
+	if (!ret)
+		return 0;
+	switch (ret) {
+	case -EAGAIN:
+		reason = ORDLOCK_REASON_BUSY;
+		break;
+	case -ETIMEDOUT:
+		req->waited = true;
+		reason = ORDLOCK_REASON_TIMEOUT;
+		break;
+	case -EINTR:
+		reason = ORDLOCK_REASON_SIGNAL;
+		break;
+	case -EDEADLK:
+		/* Two nodes upgrading the key at once: the DLM refused this one */
+		reason = ORDLOCK_REASON_UPGRADE;
+		break;
+	case -ENOMEM:
+		reason = ORDLOCK_REASON_NOMEM;
+		break;
+	default:
+		reason = ORDLOCK_REASON_CLUSTER;
+		ret = -EIO;
+		break;
+	}
+	return ordlock_owner_fail(owner, reason, ret, key);
+}
+
+/*
+ * The conversion is granted locally: an upgrade in a cluster domain
+ * converts in the cluster too (a failure undoes the local upgrade)
+ */
+static int ordlock_request_converted(struct ordlock_request *req)
+{
+	int ret;
+
+	if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE && req->hold->blk) {
+		ret = ordlock_convert_cluster(req, &req->keys[0]);
+		if (ret)
+			return ordlock_request_fail(req, ret);
+	}
+	return ordlock_request_done(req);
 }
 
 /* Key req->next is granted: go on to the next one */
@@ -531,7 +621,7 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 	if (ret)
 		return ordlock_request_fail(req, ret);
 	if (req->convert)
-		return ordlock_request_done(req);
+		return ordlock_request_converted(req);
 	ret = ordlock_take_cluster(req);
 	if (ret)
 		return ordlock_request_fail(req, ret);
@@ -768,8 +858,8 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		req->token = hold->token;
 		return 0;
 	}
-	/* Not yet a conversion of the cluster's lock: refused, nothing changes */
-	if (READ_ONCE(owner->domain->backend))
+	if (hold->blk && req->notify)
+		/* The cluster's conversion has no asynchronous form yet */
 		return ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
 					  -EOPNOTSUPP, key);
 
@@ -777,6 +867,12 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 	req->active = true;
 	owner->busy = true;
 	req->timeout_ns = timeout_ns;
+	if (key->mode == ORDLOCK_MODE_SHARED) {
+		/* A downgrade: in the cluster first (nothing to undo locally) */
+		ret = ordlock_convert_cluster(req, key);
+		if (ret)
+			return ordlock_request_fail(req, ret);
+	}
 	ordlock_waiter_init(req, hold, key->mode, true);
 	spin_lock(&ordlock_res_bucket(res)->lock);
 	/* A downgrade always fits; an upgrade fits when nobody else holds */
@@ -785,7 +881,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		if (key->mode == ORDLOCK_MODE_SHARED)
 			ordlock_res_grant_waiters(res);
 		spin_unlock(&ordlock_res_bucket(res)->lock);
-		return ordlock_request_done(req);
+		return ordlock_request_converted(req);
 	}
 	other = ordlock_res_converting(res);
 	if (other) {

@@ -9,7 +9,8 @@
  * cl_init() reads them; cl_barrier(name) waits (300 s hang guard) until
  * every live node reached NAME; cl_path(name) is a file of the shared
  * directory; cl_cluster_domain(ol, name) makes NAME a cluster domain on
- * this node (each node sets its own domain: the setting is per host).
+ * this node (each node sets its own domain: the setting is per host),
+ * cl_domain_on() does it as a test point.
  */
 #ifndef ORDLOCK_CLCASE_H
 #define ORDLOCK_CLCASE_H
@@ -112,6 +113,15 @@ static inline int cl_cluster_domain(struct ordlock *ol, const char *name)
 	};
 
 	return ordlock_domain_config(ol, name, &cfg);
+}
+
+/* a point: NAME is a cluster domain on this node (the error if not) */
+static inline int cl_domain_on(struct ordlock *ol, const char *name)
+{
+	int ret = cl_cluster_domain(ol, name);
+
+	return ok(ret == 0, "node%d: %s is a cluster domain%s%s", cl_node, name,
+		  ret ? ": " : "", ret ? strerror(errno) : "");
 }
 
 #endif /* ORDLOCK_CLCASE_H */

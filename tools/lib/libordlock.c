@@ -489,7 +489,7 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 	case ORDLOCK_REASON_CLUSTER:
 		if (f->error == EOPNOTSUPP)
 			snprintf(buf, len,
-				 "cluster domain: not supported there yet (conversions, netlink lock requests)%s%s",
+				 "cluster domain: not supported there yet (netlink lock requests)%s%s",
 				 f->index != ~0U ? "; key " : "", f->index != ~0U ? key : "");
 		else if (f->index != ~0U)
 			snprintf(buf, len,

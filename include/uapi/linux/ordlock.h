@@ -183,9 +183,8 @@
  *              the key (the key is not held, or held under another token)
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
- *              %ORDLOCK_IOC_CONVERT in a cluster domain, and netlink
- *              ACQUIRE or CONVERT there (REFUSED; reason
- *              %ORDLOCK_REASON_CLUSTER); nothing changed
+ *              netlink ACQUIRE or CONVERT in a cluster domain (REFUSED;
+ *              reason %ORDLOCK_REASON_CLUSTER); nothing changed
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
  *              cluster than ordlock_dlm's parameter cluster); nothing changed
@@ -256,10 +255,19 @@
  * generation times 2^24: above the lost value as long as the nodes'
  * clocks agree to within that margin (16.8 s per recovery).
  *
- * Not yet in a cluster domain: conversions (%ORDLOCK_IOC_CONVERT fails
- * with %EOPNOTSUPP, reason %ORDLOCK_REASON_CLUSTER, the key held as
- * before), and netlink lock requests (asynchronous; REFUSED with
- * %EOPNOTSUPP). A real deployment needs real fencing: a node cut off from
+ * Conversions are DLM conversions: a downgrade converts in the DLM first,
+ * an upgrade after the local grant, within the request's deadline; a
+ * failed one leaves the key held in its old mode, locally and in the DLM
+ * (an upgrade that timed out is cancelled, or converted back if the grant
+ * won the race). Two nodes upgrading one key at once are a conversion
+ * deadlock that the DLM breaks: one of them fails with %EDEADLK, reason
+ * %ORDLOCK_REASON_UPGRADE (@pid 0: the other upgrader is on another node),
+ * still holding the key shared, as two local upgraders do. An upgrade's
+ * token comes from the key's value block like a grant's.
+ *
+ * Not yet in a cluster domain: netlink lock requests (asynchronous;
+ * REFUSED with %EOPNOTSUPP, reason %ORDLOCK_REASON_CLUSTER). A real
+ * deployment needs real fencing: a node cut off from
  * the others but alive must not go on writing under a lock the cluster has
  * given to someone else (see docs/cluster.md).
  */

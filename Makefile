@@ -22,6 +22,9 @@
 #                       tests on every node; not part of make check (the
 #                       guests take ~2.7 GiB and the machine's cores);
 #                       ends "N passed, N failed" (T= works)
+#   make bench-cluster  the same cluster (two guests) timing acquire + release:
+#                       the raw DLM calls next to ordlock's (ratios; reports,
+#                       does not fail)
 #   make demo           boot the VM and run the demo programs, live
 #   make fuzz           the long fuzz runs: fuzz-vm-debug (below), then
 #                       fuzz-parsers when clang is installed
@@ -85,7 +88,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 # make check T="a b": only these in-VM tests
 T ?=
 
-.PHONY: all modules tools tests unit check check-debug check-cluster vm demo demo-run bench clean deps \
+.PHONY: all modules tools tests unit check check-debug check-cluster bench-cluster vm demo demo-run bench clean deps \
 	stress fuzz fuzz-parsers fuzz-vm stress-debug fuzz-vm-debug \
 	kdir-check vm-env install uninstall install-module dkms-source \
 	dkms-install dkms-uninstall dkms-check
@@ -140,6 +143,14 @@ check-cluster:
 	+$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 	@$(vm_env) bash tests/cluster/run.sh $(T)
+
+# The cluster benchmark (tests/cluster/bench/): two nodes; reports, does not fail
+bench-cluster:
+	@bash tests/install-deps.sh --cluster
+	+@$(MAKE) --no-print-directory modules tests
+	+$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod \
+		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
+	@$(vm_env) CLUSTER_BENCH=1 CLUSTER_NODES=$${CLUSTER_NODES:-2} bash tests/cluster/run.sh $(T)
 
 vm: kdir-check
 	@$(vm_env) bash tests/vm/run.sh $(T)

@@ -58,7 +58,8 @@ int ordlock_backend_register(struct ordlock_backend *backend)
 	int ret = 0;
 
 	if (!backend->name || !ordlock_backend_name_ok(backend->name) || !ops ||
-	    !ops->join || !ops->leave || !ops->lock || !ops->unlock)
+	    !ops->join || !ops->leave || !ops->lock || !ops->convert || !ops->unlock ||
+	    !ops->value || !ops->set_value)
 		return -EINVAL;
 	mutex_lock(&ordlock_backends_lock);
 	if (ordlock_backend_find(backend->name))

@@ -25,6 +25,9 @@ struct module;
 struct ordlock_backend_space;
 struct ordlock_backend_lock;
 
+/* The backend of cluster domains (its module: ordlock_dlm) */
+#define ORDLOCK_CLUSTER_BACKEND "dlm"
+
 /* Size of a backend's name, NUL included */
 #define ORDLOCK_BACKEND_NAME_MAX 16
 
@@ -46,7 +49,19 @@ struct ordlock_backend_lock;
  *	-EDEADLK (the backend saw a deadlock), or another errno (the cluster
  *	failed). A lock that failed holds nothing, whatever happens to the
  *	request in the backend afterwards: the backend cleans up on its own.
+ * @convert: change the mode of a granted lock to exclusive or shared,
+ *	waiting until @deadline at most; returns as @lock (-EDEADLK: the
+ *	backend's conversion deadlock, two holders upgrading at once). A
+ *	conversion that failed leaves the lock held in its old mode, whatever
+ *	the request does afterwards (the backend reverts it on its own; a
+ *	later operation on the lock waits for that, within its own deadline)
  * @unlock: release a lock taken by @lock; does not wait for the cluster
+ * @value: the fencing floor of a granted lock: the value the key's value
+ *	block held when @lock granted it (0 for none), raised when the
+ *	backend found the value block lost (a node died holding the key
+ *	exclusively) so that it is above every value written before
+ * @set_value: the value an exclusive lock writes to the key's value block
+ *	when it is released (a shared one writes nothing)
  */
 struct ordlock_backend_ops {
 	struct ordlock_backend_space *(*join)(const char *domain);
@@ -54,7 +69,11 @@ struct ordlock_backend_ops {
 	int (*lock)(struct ordlock_backend_space *space, u32 rank, u64 id,
 		    bool exclusive, u32 flags, ktime_t deadline,
 		    struct ordlock_backend_lock **out);
+	int (*convert)(struct ordlock_backend_lock *lock, bool exclusive,
+		       u32 flags, ktime_t deadline);
 	void (*unlock)(struct ordlock_backend_lock *lock);
+	u64 (*value)(struct ordlock_backend_lock *lock);
+	void (*set_value)(struct ordlock_backend_lock *lock, u64 value);
 };
 
 /**

@@ -60,6 +60,8 @@ struct ordlock_ioctl_op {
 	unsigned int cmd;
 	bool copy_out_on_error;
 	bool write_first;
+	/* runs without owner->lock (it may wait for the cluster) */
+	bool unlocked;
 	int (*execute)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
 	void (*undo)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
 };
@@ -414,29 +416,42 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 				       union ordlock_ioctl_buffer *buf)
 {
 	struct ordlock_domain_config *arg = &buf->domain_config;
+	struct ordlock_domain_settings set = {
+		.flags = arg->flags,
+		.policy = arg->policy,
+		.detect_delay_ms = arg->detect_delay_ms,
+		.max_hold_ms = arg->max_hold_ms,
+		.cluster = arg->cluster,
+	};
 	struct ordlock_domain *domain;
-	u32 flags;
 	int ret;
 
-	if (arg->flags & ~ORDLOCK_DOMAIN_FLAGS || arg->__reserved2 ||
+	if (arg->flags & ~ORDLOCK_DOMAIN_FLAGS ||
 	    ordlock_domain_name_valid(arg->name))
 		return -EINVAL;
 	if ((arg->flags & ORDLOCK_DOMAIN_SET_STRICT) && arg->strict > 1)
 		return -EINVAL;
-	flags = arg->flags;
-	if ((flags & ORDLOCK_DOMAIN_SET_STRICT) && arg->strict)
-		flags |= ORDLOCK_DOMAIN_STRICT_ON;
-	/* A domain created here is the owner's user's, like one it moves to */
-	ret = ordlock_domain_configure_admin(arg->name, flags, arg->policy,
-					     arg->detect_delay_ms, arg->max_hold_ms,
-					     owner->user, owner->user_exempt,
-					     &domain);
-	if (ret)
+	if ((arg->flags & ORDLOCK_DOMAIN_SET_CLUSTER) && arg->cluster > 1)
+		return -EINVAL;
+	if ((set.flags & ORDLOCK_DOMAIN_SET_STRICT) && arg->strict)
+		set.flags |= ORDLOCK_DOMAIN_STRICT_ON;
+	/*
+	 * A domain created here is the owner's user's, like one it moves to.
+	 * Called without the owner's lock (the cluster join may take long).
+	 */
+	ret = ordlock_domain_configure_admin(arg->name, &set, owner->user,
+					     owner->user_exempt, &domain);
+	if (ret) {
+		if (set.why)
+			pr_info_ratelimited("ordlock: domain %s: %s\n", arg->name,
+					    set.why);
 		return ret;
+	}
 	arg->policy = READ_ONCE(domain->policy);
 	arg->detect_delay_ms = READ_ONCE(domain->detect_delay_ms);
 	arg->strict = READ_ONCE(domain->strict);
 	arg->max_hold_ms = READ_ONCE(domain->max_hold_ms);
+	arg->cluster = !!READ_ONCE(domain->backend);
 	arg->nowners = atomic_read(&domain->owners.cur);
 	ordlock_domain_put(domain);
 	return 0;
@@ -594,6 +609,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.min_size = offsetofend(struct ordlock_domain_config, max_hold_ms),
 		.copy_out_on_error = false,
 		.write_first = true,
+		.unlocked = true,
 		.execute = ordlock_ioctl_domain_config,
 	},
 	{
@@ -711,6 +727,12 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	 */
 	if (op->write_first && ordlock_arg_out(uarg, &buf, op, usize))
 		return -EFAULT;
+	if (op->unlocked) {
+		ret = op->execute(owner, &buf);
+		if (!ret && ordlock_arg_out(uarg, &buf, op, usize))
+			ret = -EFAULT;
+		return ret;
+	}
 	if (mutex_lock_interruptible(&owner->lock))
 		return -ERESTARTSYS;
 	ret = op->execute(owner, &buf);

@@ -12,6 +12,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
+#include "backend.h"
 #include "domain.h"
 #include "order.h"
 #include "keys.h"
@@ -161,6 +162,17 @@ struct ordlock_domain *ordlock_domain_get_default(void)
 	return ordlock_default_domain;
 }
 
+/*
+ * Leave a cluster domain's space and release its backend; with no lock
+ * held (the leave waits for the releases still in flight in the cluster)
+ */
+static void ordlock_domain_leave(struct ordlock_backend *backend,
+				 struct ordlock_backend_space *space)
+{
+	backend->ops->leave(space);
+	ordlock_backend_put(backend);
+}
+
 /* Called with ordlock_domains_lock held, which it releases */
 static void ordlock_domain_free(struct kref *ref)
 {
@@ -173,6 +185,9 @@ static void ordlock_domain_free(struct kref *ref)
 	list_del(&domain->node);
 	ordlock_ndomains--;
 	mutex_unlock(&ordlock_domains_lock);
+	/* The last owner is gone: its releases are on their way */
+	if (domain->space)
+		ordlock_domain_leave(domain->backend, domain->space);
 	free_percpu(domain->stats);
 	ordlock_order_free(domain);
 	kfree(domain->rank_names);
@@ -190,39 +205,161 @@ void ordlock_domain_put(struct ordlock_domain *domain)
 	kref_put_mutex(&domain->ref, ordlock_domain_free, &ordlock_domains_lock);
 }
 
+/*
+ * Whether an owner is in @domain, or anyone but the caller of
+ * ordlock_domain_configure() (one reference) holds it: every owner holds a
+ * reference, and takes it under ordlock_domains_lock (but in the default
+ * domain, which is never a cluster domain). A domain without owners has
+ * no holders and no waiters.
+ */
+static bool ordlock_domain_in_use(struct ordlock_domain *domain)
+{
+	lockdep_assert_held(&ordlock_domains_lock);
+	return kref_read(&domain->ref) > 1 + domain->pinned;
+}
+
+/* The policy @domain has after @set */
+static u32 ordlock_domain_new_policy(struct ordlock_domain *domain,
+				     const struct ordlock_domain_settings *set)
+{
+	if (set->flags & ORDLOCK_DOMAIN_SET_POLICY)
+		return set->policy;
+	return READ_ONCE(domain->policy);
+}
+
+/* Why a cluster change was refused (extack, kernel log) */
+static const char ordlock_why_detect[] =
+	"detect is not available in a cluster domain: the DLM sees no cycles across resources";
+static const char ordlock_why_owners[] =
+	"the domain has owners (holders, waiters or idle ones): change it when nobody is in it";
+static const char ordlock_why_nopkg[] =
+	"no cluster backend: ordlock_dlm.ko is not installed, or the kernel has no DLM";
+static const char ordlock_why_notconn[] =
+	"no cluster: dlm_controld is not running, or this node is not in a quorate cluster";
+
+/*
+ * The checks of a cluster change that hold whatever the join does: the
+ * result of @set on @domain, whose lock is held. Return: 0 or an errno,
+ * with set->why.
+ */
+static int ordlock_domain_cluster_check(struct ordlock_domain *domain,
+					struct ordlock_domain_settings *set)
+{
+	bool cluster = set->flags & ORDLOCK_DOMAIN_SET_CLUSTER ? set->cluster :
+		       !!domain->backend;
+
+	lockdep_assert_held(&ordlock_domains_lock);
+	if (cluster && ordlock_domain_new_policy(domain, set) == ORDLOCK_POLICY_DETECT) {
+		set->why = ordlock_why_detect;
+		return -EOPNOTSUPP;
+	}
+	if (!(set->flags & ORDLOCK_DOMAIN_SET_CLUSTER) || cluster == !!domain->backend)
+		return 0;
+	if (domain == ordlock_default_domain) {
+		set->why = "the default domain cannot be a cluster domain";
+		return -EINVAL;
+	}
+	if (domain->cluster_changing) {
+		set->why = "another change of the domain's cluster setting is in progress";
+		return -EBUSY;
+	}
+	if (ordlock_domain_in_use(domain)) {
+		set->why = ordlock_why_owners;
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
+ * Join the cluster for @domain (set->cluster 1, the domain not a cluster
+ * domain yet): ordlock_domains_lock is held on entry and on return, and
+ * dropped meanwhile; the domain is marked changing so that no other change
+ * of the setting runs at the same time. Return: 0 with the backend and its
+ * space, or an errno with set->why.
+ */
+static int ordlock_domain_join(struct ordlock_domain *domain,
+			       struct ordlock_domain_settings *set,
+			       struct ordlock_backend **backendp,
+			       struct ordlock_backend_space **spacep)
+	__must_hold(&ordlock_domains_lock)
+{
+	struct ordlock_backend_space *space;
+	struct ordlock_backend *backend;
+	int ret = 0;
+
+	lockdep_assert_held(&ordlock_domains_lock);
+	domain->cluster_changing = true;
+	mutex_unlock(&ordlock_domains_lock);
+
+	/* No lock of ordlock held: loading the module and joining may sleep long */
+	backend = ordlock_backend_get(ORDLOCK_CLUSTER_BACKEND);
+	if (IS_ERR(backend)) {
+		set->why = ordlock_why_nopkg;
+		ret = -ENOPKG;
+		goto out;
+	}
+	space = backend->ops->join(domain->name);
+	if (IS_ERR(space)) {
+		ret = PTR_ERR(space);
+		ordlock_backend_put(backend);
+		if (ret == -ENOTCONN) {
+			set->why = ordlock_why_notconn;
+		} else if (ret == -ENOMEM) {
+			set->why = "out of memory joining the DLM lockspace";
+		} else {
+			set->why = "joining the DLM lockspace failed (the kernel log says why)";
+			ret = -EIO;
+		}
+		goto out;
+	}
+	*backendp = backend;
+	*spacep = space;
+out:
+	mutex_lock(&ordlock_domains_lock);
+	domain->cluster_changing = false;
+	return ret;
+}
+
 /**
  * ordlock_domain_configure() - read or change the settings of a domain
  * @name: a valid domain name; the domain is created if needed
- * @flags: ORDLOCK_DOMAIN_SET_* bits (ORDLOCK_DOMAIN_SET_STRICT with
- *	ORDLOCK_DOMAIN_STRICT_ON or without it for the new strict setting),
- *	and ORDLOCK_DOMAIN_RESET_ORDER to forget the learned lock order
- *	(order.h)
- * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
- * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
- * @max_hold_ms: the new longest lease, with ORDLOCK_DOMAIN_SET_MAX_HOLD
- * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
- * @nnames: their number
+ * @set: what to change (see struct ordlock_domain_settings); set->why
+ *	receives the reason of a refusal
  * @user: the user a new domain is created for (see ordlock_domain_get())
  * @exempt: @user's limit does not apply
  * @out: receives the domain, with a reference the caller drops
  *
- * The caller checks the privileges. A domain that was changed lives until
- * the module is unloaded, and stays charged to the user it was created for.
+ * The caller checks the privileges, and holds no lock of this module:
+ * turning the cluster setting on loads the backend and joins the domain's
+ * space in the cluster, turning it off leaves it. A domain that was
+ * changed lives until the module is unloaded, and stays charged to the
+ * user it was created for. A call that fails changes nothing.
  *
- * Return: 0, -EINVAL for an unknown policy, -EEXIST when a rank or a name
- * appears twice in @names, -ENOSPC, -EDQUOT or -ENOMEM.
+ * Return: 0, -EINVAL for an unknown policy, a cluster setting other than 0
+ * or 1 or the default domain made a cluster domain, -EEXIST when a rank or
+ * a name appears twice in @names, -EOPNOTSUPP for policy detect in a
+ * cluster domain, -EBUSY for a cluster change of a domain with owners,
+ * -ENOPKG (no backend), -ENOTCONN (no cluster) or -EIO (the join failed),
+ * -ENOSPC, -EDQUOT or -ENOMEM.
  */
-int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
-			     u32 detect_delay_ms, u32 max_hold_ms,
-			     const struct ordlock_rank_name *names,
-			     unsigned int nnames, struct ordlock_user *user,
+int ordlock_domain_configure(const char *name,
+			     struct ordlock_domain_settings *set,
+			     struct ordlock_user *user,
 			     bool exempt, struct ordlock_domain **out)
 {
+	struct ordlock_backend_space *space = NULL, *old_space = NULL;
+	struct ordlock_backend *backend = NULL, *old_backend = NULL;
 	struct ordlock_rank_name *copy = NULL;
+	const struct ordlock_rank_name *names = set->names;
+	unsigned int nnames = set->nnames, i, j;
 	struct ordlock_domain *domain;
-	unsigned int i, j;
+	u32 flags = set->flags;
+	int ret;
 
-	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
+	set->why = NULL;
+	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && set->policy > ORDLOCK_POLICY_TIMEOUT)
+		return -EINVAL;
+	if ((flags & ORDLOCK_DOMAIN_SET_CLUSTER) && set->cluster > 1)
 		return -EINVAL;
 	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
 		for (i = 0; i < nnames; i++)
@@ -243,14 +380,40 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 		kfree(copy);
 		return PTR_ERR(domain);
 	}
+	ret = ordlock_domain_cluster_check(domain, set);
+	if (!ret && (flags & ORDLOCK_DOMAIN_SET_CLUSTER) && set->cluster &&
+	    !domain->backend) {
+		ret = ordlock_domain_join(domain, set, &backend, &space);
+		/* What may have changed while the lock was dropped */
+		if (!ret)
+			ret = ordlock_domain_cluster_check(domain, set);
+		if (ret) {
+			/* Left below, with no lock held */
+			old_backend = backend;
+			old_space = space;
+			backend = NULL;
+		}
+	}
+	if (ret) {
+		mutex_unlock(&ordlock_domains_lock);
+		goto fail;
+	}
+	if ((flags & ORDLOCK_DOMAIN_SET_CLUSTER) &&
+	    set->cluster != !!domain->backend) {
+		/* Nobody is in the domain: no request or release reads these */
+		old_backend = domain->backend;
+		old_space = domain->space;
+		WRITE_ONCE(domain->space, space);
+		WRITE_ONCE(domain->backend, backend);
+	}
 	if (flags & ORDLOCK_DOMAIN_SET_POLICY)
-		WRITE_ONCE(domain->policy, policy);
+		WRITE_ONCE(domain->policy, set->policy);
 	if (flags & ORDLOCK_DOMAIN_SET_DETECT_DELAY)
-		WRITE_ONCE(domain->detect_delay_ms, detect_delay_ms);
+		WRITE_ONCE(domain->detect_delay_ms, set->detect_delay_ms);
 	if (flags & ORDLOCK_DOMAIN_SET_STRICT)
 		WRITE_ONCE(domain->strict, !!(flags & ORDLOCK_DOMAIN_STRICT_ON));
 	if (flags & ORDLOCK_DOMAIN_SET_MAX_HOLD)
-		WRITE_ONCE(domain->max_hold_ms, max_hold_ms);
+		WRITE_ONCE(domain->max_hold_ms, set->max_hold_ms);
 	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
 		swap(domain->rank_names, copy);
 		domain->nrank_names = nnames;
@@ -261,22 +424,26 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
 	}
 	mutex_unlock(&ordlock_domains_lock);
 	kfree(copy);
+	if (old_space)
+		ordlock_domain_leave(old_backend, old_space);
 	if (flags & ORDLOCK_DOMAIN_RESET_ORDER)
 		ordlock_order_reset(domain);
 	*out = domain;
 	return 0;
+
+fail:
+	kfree(copy);
+	if (old_space)
+		ordlock_domain_leave(old_backend, old_space);
+	ordlock_domain_put(domain);
+	return ret;
 }
 
 /**
  * ordlock_domain_configure_admin() - ordlock_domain_configure() where the
  *	caller needs CAP_SYS_ADMIN to change anything (the ioctl)
  * @name: a valid domain name
- * @flags: ORDLOCK_DOMAIN_SET_POLICY, ORDLOCK_DOMAIN_SET_DETECT_DELAY,
- *	ORDLOCK_DOMAIN_SET_MAX_HOLD, ORDLOCK_DOMAIN_SET_STRICT (and
- *	ORDLOCK_DOMAIN_STRICT_ON) and ORDLOCK_DOMAIN_RESET_ORDER
- * @policy: the new policy
- * @detect_delay_ms: the new delay
- * @max_hold_ms: the new longest lease
+ * @set: as for ordlock_domain_configure(), without rank names
  * @user: the user a new domain is created for (see ordlock_domain_get())
  * @exempt: @user's limit does not apply
  * @out: receives the domain, with a reference the caller drops
@@ -284,17 +451,22 @@ int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
  * Return: as ordlock_domain_configure(), or -EPERM when changing without
  * CAP_SYS_ADMIN.
  */
-int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
-				   u32 detect_delay_ms, u32 max_hold_ms,
+int ordlock_domain_configure_admin(const char *name,
+				   struct ordlock_domain_settings *set,
 				   struct ordlock_user *user,
 				   bool exempt, struct ordlock_domain **out)
 {
-	if ((flags & ORDLOCK_DOMAIN_SET_POLICY) && policy > ORDLOCK_POLICY_TIMEOUT)
+	set->why = NULL;
+	if ((set->flags & ORDLOCK_DOMAIN_SET_POLICY) &&
+	    set->policy > ORDLOCK_POLICY_TIMEOUT)
 		return -EINVAL;
-	if ((flags & ~ORDLOCK_DOMAIN_STRICT_ON) && !capable(CAP_SYS_ADMIN))
+	if ((set->flags & ORDLOCK_DOMAIN_SET_CLUSTER) && set->cluster > 1)
+		return -EINVAL;
+	if ((set->flags & ~ORDLOCK_DOMAIN_STRICT_ON) && !capable(CAP_SYS_ADMIN))
 		return -EPERM;
-	return ordlock_domain_configure(name, flags, policy, detect_delay_ms,
-					max_hold_ms, NULL, 0, user, exempt, out);
+	set->names = NULL;
+	set->nnames = 0;
+	return ordlock_domain_configure(name, set, user, exempt, out);
 }
 
 /**

@@ -14,6 +14,8 @@
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
+struct ordlock_backend;
+struct ordlock_backend_space;
 struct ordlock_order;
 struct ordlock_user;
 
@@ -117,6 +119,15 @@ struct ordlock_rank_name {
  * @stats: per-CPU counters
  * @order: the lock order learned in the domain (order.c), created on first
  *	need with cmpxchg(), freed with the domain; NULL before
+ * @backend: the cluster backend of a cluster domain (pinned), NULL for a
+ *	domain of this host. Written under ordlock_domains_lock, and only
+ *	while no owner is in the domain (ordlock_domain_in_use()): constant
+ *	for as long as an owner is in it, so that requests and releases read
+ *	it (READ_ONCE()) without a lock
+ * @space: the backend's space of the domain (its DLM lockspace); like
+ *	@backend
+ * @cluster_changing: a change of @backend is under way (the join runs
+ *	with no lock held); under ordlock_domains_lock
  * @name: NUL-terminated name
  */
 struct ordlock_domain {
@@ -137,6 +148,9 @@ struct ordlock_domain {
 	struct ordlock_gauge waiters;
 	struct ordlock_stats __percpu *stats;
 	struct ordlock_order *order;
+	struct ordlock_backend *backend;
+	struct ordlock_backend_space *space;
+	bool cluster_changing;
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 };
 
@@ -146,14 +160,38 @@ struct ordlock_domain *ordlock_domain_get(const char *name,
 					  struct ordlock_user *user, bool exempt);
 struct ordlock_domain *ordlock_domain_get_default(void);
 void ordlock_domain_put(struct ordlock_domain *domain);
-int ordlock_domain_configure_admin(const char *name, u32 flags, u32 policy,
-				   u32 detect_delay_ms, u32 max_hold_ms,
+/**
+ * struct ordlock_domain_settings - what ordlock_domain_configure() changes
+ * @flags: ORDLOCK_DOMAIN_SET_* bits (ORDLOCK_DOMAIN_SET_STRICT with
+ *	ORDLOCK_DOMAIN_STRICT_ON or without it for the new strict setting),
+ *	and ORDLOCK_DOMAIN_RESET_ORDER to forget the learned lock order
+ * @policy: the new policy, with ORDLOCK_DOMAIN_SET_POLICY
+ * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
+ * @max_hold_ms: the new longest lease, with ORDLOCK_DOMAIN_SET_MAX_HOLD
+ * @cluster: 1 or 0, with ORDLOCK_DOMAIN_SET_CLUSTER
+ * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
+ * @nnames: their number
+ * @why: receives a message saying why a change was refused (for extack
+ *	and the kernel log), or stays NULL
+ */
+struct ordlock_domain_settings {
+	u32 flags;
+	u32 policy;
+	u32 detect_delay_ms;
+	u32 max_hold_ms;
+	u32 cluster;
+	const struct ordlock_rank_name *names;
+	unsigned int nnames;
+	const char *why;
+};
+
+int ordlock_domain_configure_admin(const char *name,
+				   struct ordlock_domain_settings *set,
 				   struct ordlock_user *user,
 				   bool exempt, struct ordlock_domain **out);
-int ordlock_domain_configure(const char *name, u32 flags, u32 policy,
-			     u32 detect_delay_ms, u32 max_hold_ms,
-			     const struct ordlock_rank_name *names,
-			     unsigned int nnames, struct ordlock_user *user,
+int ordlock_domain_configure(const char *name,
+			     struct ordlock_domain_settings *set,
+			     struct ordlock_user *user,
 			     bool exempt, struct ordlock_domain **out);
 struct ordlock_domain *ordlock_domain_find_get(const char *name);
 unsigned int ordlock_domain_rank_names(struct ordlock_domain *domain,

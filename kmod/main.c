@@ -56,9 +56,10 @@
  * netlink replies and RESULT messages sent to the owner's socket. The
  * locks below it:
  * - ordlock_domains_lock (the list and settings of domains) is taken under
- *   owner->lock when an owner moves to another domain and by ioctl
- *   DOMAIN_CONFIG; without it when a destroyed owner drops its domain, by
- *   netlink DOMAIN_GET/DOMAIN_SET and by debugfs "stats". Nothing of this
+ *   owner->lock when an owner moves to another domain; without it when a
+ *   destroyed owner drops its domain, by ioctl DOMAIN_CONFIG (which runs
+ *   without the owner's lock: a cluster join may take long), by netlink
+ *   DOMAIN_GET/DOMAIN_SET and by debugfs "stats". Nothing of this
  *   module is taken under it but order->lock, by debugfs "order": a freed
  *   domain drops it before putting its creator's user and freeing its
  *   learned order (ordlock_domain_free()).
@@ -99,8 +100,12 @@
  * ordlock_backends_lock (the registered cluster backends, backend.c) is
  * taken alone: by a companion module registering or unregistering its
  * backend, and by a lookup, which takes the backend's module reference
- * under it. request_module() and every call into a backend are made with
- * no lock of this module held.
+ * under it. request_module() and every call into a backend that may wait
+ * are made with no lock of this module held: the cluster join and leave of
+ * a domain (ordlock_domains_lock dropped, the domain marked changing), and
+ * a request's cluster lock and conversion (owner->lock dropped, the owner
+ * busy, as for a local wait). A release's backend unlock, which only
+ * queues work, may run under owner->lock.
  *
  * Not locks of this module, and leaves wherever they appear: the internal
  * locks of per-CPU counters, rate limits, workqueues, hrtimers, wait

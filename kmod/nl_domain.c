@@ -29,6 +29,7 @@ const struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
@@ -46,6 +47,7 @@ const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_TAKES_STRICT,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_TAKES_MAX_HOLD_MS,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_TAKES_CLUSTER,
 };
 
 static int ordlock_nl_put_rank_names(struct sk_buff *skb,
@@ -107,7 +109,8 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 	    nla_put_u32(msg, ORDLOCK_A_POLICY, READ_ONCE(domain->policy)) ||
 	    nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, READ_ONCE(domain->detect_delay_ms)) ||
 	    nla_put_u32(msg, ORDLOCK_A_STRICT, READ_ONCE(domain->strict)) ||
-	    nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, READ_ONCE(domain->max_hold_ms)))
+	    nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, READ_ONCE(domain->max_hold_ms)) ||
+	    nla_put_u32(msg, ORDLOCK_A_CLUSTER, !!READ_ONCE(domain->backend)))
 		goto err;
 	if (stats) {
 		static const u8 map[ORDLOCK_STAT_NR] = {
@@ -191,6 +194,7 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ordlock_rank_name *names = NULL;
 	struct nlattr *tb[ORDLOCK_E_MAX + 1];
+	struct ordlock_domain_settings set = { 0 };
 	struct ordlock_domain *domain;
 	struct ordlock_user *user;
 	unsigned int n = 0, flags = 0;
@@ -228,6 +232,10 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 	if (info->attrs[ORDLOCK_A_MAX_HOLD_MS]) {
 		flags |= ORDLOCK_DOMAIN_SET_MAX_HOLD;
 		max_hold = nla_get_u32(info->attrs[ORDLOCK_A_MAX_HOLD_MS]);
+	}
+	if (info->attrs[ORDLOCK_A_CLUSTER]) {
+		flags |= ORDLOCK_DOMAIN_SET_CLUSTER;
+		set.cluster = nla_get_u32(info->attrs[ORDLOCK_A_CLUSTER]);
 	}
 	if (info->attrs[ORDLOCK_A_RANK_NAMES]) {
 		names = kcalloc(ORDLOCK_RANK_NAMES_MAX, sizeof(*names), GFP_KERNEL);
@@ -272,17 +280,29 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 		ret = PTR_ERR(user);
 		goto out;
 	}
-	ret = ordlock_domain_configure(name, flags, policy, delay, max_hold, names, n,
-				       user, ordlock_user_exempt(), &domain);
+	set.flags = flags;
+	set.policy = policy;
+	set.detect_delay_ms = delay;
+	set.max_hold_ms = max_hold;
+	set.names = names;
+	set.nnames = n;
+	ret = ordlock_domain_configure(name, &set, user, ordlock_user_exempt(),
+				       &domain);
 	ordlock_user_put(user);
 	if (ret) {
-		if (ret == -EEXIST)
+		if (set.why && info->extack) {
+			/* A static string of domain.c (the macros take literals) */
+			info->extack->_msg = set.why;
+			info->extack->bad_attr = info->attrs[ORDLOCK_A_CLUSTER] ?:
+						 info->attrs[ORDLOCK_A_POLICY];
+		} else if (ret == -EEXIST) {
 			NL_SET_ERR_MSG(info->extack, "a rank or a name appears twice");
-		else if (ret == -EDQUOT)
+		} else if (ret == -EDQUOT) {
 			NL_SET_ERR_MSG_ATTR(info->extack, info->attrs[ORDLOCK_A_DOMAIN],
 					    ORDLOCK_NL_DOMAIN_LIMIT_MSG);
-		else
+		} else {
 			NL_SET_ERR_MSG(info->extack, "cannot configure the domain");
+		}
 		goto out;
 	}
 	ret = ordlock_nl_domain_reply(info, domain, false);

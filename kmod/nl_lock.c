@@ -90,6 +90,7 @@ const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_TAKES_LEASE_MS,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
@@ -106,6 +107,7 @@ const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
@@ -122,6 +124,7 @@ const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] = {
@@ -138,6 +141,7 @@ const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_STRICT] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 /* Parse ORDLOCK_A_KEYS into a sorted, merged array the caller kvfree()s */
@@ -684,6 +688,7 @@ const struct nla_policy ordlock_nl_renew_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_TAKES_LEASE_MS,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 /* TOKEN_CHECK: the key (with its token) comes in ORDLOCK_A_KEY */
@@ -699,6 +704,7 @@ const struct nla_policy ordlock_nl_token_check_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_RANK_NAMES] = ORDLOCK_NL_NOT_TAKEN_NEST,
 	[ORDLOCK_A_LEASE_MS] = ORDLOCK_NL_NOT_TAKEN,
 	[ORDLOCK_A_MAX_HOLD_MS] = ORDLOCK_NL_NOT_TAKEN,
+	[ORDLOCK_A_CLUSTER] = ORDLOCK_NL_NOT_TAKEN,
 };
 
 /* Put one revoked key, with its mode and token */

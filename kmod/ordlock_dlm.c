@@ -21,10 +21,19 @@
  * its deadline; the clean-up may (a lockspace in recovery), and a space is
  * left only when all of its locks are gone.
  *
- * Locks: none of its own. Each lock's fields are written by one party at a
- * time, handed over through the work items and the completion: the request
- * work until dlm_lock() returned (flush_work()), the AST until complete(),
- * then the caller or the clean-up work.
+ * Value blocks. The DLM keeps a resource's value block only while some
+ * lock of the resource exists somewhere: the fencing value an exclusive
+ * release writes there would be lost as soon as the key is free. So each
+ * node keeps an *anchor*, a lock in mode NL (compatible with everything)
+ * on every key it used, up to max_anchors per space (the oldest go first),
+ * taken by the request work before the request itself and released when
+ * the space is left.
+ *
+ * Locks: space->anchor_lock (a spinlock, a leaf) protects the space's
+ * anchors (hash, LRU list, count, leaving). Each lock's fields are written
+ * by one party at a time, handed over through the work items and the
+ * completion: the request work until dlm_lock() returned (flush_work()),
+ * the AST until complete(), then the caller or the clean-up work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -33,6 +42,7 @@
 #include <linux/delay.h>
 #include <linux/dlm.h>
 #include <linux/err.h>
+#include <linux/hashtable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
@@ -56,20 +66,51 @@ module_param(cluster, charp, 0444);
 MODULE_PARM_DESC(cluster,
 		 "the corosync cluster_name the lockspaces must belong to (empty: any)");
 
+static unsigned int max_anchors = 4096;
+module_param(max_anchors, uint, 0644);
+MODULE_PARM_DESC(max_anchors,
+		 "NL locks kept per lockspace on keys used, which keep their value blocks (fencing) alive");
+
 static struct workqueue_struct *odlm_wq;
+
+/* ANCHOR_BITS: the size of a space's hash of anchors */
+#define ODLM_ANCHOR_BITS	8
+
+/* An NL lock that keeps a key's resource, and its value block, alive */
+struct odlm_anchor {
+	struct hlist_node hnode;
+	struct list_head lru;
+	struct ordlock_backend_space *space;
+	struct dlm_lksb lksb;
+	struct completion granted;
+	bool unlocking;
+	u32 rank;
+	u64 id;
+};
 
 struct ordlock_backend_space {
 	dlm_lockspace_t *ls;
+	/* the generation of the lockspace's last recovery (recover_done) */
+	atomic_t generation;
 	/* locks of the space still alive, also those being cleaned up */
 	atomic_t nlocks;
 	wait_queue_head_t idle;
+	/* the anchors (see above), under anchor_lock */
+	spinlock_t anchor_lock;
+	DECLARE_HASHTABLE(anchors, ODLM_ANCHOR_BITS);
+	struct list_head lru;
+	unsigned int nanchors;
+	bool leaving;
 	char name[ODLM_LS_LEN];
 };
 
 struct ordlock_backend_lock {
 	struct ordlock_backend_space *space;
 	struct dlm_lksb lksb;
-	char lvb[ODLM_LVB_LEN];
+	/* the value block: lvb[0] the key's fencing value, the rest zero */
+	__le64 lvb[ODLM_LVB_LEN / 8];
+	/* an exclusive lock written by set_value(): its release writes lvb */
+	bool write_lvb;
 	/*
 	 * the AST of the operation in flight (complete_all(): a waiter does
 	 * not consume it, so completion_done() tells whether it came; re-armed
@@ -79,10 +120,125 @@ struct ordlock_backend_lock {
 	int status;
 	struct work_struct request;
 	struct work_struct cleanup;
+	/*
+	 * revert: undoes a conversion its caller gave up on; idle is
+	 * complete while no revert is in flight
+	 */
+	struct work_struct revert;
+	struct completion idle;
+	int old_mode;
 	int mode;
 	u32 flags;
+	u32 rank;
+	u64 id;
 	char res[ODLM_RES_LEN];
 };
+
+static void odlm_space_put_lock(struct ordlock_backend_space *space)
+{
+	if (atomic_dec_and_test(&space->nlocks))
+		wake_up(&space->idle);
+}
+
+static void odlm_anchor_ast(void *arg)
+{
+	struct odlm_anchor *a = arg;
+	struct ordlock_backend_space *space = a->space;
+
+	if (!a->unlocking) {
+		complete(&a->granted);
+		return;
+	}
+	kfree(a);
+	odlm_space_put_lock(space);
+}
+
+/* Release an anchor that is granted and no longer in the hash */
+static void odlm_anchor_drop(struct odlm_anchor *a)
+{
+	struct ordlock_backend_space *space = a->space;
+	int ret;
+
+	a->unlocking = true;
+	ret = dlm_unlock(space->ls, a->lksb.sb_lkid, 0, &a->lksb, a);
+	if (ret) {
+		/* no AST follows */
+		pr_warn_ratelimited("%s: releasing the anchor of %08x:%016llx failed: %d\n",
+				    space->name, a->rank, a->id, ret);
+		kfree(a);
+		odlm_space_put_lock(space);
+	}
+}
+
+static struct odlm_anchor *odlm_anchor_find(struct ordlock_backend_space *space,
+					    u32 rank, u64 id)
+{
+	struct odlm_anchor *a;
+
+	lockdep_assert_held(&space->anchor_lock);
+	hash_for_each_possible(space->anchors, a, hnode, id ^ rank)
+		if (a->rank == rank && a->id == id)
+			return a;
+	return NULL;
+}
+
+/*
+ * Make sure this node anchors key (@rank, @id), resource @res: from the
+ * request work, which may wait for the NL grant (it never waits for
+ * anyone: NL is compatible with every mode)
+ */
+static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
+			u32 rank, u64 id)
+{
+	struct odlm_anchor *a, *victim = NULL;
+	int ret;
+
+	spin_lock(&space->anchor_lock);
+	a = odlm_anchor_find(space, rank, id);
+	if (a)
+		list_move_tail(&a->lru, &space->lru);
+	spin_unlock(&space->anchor_lock);
+	if (a || !max_anchors)
+		return;
+	a = kzalloc(sizeof(*a), GFP_KERNEL);
+	if (!a)
+		return;
+	a->space = space;
+	a->rank = rank;
+	a->id = id;
+	init_completion(&a->granted);
+	atomic_inc(&space->nlocks);
+	ret = dlm_lock(space->ls, DLM_LOCK_NL, &a->lksb, 0, res, strlen(res), 0,
+		       odlm_anchor_ast, a, NULL);
+	if (!ret) {
+		wait_for_completion(&a->granted);
+		ret = a->lksb.sb_status;
+	}
+	if (ret) {
+		/* not granted: no lock to release */
+		pr_debug("%s: anchor of %s not taken: %d\n", space->name, res, ret);
+		kfree(a);
+		odlm_space_put_lock(space);
+		return;
+	}
+	spin_lock(&space->anchor_lock);
+	if (space->leaving || odlm_anchor_find(space, rank, id)) {
+		spin_unlock(&space->anchor_lock);
+		odlm_anchor_drop(a);
+		return;
+	}
+	hash_add(space->anchors, &a->hnode, id ^ rank);
+	list_add_tail(&a->lru, &space->lru);
+	if (++space->nanchors > max_anchors) {
+		victim = list_first_entry(&space->lru, struct odlm_anchor, lru);
+		hash_del(&victim->hnode);
+		list_del(&victim->lru);
+		space->nanchors--;
+	}
+	spin_unlock(&space->anchor_lock);
+	if (victim)
+		odlm_anchor_drop(victim);
+}
 
 static void odlm_ast(void *arg)
 {
@@ -98,6 +254,7 @@ static void odlm_request_fn(struct work_struct *work)
 		container_of(work, struct ordlock_backend_lock, request);
 	int ret;
 
+	odlm_anchor(l->space, l->res, l->rank, l->id);
 	ret = dlm_lock(l->space->ls, l->mode, &l->lksb, l->flags, l->res,
 		       strlen(l->res), 0, odlm_ast, l, NULL);
 	if (ret) {
@@ -112,8 +269,7 @@ static void odlm_lock_free(struct ordlock_backend_lock *l)
 	struct ordlock_backend_space *space = l->space;
 
 	kfree(l);
-	if (atomic_dec_and_test(&space->nlocks))
-		wake_up(&space->idle);
+	odlm_space_put_lock(space);
 }
 
 /* dlm_unlock() with @flags, retried while another operation is in flight */
@@ -139,6 +295,8 @@ static void odlm_cleanup_fn(struct work_struct *work)
 		container_of(work, struct ordlock_backend_lock, cleanup);
 	int ret;
 
+	/* a conversion given up on is reverted first */
+	flush_work(&l->revert);
 	/* dlm_lock() has returned: sb_lkid is set, or the request failed */
 	flush_work(&l->request);
 	if (!completion_done(&l->ast)) {
@@ -152,9 +310,13 @@ static void odlm_cleanup_fn(struct work_struct *work)
 			 l->res, ret, l->status);
 	}
 	if (!l->status) {
-		/* granted (a release, or a grant that beat the cancel) */
+		/*
+		 * Granted (a release, or a grant that beat the cancel). Only a
+		 * lock that was used writes the value block: writing back what
+		 * a grant read would mark a lost value block valid again.
+		 */
 		reinit_completion(&l->ast);
-		ret = odlm_unlock_retry(l, 0);
+		ret = odlm_unlock_retry(l, l->write_lvb ? DLM_LKF_VALBLK : 0);
 		if (!ret) {
 			wait_for_completion(&l->ast);
 			pr_debug("%s: %s: unlocked, status %d\n",
@@ -165,6 +327,103 @@ static void odlm_cleanup_fn(struct work_struct *work)
 		}
 	}
 	odlm_lock_free(l);
+}
+
+static long odlm_timeout(ktime_t deadline)
+{
+	s64 ns;
+
+	if (deadline == KTIME_MAX)
+		return MAX_SCHEDULE_TIMEOUT;
+	ns = ktime_to_ns(ktime_sub(deadline, ktime_get()));
+	return ns > 0 ? nsecs_to_jiffies(ns) + 1 : 0;
+}
+
+/*
+ * A conversion whose caller gave up: cancel it, and if the grant won the
+ * race, convert back down (always granted). Either way the lock ends in
+ * its old mode.
+ */
+static void odlm_revert_fn(struct work_struct *work)
+{
+	struct ordlock_backend_lock *l =
+		container_of(work, struct ordlock_backend_lock, revert);
+	int ret;
+
+	flush_work(&l->request);
+	if (!completion_done(&l->ast)) {
+		ret = odlm_unlock_retry(l, DLM_LKF_CANCEL);
+		if (ret && ret != -EBUSY)
+			pr_warn_ratelimited("%s: cancel of the conversion of %s failed: %d\n",
+					    l->space->name, l->res, ret);
+		wait_for_completion(&l->ast);
+	}
+	if (!l->status) {
+		/* converted after all: back to the old mode */
+		reinit_completion(&l->ast);
+		l->mode = l->old_mode;
+		l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK;
+		queue_work(odlm_wq, &l->request);
+		flush_work(&l->request);
+		wait_for_completion(&l->ast);
+		if (l->status)
+			pr_warn_ratelimited("%s: converting %s back failed: %d\n",
+					    l->space->name, l->res, l->status);
+	}
+	l->mode = l->old_mode;
+	/* the granted lock's status, for the release */
+	l->status = 0;
+	complete_all(&l->idle);
+}
+
+static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
+			u32 flags, ktime_t deadline)
+{
+	int mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
+	long left;
+	int status;
+
+	/* an earlier conversion still being reverted */
+	left = wait_for_completion_interruptible_timeout(&l->idle,
+							 odlm_timeout(deadline));
+	if (left <= 0)
+		return left ? -EINTR : -ETIMEDOUT;
+	if (mode == l->mode)
+		return 0;
+	l->old_mode = l->mode;
+	l->mode = mode;
+	/* down from EX writes the value block, up to EX reads it */
+	l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK;
+	if (flags & ORDLOCK_BACKEND_TRY)
+		l->flags |= DLM_LKF_NOQUEUE;
+	reinit_completion(&l->ast);
+	queue_work(odlm_wq, &l->request);
+	left = wait_for_completion_interruptible_timeout(&l->ast,
+							 odlm_timeout(deadline));
+	if (left <= 0) {
+		reinit_completion(&l->idle);
+		queue_work(odlm_wq, &l->revert);
+		return left ? -EINTR : -ETIMEDOUT;
+	}
+	flush_work(&l->request);
+	status = l->status;
+	pr_debug("%s: %s convert to %s: status %d\n", l->space->name, l->res,
+		 exclusive ? "ex" : "sh", status);
+	if (!status)
+		return 0;
+	/* refused: still granted in the old mode */
+	l->mode = l->old_mode;
+	l->status = 0;
+	switch (status) {
+	case -EAGAIN:
+	case -EDEADLK:
+	case -ENOMEM:
+		return status;
+	default:
+		pr_warn_ratelimited("%s: conversion of %s failed: %d\n",
+				    l->space->name, l->res, status);
+		return -EIO;
+	}
 }
 
 static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
@@ -180,14 +439,19 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		return -ENOMEM;
 	l->space = space;
 	atomic_inc(&space->nlocks);
-	l->lksb.sb_lvbptr = l->lvb;
+	l->lksb.sb_lvbptr = (char *)l->lvb;
 	init_completion(&l->ast);
 	INIT_WORK(&l->request, odlm_request_fn);
 	INIT_WORK(&l->cleanup, odlm_cleanup_fn);
+	INIT_WORK(&l->revert, odlm_revert_fn);
+	init_completion(&l->idle);
+	complete_all(&l->idle);
 	l->mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
 	l->flags = DLM_LKF_VALBLK;
 	if (flags & ORDLOCK_BACKEND_TRY)
 		l->flags |= DLM_LKF_NOQUEUE;
+	l->rank = rank;
+	l->id = id;
 	snprintf(l->res, sizeof(l->res), "%08x:%016llx", rank, id);
 
 	if (deadline == KTIME_MAX) {
@@ -233,25 +497,78 @@ static void odlm_unlock(struct ordlock_backend_lock *l)
 	queue_work(odlm_wq, &l->cleanup);
 }
 
+/*
+ * A recovery's worth of microseconds added to the floor of a lost value
+ * block per recovery generation (about 16.8 s): see odlm_value()
+ */
+#define ODLM_GENERATION_SHIFT	24
+
+/*
+ * The fencing floor of a granted lock: the value block's value, or, when
+ * the DLM says the value block was lost (DLM_SBF_VALNOTVALID: a node died
+ * holding the key exclusively, so the last value is unknown), at least the
+ * wall clock in microseconds plus the lockspace's recovery generation
+ * shifted up: above every value written before the recovery, provided the
+ * nodes' clocks agree to better than that margin.
+ */
+static u64 odlm_value(struct ordlock_backend_lock *l)
+{
+	u64 v = le64_to_cpu(l->lvb[0]), floor;
+
+	if (l->lksb.sb_flags & DLM_SBF_VALNOTVALID) {
+		floor = ktime_to_us(ktime_get_real()) +
+			((u64)atomic_read(&l->space->generation) << ODLM_GENERATION_SHIFT);
+		pr_info_ratelimited("%s: %s: value block lost (recovery): fencing floor %llu\n",
+				    l->space->name, l->res, floor);
+		v = max(v, floor);
+	}
+	return v;
+}
+
+static void odlm_set_value(struct ordlock_backend_lock *l, u64 value)
+{
+	if (l->mode != DLM_LOCK_EX)
+		return;
+	l->lvb[0] = cpu_to_le64(value);
+	l->write_lvb = true;
+}
+
+static void odlm_recover_done(void *arg, struct dlm_slot *slots, int num_slots,
+			      int our_slot, u32 generation)
+{
+	struct ordlock_backend_space *space = arg;
+
+	atomic_set(&space->generation, generation);
+	pr_debug("%s: recovered, generation %u, %d members\n", space->name,
+		 generation, num_slots);
+}
+
+static const struct dlm_lockspace_ops odlm_ls_ops = {
+	.recover_done = odlm_recover_done,
+};
+
 static struct ordlock_backend_space *odlm_join(const char *domain)
 {
 	struct ordlock_backend_space *space;
 	const char *want = cluster && *cluster ? cluster : NULL;
-	int ret;
+	int ret, ops_result = 0;
 
 	space = kzalloc(sizeof(*space), GFP_KERNEL);
 	if (!space)
 		return ERR_PTR(-ENOMEM);
 	atomic_set(&space->nlocks, 0);
 	init_waitqueue_head(&space->idle);
+	spin_lock_init(&space->anchor_lock);
+	hash_init(space->anchors);
+	INIT_LIST_HEAD(&space->lru);
 	if (snprintf(space->name, sizeof(space->name), ODLM_LS_PREFIX "%s",
 		     domain) >= sizeof(space->name)) {
 		ret = -ENAMETOOLONG;
 		goto err;
 	}
 	/* 1: the lockspace existed on this node already, and is shared */
-	ret = dlm_new_lockspace(space->name, want, 0, ODLM_LVB_LEN, NULL, NULL,
-				NULL, &space->ls);
+	ret = dlm_new_lockspace(space->name, want, 0, ODLM_LVB_LEN, &odlm_ls_ops,
+				space, &ops_result, &space->ls);
 	if (ret < 0) {
 		switch (ret) {
 		case -EUNATCH:
@@ -271,6 +588,9 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		}
 		goto err;
 	}
+	if (ops_result)
+		pr_info("%s: no recovery callbacks (%d): the fencing floor of a lost value block is the clock alone\n",
+			space->name, ops_result);
 	return space;
 err:
 	kfree(space);
@@ -279,7 +599,25 @@ err:
 
 static void odlm_leave(struct ordlock_backend_space *space)
 {
+	struct odlm_anchor *a, *tmp;
+	struct hlist_node *next;
+	LIST_HEAD(anchors);
+	unsigned int bkt;
 	int ret;
+
+	/* No lock of the space is left but anchors: release them too */
+	spin_lock(&space->anchor_lock);
+	space->leaving = true;
+	hash_for_each_safe(space->anchors, bkt, next, a, hnode) {
+		hash_del(&a->hnode);
+		list_move_tail(&a->lru, &anchors);
+	}
+	space->nanchors = 0;
+	spin_unlock(&space->anchor_lock);
+	list_for_each_entry_safe(a, tmp, &anchors, lru) {
+		list_del(&a->lru);
+		odlm_anchor_drop(a);
+	}
 
 	/* the releases and cancels still in flight finish first */
 	while (!wait_event_timeout(space->idle, !atomic_read(&space->nlocks),
@@ -297,7 +635,10 @@ static const struct ordlock_backend_ops odlm_ops = {
 	.join = odlm_join,
 	.leave = odlm_leave,
 	.lock = odlm_lock,
+	.convert = odlm_convert,
 	.unlock = odlm_unlock,
+	.value = odlm_value,
+	.set_value = odlm_set_value,
 };
 
 static struct ordlock_backend odlm_backend = {

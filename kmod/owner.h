@@ -22,6 +22,7 @@
 #include "lease.h"
 #include "resource.h"
 
+struct ordlock_backend_lock;
 struct ordlock_domain;
 struct ordlock_user;
 
@@ -155,6 +156,9 @@ struct ordlock_owner {
  * @res: the resource; it lives at least as long as the hold
  * @owner: the owner
  * @token: the fencing token of the grant
+ * @blk: in a cluster domain, the key's lock in the cluster (backend.h),
+ *	taken after the local grant and released with the hold
+ *	(ordlock_res_drop_hold()); NULL otherwise; under owner->lock
  * @mode: the mode it is held in
  */
 struct ordlock_hold {
@@ -163,6 +167,7 @@ struct ordlock_hold {
 	struct ordlock_resource *res;
 	struct ordlock_owner *owner;
 	u64 token;
+	struct ordlock_backend_lock *blk;
 	u32 mode;
 };
 

@@ -24,6 +24,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 
+#include "backend.h"
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
@@ -84,6 +85,7 @@ static int ordlock_take(struct ordlock_request *req)
 	hold->owner = owner;
 	hold->mode = key->mode;
 	hold->token = 0;
+	hold->blk = NULL;
 	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
 		ordlock_res_add_holder(res, hold);
 	} else if (req->try) {
@@ -235,6 +237,41 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	return ret;
 }
 
+/* A fresh token of @domain above @floor */
+static u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
+{
+	s64 cur;
+
+	cur = atomic64_read(&domain->next_token);
+	while ((u64)cur < floor &&
+	       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
+		;
+	return ordlock_domain_next_token(domain);
+}
+
+/*
+ * In a cluster domain, the token of a grant of @holds is above the
+ * fencing value of each of its keys in the cluster (the value block of the
+ * key, which every exclusive release writes): raise the domain's counter
+ * to that first. Return: the token.
+ */
+static u64 ordlock_cluster_token(struct ordlock_domain *domain,
+				 struct list_head *holds)
+{
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_hold *hold;
+	u64 floor = 0, token;
+
+	list_for_each_entry(hold, holds, owner_node)
+		if (hold->blk)
+			floor = max(floor, backend->ops->value(hold->blk));
+	token = ordlock_cluster_next_token(domain, floor);
+	list_for_each_entry(hold, holds, owner_node)
+		if (hold->blk && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
+			backend->ops->set_value(hold->blk, token);
+	return token;
+}
+
 /* Every key is granted: hand out the token */
 static int ordlock_request_done(struct ordlock_request *req)
 {
@@ -244,7 +281,18 @@ static int ordlock_request_done(struct ordlock_request *req)
 	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
-			owner->last_token = ordlock_domain_next_token(owner->domain);
+			struct ordlock_backend_lock *blk = req->hold->blk;
+
+			if (blk) {
+				struct ordlock_backend *b = READ_ONCE(owner->domain->backend);
+
+				owner->last_token =
+					ordlock_cluster_next_token(owner->domain,
+								   b->ops->value(blk));
+				b->ops->set_value(blk, owner->last_token);
+			} else {
+				owner->last_token = ordlock_domain_next_token(owner->domain);
+			}
 			req->hold->token = owner->last_token;
 		}
 		req->token = req->hold->token;
@@ -253,7 +301,10 @@ static int ordlock_request_done(struct ordlock_request *req)
 		return 0;
 	}
 	ordlock_order_grant(owner, req->keys, req->n, owner->nheld);
-	owner->last_token = ordlock_domain_next_token(owner->domain);
+	if (READ_ONCE(owner->domain->backend))
+		owner->last_token = ordlock_cluster_token(owner->domain, &req->holds);
+	else
+		owner->last_token = ordlock_domain_next_token(owner->domain);
 	req->token = owner->last_token;
 	list_for_each_entry(hold, &req->holds, owner_node)
 		hold->token = req->token;
@@ -275,6 +326,159 @@ static int ordlock_request_done(struct ordlock_request *req)
 		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONTENDED);
 	ordlock_request_put(req);
 	return 0;
+}
+
+/*
+ * The shortest wait of a try-lock for the cluster's answer: NOQUEUE does
+ * not queue, but the answer comes from the key's master node, which may be
+ * another one (or recovering)
+ */
+#define ORDLOCK_CLUSTER_TRY_MS	5000
+
+/* The deadline of the whole request, set when it first needs one */
+static ktime_t ordlock_request_deadline(struct ordlock_request *req)
+{
+	if (!req->deadline)
+		req->deadline = ktime_add_ns(ktime_get(),
+					     min_t(u64, req->timeout_ns, KTIME_MAX / 4));
+	return req->deadline;
+}
+
+/*
+ * Key req->next is granted locally (req->cur is on the resource's
+ * holders). In a cluster domain, take its lock in the cluster too, before
+ * the request goes on to the next key, waiting until the request's
+ * deadline at most. The owner's lock is dropped meanwhile, as for a local
+ * wait (the owner is busy); the local grant keeps the key's other local
+ * owners queued behind, so that one local owner per key talks to the
+ * cluster. On failure the local grant is undone and the record says why.
+ *
+ * Return: 0 (req->cur holds the cluster's lock too), or a negative errno.
+ */
+static int ordlock_take_cluster(struct ordlock_request *req)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_hold *hold = req->cur;
+	ktime_t deadline;
+	u32 flags = 0, reason;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (likely(!backend))
+		return 0;
+	deadline = ordlock_request_deadline(req);
+	if (req->try) {
+		flags |= ORDLOCK_BACKEND_TRY;
+		deadline = max(deadline,
+			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
+	}
+	mutex_unlock(&owner->lock);
+	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
+				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
+				 deadline, &hold->blk);
+	mutex_lock(&owner->lock);
+	if (!ret)
+		return 0;
+	hold->blk = NULL;
+	ordlock_res_drop_hold(hold);
+	switch (ret) {
+	case -EAGAIN:
+		reason = ORDLOCK_REASON_BUSY;
+		break;
+	case -ETIMEDOUT:
+		req->waited = true;
+		reason = ORDLOCK_REASON_TIMEOUT;
+		break;
+	case -EINTR:
+		reason = ORDLOCK_REASON_SIGNAL;
+		break;
+	case -EDEADLK:
+		reason = ORDLOCK_REASON_DEADLOCK;
+		break;
+	case -ENOMEM:
+		reason = ORDLOCK_REASON_NOMEM;
+		break;
+	default:
+		reason = ORDLOCK_REASON_CLUSTER;
+		ret = -EIO;
+		break;
+	}
+	return ordlock_owner_fail(owner, reason, ret, key);
+}
+
+/*
+ * A conversion of a key of a cluster domain, in the cluster: the owner's
+ * lock dropped meanwhile, as for ordlock_take_cluster(). Return: 0, or a
+ * negative errno recorded (the key held as before in the cluster).
+ */
+static int ordlock_convert_cluster(struct ordlock_request *req,
+				   const struct ordlock_rkey *key)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_backend *backend = READ_ONCE(owner->domain->backend);
+	struct ordlock_hold *hold = req->hold;
+	ktime_t deadline;
+	u32 flags = 0, reason;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (!hold->blk)
+		return 0;
+	deadline = ordlock_request_deadline(req);
+	if (req->try || key->mode == ORDLOCK_MODE_SHARED)
+		deadline = max(deadline,
+			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
+	if (req->try)
+		flags |= ORDLOCK_BACKEND_TRY;
+	mutex_unlock(&owner->lock);
+	ret = backend->ops->convert(hold->blk, key->mode == ORDLOCK_MODE_EXCLUSIVE,
+				    flags, deadline);
+	mutex_lock(&owner->lock);
+	if (!ret)
+		return 0;
+	switch (ret) {
+	case -EAGAIN:
+		reason = ORDLOCK_REASON_BUSY;
+		break;
+	case -ETIMEDOUT:
+		req->waited = true;
+		reason = ORDLOCK_REASON_TIMEOUT;
+		break;
+	case -EINTR:
+		reason = ORDLOCK_REASON_SIGNAL;
+		break;
+	case -EDEADLK:
+		/* Two nodes upgrading the key at once: the DLM refused this one */
+		reason = ORDLOCK_REASON_UPGRADE;
+		break;
+	case -ENOMEM:
+		reason = ORDLOCK_REASON_NOMEM;
+		break;
+	default:
+		reason = ORDLOCK_REASON_CLUSTER;
+		ret = -EIO;
+		break;
+	}
+	return ordlock_owner_fail(owner, reason, ret, key);
+}
+
+/*
+ * The conversion is granted locally: an upgrade in a cluster domain
+ * converts in the cluster too (a failure undoes the local upgrade)
+ */
+static int ordlock_request_converted(struct ordlock_request *req)
+{
+	int ret;
+
+	if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE && req->hold->blk) {
+		ret = ordlock_convert_cluster(req, &req->keys[0]);
+		if (ret)
+			return ordlock_request_fail(req, ret);
+	}
+	return ordlock_request_done(req);
 }
 
 /* Key req->next is granted: go on to the next one */
@@ -405,6 +609,8 @@ static int ordlock_request_step(struct ordlock_request *req)
 				return -EINPROGRESS;
 			ret = ordlock_wait_sync(req);
 		}
+		if (!ret)
+			ret = ordlock_take_cluster(req);
 		if (ret)
 			return ordlock_request_fail(req, ret);
 		ordlock_request_advance(req);
@@ -418,7 +624,10 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 	if (ret)
 		return ordlock_request_fail(req, ret);
 	if (req->convert)
-		return ordlock_request_done(req);
+		return ordlock_request_converted(req);
+	ret = ordlock_take_cluster(req);
+	if (ret)
+		return ordlock_request_fail(req, ret);
 	ordlock_request_advance(req);
 	return ordlock_request_step(req);
 }
@@ -492,6 +701,12 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	ret = ordlock_request_check(req);
 	if (ret)
 		goto fail;
+	if (req->notify && READ_ONCE(owner->domain->backend)) {
+		/* The cluster's lock has no asynchronous form yet */
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
+					 -EOPNOTSUPP, NULL);
+		goto fail;
+	}
 	if (owner->nheld + req->n > ordlock_max_keys_per_owner() ||
 	    owner->nheld + req->n < req->n) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
@@ -774,11 +989,21 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		req->token = hold->token;
 		return 0;
 	}
+	if (hold->blk && req->notify)
+		/* The cluster's conversion has no asynchronous form yet */
+		return ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
+					  -EOPNOTSUPP, key);
 
 	res = hold->res;
 	req->active = true;
 	owner->busy = true;
 	req->timeout_ns = timeout_ns;
+	if (key->mode == ORDLOCK_MODE_SHARED) {
+		/* A downgrade: in the cluster first (nothing to undo locally) */
+		ret = ordlock_convert_cluster(req, key);
+		if (ret)
+			return ordlock_request_fail(req, ret);
+	}
 	ordlock_waiter_init(req, hold, key->mode, true);
 	spin_lock(&ordlock_res_bucket(res)->lock);
 	/* A downgrade always fits; an upgrade fits when nobody else holds */
@@ -787,7 +1012,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		if (key->mode == ORDLOCK_MODE_SHARED)
 			ordlock_res_grant_waiters(res);
 		spin_unlock(&ordlock_res_bucket(res)->lock);
-		return ordlock_request_done(req);
+		return ordlock_request_converted(req);
 	}
 	other = ordlock_res_converting(res);
 	if (other) {

@@ -15,6 +15,7 @@
 #include <linux/poison.h>
 #include <linux/sched.h>
 
+#include "backend.h"
 #include "domain.h"
 #include "keys.h"
 #include "owner.h"
@@ -174,13 +175,20 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 
 /*
  * Remove @hold from its resource; wake who can go; retire an unused
- * resource. Takes the bucket lock.
+ * resource. In a cluster domain, first release the key's lock in the
+ * cluster (which does not wait: the backend's work item does it). Takes
+ * the bucket lock.
  */
 void ordlock_res_drop_hold(struct ordlock_hold *hold)
 {
 	struct ordlock_resource *res = hold->res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 
+	if (hold->blk) {
+		/* Constant while the owner is in the domain (domain.h) */
+		READ_ONCE(hold->owner->domain->backend)->ops->unlock(hold->blk);
+		hold->blk = NULL;
+	}
 	spin_lock(&bucket->lock);
 	ordlock_holders_unlink(hold);
 	ordlock_res_count(res, hold->mode, -1);

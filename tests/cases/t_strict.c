@@ -103,11 +103,11 @@ static void test_ioctl(const char *dom)
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.size = sizeof(cfg);
 	snprintf(cfg.name, sizeof(cfg.name), "%s", dom);
-	cfg.flags = ORDLOCK_DOMAIN_SET_STRICT;
-	cfg.__reserved2 = 1;
+	cfg.flags = ORDLOCK_DOMAIN_SET_STRICT | ORDLOCK_DOMAIN_SET_CLUSTER;
+	cfg.cluster = 2;
 	fd = olt_raw_fd();
 	is_errno(olt_ioctl(fd, ORDLOCK_IOC_DOMAIN_CONFIG, &cfg), EINVAL,
-		 "bad: __reserved2 set: EINVAL");
+		 "bad: cluster 2 (with strict): EINVAL");
 	close(fd);
 	is_int(config(adm, dom, 0, 0, &cfg), 0, "bad: read back");
 	is_int(cfg.strict, 1, "bad: still strict");

@@ -61,14 +61,17 @@ wait_for() {
 	done
 }
 
-# barrier NAME: wait until every node reached NAME (files in shared/)
+# barrier NAME: wait until every node reached NAME (files in shared/); a
+# node the host killed on a case's request (shared/.dead.N) is not waited for
 barrier() {
 	local i n
 	touch "$results/shared/.bar.$1.$node"
 	for ((i = 0; i < BARRIER_TIMEOUT * 5; i++)); do
 		n=0
 		for ((j = 1; j <= NODES; j++)); do
-			[[ -e $results/shared/.bar.$1.$j ]] && n=$((n + 1))
+			if [[ -e $results/shared/.bar.$1.$j || -e $results/shared/.dead.$j ]]; then
+				n=$((n + 1))
+			fi
 		done
 		((n == NODES)) && return 0
 		sleep 0.2
@@ -202,21 +205,25 @@ harness $? "node$node: all $NODES nodes ready" && timing ready
 
 # --- the programs -------------------------------------------------------------
 export ORDLOCK_NODE=$node ORDLOCK_NODES=$NODES ORDLOCK_CLUSTER=$CLUSTER_NAME
-export ORDLOCK_NET_PREFIX=$NET_PREFIX
+export ORDLOCK_NET_PREFIX=$NET_PREFIX ORDLOCK_CONTROL=$results/shared
 for name in $TESTS; do
-	prog=$REPO/tests/build/cluster/$name
+	prog=${PROGDIR:-$REPO/tests/build/cluster}/$name
 	export ORDLOCK_SHARED=$results/shared/$name
 	mkdir -p "$ORDLOCK_SHARED"
+	# the case's own bound: a line "cluster-timeout: SECONDS" in its source
+	bound=$(sed -n 's/.*cluster-timeout: *\([0-9][0-9]*\).*/\1/p;T;q' \
+		"${CASEDIR:-$REPO/tests/cluster/cases}/$name".* 2>/dev/null)
+	bound=${bound:-$TEST_TIMEOUT}
 	# every node starts a program together: their barriers count on it
 	barrier "start-$name" || say "start-$name: the other nodes did not come"
-	say "run $name"
+	say "run $name (bound ${bound}s)"
 	start=$(date +%s)
 	# a program stuck in the kernel survives SIGKILL: wait for it only
 	# 30 s past its timeout (rc 200), as tests/vm/guest.sh does
-	(cd /tmp && exec timeout -k 10 "$TEST_TIMEOUT" "$prog") \
+	(cd /tmp && exec timeout -k 10 "$bound" "$prog") \
 		>"$out/$name.tap" 2>"$out/$name.err" </dev/null &
 	pid=$!
-	sleep $((TEST_TIMEOUT + 30)) &
+	sleep $((bound + 30)) &
 	dog=$!
 	wait -n -p which "$pid" "$dog"
 	rc=$?

@@ -45,7 +45,9 @@ mount9p() { # tag dir opts: retry while the virtio device probes
 		sleep 0.1
 	done
 }
-mount9p results /results "$opts"
+# The results share is written by the guest (and, under make check-cluster,
+# by several guests at once: barriers, shared files): no caching.
+mount9p results /results "$opts,cache=none"
 [ -f /results/run.env ] || fatal "no run.env in the results share"
 # REPO, RESULTS, MODE, TESTS, TEST_TIMEOUT (written by run.sh)
 # shellcheck source=/dev/null

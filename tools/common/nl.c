@@ -922,6 +922,8 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)
 	}
 	if (tb[ORDLOCK_A_MAX_HOLD_MS])
 		d->max_hold_ms = nla_get_u32(tb[ORDLOCK_A_MAX_HOLD_MS]);
+	if (tb[ORDLOCK_A_CLUSTER])
+		d->cluster = nla_get_u32(tb[ORDLOCK_A_CLUSTER]);
 	if (!tb[ORDLOCK_A_RANK_NAMES])
 		return 0;
 	d->have_names = 1;
@@ -976,12 +978,12 @@ int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
 		      struct olc_nl_domain *out)
 {
 	return olc_nl_domain_set_all(nl, domain, policy, delay_ms, -1, max_hold_ms,
-				     names, out);
+				     -1, names, out);
 }
 
 int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
 			  long delay_ms, long strict, long max_hold_ms,
-			  const struct olc_rank_names *names,
+			  long cluster, const struct olc_rank_names *names,
 			  struct olc_nl_domain *out)
 {
 	struct nl_msg *msg = olc_nl_domain_msg(nl, ORDLOCK_CMD_DOMAIN_SET, domain);
@@ -1000,7 +1002,8 @@ int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
 	     nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, (uint32_t)delay_ms)) ||
 	    (strict >= 0 && nla_put_u32(msg, ORDLOCK_A_STRICT, (uint32_t)strict)) ||
 	    (max_hold_ms >= 0 &&
-	     nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, (uint32_t)max_hold_ms)))
+	     nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, (uint32_t)max_hold_ms)) ||
+	    (cluster >= 0 && nla_put_u32(msg, ORDLOCK_A_CLUSTER, (uint32_t)cluster)))
 		goto full;
 	if (names) {
 		nest = olc_nl_nest_start(msg, ORDLOCK_A_RANK_NAMES);

@@ -298,6 +298,7 @@ struct olc_nl_domain {
 	struct olc_rank_names names;
 	int have_strict;
 	uint32_t strict;
+	uint32_t cluster;
 };
 
 int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d);
@@ -312,12 +313,12 @@ int olc_nl_domain_set(struct olc_nl *nl, const char *domain, long policy,
 		      long delay_ms, long max_hold_ms, const struct olc_rank_names *names,
 		      struct olc_nl_domain *out);
 /*
- * olc_nl_domain_set_all() - olc_nl_domain_set() and strict ranks (unless
- * negative)
+ * olc_nl_domain_set_all() - olc_nl_domain_set() and strict ranks and the
+ * cluster setting (unless negative)
  */
 int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
 			  long delay_ms, long strict, long max_hold_ms,
-			  const struct olc_rank_names *names,
+			  long cluster, const struct olc_rank_names *names,
 			  struct olc_nl_domain *out);
 
 /**

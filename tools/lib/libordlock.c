@@ -59,6 +59,12 @@ static unsigned int reason_of_errno(int err)
 		return ORDLOCK_REASON_NONE;
 	case EKEYEXPIRED:
 		return ORDLOCK_REASON_REVOKED;
+	case ENOTCONN:
+	case ENOPKG:
+	case EOPNOTSUPP:
+	case EIO:
+		/* a cluster domain's setting or request */
+		return ORDLOCK_REASON_CLUSTER;
 	default:
 		/* EINVAL, E2BIG, EFAULT, ENOTTY, EBADF, ... */
 		return ORDLOCK_REASON_INVALID;
@@ -328,6 +334,7 @@ static const char *const reason_names[] = {
 	[ORDLOCK_REASON_USER_LIMIT]	= "user-limit",
 	[ORDLOCK_REASON_STRICT]		= "strict",
 	[ORDLOCK_REASON_REVOKED]	= "revoked",
+	[ORDLOCK_REASON_CLUSTER]	= "cluster",
 };
 
 const char *ordlock_reason_name(unsigned int reason)
@@ -479,6 +486,18 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 				 "lease expired: the kernel revoked %s; release all to acknowledge",
 				 key);
 		break;
+	case ORDLOCK_REASON_CLUSTER:
+		if (f->error == EOPNOTSUPP)
+			snprintf(buf, len,
+				 "cluster domain: not supported there yet (netlink lock requests)%s%s",
+				 f->index != ~0U ? "; key " : "", f->index != ~0U ? key : "");
+		else if (f->index != ~0U)
+			snprintf(buf, len,
+				 "cluster: the DLM failed the lock of %s (%s); what the request took was released",
+				 key, err);
+		else
+			snprintf(buf, len, "cluster: %s", err);
+		break;
 	default:
 		snprintf(buf, len, "unknown failure reason %u: %s",
 			 f->reason, err);
@@ -522,7 +541,6 @@ int ordlock_domain_config(struct ordlock *ol, const char *domain,
 	cfg->size = sizeof(*cfg);
 	memset(cfg->name, 0, sizeof(cfg->name));
 	memcpy(cfg->name, domain, len);
-	cfg->__reserved2 = 0;
 	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, cfg) < 0) {
 		int err = errno;
 

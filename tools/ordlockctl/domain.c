@@ -19,6 +19,8 @@ static void olc_domain_text(const struct olc_nl_domain *d)
 	printf("%sdomain %s%s: policy %s, detect_delay_ms %u%s", olc_c(OLC_BOLD),
 	       d->name, olc_c(OLC_RESET), olc_policy_str(d->policy),
 	       d->detect_delay_ms, d->strict ? ", strict ranks" : "");
+	if (d->cluster)
+		printf(", cluster on");
 	if (d->max_hold_ms)
 		printf(", max_hold_ms %u", d->max_hold_ms);
 	putchar('\n');
@@ -42,6 +44,7 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
 	olc_json_u64(j, "detect_delay_ms", d->detect_delay_ms);
 	olc_json_bool(j, "strict", d->strict);
 	olc_json_u64(j, "max_hold_ms", d->max_hold_ms);
+	olc_json_bool(j, "cluster", d->cluster);
 	if (d->have_names) {
 		olc_json_arr(j, "rank_names");
 		for (i = 0; i < d->names.n; i++) {
@@ -63,14 +66,15 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
  */
 static int olc_nl_unusable(const struct olc_nl *nl, int err)
 {
-	return !nl || err == -EOPNOTSUPP;
+	/* EOPNOTSUPP is also policy detect refused in a cluster domain */
+	return !nl || (err == -EOPNOTSUPP && !strstr(nl->ext.msg, "cluster domain"));
 }
 
 /* The ioctl: read (@flags 0) or change the policy and delay */
 static int olc_domain_ioctl(const char *name, unsigned int flags,
 			    unsigned int policy, unsigned int delay,
 			    unsigned int strict, unsigned int max_hold,
-			    struct olc_nl_domain *out)
+			    unsigned int cluster, struct olc_nl_domain *out)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *ol;
@@ -92,11 +96,17 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	cfg.detect_delay_ms = delay;
 	cfg.strict = strict;
 	cfg.max_hold_ms = max_hold;
+	cfg.cluster = cluster;
 	ret = ordlock_domain_config(ol, name, &cfg);
 	ordlock_close(ol);
 	if (ret) {
 		olc_err("domain %s: %s%s", name, strerror(-ret),
-			ret == -EPERM ? " (changing a domain needs CAP_SYS_ADMIN)" : "");
+			ret == -EPERM ? " (changing a domain needs CAP_SYS_ADMIN)" :
+			ret == -EOPNOTSUPP ? " (a cluster domain takes policy enforce or timeout: the DLM sees no cycles across resources)" :
+			ret == -ENOTCONN ? " (no cluster: dlm_controld is not running, or this node is not in a quorate cluster)" :
+			ret == -ENOPKG ? " (no cluster backend: ordlock_dlm.ko is not installed)" :
+			ret == -EBUSY && (flags & ORDLOCK_DOMAIN_SET_CLUSTER) ?
+			" (the cluster setting changes only in a domain without owners)" : "");
 		return ret;
 	}
 	memset(out, 0, sizeof(*out));
@@ -106,6 +116,7 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	out->have_strict = 1;
 	out->strict = cfg.strict;
 	out->max_hold_ms = cfg.max_hold_ms;
+	out->cluster = cfg.cluster;
 	return 0;
 }
 
@@ -131,7 +142,7 @@ static int olc_domain_get(const char *name, struct olc_nl_domain *out)
 	if (olc_opt.verbose)
 		olc_err("netlink cannot serve (%s); reading through the ioctl",
 			strerror(-ret));
-	return olc_domain_ioctl(name, 0, 0, 0, 0, 0, out);
+	return olc_domain_ioctl(name, 0, 0, 0, 0, 0, 0, out);
 }
 
 /* The names of the domains: from debugfs stats, else the owners and "default" */
@@ -249,6 +260,8 @@ struct olc_domain_set {
 	struct olc_rank_names names;
 	int set_strict;
 	unsigned int strict;
+	int set_cluster;
+	unsigned int cluster;
 };
 
 static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
@@ -263,7 +276,7 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 
 	memset(&set, 0, sizeof(set));
 	if (argc < 1)
-		return olc_usage(cmd, "set what? policy, delay, max-hold, strict, rank or norank");
+		return olc_usage(cmd, "set what? policy, delay, max-hold, strict, cluster, rank or norank");
 	for (i = 0; i < argc; i++) {
 		const char *word = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -307,9 +320,15 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 			set.set_strict = 1;
 			set.strict = !strcmp(arg, "on");
 			i++;
+		} else if (!strcmp(word, "cluster")) {
+			if (!arg || (strcmp(arg, "on") && strcmp(arg, "off")))
+				return olc_usage(cmd, "cluster needs on or off");
+			set.set_cluster = 1;
+			set.cluster = !strcmp(arg, "on");
+			i++;
 		} else {
 			return olc_usage(cmd,
-					 "\"%s\" is not policy, delay, timeout, max-hold, strict, rank or norank",
+					 "\"%s\" is not policy, delay, timeout, max-hold, strict, cluster, rank or norank",
 					 word);
 		}
 	}
@@ -319,6 +338,7 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 					 set.set_delay ? (long)set.detect_delay_ms : -1,
 					 set.set_strict ? (long)set.strict : -1,
 					 set.set_max_hold ? (long)set.max_hold_ms : -1,
+					 set.set_cluster ? (long)set.cluster : -1,
 					 set.set_names ? &set.names : NULL, &info) : -ENOENT;
 	if (ret && olc_nl_unusable(nl, ret)) {
 		if (olc_module_missing()) {
@@ -336,9 +356,10 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 				       (set.set_policy ? ORDLOCK_DOMAIN_SET_POLICY : 0) |
 				       (set.set_delay ? ORDLOCK_DOMAIN_SET_DETECT_DELAY : 0) |
 				       (set.set_strict ? ORDLOCK_DOMAIN_SET_STRICT : 0) |
-				       (set.set_max_hold ? ORDLOCK_DOMAIN_SET_MAX_HOLD : 0),
+				       (set.set_max_hold ? ORDLOCK_DOMAIN_SET_MAX_HOLD : 0) |
+				       (set.set_cluster ? ORDLOCK_DOMAIN_SET_CLUSTER : 0),
 				       set.policy, set.detect_delay_ms, set.strict,
-				       set.max_hold_ms, &info);
+				       set.max_hold_ms, set.cluster, &info);
 		if (ret)
 			return olc_exit_errno(ret);
 	} else if (ret) {
@@ -400,7 +421,7 @@ const struct olc_cmd olc_cmd_domain = {
 	.usage = "domain [-j]\n"
 		 "domain [-j] NAME\n"
 		 "domain [-j] NAME set [policy enforce|detect|timeout] [delay MS] [max-hold MS]\n"
-		 "                     [rank NAME=N]... [norank]",
+		 "                     [strict on|off] [cluster on|off] [rank NAME=N]... [norank]",
 	.about =
 	"Without NAME: every domain (those in debugfs stats; through netlink only,\n"
 	"\"default\" and the domains that have owners). With NAME: that domain.\n"
@@ -419,9 +440,13 @@ const struct olc_cmd olc_cmd_domain = {
 	"                  asks for none; 0 (the default): no limit\n"
 	"  rank NAME=N     name rank N (keys may then be written NAME:ID); the names\n"
 	"                  given replace all the domain's names\n"
-	"  norank          remove every rank name\n",
+	"  norank          remove every rank name\n"
+	"  cluster on|off  a cluster domain: its keys are also locks of the Linux\n"
+	"                  DLM across the corosync cluster's nodes (lockspace\n"
+	"                  ordlock.NAME); only in a domain without owners; not\n"
+	"                  with policy detect (the DLM sees no cycles across keys)\n",
 	.help =
-	"JSON: {\"domain\", \"policy\", \"detect_delay_ms\", \"max_hold_ms\",\n"
+	"JSON: {\"domain\", \"policy\", \"detect_delay_ms\", \"max_hold_ms\", \"cluster\",\n"
 	"\"rank_names\": [{\"rank\",\n"
 	"\"name\"}] or null (unknown: read through the ioctl)}; without NAME:\n"
 	"{\"domains\": [...]}.\n",

@@ -165,7 +165,7 @@ class _DomainConfig(ctypes.Structure):
                 ("detect_delay_ms", ctypes.c_uint32),
                 ("nowners", ctypes.c_uint32),
                 ("max_hold_ms", ctypes.c_uint32),
-                ("strict", ctypes.c_uint32), ("reserved2", ctypes.c_uint32)]
+                ("strict", ctypes.c_uint32), ("cluster", ctypes.c_uint32)]
 
 
 class _OrderEdge(ctypes.Structure):
@@ -923,7 +923,7 @@ def domain_config(domain: str) -> Dict[str, Any]:
         return {"policy": policy_name(cfg.policy),
                 "detect_delay_ms": cfg.detect_delay_ms,
                 "nowners": cfg.nowners, "strict": bool(cfg.strict),
-                "max_hold_ms": cfg.max_hold_ms}
+                "max_hold_ms": cfg.max_hold_ms, "cluster": bool(cfg.cluster)}
 
 
 def set_max_hold(domain: str, max_hold_ms: int) -> None:

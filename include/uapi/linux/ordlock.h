@@ -86,7 +86,8 @@
  *              (%ORDLOCK_IOC_SET_LABEL); an @edge_size too small
  *              (%ORDLOCK_IOC_GET_ORDER)
  *              %ORDLOCK_ACQUIRE_REORDER given to %ORDLOCK_IOC_CONVERT; a
- *              @strict other than 0 or 1
+ *              @strict or @cluster other than 0 or 1; the default domain
+ *              made a cluster domain
  * E2BIG        more keys than max_keys_per_request (a release may name as
  *              many as the larger of max_keys_per_request and
  *              max_keys_per_owner); or @size larger than the
@@ -158,7 +159,9 @@
  *              %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
  *              (and %ORDLOCK_IOC_RENEW; %ORDLOCK_IOC_OWNER_INFO and
  *              %ORDLOCK_IOC_LAST_FAILURE answer);
- *              or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys
+ *              or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys;
+ *              %ORDLOCK_DOMAIN_SET_CLUSTER changing the setting of a domain
+ *              that has owners (or while another such change runs)
  * EACCES       open() of /dev/ordlock without the permission its mode and
  *              group give (module parameter dev_mode, 0660, owner root; the
  *              udev rule gives it a group); a netlink lock request from a
@@ -178,7 +181,95 @@
  *              is released)
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
  *              the key (the key is not held, or held under another token)
+ * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
+ *              policy detect set in a cluster domain (DOC: Cluster domains);
+ *              netlink ACQUIRE or CONVERT in a cluster domain (REFUSED;
+ *              reason %ORDLOCK_REASON_CLUSTER); nothing changed
+ * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
+ *              quorate corosync/DLM cluster (no dlm_controld, or another
+ *              cluster than ordlock_dlm's parameter cluster); nothing changed
+ * ENOPKG       %ORDLOCK_DOMAIN_SET_CLUSTER without the cluster backend
+ *              (ordlock_dlm.ko not installed, or the kernel has no DLM)
+ * EIO          %ORDLOCK_DOMAIN_SET_CLUSTER: joining the DLM lockspace failed
+ *              (the kernel log says why); an acquire in a cluster domain:
+ *              the DLM failed the lock of a key (%ORDLOCK_REASON_CLUSTER;
+ *              its lockspace was shut down, this node left the cluster);
+ *              what the request took was released
  * ===========  ===============================================================
+ */
+
+/**
+ * DOC: Cluster domains
+ *
+ * A domain can be made a *cluster domain* (&struct ordlock_domain_config
+ * @cluster with %ORDLOCK_DOMAIN_SET_CLUSTER, netlink %ORDLOCK_A_CLUSTER,
+ * "ordlockctl domain NAME set cluster on"; an admin's change, like the
+ * policy) on a host that is a member of a corosync/DLM cluster: its keys
+ * are then also locks of the Linux DLM, in the lockspace "ordlock.NAME",
+ * shared as PR and exclusive as EX, so that owners of the domain on every
+ * node of the cluster exclude each other as owners of one host do. The DLM
+ * is reached through the companion module ordlock_dlm.ko, which ordlock
+ * loads on demand; ordlock.ko itself never needs dlm.ko. Turning the
+ * setting on joins the lockspace (which may take seconds; no lock of
+ * ordlock is held meanwhile), turning it off leaves it. Both are refused
+ * with %EBUSY while any owner is in the domain (a holder, a waiter or an
+ * idle one: close or move them first), and a cluster domain lives until
+ * the module is unloaded. The default domain cannot be one (%EINVAL).
+ *
+ * What stays local: the sorting, the order rule and strict ranks, the
+ * timeouts, leases, the local wait-for graph, owner lifetime and the
+ * views. A key is first granted locally exactly as in any domain (FIFO
+ * among this node's owners), then its DLM lock is taken with the request's
+ * deadline before the request goes on to the next key, in ascending order;
+ * a failure releases what the request took, locally and in the DLM, in
+ * reverse order. A try-lock is a NOQUEUE request (%EAGAIN, reason
+ * %ORDLOCK_REASON_BUSY, @pid 0 when the key is held on another node: the
+ * DLM does not say where); it waits for the DLM's answer at least 5 s
+ * even with a shorter timeout. The DLM itself has no timeout: a wait that
+ * reaches its deadline is cancelled (%ETIMEDOUT), and a grant that wins the
+ * race with the cancel is released; every wait, also one while the DLM
+ * recovers from a node's death, ends by the deadline. Across nodes the
+ * DLM's queue decides the order of grants: FIFO per resource as the DLM
+ * grants, with one owner per node and key in the DLM's queue at a time.
+ *
+ * Policies: a cluster domain takes %ORDLOCK_POLICY_ENFORCE (the order rule
+ * holds on every node, so no cycle can form across nodes either) and
+ * %ORDLOCK_POLICY_TIMEOUT. %ORDLOCK_POLICY_DETECT is refused, either way
+ * round (detect on a cluster domain, or cluster on a detect domain), with
+ * %EOPNOTSUPP and a message saying why: the DLM sees no cycles across
+ * resources, so a cycle through other nodes would never be found.
+ *
+ * Fencing tokens: the token of a grant in a cluster domain is above the
+ * fencing value of each key of the grant, a counter kept in the key's DLM
+ * lock value block, which every exclusive release writes (a Lamport
+ * clock). So for each key, cluster-wide, the token of every grant is
+ * above the token of every earlier exclusive grant of that key, on any
+ * node; tokens of one domain on one node still only go up. The value
+ * block lives as long as some node holds a lock of the key; each node
+ * also keeps an NL lock (an anchor, compatible with everything) on the
+ * keys it used, up to ordlock_dlm's max_anchors (4096) per domain, the
+ * oldest forgotten first. A key that every node forgot starts again from
+ * the nodes' own counters (seeded by the clock in microseconds). When the
+ * DLM marks a value block invalid (a node died holding the key
+ * exclusively), the floor is the clock in microseconds plus the recovery
+ * generation times 2^24: above the lost value as long as the nodes'
+ * clocks agree to within that margin (16.8 s per recovery).
+ *
+ * Conversions are DLM conversions: a downgrade converts in the DLM first,
+ * an upgrade after the local grant, within the request's deadline; a
+ * failed one leaves the key held in its old mode, locally and in the DLM
+ * (an upgrade that timed out is cancelled, or converted back if the grant
+ * won the race). Two nodes upgrading one key at once are a conversion
+ * deadlock that the DLM breaks: one of them fails with %EDEADLK, reason
+ * %ORDLOCK_REASON_UPGRADE (@pid 0: the other upgrader is on another node),
+ * still holding the key shared, as two local upgraders do. An upgrade's
+ * token comes from the key's value block like a grant's.
+ *
+ * Not yet in a cluster domain: netlink lock requests (asynchronous;
+ * REFUSED with %EOPNOTSUPP, reason %ORDLOCK_REASON_CLUSTER). A real
+ * deployment needs real fencing: a node cut off from
+ * the others but alive must not go on writing under a lock the cluster has
+ * given to someone else (see docs/cluster.md).
  */
 
 /**
@@ -305,6 +396,10 @@ struct ordlock_key {
  *	revoked its keys: @key is the first revoked key, @held the last,
  *	@cycle_len the number of revoked keys, @pid the owner's, @index ~0U;
  *	%ORDLOCK_IOC_LAST_FAILURE lists them with their tokens (EKEYEXPIRED)
+ * @ORDLOCK_REASON_CLUSTER: in a cluster domain (&struct
+ *	ordlock_domain_config @cluster), the cluster failed the lock of @key
+ *	(the DLM returned an error: its lockspace was shut down, this node
+ *	left the cluster); the keys taken before it were released (EIO)
  */
 enum ordlock_reason {
 	ORDLOCK_REASON_NONE = 0,
@@ -323,6 +418,7 @@ enum ordlock_reason {
 	ORDLOCK_REASON_USER_LIMIT,
 	ORDLOCK_REASON_STRICT,
 	ORDLOCK_REASON_REVOKED,
+	ORDLOCK_REASON_CLUSTER,
 };
 
 /**
@@ -723,12 +819,15 @@ struct ordlock_convert {
  * %ORDLOCK_IOC_GET_ORDER)
  */
 #define ORDLOCK_DOMAIN_RESET_ORDER	(1U << 4)
+/** ORDLOCK_DOMAIN_SET_CLUSTER - set @cluster (DOC: Cluster domains) */
+#define ORDLOCK_DOMAIN_SET_CLUSTER	(1U << 5)
 /** ORDLOCK_DOMAIN_FLAGS - every flag of &struct ordlock_domain_config */
 #define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
 					 ORDLOCK_DOMAIN_SET_DETECT_DELAY | \
 					 ORDLOCK_DOMAIN_SET_MAX_HOLD | \
 					 ORDLOCK_DOMAIN_SET_STRICT | \
-					 ORDLOCK_DOMAIN_RESET_ORDER)
+					 ORDLOCK_DOMAIN_RESET_ORDER | \
+					 ORDLOCK_DOMAIN_SET_CLUSTER)
 
 /**
  * struct ordlock_domain_config - argument of %ORDLOCK_IOC_DOMAIN_CONFIG
@@ -748,7 +847,10 @@ struct ordlock_convert {
  *	default, is no limit. It applies to grants made after the change
  * @strict: in/out: 1 for strict ranks, 0 (the default) for the plain order
  *	rule; other values are refused (EINVAL)
- * @__reserved2: must be zero
+ * @cluster: in/out: 1 for a cluster domain, whose keys are also locks of
+ *	the Linux DLM across the nodes of a corosync cluster (DOC: Cluster
+ *	domains); 0 (the default) for a domain of this host only; other
+ *	values are refused (EINVAL)
  *
  * Strict ranks (source 000's lock hierarchy with levels): in a
  * %ORDLOCK_POLICY_ENFORCE domain with @strict 1, an owner that holds keys
@@ -769,7 +871,7 @@ struct ordlock_domain_config {
 	__u32 nowners;
 	__u32 max_hold_ms;
 	__u32 strict;
-	__u32 __reserved2;
+	__u32 cluster;
 };
 
 /** ORDLOCK_LABEL_MAX - size of an owner's label, NUL included */
@@ -1135,12 +1237,14 @@ struct ordlock_order_get {
  *   of &enum ordlock_stats_attr.
  * %ORDLOCK_CMD_DOMAIN_GET
  *   Do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
- *   %ORDLOCK_A_STRICT, %ORDLOCK_A_MAX_HOLD_MS, %ORDLOCK_A_RANK_NAMES.
+ *   %ORDLOCK_A_STRICT, %ORDLOCK_A_MAX_HOLD_MS, %ORDLOCK_A_RANK_NAMES,
+ *   %ORDLOCK_A_CLUSTER.
  * %ORDLOCK_CMD_DOMAIN_SET
  *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
  *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_STRICT (0 or
  *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_MAX_HOLD_MS,
- *   %ORDLOCK_A_RANK_NAMES (replaces the names), %ORDLOCK_A_FLAGS
+ *   %ORDLOCK_A_RANK_NAMES (replaces the names), %ORDLOCK_A_CLUSTER (0 or
+ *   1: DOC: Cluster domains), %ORDLOCK_A_FLAGS
  *   (%ORDLOCK_DOMAIN_RESET_ORDER alone, the only flag it takes: forget the
  *   learned lock order, as the ioctl's flag; another bit is EINVAL and
  *   changes nothing). A domain it creates counts
@@ -1201,18 +1305,23 @@ struct ordlock_order_get {
  * EINVAL      a malformed request: a missing or unknown attribute, an
  *             attribute the command does not take, a bad key, mode, flag or
  *             domain name, an unknown policy; DOMAIN_SET with a flag other
- *             than %ORDLOCK_DOMAIN_RESET_ORDER
+ *             than %ORDLOCK_DOMAIN_RESET_ORDER; %ORDLOCK_A_CLUSTER 1 for
+ *             the default domain
  * ERANGE      an attribute's value is out of its range (the policy)
  * E2BIG       more keys than max_keys_per_request (or, for RELEASE, than
  *             max_keys_per_release); more rank names than a domain takes
  * EMSGSIZE    an attribute longer than its type allows; a reply that does
  *             not fit
  * EOPNOTSUPP  the request came from a network namespace other than the
- *             initial one
+ *             initial one; DOMAIN_SET asking for policy detect in a cluster
+ *             domain, or %ORDLOCK_A_CLUSTER 1 in a detect domain (DOC:
+ *             Cluster domains)
  * ENOENT      CANCEL of a cookie the socket has no request with; GET_STATS
  *             or DOMAIN_GET of a domain that does not exist
  * EBUSY       another request of the socket is in progress; ACQUIRE with
- *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys
+ *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys;
+ *             DOMAIN_SET changing %ORDLOCK_A_CLUSTER of a domain that has
+ *             owners
  * EPERM       DOMAIN_SET without CAP_NET_ADMIN
  * EACCES      the first lock request of a socket whose task may not open
  *             /dev/ordlock for reading and writing
@@ -1224,6 +1333,12 @@ struct ordlock_order_get {
  * ENOMEM      out of memory (nothing is changed, see DOMAIN_SET)
  * ENOBUFS     the socket's receive buffer overflowed (see above)
  * ESTALE      TOKEN_CHECK: the token is not the live grant of the key
+ * ENOTCONN    DOMAIN_SET %ORDLOCK_A_CLUSTER 1: this host is not in a quorate
+ *             cluster (nothing is changed)
+ * ENOPKG      DOMAIN_SET %ORDLOCK_A_CLUSTER 1: no cluster backend
+ *             (ordlock_dlm.ko)
+ * EIO         DOMAIN_SET %ORDLOCK_A_CLUSTER 1: joining the DLM lockspace
+ *             failed
  * ENODEV      the module is being unloaded
  * ==========  ===============================================================
  */
@@ -1318,6 +1433,8 @@ enum ordlock_cmd {
  *	or &struct ordlock_renew.lease_ms (RENEW)
  * @ORDLOCK_A_MAX_HOLD_MS: u32, as &struct ordlock_domain_config.max_hold_ms
  * @ORDLOCK_A_LEFT_MS: u64, as &struct ordlock_renew.left_ms
+ * @ORDLOCK_A_CLUSTER: u32, 0 or 1: a cluster domain (see &struct
+ *	ordlock_domain_config @cluster; DOC: Cluster domains)
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -1348,6 +1465,7 @@ enum ordlock_attr {
 	ORDLOCK_A_LEASE_MS,
 	ORDLOCK_A_MAX_HOLD_MS,
 	ORDLOCK_A_LEFT_MS,
+	ORDLOCK_A_CLUSTER,
 	__ORDLOCK_A_MAX,
 };
 

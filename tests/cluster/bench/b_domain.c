@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * b_domain: acquire + release of one exclusive key in a cluster domain
+ * (ordlock_acquire() + ordlock_release(): the ioctls, timed from user
+ * space), next to the DLM's own calls in the same run (ordlock_cltest's
+ * rawbench: dlm_lock(EX) + AST + dlm_unlock() + AST, timed in the kernel),
+ * locally and remotely mastered (make bench-cluster; reports, does not
+ * fail).
+ *
+ * Node 2 masters the remote key 2:1: it holds an NL lock on its resource in
+ * both lockspaces (the DLM's own, and ordlock.b_dom, the domain's) before
+ * node 1 touches it. The local key 1:1 is touched by node 1 only. ROUNDS
+ * rounds alternate the DLM and ordlock; the medians are reported with
+ * their ratio (targets: local <= 1.2x the DLM, remote <= the DLM + 10%).
+ *
+ * cluster-timeout: 900
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clcase.h"
+#include "libordlock.h"
+#include "tap.h"
+
+#define CLT	"/sys/kernel/debug/ordlock_cltest"
+#define ROUNDS	5
+
+static const char *dom = "b_dom";
+
+static int clt_cmd(int fd, const char *cmd)
+{
+	return write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : -1;
+}
+
+/* rawbench of @key N times; ns per acquire + release, or -1 */
+static long long raw_bench(int fd, const char *key, int n)
+{
+	unsigned long long cnt, ns;
+	char cmd[64], buf[256];
+	ssize_t len;
+	char *p;
+
+	snprintf(cmd, sizeof(cmd), "rawbench %s %d", key, n);
+	if (clt_cmd(fd, cmd))
+		return -1;
+	len = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (len <= 0)
+		return -1;
+	buf[len] = 0;
+	p = strstr(buf, "bench ");
+	if (!p || sscanf(p, "bench %llu %llu", &cnt, &ns) != 2 || !cnt)
+		return -1;
+	return (long long)(ns / cnt);
+}
+
+static long long dom_bench(struct ordlock *ol, uint32_t rank, uint64_t id, int n)
+{
+	struct ordlock_key k = ORDLOCK_EX(rank, id);
+	struct timespec a, b;
+	int i;
+
+	/* the first round creates the resource: not timed */
+	for (i = -1; i < n; i++) {
+		if (i == 0)
+			clock_gettime(CLOCK_MONOTONIC, &a);
+		if (ordlock_acquire(ol, &k, 1, 60000, 0, NULL) || ordlock_release(ol, &k, 1))
+			return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)) / n;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	long long x = *(const long long *)a, y = *(const long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static long long median(long long *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp);
+	return v[(n - 1) / 2];
+}
+
+int main(void)
+{
+	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
+	long long v[2][2][ROUNDS];	/* [local/remote][dlm/ordlock][round] */
+	int nloc = getenv("BENCH_N_LOCAL") ? atoi(getenv("BENCH_N_LOCAL")) : 2000;
+	int nrem = getenv("BENCH_N_REMOTE") ? atoi(getenv("BENCH_N_REMOTE")) : 100;
+	struct ordlock *cfg, *ol = NULL;
+	int fd, fd2 = -1, r, w, bad = 0;
+
+	cl_init();
+	if (cl_nodes < 2 || access(CLT, F_OK)) {
+		printf("1..0 # SKIP needs 2 nodes and ordlock_cltest\n");
+		return 0;
+	}
+	cfg = ordlock_open("default");
+	if (!cfg)
+		bail_out("ordlock_open: %s", strerror(errno));
+	cl_domain_on(cfg, dom);
+	fd = open(CLT, O_RDWR);
+	if (fd < 0)
+		bail_out("open %s: %s", CLT, strerror(errno));
+	if (cl_node == 2) {
+		fd2 = open(CLT, O_RDWR);
+		ok(!clt_cmd(fd, "rawjoin b_dom_raw") && !clt_cmd(fd, "rawhold 2 1"),
+		   "node2: masters 2:1 of the DLM's lockspace b_dom_raw (NL held)");
+		ok(fd2 >= 0 && !clt_cmd(fd2, "rawjoin ordlock.b_dom") && !clt_cmd(fd2, "rawhold 2 1"),
+		   "node2: masters 2:1 of ordlock.b_dom (NL held)");
+	}
+	cl_barrier("mastered");
+	if (cl_node == 1) {
+		ok(!clt_cmd(fd, "rawjoin b_dom_raw"), "node1: joined the DLM's lockspace b_dom_raw");
+		ol = ordlock_open(dom);
+		if (!ol)
+			bail_out("ordlock_open(%s): %s", dom, strerror(errno));
+		for (r = 0; r < ROUNDS; r++) {
+			for (w = 0; w < 2; w++) {
+				v[w][0][r] = raw_bench(fd, w ? "2 1" : "1 1", w ? nrem : nloc);
+				v[w][1][r] = dom_bench(ol, w + 1, 1, w ? nrem : nloc);
+				bad += v[w][0][r] < 0 || v[w][1][r] < 0;
+			}
+		}
+		is_int(bad, 0, "node1: every run completed");
+		for (w = 0; w < 2 && !bad; w++) {
+			const char *what = w ? "remote" : "local";
+			long long d, o;
+
+			diag("bench dlm %s: %lld %lld %lld %lld %lld ns", what, v[w][0][0],
+			     v[w][0][1], v[w][0][2], v[w][0][3], v[w][0][4]);
+			diag("bench domain %s: %lld %lld %lld %lld %lld ns", what, v[w][1][0],
+			     v[w][1][1], v[w][1][2], v[w][1][3], v[w][1][4]);
+			d = median(v[w][0], ROUNDS);
+			o = median(v[w][1], ROUNDS);
+			diag("bench %s-mastered: dlm %lld us, ordlock cluster domain %lld us, ratio %.2fx (target <= %s)",
+			     what, d / 1000, o / 1000, d ? (double)o / (double)d : 0.0,
+			     w ? "1.10x" : "1.20x");
+			ok(1, "node1: %s-mastered: dlm %lld ns, cluster domain %lld ns (%.2fx)",
+			   what, d, o, d ? (double)o / (double)d : 0.0);
+		}
+		ordlock_close(ol);
+	}
+	cl_barrier("measured");
+	close(fd);
+	if (fd2 >= 0)
+		close(fd2);
+	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
+	   cl_node, dom);
+	ordlock_close(cfg);
+	return tap_done();
+}

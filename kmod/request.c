@@ -807,7 +807,8 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * same checks in the same order as ordlock_request_start() and
  * ordlock_take(), and the same results, without a request, its list of
  * holds or its steps. It never sleeps and never queues: when the key's
- * resource must be allocated, when the owner has no spare hold, or when a
+ * resource must be allocated, when the owner has no spare hold, in a
+ * cluster domain (its keys are taken in the cluster too), or when a
  * request that may wait finds the key taken, it gives back what it charged
  * and returns ORDLOCK_ONE_SLOW, having changed nothing, and the caller goes
  * the general way (which checks everything again under the same owner
@@ -830,7 +831,8 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	lockdep_assert_held(&owner->lock);
 	if (owner->busy)
 		return -EBUSY;
-	if (!owner->nspare)
+	/* A cluster domain's key is taken in the cluster too: the general way */
+	if (!owner->nspare || READ_ONCE(domain->backend))
 		return ORDLOCK_ONE_SLOW;
 	ordlock_owner_touch(owner);
 	/* Both order checks pass when nothing is held: every policy alike */

@@ -184,22 +184,10 @@ static void all_or_nothing(struct ordlock *ol)
 
 int main(void)
 {
-	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
 	struct ordlock *cfg, *ol;
 	int fd, i;
 
-	cl_init();
-	if (cl_nodes < 3) {
-		printf("1..0 # SKIP needs 3 nodes\n");
-		return 0;
-	}
-	cfg = ordlock_open("default");
-	if (!cfg)
-		bail_out("ordlock_open: %s", strerror(errno));
-	cl_domain_on(cfg, dom);
-	ol = ordlock_open(dom);
-	if (!ol)
-		bail_out("ordlock_open(%s): %s", dom, strerror(errno));
+	ol = cl_start(dom, 3, &cfg);
 	if (cl_node == 1) {
 		int bad = 0;
 
@@ -216,9 +204,5 @@ int main(void)
 	concurrent(ol, fd);
 	close(fd);
 	all_or_nothing(ol);
-	ordlock_close(ol);
-	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
-	   cl_node, dom);
-	ordlock_close(cfg);
-	return tap_done();
+	return cl_end(ol, cfg, dom);
 }

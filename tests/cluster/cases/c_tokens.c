@@ -90,7 +90,6 @@ static long log_check(int fd, const char *name)
 
 int main(void)
 {
-	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
 	struct ordlock_key ka = ORDLOCK_EX(RANK, 1), kb = ORDLOCK_EX(RANK, 2);
 	struct ordlock_key both[2] = { ORDLOCK_EX(RANK, 2), ORDLOCK_EX(RANK, 1) };
 	int r, errors = 0, zero = 0, ioerr = 0, first = 0, fda, fdb;
@@ -98,18 +97,7 @@ int main(void)
 	struct ordlock *cfg, *ol;
 	uint64_t token;
 
-	cl_init();
-	if (cl_nodes < 2) {
-		printf("1..0 # SKIP needs 2 nodes\n");
-		return 0;
-	}
-	cfg = ordlock_open("default");
-	if (!cfg)
-		bail_out("ordlock_open: %s", strerror(errno));
-	cl_domain_on(cfg, dom);
-	ol = ordlock_open(dom);
-	if (!ol)
-		bail_out("ordlock_open(%s): %s", dom, strerror(errno));
+	ol = cl_start(dom, 2, &cfg);
 	if (cl_node == 1) {
 		fda = open(cl_path("log.a"), O_RDWR | O_CREAT | O_TRUNC, 0666);
 		fdb = open(cl_path("log.b"), O_RDWR | O_CREAT | O_TRUNC, 0666);
@@ -189,9 +177,5 @@ int main(void)
 	cl_barrier("checked");
 	close(fda);
 	close(fdb);
-	ordlock_close(ol);
-	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
-	   cl_node, dom);
-	ordlock_close(cfg);
-	return tap_done();
+	return cl_end(ol, cfg, dom);
 }

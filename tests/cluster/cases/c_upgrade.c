@@ -29,7 +29,6 @@ static const char *dom = "c_upg";
 
 int main(void)
 {
-	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
 	struct ordlock_key sh = ORDLOCK_SH(5, 1), ex = ORDLOCK_EX(5, 1);
 	const struct ordlock_failure *f;
 	struct ordlock *cfg, *ol;
@@ -37,18 +36,7 @@ int main(void)
 	char nm[32];
 	FILE *fp;
 
-	cl_init();
-	if (cl_nodes < 3) {
-		printf("1..0 # SKIP needs 3 nodes\n");
-		return 0;
-	}
-	cfg = ordlock_open("default");
-	if (!cfg)
-		bail_out("ordlock_open: %s", strerror(errno));
-	cl_domain_on(cfg, dom);
-	ol = ordlock_open(dom);
-	if (!ol)
-		bail_out("ordlock_open(%s): %s", dom, strerror(errno));
+	ol = cl_start(dom, 3, &cfg);
 	if (cl_node <= 2)
 		ok(ordlock_acquire(ol, &sh, 1, WAIT_MS, 0, NULL) == 0,
 		   "node%d: holds 5:1 shared", cl_node);
@@ -111,9 +99,5 @@ int main(void)
 		ordlock_release_all(ol);
 	}
 	cl_barrier("end");
-	ordlock_close(ol);
-	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
-	   cl_node, dom);
-	ordlock_close(cfg);
-	return tap_done();
+	return cl_end(ol, cfg, dom);
 }

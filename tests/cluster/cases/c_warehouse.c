@@ -151,18 +151,7 @@ int main(void)
 	long s = -1, p = -1;
 	int fd;
 
-	cl_init();
-	if (cl_nodes < 2) {
-		printf("1..0 # SKIP needs 2 nodes\n");
-		return 0;
-	}
-	cfg = ordlock_open("default");
-	if (!cfg)
-		bail_out("ordlock_open: %s", strerror(errno));
-	cl_domain_on(cfg, dom);
-	ol = ordlock_open(dom);
-	if (!ol)
-		bail_out("ordlock_open(%s): %s", dom, strerror(errno));
+	ol = cl_start(dom, 2, &cfg);
 	if (cl_node == 1) {
 		fd = open(cl_path("stock"), O_RDWR | O_CREAT | O_TRUNC, 0666);
 		ok(fd >= 0 && stock_write(fd, 500, 300) == 0,
@@ -190,15 +179,5 @@ int main(void)
 	is_int(s + p, 800, "node%d: total 800", cl_node);
 	cl_barrier("read");
 	close(fd);
-	ordlock_close(ol);
-	{
-		struct ordlock_domain_config c = {
-			.flags = ORDLOCK_DOMAIN_SET_CLUSTER, .cluster = 0,
-		};
-
-		ok(ordlock_domain_config(cfg, dom, &c) == 0,
-		   "node%d: %s set cluster off", cl_node, dom);
-	}
-	ordlock_close(cfg);
-	return tap_done();
+	return cl_end(ol, cfg, dom);
 }

@@ -124,4 +124,45 @@ static inline int cl_domain_on(struct ordlock *ol, const char *name)
 		  ret ? ": " : "", ret ? strerror(errno) : "");
 }
 
+/*
+ * The start of a program on every node: cl_init(), at least @min_nodes
+ * nodes (else a plan of 0 with the reason, and exit), @dom made a cluster
+ * domain through a descriptor of "default" (*@cfg, kept for cl_end()),
+ * and an owner in @dom, returned.
+ */
+static inline struct ordlock *cl_start(const char *dom, int min_nodes,
+				       struct ordlock **cfg)
+{
+	struct ordlock *ol;
+
+	cl_init();
+	if (cl_nodes < min_nodes) {
+		printf("1..0 # SKIP needs %d nodes\n", min_nodes);
+		exit(0);
+	}
+	*cfg = ordlock_open("default");
+	if (!*cfg)
+		bail_out("ordlock_open: %s", strerror(errno));
+	cl_domain_on(*cfg, dom);
+	ol = ordlock_open(dom);
+	if (!ol)
+		bail_out("ordlock_open(%s): %s", dom, strerror(errno));
+	return ol;
+}
+
+/* The end: close @ol, set @dom's cluster off (a point), close @cfg */
+static inline int cl_end(struct ordlock *ol, struct ordlock *cfg, const char *dom)
+{
+	struct ordlock_domain_config off = {
+		.flags = ORDLOCK_DOMAIN_SET_CLUSTER,
+		.cluster = 0,
+	};
+
+	ordlock_close(ol);
+	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
+	   cl_node, dom);
+	ordlock_close(cfg);
+	return tap_done();
+}
+
 #endif /* ORDLOCK_CLCASE_H */

@@ -55,7 +55,19 @@ struct ordlock_backend_lock;
  *	conversion that failed leaves the lock held in its old mode, whatever
  *	the request does afterwards (the backend reverts it on its own; a
  *	later operation on the lock waits for that, within its own deadline)
- * @unlock: release a lock taken by @lock; does not wait for the cluster
+ * @lock_async: start taking key (@rank, @id) of @space as @lock does, without
+ *	waiting: returns 0 and the pending lock in *@out, or -ENOMEM. @done
+ *	is called once with @data when the request ends (granted or failed),
+ *	from the backend's context (it may not sleep, and none of ordlock.ko's
+ *	locks is held), unless @unlock came first; its outcome is then read
+ *	with @lock_result. @unlock of a pending lock cancels it: nothing is
+ *	held afterwards, and @done is not called after @unlock returned
+ * @lock_result: the outcome of @lock_async, without waiting: -EINPROGRESS
+ *	while pending (the lock stays the caller's), 0 granted (it is a lock
+ *	as @lock gives), or an errno as @lock returns (the lock is gone: the
+ *	backend frees it)
+ * @unlock: release a lock taken by @lock or @lock_async (cancelling it if
+ *	still pending); does not wait for the cluster
  * @value: the fencing floor of a granted lock: the value the key's value
  *	block held when @lock granted it (0 for none), raised when the
  *	backend found the value block lost (a node died holding the key
@@ -71,6 +83,10 @@ struct ordlock_backend_ops {
 		    struct ordlock_backend_lock **out);
 	int (*convert)(struct ordlock_backend_lock *lock, bool exclusive,
 		       u32 flags, ktime_t deadline);
+	int (*lock_async)(struct ordlock_backend_space *space, u32 rank, u64 id,
+			  bool exclusive, u32 flags, void (*done)(void *data),
+			  void *data, struct ordlock_backend_lock **out);
+	int (*lock_result)(struct ordlock_backend_lock *lock);
 	void (*unlock)(struct ordlock_backend_lock *lock);
 	u64 (*value)(struct ordlock_backend_lock *lock);
 	void (*set_value)(struct ordlock_backend_lock *lock, u64 value);

@@ -105,7 +105,12 @@
  * a domain (ordlock_domains_lock dropped, the domain marked changing), and
  * a request's cluster lock and conversion (owner->lock dropped, the owner
  * busy, as for a local wait). A release's backend unlock, which only
- * queues work, may run under owner->lock.
+ * queues work, may run under owner->lock; so do the asynchronous lock of a
+ * netlink request (lock_async and lock_result, which never wait) and the
+ * unlock that cancels it. The backend calls the request's done hook with
+ * none of this module's locks held (under its own leaf spinlock); the hook
+ * only queues the netlink owner's work item, and the unlock that detaches
+ * it takes that spinlock under owner->lock.
  *
  * Not locks of this module, and leaves wherever they appear: the internal
  * locks of per-CPU counters, rate limits, workqueues, hrtimers, wait

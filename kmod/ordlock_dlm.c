@@ -21,6 +21,12 @@
  * its deadline; the clean-up may (a lockspace in recovery), and a space is
  * left only when all of its locks are gone.
  *
+ * An asynchronous request (lock_async, for netlink owners) is made the same
+ * way, but nobody waits: the AST calls the caller's done hook, once, and the
+ * caller reads the outcome (lock_result) without waiting; giving up is an
+ * unlock, which detaches the hook (under done_lock) and leaves the request
+ * to the clean-up work item as above.
+ *
  * Value blocks. The DLM keeps a resource's value block only while some
  * lock of the resource exists somewhere: the fencing value an exclusive
  * release writes there would be lost as soon as the key is free. So each
@@ -30,10 +36,12 @@
  * the space is left.
  *
  * Locks: space->anchor_lock (a spinlock, a leaf) protects the space's
- * anchors (hash, LRU list, count, leaving). Each lock's fields are written
- * by one party at a time, handed over through the work items and the
- * completion: the request work until dlm_lock() returned (flush_work()),
- * the AST until complete(), then the caller or the clean-up work.
+ * anchors (hash, LRU list, count, leaving); a lock's done_lock (a
+ * spinlock, a leaf: the hook only queues work) protects its done hook.
+ * Each lock's other fields are written by one party at a time, handed
+ * over through the work items and the completion: the request work until
+ * dlm_lock() returned (flush_work()), the AST until complete(), then the
+ * caller or the clean-up work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -118,6 +126,10 @@ struct ordlock_backend_lock {
 	 */
 	struct completion ast;
 	int status;
+	/* lock_async: called once when the request ends; under done_lock */
+	spinlock_t done_lock;
+	void (*done)(void *data);
+	void *done_data;
 	struct work_struct request;
 	struct work_struct cleanup;
 	/*
@@ -240,12 +252,26 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 		odlm_anchor_drop(victim);
 }
 
+/* The request ended: call the done hook of lock_async, once */
+static void odlm_done(struct ordlock_backend_lock *l)
+{
+	void (*done)(void *data);
+
+	spin_lock(&l->done_lock);
+	done = l->done;
+	l->done = NULL;
+	if (done)
+		done(l->done_data);
+	spin_unlock(&l->done_lock);
+}
+
 static void odlm_ast(void *arg)
 {
 	struct ordlock_backend_lock *l = arg;
 
 	l->status = l->lksb.sb_status;
 	complete_all(&l->ast);
+	odlm_done(l);
 }
 
 static void odlm_request_fn(struct work_struct *work)
@@ -261,6 +287,7 @@ static void odlm_request_fn(struct work_struct *work)
 		/* no AST follows a refused request */
 		l->status = ret;
 		complete_all(&l->ast);
+		odlm_done(l);
 	}
 }
 
@@ -426,17 +453,16 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 	}
 }
 
-static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
-		     bool exclusive, u32 flags, ktime_t deadline,
-		     struct ordlock_backend_lock **out)
+/* A new lock of key (@rank, @id) of @space, not requested yet */
+static struct ordlock_backend_lock *odlm_lock_new(struct ordlock_backend_space *space,
+						  u32 rank, u64 id,
+						  bool exclusive, u32 flags)
 {
 	struct ordlock_backend_lock *l;
-	long timeout, left;
-	int status;
 
 	l = kzalloc(sizeof(*l), GFP_KERNEL);
 	if (!l)
-		return -ENOMEM;
+		return NULL;
 	l->space = space;
 	atomic_inc(&space->nlocks);
 	l->lksb.sb_lvbptr = (char *)l->lvb;
@@ -453,6 +479,36 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 	l->rank = rank;
 	l->id = id;
 	snprintf(l->res, sizeof(l->res), "%08x:%016llx", rank, id);
+	spin_lock_init(&l->done_lock);
+	return l;
+}
+
+/* The errno of a failed request's status, as ops->lock() returns it */
+static int odlm_lock_errno(struct ordlock_backend_lock *l, int status)
+{
+	switch (status) {
+	case -EAGAIN:
+	case -EDEADLK:
+	case -ENOMEM:
+		return status;
+	default:
+		pr_warn_ratelimited("%s: lock of %s failed: %d\n",
+				    l->space->name, l->res, status);
+		return -EIO;
+	}
+}
+
+static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
+		     bool exclusive, u32 flags, ktime_t deadline,
+		     struct ordlock_backend_lock **out)
+{
+	struct ordlock_backend_lock *l;
+	long timeout, left;
+	int status;
+
+	l = odlm_lock_new(space, rank, id, exclusive, flags);
+	if (!l)
+		return -ENOMEM;
 
 	if (deadline == KTIME_MAX) {
 		timeout = MAX_SCHEDULE_TIMEOUT;
@@ -477,24 +533,57 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		*out = l;
 		return 0;
 	}
-	switch (status) {
-	case -EAGAIN:
-	case -EDEADLK:
-	case -ENOMEM:
-		break;
-	default:
-		pr_warn_ratelimited("%s: lock of %s failed: %d\n",
-				    space->name, l->res, status);
-		status = -EIO;
-		break;
-	}
+	status = odlm_lock_errno(l, status);
 	odlm_lock_free(l);
 	return status;
 }
 
+static int odlm_lock_async(struct ordlock_backend_space *space, u32 rank,
+			   u64 id, bool exclusive, u32 flags,
+			   void (*done)(void *data), void *data,
+			   struct ordlock_backend_lock **out)
+{
+	struct ordlock_backend_lock *l;
+
+	l = odlm_lock_new(space, rank, id, exclusive, flags);
+	if (!l)
+		return -ENOMEM;
+	/* nobody else sees l yet */
+	l->done = done;
+	l->done_data = data;
+	*out = l;
+	queue_work(odlm_wq, &l->request);
+	return 0;
+}
+
 static void odlm_unlock(struct ordlock_backend_lock *l)
 {
+	/* no done hook after this, whatever the request does now */
+	spin_lock(&l->done_lock);
+	l->done = NULL;
+	spin_unlock(&l->done_lock);
 	queue_work(odlm_wq, &l->cleanup);
+}
+
+static int odlm_lock_result(struct ordlock_backend_lock *l)
+{
+	int status;
+
+	if (!completion_done(&l->ast))
+		return -EINPROGRESS;
+	status = l->status;
+	pr_debug("%s: %s %s%s (async): status %d\n", l->space->name, l->res,
+		 l->mode == DLM_LOCK_EX ? "ex" : "sh",
+		 l->flags & DLM_LKF_NOQUEUE ? " try" : "", status);
+	if (!status)
+		return 0;
+	status = odlm_lock_errno(l, status);
+	/*
+	 * The request work may not have returned from dlm_lock() yet: the
+	 * clean-up work waits for it and frees the lock (nothing is held)
+	 */
+	odlm_unlock(l);
+	return status;
 }
 
 /*
@@ -635,6 +724,8 @@ static const struct ordlock_backend_ops odlm_ops = {
 	.join = odlm_join,
 	.leave = odlm_leave,
 	.lock = odlm_lock,
+	.lock_async = odlm_lock_async,
+	.lock_result = odlm_lock_result,
 	.convert = odlm_convert,
 	.unlock = odlm_unlock,
 	.value = odlm_value,

@@ -355,6 +355,16 @@ static ktime_t ordlock_request_deadline(struct ordlock_request *req)
  *
  * Return: 0 (req->cur holds the cluster's lock too), or a negative errno.
  */
+static int ordlock_cluster_failed(struct ordlock_request *req, int ret);
+
+/* The backend's done hook of an asynchronous request: move it on */
+static void ordlock_cluster_done(void *data)
+{
+	struct ordlock_request *req = data;
+
+	req->notify(&req->w);
+}
+
 static int ordlock_take_cluster(struct ordlock_request *req)
 {
 	const struct ordlock_rkey *key = &req->keys[req->next];
@@ -363,7 +373,7 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 	struct ordlock_backend *backend = READ_ONCE(domain->backend);
 	struct ordlock_hold *hold = req->cur;
 	ktime_t deadline;
-	u32 flags = 0, reason;
+	u32 flags = 0;
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
@@ -375,6 +385,19 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 		deadline = max(deadline,
 			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
 	}
+	if (req->notify) {
+		/* Asynchronous: ordlock_request_poll() reads the outcome */
+		ret = backend->ops->lock_async(READ_ONCE(domain->space), key->rank,
+					       key->id,
+					       key->mode == ORDLOCK_MODE_EXCLUSIVE,
+					       flags, ordlock_cluster_done, req,
+					       &hold->blk);
+		if (ret)
+			return ordlock_cluster_failed(req, ret);
+		req->cluster_wait = true;
+		req->cluster_deadline = deadline;
+		return -EINPROGRESS;
+	}
 	mutex_unlock(&owner->lock);
 	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
 				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
@@ -382,6 +405,21 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 	mutex_lock(&owner->lock);
 	if (!ret)
 		return 0;
+	return ordlock_cluster_failed(req, ret);
+}
+
+/*
+ * The cluster's lock of key req->next failed with @ret (it holds nothing:
+ * req->cur->blk is gone): undo the local grant and record why
+ */
+static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *hold = req->cur;
+	u32 reason;
+
+	lockdep_assert_held(&owner->lock);
 	hold->blk = NULL;
 	ordlock_res_drop_hold(hold);
 	switch (ret) {
@@ -611,6 +649,8 @@ static int ordlock_request_step(struct ordlock_request *req)
 		}
 		if (!ret)
 			ret = ordlock_take_cluster(req);
+		if (ret == -EINPROGRESS)
+			return ret;
 		if (ret)
 			return ordlock_request_fail(req, ret);
 		ordlock_request_advance(req);
@@ -626,8 +666,36 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 	if (req->convert)
 		return ordlock_request_converted(req);
 	ret = ordlock_take_cluster(req);
+	if (ret == -EINPROGRESS)
+		return ret;
 	if (ret)
 		return ordlock_request_fail(req, ret);
+	ordlock_request_advance(req);
+	return ordlock_request_step(req);
+}
+
+/*
+ * An asynchronous request waiting for the cluster's lock of key req->next:
+ * granted, go on; failed, or the wait's deadline passed (the pending lock
+ * cancelled: nothing is held), fail
+ */
+static int ordlock_cluster_poll(struct ordlock_request *req)
+{
+	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+	struct ordlock_hold *hold = req->cur;
+	int ret;
+
+	lockdep_assert_held(&req->owner->lock);
+	ret = backend->ops->lock_result(hold->blk);
+	if (ret == -EINPROGRESS) {
+		if (ktime_before(ktime_get(), req->cluster_deadline))
+			return ret;
+		backend->ops->unlock(hold->blk);
+		ret = -ETIMEDOUT;
+	}
+	req->cluster_wait = false;
+	if (ret)
+		return ordlock_request_fail(req, ordlock_cluster_failed(req, ret));
 	ordlock_request_advance(req);
 	return ordlock_request_step(req);
 }
@@ -651,6 +719,7 @@ static int ordlock_request_init(struct ordlock_request *req, bool convert)
 	req->try_upto = 0;
 	req->result_flags = 0;
 	req->own_keys = NULL;
+	req->cluster_wait = false;
 	return 0;
 }
 
@@ -701,12 +770,6 @@ int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns)
 	ret = ordlock_request_check(req);
 	if (ret)
 		goto fail;
-	if (req->notify && READ_ONCE(owner->domain->backend)) {
-		/* The cluster's lock has no asynchronous form yet */
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
-					 -EOPNOTSUPP, NULL);
-		goto fail;
-	}
 	if (owner->nheld + req->n > ordlock_max_keys_per_owner() ||
 	    owner->nheld + req->n < req->n) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_OWNER_LIMIT,
@@ -745,6 +808,8 @@ fail:
  */
 ktime_t ordlock_request_next_event(const struct ordlock_request *req)
 {
+	if (req->cluster_wait)
+		return req->cluster_deadline;
 	if (req->check_at && ktime_before(req->check_at, req->deadline))
 		return req->check_at;
 	return req->deadline;
@@ -762,6 +827,8 @@ int ordlock_request_poll(struct ordlock_request *req)
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
+	if (req->cluster_wait)
+		return ordlock_cluster_poll(req);
 	if (ordlock_waiter_granted(&req->w))
 		ret = ordlock_wait_end(req, 0);
 	else if (ktime_compare(now, req->deadline) >= 0)
@@ -788,7 +855,13 @@ int ordlock_request_cancel(struct ordlock_request *req)
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
-	ret = ordlock_wait_end(req, -ECANCELED);
+	if (req->cluster_wait) {
+		/* Granted locally: released with the pending cluster lock */
+		req->cluster_wait = false;
+		ret = 0;
+	} else {
+		ret = ordlock_wait_end(req, -ECANCELED);
+	}
 	if (!ret && !req->convert)
 		ordlock_request_advance(req);
 	if (!ret) {

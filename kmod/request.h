@@ -48,6 +48,9 @@ struct ordlock_owner;
  *	only tried, never waited for
  * @result_flags: ORDLOCK_RESULT_* of the request
  * @released: the lowest held key the request let go (ORDLOCK_RESULT_RELEASED)
+ * @cluster_wait: an asynchronous request waits for the cluster's lock of
+ *	key @next (@cur->blk, from the backend's lock_async), granted locally
+ * @cluster_deadline: when that wait gives up
  * @own_keys: the union of the keys let go and the requested ones, which
  *	@keys points at after a REORDER let keys go; freed when the request
  *	ends (and @keys with it)
@@ -78,6 +81,8 @@ struct ordlock_request {
 	unsigned int try_upto;
 	u32 result_flags;
 	struct ordlock_key released;
+	bool cluster_wait;
+	ktime_t cluster_deadline;
 	struct ordlock_rkey *own_keys;
 };
 

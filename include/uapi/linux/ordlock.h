@@ -183,8 +183,8 @@
  *              the key (the key is not held, or held under another token)
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
- *              netlink ACQUIRE or CONVERT in a cluster domain (REFUSED;
- *              reason %ORDLOCK_REASON_CLUSTER); nothing changed
+ *              netlink CONVERT in a cluster domain (REFUSED; reason
+ *              %ORDLOCK_REASON_CLUSTER); nothing changed
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
  *              cluster than ordlock_dlm's parameter cluster); nothing changed
@@ -265,9 +265,17 @@
  * still holding the key shared, as two local upgraders do. An upgrade's
  * token comes from the key's value block like a grant's.
  *
- * Not yet in a cluster domain: netlink lock requests (asynchronous;
- * REFUSED with %EOPNOTSUPP, reason %ORDLOCK_REASON_CLUSTER). A real
- * deployment needs real fencing: a node cut off from
+ * Netlink ACQUIRE works in a cluster domain: after each key's local grant
+ * the request waits for the DLM's grant without blocking the socket, so
+ * its reply is %ORDLOCK_STATUS_QUEUED (unless refused at once), and its
+ * one %ORDLOCK_CMD_RESULT comes after the cluster granted every key, or
+ * says why not: TIMEOUT (the DLM request cancelled at the deadline),
+ * CANCELLED (CANCEL or the socket closed: the pending DLM request is
+ * cancelled, a grant that won the race released), or REFUSED (%EAGAIN of
+ * a try-lock, %EIO, %ENOMEM); the keys taken before are released, locally
+ * and in the DLM. Not yet in a cluster domain: netlink CONVERT (REFUSED
+ * with %EOPNOTSUPP, reason %ORDLOCK_REASON_CLUSTER). A real deployment
+ * needs real fencing: a node cut off from
  * the others but alive must not go on writing under a lock the cluster has
  * given to someone else (see docs/cluster.md).
  */
@@ -1146,8 +1154,9 @@ struct ordlock_order_get {
  *   %ORDLOCK_STATUS_REFUSED with %ORDLOCK_A_ERRNO and %ORDLOCK_A_FAILURE,
  *   or %ORDLOCK_STATUS_QUEUED. A queued request ends later with exactly one
  *   %ORDLOCK_CMD_RESULT message to the requesting port: GRANTED (token),
- *   TIMEOUT or DEADLOCK (failure, and for DEADLOCK %ORDLOCK_A_CYCLE), or
- *   CANCELLED. Every reply and RESULT of an ACQUIRE carries
+ *   TIMEOUT or DEADLOCK (failure, and for DEADLOCK %ORDLOCK_A_CYCLE),
+ *   CANCELLED, or in a cluster domain REFUSED (DOC: Cluster domains).
+ *   Every reply and RESULT of an ACQUIRE carries
  *   %ORDLOCK_A_RESULT_FLAGS (as &struct ordlock_acquire @result_flags; a
  *   %ORDLOCK_ACQUIRE_REORDER request that let held keys go is QUEUED while
  *   it waits for the union, and says %ORDLOCK_RESULT_RELEASED from that

@@ -409,19 +409,15 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 }
 
 /*
- * The cluster's lock of key req->next failed with @ret (it holds nothing:
- * req->cur->blk is gone): undo the local grant and record why
+ * Record a failure @ret of the cluster's lock or conversion of @key:
+ * @deadlock is the reason of the backend's -EDEADLK; an errno the backend
+ * does not document becomes -EIO, reason cluster. Return: the errno.
  */
-static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
+static int ordlock_cluster_fail(struct ordlock_request *req, int ret,
+				u32 deadlock, const struct ordlock_rkey *key)
 {
-	const struct ordlock_rkey *key = &req->keys[req->next];
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_hold *hold = req->cur;
 	u32 reason;
 
-	lockdep_assert_held(&owner->lock);
-	hold->blk = NULL;
-	ordlock_res_drop_hold(hold);
 	switch (ret) {
 	case -EAGAIN:
 		reason = ORDLOCK_REASON_BUSY;
@@ -434,7 +430,7 @@ static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
 		reason = ORDLOCK_REASON_SIGNAL;
 		break;
 	case -EDEADLK:
-		reason = ORDLOCK_REASON_DEADLOCK;
+		reason = deadlock;
 		break;
 	case -ENOMEM:
 		reason = ORDLOCK_REASON_NOMEM;
@@ -444,7 +440,23 @@ static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
 		ret = -EIO;
 		break;
 	}
-	return ordlock_owner_fail(owner, reason, ret, key);
+	return ordlock_owner_fail(req->owner, reason, ret, key);
+}
+
+/*
+ * The cluster's lock of key req->next failed with @ret (it holds nothing:
+ * req->cur->blk is gone): undo the local grant and record why
+ */
+static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *hold = req->cur;
+
+	lockdep_assert_held(&owner->lock);
+	hold->blk = NULL;
+	ordlock_res_drop_hold(hold);
+	return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_DEADLOCK, key);
 }
 
 /*
@@ -459,7 +471,7 @@ static int ordlock_convert_cluster(struct ordlock_request *req,
 	struct ordlock_backend *backend = READ_ONCE(owner->domain->backend);
 	struct ordlock_hold *hold = req->hold;
 	ktime_t deadline;
-	u32 flags = 0, reason;
+	u32 flags = 0;
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
@@ -477,30 +489,8 @@ static int ordlock_convert_cluster(struct ordlock_request *req,
 	mutex_lock(&owner->lock);
 	if (!ret)
 		return 0;
-	switch (ret) {
-	case -EAGAIN:
-		reason = ORDLOCK_REASON_BUSY;
-		break;
-	case -ETIMEDOUT:
-		req->waited = true;
-		reason = ORDLOCK_REASON_TIMEOUT;
-		break;
-	case -EINTR:
-		reason = ORDLOCK_REASON_SIGNAL;
-		break;
-	case -EDEADLK:
-		/* Two nodes upgrading the key at once: the DLM refused this one */
-		reason = ORDLOCK_REASON_UPGRADE;
-		break;
-	case -ENOMEM:
-		reason = ORDLOCK_REASON_NOMEM;
-		break;
-	default:
-		reason = ORDLOCK_REASON_CLUSTER;
-		ret = -EIO;
-		break;
-	}
-	return ordlock_owner_fail(owner, reason, ret, key);
+	/* Two nodes upgrading the key at once: the DLM refused this one */
+	return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE, key);
 }
 
 /*

@@ -990,7 +990,8 @@ static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
 	struct ordlock_order_cache *c = &owner->order_cache;
 	const struct ordlock_hold *h;
 	struct ordlock_order_slot *s;
-	u32 room = ORDLOCK_ORDER_BATCH, seen = 0, from, hmode, what, to = keys[0].rank, tmode = keys[0].mode;
+	u32 to = keys[0].rank, tmode = keys[0].mode;
+	u32 room = ORDLOCK_ORDER_BATCH, seen = 0, from, hmode, what;
 	unsigned int j;
 
 	if (keys[n - 1].rank != to) {

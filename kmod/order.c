@@ -673,6 +673,8 @@ static void ordlock_order_cache_put(struct ordlock_order_cache *c,
 		atomic64_add(s->pending, &s->edge->count);
 	s->pending = 0;
 	s->edge = e;
+	/* The summary may name this slot */
+	c->sum_room = 0;
 	s->from = pair->from;
 	s->to = pair->to;
 	s->what = pair->what;
@@ -756,6 +758,8 @@ static noinline void ordlock_order_grant_slow(struct ordlock_owner *owner,
 	bool cache_ok;
 
 	lockdep_assert_held(&owner->lock);
+	/* It counts in the cache: the summary's room would be wrong */
+	c->sum_room = 0;
 	if (READ_ONCE(domain->policy) == ORDLOCK_POLICY_ENFORCE)
 		return;
 	order = ordlock_order_of(domain);
@@ -954,6 +958,26 @@ static noinline void ordlock_order_grant_ranks(struct ordlock_owner *owner,
 }
 
 /*
+ * The summary's pairs (struct ordlock_order_cache), when the held set is
+ * the one it was made under, @to and @tmode those it was made for, and
+ * none of its slots' counts is due: counted, true; else false.
+ */
+static __always_inline bool ordlock_order_summary(struct ordlock_order_cache *c,
+						  u32 to, u32 tmode)
+{
+	u32 i = 0, n = c->sum_n;
+
+	if (c->sum_gen != c->held_gen || c->sum_to != to ||
+	    c->sum_mode != tmode || !c->sum_room)
+		return false;
+	c->sum_room--;
+	do
+		(*(u32 *)((char *)c + c->sum_pending[i]))++;
+	while (++i < n);
+	return true;
+}
+
+/*
  * The fast path of a grant that holds several keys or takes several of
  * one rank (several ranks: ordlock_order_grant_ranks()): one look-up per
  * rank held, in the order of ordlock_order_grant_slow(), which takes over
@@ -963,16 +987,24 @@ static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
 					      const struct ordlock_rkey *keys,
 					      unsigned int n)
 {
+	struct ordlock_order_cache *c = &owner->order_cache;
 	const struct ordlock_hold *h;
-	u32 seen = 0, from, hmode, to = keys[0].rank, tmode = keys[0].mode;
+	struct ordlock_order_slot *s;
+	u32 to = keys[0].rank, tmode = keys[0].mode;
+	u32 room = ORDLOCK_ORDER_BATCH, seen = 0, from, hmode, what;
 	unsigned int j;
 
 	if (keys[n - 1].rank != to) {
+		c->sum_room = 0;
 		ordlock_order_grant_ranks(owner, keys, n);
 		return;
 	}
 	for (j = 1; j < n; j++)
 		tmode = ordlock_order_max_mode(tmode, keys[j].mode);
+	if (ordlock_order_summary(c, to, tmode))
+		return;
+	/* Its counts change: a new summary, made below if all pairs are known */
+	c->sum_room = 0;
 	h = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
 	while (!list_entry_is_head(h, &owner->held, owner_node)) {
 		from = h->res->rank;
@@ -986,10 +1018,23 @@ static noinline void ordlock_order_grant_many(struct ordlock_owner *owner,
 				break;
 			hmode = ordlock_order_max_mode(hmode, h->mode);
 		}
-		if (!ordlock_order_hit(&owner->order_cache, from, to,
-				       ORDLOCK_WHAT(ORDLOCK_ORDER_RANKS, hmode, tmode)))
+		what = ORDLOCK_WHAT(ORDLOCK_ORDER_RANKS, hmode, tmode);
+		if (!ordlock_order_hit(c, from, to, what))
 			goto slow;
+		if (seen < ORDLOCK_ORDER_SUMMARY) {
+			s = &c->slot[ordlock_order_slot_of(from, to, what)];
+			c->sum_pending[seen] = (char *)&s->pending - (char *)c;
+			/* Grants the summary may count before a count is due */
+			room = min(room, ORDLOCK_ORDER_BATCH - 1 - s->pending);
+		}
 		seen++;
+	}
+	if (seen <= ORDLOCK_ORDER_SUMMARY && owner->nheld >= 2) {
+		c->sum_room = room;
+		c->sum_n = seen;
+		c->sum_gen = c->held_gen;
+		c->sum_to = to;
+		c->sum_mode = tmode;
 	}
 	return;
 slow:
@@ -1029,6 +1074,9 @@ void __ordlock_order_grant(struct ordlock_owner *owner,
 	if (unlikely(!order || owner->order_cache.id != READ_ONCE(order->id)))
 		goto slow;
 	if (owner->nheld != 1 || n != 1) {
+		if (n == 1 && ordlock_order_summary(&owner->order_cache, keys[0].rank,
+						    keys[0].mode))
+			return;
 		ordlock_order_grant_many(owner, keys, n);
 		return;
 	}

@@ -26,6 +26,8 @@ struct ordlock_owner;
 
 /* Entries of an owner's cache of the edges it knows (a power of 2) */
 #define ORDLOCK_ORDER_CACHE	16
+/* Ranks held that the cache's summary of a known grant covers at most */
+#define ORDLOCK_ORDER_SUMMARY	8
 
 /**
  * struct ordlock_order_slot - one edge an owner knows the domain has
@@ -51,12 +53,88 @@ struct ordlock_order_slot {
  *	under owner->lock
  * @id: the id of the learned order the slots belong to (a reset and
  *	another domain have other ids); 0 for none
+ * @held_seq: the last number given to a state of owner->held
+ * @held_gen: the number of the state owner->held is in: a new one at each
+ *	change (a hold added or dropped, a mode converted), but dropping the
+ *	hold @tail, appended last with nothing changed since (@held_gen is
+ *	still @tail_after), goes back to @tail_before, the state before it
+ * @tail: the hold appended last (compared, never followed), or NULL
+ * @tail_before: @held_gen before @tail was appended
+ * @tail_after: @held_gen after it
+ * @sum_gen: the @held_gen under which the summary below was made
+ * @sum_to: the summary's rank taken (keys of one rank, held in none)
+ * @sum_mode: the strongest mode of those keys
+ * @sum_room: grants the summary may still count before one of its slots'
+ *	counts is due (then the walk adds it to the edge); 0 for no summary
+ * @sum_n: how many pairs (one per rank held) the summary has
+ * @sum_pending: where their slots' @pending are (offsets in this
+ *	structure), in the order of the held ranks
  * @slot: direct-mapped by edge
+ *
+ * The summary remembers the last grant of keys of one rank whose edges
+ * were all in the cache, so that the next one with the same held set and
+ * the same rank and mode counts its pairs without walking owner->held.
+ * A slot replaced and a reset (a new @id) clear it.
  */
 struct ordlock_order_cache {
 	u64 id;
+	u64 held_seq;
+	u64 held_gen;
+	u64 tail_before;
+	u64 tail_after;
+	const void *tail;
+	u64 sum_gen;
+	u32 sum_to;
+	u32 sum_mode;
+	u32 sum_room;
+	u32 sum_n;
+	u16 sum_pending[ORDLOCK_ORDER_SUMMARY];
 	struct ordlock_order_slot slot[ORDLOCK_ORDER_CACHE];
 };
+
+/**
+ * ordlock_order_held_changed() - note that owner->held changed
+ * @c: the owner's &owner->order_cache, under owner->lock
+ */
+static inline void ordlock_order_held_changed(struct ordlock_order_cache *c)
+{
+	c->held_gen = ++c->held_seq;
+	c->tail = NULL;
+}
+
+/**
+ * ordlock_order_held_appended() - note a hold added after all held keys
+ * @c: the owner's &owner->order_cache, under owner->lock
+ * @hold: the hold
+ */
+static inline void ordlock_order_held_appended(struct ordlock_order_cache *c,
+					       const void *hold)
+{
+	c->tail_before = c->held_gen;
+	c->held_gen = ++c->held_seq;
+	c->tail_after = c->held_gen;
+	c->tail = hold;
+}
+
+/**
+ * ordlock_order_held_dropped() - note a hold dropped from owner->held
+ * @c: the owner's &owner->order_cache, under owner->lock
+ * @hold: the hold
+ *
+ * The hold appended last, with nothing changed since, leaves owner->held
+ * as it was before: the state takes its number back (lock A and B, then
+ * C and let it go: the next C finds the summary of the first).
+ */
+static inline void ordlock_order_held_dropped(struct ordlock_order_cache *c,
+					      const void *hold)
+{
+	if (hold == c->tail && c->held_gen == c->tail_after) {
+		c->held_gen = c->tail_before;
+		c->tail = NULL;
+		return;
+	}
+	ordlock_order_held_changed(c);
+}
 
 extern bool ordlock_order_learn_on;
 

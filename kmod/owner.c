@@ -364,6 +364,7 @@ void ordlock_owner_insert_hold(struct ordlock_owner *owner,
 	}
 	list_add(&hold->owner_node, &pos->owner_node);
 	owner->nheld++;
+	ordlock_order_held_changed(&owner->order_cache);
 }
 
 /**
@@ -403,6 +404,7 @@ void ordlock_owner_drop_hold(struct ordlock_owner *owner,
 	ordlock_res_drop_hold(hold);
 	list_move(&hold->owner_node, done);
 	owner->nheld--;
+	ordlock_order_held_dropped(&owner->order_cache, hold);
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
 	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_RELEASES);
 }

@@ -215,6 +215,7 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 
 	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
+		ordlock_order_held_changed(&owner->order_cache);
 		if (req->hold->mode != req->old_mode) {
 			/* A cancel that lost the race to the grant: undo it */
 			spin_lock(&ordlock_res_bucket(req->hold->res)->lock);
@@ -313,8 +314,13 @@ static int ordlock_request_done(struct ordlock_request *req)
 					     owner_node),
 			     &req->keys[0]) < 0) {
 		/* Above every held key (always, in an enforce domain) */
+		hold = list_first_entry(&req->holds, struct ordlock_hold, owner_node);
 		list_splice_tail_init(&req->holds, &owner->held);
 		owner->nheld += req->n;
+		if (req->n == 1)
+			ordlock_order_held_appended(&owner->order_cache, hold);
+		else
+			ordlock_order_held_changed(&owner->order_cache);
 	} else {
 		list_for_each_entry_safe(hold, tmp, &req->holds, owner_node) {
 			list_del(&hold->owner_node);
@@ -501,6 +507,7 @@ static int ordlock_request_converted(struct ordlock_request *req)
 {
 	int ret;
 
+	ordlock_order_held_changed(&req->owner->order_cache);
 	if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE && req->hold->blk) {
 		ret = ordlock_convert_cluster(req, &req->keys[0]);
 		if (ret)
@@ -607,6 +614,7 @@ static int ordlock_reorder(struct ordlock_request *req)
 		list_move_tail(&hold->owner_node, &req->holds);
 	}
 	owner->nheld -= nrel;
+	ordlock_order_held_changed(&owner->order_cache);
 	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, nrel);
 
 	req->own_keys = keys;
@@ -964,6 +972,7 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	if (!owner->nheld || ordlock_hold_cmp(last, key) < 0) {
 		list_move_tail(&hold->owner_node, &owner->held);
 		owner->nheld++;
+		ordlock_order_held_appended(&owner->order_cache, hold);
 	} else {
 		list_del(&hold->owner_node);
 		ordlock_owner_insert_hold(owner, hold);
@@ -1050,6 +1059,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, key);
 	req->hold = hold;
 	req->old_mode = hold->mode;
+	ordlock_order_held_changed(&owner->order_cache);
 	if (hold->mode == key->mode) {
 		req->token = hold->token;
 		return 0;
@@ -1221,6 +1231,7 @@ unsigned int ordlock_req_release_all(struct ordlock_owner *owner)
 	}
 	list_splice_init(&owner->held, &done);
 	owner->nheld = 0;
+	ordlock_order_held_changed(&owner->order_cache);
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, n);
 	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, n);
 	ordlock_owner_put_nholds(owner, &done, n);

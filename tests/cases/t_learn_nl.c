@@ -17,6 +17,9 @@
  *    ranks held, and a rank held and taken with another held; a reset in between invalidates every cache: the next
  *    grant learns the edge again (count 1), nothing is counted into the
  *    forgotten edges;
+ *  - the summary of a known grant (two ranks held, one key taken) counts
+ *    exactly through its batches, and a conversion of a held key makes
+ *    it again (the new edge is learned, the old one not counted);
  *  - the dropped count where a potential deadlock is reported: a report
  *    made after the order was full once carries it in the netlink event
  *    (ORDLOCK_A_ORDER_DROPPED) and in the kernel log;
@@ -408,6 +411,49 @@ static void find_ctl(void)
 		bail_out("no ordlockctl at %s (make tools)", ctl);
 }
 
+/* The count of edge @from -> @to (ranks) whose held mode is @hmode (-1: none) */
+static long long mode_count(uint32_t from, uint32_t to, uint32_t hmode)
+{
+	uint32_t i;
+
+	for (i = 0; i < G.nedges; i++)
+		if (E[i].held.rank == from && E[i].taken.rank == to &&
+		    E[i].kind == ORDLOCK_ORDER_RANKS && E[i].held.mode == hmode)
+			return (long long)E[i].count;
+	return -1;
+}
+
+/*
+ * The summary of a known grant (two ranks held, one key taken, the bench's
+ * row): counted exactly through its batches, and made again when the held
+ * set changes in place (a conversion of a held key: its edges are others)
+ */
+static void test_summary(void)
+{
+	const char *d = new_domain("nlsum");
+	struct ordlock *a = olt_open(d);
+	struct ordlock_key held[2] = { ordlock_key(8, 1, SH), ordlock_key(9, 1, SH) };
+	struct ordlock_key k10 = ordlock_key(10, 1, EX);
+
+	if (ordlock_acquire(a, held, 2, 5000, 0, NULL))
+		bail_out("cannot take the held keys");
+	is_int(repeat(a, &k10, 1, 130), 0, "summary: holding 8:1 and 9:1 shared, 10:1 130 times");
+	get_order(d);
+	ok(mode_count(8, 10, SH) == 129 && mode_count(9, 10, SH) == 129,
+	   "summary: 8 -> 10 and 9 -> 10 each counted 129 (%lld %lld)",
+	   mode_count(8, 10, SH), mode_count(9, 10, SH));
+	is_int(ordlock_convert(a, ordlock_key(9, 1, EX), 5000, 0, NULL), 0,
+	       "summary: 9:1 converted to exclusive");
+	is_int(repeat(a, &k10, 1, 2), 0, "summary: 10:1 twice more");
+	get_order(d);
+	/* The second is pending in the cache (batches of 64) */
+	ok(mode_count(9, 10, EX) == 1 && mode_count(9, 10, SH) == 129,
+	   "summary: the conversion made it again: 9 exclusive -> 10 learned (count %lld), the shared one untouched (%lld)",
+	   mode_count(9, 10, EX), mode_count(9, 10, SH));
+	ok(G.nedges == 3, "summary: 3 edges (%u)", G.nedges);
+	ordlock_close(a);
+}
+
 int main(void)
 {
 	find_ctl();
@@ -415,6 +461,7 @@ int main(void)
 	test_nl_reset();
 	test_dropped_reported();
 	test_fast_counts();
+	test_summary();
 	test_exec_fd_label();
 	ordlock_close(admin);
 	return tap_done();

@@ -476,6 +476,10 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 	case ORDLOCK_REASON_NOMEM:
 		snprintf(buf, len, "out of kernel memory; nothing was taken");
 		break;
+	case ORDLOCK_REASON_CANCELLED:
+		snprintf(buf, len,
+			 "cancelled (netlink CANCEL, or the socket closed): nothing of the request is held");
+		break;
 	case ORDLOCK_REASON_REVOKED:
 		if (f->cycle_len > 1)
 			snprintf(buf, len,
@@ -489,7 +493,7 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 	case ORDLOCK_REASON_CLUSTER:
 		if (f->error == EOPNOTSUPP)
 			snprintf(buf, len,
-				 "cluster domain: not supported there yet (netlink lock requests)%s%s",
+				 "cluster domain: not supported there yet (a netlink conversion)%s%s",
 				 f->index != ~0U ? "; key " : "", f->index != ~0U ? key : "");
 		else if (f->index != ~0U)
 			snprintf(buf, len,

@@ -297,6 +297,8 @@ int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			ordlock_owner_put_holds(owner, list);
 			return -ENOMEM;
 		}
+		/* No lock in a cluster: ordlock_res_drop_hold() keeps it so */
+		hold->blk = NULL;
 		list_add_tail(&hold->owner_node, list);
 	}
 	return 0;

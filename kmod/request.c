@@ -960,6 +960,8 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	hold->res = res;
 	hold->owner = owner;
 	hold->mode = key->mode;
+	/* Not a cluster domain: no lock in the cluster (a spare's is stale) */
+	hold->blk = NULL;
 	ordlock_res_add_holder(res, hold);
 	spin_unlock(&bucket->lock);
 

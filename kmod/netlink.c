@@ -9,12 +9,15 @@
  * dumps), nl_domain.c (domain administration), nl_event.c (events turned
  * into multicast messages); nl_msg.c has the helpers they share.
  *
- * Each command's policy is the list of the attributes it takes: the other
- * request attributes of the family are NLA_REJECT there (the nests: see
+ * Each command's policy is built at init from the list of the attributes
+ * it takes (struct ordlock_nl_take, in the file of the command): every
+ * other attribute of the family is NLA_REJECT there (the nests: see
  * ordlock_nl_nests_not_taken()), refused with EINVAL and "attribute not
- * taken by this command" pointing at the attribute; attributes that only
- * replies carry, and unknown ones, are refused by strict validation.
+ * taken by this command" pointing at the attribute; unknown attributes
+ * are refused by strict validation.
  */
+#include <linux/bitmap.h>
+#include <linux/string.h>
 #include <net/genetlink.h>
 #include <net/net_namespace.h>
 
@@ -36,7 +39,7 @@ static const struct genl_multicast_group ordlock_nl_mcgrps[] = {
  * in its policy: strict validation refuses an attribute flagged
  * NLA_F_NESTED whose policy entry is not a nest ("NLA_F_NESTED not
  * expected") before it looks at NLA_REJECT. Their entry is a bare
- * NLA_NESTED (ORDLOCK_NL_NOT_TAKEN_NEST), which no command takes.
+ * NLA_NESTED (see ordlock_nl_build_policies()), which no command takes.
  */
 static int ordlock_nl_nests_not_taken(const struct ordlock_genl_split_ops *ops,
 				      struct genl_info *info)
@@ -66,9 +69,89 @@ static int ordlock_nl_pre_doit(const struct ordlock_genl_split_ops *ops,
 	return ordlock_nl_nests_not_taken(ops, info);
 }
 
+/* The commands' policies, built by ordlock_nl_build_policies() */
+static struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_dump_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_renew_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_token_check_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+
+static const struct {
+	struct nla_policy *policy;
+	const struct ordlock_nl_take *takes;
+} ordlock_nl_policies[] = {
+	{ ordlock_nl_lock_policy, ordlock_nl_lock_takes },
+	{ ordlock_nl_release_policy, ordlock_nl_release_takes },
+	{ ordlock_nl_cancel_policy, ordlock_nl_cancel_takes },
+	{ ordlock_nl_dump_policy, ordlock_nl_dump_takes },
+	{ ordlock_nl_domain_get_policy, ordlock_nl_domain_get_takes },
+	{ ordlock_nl_domain_set_policy, ordlock_nl_domain_set_takes },
+	{ ordlock_nl_renew_policy, ordlock_nl_renew_takes },
+	{ ordlock_nl_token_check_policy, ordlock_nl_token_check_takes },
+	{ ordlock_nl_label_policy, ordlock_nl_label_takes },
+};
+
+/* Whether the family's attribute @attr is a nest (in requests or replies) */
+static bool ordlock_nl_attr_is_nest(unsigned int attr)
+{
+	switch (attr) {
+	case ORDLOCK_A_KEYS:
+	case ORDLOCK_A_KEY:
+	case ORDLOCK_A_FAILURE:
+	case ORDLOCK_A_CYCLE:
+	case ORDLOCK_A_ENTRY:
+	case ORDLOCK_A_RANK_NAMES:
+	case ORDLOCK_A_STATS:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /*
- * The commands: each one's handler and policy live in the file of its
- * concern (see netlink.h); a new command is one more entry here.
+ * Fill each command's policy: what it takes as its list says, every other
+ * attribute but ORDLOCK_A_PAD refused (a nest as a bare NLA_NESTED, which
+ * ordlock_nl_nests_not_taken() refuses). A list naming an attribute
+ * twice, or one the family does not have, is a bug: -EINVAL.
+ */
+static int ordlock_nl_build_policies(void)
+{
+	static const struct nla_policy not_taken = {
+		.type = NLA_REJECT,
+		.reject_message = ORDLOCK_NL_NOT_TAKEN_MSG,
+	};
+	static const struct nla_policy not_taken_nest = { .type = NLA_NESTED };
+	const struct ordlock_nl_take *t;
+	DECLARE_BITMAP(seen, ORDLOCK_A_MAX + 1);
+	struct nla_policy *p;
+	unsigned int i, a;
+
+	for (i = 0; i < ARRAY_SIZE(ordlock_nl_policies); i++) {
+		p = ordlock_nl_policies[i].policy;
+		bitmap_zero(seen, ORDLOCK_A_MAX + 1);
+		/* memcpy(): struct nla_policy has const members */
+		for (a = ORDLOCK_A_PAD + 1; a <= ORDLOCK_A_MAX; a++)
+			memcpy(&p[a], ordlock_nl_attr_is_nest(a) ?
+			       &not_taken_nest : &not_taken, sizeof(p[a]));
+		for (t = ordlock_nl_policies[i].takes; t->attr; t++) {
+			if (WARN_ON(t->attr <= ORDLOCK_A_PAD ||
+				    t->attr > ORDLOCK_A_MAX ||
+				    __test_and_set_bit(t->attr, seen)))
+				return -EINVAL;
+			memcpy(&p[t->attr], &t->policy, sizeof(p[t->attr]));
+		}
+	}
+	return 0;
+}
+
+/*
+ * The commands: each one's handler and list of attributes live in the file
+ * of its concern (see netlink.h); a new command is one more entry here and
+ * in ordlock_nl_policies.
  */
 static const struct genl_ops ordlock_nl_ops[] = {
 	{
@@ -175,6 +258,9 @@ int ordlock_nl_init(void)
 {
 	int ret;
 
+	ret = ordlock_nl_build_policies();
+	if (ret)
+		return ret;
 	ret = ordlock_nl_owners_init();
 	if (ret)
 		return ret;

@@ -48,15 +48,21 @@ extern const struct nla_policy ordlock_nl_entry_policy[ORDLOCK_E_MAX + 1];
 	NLA_POLICY_NESTED_ARRAY(ordlock_nl_entry_policy)
 #define ORDLOCK_NL_TAKES_LABEL \
 	{ .type = NLA_NUL_STRING, .len = ORDLOCK_LABEL_MAX - 1 }
-/* The attributes only the kernel sends: no command takes them */
-#define ORDLOCK_NL_NOT_TAKEN_ORDER \
-	[ORDLOCK_A_POTENTIAL_KIND] = ORDLOCK_NL_NOT_TAKEN, \
-	[ORDLOCK_A_ORDER_DROPPED] = ORDLOCK_NL_NOT_TAKEN
 #define ORDLOCK_NL_NOT_TAKEN_MSG	"attribute not taken by this command"
-#define ORDLOCK_NL_NOT_TAKEN \
-	{ .type = NLA_REJECT, .reject_message = ORDLOCK_NL_NOT_TAKEN_MSG }
-/* A nest the command does not take: refused by ordlock_nl_pre_doit() */
-#define ORDLOCK_NL_NOT_TAKEN_NEST	{ .type = NLA_NESTED }
+
+/**
+ * struct ordlock_nl_take - an attribute a command takes, and how
+ * @attr: the attribute (ORDLOCK_A_*); 0 ends a command's list
+ * @policy: its entry in the command's policy
+ *
+ * A command's policy is built at init from the list of what it takes
+ * (ordlock_nl_init()): every other attribute of the family but
+ * ORDLOCK_A_PAD is refused there, "attribute not taken by this command".
+ */
+struct ordlock_nl_take {
+	u16 attr;
+	struct nla_policy policy;
+};
 
 /* The extack of a domain its creator's user may not create */
 #define ORDLOCK_NL_DOMAIN_LIMIT_MSG \
@@ -72,32 +78,32 @@ int ordlock_nl_put_cycle(struct sk_buff *skb, struct ordlock_owner *owner);
 int ordlock_nl_put_label(struct sk_buff *skb, const char *label);
 
 /* nl_lock.c */
-extern const struct nla_policy ordlock_nl_lock_policy[ORDLOCK_A_MAX + 1];
-extern const struct nla_policy ordlock_nl_release_policy[ORDLOCK_A_MAX + 1];
-extern const struct nla_policy ordlock_nl_cancel_policy[ORDLOCK_A_MAX + 1];
+extern const struct ordlock_nl_take ordlock_nl_lock_takes[];
+extern const struct ordlock_nl_take ordlock_nl_release_takes[];
+extern const struct ordlock_nl_take ordlock_nl_cancel_takes[];
 int ordlock_nl_acquire_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_convert_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_release_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_cancel_doit(struct sk_buff *skb, struct genl_info *info);
-extern const struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1];
+extern const struct ordlock_nl_take ordlock_nl_label_takes[];
 int ordlock_nl_set_label_doit(struct sk_buff *skb, struct genl_info *info);
-extern const struct nla_policy ordlock_nl_renew_policy[ORDLOCK_A_MAX + 1];
-extern const struct nla_policy ordlock_nl_token_check_policy[ORDLOCK_A_MAX + 1];
+extern const struct ordlock_nl_take ordlock_nl_renew_takes[];
+extern const struct ordlock_nl_take ordlock_nl_token_check_takes[];
 int ordlock_nl_renew_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_token_check_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_owners_init(void);
 void ordlock_nl_owners_exit(void);
 
 /* nl_dump.c */
-extern const struct nla_policy ordlock_nl_dump_policy[ORDLOCK_A_MAX + 1];
+extern const struct ordlock_nl_take ordlock_nl_dump_takes[];
 int ordlock_nl_dump_check(struct netlink_callback *cb);
 int ordlock_nl_locks_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int ordlock_nl_graph_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 
 /* nl_domain.c */
-extern const struct nla_policy ordlock_nl_domain_get_policy[ORDLOCK_A_MAX + 1];
-extern const struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1];
+extern const struct ordlock_nl_take ordlock_nl_domain_get_takes[];
+extern const struct ordlock_nl_take ordlock_nl_domain_set_takes[];
 int ordlock_nl_domain_get_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info);
 

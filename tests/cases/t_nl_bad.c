@@ -471,6 +471,22 @@ static void test_other_malformed(void)
 	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_POLICY, 0);
 	refused(msg, W(EINVAL, "not taken", off, -1), "DOMAIN_GET with ORDLOCK_A_POLICY");
+	/* every command refuses what it does not take, with the same message */
+	msg = nlt_msg_new(S, ORDLOCK_CMD_RENEW, 0);
+	off = olc_nl_offset(msg);
+	nla_put_string(msg, ORDLOCK_A_LABEL, "job");
+	refused(msg, W(EINVAL, "not taken", off, -1), "RENEW with ORDLOCK_A_LABEL");
+	msg = nlt_msg_new(S, ORDLOCK_CMD_TOKEN_CHECK, 0);
+	off = olc_nl_offset(msg);
+	nla_put_u32(msg, ORDLOCK_A_STATUS, 0);
+	refused(msg, W(EINVAL, "not taken", off, -1),
+		"TOKEN_CHECK with ORDLOCK_A_STATUS (a reply attribute)");
+	msg = acq();
+	put_keys(msg, &k11, 1);
+	off = olc_nl_offset(msg);
+	nla_nest_end(msg, nla_nest_start(msg, ORDLOCK_A_STATS | NLA_F_NESTED));
+	refused(msg, W(EINVAL, "not taken", off, -1),
+		"ACQUIRE with an ORDLOCK_A_STATS nest (a reply attribute)");
 	msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_GET, 0);
 	off = olc_nl_offset(msg);
 	nla_put_string(msg, ORDLOCK_A_DOMAIN, dom);

@@ -10,58 +10,20 @@
 # a release grants the key to a waiter on another node; after the last
 # leave the companion unloads and loads again on the next join. (TAP; run
 # on every node at once by tests/cluster/node.sh.)
-set -u
-n=0
-failed=0
-point() { # point STATUS NAME
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
-node=$ORDLOCK_NODE
-nodes=$ORDLOCK_NODES
-shared=$ORDLOCK_SHARED
-barrier() { # barrier NAME: every node reached NAME (300 s hang guard)
-	local i j c
-	touch "$shared/$1.$node"
-	for ((i = 0; i < 1500; i++)); do
-		c=0
-		for ((j = 1; j <= nodes; j++)); do
-			[[ -e $shared/$1.$j ]] && c=$((c + 1))
-		done
-		((c == nodes)) && return 0
-		sleep 0.2
-	done
-	echo "# barrier $1: only $c of $nodes nodes came"
-	return 1
-}
-ctl=/sys/kernel/debug/ordlock_cltest
-# say FD COMMAND: one command to the holder open on FD; prints the error
-# ("Connection timed out"...) and fails when the command failed
-say() {
-	local out
-	out=$( { printf '%s\n' "$2" >&"$1"; } 2>&1) && return 0
-	echo "${out##*write error: }"
-	return 1
-}
-# expect FD COMMAND ERRTEXT NAME: the command fails with that error
-expect() {
-	local got
-	got=$(say "$1" "$2")
-	[[ $? != 0 && $got == "$3" ]]
-	point $? "$4${got:+ (got: $got)}"
-}
+# shellcheck source-path=SCRIPTDIR source=../lib/case.sh
+. "$ORDLOCK_REPO/tests/cluster/lib/case.sh"
 # the DLM's view of the lockspace, as diagnostics
 dump() { dlm_tool lockdebug -sv "ordlock.$ls" 2>&1 | sed 's/^/# /'; }
 dlm_refs() { awk '$1 == "ordlock_dlm" { print $3 }' /proc/modules; }
 
-if [[ ! -e $ctl ]]; then
+if [[ ! -e $clt ]]; then
 	echo "1..0 # SKIP ordlock_cltest.ko is not loaded"
 	exit 0
 fi
 
 ls=c1
-exec 3<>"$ctl"
-say 3 "join $ls"
+exec 3<>"$clt"
+clt 3 "join $ls"
 point $? "node$node: join $ls (backend dlm)"
 grep -q '^ordlock_dlm ' /proc/modules
 point $? "node$node: ordlock_dlm was loaded on demand"
@@ -75,26 +37,26 @@ barrier joined
 
 # node 1 holds (1,1) exclusive and (1,2) shared
 if ((node == 1)); then
-	say 3 "lock 1 1 ex -1"
+	clt 3 "lock 1 1 ex -1"
 	point $? "node1: lock (1,1) ex"
-	say 3 "lock 1 2 sh -1"
+	clt 3 "lock 1 2 sh -1"
 	point $? "node1: lock (1,2) sh"
 fi
 barrier held
 if ((node != 1)); then
-	expect 3 "lock 1 1 ex 30000 try" "Resource temporarily unavailable" \
+	clt_expect 3 "lock 1 1 ex 30000 try" "Resource temporarily unavailable" \
 		"node$node: try-lock of (1,1) held by node1: EAGAIN"
-	expect 3 "lock 1 1 sh -1 try" "Resource temporarily unavailable" \
+	clt_expect 3 "lock 1 1 sh -1 try" "Resource temporarily unavailable" \
 		"node$node: shared try-lock of (1,1) held ex by node1: EAGAIN"
 	start=$(date +%s%N)
-	expect 3 "lock 1 1 ex 1500" "Connection timed out" \
+	clt_expect 3 "lock 1 1 ex 1500" "Connection timed out" \
 		"node$node: 1.5 s wait for (1,1) held by node1: ETIMEDOUT"
 	ms=$((($(date +%s%N) - start) / 1000000))
 	((ms >= 1400 && ms < 60000))
 	point $? "node$node: ... after the deadline, not before and not hung (${ms} ms)"
-	say 3 "lock 1 2 sh 60000"
+	clt 3 "lock 1 2 sh 60000"
 	point $? "node$node: shared (1,2) granted next to node1's shared hold"
-	expect 3 "lock 1 2 ex 30000 try" "Resource temporarily unavailable" \
+	clt_expect 3 "lock 1 2 ex 30000 try" "Resource temporarily unavailable" \
 		"node$node: exclusive try-lock of (1,2) against shared holders: EAGAIN"
 fi
 barrier tried
@@ -102,9 +64,9 @@ barrier tried
 # node 2 waits for (1,1) (60 s bound); node 1 releases it: node 2 gets it
 if ((node == 2)); then
 	(
-		exec 4<>"$ctl"
-		say 4 "join $ls" || exit 1
-		say 4 "lock 1 1 ex 60000" >"$shared/n2.err"
+		exec 4<>"$clt"
+		clt 4 "join $ls" || exit 1
+		clt 4 "lock 1 1 ex 60000" >"$shared/n2.err"
 		echo $? >"$shared/n2.rc"
 		# keep it until node 3 has looked
 		while [[ ! -e $shared/looked.3 ]]; do sleep 0.2; done
@@ -114,7 +76,7 @@ if ((node == 2)); then
 fi
 barrier waiting
 if ((node == 1)); then
-	say 3 "unlock 1 1"
+	clt 3 "unlock 1 1"
 	point $? "node1: unlock (1,1)"
 fi
 barrier released
@@ -128,7 +90,7 @@ if ((node == 2)); then
 fi
 barrier granted
 if ((node == 3)); then
-	expect 3 "lock 1 1 ex 30000 try" "Resource temporarily unavailable" \
+	clt_expect 3 "lock 1 1 ex 30000 try" "Resource temporarily unavailable" \
 		"node3: try-lock of (1,1) now held by node2: EAGAIN"
 fi
 touch "$shared/looked.$node"
@@ -137,13 +99,13 @@ barrier looked
 
 # after the time-outs' cancels: the key is free for anyone
 if ((node == 3)); then
-	say 3 "lock 1 1 ex 30000"
+	clt 3 "lock 1 1 ex 30000"
 	point $? "node3: (1,1) granted once node2 let go (the cancelled waits left nothing)" || dump
-	say 3 "unlock 1 1"
+	clt 3 "unlock 1 1"
 fi
 barrier reused
 
-say 3 "leave"
+clt 3 "leave"
 point $? "node$node: leave"
 exec 3>&-
 # the releases finish in the background: ordlock_dlm unloads once idle
@@ -154,20 +116,19 @@ done
 ! grep -q '^ordlock_dlm ' /proc/modules
 point $? "node$node: ordlock_dlm unloads after the last leave"
 barrier unloaded
-exec 3<>"$ctl"
-say 3 "join $ls"
+exec 3<>"$clt"
+clt 3 "join $ls"
 point $? "node$node: join again (ordlock_dlm loaded again)"
 barrier rejoined
 if ((node == 1)); then
-	say 3 "lock 7 7 ex -1"
+	clt 3 "lock 7 7 ex -1"
 	point $? "node1: lock (7,7) ex after the reload"
 fi
 barrier held2
 if ((node != 1)); then
-	expect 3 "lock 7 7 ex 30000 try" "Resource temporarily unavailable" \
+	clt_expect 3 "lock 7 7 ex 30000 try" "Resource temporarily unavailable" \
 		"node$node: exclusion across nodes after the reload (EAGAIN)"
 fi
-barrier done
+barrier "done"
 exec 3>&-
-echo "1..$n"
-exit $failed
+finish

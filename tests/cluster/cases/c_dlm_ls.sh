@@ -5,30 +5,8 @@
 # over the bridge, joins one DLM lockspace with dlm_tool (libdlm) and sees
 # every node as a member of it; then leaves. (TAP; run on every node at
 # once by tests/cluster/node.sh.)
-set -u
-n=0
-failed=0
-point() { # point STATUS NAME
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
-node=$ORDLOCK_NODE
-nodes=$ORDLOCK_NODES
-shared=$ORDLOCK_SHARED
-barrier() { # barrier NAME: every node reached NAME (300 s hang guard)
-	local i j c
-	touch "$shared/$1.$node"
-	for ((i = 0; i < 1500; i++)); do
-		c=0
-		for ((j = 1; j <= nodes; j++)); do
-			[[ -e $shared/$1.$j ]] && c=$((c + 1))
-		done
-		((c == nodes)) && return 0
-		sleep 0.2
-	done
-	echo "# barrier $1: only $c of $nodes nodes came"
-	return 1
-}
+# shellcheck source-path=SCRIPTDIR source=../lib/case.sh
+. "$ORDLOCK_REPO/tests/cluster/lib/case.sh"
 
 for ((j = 1; j <= nodes; j++)); do
 	((j == node)) && continue
@@ -54,5 +32,4 @@ point $? "node$node: lockspace $ls has all $nodes nodes as members (saw ${member
 barrier seen
 dlm_tool leave "$ls" >/dev/null 2>&1
 point $? "node$node: dlm_tool leave $ls"
-echo "1..$n"
-exit $failed
+finish

@@ -18,30 +18,8 @@
 #   counters differ by 2,000,000;
 # - policy detect is refused in the cluster domain; cluster off again.
 # (TAP; run on every node at once by tests/cluster/node.sh.)
-set -u
-n=0
-failed=0
-point() { # point STATUS NAME
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
-}
-node=$ORDLOCK_NODE
-nodes=$ORDLOCK_NODES
-shared=$ORDLOCK_SHARED
-barrier() { # barrier NAME: every node reached NAME (300 s hang guard)
-	local i j c
-	touch "$shared/$1.$node"
-	for ((i = 0; i < 1500; i++)); do
-		c=0
-		for ((j = 1; j <= nodes; j++)); do
-			[[ -e $shared/$1.$j ]] && c=$((c + 1))
-		done
-		((c == nodes)) && return 0
-		sleep 0.2
-	done
-	echo "# barrier $1: only $c of $nodes nodes came"
-	return 1
-}
+# shellcheck source-path=SCRIPTDIR source=../lib/case.sh
+. "$ORDLOCK_REPO/tests/cluster/lib/case.sh"
 olc=$ORDLOCK_REPO/tools/ordlockctl/ordlockctl
 dom=cd1
 ms() { echo $((($(date +%s%N)) / 1000000)); }
@@ -157,5 +135,4 @@ point $? "node$node: domain $dom set cluster off ($out)"
 point $? "node$node: the reply no longer says cluster on"
 barrier off
 
-echo "1..$n"
-exit $failed
+finish

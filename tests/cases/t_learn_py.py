@@ -14,26 +14,13 @@ import os
 import sys
 import traceback
 
-here = os.path.dirname(os.path.abspath(__file__))
-repo = os.environ.get("ORDLOCK_REPO") or os.path.normpath(
-    os.path.join(here, "..", "..", ".."))
-sys.path.insert(0, os.path.join(repo, "tools", "python"))
-os.environ.setdefault("ORDLOCK_LIB",
-                      os.path.join(repo, "tools", "lib", "libordlock.so.1"))
+sys.path.insert(0, os.path.join(
+    os.environ.get("ORDLOCK_REPO") or os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."),
+    "tests", "lib"))
+from oltap import expect_raises, finish, import_ordlock, ok  # noqa: E402
 
-n = 0
-failed = 0
-
-
-def ok(cond, what, diag=None):
-    global n, failed
-    n += 1
-    print("%s %d - %s" % ("ok" if cond else "not ok", n, what))
-    if not cond:
-        failed += 1
-        if diag is not None:
-            for line in str(diag).splitlines():
-                print("#   " + line)
+ordlock = import_ordlock()
 
 
 def path(domain, label, *steps):
@@ -45,7 +32,6 @@ def path(domain, label, *steps):
 
 
 try:
-    import ordlock
     X, S = ordlock.EXCLUSIVE, ordlock.SHARED
     dom = "pylearn-%d" % os.getpid()
     ordlock.set_policy(dom, "detect")
@@ -76,12 +62,11 @@ try:
     ok(order["npotential"] == 0 and len(order["edges"]) == 2,
        "shared/shared both ways: learned, not reported", order)
 
-    try:
+    def bad_label():
         with ordlock.Owner(dom2) as o:
             o.set_label("two words")
-        ok(False, "a bad label raises")
-    except OSError as err:
-        ok(err.errno == 22, "a bad label raises EINVAL", err)
+    err = expect_raises(OSError, bad_label, "a bad label raises OSError")
+    ok(err is not None and err.errno == 22, "EINVAL", err)
 
     param = "/sys/module/ordlock/parameters/order_max_edges"
     with open(param) as f:
@@ -104,13 +89,10 @@ try:
     order = ordlock.learned_order(dom)
     ok(order["edges"] == [] and order["npotential"] == 0,
        "reset_order() forgets it", order)
-    try:
-        ordlock.learned_order("pylearn-none-%d" % os.getpid())
-        ok(False, "a domain that does not exist raises")
-    except FileNotFoundError:
-        ok(True, "a domain that does not exist raises FileNotFoundError")
+    expect_raises(FileNotFoundError,
+                  lambda: ordlock.learned_order("pylearn-none-%d" % os.getpid()),
+                  "a domain that does not exist raises FileNotFoundError")
 except Exception:
     ok(False, "no exception", traceback.format_exc())
 
-print("1..%d" % n)
-sys.exit(1 if failed else 0)
+finish()

@@ -36,12 +36,15 @@
  * the space is left.
  *
  * Locks: space->anchor_lock (a spinlock, a leaf) protects the space's
- * anchors (hash, LRU list, count, leaving); a lock's done_lock (a
- * spinlock, a leaf: the hook only queues work) protects its done hook.
+ * anchors (hash, LRU list, count, leaving); space->idle's own lock orders
+ * the last put of a space's lock count before the space is freed; a
+ * lock's done_lock (a spinlock, a leaf: the hook only queues work)
+ * protects its done hook and the completion of its AST, and is taken
+ * once more before the lock is freed (odlm_complete()).
  * Each lock's other fields are written by one party at a time, handed
  * over through the work items and the completion: the request work until
- * dlm_lock() returned (flush_work()), the AST until complete(), then the
- * caller or the clean-up work.
+ * dlm_lock() returned (flush_work()), the AST until complete() (under
+ * done_lock), then the caller or the clean-up work.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -146,10 +149,18 @@ struct ordlock_backend_lock {
 	char res[ODLM_RES_LEN];
 };
 
+/*
+ * The last lock's put wakes the leaving task under the wait queue's lock,
+ * which odlm_leave() takes before it frees the space
+ */
 static void odlm_space_put_lock(struct ordlock_backend_space *space)
 {
+	unsigned long flags;
+
+	spin_lock_irqsave(&space->idle.lock, flags);
 	if (atomic_dec_and_test(&space->nlocks))
-		wake_up(&space->idle);
+		wake_up_locked(&space->idle);
+	spin_unlock_irqrestore(&space->idle.lock, flags);
 }
 
 static void odlm_anchor_ast(void *arg)
@@ -252,12 +263,19 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 		odlm_anchor_drop(victim);
 }
 
-/* The request ended: call the done hook of lock_async, once */
-static void odlm_done(struct ordlock_backend_lock *l)
+/*
+ * The operation in flight ended with @status: complete the AST and call
+ * the done hook of lock_async, once. All under done_lock, which
+ * odlm_lock_free() takes before it frees @l: the party woken by the
+ * completion may free @l at once, and this must not touch @l after.
+ */
+static void odlm_complete(struct ordlock_backend_lock *l, int status)
 {
 	void (*done)(void *data);
 
 	spin_lock(&l->done_lock);
+	l->status = status;
+	complete_all(&l->ast);
 	done = l->done;
 	l->done = NULL;
 	if (done)
@@ -269,9 +287,7 @@ static void odlm_ast(void *arg)
 {
 	struct ordlock_backend_lock *l = arg;
 
-	l->status = l->lksb.sb_status;
-	complete_all(&l->ast);
-	odlm_done(l);
+	odlm_complete(l, l->lksb.sb_status);
 }
 
 static void odlm_request_fn(struct work_struct *work)
@@ -283,18 +299,18 @@ static void odlm_request_fn(struct work_struct *work)
 	odlm_anchor(l->space, l->res, l->rank, l->id);
 	ret = dlm_lock(l->space->ls, l->mode, &l->lksb, l->flags, l->res,
 		       strlen(l->res), 0, odlm_ast, l, NULL);
-	if (ret) {
+	if (ret)
 		/* no AST follows a refused request */
-		l->status = ret;
-		complete_all(&l->ast);
-		odlm_done(l);
-	}
+		odlm_complete(l, ret);
 }
 
 static void odlm_lock_free(struct ordlock_backend_lock *l)
 {
 	struct ordlock_backend_space *space = l->space;
 
+	/* the last odlm_complete() has let go of @l (see there) */
+	spin_lock(&l->done_lock);
+	spin_unlock(&l->done_lock);
 	kfree(l);
 	odlm_space_put_lock(space);
 }
@@ -367,9 +383,13 @@ static long odlm_timeout(ktime_t deadline)
 }
 
 /*
- * A conversion whose caller gave up: cancel it, and if the grant won the
- * race, convert back down (always granted). Either way the lock ends in
- * its old mode.
+ * A conversion whose caller gave up. A downgrade (EX to PR) is not undone:
+ * its caller went on as if it had been granted (shared on this node while
+ * the cluster may still say exclusive is safe), so only wait for its AST.
+ * An upgrade is cancelled, and if the grant won the race, converted back
+ * down (always granted), writing the value block only if the grant found
+ * it valid (writing back a lost one would mark it valid again). Either way
+ * the lock ends in its old mode (an upgrade) or the new one (a downgrade).
  */
 static void odlm_revert_fn(struct work_struct *work)
 {
@@ -378,6 +398,18 @@ static void odlm_revert_fn(struct work_struct *work)
 	int ret;
 
 	flush_work(&l->request);
+	if (l->old_mode == DLM_LOCK_EX && l->mode == DLM_LOCK_PR) {
+		wait_for_completion(&l->ast);
+		if (l->status) {
+			/* still exclusive in the DLM, shared here: safe */
+			pr_warn_ratelimited("%s: converting %s down failed: %d\n",
+					    l->space->name, l->res, l->status);
+			l->mode = DLM_LOCK_EX;
+		}
+		l->status = 0;
+		complete_all(&l->idle);
+		return;
+	}
 	if (!completion_done(&l->ast)) {
 		ret = odlm_unlock_retry(l, DLM_LKF_CANCEL);
 		if (ret && ret != -EBUSY)
@@ -389,7 +421,9 @@ static void odlm_revert_fn(struct work_struct *work)
 		/* converted after all: back to the old mode */
 		reinit_completion(&l->ast);
 		l->mode = l->old_mode;
-		l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK;
+		l->flags = DLM_LKF_CONVERT;
+		if (!(l->lksb.sb_flags & DLM_SBF_VALNOTVALID))
+			l->flags |= DLM_LKF_VALBLK;
 		queue_work(odlm_wq, &l->request);
 		flush_work(&l->request);
 		wait_for_completion(&l->ast);
@@ -430,6 +464,9 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 	if (left <= 0) {
 		reinit_completion(&l->idle);
 		queue_work(odlm_wq, &l->revert);
+		/* a downgrade cannot fail: the revert work finishes it */
+		if (!exclusive)
+			return 0;
 		return left ? -EINTR : -ETIMEDOUT;
 	}
 	flush_work(&l->request);
@@ -713,6 +750,9 @@ static void odlm_leave(struct ordlock_backend_space *space)
 				   30 * HZ))
 		pr_warn("%s: leaving waits for %d locks still in the cluster\n",
 			space->name, atomic_read(&space->nlocks));
+	/* the last put has let go of the space (odlm_space_put_lock()) */
+	spin_lock_irq(&space->idle.lock);
+	spin_unlock_irq(&space->idle.lock);
 	ret = dlm_release_lockspace(space->ls, 1);
 	if (ret)
 		pr_warn("%s: leaving the lockspace failed: %d\n",

@@ -350,17 +350,6 @@ static ktime_t ordlock_request_deadline(struct ordlock_request *req)
 	return req->deadline;
 }
 
-/*
- * Key req->next is granted locally (req->cur is on the resource's
- * holders). In a cluster domain, take its lock in the cluster too, before
- * the request goes on to the next key, waiting until the request's
- * deadline at most. The owner's lock is dropped meanwhile, as for a local
- * wait (the owner is busy); the local grant keeps the key's other local
- * owners queued behind, so that one local owner per key talks to the
- * cluster. On failure the local grant is undone and the record says why.
- *
- * Return: 0 (req->cur holds the cluster's lock too), or a negative errno.
- */
 static int ordlock_cluster_failed(struct ordlock_request *req, int ret);
 
 /* The backend's done hook of an asynchronous request: move it on */
@@ -371,6 +360,37 @@ static void ordlock_cluster_done(void *data)
 	req->notify(&req->w);
 }
 
+/*
+ * A key below req->try_upto (REORDER) is busy in the cluster: undo its
+ * local grant, nothing recorded; the caller reorders as for a key busy on
+ * this node (ordlock_take())
+ */
+static int ordlock_cluster_would_wait(struct ordlock_request *req)
+{
+	struct ordlock_hold *hold = req->cur;
+
+	lockdep_assert_held(&req->owner->lock);
+	hold->blk = NULL;
+	ordlock_res_drop_hold(hold);
+	return ORDLOCK_TAKE_WOULD_WAIT;
+}
+
+/*
+ * Key req->next is granted locally (req->cur is on the resource's
+ * holders). In a cluster domain, take its lock in the cluster too, before
+ * the request goes on to the next key, waiting until the request's
+ * deadline at most. The owner's lock is dropped meanwhile, as for a local
+ * wait (the owner is busy); the local grant keeps the key's other local
+ * owners queued behind, so that one local owner per key talks to the
+ * cluster. A key of a REORDER request below a held one is only tried
+ * (waiting for it in the DLM while holding keys above could close a cycle
+ * across nodes that the DLM does not see). On failure the local grant is
+ * undone and the record says why.
+ *
+ * Return: 0 (req->cur holds the cluster's lock too), -EINPROGRESS (an
+ * asynchronous request), ORDLOCK_TAKE_WOULD_WAIT (a key only tried is
+ * busy: the local grant undone, nothing recorded), or a negative errno.
+ */
 static int ordlock_take_cluster(struct ordlock_request *req)
 {
 	const struct ordlock_rkey *key = &req->keys[req->next];
@@ -386,7 +406,7 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 	if (likely(!backend))
 		return 0;
 	deadline = ordlock_request_deadline(req);
-	if (req->try) {
+	if (req->try || req->next < req->try_upto) {
 		flags |= ORDLOCK_BACKEND_TRY;
 		deadline = max(deadline,
 			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
@@ -411,6 +431,8 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 	mutex_lock(&owner->lock);
 	if (!ret)
 		return 0;
+	if (ret == -EAGAIN && req->next < req->try_upto)
+		return ordlock_cluster_would_wait(req);
 	return ordlock_cluster_failed(req, ret);
 }
 
@@ -634,12 +656,6 @@ static int ordlock_request_step(struct ordlock_request *req)
 
 	while (req->next < req->n) {
 		ret = ordlock_take(req);
-		if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
-			ret = ordlock_reorder(req);
-			if (ret)
-				return ordlock_request_fail(req, ret);
-			continue;
-		}
 		if (ret == 1) {
 			if (req->notify)
 				return -EINPROGRESS;
@@ -647,6 +663,12 @@ static int ordlock_request_step(struct ordlock_request *req)
 		}
 		if (!ret)
 			ret = ordlock_take_cluster(req);
+		if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
+			ret = ordlock_reorder(req);
+			if (ret)
+				return ordlock_request_fail(req, ret);
+			continue;
+		}
 		if (ret == -EINPROGRESS)
 			return ret;
 		if (ret)
@@ -692,6 +714,14 @@ static int ordlock_cluster_poll(struct ordlock_request *req)
 		ret = -ETIMEDOUT;
 	}
 	req->cluster_wait = false;
+	if (ret == -EAGAIN && req->next < req->try_upto) {
+		/* A key only tried (REORDER): as ordlock_request_step() */
+		ordlock_cluster_would_wait(req);
+		ret = ordlock_reorder(req);
+		if (ret)
+			return ordlock_request_fail(req, ret);
+		return ordlock_request_step(req);
+	}
 	if (ret)
 		return ordlock_request_fail(req, ordlock_cluster_failed(req, ret));
 	ordlock_request_advance(req);
@@ -877,7 +907,9 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * The fast path of ordlock_req_acquire() for one key (not REORDER): the
  * same checks in the same order as ordlock_request_start() and
  * ordlock_take(), and the same results, without a request, its list of
- * holds or its steps. It never sleeps and never queues: when the key's
+ * holds or its steps. It never waits for a key and never queues (it may
+ * still sleep where the general path does: the learned order's lock and
+ * allocation, the event chain): when the key's
  * resource must be allocated, when the owner has no spare hold, in a
  * cluster domain (its keys are taken in the cluster too), or when a
  * request that may wait finds the key taken, it gives back what it charged

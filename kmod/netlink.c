@@ -80,14 +80,16 @@ static struct nla_policy ordlock_nl_renew_policy[ORDLOCK_A_MAX + 1] __ro_after_i
 static struct nla_policy ordlock_nl_token_check_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 static struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 
+/* @dump: the policy of dumps, which ordlock_nl_pre_doit() does not see */
 static const struct {
 	struct nla_policy *policy;
 	const struct ordlock_nl_take *takes;
+	bool dump;
 } ordlock_nl_policies[] = {
 	{ ordlock_nl_lock_policy, ordlock_nl_lock_takes },
 	{ ordlock_nl_release_policy, ordlock_nl_release_takes },
 	{ ordlock_nl_cancel_policy, ordlock_nl_cancel_takes },
-	{ ordlock_nl_dump_policy, ordlock_nl_dump_takes },
+	{ ordlock_nl_dump_policy, ordlock_nl_dump_takes, true },
 	{ ordlock_nl_domain_get_policy, ordlock_nl_domain_get_takes },
 	{ ordlock_nl_domain_set_policy, ordlock_nl_domain_set_takes },
 	{ ordlock_nl_renew_policy, ordlock_nl_renew_takes },
@@ -115,8 +117,10 @@ static bool ordlock_nl_attr_is_nest(unsigned int attr)
 /*
  * Fill each command's policy: what it takes as its list says, every other
  * attribute but ORDLOCK_A_PAD refused (a nest as a bare NLA_NESTED, which
- * ordlock_nl_nests_not_taken() refuses). A list naming an attribute
- * twice, or one the family does not have, is a bug: -EINVAL.
+ * ordlock_nl_nests_not_taken() refuses; in the dumps' policy, which that
+ * does not see, a nest has no entry: strict validation refuses it as
+ * unsupported). A list naming an attribute twice, or one the family does
+ * not have, is a bug: -EINVAL.
  */
 static int ordlock_nl_build_policies(void)
 {
@@ -134,9 +138,12 @@ static int ordlock_nl_build_policies(void)
 		p = ordlock_nl_policies[i].policy;
 		bitmap_zero(seen, ORDLOCK_A_MAX + 1);
 		/* memcpy(): struct nla_policy has const members */
-		for (a = ORDLOCK_A_PAD + 1; a <= ORDLOCK_A_MAX; a++)
-			memcpy(&p[a], ordlock_nl_attr_is_nest(a) ?
-			       &not_taken_nest : &not_taken, sizeof(p[a]));
+		for (a = ORDLOCK_A_PAD + 1; a <= ORDLOCK_A_MAX; a++) {
+			if (!ordlock_nl_attr_is_nest(a))
+				memcpy(&p[a], &not_taken, sizeof(p[a]));
+			else if (!ordlock_nl_policies[i].dump)
+				memcpy(&p[a], &not_taken_nest, sizeof(p[a]));
+		}
 		for (t = ordlock_nl_policies[i].takes; t->attr; t++) {
 			if (WARN_ON(t->attr <= ORDLOCK_A_PAD ||
 				    t->attr > ORDLOCK_A_MAX ||

@@ -508,6 +508,15 @@ static void test_other_malformed(void)
 	off = olc_nl_offset(msg);
 	nla_put_u32(msg, ORDLOCK_A_MAX + 1, 0);
 	refused(msg, W(EINVAL, NULL, off, -1), "GET_LOCKS dump with an unknown attribute");
+	/* a dump has no pre_doit: its policy itself refuses reply nests */
+	msg = nlt_msg_new(S, ORDLOCK_CMD_GET_LOCKS, NLM_F_DUMP);
+	off = olc_nl_offset(msg);
+	nla_nest_end(msg, nla_nest_start(msg, ORDLOCK_A_STATS | NLA_F_NESTED));
+	refused(msg, W(EINVAL, NULL, off, -1), "GET_LOCKS dump with an ORDLOCK_A_STATS nest");
+	msg = nlt_msg_new(S, ORDLOCK_CMD_GET_GRAPH, NLM_F_DUMP);
+	off = olc_nl_offset(msg);
+	nla_nest_end(msg, nla_nest_start(msg, ORDLOCK_A_FAILURE | NLA_F_NESTED));
+	refused(msg, W(EINVAL, NULL, off, -1), "GET_GRAPH dump with an ORDLOCK_A_FAILURE nest");
 }
 
 /* DOMAIN_SET of @cfgdom with one rank name entry built by @fn */

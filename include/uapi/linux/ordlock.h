@@ -230,7 +230,9 @@
  * race with the cancel is released; every wait, also one while the DLM
  * recovers from a node's death, ends by the deadline. Across nodes the
  * DLM's queue decides the order of grants: FIFO per resource as the DLM
- * grants, with one owner per node and key in the DLM's queue at a time.
+ * grants. One exclusive request per node and key is in the DLM's queue at
+ * a time (the node's other owners wait for the key on the node); each
+ * shared holder on a node has a lock of its own in the DLM.
  *
  * Policies: a cluster domain takes %ORDLOCK_POLICY_ENFORCE (the order rule
  * holds on every node, so no cycle can form across nodes either) and
@@ -854,11 +856,13 @@ struct ordlock_convert {
  *	the lease of a request that asks for none (DOC: Leases); 0, the
  *	default, is no limit. It applies to grants made after the change
  * @strict: in/out: 1 for strict ranks, 0 (the default) for the plain order
- *	rule; other values are refused (EINVAL)
+ *	rule; with %ORDLOCK_DOMAIN_SET_STRICT other values are refused
+ *	(EINVAL); without it the field is only written
  * @cluster: in/out: 1 for a cluster domain, whose keys are also locks of
  *	the Linux DLM across the nodes of a corosync cluster (DOC: Cluster
- *	domains); 0 (the default) for a domain of this host only; other
- *	values are refused (EINVAL)
+ *	domains); 0 (the default) for a domain of this host only; with
+ *	%ORDLOCK_DOMAIN_SET_CLUSTER other values are refused (EINVAL);
+ *	without it the field is only written
  *
  * Strict ranks (source 000's lock hierarchy with levels): in a
  * %ORDLOCK_POLICY_ENFORCE domain with @strict 1, an owner that holds keys

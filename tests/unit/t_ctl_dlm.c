@@ -9,7 +9,7 @@
  *   mastered here (NL anchors and this node's own locks left out, queue
  *   positions), a key mastered elsewhere (nothing of the others), one whose
  *   master is being looked up, resources that are not ordlock's ignored
- *   (text and hex names);
+ *   (text and hex names), a lock of no node (-1) not named;
  * - malformed files refused with their line, every prefix of a file parsed
  *   without a crash;
  * - files captured on Debian's 6.1 and 6.12 by the cluster case c_views
@@ -134,6 +134,11 @@ static void test_crafted(void)
 		    LKB(7, 2, 5, -1, 0), &v, &line, msg);
 	ok(!ret && v.nres == 1 && v.res[0].id == 5 && v.nlocks == 1 && v.locks[0].node == 7,
 	   "a hex name of key 1:5 read as the key (%s)", msg);
+	olc_dlm_free(&v);
+
+	/* on the master, a lock with node -1 (recovery): nobody's to name */
+	ret = parse(V RSB(0, "00000001:0000000000000006") LKB(-1, 2, 5, -1, 0), &v, &line, msg);
+	ok(!ret && v.nres == 1 && v.nlocks == 0, "a lock of node -1 is not shown as a node's");
 	olc_dlm_free(&v);
 
 	ret = parse("", &v, &line, msg);

@@ -327,6 +327,8 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 			cur->local++;
 			continue;
 		}
+		if (node < 0)
+			continue;	/* no node (-1: being recovered): nobody's to name */
 		cur->remote++;
 		ret = olc_dlm_remote(out, cur, node, sts, grmode, rqmode, queued);
 	}

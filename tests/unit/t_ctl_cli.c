@@ -432,7 +432,7 @@ static void test_cluster(void)
 	put("ddbg/ordlock.cd1_all", "version 4 rsb 2\n"
 	    "rsb 00000000a1b2c3d4 0 0 1 1 0 0 25 str 00000001:0000000000000001\n");
 	check(run("$C locks -d cd1") == 0 &&
-	      strstr(R.out, "cannot read") && strstr(R.out, "line 1: not the DLM's") &&
+	      strstr(R.out, "cannot read") && strstr(R.out, "line 1: not the DLM's format") &&
 	      !strstr(R.out, "holder"),
 	      "a DLM file of another format: refused, naming the line; no other node's row");
 	check(run("ORDLOCK_DLM_SYSFS=/nonexistent $C locks -d cd1") == 0 &&

@@ -167,7 +167,8 @@ static void test_malformed(void)
 			   LKB(2, 2, 3, -1, 0);
 	int ret, crashes = 0;
 
-	bad(RSB(0, "00000001:0000000000000001"), 1, "no version line");
+	bad(RSB(0, "00000001:0000000000000001"), 1, "no first line");
+	bad("rsb ptr nodeid first_lkid flags\n", 1, "another first line");
 	bad("version 4 rsb 2\n", 1, "the _toss format");
 	bad("id nodeid remid pid xid exflags flags sts grmode rqmode time_ms r_nodeid r_len r_name\n",
 	    1, "the _locks format");
@@ -207,8 +208,8 @@ static void test_malformed(void)
 }
 
 /*
- * Captured by c_views (node1.held.all, node2.held.all) on Debian's kernels:
- * filled in from a cluster run on each of 6.1.0-57 and 6.12.117 (below).
+ * Captured by c_views (node1.held.all, node2.held.all) on Debian's 6.1.0-57
+ * and 6.12.117, which start the file differently (t_ctl_dlm_samples.h).
  */
 #include "t_ctl_dlm_samples.h"
 
@@ -234,15 +235,17 @@ static void test_samples(void)
 		if (s->node == 1) {
 			/* the master: node 2's EX holder, node 3's waiter */
 			ok(v.res[i].master == 0, "%s, node 1: masters 1:1", s->kernel);
-			is_int(v.nlocks, 2, "%s, node 1: two other nodes' locks", s->kernel);
-			ok(v.nlocks == 2 && v.locks[0].node == 2 &&
+			is_int(v.nlocks, s->holders + s->waiters, "%s, node 1: %u + %u other nodes' locks",
+			       s->kernel, s->holders, s->waiters);
+			ok(v.nlocks >= 1 && v.locks[0].node == 2 &&
 			   v.locks[0].role == ORDLOCK_ROLE_HOLDER &&
 			   v.locks[0].mode == ORDLOCK_MODE_EXCLUSIVE,
 			   "%s, node 1: node 2 holds 1:1 exclusive", s->kernel);
-			ok(v.nlocks == 2 && v.locks[1].node == 3 &&
-			   v.locks[1].role == ORDLOCK_ROLE_WAITER &&
-			   v.locks[1].mode == ORDLOCK_MODE_EXCLUSIVE && v.locks[1].pos == 1,
-			   "%s, node 1: node 3 waits for it exclusive, first", s->kernel);
+			if (s->waiters)
+				ok(v.nlocks == 2 && v.locks[1].node == 3 &&
+				   v.locks[1].role == ORDLOCK_ROLE_WAITER &&
+				   v.locks[1].mode == ORDLOCK_MODE_EXCLUSIVE && v.locks[1].pos == 1,
+				   "%s, node 1: node 3 waits for it exclusive, first", s->kernel);
 		} else {
 			/* node 2: its own lock; the master is node 1 */
 			ok(v.res[i].master == 1 && v.res[i].remote == 0 && v.res[i].local >= 1,

@@ -12,6 +12,10 @@
 
 #include "dlmdebug.h"
 
+/* the first line of LS_all on 6.12 (6.1's is "version rsb 1.1 lvb 1.1 lkb 1.1") */
+#define OLC_DLM_RSB_HEADER \
+	"rsb ptr nodeid first_lkid flags !root_list_empty !recover_list_empty recover_locks_count len"
+
 /* the most tokens of a line looked at: lkb's rsb_lookup is its 13th */
 #define OLC_DLM_TOKS	14
 
@@ -271,9 +275,11 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 		if (!n)
 			continue;
 		if (!seen_version) {
-			/* "version rsb 1.1 lvb 1.1 lkb 1.1" */
-			if (strncmp(line, "version rsb 1.", 14)) {
-				ret = olc_dlm_bad(&ps, "not the DLM's \"version rsb 1.x\" format");
+			/* 6.1: "version rsb 1.1 lvb 1.1 lkb 1.1"; 6.12: the
+			 * names of the rsb fields, the lines the same */
+			if (strncmp(line, "version rsb 1.", 14) &&
+			    strcmp(line, OLC_DLM_RSB_HEADER)) {
+				ret = olc_dlm_bad(&ps, "not the DLM's format of LS_all (its first line)");
 				break;
 			}
 			seen_version = 1;
@@ -334,7 +340,7 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 	}
 	free(line);
 	if (!ret && !seen_version && len)
-		ret = olc_dlm_bad(&ps, "no \"version\" line");
+		ret = olc_dlm_bad(&ps, "no first line of the DLM's format");
 	if (lineno)
 		*lineno = ps.line;
 	if (ret)

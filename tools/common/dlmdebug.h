@@ -5,9 +5,10 @@
  *
  * The DLM exports each lockspace LS in /sys/kernel/debug/dlm/: LS_all (one
  * "rsb" line per resource, then an "lkb" line per lock of it, after a
- * "version rsb 1.1 lvb 1.1 lkb 1.1" header), LS_locks, LS_toss, LS_waiters.
- * olc_dlm_parse() reads LS_all, the same format on 6.1 and 6.12. What a
- * node's file can tell:
+ * first line: "version rsb 1.1 lvb 1.1 lkb 1.1" on 6.1, the names of the
+ * rsb fields on 6.12), LS_locks, LS_waiters (and LS_toss on 6.1).
+ * olc_dlm_parse() reads LS_all: after the first line, its rsb, lvb and lkb
+ * lines have the same fields on 6.1 and 6.12. What a node's file can tell:
  *  - a resource this node masters (the rsb's node field 0) lists every
  *    node's locks: this node's own (node 0) and a master copy of each other
  *    node's (its node id), in the grant, convert and wait queues;

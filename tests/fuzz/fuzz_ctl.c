@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The fuzz target of ordlockctl's parsers and cycle finder: one input is
- * given to every debugfs parser; the graph, when it parses, goes through
- * the cycle finder with a small work bound. Whatever the input, nothing may
+ * given to every debugfs parser (and to dlmdebug.c's of the DLM's LS_all
+ * files); the graph, when it parses, goes through the cycle finder with a
+ * small work bound. Whatever the input, nothing may
  * crash, and a refusal must name a line of the input and say why.
  *
  * Built two ways:
@@ -17,6 +18,7 @@
 #include <string.h>
 
 #include "cyclefind.h"
+#include "dlmdebug.h"
 #include "parse.h"
 
 /* The lines of @data: what a reported line number may be at most */
@@ -89,6 +91,29 @@ static int ctl_fuzz_one(const uint8_t *data, size_t size, unsigned int *parsed)
 	}
 	CTL_CHECK(olc_parse_stats(buf, size, &stats, &err));
 #undef CTL_CHECK
+	/* the DLM's debugfs file of a cluster domain (dlmdebug.c) */
+	{
+		struct olc_dlm_view dv;
+		unsigned int dline = 0;
+		char dmsg[160] = "";
+		size_t i;
+
+		ret = olc_dlm_parse(buf, size, &dv, &dline, dmsg, sizeof(dmsg));
+		if (ret == -EPROTO) {
+			if (!dline || dline > lines || !dmsg[0])
+				bad = 6;
+		} else if (ret) {
+			bad = 2;
+		} else {
+			for (i = 0; i < dv.nlocks; i++)
+				if (dv.locks[i].node <= 0 ||
+				    (dv.locks[i].role == ORDLOCK_ROLE_HOLDER) != !dv.locks[i].pos)
+					bad = 7;
+			if (parsed)
+				(*parsed)++;
+		}
+		olc_dlm_free(&dv);
+	}
 	olc_edges_free(&edges);
 	olc_locks_free(&locks);
 	olc_owners_free(&owners);

@@ -23,6 +23,7 @@
 
 static char ctl[PATH_MAX];
 static char dir[PATH_MAX];
+static char sys_dir[PATH_MAX + 8], dlm_dir[PATH_MAX + 8], cfg_dir[PATH_MAX + 8];
 static int have_jq;
 
 static struct {
@@ -60,6 +61,11 @@ static int run(const char *fmt, ...)
 		dup2(e, 2);
 		setenv("C", ctl, 1);
 		setenv("ORDLOCK_DEBUGFS", dir, 1);
+		/* the DLM's directories of a cluster host (test_cluster) */
+		setenv("DLMSYS", sys_dir, 1);
+		setenv("ORDLOCK_DLM_SYSFS", sys_dir, 1);
+		setenv("ORDLOCK_DLM_DEBUGFS", dlm_dir, 1);
+		setenv("ORDLOCK_DLM_CONFIGFS", cfg_dir, 1);
 		setenv("NO_COLOR", "1", 1);
 		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
 		_exit(125);
@@ -354,6 +360,86 @@ static void test_usage(void)
 	}
 }
 
+/*
+ * A cluster domain (docs/cluster.md, "Views"): other nodes' locks from a
+ * crafted DLM debugfs file ($ORDLOCK_DLM_SYSFS lists the lockspaces,
+ * $ORDLOCK_DLM_DEBUGFS has their files, $ORDLOCK_DLM_CONFIGFS says which
+ * node this is); the real thing is the cluster case c_views
+ */
+static void test_cluster(void)
+{
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "cd1 1:1 waiter 0 9 77 w exclusive 1234\n"
+	    "wh 1:2 holder 0 5 101 transfer exclusive 17\n");
+	run("mkdir -p \"$DLMSYS/ordlock.cd1\" \"$DLMSYS/ordlock_harness\" \"$DLMSYS/gfs2\""
+	    " \"$ORDLOCK_DLM_DEBUGFS\" \"$ORDLOCK_DLM_CONFIGFS/1\" \"$ORDLOCK_DLM_CONFIGFS/2\" &&"
+	    " echo 1 >\"$ORDLOCK_DLM_CONFIGFS/1/local\" && echo 0 >\"$ORDLOCK_DLM_CONFIGFS/2/local\"");
+	/* 1:1 mastered here: this node's anchor and waiter (node 0), node 2's
+	 * EX holder, node 3 converting from its anchor to EX; 1:2 mastered by
+	 * node 2; a resource that is not a key */
+	put("ddbg/ordlock.cd1_all", "version rsb 1.1 lvb 1.1 lkb 1.1\n"
+	    "rsb 00000000a1b2c3d4 0 1 0 0 0 0 25 str 00000001:0000000000000001\n"
+	    "lvb 3 32 05 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n"
+	    "lkb 1 0 0 0 0 0 0 2 0 -1 0 0 0 0 1 0\n"
+	    "lkb 2 2 10003 0 0 0 10000 2 5 -1 0 0 0 0 1 0\n"
+	    "lkb 3 0 0 0 0 0 0 3 0 5 0 0 0 0 1 0\n"
+	    "lkb 4 3 10004 0 0 0 10000 3 0 5 0 0 0 0 1 0\n"
+	    "rsb 00000000a1b2c3d5 2 1 0 0 0 0 25 str 00000001:0000000000000002\n"
+	    "lkb 5 2 0 0 0 0 0 2 0 -1 0 0 0 0 1 0\n"
+	    "rsb 00000000a1b2c3d6 0 1 0 0 0 0 4 str abcd\n"
+	    "lkb 6 2 0 0 0 0 0 2 5 -1 0 0 0 0 1 0\n");
+	check(run("$C locks -d cd1 -r") == 0 && strstr(R.out, " LEASE NODE\n") &&
+	      strstr(R.out, "cd1 1:1 holder - - - - exclusive - - - 2\n") &&
+	      strstr(R.out, "cd1 1:1 waiter 2 - - - exclusive - - - 3\n") &&
+	      strstr(R.out, "cd1 1:1 waiter 0 9 77 w exclusive - 1\\x20ms - local\n"),
+	      "locks -r: node 2 holds 1:1, node 3 waits second in the DLM's queue (NODE),"
+	      " next to the local waiter");
+	check(strstr(R.err, "the rows of other nodes (NODE) are what the DLM on node 1 (this node)") &&
+	      strstr(R.err, "a snapshot of ") && strstr(R.err, "ddbg/ordlock.cd1_all at ") &&
+	      strstr(R.err, "1:2: mastered by node 2: other nodes' locks on it are known there only") &&
+	      !strstr(R.err, "abcd"),
+	      "locks -r: the notes (snapshot, 1:2 mastered elsewhere) on stderr");
+	check(run("$C locks -d cd1 -n -r -o NODE,ROLE,MODE") == 0 &&
+	      !strcmp(R.out, "2 holder exclusive\nlocal waiter exclusive\n3 waiter exclusive\n"),
+	      "locks -n -r -o NODE,ROLE,MODE: holders first, then the queue, this host's first");
+	check(run("$C locks -d cd1") == 0 && strstr(R.out, "NODE") && strstr(R.out, "snapshot"),
+	      "locks (a person's table): the notes after it on stdout");
+	check(run("$C locks -d wh") == 0 && !strstr(R.out, "NODE") && !strstr(R.out, "cluster"),
+	      "locks -d of a local domain: no NODE column, no note");
+	check(run("$C locks -p 77 -r -n") == 0 && !strcmp(R.out,
+	      "cd1 1:1 waiter 0 9 77 w exclusive - 1\\x20ms - local\n"),
+	      "locks -p 77: that process's row, no other node's");
+	jq("locks -j: the other nodes' rows and the cluster view", "$C locks -j -d cd1",
+	   "[.locks[] | .node] == [2, null, 3] and .locks[0].pid == null and"
+	   " .locks[0].dlm_granted == \"EX\" and .locks[0].dlm_requested == null and"
+	   " .locks[2].dlm_granted == \"NL\" and .locks[2].dlm_requested == \"EX\" and"
+	   " .locks[2].position == 2 and .locks[1].node == null and"
+	   " (.cluster | length == 1) and (.cluster[0] | .domain == \"cd1\" and"
+	   " .lockspace == \"ordlock.cd1\" and .snapshot and .readable and .this_node == 1 and"
+	   " .ignored_resources == 1 and (.keys | map([.key, .master, .master_node,"
+	   " .all_nodes_known]) == [[\"1:1\", \"here\", 1, true], [\"1:2\", \"elsewhere\", 2, false]]))");
+	jq("locks -j of a local domain: an empty cluster view", "$C locks -j -d wh",
+	   ".cluster == [] and (.locks | length == 1) and .locks[0].node == null");
+	check(run("ORDLOCK_DLM_DEBUGFS=/nonexistent $C locks -d cd1") == 0 &&
+	      strstr(R.out, "cluster domain cd1: other nodes' locks unknown: cannot read"
+		     " /nonexistent/ordlock.cd1_all: no such file") &&
+	      strstr(R.out, "local") && !strstr(R.out, "holder"),
+	      "the DLM's file missing: says it cannot read it, shows the local rows only");
+	jq("... and the JSON says readable false and why",
+	   "ORDLOCK_DLM_DEBUGFS=/nonexistent $C locks -j -d cd1",
+	   ".cluster[0].readable == false and (.cluster[0].error | test(\"no such file\")) and"
+	   " ([.locks[] | select(.node != null)] | length == 0)");
+	put("ddbg/ordlock.cd1_all", "version 4 rsb 2\n"
+	    "rsb 00000000a1b2c3d4 0 0 1 1 0 0 25 str 00000001:0000000000000001\n");
+	check(run("$C locks -d cd1") == 0 &&
+	      strstr(R.out, "cannot read") && strstr(R.out, "line 1: not the DLM's format") &&
+	      !strstr(R.out, "holder"),
+	      "a DLM file of another format: refused, naming the line; no other node's row");
+	check(run("ORDLOCK_DLM_SYSFS=/nonexistent $C locks -d cd1") == 0 &&
+	      !strstr(R.out, "NODE") && !strstr(R.out, "cluster"),
+	      "no DLM on the host: the local table alone");
+}
+
 int main(void)
 {
 	char self[PATH_MAX - 64], *slash;
@@ -374,6 +460,10 @@ int main(void)
 	if (!mkdtemp(dir))
 		bail_out("mkdtemp: %s", strerror(errno));
 	have_jq = !system("command -v jq >/dev/null 2>&1");
+	/* made by test_cluster only: before it, a host without the DLM */
+	snprintf(sys_dir, sizeof(sys_dir), "%s/dsys", dir);
+	snprintf(dlm_dir, sizeof(dlm_dir), "%s/ddbg", dir);
+	snprintf(cfg_dir, sizeof(cfg_dir), "%s/dcfg", dir);
 	test_cycles();
 	test_graph();
 	test_other();
@@ -381,6 +471,7 @@ int main(void)
 	test_lslocks();
 	test_exec_help();
 	test_usage();
+	test_cluster();
 	run("rm -rf \"$ORDLOCK_DEBUGFS\"");
 	return tap_done();
 }

@@ -36,6 +36,13 @@ static const char *const seeds[] = {
 	"# ordlock stats v1\nglobal owners 3 resources 2\n"
 	"domain wh policy timeout detect_delay_ms 0 owners 2 peak_owners 3 acquires 10\n"
 	"wait_us wh lt_1 0 lt_2 5 more 1\n",
+	"version rsb 1.1 lvb 1.1 lkb 1.1\n"
+	"rsb 00000000a1b2c3d4 0 1 0 0 0 0 25 str 00000001:0000000000000001\n"
+	"lvb 3 4 05 00 00 00\n"
+	"lkb 1 0 0 0 0 0 0 2 0 -1 0 0 0 0 1 0\n"
+	"lkb 2 2 10003 0 0 0 10000 2 5 -1 0 0 0 0 1 0\n"
+	"lkb 4 3 10004 0 0 0 10000 3 0 5 0 0 0 0 1 0\n"
+	"rsb 00000000a1b2c3d6 0 1 0 0 0 0 3 hex 61 00 62\n",
 };
 
 static const char *const words[] = {
@@ -46,6 +53,8 @@ static const char *const words[] = {
 	"soft", "holder", "waiter", "converter", "device", "netlink", "-",
 	"deadlock", "step", "global", "domain", "wait_us", "policy", "timeout",
 	"detect_delay_ms", "lt_1", "more", "#", "", " ", "\t", "\r",
+	"version rsb 1.1 lvb 1.1 lkb 1.1", "rsb", "lvb", "lkb", "str", "hex", "25",
+	"00000001:0000000000000001", "00",
 };
 
 static unsigned int next_rand(unsigned int *s)

@@ -1,27 +1,158 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ordlockctl locks: every holder and queued waiter of every resource.
+ * ordlockctl locks: every holder and queued waiter of every resource; in a
+ * cluster domain, also other nodes' holders and waiters as the DLM of this
+ * node shows them (dlmview.c).
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlmview.h"
 #include "ordlockctl.h"
 
-static int olc_lock_cmp(const void *a, const void *b)
+/* A row: this host's lock @l, or another node's @r in domain @domain */
+struct olc_lrow {
+	const struct olc_lock *l;
+	const struct olc_dlm_lock *r;
+	const char *domain;
+};
+
+static uint32_t olc_lrow_rank(const struct olc_lrow *w)
 {
-	const struct olc_lock *x = a, *y = b;
+	return w->l ? w->l->rank : w->r->rank;
+}
+
+static uint64_t olc_lrow_id(const struct olc_lrow *w)
+{
+	return w->l ? w->l->id : w->r->id;
+}
+
+static unsigned int olc_lrow_role(const struct olc_lrow *w)
+{
+	return w->l ? w->l->role : w->r->role;
+}
+
+static int olc_lrow_cmp(const void *a, const void *b)
+{
+	const struct olc_lrow *x = a, *y = b;
 	int c = strcmp(x->domain, y->domain);
 
 	if (c)
 		return c;
-	if (x->rank != y->rank)
-		return x->rank < y->rank ? -1 : 1;
-	if (x->id != y->id)
-		return x->id < y->id ? -1 : 1;
+	if (olc_lrow_rank(x) != olc_lrow_rank(y))
+		return olc_lrow_rank(x) < olc_lrow_rank(y) ? -1 : 1;
+	if (olc_lrow_id(x) != olc_lrow_id(y))
+		return olc_lrow_id(x) < olc_lrow_id(y) ? -1 : 1;
 	/* holders first, then the queue */
-	if ((x->role == ORDLOCK_ROLE_HOLDER) != (y->role == ORDLOCK_ROLE_HOLDER))
-		return x->role == ORDLOCK_ROLE_HOLDER ? -1 : 1;
-	return x->pos < y->pos ? -1 : x->pos > y->pos;
+	if ((olc_lrow_role(x) == ORDLOCK_ROLE_HOLDER) != (olc_lrow_role(y) == ORDLOCK_ROLE_HOLDER))
+		return olc_lrow_role(x) == ORDLOCK_ROLE_HOLDER ? -1 : 1;
+	/* this host's rows, then the other nodes' (by node, then DLM queue) */
+	if (!x->r != !y->r)
+		return x->r ? 1 : -1;
+	if (x->r && x->r->node != y->r->node)
+		return x->r->node < y->r->node ? -1 : 1;
+	if (x->r)
+		return x->r->pos < y->r->pos ? -1 : x->r->pos > y->r->pos;
+	return x->l->pos < y->l->pos ? -1 : x->l->pos > y->l->pos;
+}
+
+/* "NODE" of this node, for the notes: "node 1 (this node)" or "this node" */
+static const char *olc_here(const struct olc_dlm_spaces *sp)
+{
+	static char buf[48];
+
+	if (sp->our_node < 0)
+		return "this node";
+	snprintf(buf, sizeof(buf), "node %d (this node)", sp->our_node);
+	return buf;
+}
+
+/* The JSON of the cluster domains: what was read, and what it can tell */
+static void olc_locks_json_cluster(struct olc_json *j, const struct olc_dlm_spaces *sp)
+{
+	char tbuf[64];
+	size_t i, k;
+
+	olc_json_arr(j, "cluster");
+	for (i = 0; i < sp->n; i++) {
+		const struct olc_dlm_space *s = &sp->v[i];
+
+		olc_json_obj(j, NULL);
+		olc_json_str(j, "domain", s->domain);
+		olc_json_str(j, "lockspace", s->lockspace);
+		olc_json_str(j, "file", s->path);
+		olc_json_bool(j, "snapshot", 1);
+		olc_json_str(j, "read_at", olc_time_str(tbuf, sizeof(tbuf), s->read_ns));
+		if (sp->our_node >= 0)
+			olc_json_int(j, "this_node", sp->our_node);
+		else
+			olc_json_null(j, "this_node");
+		olc_json_bool(j, "readable", !s->err);
+		if (s->err) {
+			olc_json_str(j, "error", s->why);
+			olc_json_obj_end(j);
+			continue;
+		}
+		olc_json_null(j, "error");
+		olc_json_u64(j, "ignored_resources", s->view.ignored);
+		olc_json_arr(j, "keys");
+		for (k = 0; k < s->view.nres; k++) {
+			const struct olc_dlm_res *r = &s->view.res[k];
+
+			olc_json_obj(j, NULL);
+			olc_json_key(j, s->domain, r->rank, r->id);
+			olc_json_str(j, "master", r->master == 0 ? "here" :
+				     r->master > 0 ? "elsewhere" : "unknown");
+			if (r->master > 0)
+				olc_json_int(j, "master_node", r->master);
+			else if (r->master == 0 && sp->our_node >= 0)
+				olc_json_int(j, "master_node", sp->our_node);
+			else
+				olc_json_null(j, "master_node");
+			/* mastered here: every node's locks are listed */
+			olc_json_bool(j, "all_nodes_known", r->master == 0);
+			olc_json_obj_end(j);
+		}
+		olc_json_arr_end(j);
+		olc_json_obj_end(j);
+	}
+	olc_json_arr_end(j);
+}
+
+/*
+ * What the table cannot say: per cluster domain, where its NODE rows come
+ * from, or why there are none; the keys whose other holders are known on
+ * their master only
+ */
+static void olc_locks_notes(FILE *f, const struct olc_dlm_spaces *sp)
+{
+	char tbuf[64];
+	size_t i, k;
+
+	for (i = 0; i < sp->n; i++) {
+		const struct olc_dlm_space *s = &sp->v[i];
+
+		if (s->err) {
+			fprintf(f, "cluster domain %s: other nodes' locks unknown: cannot read %s: %s\n",
+				s->domain, s->path, s->why);
+			continue;
+		}
+		fprintf(f, "cluster domain %s: the rows of other nodes (NODE) are what the DLM on %s\n"
+			"  showed, a snapshot of %s at %s;\n"
+			"  keys this node has not used are not in it\n",
+			s->domain, olc_here(sp), s->path,
+			olc_time_str(tbuf, sizeof(tbuf), s->read_ns));
+		for (k = 0; k < s->view.nres; k++) {
+			const struct olc_dlm_res *r = &s->view.res[k];
+
+			if (r->master > 0)
+				fprintf(f, "  %s: mastered by node %d: other nodes' locks on it are known there only\n",
+					olc_key(s->domain, r->rank, r->id), r->master);
+			else if (r->master < 0)
+				fprintf(f, "  %s: its master is being looked up: other nodes' locks not known yet\n",
+					olc_key(s->domain, r->rank, r->id));
+		}
+	}
 }
 
 static const struct olc_option olc_locks_options[] = {
@@ -30,21 +161,103 @@ static const struct olc_option olc_locks_options[] = {
 	{ 0 },
 };
 
+/* the default columns without cluster domains: all but NODE */
+#define OLC_LOCKS_LOCAL_COLUMNS "DOMAIN,KEY,ROLE,POS,OWNER,PID,COMM,MODE,TOKEN,WAITED,LEASE"
+
 static const char *const olc_locks_headers[] = {
 	"DOMAIN", "KEY", "ROLE", "POS", "OWNER", "PID", "COMM", "MODE",
-	"TOKEN", "WAITED", "LEASE", NULL,
+	"TOKEN", "WAITED", "LEASE", "NODE", NULL,
 };
+
+/* Gather this host's rows and the other nodes' into one sorted array */
+static struct olc_lrow *olc_lrows(const struct olc_locks *locks,
+				  const struct olc_dlm_spaces *sp, size_t *n)
+{
+	size_t i, k, total = locks->n;
+	struct olc_lrow *rows;
+
+	for (i = 0; i < sp->n; i++)
+		total += sp->v[i].view.nlocks;
+	rows = calloc(total ? total : 1, sizeof(*rows));
+	if (!rows)
+		return NULL;
+	*n = 0;
+	for (i = 0; i < locks->n; i++) {
+		rows[*n].l = &locks->v[i];
+		rows[(*n)++].domain = locks->v[i].domain;
+	}
+	for (i = 0; i < sp->n; i++)
+		for (k = 0; k < sp->v[i].view.nlocks; k++) {
+			rows[*n].r = &sp->v[i].view.locks[k];
+			rows[(*n)++].domain = sp->v[i].domain;
+		}
+	qsort(rows, *n, sizeof(*rows), olc_lrow_cmp);
+	return rows;
+}
+
+static void olc_locks_json_remote(struct olc_json *j, const struct olc_lrow *w)
+{
+	const struct olc_dlm_lock *r = w->r;
+
+	olc_json_str(j, "domain", w->domain);
+	olc_json_key(j, w->domain, r->rank, r->id);
+	olc_json_str(j, "role", olc_role_str(r->role));
+	if (r->pos)
+		olc_json_u64(j, "position", r->pos);
+	else
+		olc_json_null(j, "position");
+	olc_json_null(j, "owner_id");
+	olc_json_null(j, "pid");
+	olc_json_null(j, "comm");
+	olc_json_str(j, "mode", olc_mode_str(r->mode));
+	olc_json_null(j, "token");
+	olc_json_null(j, "waited_us");
+	olc_json_null(j, "lease_left_ms");
+	olc_json_int(j, "node", r->node);
+	if (r->grmode == OLC_DLM_IV)
+		olc_json_null(j, "dlm_granted");
+	else
+		olc_json_str(j, "dlm_granted", olc_dlm_mode_str(r->grmode));
+	if (r->rqmode == OLC_DLM_IV)
+		olc_json_null(j, "dlm_requested");
+	else
+		olc_json_str(j, "dlm_requested", olc_dlm_mode_str(r->rqmode));
+}
+
+static void olc_locks_cells_remote(struct olc_table *t, const struct olc_lrow *w)
+{
+	const struct olc_dlm_lock *r = w->r;
+	int holder = r->role == ORDLOCK_ROLE_HOLDER;
+
+	olc_table_cell(t, OLC_RESET, "%s", w->domain);
+	olc_table_cell(t, OLC_BOLD, "%s", olc_key(w->domain, r->rank, r->id));
+	olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s", olc_role_str(r->role));
+	if (r->pos)
+		olc_table_cell(t, OLC_RESET, "%u", r->pos);
+	else
+		olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(r->mode));
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_CYAN, "%d", r->node);
+}
 
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	const char *const *headers = olc_locks_headers;
+	struct olc_dlm_spaces sp = { 0 };
 	struct olc_locks locks = { 0 };
 	struct olc_args a = { 0 };
 	const char *domain, *source = NULL;
+	struct olc_lrow *rows;
 	struct olc_table *t;
 	struct olc_json j;
+	size_t i, nrows = 0;
 	char buf[32];
-	size_t i;
 	int ret;
 
 	ret = olc_getopt(cmd, argc, argv, &a);
@@ -54,22 +267,36 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_load_locks(&locks, &source);
 	if (ret)
 		return olc_exit_errno(ret);
-	qsort(locks.v, locks.n, sizeof(*locks.v), olc_lock_cmp);
+	ret = olc_load_dlm(&sp, domain);
+	rows = ret ? NULL : olc_lrows(&locks, &sp, &nrows);
+	if (!rows) {
+		olc_err("out of memory");
+		olc_dlm_spaces_free(&sp);
+		olc_locks_free(&locks);
+		return OLC_EXIT_OSERR;
+	}
 
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
 		olc_json_obj(&j, NULL);
 		olc_json_str(&j, "source", source);
+		olc_locks_json_cluster(&j, &sp);
 		olc_json_arr(&j, "locks");
-		for (i = 0; i < locks.n; i++) {
-			const struct olc_lock *l = &locks.v[i];
-			int holder = l->role == ORDLOCK_ROLE_HOLDER;
+		for (i = 0; i < nrows; i++) {
+			const struct olc_lock *l = rows[i].l;
+			int holder;
 
-			if (domain && strcmp(l->domain, domain))
+			if (domain && strcmp(rows[i].domain, domain))
 				continue;
-			if (a.have_pid && l->owner.pid != a.pid)
+			if (a.have_pid && (!l || l->owner.pid != a.pid))
 				continue;
 			olc_json_obj(&j, NULL);
+			if (!l) {
+				olc_locks_json_remote(&j, &rows[i]);
+				olc_json_obj_end(&j);
+				continue;
+			}
+			holder = l->role == ORDLOCK_ROLE_HOLDER;
 			olc_json_str(&j, "domain", l->domain);
 			olc_json_key(&j, l->domain, l->rank, l->id);
 			olc_json_str(&j, "role", olc_role_str(l->role));
@@ -90,22 +317,30 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_u64(&j, "lease_left_ms", l->lease_left_ms);
 			else
 				olc_json_null(&j, "lease_left_ms");
+			olc_json_null(&j, "node");
 			olc_json_obj_end(&j);
 		}
 		olc_list_end(&j, NULL, NULL, NULL);
-		olc_locks_free(&locks);
-		return OLC_EXIT_OK;
+		goto out;
 	}
 
-	t = olc_table_new(11, headers, "llllrrllrrr");
-	for (i = 0; i < locks.n; i++) {
-		const struct olc_lock *l = &locks.v[i];
-		int holder = l->role == ORDLOCK_ROLE_HOLDER;
+	/* NODE by default only on a host with cluster domains: other tables unchanged */
+	if (!olc_tab.columns && !sp.n)
+		olc_tab.columns = OLC_LOCKS_LOCAL_COLUMNS;
+	t = olc_table_new(12, headers, "llllrrllrrrr");
+	for (i = 0; i < nrows; i++) {
+		const struct olc_lock *l = rows[i].l;
+		int holder;
 
-		if (domain && strcmp(l->domain, domain))
+		if (domain && strcmp(rows[i].domain, domain))
 			continue;
-		if (a.have_pid && l->owner.pid != a.pid)
+		if (a.have_pid && (!l || l->owner.pid != a.pid))
 			continue;
+		if (!l) {
+			olc_locks_cells_remote(t, &rows[i]);
+			continue;
+		}
+		holder = l->role == ORDLOCK_ROLE_HOLDER;
 		olc_table_cell(t, OLC_RESET, "%s", l->domain);
 		olc_table_cell(t, OLC_BOLD, "%s", olc_key(l->domain, l->rank, l->id));
 		olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s",
@@ -128,9 +363,16 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				       (unsigned long long)l->lease_left_ms);
 		else
 			olc_table_cell(t, OLC_RESET, "-");
+		olc_table_cell(t, OLC_RESET, "local");
 	}
 	olc_list_end(NULL, t, a.have_pid ? "locks held or waited for by that pid" :
 			 "locks held or waited for", domain);
+	/* a script's table (-n, -r) keeps its rows alone on stdout */
+	if (!a.have_pid)
+		olc_locks_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp);
+out:
+	free(rows);
+	olc_dlm_spaces_free(&sp);
 	olc_locks_free(&locks);
 	return OLC_EXIT_OK;
 }
@@ -146,10 +388,24 @@ const struct olc_cmd olc_cmd_locks = {
 	.about =
 	"One row per holder and per queued waiter (FIFO position POS) of every key;\n"
 	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited,\n"
-	"LEASE what is left of a holder's lease before the kernel revokes it.\n",
+	"LEASE what is left of a holder's lease before the kernel revokes it.\n"
+	"In a cluster domain, other nodes' holders and waiters follow this host's, as\n"
+	"the DLM of this node shows them in debugfs (/sys/kernel/debug/dlm, root's):\n"
+	"NODE is their node id (\"local\" on this host's rows; a default column only\n"
+	"on a host with cluster domains), MODE what they hold or ask for (the DLM's\n"
+	"PR is shared, EX exclusive), POS their place in the DLM's queue; they have no\n"
+	"OWNER, PID, COMM or TOKEN. Only a key this node masters lists every node's\n"
+	"locks: notes after the table say which keys are mastered elsewhere, that the\n"
+	"view is a snapshot, or why it cannot be shown (no debugfs, no permission).\n",
 	.help =
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
 	"\"token\" (null for waiters), \"waited_us\" (null for holders),\n"
-	"\"lease_left_ms\" (null without a lease)}]}.\n",
+	"\"lease_left_ms\" (null without a lease), \"node\" (null: this host; another\n"
+	"node's row: its node id, null owner_id, pid, comm, token and waited_us, and\n"
+	"\"dlm_granted\", \"dlm_requested\": NL, PR, EX, or null for none)}],\n"
+	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
+	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
+	"\"ignored_resources\", \"keys\": [{\"key\", \"rank\", \"id\", \"master\"\n"
+	"(here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}]}.\n",
 };

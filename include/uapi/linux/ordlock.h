@@ -1724,4 +1724,21 @@ enum ordlock_role {
 /** ORDLOCK_RANK_NAME_MAX - size of a rank name, NUL included */
 #define ORDLOCK_RANK_NAME_MAX 32
 
+/**
+ * ORDLOCK_DLM_LS_PREFIX - the start of the DLM lockspace of a cluster
+ *	domain: the lockspace of domain NAME is "ordlock.NAME" (ordlock_dlm,
+ *	docs/cluster.md); its locks are in the DLM's debugfs files
+ *	/sys/kernel/debug/dlm/ordlock.NAME_all (and _locks, ...)
+ */
+#define ORDLOCK_DLM_LS_PREFIX "ordlock."
+/**
+ * ORDLOCK_DLM_RES_FMT - printf format of the DLM resource name of a key of
+ *	a cluster domain, from its rank (u32) and id (u64, as unsigned long
+ *	long): 8 and 16 lowercase hex digits, "0000002a:00000000000003e8" for
+ *	(42, 1000); not NUL-terminated in the DLM
+ */
+#define ORDLOCK_DLM_RES_FMT "%08x:%016llx"
+/** ORDLOCK_DLM_RES_LEN - length of that resource name: 8 + 1 + 16 bytes */
+#define ORDLOCK_DLM_RES_LEN 25
+
 #endif /* _UAPI_LINUX_ORDLOCK_H */

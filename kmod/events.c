@@ -31,7 +31,8 @@
  * @domain: the domain's name
  * @len: number of steps of the cycle
  * @steps: the first ORDLOCK_HISTORY_STEPS steps, victim first
- * @step_domain: the domain of each of @steps
+ * @step_domain: the domain of each of @steps flagged
+ *	ORDLOCK_STEP_OTHER_DOMAIN (the others are in @domain; not written)
  */
 struct ordlock_deadlock {
 	u64 seq;
@@ -168,7 +169,7 @@ static void ordlock_event_log_deadlock(struct ordlock_owner *victim,
 /* Tell the kernel log and the history of the deadlock @victim broke */
 static void ordlock_event_record_deadlock(struct ordlock_owner *victim)
 {
-	unsigned int len = victim->failure.cycle_len, n;
+	unsigned int len = victim->failure.cycle_len, n, i;
 	struct ordlock_deadlock *d;
 
 	ordlock_event_log_deadlock(victim, len);
@@ -180,11 +181,14 @@ static void ordlock_event_record_deadlock(struct ordlock_owner *victim)
 	memcpy(d->domain, victim->domain->name, sizeof(d->domain));
 	d->len = len;
 	memset(d->steps, 0, sizeof(d->steps));
-	memset(d->step_domain, 0, sizeof(d->step_domain));
 	if (victim->cycle) {
 		n = min_t(unsigned int, victim->ncycle, ORDLOCK_HISTORY_STEPS);
 		memcpy(d->steps, victim->cycle, n * sizeof(d->steps[0]));
-		memcpy(d->step_domain, victim->cycle_domain, n * sizeof(d->step_domain[0]));
+		/* A step in the victim's domain is named by d->domain */
+		for (i = 0; i < n; i++)
+			if (d->steps[i].flags & ORDLOCK_STEP_OTHER_DOMAIN)
+				memcpy(d->step_domain[i], victim->cycle_domain[i],
+				       sizeof(d->step_domain[i]));
 	}
 	spin_unlock(&ordlock_history_lock);
 }
@@ -333,7 +337,9 @@ void ordlock_events_show_deadlocks(struct seq_file *m)
 				   ordlock_mode_str(s->key.mode), s->key.rank,
 				   s->key.id,
 				   s->edge == ORDLOCK_EDGE_SOFT ? "soft" : "hard",
-				   ordlock_mode_str(s->blocker_mode), d->step_domain[i]);
+				   ordlock_mode_str(s->blocker_mode),
+				   s->flags & ORDLOCK_STEP_OTHER_DOMAIN ?
+				   d->step_domain[i] : d->domain);
 		}
 	}
 	spin_unlock(&ordlock_history_lock);

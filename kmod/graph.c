@@ -304,10 +304,14 @@ static void ordlock_graph_fill_step(struct ordlock_cycle_step *step,
 				    struct ordlock_owner *next)
 {
 	memset(step, 0, sizeof(*step));
-	/* A waiting owner stays in its domain until its wait ends */
-	if (owner->domain != start->domain)
+	/*
+	 * A waiting owner stays in its domain until its wait ends. A step in
+	 * the victim's domain (named once per cycle) names none of its own.
+	 */
+	if (owner->domain != start->domain) {
 		step->flags |= ORDLOCK_STEP_OTHER_DOMAIN;
-	strscpy(domain, owner->domain->name, ORDLOCK_DOMAIN_NAME_MAX);
+		strscpy(domain, owner->domain->name, ORDLOCK_DOMAIN_NAME_MAX);
+	}
 	step->owner_id = owner->id;
 	step->pid = READ_ONCE(owner->pid);
 	step->edge = next->walk_edge;
@@ -315,7 +319,10 @@ static void ordlock_graph_fill_step(struct ordlock_cycle_step *step,
 	step->key.id = w->hold->res->id;
 	step->key.mode = w->mode;
 	step->blocker_mode = next->walk_mode;
-	ordlock_comm_sanitize(step->comm, owner->comm);
+	/* Sanitized when it was written: a copy of a size known at build time */
+	BUILD_BUG_ON(sizeof(step->comm) != sizeof(owner->comm_safe));
+	memcpy(step->comm, owner->comm_safe, sizeof(step->comm));
+	step->comm[sizeof(step->comm) - 1] = '\0';
 }
 
 /* Record the cycle found through @start in start->cycle; return its length */
@@ -333,11 +340,15 @@ static unsigned int ordlock_graph_record(struct ordlock_owner *start,
 	 * still broken, only not recorded.
 	 */
 	if (!start->cycle) {
-		start->cycle = kcalloc(ORDLOCK_CYCLE_MAX, sizeof(*start->cycle) +
-				       ORDLOCK_DOMAIN_NAME_MAX, GFP_ATOMIC | __GFP_NOWARN);
+		start->cycle = kzalloc(ORDLOCK_CYCLE_MAX * sizeof(*start->cycle) +
+				       (ORDLOCK_CYCLE_MAX + 1) * ORDLOCK_DOMAIN_NAME_MAX,
+				       GFP_ATOMIC | __GFP_NOWARN);
 		if (start->cycle)
 			start->cycle_domain = (void *)(start->cycle + ORDLOCK_CYCLE_MAX);
 	}
+	if (start->cycle)
+		strscpy(start->cycle_domain[ORDLOCK_CYCLE_MAX], start->domain->name,
+			ORDLOCK_DOMAIN_NAME_MAX);
 	/* Parents lead backwards: from the last step down to the victim */
 	cur = start->walk_parent;
 	for (i = len - 1; ; i--) {
@@ -363,7 +374,7 @@ static unsigned int ordlock_graph_record(struct ordlock_owner *start,
  *
  * The walk follows the owners of every domain. When it finds a cycle, it
  * records its steps in start->cycle and their domains in
- * start->cycle_domain.
+ * start->cycle_domain (ordlock_owner_cycle_domain()).
  *
  * Return: the length of the cycle, in owners, or 0 when there is none.
  */

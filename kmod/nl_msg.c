@@ -88,7 +88,8 @@ int ordlock_nl_put_cycle(struct sk_buff *skb, struct ordlock_owner *owner)
 		step = nla_nest_start(skb, ORDLOCK_A_ENTRY);
 		if (!step ||
 		    ordlock_nl_put_owner(skb, s->owner_id, s->pid, s->comm) ||
-		    nla_put_string(skb, ORDLOCK_E_DOMAIN, owner->cycle_domain[i]) ||
+		    nla_put_string(skb, ORDLOCK_E_DOMAIN,
+				   ordlock_owner_cycle_domain(owner, i)) ||
 		    ordlock_nl_put_key(skb, ORDLOCK_E_KEY, s->key.rank, s->key.id,
 				       s->key.mode) ||
 		    nla_put_u32(skb, ORDLOCK_E_EDGE, s->edge) ||

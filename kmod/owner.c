@@ -100,6 +100,7 @@ struct ordlock_owner *ordlock_owner_create(u32 kind)
 	owner->tid = task_pid_nr(current);
 	owner->tid_start = current->start_time;
 	get_task_comm(owner->comm, current);
+	ordlock_comm_sanitize(owner->comm_safe, owner->comm);
 	ordlock_gauge_inc(&owner->domain->owners);
 	atomic_inc(&ordlock_nowners);
 	mutex_lock(&ordlock_owners_lock);
@@ -250,6 +251,7 @@ void ordlock_owner_touch(struct ordlock_owner *owner)
 		return;
 	WRITE_ONCE(owner->pid, pid);
 	get_task_comm(owner->comm, current);
+	ordlock_comm_sanitize(owner->comm_safe, owner->comm);
 }
 
 /**

@@ -45,8 +45,10 @@ struct ordlock_user;
  * @cycle: the steps of the last deadlock this owner was the victim of
  *	(ORDLOCK_CYCLE_MAX of them), allocated on first need, followed in
  *	the same allocation by @cycle_domain
- * @cycle_domain: the name of each step's domain (a cycle may pass through
- *	several domains)
+ * @cycle_domain: ORDLOCK_CYCLE_MAX + 1 domain names: entry i is the domain
+ *	of step i when that step is flagged ORDLOCK_STEP_OTHER_DOMAIN (else
+ *	it is not written), the last one the victim's domain when the cycle
+ *	was found; read them with ordlock_owner_cycle_domain()
  * @ncycle: number of steps in @cycle
  * @restart: the interrupted wait a restarted ioctl continues; under @lock
  * @waiting: the waiter of the owner's current wait, while it is part of
@@ -74,6 +76,8 @@ struct ordlock_user;
  *	like @pid
  * @comm: command name of that task; written under @lock, read racily by
  *	debugfs and the graph walk (a torn name is harmless)
+ * @comm_safe: @comm as the views show it (ordlock_comm_sanitize()), made
+ *	when @comm is written, so that a cycle's record copies it; like @comm
  * @pending: what the owner waits for, for debugfs: written under @lock
  *	with WRITE_ONCE(), read racily; @pending.mode is 0 when not waiting
  * @pending_since: when that wait started (ktime_get() ns)
@@ -140,6 +144,7 @@ struct ordlock_owner {
 	pid_t tid;
 	u64 tid_start;
 	char comm[TASK_COMM_LEN];
+	char comm_safe[ORDLOCK_COMM_LEN];
 	struct ordlock_key pending;
 	u64 pending_since;
 	char domain_name[ORDLOCK_DOMAIN_NAME_MAX];
@@ -148,6 +153,18 @@ struct ordlock_owner {
 	struct ordlock_order_cache order_cache;
 	struct ordlock_lease lease;
 };
+
+/*
+ * ordlock_owner_cycle_domain() - the domain of step @i of @owner's last
+ * cycle (owner->cycle set, @i < owner->ncycle): a step in the victim's
+ * domain has no name of its own
+ */
+static inline const char *ordlock_owner_cycle_domain(const struct ordlock_owner *owner,
+						     unsigned int i)
+{
+	return owner->cycle[i].flags & ORDLOCK_STEP_OTHER_DOMAIN ?
+	       owner->cycle_domain[i] : owner->cycle_domain[ORDLOCK_CYCLE_MAX];
+}
 
 /**
  * struct ordlock_hold - one key granted to one owner

@@ -20,36 +20,36 @@ unsigned int ordlock_hash_bits = 16;
 module_param_named(hash_bits, ordlock_hash_bits, uint, 0444);
 MODULE_PARM_DESC(hash_bits, "log2 of the resource hash table size, 8 to 24 (default 16)");
 
-static unsigned int max_keys_per_request = 1024;
-module_param(max_keys_per_request, uint, 0644);
+unsigned int ordlock_param_max_keys_per_request = 1024;
+module_param_named(max_keys_per_request, ordlock_param_max_keys_per_request, uint, 0644);
 MODULE_PARM_DESC(max_keys_per_request, "Most keys in one request (default 1024, at most 65536)");
 
-static unsigned int max_keys_per_owner = 4096;
-module_param(max_keys_per_owner, uint, 0644);
+unsigned int ordlock_param_max_keys_per_owner = 4096;
+module_param_named(max_keys_per_owner, ordlock_param_max_keys_per_owner, uint, 0644);
 MODULE_PARM_DESC(max_keys_per_owner, "Most keys one owner may hold (default 4096)");
 
-static unsigned int max_resources = 1048576;
-module_param(max_resources, uint, 0644);
+unsigned int ordlock_param_max_resources = 1048576;
+module_param_named(max_resources, ordlock_param_max_resources, uint, 0644);
 MODULE_PARM_DESC(max_resources, "Most resources held or waited for in all domains (default 1048576)");
 
-static unsigned int max_domains = 1024;
-module_param(max_domains, uint, 0644);
+unsigned int ordlock_param_max_domains = 1024;
+module_param_named(max_domains, ordlock_param_max_domains, uint, 0644);
 MODULE_PARM_DESC(max_domains, "Most domains at once (default 1024)");
 
-static unsigned int max_owners_per_user = 1024;
-module_param(max_owners_per_user, uint, 0644);
+unsigned int ordlock_param_max_owners_per_user = 1024;
+module_param_named(max_owners_per_user, ordlock_param_max_owners_per_user, uint, 0644);
 MODULE_PARM_DESC(max_owners_per_user, "Most owners of one user, unless CAP_SYS_RESOURCE (default 1024)");
 
-static unsigned int max_keys_per_user = 65536;
-module_param(max_keys_per_user, uint, 0644);
+unsigned int ordlock_param_max_keys_per_user = 65536;
+module_param_named(max_keys_per_user, ordlock_param_max_keys_per_user, uint, 0644);
 MODULE_PARM_DESC(max_keys_per_user, "Most keys the owners of one user may hold, unless CAP_SYS_RESOURCE (default 65536)");
 
-static unsigned int max_waiters_per_user = 512;
-module_param(max_waiters_per_user, uint, 0644);
+unsigned int ordlock_param_max_waiters_per_user = 512;
+module_param_named(max_waiters_per_user, ordlock_param_max_waiters_per_user, uint, 0644);
 MODULE_PARM_DESC(max_waiters_per_user, "Most waiting requests of one user, unless CAP_SYS_RESOURCE (default 512)");
 
-static unsigned int max_domains_per_user = 64;
-module_param(max_domains_per_user, uint, 0644);
+unsigned int ordlock_param_max_domains_per_user = 64;
+module_param_named(max_domains_per_user, ordlock_param_max_domains_per_user, uint, 0644);
 MODULE_PARM_DESC(max_domains_per_user, "Most domains created for one user at once, unless CAP_SYS_RESOURCE (default 64)");
 
 static unsigned int default_timeout_ms = 30000;
@@ -59,11 +59,6 @@ MODULE_PARM_DESC(default_timeout_ms, "Timeout of a request that gives none, in m
 static unsigned int max_timeout_ms = 600000;
 module_param(max_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(max_timeout_ms, "Longest wait of any request, in ms (default 600000)");
-
-unsigned int ordlock_max_keys_per_request(void)
-{
-	return clamp(READ_ONCE(max_keys_per_request), 1U, ORDLOCK_HARD_MAX_KEYS);
-}
 
 /**
  * ordlock_max_keys_per_release() - most keys one release may name
@@ -77,45 +72,6 @@ unsigned int ordlock_max_keys_per_release(void)
 {
 	return min(max(ordlock_max_keys_per_request(), ordlock_max_keys_per_owner()),
 		   ORDLOCK_HARD_MAX_KEYS);
-}
-
-unsigned int ordlock_max_keys_per_owner(void)
-{
-	return max(READ_ONCE(max_keys_per_owner), 1U);
-}
-
-unsigned int ordlock_max_resources(void)
-{
-	return max(READ_ONCE(max_resources), 1U);
-}
-
-unsigned int ordlock_max_domains(void)
-{
-	return max(READ_ONCE(max_domains), 1U);
-}
-
-/*
- * The per-user limits; 0 refuses everything (an admin can lock users out
- * without unloading the module).
- */
-unsigned int ordlock_max_owners_per_user(void)
-{
-	return READ_ONCE(max_owners_per_user);
-}
-
-unsigned int ordlock_max_keys_per_user(void)
-{
-	return READ_ONCE(max_keys_per_user);
-}
-
-unsigned int ordlock_max_waiters_per_user(void)
-{
-	return READ_ONCE(max_waiters_per_user);
-}
-
-unsigned int ordlock_max_domains_per_user(void)
-{
-	return READ_ONCE(max_domains_per_user);
 }
 
 /**

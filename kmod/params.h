@@ -10,6 +10,8 @@
 #ifndef _ORDLOCK_PARAMS_H
 #define _ORDLOCK_PARAMS_H
 
+#include <linux/compiler.h>
+#include <linux/minmax.h>
 #include <linux/types.h>
 
 /* Hard caps, whatever the parameters say */
@@ -19,15 +21,65 @@
 extern unsigned short ordlock_dev_mode;
 extern unsigned int ordlock_hash_bits;
 
-unsigned int ordlock_max_keys_per_request(void);
-unsigned int ordlock_max_keys_per_owner(void);
+/*
+ * The writable limits, for the inline helpers below only (the requests
+ * read them on every call: a load, not a call)
+ */
+extern unsigned int ordlock_param_max_keys_per_request;
+extern unsigned int ordlock_param_max_keys_per_owner;
+extern unsigned int ordlock_param_max_resources;
+extern unsigned int ordlock_param_max_domains;
+extern unsigned int ordlock_param_max_owners_per_user;
+extern unsigned int ordlock_param_max_keys_per_user;
+extern unsigned int ordlock_param_max_waiters_per_user;
+extern unsigned int ordlock_param_max_domains_per_user;
+
+static inline unsigned int ordlock_max_keys_per_request(void)
+{
+	return clamp(READ_ONCE(ordlock_param_max_keys_per_request), 1U,
+		     ORDLOCK_HARD_MAX_KEYS);
+}
+
+static inline unsigned int ordlock_max_keys_per_owner(void)
+{
+	return max(READ_ONCE(ordlock_param_max_keys_per_owner), 1U);
+}
+
+static inline unsigned int ordlock_max_resources(void)
+{
+	return max(READ_ONCE(ordlock_param_max_resources), 1U);
+}
+
+static inline unsigned int ordlock_max_domains(void)
+{
+	return max(READ_ONCE(ordlock_param_max_domains), 1U);
+}
+
+/*
+ * The per-user limits; 0 refuses everything (an admin can lock users out
+ * without unloading the module).
+ */
+static inline unsigned int ordlock_max_owners_per_user(void)
+{
+	return READ_ONCE(ordlock_param_max_owners_per_user);
+}
+
+static inline unsigned int ordlock_max_keys_per_user(void)
+{
+	return READ_ONCE(ordlock_param_max_keys_per_user);
+}
+
+static inline unsigned int ordlock_max_waiters_per_user(void)
+{
+	return READ_ONCE(ordlock_param_max_waiters_per_user);
+}
+
+static inline unsigned int ordlock_max_domains_per_user(void)
+{
+	return READ_ONCE(ordlock_param_max_domains_per_user);
+}
+
 unsigned int ordlock_max_keys_per_release(void);
-unsigned int ordlock_max_resources(void);
-unsigned int ordlock_max_domains(void);
-unsigned int ordlock_max_owners_per_user(void);
-unsigned int ordlock_max_keys_per_user(void);
-unsigned int ordlock_max_waiters_per_user(void);
-unsigned int ordlock_max_domains_per_user(void);
 u64 ordlock_timeout_ns(u64 requested_ns);
 u32 ordlock_default_policy(void);
 extern unsigned int ordlock_deadlock_history;

@@ -926,7 +926,7 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 			       u64 *token)
 {
 	struct ordlock_domain *domain = owner->domain;
-	struct ordlock_resource *res, *spare = NULL;
+	struct ordlock_resource *res;
 	struct ordlock_bucket *bucket;
 	struct ordlock_hold *hold, *last;
 	int ret;
@@ -954,38 +954,56 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 					 -ENOSPC, key);
 		goto fail;
 	}
-	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1,
-				  owner->user_exempt);
-	if (ret) {
-		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
-		goto fail;
-	}
 
+	/*
+	 * The key first: the charge below (and for an idle resource the
+	 * resource count) come in the general path's order, but a key that
+	 * is taken costs no charge given back. Idle, it has neither holders
+	 * nor waiters.
+	 */
 	bucket = ordlock_table_bucket(domain, key->rank, key->id);
 	spin_lock(&bucket->lock);
-	res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare);
+	res = ordlock_table_find(bucket, domain, key->rank, key->id);
 	if (!res) {
 		/* Not in the table: the general path allocates it */
-		ret = ORDLOCK_ONE_SLOW;
-		goto unlock;
-	}
-	if (IS_ERR(res)) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_RESOURCE_LIMIT,
-					 PTR_ERR(res), key);
-		goto unlock;
+		spin_unlock(&bucket->lock);
+		return ORDLOCK_ONE_SLOW;
 	}
 	if (!list_empty(&res->waiters) || !ordlock_res_compatible(res, key->mode)) {
+		/* A request that may wait queues the general way */
+		if (!try) {
+			spin_unlock(&bucket->lock);
+			return ORDLOCK_ONE_SLOW;
+		}
 		/*
-		 * Taken (so in use before: table_get() revived nothing). A
-		 * try-lock fails; a request that may wait queues the general way.
+		 * A try-lock fails: for the user's limit when the charge would
+		 * have failed (it comes first), else because the key is taken
 		 */
-		ret = ORDLOCK_ONE_SLOW;
-		if (try) {
+		ret = ordlock_user_refuse(owner->user, ORDLOCK_USER_KEYS, 1,
+					  owner->user_exempt);
+		if (ret) {
+			ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
+		} else {
 			ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY,
 						 -EAGAIN, key);
 			ordlock_res_blame(res, owner, key->mode, NULL);
 		}
-		goto unlock;
+		spin_unlock(&bucket->lock);
+		goto fail;
+	}
+	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1,
+				  owner->user_exempt);
+	if (ret) {
+		spin_unlock(&bucket->lock);
+		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
+		goto fail;
+	}
+	if (res->idle && ordlock_table_revive(bucket, domain, res)) {
+		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_RESOURCE_LIMIT,
+					 -ENOSPC, key);
+		spin_unlock(&bucket->lock);
+		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
+		goto fail;
 	}
 	hold = list_first_entry(&owner->spare, struct ordlock_hold, owner_node);
 	owner->nspare--;
@@ -1014,11 +1032,6 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	ordlock_stat_inc(domain, ORDLOCK_STAT_ACQUIRES);
 	return 0;
 
-unlock:
-	spin_unlock(&bucket->lock);
-	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
-	if (ret == ORDLOCK_ONE_SLOW)
-		return ret;
 fail:
 	ordlock_event_failure(owner);
 	return ret;

@@ -206,6 +206,61 @@ static int ordlock_resource_charge(void)
 }
 
 /**
+ * ordlock_table_find() - the resource of a key, as it is
+ * @bucket: the bucket of the key, locked
+ * @domain: the key's domain
+ * @rank: key rank
+ * @id: key id
+ *
+ * Return: the key's resource, idle or in use (an idle one has neither
+ * holders nor waiters; ordlock_table_revive() takes it into use), or NULL
+ * when the key has none.
+ */
+struct ordlock_resource *ordlock_table_find(struct ordlock_bucket *bucket,
+					    struct ordlock_domain *domain,
+					    u32 rank, u64 id)
+{
+	struct ordlock_resource *res;
+
+	lockdep_assert_held(&bucket->lock);
+	for (res = bucket->chain; res; res = res->next)
+		if (res->id == id && res->rank == rank &&
+		    res->domain_id == domain->id)
+			return res;
+	return NULL;
+}
+
+/* Take the idle @res back into use; its charge is counted already */
+static void ordlock_table_wake(struct ordlock_bucket *bucket,
+			       struct ordlock_domain *domain,
+			       struct ordlock_resource *res)
+{
+	res->idle = 0;
+	res->aged = 0;
+	bucket->nidle--;
+	ordlock_gauge_inc(&domain->resources);
+}
+
+/**
+ * ordlock_table_revive() - take an idle resource back into use
+ * @bucket: its bucket, locked
+ * @domain: its domain
+ * @res: a resource of @bucket from ordlock_table_find(), idle
+ *
+ * Return: 0, or -ENOSPC when max_resources are in use (nothing changed).
+ */
+int ordlock_table_revive(struct ordlock_bucket *bucket,
+			 struct ordlock_domain *domain,
+			 struct ordlock_resource *res)
+{
+	lockdep_assert_held(&bucket->lock);
+	if (ordlock_resource_charge())
+		return -ENOSPC;
+	ordlock_table_wake(bucket, domain, res);
+	return 0;
+}
+
+/**
  * ordlock_table_get() - the resource of a key, taken into use
  * @bucket: the bucket of the key, locked
  * @domain: the key's domain
@@ -227,24 +282,17 @@ struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 {
 	struct ordlock_resource *res;
 
-	lockdep_assert_held(&bucket->lock);
-	for (res = bucket->chain; res; res = res->next) {
-		if (res->id != id || res->rank != rank ||
-		    res->domain_id != domain->id)
-			continue;
-		if (res->idle) {
-			if (*spare) {
-				/* the spare's charge moves to @res */
-				kmem_cache_free(ordlock_resource_cache, *spare);
-				*spare = NULL;
-			} else if (ordlock_resource_charge()) {
-				return ERR_PTR(-ENOSPC);
-			}
-			res->idle = 0;
-			res->aged = 0;
-			bucket->nidle--;
-			ordlock_gauge_inc(&domain->resources);
-		}
+	res = ordlock_table_find(bucket, domain, rank, id);
+	if (res) {
+		if (!res->idle)
+			return res;
+		if (!*spare)
+			return ordlock_table_revive(bucket, domain, res) ?
+			       ERR_PTR(-ENOSPC) : res;
+		/* the spare's charge moves to @res */
+		kmem_cache_free(ordlock_resource_cache, *spare);
+		*spare = NULL;
+		ordlock_table_wake(bucket, domain, res);
 		return res;
 	}
 	res = *spare;

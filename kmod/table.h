@@ -45,6 +45,12 @@ struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 unsigned int ordlock_table_size(void);
 struct ordlock_bucket *ordlock_table_bucket_at(unsigned int i);
 unsigned int ordlock_table_next_used(unsigned int i);
+struct ordlock_resource *ordlock_table_find(struct ordlock_bucket *bucket,
+					    struct ordlock_domain *domain,
+					    u32 rank, u64 id);
+int ordlock_table_revive(struct ordlock_bucket *bucket,
+			 struct ordlock_domain *domain,
+			 struct ordlock_resource *res);
 struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 					   struct ordlock_domain *domain,
 					   u32 rank, u64 id,

@@ -174,6 +174,30 @@ int ordlock_user_charge(struct ordlock_user *user, enum ordlock_user_count what,
 }
 
 /**
+ * ordlock_user_refuse() - would ordlock_user_charge() refuse @n more?
+ * @user: the user
+ * @what: an enum ordlock_user_count
+ * @n: how many
+ * @exempt: the owner is exempt from the limit
+ *
+ * Charges nothing. For a request that fails anyway (a try-lock of a taken
+ * key): it reports the user's limit, as the charge it would have made
+ * first, and counts it refused, without charging and giving back.
+ *
+ * Return: 0 when the charge would pass, else -EDQUOT.
+ */
+int ordlock_user_refuse(struct ordlock_user *user, enum ordlock_user_count what,
+			unsigned int n, bool exempt)
+{
+	if (exempt || __percpu_counter_compare(&user->count[what],
+					       (s64)ordlock_user_limit(what) - n,
+					       percpu_counter_batch) <= 0)
+		return 0;
+	atomic_inc(&user->refused);
+	return -EDQUOT;
+}
+
+/**
  * ordlock_user_uncharge() - give back @n of @what
  * @user: the user
  * @what: an enum ordlock_user_count

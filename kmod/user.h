@@ -76,6 +76,8 @@ void ordlock_user_put(struct ordlock_user *user);
 bool ordlock_user_exempt(void);
 int ordlock_user_charge(struct ordlock_user *user, enum ordlock_user_count what,
 			unsigned int n, bool exempt);
+int ordlock_user_refuse(struct ordlock_user *user, enum ordlock_user_count what,
+			unsigned int n, bool exempt);
 void ordlock_user_uncharge(struct ordlock_user *user,
 			   enum ordlock_user_count what, unsigned int n);
 void ordlock_user_show(struct seq_file *m);

@@ -891,6 +891,12 @@ static void test_limits(void)
 	agent_domain(B, lim1);
 	ok(!agent_call(B, OP_SET_DOMAIN, DEV1) && !ag_acquire(B, DEV1, a2, 2, LONG_MS, 0),
 	   "B takes 1:4 and 1:5 in A's domain");
+	/* the fast path of one key looks at the key first: the limit still wins */
+	ret = ag_acquire(A, DEV1, &a2[0], 1, 0, ORDLOCK_ACQUIRE_TRY);
+	failure_is(A, ret, EDQUOT, ORDLOCK_REASON_USER_LIMIT,
+		   "A, at its limit, tries 1:4, which B holds: the limit, not EAGAIN");
+	limit_event(lim1, UID_A, A->pid, 1, "keys, a try-lock of a taken key");
+	counts_are(UID_A, 3, 4, 0, 3, "after the refused try-lock");
 	ok(!ag_nl_acquire(B, NL1, lim2, &k22, 1, LONG_MS, 1) &&
 	   B->status == ORDLOCK_STATUS_GRANTED, "and 2:2 in the other one, through netlink");
 	for (i = 0; i < 6; i++)
@@ -898,7 +904,7 @@ static void test_limits(void)
 	is_int(ordlock_acquire(root1, many, 6, LONG_MS, 0, NULL), 0,
 	       "root (CAP_SYS_RESOURCE) takes 6 keys");
 	ordlock_release_all(root1);
-	counts_are(UID_A, 3, 4, 0, 2, "A");
+	counts_are(UID_A, 3, 4, 0, 3, "A");
 	counts_are(UID_B, 2, 3, 0, 0, "B");
 
 	/* owners */
@@ -908,7 +914,7 @@ static void test_limits(void)
 	is_int(agent_call(A, OP_NL_OPEN, NL2), 0, "A opens a second netlink socket");
 	ret = ag_nl_acquire(A, NL2, lim1, &k39, 1, LONG_MS, 2);
 	is_int(ret, -EDQUOT, "its first request would make a 4th owner: EDQUOT");
-	counts_are(UID_A, 3, 4, 0, 4, "A, after the refused owners");
+	counts_are(UID_A, 3, 4, 0, 5, "A, after the refused owners");
 	is_int(ag_open(B, DEV2, lim2), 0, "B opens its third owner");
 
 	/* waiters */
@@ -917,7 +923,7 @@ static void test_limits(void)
 	       "root holds 3:1, 3:2, 3:9, 3:10, 3:11");
 	ok(!ag_nl_acquire(A, NL1, lim1, &k31, 1, LONG_MS, 3) &&
 	   A->status == ORDLOCK_STATUS_QUEUED, "A's socket waits for 3:1");
-	counts_are(UID_A, 3, 5, 1, 4, "A waiting");
+	counts_are(UID_A, 3, 5, 1, 5, "A waiting");
 	t0 = now_ms();
 	ret = ag_acquire(A, DEV1, &k32, 1, 10000, 0);
 	failure_is(A, ret, EDQUOT, ORDLOCK_REASON_USER_LIMIT,
@@ -949,29 +955,29 @@ static void test_limits(void)
 	is_int(wait_blocked_ioctl(B->pid, ORDLOCK_IOC_ACQUIRE, 0), 0,
 	       "B waits for 3:2 meanwhile");
 	counts_are(UID_B, 3, 4, 1, 0, "B waiting");
-	counts_are(UID_A, 3, 5, 1, 6, "A");
+	counts_are(UID_A, 3, 5, 1, 7, "A");
 	is_int(ordlock_release(root1, rk, 2), 0, "root releases 3:1 and 3:2");
 	ok(!ag_nl_result(A, NL1, WAIT_MS) && A->status == ORDLOCK_STATUS_GRANTED,
 	   "A's socket gets 3:1");
 	is_int(agent_collect(B), 0, "B gets 3:2");
-	counts_are(UID_A, 3, 5, 0, 6, "A, granted");
+	counts_are(UID_A, 3, 5, 0, 7, "A, granted");
 	counts_are(UID_B, 3, 4, 0, 0, "B, granted");
 
 	/* what failed or was cancelled is given back */
 	ret = ag_acquire(A, DEV1, &k39, 1, 300, 0);
 	failure_is(A, ret, ETIMEDOUT, ORDLOCK_REASON_TIMEOUT, "A waits 300 ms for 3:9");
-	counts_are(UID_A, 3, 5, 0, 6, "after the timeout");
+	counts_are(UID_A, 3, 5, 0, 7, "after the timeout");
 	ok(!ag_nl_acquire(A, NL1, lim1, &k310, 1, LONG_MS, 4) &&
 	   A->status == ORDLOCK_STATUS_QUEUED, "A's socket waits for 3:10");
-	counts_are(UID_A, 3, 6, 1, 6, "while it waits");
+	counts_are(UID_A, 3, 6, 1, 7, "while it waits");
 	ok(!ag_nl_cancel(A, NL1, 4) && A->status == ORDLOCK_STATUS_CANCELLED,
 	   "A cancels it");
-	counts_are(UID_A, 3, 5, 0, 6, "after the cancel");
+	counts_are(UID_A, 3, 5, 0, 7, "after the cancel");
 
 	/* A dies holding keys and waiting */
 	ok(!ag_nl_acquire(A, NL1, lim1, &k311, 1, LONG_MS, 5) &&
 	   A->status == ORDLOCK_STATUS_QUEUED, "A's socket waits for 3:11");
-	counts_are(UID_A, 3, 6, 1, 6, "A before it dies");
+	counts_are(UID_A, 3, 6, 1, 7, "A before it dies");
 	status = child_kill(A->pid, SIGKILL);
 	ok(status != -1 && WIFSIGNALED(status), "A is killed");
 	ok(user_gone(UID_A), "uid %d leaves the users file", UID_A);

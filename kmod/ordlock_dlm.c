@@ -345,6 +345,8 @@ static void odlm_request_fn(struct work_struct *work)
 	struct ordlock_backend_lock *l =
 		container_of(work, struct ordlock_backend_lock, request);
 
+	pr_debug("%s: %s: requested by the work item\n", l->space->name,
+		 l->res);
 	odlm_anchor(l->space, l->res, l->rank, l->id);
 	odlm_request(l);
 }

@@ -11,15 +11,29 @@
  * exclusive maps to EX, shared to PR; a try-lock is NOQUEUE.
  *
  * Deadlines. The kernel API of the DLM has no timeout, and dlm_lock() and
- * dlm_unlock() themselves block while the lockspace recovers. So a request
- * is made by a work item and its caller waits for the completion AST only
- * until its deadline (or a signal). A caller that gives up leaves the lock
- * to the clean-up work item, which cancels the request (DLM_LKF_CANCEL)
- * and waits for the one AST that follows: either the cancel's, or the
- * grant's when the cancel lost the race; a grant is released at once. A
- * release goes the same way. The caller never waits for the cluster past
- * its deadline; the clean-up may (a lockspace in recovery), and a space is
- * left only when all of its locks are gone.
+ * dlm_unlock() themselves block while the lockspace recovers. So the
+ * caller calls dlm_lock() itself only while no recovery is in progress
+ * (space->recovering, kept by the recover_prep and recover_done callbacks)
+ * and the key's anchor (below) exists: the *direct* request, which costs
+ * no hand-off to a worker. Otherwise (a recovery, or a key's first use,
+ * whose anchor is taken first) a work item makes the request. Either way
+ * the caller waits for the completion AST only until its deadline (or a
+ * signal). A caller that gives up leaves the lock to the clean-up work
+ * item, which cancels the request (DLM_LKF_CANCEL) and waits for the one
+ * AST that follows: either the cancel's, or the grant's when the cancel
+ * lost the race; a grant is released at once. A release goes through the
+ * clean-up work item too (ops->unlock may not sleep), whose dlm_unlock()
+ * does not wait: the unlock's AST frees the lock. The caller never waits
+ * for the cluster past its deadline; the clean-up may (a lockspace in
+ * recovery), and a space is left only when all of its locks are gone.
+ *
+ * The race left: the DLM stops locking (its recoverd takes the lockspace's
+ * in_recovery semaphore) a moment before it calls recover_prep, so a
+ * direct dlm_lock() entered in that moment waits inside the DLM until the
+ * recovery ends; the request is then made (a late grant, after the
+ * caller's deadline, is released by the clean-up work as above). Only
+ * that window is unbounded by ordlock's deadline, as long as the DLM's
+ * recovery itself (0.1-0.3 s measured, after the membership change).
  *
  * An asynchronous request (lock_async, for netlink owners) is made the same
  * way, but nobody waits: the AST calls the caller's done hook, once, and the
@@ -103,6 +117,14 @@ struct ordlock_backend_space {
 	dlm_lockspace_t *ls;
 	/* the generation of the lockspace's last recovery (recover_done) */
 	atomic_t generation;
+	/*
+	 * 1 from the DLM's recover_prep to its recover_done (the DLM has
+	 * stopped locking: dlm_lock() would block), and from the join to the
+	 * first recover_done (without the DLM's recovery callbacks, always):
+	 * requests go through the work item meanwhile. Read without a lock:
+	 * a request that reads a stale 0 is the race described at the top.
+	 */
+	atomic_t recovering;
 	/* locks of the space still alive, also those being cleaned up */
 	atomic_t nlocks;
 	wait_queue_head_t idle;
@@ -122,6 +144,11 @@ struct ordlock_backend_lock {
 	__le64 lvb[ODLM_LVB_LEN / 8];
 	/* an exclusive lock written by set_value(): its release writes lvb */
 	bool write_lvb;
+	/*
+	 * set by the clean-up work before its dlm_unlock() of the granted
+	 * lock: that unlock's AST frees the lock (nobody waits for it)
+	 */
+	bool releasing;
 	/*
 	 * the AST of the operation in flight (complete_all(): a waiter does
 	 * not consume it, so completion_done() tells whether it came; re-armed
@@ -206,6 +233,23 @@ static struct odlm_anchor *odlm_anchor_find(struct ordlock_backend_space *space,
 }
 
 /*
+ * Whether this node anchors key (@rank, @id) already (it is then the most
+ * recently used), or needs none (max_anchors 0). Never sleeps.
+ */
+static bool odlm_anchored(struct ordlock_backend_space *space, u32 rank,
+			  u64 id)
+{
+	struct odlm_anchor *a;
+
+	spin_lock(&space->anchor_lock);
+	a = odlm_anchor_find(space, rank, id);
+	if (a)
+		list_move_tail(&a->lru, &space->lru);
+	spin_unlock(&space->anchor_lock);
+	return a || !max_anchors;
+}
+
+/*
  * Make sure this node anchors key (@rank, @id), resource @res: from the
  * request work, which may wait for the NL grant (it never waits for
  * anyone: NL is compatible with every mode)
@@ -216,12 +260,7 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 	struct odlm_anchor *a, *victim = NULL;
 	int ret;
 
-	spin_lock(&space->anchor_lock);
-	a = odlm_anchor_find(space, rank, id);
-	if (a)
-		list_move_tail(&a->lru, &space->lru);
-	spin_unlock(&space->anchor_lock);
-	if (a || !max_anchors)
+	if (odlm_anchored(space, rank, id))
 		return;
 	a = kzalloc(sizeof(*a), GFP_KERNEL);
 	if (!a)
@@ -283,25 +322,63 @@ static void odlm_complete(struct ordlock_backend_lock *l, int status)
 	spin_unlock(&l->done_lock);
 }
 
+static void odlm_lock_free(struct ordlock_backend_lock *l);
+
 static void odlm_ast(void *arg)
 {
 	struct ordlock_backend_lock *l = arg;
 
+	if (l->releasing) {
+		/* the clean-up work's unlock: nobody waits for it */
+		pr_debug("%s: %s: unlocked, status %d\n", l->space->name,
+			 l->res, l->lksb.sb_status);
+		odlm_lock_free(l);
+		return;
+	}
 	odlm_complete(l, l->lksb.sb_status);
+}
+
+/*
+ * Make the request of @l (mode and flags set, the AST re-armed): by the
+ * request work, or by the caller itself (odlm_direct())
+ */
+static void odlm_request(struct ordlock_backend_lock *l)
+{
+	int ret;
+
+	ret = dlm_lock(l->space->ls, l->mode, &l->lksb, l->flags, l->res,
+		       strlen(l->res), 0, odlm_ast, l, NULL);
+	if (ret)
+		/* no AST follows a refused request */
+		odlm_complete(l, ret);
 }
 
 static void odlm_request_fn(struct work_struct *work)
 {
 	struct ordlock_backend_lock *l =
 		container_of(work, struct ordlock_backend_lock, request);
-	int ret;
 
+	pr_debug("%s: %s: requested by the work item\n", l->space->name,
+		 l->res);
 	odlm_anchor(l->space, l->res, l->rank, l->id);
-	ret = dlm_lock(l->space->ls, l->mode, &l->lksb, l->flags, l->res,
-		       strlen(l->res), 0, odlm_ast, l, NULL);
-	if (ret)
-		/* no AST follows a refused request */
-		odlm_complete(l, ret);
+	odlm_request(l);
+}
+
+/*
+ * Make the request of @l from a caller that may sleep: directly when no
+ * recovery is in progress and the key is anchored (see the top), else by
+ * the request work. Return: whether the request was made directly (it is
+ * then in the DLM, or failed, when this returns: no work to wait for).
+ */
+static bool odlm_direct(struct ordlock_backend_lock *l)
+{
+	if (!atomic_read(&l->space->recovering) &&
+	    odlm_anchored(l->space, l->rank, l->id)) {
+		odlm_request(l);
+		return true;
+	}
+	queue_work(odlm_wq, &l->request);
+	return false;
 }
 
 static void odlm_lock_free(struct ordlock_backend_lock *l)
@@ -356,18 +433,16 @@ static void odlm_cleanup_fn(struct work_struct *work)
 		/*
 		 * Granted (a release, or a grant that beat the cancel). Only a
 		 * lock that was used writes the value block: writing back what
-		 * a grant read would mark a lost value block valid again.
+		 * a grant read would mark a lost value block valid again. The
+		 * unlock's AST frees the lock: l is not touched after a
+		 * dlm_unlock() that succeeded.
 		 */
-		reinit_completion(&l->ast);
+		l->releasing = true;
 		ret = odlm_unlock_retry(l, l->write_lvb ? DLM_LKF_VALBLK : 0);
-		if (!ret) {
-			wait_for_completion(&l->ast);
-			pr_debug("%s: %s: unlocked, status %d\n",
-				 l->space->name, l->res, l->status);
-		} else {
-			pr_warn_ratelimited("%s: unlock of %s failed: %d\n",
-					    l->space->name, l->res, ret);
-		}
+		if (!ret)
+			return;
+		pr_warn_ratelimited("%s: unlock of %s failed: %d\n",
+				    l->space->name, l->res, ret);
 	}
 	odlm_lock_free(l);
 }
@@ -441,6 +516,7 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 			u32 flags, ktime_t deadline)
 {
 	int mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
+	bool direct;
 	long left;
 	int status;
 
@@ -458,7 +534,7 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 	if (flags & ORDLOCK_BACKEND_TRY)
 		l->flags |= DLM_LKF_NOQUEUE;
 	reinit_completion(&l->ast);
-	queue_work(odlm_wq, &l->request);
+	direct = odlm_direct(l);
 	left = wait_for_completion_interruptible_timeout(&l->ast,
 							 odlm_timeout(deadline));
 	if (left <= 0) {
@@ -469,7 +545,8 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 			return 0;
 		return left ? -EINTR : -ETIMEDOUT;
 	}
-	flush_work(&l->request);
+	if (!direct)
+		flush_work(&l->request);
 	status = l->status;
 	pr_debug("%s: %s convert to %s: status %d\n", l->space->name, l->res,
 		 exclusive ? "ex" : "sh", status);
@@ -540,32 +617,29 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		     struct ordlock_backend_lock **out)
 {
 	struct ordlock_backend_lock *l;
-	long timeout, left;
+	bool direct;
+	long left;
 	int status;
 
 	l = odlm_lock_new(space, rank, id, exclusive, flags);
 	if (!l)
 		return -ENOMEM;
 
-	if (deadline == KTIME_MAX) {
-		timeout = MAX_SCHEDULE_TIMEOUT;
-	} else {
-		s64 ns = ktime_to_ns(ktime_sub(deadline, ktime_get()));
-
-		timeout = ns > 0 ? nsecs_to_jiffies(ns) + 1 : 0;
-	}
-	queue_work(odlm_wq, &l->request);
-	left = wait_for_completion_interruptible_timeout(&l->ast, timeout);
+	direct = odlm_direct(l);
+	left = wait_for_completion_interruptible_timeout(&l->ast,
+							 odlm_timeout(deadline));
 	if (left <= 0) {
 		/* the deadline passed or a signal came: nothing is held */
 		queue_work(odlm_wq, &l->cleanup);
 		return left ? -EINTR : -ETIMEDOUT;
 	}
-	flush_work(&l->request);
+	/* a request by the work: dlm_lock() has returned (sb_lkid set) */
+	if (!direct)
+		flush_work(&l->request);
 	status = l->status;
-	pr_debug("%s: %s %s%s: status %d\n", space->name, l->res,
+	pr_debug("%s: %s %s%s%s: status %d\n", space->name, l->res,
 		 exclusive ? "ex" : "sh", l->flags & DLM_LKF_NOQUEUE ? " try" : "",
-		 status);
+		 direct ? "" : " (work)", status);
 	if (!status) {
 		*out = l;
 		return 0;
@@ -659,17 +733,28 @@ static void odlm_set_value(struct ordlock_backend_lock *l, u64 value)
 	l->write_lvb = true;
 }
 
+/* The DLM stopped locking for a recovery: requests take the work item */
+static void odlm_recover_prep(void *arg)
+{
+	struct ordlock_backend_space *space = arg;
+
+	atomic_set(&space->recovering, 1);
+	pr_debug("%s: recovery begins\n", space->name);
+}
+
 static void odlm_recover_done(void *arg, struct dlm_slot *slots, int num_slots,
 			      int our_slot, u32 generation)
 {
 	struct ordlock_backend_space *space = arg;
 
 	atomic_set(&space->generation, generation);
+	atomic_set(&space->recovering, 0);
 	pr_debug("%s: recovered, generation %u, %d members\n", space->name,
 		 generation, num_slots);
 }
 
 static const struct dlm_lockspace_ops odlm_ls_ops = {
+	.recover_prep = odlm_recover_prep,
 	.recover_done = odlm_recover_done,
 };
 
@@ -683,6 +768,7 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 	if (!space)
 		return ERR_PTR(-ENOMEM);
 	atomic_set(&space->nlocks, 0);
+	atomic_set(&space->recovering, 1);
 	init_waitqueue_head(&space->idle);
 	spin_lock_init(&space->anchor_lock);
 	hash_init(space->anchors);
@@ -715,7 +801,7 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		goto err;
 	}
 	if (ops_result)
-		pr_info("%s: no recovery callbacks (%d): the fencing floor of a lost value block is the clock alone\n",
+		pr_info("%s: no recovery callbacks (%d): every request goes through the work item, and the fencing floor of a lost value block is the clock alone\n",
 			space->name, ops_result);
 	return space;
 err:

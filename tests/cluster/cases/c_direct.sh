@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# c_direct: ordlock_dlm's direct requests (dlm_lock() in the caller, no
+# work item) and the recovery tracking that keeps them out of a recovering
+# lockspace, through the test module ordlock_cltest and ordlock_dlm's
+# debug messages (dynamic debug): a key's first lock on a node goes
+# through the work item (it takes the key's NL anchor first), the next
+# one is direct; a node leaving the lockspace and joining again makes the
+# others recover (recover_prep, recover_done seen), and the next lock is
+# direct again (the tracking was reset by recover_done); a direct try-lock
+# against a remote holder fails with EAGAIN, a direct 1.5 s wait times out
+# after its deadline and leaves nothing behind (the key is granted to that
+# node once the holder let go, and refused to a third); the releases,
+# whose unlock ASTs free the locks, let the space be left and the
+# companion unload. (TAP, all nodes at once.)
+#
+# cluster-timeout: 300
+# shellcheck source-path=SCRIPTDIR source=../lib/case.sh
+. "$ORDLOCK_REPO/tests/cluster/lib/case.sh"
+ls=cdirect
+res="00000007:0000000000000001"
+# the kernel log since mark NAME (written by mark NAME)
+mark() { echo "c_direct: mark $1" >/dev/kmsg; }
+since() { dmesg | sed -n "/c_direct: mark $1\$/,\$p"; }
+# logged LINE-REGEX MARK: ordlock_dlm logged a line matching since MARK
+logged() { since "$2" | grep -Eq "ordlock_dlm: ordlock\.$ls: $1"; }
+dump() { since "$1" | grep ordlock_dlm | tail -8 | sed 's/^/# /'; }
+# by_work MARK: a request of (7,1) was made by the work item since MARK
+by_work() { logged "$res: requested by the work item" "$1"; }
+# recovered MARK: wait (20 s) for a recover_done with 3 members after a
+# recover_prep since MARK
+recovered() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		since "$1" | sed -n "/ordlock_dlm: ordlock\\.$ls: recovery begins/,\$p" |
+			grep -Eq "ordlock_dlm: ordlock\\.$ls: recovered, generation [0-9]+, 3 members" &&
+			return 0
+		sleep 0.2
+	done
+	return 1
+}
+
+if [[ ! -e $clt ]]; then
+	echo "1..0 # SKIP ordlock_cltest.ko is not loaded"
+	exit 0
+fi
+exec 3<>"$clt"
+clt 3 "join $ls"
+point $? "node$node: join $ls" || finish
+ddc=/sys/kernel/debug/dynamic_debug/control
+[[ -e $ddc ]] || ddc=/proc/dynamic_debug/control
+echo 'module ordlock_dlm +p' >"$ddc"
+grep -Eq '\[ordlock_dlm\]odlm_lock =[a-z_]*p' "$ddc"
+point $? "node$node: ordlock_dlm's debug messages on ($ddc)"
+barrier joined
+sleep 1 # the last join's recovery ends on every node
+
+if ((node == 1)); then
+	mark first
+	clt 3 "lock 7 1 ex -1" && clt 3 "unlock 7 1"
+	point $? "node1: lock + unlock (7,1)"
+	by_work first && logged "$res ex \\(work\\): status 0" first
+	point $? "node1: the first lock of (7,1) went through the work item (anchor)" || dump first
+	mark second
+	clt 3 "lock 7 1 ex -1" && clt 3 "unlock 7 1"
+	point $? "node1: lock + unlock (7,1) again"
+	logged "$res ex: status 0" second && ! by_work second
+	point $? "node1: the second was direct (no work item)" || dump second
+fi
+mark recovery
+barrier direct
+
+# node 3 leaves the lockspace and joins again: nodes 1 and 2 recover twice
+if ((node == 3)); then
+	clt 3 "leave"
+	point $? "node3: leave $ls"
+	exec 3>&-
+	sleep 1
+	exec 3<>"$clt"
+	clt 3 "join $ls"
+	point $? "node3: join $ls again"
+fi
+barrier rejoined
+if ((node != 3)); then
+	recovered recovery
+	point $? "node$node: recover_prep, then recover_done with 3 members (node3 left, then joined)" || dump recovery
+fi
+if ((node == 1)); then
+	mark after
+	clt 3 "lock 7 1 ex -1"
+	point $? "node1: lock (7,1) after the recoveries (held on)"
+	logged "$res ex: status 0" after && ! by_work after
+	point $? "node1: ... direct again: recover_done ended the work item's turn" || dump after
+fi
+barrier held
+
+# node 2 against node 1's hold: a try (work item, anchor), a direct try, a
+# direct bounded wait
+if ((node == 2)); then
+	mark tries
+	clt_expect 3 "lock 7 1 ex 30000 try" "Resource temporarily unavailable" \
+		"node2: try-lock of (7,1) held by node1: EAGAIN"
+	clt_expect 3 "lock 7 1 ex 30000 try" "Resource temporarily unavailable" \
+		"node2: again: EAGAIN"
+	[[ $(since tries | grep -c "ordlock\.$ls: $res: requested by the work item") == 1 ]] &&
+		[[ $(since tries | grep -c "ordlock\.$ls: $res ex try: status -11") == 1 ]] &&
+		[[ $(since tries | grep -c "ordlock\.$ls: $res ex try (work): status -11") == 1 ]]
+	point $? "node2: ... the first by the work item (anchor), the second direct" || dump tries
+	mark wait
+	start=$(ms_now)
+	clt_expect 3 "lock 7 1 ex 1500" "Connection timed out" \
+		"node2: a 1.5 s wait for (7,1): ETIMEDOUT"
+	ms=$(($(ms_now) - start))
+	((ms >= 1400 && ms < 30000))
+	point $? "node2: ... after its deadline, not before, not hung (${ms} ms)"
+	! by_work wait
+	point $? "node2: ... and it was a direct request" || dump wait
+fi
+barrier tried
+if ((node == 1)); then
+	clt 3 "unlock 7 1"
+	point $? "node1: unlock (7,1)"
+fi
+barrier released
+if ((node == 2)); then
+	clt 3 "lock 7 1 ex 30000"
+	point $? "node2: (7,1) granted once node1 let go (the timed-out wait left nothing)"
+fi
+barrier granted
+if ((node == 3)); then
+	clt_expect 3 "lock 7 1 ex 30000 try" "Resource temporarily unavailable" \
+		"node3: try-lock of (7,1) held by node2: EAGAIN"
+fi
+barrier looked
+
+clt 3 "leave"
+point $? "node$node: leave"
+exec 3>&-
+echo 'module ordlock_dlm -p' >"$ddc"
+# the releases (unlock ASTs free the locks) end: the space is left, the
+# companion unloads
+for _ in $(seq 100); do
+	rmmod ordlock_dlm 2>/dev/null && break
+	sleep 0.2
+done
+! grep -q '^ordlock_dlm ' /proc/modules
+point $? "node$node: ordlock_dlm unloads after the leave"
+! dmesg | grep -q "ordlock_dlm: ordlock\.$ls: leaving waits"
+point $? "node$node: the leave did not wait for locks left in the cluster"
+barrier finished
+finish

@@ -79,12 +79,12 @@
 #include "backend.h"
 
 /* lockspace names: the prefix and an ordlock domain name */
-#define ODLM_LS_PREFIX	"ordlock."
+#define ODLM_LS_PREFIX	ORDLOCK_DLM_LS_PREFIX
 #define ODLM_LS_LEN	(sizeof(ODLM_LS_PREFIX) - 1 + ORDLOCK_DOMAIN_NAME_MAX)
 /* the value block of every resource (room for a fencing token and more) */
 #define ODLM_LVB_LEN	32
-/* "%08x:%016llx" and its NUL */
-#define ODLM_RES_LEN	(8 + 1 + 16 + 1)
+/* a key's resource name (UAPI: what ordlockctl reads back) and its NUL */
+#define ODLM_RES_LEN	(ORDLOCK_DLM_RES_LEN + 1)
 
 static char *cluster;
 module_param(cluster, charp, 0444);
@@ -592,7 +592,7 @@ static struct ordlock_backend_lock *odlm_lock_new(struct ordlock_backend_space *
 		l->flags |= DLM_LKF_NOQUEUE;
 	l->rank = rank;
 	l->id = id;
-	snprintf(l->res, sizeof(l->res), "%08x:%016llx", rank, id);
+	snprintf(l->res, sizeof(l->res), ORDLOCK_DLM_RES_FMT, rank, id);
 	spin_lock_init(&l->done_lock);
 	return l;
 }

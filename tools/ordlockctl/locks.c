@@ -4,6 +4,7 @@
  * cluster domain, also other nodes' holders and waiters as the DLM of this
  * node shows them (dlmview.c).
  */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -246,6 +247,15 @@ static void olc_locks_cells_remote(struct olc_table *t, const struct olc_lrow *w
 	olc_table_cell(t, OLC_CYAN, "%d", r->node);
 }
 
+/* Whether row @w is shown: in @domain (NULL: any), of the pid asked for */
+static bool olc_lrow_shown(const struct olc_lrow *w, const char *domain,
+			   const struct olc_args *a)
+{
+	if (domain && strcmp(w->domain, domain))
+		return false;
+	return !a->have_pid || (w->l && w->l->owner.pid == a->pid);
+}
+
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	const char *const *headers = olc_locks_headers;
@@ -286,9 +296,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			const struct olc_lock *l = rows[i].l;
 			int holder;
 
-			if (domain && strcmp(rows[i].domain, domain))
-				continue;
-			if (a.have_pid && (!l || l->owner.pid != a.pid))
+			if (!olc_lrow_shown(&rows[i], domain, &a))
 				continue;
 			olc_json_obj(&j, NULL);
 			if (!l) {
@@ -332,9 +340,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		const struct olc_lock *l = rows[i].l;
 		int holder;
 
-		if (domain && strcmp(rows[i].domain, domain))
-			continue;
-		if (a.have_pid && (!l || l->owner.pid != a.pid))
+		if (!olc_lrow_shown(&rows[i], domain, &a))
 			continue;
 		if (!l) {
 			olc_locks_cells_remote(t, &rows[i]);

@@ -29,17 +29,46 @@ static atomic64_t ordlock_owner_ids = ATOMIC64_INIT(0);
  */
 static DEFINE_MUTEX(ordlock_owners_lock);
 static LIST_HEAD(ordlock_owners);
+/* The holds of local domains, and those of cluster domains (owner.h) */
 static struct kmem_cache *ordlock_hold_cache;
+static struct kmem_cache *ordlock_cluster_hold_cache;
 
 int ordlock_owner_init(void)
 {
 	ordlock_hold_cache = KMEM_CACHE(ordlock_hold, SLAB_ACCOUNT);
-	return ordlock_hold_cache ? 0 : -ENOMEM;
+	if (!ordlock_hold_cache)
+		return -ENOMEM;
+	ordlock_cluster_hold_cache = KMEM_CACHE(ordlock_cluster_hold, SLAB_ACCOUNT);
+	if (!ordlock_cluster_hold_cache) {
+		kmem_cache_destroy(ordlock_hold_cache);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 void ordlock_owner_exit(void)
 {
+	kmem_cache_destroy(ordlock_cluster_hold_cache);
 	kmem_cache_destroy(ordlock_hold_cache);
+}
+
+/* The cache of @owner's holds */
+static struct kmem_cache *ordlock_owner_hold_cache(const struct ordlock_owner *owner)
+{
+	return owner->cluster ? ordlock_cluster_hold_cache : ordlock_hold_cache;
+}
+
+/* Free the spare holds of @owner (locked) */
+static void ordlock_owner_free_spare(struct ordlock_owner *owner)
+{
+	struct kmem_cache *cache = ordlock_owner_hold_cache(owner);
+	struct ordlock_hold *hold, *tmp;
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
+		kmem_cache_free(cache, hold);
+	INIT_LIST_HEAD(&owner->spare);
+	owner->nspare = 0;
 }
 
 /**
@@ -135,8 +164,6 @@ static bool ordlock_owner_killed(void)
  */
 void ordlock_owner_destroy(struct ordlock_owner *owner)
 {
-	struct ordlock_hold *hold, *tmp;
-
 	mutex_lock(&ordlock_owners_lock);
 	list_del(&owner->node);
 	mutex_unlock(&ordlock_owners_lock);
@@ -146,8 +173,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	if (owner->nheld && ordlock_owner_killed())
 		ordlock_event_owner_died(owner);
 	ordlock_req_release_all(owner);
-	list_for_each_entry_safe(hold, tmp, &owner->spare, owner_node)
-		kmem_cache_free(ordlock_hold_cache, hold);
+	ordlock_owner_free_spare(owner);
 	mutex_unlock(&owner->lock);
 	/* Its timer and work item take owner->lock: cancelled unlocked */
 	ordlock_lease_owner_free(owner);
@@ -212,7 +238,11 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 		return PTR_ERR(domain);
 	ordlock_gauge_dec(&owner->domain->owners);
 	ordlock_domain_put(owner->domain);
+	/* The spare holds are of the old domain's kind */
+	ordlock_owner_free_spare(owner);
 	owner->domain = domain;
+	/* Constant from here on: the owner's reference keeps the domain in use */
+	owner->cluster = !!READ_ONCE(domain->backend);
 	ordlock_gauge_inc(&domain->owners);
 	write_seqcount_begin(&owner->domain_seq);
 	memcpy(owner->domain_name, domain->name, sizeof(owner->domain_name));
@@ -294,13 +324,15 @@ int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 		owner->nspare -= take;
 	}
 	for (n -= take; n; n--) {
-		hold = kmem_cache_alloc(ordlock_hold_cache, GFP_KERNEL_ACCOUNT);
+		hold = kmem_cache_alloc(ordlock_owner_hold_cache(owner),
+					GFP_KERNEL_ACCOUNT);
 		if (!hold) {
 			ordlock_owner_put_holds(owner, list);
 			return -ENOMEM;
 		}
 		/* No lock in a cluster: ordlock_res_drop_hold() keeps it so */
-		hold->blk = NULL;
+		if (owner->cluster)
+			*ordlock_hold_blkp(hold) = NULL;
 		list_add_tail(&hold->owner_node, list);
 	}
 	return 0;
@@ -319,7 +351,7 @@ void ordlock_owner_put_holds(struct ordlock_owner *owner, struct list_head *list
 			continue;
 		}
 		list_del(&hold->owner_node);
-		kmem_cache_free(ordlock_hold_cache, hold);
+		kmem_cache_free(ordlock_owner_hold_cache(owner), hold);
 	}
 	list_splice_init(list, &owner->spare);
 	owner->nspare += n;

@@ -42,6 +42,10 @@ struct ordlock_user;
  * @failure: the last failure record
  * @busy: a request is in progress: it may wait with @lock dropped, and
  *	other requests fail with EBUSY meanwhile
+ * @cluster: @domain is a cluster domain (its backend is set): the holds
+ *	are struct ordlock_cluster_hold, @spare included; constant while the
+ *	owner is in @domain (domain.h: the backend changes only while nobody
+ *	is in it)
  * @cycle: the steps of the last deadlock this owner was the victim of
  *	(ORDLOCK_CYCLE_MAX of them), allocated on first need, followed in
  *	the same allocation by @cycle_domain
@@ -122,6 +126,7 @@ struct ordlock_owner {
 	u64 last_token;
 	struct ordlock_failure failure;
 	bool busy;
+	bool cluster;
 	struct ordlock_cycle_step *cycle;
 	char (*cycle_domain)[ORDLOCK_DOMAIN_NAME_MAX];
 	unsigned int ncycle;
@@ -173,10 +178,11 @@ static inline const char *ordlock_owner_cycle_domain(const struct ordlock_owner 
  * @res: the resource; it lives at least as long as the hold
  * @owner: the owner
  * @token: the fencing token of the grant
- * @blk: in a cluster domain, the key's lock in the cluster (backend.h),
- *	taken after the local grant and released with the hold
- *	(ordlock_res_drop_hold()); NULL otherwise; under owner->lock
  * @mode: the mode it is held in
+ *
+ * 64 bytes: with its resource, a held key costs 128 bytes. A hold of an
+ * owner in a cluster domain is the first member of a larger struct
+ * ordlock_cluster_hold (owner->cluster).
  */
 struct ordlock_hold {
 	struct list_head owner_node;
@@ -184,9 +190,38 @@ struct ordlock_hold {
 	struct ordlock_resource *res;
 	struct ordlock_owner *owner;
 	u64 token;
-	struct ordlock_backend_lock *blk;
 	u32 mode;
 };
+
+/**
+ * struct ordlock_cluster_hold - a hold of an owner in a cluster domain
+ * @hold: the hold
+ * @blk: the key's lock in the cluster (backend.h), taken after the local
+ *	grant and released with the hold (ordlock_res_drop_hold()); NULL
+ *	while there is none; under owner->lock
+ *
+ * The owners of a cluster domain, and only they, have these: the holds of
+ * a local domain stay small.
+ */
+struct ordlock_cluster_hold {
+	struct ordlock_hold hold;
+	struct ordlock_backend_lock *blk;
+};
+
+/*
+ * ordlock_hold_blkp() - where the cluster lock of @hold is kept; only for
+ * a hold of an owner in a cluster domain (hold->owner->cluster)
+ */
+static inline struct ordlock_backend_lock **ordlock_hold_blkp(struct ordlock_hold *hold)
+{
+	return &container_of(hold, struct ordlock_cluster_hold, hold)->blk;
+}
+
+/* ordlock_hold_blk() - the cluster lock of @hold, or NULL (hold->owner set) */
+static inline struct ordlock_backend_lock *ordlock_hold_blk(struct ordlock_hold *hold)
+{
+	return hold->owner->cluster ? *ordlock_hold_blkp(hold) : NULL;
+}
 
 /* ordlock_hold_cmp() - the order of the key of @hold and @key */
 static inline int ordlock_hold_cmp(const struct ordlock_hold *hold,

@@ -85,7 +85,8 @@ static int ordlock_take(struct ordlock_request *req)
 	hold->owner = owner;
 	hold->mode = key->mode;
 	hold->token = 0;
-	hold->blk = NULL;
+	if (owner->cluster)
+		*ordlock_hold_blkp(hold) = NULL;
 	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
 		ordlock_res_add_holder(res, hold);
 	} else if (req->try) {
@@ -264,12 +265,12 @@ static u64 ordlock_cluster_token(struct ordlock_domain *domain,
 	u64 floor = 0, token;
 
 	list_for_each_entry(hold, holds, owner_node)
-		if (hold->blk)
-			floor = max(floor, backend->ops->value(hold->blk));
+		if (ordlock_hold_blk(hold))
+			floor = max(floor, backend->ops->value(ordlock_hold_blk(hold)));
 	token = ordlock_cluster_next_token(domain, floor);
 	list_for_each_entry(hold, holds, owner_node)
-		if (hold->blk && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
-			backend->ops->set_value(hold->blk, token);
+		if (ordlock_hold_blk(hold) && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
+			backend->ops->set_value(ordlock_hold_blk(hold), token);
 	return token;
 }
 
@@ -282,7 +283,7 @@ static int ordlock_request_done(struct ordlock_request *req)
 	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
-			struct ordlock_backend_lock *blk = req->hold->blk;
+			struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
 
 			if (blk) {
 				struct ordlock_backend *b = READ_ONCE(owner->domain->backend);
@@ -370,7 +371,7 @@ static int ordlock_cluster_would_wait(struct ordlock_request *req)
 	struct ordlock_hold *hold = req->cur;
 
 	lockdep_assert_held(&req->owner->lock);
-	hold->blk = NULL;
+	*ordlock_hold_blkp(hold) = NULL;
 	ordlock_res_drop_hold(hold);
 	return ORDLOCK_TAKE_WOULD_WAIT;
 }
@@ -417,7 +418,7 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 					       key->id,
 					       key->mode == ORDLOCK_MODE_EXCLUSIVE,
 					       flags, ordlock_cluster_done, req,
-					       &hold->blk);
+					       ordlock_hold_blkp(hold));
 		if (ret)
 			return ordlock_cluster_failed(req, ret);
 		req->cluster_wait = true;
@@ -427,7 +428,7 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 	mutex_unlock(&owner->lock);
 	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
 				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
-				 deadline, &hold->blk);
+				 deadline, ordlock_hold_blkp(hold));
 	mutex_lock(&owner->lock);
 	if (!ret)
 		return 0;
@@ -473,7 +474,7 @@ static int ordlock_cluster_fail(struct ordlock_request *req, int ret,
 
 /*
  * The cluster's lock of key req->next failed with @ret (it holds nothing:
- * req->cur->blk is gone): undo the local grant and record why
+ * req->cur's is gone): undo the local grant and record why
  */
 static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
 {
@@ -482,7 +483,7 @@ static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
 	struct ordlock_hold *hold = req->cur;
 
 	lockdep_assert_held(&owner->lock);
-	hold->blk = NULL;
+	*ordlock_hold_blkp(hold) = NULL;
 	ordlock_res_drop_hold(hold);
 	return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_DEADLOCK, key);
 }
@@ -503,7 +504,7 @@ static int ordlock_convert_cluster(struct ordlock_request *req,
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
-	if (!hold->blk)
+	if (!ordlock_hold_blk(hold))
 		return 0;
 	deadline = ordlock_request_deadline(req);
 	if (req->try || key->mode == ORDLOCK_MODE_SHARED)
@@ -512,7 +513,7 @@ static int ordlock_convert_cluster(struct ordlock_request *req,
 	if (req->try)
 		flags |= ORDLOCK_BACKEND_TRY;
 	mutex_unlock(&owner->lock);
-	ret = backend->ops->convert(hold->blk, key->mode == ORDLOCK_MODE_EXCLUSIVE,
+	ret = backend->ops->convert(ordlock_hold_blk(hold), key->mode == ORDLOCK_MODE_EXCLUSIVE,
 				    flags, deadline);
 	mutex_lock(&owner->lock);
 	if (!ret)
@@ -530,7 +531,7 @@ static int ordlock_request_converted(struct ordlock_request *req)
 	int ret;
 
 	ordlock_order_held_changed(&req->owner->order_cache);
-	if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE && req->hold->blk) {
+	if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE && ordlock_hold_blk(req->hold)) {
 		ret = ordlock_convert_cluster(req, &req->keys[0]);
 		if (ret)
 			return ordlock_request_fail(req, ret);
@@ -706,11 +707,11 @@ static int ordlock_cluster_poll(struct ordlock_request *req)
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
-	ret = backend->ops->lock_result(hold->blk);
+	ret = backend->ops->lock_result(*ordlock_hold_blkp(hold));
 	if (ret == -EINPROGRESS) {
 		if (ktime_before(ktime_get(), req->cluster_deadline))
 			return ret;
-		backend->ops->unlock(hold->blk);
+		backend->ops->unlock(*ordlock_hold_blkp(hold));
 		ret = -ETIMEDOUT;
 	}
 	req->cluster_wait = false;
@@ -1010,8 +1011,6 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	hold->res = res;
 	hold->owner = owner;
 	hold->mode = key->mode;
-	/* Not a cluster domain: no lock in the cluster (a spare's is stale) */
-	hold->blk = NULL;
 	ordlock_res_add_holder(res, hold);
 	spin_unlock(&bucket->lock);
 
@@ -1111,7 +1110,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		req->token = hold->token;
 		return 0;
 	}
-	if (hold->blk && req->notify)
+	if (ordlock_hold_blk(hold) && req->notify)
 		/* The cluster's conversion has no asynchronous form yet */
 		return ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
 					  -EOPNOTSUPP, key);

@@ -49,7 +49,8 @@ struct ordlock_owner;
  * @result_flags: ORDLOCK_RESULT_* of the request
  * @released: the lowest held key the request let go (ORDLOCK_RESULT_RELEASED)
  * @cluster_wait: an asynchronous request waits for the cluster's lock of
- *	key @next (@cur->blk, from the backend's lock_async), granted locally
+ *	key @next (ordlock_hold_blkp() of @cur, from the backend's
+ *	lock_async), granted locally
  * @cluster_deadline: when that wait gives up
  * @own_keys: the union of the keys let go and the requested ones, which
  *	@keys points at after a REORDER let keys go; freed when the request

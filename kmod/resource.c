@@ -184,10 +184,10 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 	struct ordlock_resource *res = hold->res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 
-	if (hold->blk) {
+	if (hold->owner->cluster && *ordlock_hold_blkp(hold)) {
 		/* Constant while the owner is in the domain (domain.h) */
-		READ_ONCE(hold->owner->domain->backend)->ops->unlock(hold->blk);
-		hold->blk = NULL;
+		READ_ONCE(hold->owner->domain->backend)->ops->unlock(*ordlock_hold_blkp(hold));
+		*ordlock_hold_blkp(hold) = NULL;
 	}
 	spin_lock(&bucket->lock);
 	ordlock_holders_unlink(hold);

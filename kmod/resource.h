@@ -35,7 +35,7 @@ struct task_struct;
  *	ordlock_hold.res_node), oldest first
  * @waiters: the queue of waiters (struct ordlock_waiter.node), FIFO
  *
- * 64 bytes: with a struct ordlock_hold, a held key costs 128 bytes.
+ * 64 bytes: with a struct ordlock_hold (64 too), a held key costs 128 bytes.
  */
 struct ordlock_resource {
 	struct ordlock_resource *next;

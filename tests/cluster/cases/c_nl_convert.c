@@ -13,7 +13,8 @@
  * - node 1's try-upgrade: EAGAIN, reason busy; a queued upgrade cancelled:
  *   CANCELLED, and node 3's shared try-lock is granted again;
  * - node 1 upgrades for 60 s (QUEUED); node 2 marks "release2" and lets
- *   go: node 1's RESULT is granted after the mark, with a token above T2;
+ *   go: node 1's RESULT is granted after the mark, with a new token (above
+ *   T2 and its own shared grant's);
  *   node 3's shared try-lock fails; node 1's downgrade is GRANTED in its
  *   reply (it never waits) with the same token, and node 3's shared
  *   try-lock is granted then, its exclusive one still refused;
@@ -216,6 +217,8 @@ int main(void)
 		ret = acquire(s, sh1, 20000, 0, 2, &o);
 		ok(!ret && o.status == ORDLOCK_STATUS_GRANTED,
 		   "node%d: holds 8:1 shared (%s)", cl_node, S(&o, ret));
+		if (cl_node == 1)
+			put_token("token1s", o.token);
 	}
 	cl_barrier("shared");
 
@@ -287,8 +290,11 @@ int main(void)
 		ok(cl_exists(cl_path("release2")), "node1: ... after node 2 let go");
 		token = o.token;
 		ok(token > get_token("token2"),
-		   "node1: its token %" PRIu64 " is above node 2's %" PRIu64,
+		   "node1: its token %" PRIu64 " is above node 2's exclusive %" PRIu64,
 		   token, get_token("token2"));
+		ok(token > get_token("token1s"),
+		   "node1: ... and a new one, above its shared grant's %" PRIu64,
+		   get_token("token1s"));
 		is_int(local_mode(s, 8, 1), ORDLOCK_MODE_EXCLUSIVE,
 		       "node1: ... holds 8:1 exclusive here");
 		put_token("token1", token);

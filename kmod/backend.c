@@ -59,7 +59,8 @@ int ordlock_backend_register(struct ordlock_backend *backend)
 
 	if (!backend->name || !ordlock_backend_name_ok(backend->name) || !ops ||
 	    !ops->join || !ops->leave || !ops->lock || !ops->convert || !ops->unlock ||
-	    !ops->value || !ops->set_value)
+	    !ops->value || !ops->set_value || !ops->lock_async ||
+	    !ops->lock_result || !ops->convert_async || !ops->convert_result)
 		return -EINVAL;
 	mutex_lock(&ordlock_backends_lock);
 	if (ordlock_backend_find(backend->name))

@@ -74,6 +74,27 @@ struct ordlock_backend_lock;
  *	exclusively) so that it is above every value written before
  * @set_value: the value an exclusive lock writes to the key's value block
  *	when it is released (a shared one writes nothing)
+ * @convert_async: start changing the mode of a granted lock as @convert
+ *	does, without waiting (for netlink owners; never sleeps): returns 0,
+ *	or an errno as @convert returns (nothing started). An upgrade is
+ *	pending until @done is called once with @data (from the backend's
+ *	context, as for @lock_async), unless @convert_result abandoned it
+ *	first; its outcome is then read with @convert_result. A downgrade
+ *	never waits: the lock counts as shared at once (shared on this node
+ *	while still exclusive in the cluster is safe), the backend finishes
+ *	the conversion on its own, and @done is not called. A conversion
+ *	still being reverted or finished (of @convert or @convert_async) ends
+ *	first, in the backend. No other operation on the lock, @unlock
+ *	included, may be made while an upgrade is pending: end it with
+ *	@convert_result first
+ * @convert_result: the outcome of an upgrade of @convert_async, without
+ *	waiting: -EINPROGRESS while pending, 0 converted, or an errno as
+ *	@convert returns (the lock is held in its old mode). With @abandon,
+ *	the caller gives the pending upgrade up instead (its deadline, a
+ *	cancel, the owner's death): the backend brings the lock back to its
+ *	old mode on its own (the cluster's request cancelled, or converted
+ *	back if the grant won the race, as for @convert's caller giving up),
+ *	@done is not called after this returns, and it returns 0
  */
 struct ordlock_backend_ops {
 	struct ordlock_backend_space *(*join)(const char *domain);
@@ -90,6 +111,9 @@ struct ordlock_backend_ops {
 	void (*unlock)(struct ordlock_backend_lock *lock);
 	u64 (*value)(struct ordlock_backend_lock *lock);
 	void (*set_value)(struct ordlock_backend_lock *lock, u64 value);
+	int (*convert_async)(struct ordlock_backend_lock *lock, bool exclusive,
+			     u32 flags, void (*done)(void *data), void *data);
+	int (*convert_result)(struct ordlock_backend_lock *lock, bool abandon);
 };
 
 /**

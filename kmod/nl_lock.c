@@ -340,20 +340,32 @@ static int ordlock_nl_get_error(struct genl_info *info, struct ordlock_nl_owner 
  * The grant of @nlo's request could not be told to its port: undo it, or the
  * requester would hold what it does not know of. An acquire releases what
  * it took; a conversion goes back to the mode it had, if that is possible
- * without waiting (always, after an upgrade).
+ * without waiting (always, after an upgrade). Back down, the socket's own
+ * (ended) request does it: a downgrade of a netlink request never waits,
+ * in a cluster domain either; back up, the ioctl's try (in a cluster
+ * domain it waits for the DLM's answer, 5 s at most).
  */
 static void ordlock_nl_undo(struct ordlock_nl_owner *nlo)
 {
+	struct ordlock_request *req = &nlo->req;
 	struct ordlock_rkey key;
 	u64 token;
 
 	lockdep_assert_held(&nlo->owner->lock);
-	if (!nlo->req.convert) {
-		ordlock_req_release_token(nlo->owner, nlo->req.token);
+	if (!req->convert) {
+		ordlock_req_release_token(nlo->owner, req->token);
 		return;
 	}
-	key = nlo->req.keys[0];
-	key.mode = nlo->req.old_mode;
+	key = req->keys[0];
+	key.mode = req->old_mode;
+	if (key.mode == ORDLOCK_MODE_SHARED) {
+		req->keys = &key;
+		req->n = 1;
+		req->try = true;
+		ordlock_request_convert(req, 0);
+		req->keys = NULL;
+		return;
+	}
 	ordlock_req_convert(nlo->owner, &key, 0, true, &token);
 }
 

@@ -41,6 +41,16 @@
  * unlock, which detaches the hook (under done_lock) and leaves the request
  * to the clean-up work item as above.
  *
+ * An asynchronous conversion (convert_async, for netlink owners) is made by
+ * the lock's conversion work (the revert work item), which first ends what
+ * an earlier conversion left to it: an upgrade its caller gave up on is
+ * reverted, a downgrade nobody waits for is finished. An upgrade's AST calls
+ * the caller's done hook, and the caller reads the outcome (convert_result)
+ * without waiting; giving it up (convert_result's abandon) detaches the
+ * hook and asks the same work to revert it, as for a synchronous caller
+ * that gave up. A downgrade counts as made at once: the work makes it and
+ * waits for its AST, nobody else does.
+ *
  * Value blocks. The DLM keeps a resource's value block only while some
  * lock of the resource exists somewhere: the fencing value an exclusive
  * release writes there would be lost as soon as the key is free. So each
@@ -54,7 +64,9 @@
  * the last put of a space's lock count before the space is freed; a
  * lock's done_lock (a spinlock, a leaf: the hook only queues work)
  * protects its done hook and the completion of its AST, and is taken
- * once more before the lock is freed (odlm_complete()).
+ * once more before the lock is freed (odlm_complete()); it also protects
+ * what is asked of the lock's conversion work (revert_asked, cvt_*) and
+ * the re-arming and completion of idle.
  * Each lock's other fields are written by one party at a time, handed
  * over through the work items and the completion: the request work until
  * dlm_lock() returned (flush_work()), the AST until complete() (under
@@ -137,6 +149,13 @@ struct ordlock_backend_space {
 	char name[ODLM_LS_LEN];
 };
 
+/* The state of a lock's conversion of convert_async */
+enum odlm_cvt {
+	ODLM_CVT_NONE,		/* none, or its outcome read */
+	ODLM_CVT_QUEUED,	/* asked, for the conversion work to make */
+	ODLM_CVT_MADE,		/* an upgrade in the DLM: its AST, ast, says */
+};
+
 struct ordlock_backend_lock {
 	struct ordlock_backend_space *space;
 	struct dlm_lksb lksb;
@@ -163,11 +182,22 @@ struct ordlock_backend_lock {
 	struct work_struct request;
 	struct work_struct cleanup;
 	/*
-	 * revert: undoes a conversion its caller gave up on; idle is
-	 * complete while no revert is in flight
+	 * revert: the lock's conversion work: it undoes a conversion its
+	 * caller gave up on, finishes a downgrade nobody waits for (both
+	 * asked by revert_asked), then makes the conversion of convert_async
+	 * (cvt_state ODLM_CVT_QUEUED); idle is complete while it has nothing
+	 * left to do. revert_asked, cvt_* and the switches of idle under
+	 * done_lock.
 	 */
 	struct work_struct revert;
 	struct completion idle;
+	bool revert_asked;
+	enum odlm_cvt cvt_state;
+	bool cvt_detached;
+	int cvt_mode;
+	u32 cvt_flags;
+	void (*cvt_done)(void *data);
+	void *cvt_data;
 	int old_mode;
 	int mode;
 	u32 flags;
@@ -466,10 +496,8 @@ static long odlm_timeout(ktime_t deadline)
  * it valid (writing back a lost one would mark it valid again). Either way
  * the lock ends in its old mode (an upgrade) or the new one (a downgrade).
  */
-static void odlm_revert_fn(struct work_struct *work)
+static void odlm_revert(struct ordlock_backend_lock *l)
 {
-	struct ordlock_backend_lock *l =
-		container_of(work, struct ordlock_backend_lock, revert);
 	int ret;
 
 	flush_work(&l->request);
@@ -482,7 +510,6 @@ static void odlm_revert_fn(struct work_struct *work)
 			l->mode = DLM_LOCK_EX;
 		}
 		l->status = 0;
-		complete_all(&l->idle);
 		return;
 	}
 	if (!completion_done(&l->ast)) {
@@ -509,7 +536,92 @@ static void odlm_revert_fn(struct work_struct *work)
 	l->mode = l->old_mode;
 	/* the granted lock's status, for the release */
 	l->status = 0;
-	complete_all(&l->idle);
+}
+
+/*
+ * Make the conversion asked by convert_async (from the conversion work,
+ * which has ended what earlier conversions left to it)
+ */
+static void odlm_cvt_make(struct ordlock_backend_lock *l)
+{
+	bool same;
+
+	/* the previous request's dlm_lock() has returned */
+	flush_work(&l->request);
+	spin_lock(&l->done_lock);
+	if (l->cvt_state != ODLM_CVT_QUEUED) {
+		/* abandoned before it was made: nothing to do */
+		spin_unlock(&l->done_lock);
+		return;
+	}
+	l->old_mode = l->mode;
+	l->mode = l->cvt_mode;
+	same = l->mode == l->old_mode;
+	/* down from EX writes the value block, up to EX reads it */
+	l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK | l->cvt_flags;
+	reinit_completion(&l->ast);
+	if (l->cvt_detached) {
+		/* a downgrade: nobody waits, this work finishes it next */
+		l->cvt_state = ODLM_CVT_NONE;
+		l->revert_asked = !same;
+	} else {
+		l->cvt_state = ODLM_CVT_MADE;
+		l->done = l->cvt_done;
+		l->done_data = l->cvt_data;
+	}
+	l->cvt_done = NULL;
+	spin_unlock(&l->done_lock);
+	pr_debug("%s: %s convert to %s%s (async)\n", l->space->name, l->res,
+		 l->mode == DLM_LOCK_EX ? "ex" : "sh",
+		 same ? ": in that mode already" : "");
+	if (same)
+		/* a downgrade the DLM refused before left it in that mode */
+		odlm_complete(l, 0);
+	else
+		odlm_request(l);
+}
+
+/*
+ * The lock's conversion work: what a conversion given up on (or a
+ * downgrade nobody waits for) left to do first, then the conversion of
+ * convert_async, until nothing is left; idle is complete then
+ */
+static void odlm_revert_fn(struct work_struct *work)
+{
+	struct ordlock_backend_lock *l =
+		container_of(work, struct ordlock_backend_lock, revert);
+
+	for (;;) {
+		spin_lock(&l->done_lock);
+		if (l->revert_asked) {
+			l->revert_asked = false;
+			spin_unlock(&l->done_lock);
+			odlm_revert(l);
+			continue;
+		}
+		if (l->cvt_state != ODLM_CVT_QUEUED) {
+			complete_all(&l->idle);
+			spin_unlock(&l->done_lock);
+			return;
+		}
+		spin_unlock(&l->done_lock);
+		odlm_cvt_make(l);
+	}
+}
+
+/* The errno of a failed conversion's status, as ops->convert() returns it */
+static int odlm_convert_errno(struct ordlock_backend_lock *l, int status)
+{
+	switch (status) {
+	case -EAGAIN:
+	case -EDEADLK:
+	case -ENOMEM:
+		return status;
+	default:
+		pr_warn_ratelimited("%s: conversion of %s failed: %d\n",
+				    l->space->name, l->res, status);
+		return -EIO;
+	}
 }
 
 static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
@@ -538,7 +650,10 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 	left = wait_for_completion_interruptible_timeout(&l->ast,
 							 odlm_timeout(deadline));
 	if (left <= 0) {
+		spin_lock(&l->done_lock);
+		l->revert_asked = true;
 		reinit_completion(&l->idle);
+		spin_unlock(&l->done_lock);
 		queue_work(odlm_wq, &l->revert);
 		/* a downgrade cannot fail: the revert work finishes it */
 		if (!exclusive)
@@ -555,16 +670,64 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 	/* refused: still granted in the old mode */
 	l->mode = l->old_mode;
 	l->status = 0;
-	switch (status) {
-	case -EAGAIN:
-	case -EDEADLK:
-	case -ENOMEM:
-		return status;
-	default:
-		pr_warn_ratelimited("%s: conversion of %s failed: %d\n",
-				    l->space->name, l->res, status);
-		return -EIO;
+	return odlm_convert_errno(l, status);
+}
+
+static int odlm_convert_async(struct ordlock_backend_lock *l, bool exclusive,
+			      u32 flags, void (*done)(void *data), void *data)
+{
+	spin_lock(&l->done_lock);
+	l->cvt_mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
+	l->cvt_flags = flags & ORDLOCK_BACKEND_TRY ? DLM_LKF_NOQUEUE : 0;
+	l->cvt_detached = !exclusive;
+	l->cvt_done = exclusive ? done : NULL;
+	l->cvt_data = data;
+	/*
+	 * A downgrade asked but not made yet is replaced by this: the lock
+	 * stays exclusive in the DLM, which is what is asked now
+	 */
+	l->cvt_state = ODLM_CVT_QUEUED;
+	reinit_completion(&l->idle);
+	spin_unlock(&l->done_lock);
+	queue_work(odlm_wq, &l->revert);
+	return 0;
+}
+
+static int odlm_convert_result(struct ordlock_backend_lock *l, bool abandon)
+{
+	int status;
+
+	spin_lock(&l->done_lock);
+	if (abandon) {
+		/* no done hook after this */
+		l->done = NULL;
+		if (l->cvt_state == ODLM_CVT_MADE) {
+			/* cancelled, or converted back after a grant */
+			l->revert_asked = true;
+			reinit_completion(&l->idle);
+			queue_work(odlm_wq, &l->revert);
+		}
+		/* not made yet: the conversion work drops it */
+		l->cvt_state = ODLM_CVT_NONE;
+		spin_unlock(&l->done_lock);
+		return 0;
 	}
+	if (l->cvt_state == ODLM_CVT_QUEUED ||
+	    (l->cvt_state == ODLM_CVT_MADE && !completion_done(&l->ast))) {
+		spin_unlock(&l->done_lock);
+		return -EINPROGRESS;
+	}
+	l->cvt_state = ODLM_CVT_NONE;
+	status = l->status;
+	if (status) {
+		/* refused: still granted in the old mode */
+		l->mode = l->old_mode;
+		l->status = 0;
+	}
+	spin_unlock(&l->done_lock);
+	pr_debug("%s: %s convert to %s (async): status %d\n", l->space->name,
+		 l->res, l->cvt_mode == DLM_LOCK_EX ? "ex" : "sh", status);
+	return status ? odlm_convert_errno(l, status) : 0;
 }
 
 /* A new lock of key (@rank, @id) of @space, not requested yet */
@@ -856,6 +1019,8 @@ static const struct ordlock_backend_ops odlm_ops = {
 	.unlock = odlm_unlock,
 	.value = odlm_value,
 	.set_value = odlm_set_value,
+	.convert_async = odlm_convert_async,
+	.convert_result = odlm_convert_result,
 };
 
 static struct ordlock_backend odlm_backend = {

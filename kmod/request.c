@@ -490,7 +490,11 @@ static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
 
 /*
  * A conversion of a key of a cluster domain, in the cluster: the owner's
- * lock dropped meanwhile, as for ordlock_take_cluster(). Return: 0, or a
+ * lock dropped meanwhile, as for ordlock_take_cluster(). An asynchronous
+ * request (netlink) does not wait: its downgrade counts as made at once
+ * (the backend finishes it), its upgrade waits for the backend's done
+ * hook, as an acquire does, and ordlock_cluster_convert_poll() reads the
+ * outcome. Return: 0, -EINPROGRESS (an asynchronous upgrade), or a
  * negative errno recorded (the key held as before in the cluster).
  */
 static int ordlock_convert_cluster(struct ordlock_request *req,
@@ -512,6 +516,19 @@ static int ordlock_convert_cluster(struct ordlock_request *req,
 			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
 	if (req->try)
 		flags |= ORDLOCK_BACKEND_TRY;
+	if (req->notify) {
+		ret = backend->ops->convert_async(ordlock_hold_blk(hold),
+						  key->mode == ORDLOCK_MODE_EXCLUSIVE,
+						  flags, ordlock_cluster_done, req);
+		if (ret)
+			return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE,
+						    key);
+		if (key->mode == ORDLOCK_MODE_SHARED)
+			return 0;
+		req->cluster_wait = true;
+		req->cluster_deadline = deadline;
+		return -EINPROGRESS;
+	}
 	mutex_unlock(&owner->lock);
 	ret = backend->ops->convert(ordlock_hold_blk(hold), key->mode == ORDLOCK_MODE_EXCLUSIVE,
 				    flags, deadline);
@@ -524,7 +541,8 @@ static int ordlock_convert_cluster(struct ordlock_request *req,
 
 /*
  * The conversion is granted locally: an upgrade in a cluster domain
- * converts in the cluster too (a failure undoes the local upgrade)
+ * converts in the cluster too (a failure undoes the local upgrade; an
+ * asynchronous request goes on in ordlock_cluster_convert_poll())
  */
 static int ordlock_request_converted(struct ordlock_request *req)
 {
@@ -533,6 +551,8 @@ static int ordlock_request_converted(struct ordlock_request *req)
 	ordlock_order_held_changed(&req->owner->order_cache);
 	if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE && ordlock_hold_blk(req->hold)) {
 		ret = ordlock_convert_cluster(req, &req->keys[0]);
+		if (ret == -EINPROGRESS)
+			return ret;
 		if (ret)
 			return ordlock_request_fail(req, ret);
 	}
@@ -695,10 +715,48 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 	return ordlock_request_step(req);
 }
 
+/* An asynchronous upgrade's conversion in the cluster is given up */
+static void ordlock_cluster_abandon(struct ordlock_request *req)
+{
+	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+
+	backend->ops->convert_result(ordlock_hold_blk(req->hold), true);
+}
+
+/*
+ * An asynchronous upgrade, granted locally, waiting for the cluster's
+ * conversion: converted, it is done; failed, or its deadline passed (the
+ * conversion abandoned: the backend cancels it, or converts it back if the
+ * grant won the race), the local upgrade is undone and the key stays held
+ * shared, locally and in the cluster, as after ordlock_convert_cluster()
+ */
+static int ordlock_cluster_convert_poll(struct ordlock_request *req)
+{
+	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+	struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
+	int ret;
+
+	lockdep_assert_held(&req->owner->lock);
+	ret = backend->ops->convert_result(blk, false);
+	if (ret == -EINPROGRESS) {
+		if (ktime_before(ktime_get(), req->cluster_deadline))
+			return ret;
+		ordlock_cluster_abandon(req);
+		ret = -ETIMEDOUT;
+	}
+	req->cluster_wait = false;
+	if (ret)
+		return ordlock_request_fail(req,
+					    ordlock_cluster_fail(req, ret,
+								 ORDLOCK_REASON_UPGRADE,
+								 &req->keys[0]));
+	return ordlock_request_done(req);
+}
+
 /*
  * An asynchronous request waiting for the cluster's lock of key req->next:
  * granted, go on; failed, or the wait's deadline passed (the pending lock
- * cancelled: nothing is held), fail
+ * cancelled: nothing is held), fail. A conversion: as above.
  */
 static int ordlock_cluster_poll(struct ordlock_request *req)
 {
@@ -707,6 +765,8 @@ static int ordlock_cluster_poll(struct ordlock_request *req)
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
+	if (req->convert)
+		return ordlock_cluster_convert_poll(req);
 	ret = backend->ops->lock_result(*ordlock_hold_blkp(hold));
 	if (ret == -EINPROGRESS) {
 		if (ktime_before(ktime_get(), req->cluster_deadline))
@@ -885,7 +945,13 @@ int ordlock_request_cancel(struct ordlock_request *req)
 
 	lockdep_assert_held(&req->owner->lock);
 	if (req->cluster_wait) {
-		/* Granted locally: released with the pending cluster lock */
+		/*
+		 * Granted locally: released with the pending cluster lock; a
+		 * conversion's is abandoned (the backend brings it back to the
+		 * old mode) and ordlock_request_fail() undoes the local one
+		 */
+		if (req->convert)
+			ordlock_cluster_abandon(req);
 		req->cluster_wait = false;
 		ret = 0;
 	} else {
@@ -1110,17 +1176,16 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 		req->token = hold->token;
 		return 0;
 	}
-	if (ordlock_hold_blk(hold) && req->notify)
-		/* The cluster's conversion has no asynchronous form yet */
-		return ordlock_owner_fail(owner, ORDLOCK_REASON_CLUSTER,
-					  -EOPNOTSUPP, key);
 
 	res = hold->res;
 	req->active = true;
 	owner->busy = true;
 	req->timeout_ns = timeout_ns;
 	if (key->mode == ORDLOCK_MODE_SHARED) {
-		/* A downgrade: in the cluster first (nothing to undo locally) */
+		/*
+		 * A downgrade: in the cluster first (nothing to undo locally;
+		 * an asynchronous request's only starts there, and never waits)
+		 */
 		ret = ordlock_convert_cluster(req, key);
 		if (ret)
 			return ordlock_request_fail(req, ret);

@@ -491,11 +491,7 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 				 key);
 		break;
 	case ORDLOCK_REASON_CLUSTER:
-		if (f->error == EOPNOTSUPP)
-			snprintf(buf, len,
-				 "cluster domain: not supported there yet (a netlink conversion)%s%s",
-				 f->index != ~0U ? "; key " : "", f->index != ~0U ? key : "");
-		else if (f->index != ~0U)
+		if (f->index != ~0U)
 			snprintf(buf, len,
 				 "cluster: the DLM failed the lock of %s (%s); what the request took was released",
 				 key, err);

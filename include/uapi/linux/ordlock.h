@@ -183,8 +183,7 @@
  *              the key (the key is not held, or held under another token)
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
- *              netlink CONVERT in a cluster domain (REFUSED; reason
- *              %ORDLOCK_REASON_CLUSTER); nothing changed
+ *              nothing changed
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
  *              cluster than ordlock_dlm's parameter cluster); nothing changed
@@ -275,8 +274,15 @@
  * CANCELLED (CANCEL or the socket closed: the pending DLM request is
  * cancelled, a grant that won the race released), or REFUSED (%EAGAIN of
  * a try-lock, %EIO, %ENOMEM); the keys taken before are released, locally
- * and in the DLM. Not yet in a cluster domain: netlink CONVERT (REFUSED
- * with %EOPNOTSUPP, reason %ORDLOCK_REASON_CLUSTER). A real deployment
+ * and in the DLM. Netlink CONVERT too: an upgrade is granted on the node,
+ * then waits for the DLM's conversion without blocking the socket (reply
+ * QUEUED, unless refused at once), and its RESULT says GRANTED (the token
+ * as the ioctl's upgrade gives it), TIMEOUT (the DLM's conversion
+ * cancelled at the deadline, or converted back if the grant won the race),
+ * CANCELLED, or REFUSED (%EAGAIN of a try, %EDEADLK reason
+ * %ORDLOCK_REASON_UPGRADE, %EIO); a failed one leaves the key held shared,
+ * locally and in the DLM. A downgrade is GRANTED in its reply, as in a
+ * local domain. A real deployment
  * needs real fencing: a node cut off from
  * the others but alive must not go on writing under a lock the cluster has
  * given to someone else (see docs/cluster.md).

@@ -389,7 +389,7 @@ static void test_cluster(void)
 	    "rsb 00000000a1b2c3d6 0 1 0 0 0 0 4 str abcd\n"
 	    "lkb 6 2 0 0 0 0 0 2 5 -1 0 0 0 0 1 0\n");
 	check(run("$C locks -d cd1 -r") == 0 && strstr(R.out, " LEASE NODE\n") &&
-	      strstr(R.out, "cd1 1:1 holder - - - - exclusive - - - 2\n") &&
+	      strstr(R.out, "cd1 1:1 holder 0 - - - exclusive - - - 2\n") &&
 	      strstr(R.out, "cd1 1:1 waiter 2 - - - exclusive - - - 3\n") &&
 	      strstr(R.out, "cd1 1:1 waiter 0 9 77 w exclusive - 1\\x20ms - local\n"),
 	      "locks -r: node 2 holds 1:1, node 3 waits second in the DLM's queue (NODE),"
@@ -420,6 +420,18 @@ static void test_cluster(void)
 	   " .all_nodes_known]) == [[\"1:1\", \"here\", 1, true], [\"1:2\", \"elsewhere\", 2, false]]))");
 	jq("locks -j of a local domain: an empty cluster view", "$C locks -j -d wh",
 	   ".cluster == [] and (.locks | length == 1) and .locks[0].node == null");
+	jq("locks -j: every row has the same keys, a holder's position is 0 on every node",
+	   "$C locks -j -d cd1",
+	   "([.locks[] | keys] | unique | length == 1) and .locks[0].node == 2 and"
+	   " .locks[0].position == 0 and .locks[1].dlm_granted == null and"
+	   " .locks[1].dlm_requested == null");
+	/* a path of quote, backslash, tab, UTF-8 (e acute) and a byte 0xff */
+	jq("locks -j: the file's path as JSON, UTF-8 kept, a stray byte U+FFFD",
+	   "D=\"$ORDLOCK_DEBUGFS/$(printf 'd\"q\\\\b\\t\\303\\251\\377')\"; mkdir -p \"$D\" &&"
+	   " cp \"$ORDLOCK_DLM_DEBUGFS/ordlock.cd1_all\" \"$D/\" &&"
+	   " ORDLOCK_DLM_DEBUGFS=\"$D\" $C locks -j -d cd1",
+	   ".cluster[0].readable and (.cluster[0].file |"
+	   " endswith(\"/d\\\"q\\\\b\\t\xc3\xa9\\ufffd/ordlock.cd1_all\"))");
 	check(run("ORDLOCK_DLM_DEBUGFS=/nonexistent $C locks -d cd1") == 0 &&
 	      strstr(R.out, "cluster domain cd1: other nodes' locks unknown: cannot read"
 		     " /nonexistent/ordlock.cd1_all: no such file") &&

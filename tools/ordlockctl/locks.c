@@ -203,10 +203,8 @@ static void olc_locks_json_remote(struct olc_json *j, const struct olc_lrow *w)
 	olc_json_str(j, "domain", w->domain);
 	olc_json_key(j, w->domain, r->rank, r->id);
 	olc_json_str(j, "role", olc_role_str(r->role));
-	if (r->pos)
-		olc_json_u64(j, "position", r->pos);
-	else
-		olc_json_null(j, "position");
+	/* as on this host's rows: 0 for a holder */
+	olc_json_u64(j, "position", r->pos);
 	olc_json_null(j, "owner_id");
 	olc_json_null(j, "pid");
 	olc_json_null(j, "comm");
@@ -233,10 +231,7 @@ static void olc_locks_cells_remote(struct olc_table *t, const struct olc_lrow *w
 	olc_table_cell(t, OLC_RESET, "%s", w->domain);
 	olc_table_cell(t, OLC_BOLD, "%s", olc_key(w->domain, r->rank, r->id));
 	olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s", olc_role_str(r->role));
-	if (r->pos)
-		olc_table_cell(t, OLC_RESET, "%u", r->pos);
-	else
-		olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "%u", r->pos);
 	olc_table_cell(t, OLC_RESET, "-");
 	olc_table_cell(t, OLC_RESET, "-");
 	olc_table_cell(t, OLC_RESET, "-");
@@ -325,7 +320,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_u64(&j, "lease_left_ms", l->lease_left_ms);
 			else
 				olc_json_null(&j, "lease_left_ms");
+			/* every row has the keys of every other row */
 			olc_json_null(&j, "node");
+			olc_json_null(&j, "dlm_granted");
+			olc_json_null(&j, "dlm_requested");
 			olc_json_obj_end(&j);
 		}
 		olc_list_end(&j, NULL, NULL, NULL);
@@ -408,8 +406,10 @@ const struct olc_cmd olc_cmd_locks = {
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
 	"\"token\" (null for waiters), \"waited_us\" (null for holders),\n"
 	"\"lease_left_ms\" (null without a lease), \"node\" (null: this host; another\n"
-	"node's row: its node id, null owner_id, pid, comm, token and waited_us, and\n"
-	"\"dlm_granted\", \"dlm_requested\": NL, PR, EX, or null for none)}],\n"
+	"node's row: its node id, null owner_id, pid, comm, token and waited_us),\n"
+	"\"dlm_granted\", \"dlm_requested\" (another node's row: NL, PR, EX, or null for\n"
+	"none; null on this host's rows): every row has every key, a holder's\n"
+	"position is 0}],\n"
 	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
 	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
 	"\"ignored_resources\", \"keys\": [{\"key\", \"rank\", \"id\", \"master\"\n"

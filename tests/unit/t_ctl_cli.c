@@ -339,6 +339,15 @@ static void test_usage(void)
 	check(run("$C --help") == 0 && strstr(R.out, "cycles") && strstr(R.out, "exec"),
 	      "--help lists the commands");
 	check(run("$C exec -E 300 -x 1:1 -- true") == 64, "exec -E 300: exit 64");
+	/* before the module (absent here) or the domain's rank names are asked */
+	check(run("$C exec -x bogus -- true") == 64 && strstr(R.err, "key \"bogus\": write RANK:ID"),
+	      "exec -x bogus: a usage error (64) naming the key, whether or not the module is loaded");
+	check(run("$C exec -s 'w h:1' -- true") == 64 && strstr(R.err, "\"w h:1\""),
+	      "exec -s 'w h:1': a rank that is neither a number nor a name: exit 64");
+	check(run("$C exec -x wh:1x 3") == 64 && strstr(R.err, "the id is not a number"),
+	      "exec -x wh:1x FD: a bad id: exit 64");
+	check(run("$C check-token wh:x 5") == 64 && strstr(R.err, "\"wh:x\""),
+	      "check-token wh:x: a usage error (64) naming the key");
 	check(run("$C exec -x 1:1 -c true -- false") == 64, "exec -c with a command too: exit 64");
 	check(run("$C exec -j -x 1:1 -- true") == 64 && strstr(R.err, "invalid option"),
 	      "exec -j: refused (exec takes no JSON), exit 64");

@@ -347,12 +347,16 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 			void *args)
 {
 	struct olc_exec_args *a = args;
+	char why[160];
 
 	switch (c) {
 	case 's':
 	case 'x':
 		if (a->nkeys == OLC_EXEC_MAX_KEYS)
 			return olc_usage(cmd, "more than %d keys", OLC_EXEC_MAX_KEYS);
+		/* a usage error before the module or the domain is asked */
+		if (olc_key_syntax(arg, why, sizeof(why)))
+			return olc_usage(cmd, "%s", why);
 		a->texts[a->nkeys].text = arg;
 		a->texts[a->nkeys].mode = c == 's' ? ORDLOCK_MODE_SHARED :
 					  ORDLOCK_MODE_EXCLUSIVE;

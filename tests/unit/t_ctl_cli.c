@@ -339,6 +339,9 @@ static void test_usage(void)
 	check(run("$C --help") == 0 && strstr(R.out, "cycles") && strstr(R.out, "exec"),
 	      "--help lists the commands");
 	check(run("$C exec -E 300 -x 1:1 -- true") == 64, "exec -E 300: exit 64");
+	check(run("$C help --columns locks > /dev/full") == 71 && strstr(R.err, "error writing"),
+	      "help --columns > /dev/full: exit 71, not 0 (a script reads that list)");
+	check(run("$C --version > /dev/full") == 71, "--version > /dev/full: exit 71");
 	/* before the module (absent here) or the domain's rank names are asked */
 	check(run("$C exec -x bogus -- true") == 64 && strstr(R.err, "key \"bogus\": write RANK:ID"),
 	      "exec -x bogus: a usage error (64) naming the key, whether or not the module is loaded");

@@ -401,7 +401,7 @@ static void test_cluster(void)
 	    "rsb 00000000a1b2c3d6 0 1 0 0 0 0 4 str abcd\n"
 	    "lkb 6 2 0 0 0 0 0 2 5 -1 0 0 0 0 1 0\n");
 	check(run("$C locks -d cd1 -r") == 0 && strstr(R.out, " LEASE NODE\n") &&
-	      strstr(R.out, "cd1 1:1 holder 0 - - - exclusive - - - 2\n") &&
+	      strstr(R.out, "cd1 1:1 holder - - - - exclusive - - - 2\n") &&
 	      strstr(R.out, "cd1 1:1 waiter 2 - - - exclusive - - - 3\n") &&
 	      strstr(R.out, "cd1 1:1 waiter 0 9 77 w exclusive - 1\\x20ms - local\n"),
 	      "locks -r: node 2 holds 1:1, node 3 waits second in the DLM's queue (NODE),"

@@ -231,7 +231,11 @@ static void olc_locks_cells_remote(struct olc_table *t, const struct olc_lrow *w
 	olc_table_cell(t, OLC_RESET, "%s", w->domain);
 	olc_table_cell(t, OLC_BOLD, "%s", olc_key(w->domain, r->rank, r->id));
 	olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s", olc_role_str(r->role));
-	olc_table_cell(t, OLC_RESET, "%u", r->pos);
+	/* the table (c_views reads it) keeps "-" for another node's holder */
+	if (r->pos)
+		olc_table_cell(t, OLC_RESET, "%u", r->pos);
+	else
+		olc_table_cell(t, OLC_RESET, "-");
 	olc_table_cell(t, OLC_RESET, "-");
 	olc_table_cell(t, OLC_RESET, "-");
 	olc_table_cell(t, OLC_RESET, "-");

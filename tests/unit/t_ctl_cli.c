@@ -184,6 +184,12 @@ static void test_other(void)
 	    "aa 3:1 holder 0 9 7 x shared 4\n");
 	check(run("$C locks") == 0 && strstr(R.out, "TOKEN") && strstr(R.out, "1.23 ms") == NULL &&
 	      strstr(R.out, "holder"), "locks: a table");
+	check(run("$C locks -r -o +node") == 0 &&
+	      strstr(R.out, "DOMAIN KEY ROLE POS OWNER PID COMM MODE TOKEN WAITED LEASE NODE\n") &&
+	      strstr(R.out, "aa 3:1 holder 0 9 7 x shared 4 - - local\n"),
+	      "locks -o +NODE: the default columns, then NODE (lslocks' -o +LIST)");
+	check(run("$C locks -o +") == 64 && run("$C locks -o +KEY,,ROLE") == 64,
+	      "locks -o + and -o +KEY,,ROLE: exit 64");
 	jq("locks -j: sorted by domain, key, holders first", "$C locks -j",
 	   "[.locks[] | [.domain, .role]] == [[\"aa\", \"holder\"], [\"wh\", \"holder\"], [\"wh\", \"waiter\"]]"
 	   " and .locks[1].token == 17 and .locks[2].waited_us == 1234");

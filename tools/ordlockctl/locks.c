@@ -335,8 +335,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 	}
 
 	/* NODE by default only on a host with cluster domains: other tables unchanged */
-	if (!olc_tab.columns && !sp.n)
-		olc_tab.columns = OLC_LOCKS_LOCAL_COLUMNS;
+	if (!sp.n)
+		olc_tab.defaults = OLC_LOCKS_LOCAL_COLUMNS;
 	t = olc_table_new(12, headers, "llllrrllrrrr");
 	for (i = 0; i < nrows; i++) {
 		const struct olc_lock *l = rows[i].l;

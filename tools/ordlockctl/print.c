@@ -153,6 +153,8 @@ int olc_columns_check(const char *list, const char *const *headers, char *bad,
 
 	while (headers[n])
 		n++;
+	if (*list == '+')
+		p = ++list;
 	if (!*list)
 		goto fail;
 	for (; *p; p = *e ? e + 1 : e) {
@@ -168,6 +170,25 @@ int olc_columns_check(const char *list, const char *const *headers, char *bad,
 fail:
 	snprintf(bad, badlen, "%s", list);
 	return -1;
+}
+
+/* Append the columns of @list to the @ncols of @cols (@cap at most); their number */
+static unsigned int olc_table_cols(const struct olc_table *t, const char *list,
+				   int *cols, unsigned int ncols, unsigned int cap)
+{
+	const char *p = list, *e;
+
+	for (; *p && ncols < cap; p = *e ? e + 1 : e) {
+		int k;
+
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		k = olc_table_col(t->headers, t->ncols, p, (size_t)(e - p));
+		if (k >= 0)
+			cols[ncols++] = k;
+	}
+	return ncols;
 }
 
 static const char *const olc_scols_color[OLC_NCOLORS] = {
@@ -197,23 +218,17 @@ void olc_table_print(struct olc_table *t, FILE *f)
 	tb = scols_new_table();
 	if (!tb)
 		goto out;
-	if (olc_tab.columns) {
-		const char *p = olc_tab.columns, *e;
-
-		for (; *p && ncols < ARRAY_LEN(cols); p = *e ? e + 1 : e) {
-			int k;
-
-			e = strchr(p, ',');
-			if (!e)
-				e = p + strlen(p);
-			k = olc_table_col(t->headers, t->ncols, p, (size_t)(e - p));
-			if (k >= 0)
-				cols[ncols++] = k;
-		}
-	} else {
-		for (c = 0; c < t->ncols && c < ARRAY_LEN(cols); c++)
-			cols[ncols++] = (int)c;
+	/* -o +LIST: the default columns, then LIST (as lslocks -o +LIST) */
+	if (!olc_tab.columns || olc_tab.columns[0] == '+') {
+		if (olc_tab.defaults)
+			ncols = olc_table_cols(t, olc_tab.defaults, cols, 0, ARRAY_LEN(cols));
+		else
+			for (c = 0; c < t->ncols && c < ARRAY_LEN(cols); c++)
+				cols[ncols++] = (int)c;
 	}
+	if (olc_tab.columns)
+		ncols = olc_table_cols(t, olc_tab.columns + (olc_tab.columns[0] == '+'),
+				       cols, ncols, ARRAY_LEN(cols));
 	scols_table_set_stream(tb, f);
 	scols_table_enable_colors(tb, olc_colors);
 	scols_table_enable_raw(tb, olc_tab.raw);

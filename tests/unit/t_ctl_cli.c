@@ -458,6 +458,7 @@ static void test_cluster(void)
 	jq("... and the JSON says readable false and why",
 	   "ORDLOCK_DLM_DEBUGFS=/nonexistent $C locks -j -d cd1",
 	   ".cluster[0].readable == false and (.cluster[0].error | test(\"no such file\")) and"
+	   " (.cluster[0] | has(\"keys\") and .keys == null and has(\"ignored_resources\")) and"
 	   " ([.locks[] | select(.node != null)] | length == 0)");
 	put("ddbg/ordlock.cd1_all", "version 4 rsb 2\n"
 	    "rsb 00000000a1b2c3d4 0 0 1 1 0 0 25 str 00000001:0000000000000001\n");

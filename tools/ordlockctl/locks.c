@@ -90,7 +90,10 @@ static void olc_locks_json_cluster(struct olc_json *j, const struct olc_dlm_spac
 			olc_json_null(j, "this_node");
 		olc_json_bool(j, "readable", !s->err);
 		if (s->err) {
+			/* the same keys as a readable one's: null, not known */
 			olc_json_str(j, "error", s->why);
+			olc_json_null(j, "ignored_resources");
+			olc_json_null(j, "keys");
 			olc_json_obj_end(j);
 			continue;
 		}
@@ -416,6 +419,7 @@ const struct olc_cmd olc_cmd_locks = {
 	"position is 0}],\n"
 	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
 	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
-	"\"ignored_resources\", \"keys\": [{\"key\", \"rank\", \"id\", \"master\"\n"
+	"\"ignored_resources\", \"keys\" (both null when not readable): [{\"key\", \"rank\",\n"
+	"\"id\", \"master\"\n"
 	"(here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}]}.\n",
 };

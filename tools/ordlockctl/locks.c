@@ -420,6 +420,5 @@ const struct olc_cmd olc_cmd_locks = {
 	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
 	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
 	"\"ignored_resources\", \"keys\" (both null when not readable): [{\"key\", \"rank\",\n"
-	"\"id\", \"master\"\n"
-	"(here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}]}.\n",
+	"\"id\", \"master\" (here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}]}.\n",
 };

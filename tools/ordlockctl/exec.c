@@ -58,7 +58,10 @@ struct olc_exec_key {
 	unsigned int mode;
 };
 
-/* -w SECONDS: a decimal number; returns -1 on error, else milliseconds */
+/* the longest -w: 2^32 - 1 ms, what olc_exec_acquire() counts in */
+#define OLC_EXEC_MAX_SECONDS	4294967.0
+
+/* -w SECONDS: a decimal number; -1 not one, -2 above the longest, else ms */
 static long long olc_seconds_ms(const char *s)
 {
 	char *end;
@@ -66,8 +69,11 @@ static long long olc_seconds_ms(const char *s)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 4294967.0)
+	if (end == s || *end || isnan(v) || v < 0 || (errno && errno != ERANGE))
 		return -1;
+	/* ERANGE: an overflow (HUGE_VAL) is too long, an underflow next to 0 */
+	if (v > OLC_EXEC_MAX_SECONDS)
+		return -2;
 	return (long long)ceil(v * 1000.0);
 }
 
@@ -366,6 +372,9 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	case 'w': {
 		long long ms = olc_seconds_ms(arg);
 
+		if (ms == -2)
+			return olc_usage(cmd, "-w: \"%s\" is longer than the longest wait, %.0f seconds (49 days)",
+					 arg, OLC_EXEC_MAX_SECONDS);
 		if (ms < 0)
 			return olc_usage(cmd, "-w: \"%s\" is not a number of seconds", arg);
 		/* flock: -w 0 does not wait */

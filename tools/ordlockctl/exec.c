@@ -475,6 +475,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	int no_fork, close_fd, unlock, domain_given, fd = -1;
 	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
+	sigset_t fwd, old_mask;
 	struct olc_exec_take t;
 	struct ordlock *ol = NULL;
 	uint64_t token = 0;
@@ -653,7 +654,16 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	 * frees nothing the child holds or will hold.
 	 *
 	 * Like system(3): the terminal's signals are for the command.
+	 *
+	 * SIGTERM and SIGHUP are held back until olc_exec_child names the
+	 * child: one that came before would find no child to pass it on to
+	 * and be lost, and ordlockctl would wait for a command that never got
+	 * it (the child gets the mask back, with nothing pending).
 	 */
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGHUP);
+	sigprocmask(SIG_BLOCK, &fwd, &old_mask);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
@@ -665,6 +675,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		ret = errno;
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		olc_err("fork: %s", strerror(ret));
 		ordlock_close(ol);
 		free(texts);
@@ -676,6 +687,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		olc_exec_name(shell_cmd, &argv[optind]);
 		ret = olc_exec_take(&t, &token);
 		if (ret >= 0)
@@ -696,6 +708,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	free(texts);
 	free(keys);
 	olc_exec_child = pid;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			olc_err("waitpid: %s", strerror(errno));

@@ -184,6 +184,12 @@ static void test_other(void)
 	    "aa 3:1 holder 0 9 7 x shared 4\n");
 	check(run("$C locks") == 0 && strstr(R.out, "TOKEN") && strstr(R.out, "1.23 ms") == NULL &&
 	      strstr(R.out, "holder"), "locks: a table");
+	check(run("$C locks -r -o +node") == 0 &&
+	      strstr(R.out, "DOMAIN KEY ROLE POS OWNER PID COMM MODE TOKEN WAITED LEASE NODE\n") &&
+	      strstr(R.out, "aa 3:1 holder 0 9 7 x shared 4 - - local\n"),
+	      "locks -o +NODE: the default columns, then NODE (lslocks' -o +LIST)");
+	check(run("$C locks -o +") == 64 && run("$C locks -o +KEY,,ROLE") == 64,
+	      "locks -o + and -o +KEY,,ROLE: exit 64");
 	jq("locks -j: sorted by domain, key, holders first", "$C locks -j",
 	   "[.locks[] | [.domain, .role]] == [[\"aa\", \"holder\"], [\"wh\", \"holder\"], [\"wh\", \"waiter\"]]"
 	   " and .locks[1].token == 17 and .locks[2].waited_us == 1234");
@@ -339,6 +345,22 @@ static void test_usage(void)
 	check(run("$C --help") == 0 && strstr(R.out, "cycles") && strstr(R.out, "exec"),
 	      "--help lists the commands");
 	check(run("$C exec -E 300 -x 1:1 -- true") == 64, "exec -E 300: exit 64");
+	check(run("$C help --columns locks > /dev/full") == 71 && strstr(R.err, "error writing"),
+	      "help --columns > /dev/full: exit 71, not 0 (a script reads that list)");
+	check(run("$C --version > /dev/full") == 71, "--version > /dev/full: exit 71");
+	check(run("$C exec -w 4294968 -x 1:1 -- true") == 64 && strstr(R.err, "longer than the longest wait") &&
+	      run("$C exec -w 1e400 -x 1:1 -- true") == 64 && strstr(R.err, "longer than the longest") &&
+	      run("$C exec -w nan -x 1:1 -- true") == 64 && strstr(R.err, "not a number"),
+	      "exec -w past 2^32-1 ms: says it is too long (not \"not a number\"); nan is not a number");
+	/* before the module (absent here) or the domain's rank names are asked */
+	check(run("$C exec -x bogus -- true") == 64 && strstr(R.err, "key \"bogus\": write RANK:ID"),
+	      "exec -x bogus: a usage error (64) naming the key, whether or not the module is loaded");
+	check(run("$C exec -s 'w h:1' -- true") == 64 && strstr(R.err, "\"w h:1\""),
+	      "exec -s 'w h:1': a rank that is neither a number nor a name: exit 64");
+	check(run("$C exec -x wh:1x 3") == 64 && strstr(R.err, "the id is not a number"),
+	      "exec -x wh:1x FD: a bad id: exit 64");
+	check(run("$C check-token wh:x 5") == 64 && strstr(R.err, "\"wh:x\""),
+	      "check-token wh:x: a usage error (64) naming the key");
 	check(run("$C exec -x 1:1 -c true -- false") == 64, "exec -c with a command too: exit 64");
 	check(run("$C exec -j -x 1:1 -- true") == 64 && strstr(R.err, "invalid option"),
 	      "exec -j: refused (exec takes no JSON), exit 64");
@@ -420,6 +442,18 @@ static void test_cluster(void)
 	   " .all_nodes_known]) == [[\"1:1\", \"here\", 1, true], [\"1:2\", \"elsewhere\", 2, false]]))");
 	jq("locks -j of a local domain: an empty cluster view", "$C locks -j -d wh",
 	   ".cluster == [] and (.locks | length == 1) and .locks[0].node == null");
+	jq("locks -j: every row has the same keys, a holder's position is 0 on every node",
+	   "$C locks -j -d cd1",
+	   "([.locks[] | keys] | unique | length == 1) and .locks[0].node == 2 and"
+	   " .locks[0].position == 0 and .locks[1].dlm_granted == null and"
+	   " .locks[1].dlm_requested == null");
+	/* a path of quote, backslash, tab, UTF-8 (e acute) and a byte 0xff */
+	jq("locks -j: the file's path as JSON, UTF-8 kept, a stray byte U+FFFD",
+	   "D=\"$ORDLOCK_DEBUGFS/$(printf 'd\"q\\\\b\\t\\303\\251\\377')\"; mkdir -p \"$D\" &&"
+	   " cp \"$ORDLOCK_DLM_DEBUGFS/ordlock.cd1_all\" \"$D/\" &&"
+	   " ORDLOCK_DLM_DEBUGFS=\"$D\" $C locks -j -d cd1",
+	   ".cluster[0].readable and (.cluster[0].file |"
+	   " endswith(\"/d\\\"q\\\\b\\t\xc3\xa9\\ufffd/ordlock.cd1_all\"))");
 	check(run("ORDLOCK_DLM_DEBUGFS=/nonexistent $C locks -d cd1") == 0 &&
 	      strstr(R.out, "cluster domain cd1: other nodes' locks unknown: cannot read"
 		     " /nonexistent/ordlock.cd1_all: no such file") &&
@@ -428,6 +462,7 @@ static void test_cluster(void)
 	jq("... and the JSON says readable false and why",
 	   "ORDLOCK_DLM_DEBUGFS=/nonexistent $C locks -j -d cd1",
 	   ".cluster[0].readable == false and (.cluster[0].error | test(\"no such file\")) and"
+	   " (.cluster[0] | has(\"keys\") and .keys == null and has(\"ignored_resources\")) and"
 	   " ([.locks[] | select(.node != null)] | length == 0)");
 	put("ddbg/ordlock.cd1_all", "version 4 rsb 2\n"
 	    "rsb 00000000a1b2c3d4 0 0 1 1 0 0 25 str 00000001:0000000000000001\n");

@@ -181,6 +181,16 @@ static void test_malformed(void)
 	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 3 hex 01 02\n", 2, "a hex name too short");
 	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 1 hex 01 02\n", 2, "a hex name too long");
 	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 3 bin abc\n", 2, "neither str nor hex");
+	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 2 hex -1 02\n", 2, "a hex byte with a sign");
+	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 2 hex 0x 02\n", 2, "a hex byte 0x");
+	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 2 hex  a  b\n", 2, "hex bytes of one digit");
+	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 2 hex 0a0 2\n", 2, "a hex byte of three digits");
+	/* cut to 15 characters, "0000000000000002" would read as node 0 (here) */
+	bad(V "rsb 00000000a1b2c3d4 0000000000000002 1 0 0 0 0 25 str 00000001:0000000000000001\n",
+	    2, "a master node of 16 characters");
+	bad(V "rsb 00000000a1b2c3d4 0 1 0 0 0 0 0000000000000000025 str 00000001:0000000000000001\n",
+	    2, "a name length of 19 characters");
+	bad(V LKB(2, 2, 5, -1, 0), 2, "an lkb line before any rsb line");
 	bad(V "rsb 0 1\n", 2, "a short rsb line");
 	bad(V RSB(0, "00000001:0000000000000001") "lkb 1 2 0 0 0 0 0 2 5\n", 3, "a short lkb line");
 	bad(V RSB(0, "00000001:0000000000000001") "lkb 1 two 0 0 0 0 0 2 5 -1 0 0 0\n", 3,

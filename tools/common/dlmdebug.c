@@ -151,8 +151,8 @@ static int olc_dlm_rsb(struct olc_dlm_pstate *ps, const char *s,
 {
 	char name[64], buf[16];
 	const char *p = s;
-	unsigned int i, b;
-	int master, len, f;
+	unsigned int i;
+	int master, len, f, hi, lo;
 
 	/* the 8 fields after "rsb ", then the name's form */
 	for (f = 0; f < 8; f++) {
@@ -161,12 +161,17 @@ static int olc_dlm_rsb(struct olc_dlm_pstate *ps, const char *s,
 		i = 0;
 		while (*p && *p != ' ') {
 			if (i + 1 < sizeof(buf))
-				buf[i++] = *p;
+				buf[i] = *p;
+			i++;
 			p++;
 		}
-		buf[i] = '\0';
+		buf[i < sizeof(buf) ? i : sizeof(buf) - 1] = '\0';
 		if (!i)
 			return olc_dlm_bad(ps, "rsb line: %d fields before the name, 8 expected", f);
+		/* the numbers read: one cut short could read as another */
+		if ((f == 1 || f == 7) && i >= sizeof(buf))
+			return olc_dlm_bad(ps, "rsb line: field %d (%s) is longer than %zu characters",
+					   f + 2, f == 1 ? "node" : "name length", sizeof(buf) - 1);
 		if (f == 1 && olc_dlm_int(buf, &master))
 			return olc_dlm_bad(ps, "rsb line: node \"%s\" is not a number", buf);
 		if (f == 7 && (olc_dlm_int(buf, &len) || len < 1 || len > 64))
@@ -182,10 +187,16 @@ static int olc_dlm_rsb(struct olc_dlm_pstate *ps, const char *s,
 		memcpy(name, p, (size_t)len);
 	} else if (!strncmp(p, "hex", 3)) {
 		p += 3;
+		/* " XX" per byte, two lowercase hex digits (the DLM's %02x) */
 		for (i = 0; i < (unsigned int)len; i++) {
-			if (sscanf(p, " %2x", &b) != 1 || p[0] != ' ')
+			if (p[0] != ' ' || !p[1])
 				return olc_dlm_bad(ps, "rsb line: hex name shorter than %d bytes", len);
-			name[i] = (char)b;
+			hi = olc_dlm_hex(p[1]);
+			lo = olc_dlm_hex(p[2]);
+			if (hi < 0 || lo < 0 || (p[3] && p[3] != ' '))
+				return olc_dlm_bad(ps, "rsb line: byte %u of the hex name is not two hex digits",
+						   i + 1);
+			name[i] = (char)(hi << 4 | lo);
 			p += 3;
 		}
 		if (*p)
@@ -251,7 +262,7 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 	char *tok[OLC_DLM_TOKS], *line;
 	unsigned int ntok, queued = 0;
 	size_t at = 0, n;
-	int ret = 0, seen_version = 0;
+	int ret = 0, seen_version = 0, seen_rsb = 0;
 	int node, sts, grmode, rqmode, lookup;
 
 	memset(out, 0, sizeof(*out));
@@ -293,6 +304,7 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 				break;
 			queued = 0;
 			cur = NULL;
+			seen_rsb = 1;
 			if (!ret) {
 				out->ignored++;
 				continue;
@@ -318,6 +330,10 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 		    olc_dlm_int(tok[9], &grmode) || olc_dlm_int(tok[10], &rqmode) ||
 		    olc_dlm_int(tok[12], &lookup)) {
 			ret = olc_dlm_bad(&ps, "lkb line: not the fields of the DLM's format");
+			break;
+		}
+		if (!seen_rsb) {
+			ret = olc_dlm_bad(&ps, "an lkb line before any rsb line");
 			break;
 		}
 		if (!cur)

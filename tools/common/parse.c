@@ -309,6 +309,31 @@ int olc_key_parse(const char *s, const struct olc_rank_names *names,
 	return -EINVAL;
 }
 
+int olc_key_syntax(const char *s, char *why, size_t whylen)
+{
+	const char *colon = strrchr(s, ':');
+	char head[ORDLOCK_RANK_NAME_MAX + 1];
+	uint32_t rank;
+	uint64_t id;
+	size_t hlen;
+
+	if (!olc_key_uses_name(s) || !colon)
+		return olc_key_parse(s, NULL, &rank, &id, why, whylen);
+	hlen = (size_t)(colon - s);
+	if (olc_parse_u64(colon + 1, &id))
+		return olc_key_parse(s, NULL, &rank, &id, why, whylen);
+	if (hlen < sizeof(head)) {
+		memcpy(head, s, hlen);
+		head[hlen] = '\0';
+		if (!olc_rank_name_check(head))
+			return 0;
+	}
+	snprintf(why, whylen, "key \"%.40s\": the rank is neither a number nor a rank name"
+		 " (a letter, then letters, digits, '.', '_' or '-', at most %d)",
+		 s, ORDLOCK_RANK_NAME_MAX - 1);
+	return -EINVAL;
+}
+
 char *olc_key_str(char *buf, size_t len, const struct olc_rank_names *names,
 		  uint32_t rank, uint64_t id)
 {

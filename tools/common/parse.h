@@ -219,6 +219,13 @@ int olc_key_parse(const char *s, const struct olc_rank_names *names,
 /* olc_key_uses_name() - @s is written "NAME:ID" */
 int olc_key_uses_name(const char *s);
 
+/*
+ * olc_key_syntax() - whether @s is written as a key at all, before the
+ * domain's rank names are known: RANK:ID parsed whole, NAME:ID with a
+ * well-formed name and id. 0, or -EINVAL with the reason in @why.
+ */
+int olc_key_syntax(const char *s, char *why, size_t whylen);
+
 /* olc_key_str() - "NAME:ID" when @names knows the rank, else "RANK:ID" */
 char *olc_key_str(char *buf, size_t len, const struct olc_rank_names *names,
 		  uint32_t rank, uint64_t id);

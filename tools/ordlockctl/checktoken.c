@@ -33,6 +33,9 @@ static int olc_check_token_run(const struct olc_cmd *cmd, int argc, char **argv)
 	domain = a.domain ? a.domain : ORDLOCK_DEFAULT_DOMAIN;
 	if (olc_parse_u64(argv[optind + 1], &token))
 		return olc_usage(cmd, "\"%s\" is not a token (a number)", argv[optind + 1]);
+	/* a usage error before the module or the domain is asked */
+	if (olc_key_syntax(argv[optind], why, sizeof(why)))
+		return olc_usage(cmd, "%s", why);
 	if (olc_key_uses_name(argv[optind])) {
 		struct olc_nl *nl = olc_netlink(0);
 

@@ -58,7 +58,10 @@ struct olc_exec_key {
 	unsigned int mode;
 };
 
-/* -w SECONDS: a decimal number; returns -1 on error, else milliseconds */
+/* the longest -w: 2^32 - 1 ms, what olc_exec_acquire() counts in */
+#define OLC_EXEC_MAX_SECONDS	4294967.0
+
+/* -w SECONDS: a decimal number; -1 not one, -2 above the longest, else ms */
 static long long olc_seconds_ms(const char *s)
 {
 	char *end;
@@ -66,8 +69,11 @@ static long long olc_seconds_ms(const char *s)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 4294967.0)
+	if (end == s || *end || isnan(v) || v < 0 || (errno && errno != ERANGE))
 		return -1;
+	/* ERANGE: an overflow (HUGE_VAL) is too long, an underflow next to 0 */
+	if (v > OLC_EXEC_MAX_SECONDS)
+		return -2;
 	return (long long)ceil(v * 1000.0);
 }
 
@@ -347,12 +353,16 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 			void *args)
 {
 	struct olc_exec_args *a = args;
+	char why[160];
 
 	switch (c) {
 	case 's':
 	case 'x':
 		if (a->nkeys == OLC_EXEC_MAX_KEYS)
 			return olc_usage(cmd, "more than %d keys", OLC_EXEC_MAX_KEYS);
+		/* a usage error before the module or the domain is asked */
+		if (olc_key_syntax(arg, why, sizeof(why)))
+			return olc_usage(cmd, "%s", why);
 		a->texts[a->nkeys].text = arg;
 		a->texts[a->nkeys].mode = c == 's' ? ORDLOCK_MODE_SHARED :
 					  ORDLOCK_MODE_EXCLUSIVE;
@@ -362,6 +372,9 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	case 'w': {
 		long long ms = olc_seconds_ms(arg);
 
+		if (ms == -2)
+			return olc_usage(cmd, "-w: \"%s\" is longer than the longest wait, %.0f seconds (49 days)",
+					 arg, OLC_EXEC_MAX_SECONDS);
 		if (ms < 0)
 			return olc_usage(cmd, "-w: \"%s\" is not a number of seconds", arg);
 		/* flock: -w 0 does not wait */
@@ -462,6 +475,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	int no_fork, close_fd, unlock, domain_given, fd = -1;
 	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
+	sigset_t fwd, old_mask;
 	struct olc_exec_take t;
 	struct ordlock *ol = NULL;
 	uint64_t token = 0;
@@ -640,7 +654,16 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	 * frees nothing the child holds or will hold.
 	 *
 	 * Like system(3): the terminal's signals are for the command.
+	 *
+	 * SIGTERM and SIGHUP are held back until olc_exec_child names the
+	 * child: one that came before would find no child to pass it on to
+	 * and be lost, and ordlockctl would wait for a command that never got
+	 * it (the child gets the mask back, with nothing pending).
 	 */
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGHUP);
+	sigprocmask(SIG_BLOCK, &fwd, &old_mask);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &sa, &old_int);
@@ -652,6 +675,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	pid = fork();
 	if (pid < 0) {
 		ret = errno;
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		olc_err("fork: %s", strerror(ret));
 		ordlock_close(ol);
 		free(texts);
@@ -663,6 +687,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		olc_exec_name(shell_cmd, &argv[optind]);
 		ret = olc_exec_take(&t, &token);
 		if (ret >= 0)
@@ -683,6 +708,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	free(texts);
 	free(keys);
 	olc_exec_child = pid;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			olc_err("waitpid: %s", strerror(errno));

@@ -90,7 +90,10 @@ static void olc_locks_json_cluster(struct olc_json *j, const struct olc_dlm_spac
 			olc_json_null(j, "this_node");
 		olc_json_bool(j, "readable", !s->err);
 		if (s->err) {
+			/* the same keys as a readable one's: null, not known */
 			olc_json_str(j, "error", s->why);
+			olc_json_null(j, "ignored_resources");
+			olc_json_null(j, "keys");
 			olc_json_obj_end(j);
 			continue;
 		}
@@ -203,10 +206,8 @@ static void olc_locks_json_remote(struct olc_json *j, const struct olc_lrow *w)
 	olc_json_str(j, "domain", w->domain);
 	olc_json_key(j, w->domain, r->rank, r->id);
 	olc_json_str(j, "role", olc_role_str(r->role));
-	if (r->pos)
-		olc_json_u64(j, "position", r->pos);
-	else
-		olc_json_null(j, "position");
+	/* as on this host's rows: 0 for a holder */
+	olc_json_u64(j, "position", r->pos);
 	olc_json_null(j, "owner_id");
 	olc_json_null(j, "pid");
 	olc_json_null(j, "comm");
@@ -233,6 +234,7 @@ static void olc_locks_cells_remote(struct olc_table *t, const struct olc_lrow *w
 	olc_table_cell(t, OLC_RESET, "%s", w->domain);
 	olc_table_cell(t, OLC_BOLD, "%s", olc_key(w->domain, r->rank, r->id));
 	olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s", olc_role_str(r->role));
+	/* the table (c_views reads it) keeps "-" for another node's holder */
 	if (r->pos)
 		olc_table_cell(t, OLC_RESET, "%u", r->pos);
 	else
@@ -325,7 +327,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_u64(&j, "lease_left_ms", l->lease_left_ms);
 			else
 				olc_json_null(&j, "lease_left_ms");
+			/* every row has the keys of every other row */
 			olc_json_null(&j, "node");
+			olc_json_null(&j, "dlm_granted");
+			olc_json_null(&j, "dlm_requested");
 			olc_json_obj_end(&j);
 		}
 		olc_list_end(&j, NULL, NULL, NULL);
@@ -333,8 +338,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 	}
 
 	/* NODE by default only on a host with cluster domains: other tables unchanged */
-	if (!olc_tab.columns && !sp.n)
-		olc_tab.columns = OLC_LOCKS_LOCAL_COLUMNS;
+	if (!sp.n)
+		olc_tab.defaults = OLC_LOCKS_LOCAL_COLUMNS;
 	t = olc_table_new(12, headers, "llllrrllrrrr");
 	for (i = 0; i < nrows; i++) {
 		const struct olc_lock *l = rows[i].l;
@@ -408,10 +413,12 @@ const struct olc_cmd olc_cmd_locks = {
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
 	"\"token\" (null for waiters), \"waited_us\" (null for holders),\n"
 	"\"lease_left_ms\" (null without a lease), \"node\" (null: this host; another\n"
-	"node's row: its node id, null owner_id, pid, comm, token and waited_us, and\n"
-	"\"dlm_granted\", \"dlm_requested\": NL, PR, EX, or null for none)}],\n"
+	"node's row: its node id, null owner_id, pid, comm, token and waited_us),\n"
+	"\"dlm_granted\", \"dlm_requested\" (another node's row: NL, PR, EX, or null for\n"
+	"none; null on this host's rows): every row has every key, a holder's\n"
+	"position is 0}],\n"
 	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
 	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
-	"\"ignored_resources\", \"keys\": [{\"key\", \"rank\", \"id\", \"master\"\n"
-	"(here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}]}.\n",
+	"\"ignored_resources\", \"keys\" (both null when not readable): [{\"key\", \"rank\",\n"
+	"\"id\", \"master\" (here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}]}.\n",
 };

@@ -236,7 +236,7 @@ static int olc_main_opts(int argc, char **argv)
 	return -1;
 }
 
-int main(int argc, char **argv)
+static int olc_main(int argc, char **argv)
 {
 	const struct olc_cmd *cmd;
 	static char prog[64];
@@ -263,7 +263,15 @@ int main(int argc, char **argv)
 	argv[0] = prog;
 	/* the subcommand parses its options from argv[1] on */
 	optind = 0;
-	ret = cmd->run(cmd, argc, argv);
+	return cmd->run(cmd, argc, argv);
+}
+
+int main(int argc, char **argv)
+{
+	int ret = olc_main(argc, argv);
+
+	/* every output a script reads (help --columns, --version too): a write
+	 * that failed (a full disk, a closed pipe) is not a success */
 	if (fflush(stdout) || ferror(stdout)) {
 		olc_err("error writing the output");
 		return OLC_EXIT_OSERR;

@@ -80,7 +80,7 @@ struct olc_option {
 	{ 'f', "file", "FILE", "read a saved graph file (debugfs format; - for stdin)" }
 /* The table options of lslocks(8), of the subcommands with OLC_CMD_TABLE */
 #define OLC_OPTIONS_TABLE(pidhelp)						\
-	{ 'o', "output", "LIST", "the columns to print, comma-separated, in that order\n(see Columns below)" }, \
+	{ 'o', "output", "LIST", "the columns to print, comma-separated, in that order\n(see Columns below); +LIST: the default ones, then LIST" }, \
 	{ 'n', "noheadings", NULL, "print no header line" },			\
 	{ 'r', "raw", NULL, "raw output: one space between columns, no alignment" }, \
 	{ 'p', "pid", "PID", pidhelp }

@@ -153,6 +153,8 @@ int olc_columns_check(const char *list, const char *const *headers, char *bad,
 
 	while (headers[n])
 		n++;
+	if (*list == '+')
+		p = ++list;
 	if (!*list)
 		goto fail;
 	for (; *p; p = *e ? e + 1 : e) {
@@ -168,6 +170,25 @@ int olc_columns_check(const char *list, const char *const *headers, char *bad,
 fail:
 	snprintf(bad, badlen, "%s", list);
 	return -1;
+}
+
+/* Append the columns of @list to the @ncols of @cols (@cap at most); their number */
+static unsigned int olc_table_cols(const struct olc_table *t, const char *list,
+				   int *cols, unsigned int ncols, unsigned int cap)
+{
+	const char *p = list, *e;
+
+	for (; *p && ncols < cap; p = *e ? e + 1 : e) {
+		int k;
+
+		e = strchr(p, ',');
+		if (!e)
+			e = p + strlen(p);
+		k = olc_table_col(t->headers, t->ncols, p, (size_t)(e - p));
+		if (k >= 0)
+			cols[ncols++] = k;
+	}
+	return ncols;
 }
 
 static const char *const olc_scols_color[OLC_NCOLORS] = {
@@ -197,23 +218,17 @@ void olc_table_print(struct olc_table *t, FILE *f)
 	tb = scols_new_table();
 	if (!tb)
 		goto out;
-	if (olc_tab.columns) {
-		const char *p = olc_tab.columns, *e;
-
-		for (; *p && ncols < ARRAY_LEN(cols); p = *e ? e + 1 : e) {
-			int k;
-
-			e = strchr(p, ',');
-			if (!e)
-				e = p + strlen(p);
-			k = olc_table_col(t->headers, t->ncols, p, (size_t)(e - p));
-			if (k >= 0)
-				cols[ncols++] = k;
-		}
-	} else {
-		for (c = 0; c < t->ncols && c < ARRAY_LEN(cols); c++)
-			cols[ncols++] = (int)c;
+	/* -o +LIST: the default columns, then LIST (as lslocks -o +LIST) */
+	if (!olc_tab.columns || olc_tab.columns[0] == '+') {
+		if (olc_tab.defaults)
+			ncols = olc_table_cols(t, olc_tab.defaults, cols, 0, ARRAY_LEN(cols));
+		else
+			for (c = 0; c < t->ncols && c < ARRAY_LEN(cols); c++)
+				cols[ncols++] = (int)c;
 	}
+	if (olc_tab.columns)
+		ncols = olc_table_cols(t, olc_tab.columns + (olc_tab.columns[0] == '+'),
+				       cols, ncols, ARRAY_LEN(cols));
 	scols_table_set_stream(tb, f);
 	scols_table_enable_colors(tb, olc_colors);
 	scols_table_enable_raw(tb, olc_tab.raw);
@@ -285,23 +300,75 @@ static void olc_json_indent(struct olc_json *j)
 		fputs("  ", j->f);
 }
 
-static void olc_json_string(FILE *f, const char *s)
+/*
+ * The length of the valid UTF-8 sequence at @s (2 to 4 bytes: no overlong
+ * form, no surrogate, nothing above U+10FFFF), or 0
+ */
+static size_t olc_utf8_len(const unsigned char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t n, i;
+	unsigned int cp;
 
-		if (c == '"' || c == '\\')
+	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
+		n = 2;
+		cp = s[0] & 0x1f;
+	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
+		n = 3;
+		cp = s[0] & 0x0f;
+	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
+		n = 4;
+		cp = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* the NUL included: a sequence cut short */
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * A JSON string (RFC 8259): quotes, backslashes and control characters
+ * escaped; valid UTF-8 (a path, a name given by the user) written as it is,
+ * so that a reader gets the same characters back; a byte that is not part
+ * of valid UTF-8 becomes U+FFFD (the document stays valid UTF-8)
+ */
+static void olc_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n;
+
+	fputc('"', f);
+	while (*s) {
+		unsigned char c = *s;
+
+		if (c == '"' || c == '\\') {
 			fprintf(f, "\\%c", c);
-		else if (c == '\n')
+		} else if (c == '\n') {
 			fputs("\\n", f);
-		else if (c == '\t')
+		} else if (c == '\t') {
 			fputs("\\t", f);
-		else if (c < 0x20 || c >= 0x7f)
-			/* the kernel's text is ASCII; anything else is escaped */
+		} else if (c < 0x20 || c == 0x7f) {
 			fprintf(f, "\\u%04x", c);
-		else
+		} else if (c < 0x80) {
 			fputc(c, f);
+		} else {
+			n = olc_utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", f);
+				s++;
+				continue;
+			}
+			fwrite(s, 1, n, f);
+			s += n;
+			continue;
+		}
+		s++;
 	}
 	fputc('"', f);
 }

@@ -44,8 +44,14 @@ void olc_table_cell(struct olc_table *t, enum olc_color color,
  * How tables are printed (lslocks' options): @columns the header names of
  * -o, comma-separated (NULL: all), @noheadings -n, @raw -r
  */
+/*
+ * @columns: -o LIST, or NULL; "+LIST" (lslocks' form) adds LIST to the
+ *	default columns
+ * @defaults: the command's default columns (NULL: every column)
+ */
 struct olc_table_opts {
 	const char *columns;
+	const char *defaults;
 	int noheadings;
 	int raw;
 };
@@ -53,8 +59,9 @@ struct olc_table_opts {
 extern struct olc_table_opts olc_tab;
 
 /*
- * olc_columns_check() - 0 when every name of the -o @list is one of
- * @headers (NULL-terminated), else -1 with the first unknown in @bad
+ * olc_columns_check() - 0 when every name of the -o @list ("+LIST" too)
+ * is one of @headers (NULL-terminated), else -1 with the first unknown in
+ * @bad
  */
 int olc_columns_check(const char *list, const char *const *headers, char *bad,
 		      size_t badlen);

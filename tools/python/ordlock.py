@@ -571,23 +571,55 @@ def _plain_error(err: int, what: str, opening: bool = False) -> OrdlockError:
 
 
 # --- owners ------------------------------------------------------------------
+_U32_MAX = 0xFFFFFFFF
+
+
+def _u32(v: int, what: str) -> int:
+    """v as an unsigned 32-bit argument: ctypes would wrap -1 or 2**32 + 5
+    silently (to 4294967295 and 5); ValueError instead."""
+    v = int(v)
+    if not 0 <= v <= _U32_MAX:
+        raise ValueError("ordlock: %s %d is out of range (0 to %d)"
+                         % (what, v, _U32_MAX))
+    return v
+
+
+def _token(token: int) -> int:
+    """A fencing token: an unsigned 64-bit number (ValueError otherwise)."""
+    token = int(token)
+    if not 0 <= token < 1 << 64:
+        raise ValueError("ordlock: token %d is not a 64-bit token" % token)
+    return token
+
+
 def _lease_ms(lease: Optional[float]) -> int:
-    """None: no lease of its own (0); seconds otherwise."""
+    """None: no lease of its own (0); seconds otherwise (at most
+    4294967.295: the lease is a 32-bit number of milliseconds)."""
     if lease is None:
         return 0
-    if lease <= 0:
+    if not lease > 0:
         raise ValueError("ordlock: a lease is a positive number of seconds")
+    if lease * 1000 > _U32_MAX:
+        raise ValueError("ordlock: a lease of %r s is above the longest, "
+                         "%.3f s" % (lease, _U32_MAX / 1000.0))
     return max(1, int(round(lease * 1000)))
 
 
 def _timeout_ms(timeout: Optional[float]) -> Tuple[int, int]:
-    """None: the domain default; seconds otherwise (0: do not wait)."""
+    """None: the domain default; seconds otherwise (0: do not wait). A
+    timeout past the 32-bit milliseconds of a request (float("inf")
+    included) waits the longest a request may: the kernel caps every wait
+    at its max_timeout_ms anyway. (It wrapped: 4294967.296 s became 0 ms,
+    the domain default.)"""
     if timeout is None:
         return 0, 0
-    if timeout < 0:
-        raise ValueError("ordlock: negative timeout")
+    if timeout != timeout or timeout < 0:
+        raise ValueError("ordlock: a timeout is a number of seconds, not %r"
+                         % (timeout,))
     if timeout == 0:
         return 0, ACQUIRE_TRY
+    if timeout * 1000 >= _U32_MAX:
+        return _U32_MAX, 0
     return max(1, int(round(timeout * 1000))), 0
 
 
@@ -746,9 +778,10 @@ class Owner:
         """True when token is the live grant of key k (in domain, default
         this owner's), False when it is stale. Holds nothing."""
         k = key(k, EXCLUSIVE, self.ranks)
+        token = _token(token)
         ret = _lib.ordlock_token_check(self._handle(),
                                        domain.encode() if domain else None,
-                                       k.rank, k.id, int(token))
+                                       k.rank, k.id, token)
         if ret == -_errno.ESTALE:
             return False
         if ret < 0:
@@ -929,9 +962,10 @@ def domain_config(domain: str) -> Dict[str, Any]:
 def set_max_hold(domain: str, max_hold_ms: int) -> None:
     """Set a domain's max_hold_ms (0: no limit): the longest lease of a
     grant, and the lease of one that asks for none; needs CAP_SYS_ADMIN."""
+    max_hold_ms = _u32(max_hold_ms, "max_hold_ms")
     with Owner() as o:
         ret = _lib.ordlock_set_max_hold(o._handle(), domain.encode(),
-                                        int(max_hold_ms))
+                                        max_hold_ms)
         if ret < 0:
             raise _plain_error(-ret, "set_max_hold(%s)" % domain)
 
@@ -940,6 +974,7 @@ def token_check(k: KeySpec, token: int, domain: Optional[str] = None,
                 ranks: Optional[Mapping[str, int]] = None) -> bool:
     """For storage that fences writes: True when token is the live grant
     of key k in domain (default "default"), False when it is stale."""
+    token = _token(token)
     with Owner(ranks=ranks) as o:
         return o.token_check(k, token, domain or "default")
 
@@ -960,7 +995,12 @@ def set_policy(domain: str, policy: Union[int, str],
     """Set a domain's policy ("enforce", "detect", "timeout" or the
     number) and detection delay; needs CAP_SYS_ADMIN."""
     if isinstance(policy, str):
+        if policy not in _POLICIES:
+            raise ValueError("ordlock: policy %r is not one of %s"
+                             % (policy, ", ".join(sorted(_POLICIES))))
         policy = _POLICIES[policy]
+    policy = _u32(policy, "policy")
+    detect_delay_ms = _u32(detect_delay_ms, "detect_delay_ms")
     with Owner() as o:
         ret = _lib.ordlock_set_policy(o._handle(), domain.encode(), policy,
                                       detect_delay_ms)

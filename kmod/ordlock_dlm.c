@@ -109,6 +109,11 @@ module_param(max_anchors, uint, 0644);
 MODULE_PARM_DESC(max_anchors,
 		 "NL locks kept per lockspace on keys used, which keep their value blocks (fencing) alive");
 
+static bool direct_release = true;
+module_param(direct_release, bool, 0644);
+MODULE_PARM_DESC(direct_release,
+		 "release granted locks in the caller when no recovery is in progress (N: always through the work item, to measure the difference)");
+
 static struct workqueue_struct *odlm_wq;
 
 /* ANCHOR_BITS: the size of a space's hash of anchors */
@@ -696,8 +701,9 @@ static bool odlm_release_direct(struct ordlock_backend_lock *l)
 	int ret;
 
 	/* a conversion given up on: its revert work is not done yet */
-	if (!completion_done(&l->idle) || !completion_done(&l->ast) ||
-	    l->status || atomic_read(&l->space->recovering))
+	if (!READ_ONCE(direct_release) || !completion_done(&l->idle) ||
+	    !completion_done(&l->ast) || l->status ||
+	    atomic_read(&l->space->recovering))
 		return false;
 	/*
 	 * Granted: a request made by the work may still be returning from

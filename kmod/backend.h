@@ -11,7 +11,10 @@
  * ordlock_backend_put(). A companion depends on ordlock.ko (it calls the
  * register functions), so ordlock.ko outlives every registered backend.
  *
- * A backend's calls may sleep; none is made with a lock of ordlock.ko held.
+ * A backend's calls may sleep, so none is made in atomic context. Those
+ * that may wait for the cluster are made with no lock of ordlock.ko held;
+ * @unlock, @lock_async and @lock_result never wait for the cluster and are
+ * made under an owner's lock (a mutex).
  */
 #ifndef _ORDLOCK_BACKEND_H
 #define _ORDLOCK_BACKEND_H
@@ -67,7 +70,9 @@ struct ordlock_backend_lock;
  *	as @lock gives), or an errno as @lock returns (the lock is gone: the
  *	backend frees it)
  * @unlock: release a lock taken by @lock or @lock_async (cancelling it if
- *	still pending); does not wait for the cluster
+ *	still pending); does not wait for the cluster, but may sleep (the
+ *	backend may make the release in the caller: ordlock_dlm's direct
+ *	dlm_unlock())
  * @value: the fencing floor of a granted lock: the value the key's value
  *	block held when @lock granted it (0 for none), raised when the
  *	backend found the value block lost (a node died holding the key

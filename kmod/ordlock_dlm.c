@@ -21,11 +21,24 @@
  * signal). A caller that gives up leaves the lock to the clean-up work
  * item, which cancels the request (DLM_LKF_CANCEL) and waits for the one
  * AST that follows: either the cancel's, or the grant's when the cancel
- * lost the race; a grant is released at once. A release goes through the
- * clean-up work item too (ops->unlock may not sleep), whose dlm_unlock()
- * does not wait: the unlock's AST frees the lock. The caller never waits
- * for the cluster past its deadline; the clean-up may (a lockspace in
+ * lost the race; a grant is released at once. The caller never waits for
+ * the cluster past its deadline; the clean-up may (a lockspace in
  * recovery), and a space is left only when all of its locks are gone.
+ *
+ * Releases. Every caller of ops->unlock may sleep: ordlock.ko calls it
+ * from process context holding only the owner's mutex (the ioctls, the
+ * netlink commands and work item, lease revocation's work item, the
+ * owner's destruction at close), never under a spinlock, in a timer or an
+ * AST. But under that mutex it must not wait for the cluster. So a granted
+ * lock with no operation in flight (no request, conversion or revert) is
+ * released by the caller itself, while no recovery is in progress: a
+ * *direct* dlm_unlock(), which only queues the release in the DLM (sent to
+ * the master if remote) and does not wait for it: the unlock's AST frees
+ * the lock. Otherwise (a recovery, a pending request to cancel, a
+ * conversion still being undone) the clean-up work item does it as above.
+ * The same race as a direct request is left: a dlm_unlock() entered
+ * between the DLM stopping and recover_prep waits for the recovery (under
+ * the owner's mutex).
  *
  * The race left: the DLM stops locking (its recoverd takes the lockspace's
  * in_recovery semaphore) a moment before it calls recover_prep, so a
@@ -108,6 +121,11 @@ module_param(max_anchors, uint, 0644);
 MODULE_PARM_DESC(max_anchors,
 		 "NL locks kept per lockspace on keys used, which keep their value blocks (fencing) alive");
 
+static bool direct_release = true;
+module_param(direct_release, bool, 0644);
+MODULE_PARM_DESC(direct_release,
+		 "release granted locks in the caller when no recovery is in progress (N: always through the work item, to measure the difference)");
+
 static struct workqueue_struct *odlm_wq;
 
 /* ANCHOR_BITS: the size of a space's hash of anchors */
@@ -164,8 +182,9 @@ struct ordlock_backend_lock {
 	/* an exclusive lock written by set_value(): its release writes lvb */
 	bool write_lvb;
 	/*
-	 * set by the clean-up work before its dlm_unlock() of the granted
-	 * lock: that unlock's AST frees the lock (nobody waits for it)
+	 * set before the dlm_unlock() of the granted lock (a direct release,
+	 * or the clean-up work's): that unlock's AST frees the lock (nobody
+	 * waits for it)
 	 */
 	bool releasing;
 	/*
@@ -359,7 +378,7 @@ static void odlm_ast(void *arg)
 	struct ordlock_backend_lock *l = arg;
 
 	if (l->releasing) {
-		/* the clean-up work's unlock: nobody waits for it */
+		/* the release's unlock: nobody waits for it */
 		pr_debug("%s: %s: unlocked, status %d\n", l->space->name,
 			 l->res, l->lksb.sb_status);
 		odlm_lock_free(l);
@@ -467,6 +486,8 @@ static void odlm_cleanup_fn(struct work_struct *work)
 		 * unlock's AST frees the lock: l is not touched after a
 		 * dlm_unlock() that succeeded.
 		 */
+		pr_debug("%s: %s: released by the work item\n",
+			 l->space->name, l->res);
 		l->releasing = true;
 		ret = odlm_unlock_retry(l, l->write_lvb ? DLM_LKF_VALBLK : 0);
 		if (!ret)
@@ -830,12 +851,50 @@ static int odlm_lock_async(struct ordlock_backend_space *space, u32 rank,
 	return 0;
 }
 
+/*
+ * Release @l in the caller (a *direct* release, no hand-off to the clean-up
+ * work) when it is granted with no operation in flight and no recovery is
+ * in progress: dlm_unlock() then does not wait for the cluster, and its AST
+ * frees the lock. Return: whether it did; otherwise (a request or a
+ * conversion in flight or being undone, a recovery, the DLM busy) the
+ * clean-up work item does it all.
+ */
+static bool odlm_release_direct(struct ordlock_backend_lock *l)
+{
+	int ret;
+
+	/* a conversion given up on: its revert work is not done yet */
+	if (!READ_ONCE(direct_release) || !completion_done(&l->idle) ||
+	    !completion_done(&l->ast) || l->status ||
+	    atomic_read(&l->space->recovering))
+		return false;
+	/*
+	 * Granted: a request made by the work may still be returning from
+	 * dlm_lock() (its AST came first); never queued, this returns at once
+	 */
+	flush_work(&l->request);
+	/* before the call: its AST may free l at once */
+	pr_debug("%s: %s: released directly\n", l->space->name, l->res);
+	l->releasing = true;
+	ret = dlm_unlock(l->space->ls, l->lksb.sb_lkid,
+			 l->write_lvb ? DLM_LKF_VALBLK : 0, &l->lksb, l);
+	if (!ret)
+		return true;
+	/* no AST follows: the clean-up work retries (-EBUSY) or frees it */
+	l->releasing = false;
+	pr_debug("%s: %s: the direct release failed (%d): left to the work item\n",
+		 l->space->name, l->res, ret);
+	return false;
+}
+
 static void odlm_unlock(struct ordlock_backend_lock *l)
 {
 	/* no done hook after this, whatever the request does now */
 	spin_lock(&l->done_lock);
 	l->done = NULL;
 	spin_unlock(&l->done_lock);
+	if (odlm_release_direct(l))
+		return;
 	queue_work(odlm_wq, &l->cleanup);
 }
 

@@ -176,8 +176,9 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 /*
  * Remove @hold from its resource; wake who can go; retire an unused
  * resource. In a cluster domain, first release the key's lock in the
- * cluster (which does not wait: the backend's work item does it). Takes
- * the bucket lock.
+ * cluster (which does not wait for the cluster, but may sleep: every
+ * caller holds the owner's mutex, in process context). Takes the bucket
+ * lock.
  */
 void ordlock_res_drop_hold(struct ordlock_hold *hold)
 {
@@ -185,6 +186,7 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 
 	if (hold->owner->cluster && *ordlock_hold_blkp(hold)) {
+		might_sleep();
 		/* Constant while the owner is in the domain (domain.h) */
 		READ_ONCE(hold->owner->domain->backend)->ops->unlock(*ordlock_hold_blkp(hold));
 		*ordlock_hold_blkp(hold) = NULL;

@@ -13,15 +13,21 @@
 #   dlm      dlm_lock(EX) + AST, dlm_unlock() + AST, in a lockspace of its own
 #   backend  ordlock_dlm's lock + unlock (the seam a cluster domain uses),
 #            in the space of domain "clbench" (lockspace ordlock.clbench)
-# ROUNDS rounds, alternating dlm and backend; the median of each is
+# ROUNDS rounds (LROUNDS for the local key), alternating dlm and backend;
+# the median of each is
 # reported with its ratio to the DLM's (targets: local <= 1.2x, remote
-# <= the DLM + 10%).  The cluster domain through the ioctl, from user space,
-# comes in b_domain when cluster domains exist.
+# <= the DLM + 10%).  Each round also times the local key's backend lock +
+# unlock with ordlock_dlm's direct_release off (every release through its
+# clean-up work item, as before the direct releases): the difference in
+# the same run.  The cluster domain through the ioctl, from user space,
+# comes in b_domain.
 #
 # cluster-timeout: 600
 # shellcheck source-path=SCRIPTDIR source=../lib/case.sh
 . "$ORDLOCK_REPO/tests/cluster/lib/case.sh"
 ROUNDS=${BENCH_ROUNDS:-5}
+# the local key's rounds (short, and the noisier under a loaded host)
+LROUNDS=${BENCH_LROUNDS:-15}
 N_LOCAL=${BENCH_N_LOCAL:-2000}
 N_REMOTE=${BENCH_N_REMOTE:-100}
 
@@ -51,6 +57,7 @@ if ((node == 1)); then
 	ddc=/sys/kernel/debug/dynamic_debug/control
 	echo 'module ordlock_dlm -p' >"$ddc" 2>/dev/null &&
 		diag "ordlock_dlm's debug messages off while timing"
+	dr=/sys/module/ordlock_dlm/parameters/direct_release
 	# one run: ns per acquire + release
 	one() { # FD COMMAND
 		local b
@@ -58,19 +65,26 @@ if ((node == 1)); then
 		b=$(grep '^bench ' <&"$1")
 		awk '{ printf "%d\n", $3 / $2 }' <<<"$b"
 	}
-	for ((r = 1; r <= ROUNDS; r++)); do
+	for ((r = 1; r <= LROUNDS || r <= ROUNDS; r++)); do
 		for what in local remote; do
+			if [[ $what == local ]]; then ((r <= LROUNDS)) || continue; else ((r <= ROUNDS)) || continue; fi
 			if [[ $what == local ]]; then key="1 1" cnt=$N_LOCAL; else key="2 1" cnt=$N_REMOTE; fi
 			v=$(one 3 "rawbench $key $cnt") || { point 1 "dlm $what round $r"; continue; }
 			ns[dlm-$what]+="$v "
 			v=$(one 4 "bench $key $cnt") || { point 1 "backend $what round $r"; continue; }
 			ns[backend-$what]+="$v "
+			[[ $what == local ]] || continue
+			echo N >"$dr"
+			v=$(one 4 "bench $key $cnt")
+			echo Y >"$dr"
+			[[ -n $v ]] || { point 1 "backend (work releases) $what round $r"; continue; }
+			ns[work-$what]+="$v "
 		done
 	done
 	median() { tr ' ' '\n' <<<"$1" | grep . | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 	for what in local remote; do
 		for how in dlm backend; do
-			diag "bench $how $what: ${ns[$how-$what]}(ns per acquire + release, $ROUNDS rounds)"
+			diag "bench $how $what: ${ns[$how-$what]}(ns per acquire + release)"
 		done
 		d=$(median "${ns[dlm-$what]}")
 		b=$(median "${ns[backend-$what]}")
@@ -78,6 +92,11 @@ if ((node == 1)); then
 		if [[ $what == local ]]; then target="<= 1.20x"; else target="<= 1.10x"; fi
 		diag "bench $what-mastered: dlm $((d / 1000)) us, ordlock backend $((b / 1000)) us, ratio ${ratio}x (target $target)"
 		point 0 "node1: $what-mastered acquire + release: dlm ${d} ns, backend ${b} ns (${ratio}x; target $target)"
+		[[ $what == local ]] || continue
+		diag "bench work local: ${ns[work-local]}(ns per acquire + release, direct_release off)"
+		w=$(median "${ns[work-local]}")
+		ratio=$(awk -v b="$w" -v d="$d" 'BEGIN { if (d > 0) printf "%.2f", b / d; else print "?" }')
+		diag "bench local-mastered, releases by the work item: ordlock backend $((w / 1000)) us, ratio ${ratio}x"
 	done
 	echo 'module ordlock_dlm +p' >"$ddc" 2>/dev/null
 	clt 4 "leave"

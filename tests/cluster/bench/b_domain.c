@@ -9,9 +9,16 @@
  *
  * Node 2 masters the remote key 2:1: it holds an NL lock on its resource in
  * both lockspaces (the DLM's own, and ordlock.b_dom, the domain's) before
- * node 1 touches it. The local key 1:1 is touched by node 1 only. ROUNDS
- * rounds alternate the DLM and ordlock; the medians are reported with
+ * node 1 touches it. The local key 1:1 is touched by node 1 only. ROUNDS (LROUNDS for
+ * the local key) rounds alternate the DLM and ordlock; the medians are reported with
  * their ratio (targets: local <= 1.2x the DLM, remote <= the DLM + 10%).
+ * Each round also times the same acquire + release in a domain that is
+ * not a cluster domain (b_loc): the system calls and ordlock's local part
+ * alone, to tell where a cluster domain's figure goes (its fast path, and
+ * with ORDLOCK_ACQUIRE_REORDER the general path, which a cluster domain's
+ * key takes); and the cluster
+ * domain's local key with ordlock_dlm's direct_release off (every release
+ * through its clean-up work item): the direct releases' gain in the same run.
  *
  * cluster-timeout: 900
  */
@@ -29,8 +36,12 @@
 
 #define CLT	"/sys/kernel/debug/ordlock_cltest"
 #define ROUNDS	5
+/* the local key's rounds (short, and the noisier under a loaded host) */
+#define LROUNDS	15
 
 static const char *dom = "b_dom";
+/* a domain that is no cluster domain: the same calls without the DLM */
+static const char *loc_dom = "b_loc";
 
 static int clt_cmd(int fd, const char *cmd)
 {
@@ -58,7 +69,8 @@ static long long raw_bench(int fd, const char *key, int n)
 	return (long long)(ns / cnt);
 }
 
-static long long dom_bench(struct ordlock *ol, uint32_t rank, uint64_t id, int n)
+static long long dom_bench_flags(struct ordlock *ol, uint32_t rank,
+				 uint64_t id, int n, unsigned int flags)
 {
 	struct ordlock_key k = ORDLOCK_EX(rank, id);
 	struct timespec a, b;
@@ -68,11 +80,17 @@ static long long dom_bench(struct ordlock *ol, uint32_t rank, uint64_t id, int n
 	for (i = -1; i < n; i++) {
 		if (i == 0)
 			clock_gettime(CLOCK_MONOTONIC, &a);
-		if (ordlock_acquire(ol, &k, 1, 60000, 0, NULL) || ordlock_release(ol, &k, 1))
+		if (ordlock_acquire(ol, &k, 1, 60000, flags, NULL) ||
+		    ordlock_release(ol, &k, 1))
 			return -1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	return ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)) / n;
+}
+
+static long long dom_bench(struct ordlock *ol, uint32_t rank, uint64_t id, int n)
+{
+	return dom_bench_flags(ol, rank, id, n, 0);
 }
 
 /*
@@ -92,11 +110,36 @@ static int dyndbg(int on)
 	return ret;
 }
 
+/* ordlock_dlm's direct releases @on or off (its parameter direct_release) */
+static int direct_release(int on)
+{
+	int fd = open("/sys/module/ordlock_dlm/parameters/direct_release", O_WRONLY);
+	int ret;
+
+	if (fd < 0)
+		return -1;
+	ret = write(fd, on ? "Y" : "N", 1) == 1 ? 0 : -1;
+	close(fd);
+	return ret;
+}
+
 static int cmp(const void *a, const void *b)
 {
 	long long x = *(const long long *)a, y = *(const long long *)b;
 
 	return x < y ? -1 : x > y;
+}
+
+/* "WHAT: V1 V2 ... ns" */
+static void diag_rounds(const char *what, const long long *v, int n)
+{
+	char buf[512];
+	int i, len;
+
+	len = snprintf(buf, sizeof(buf), "%s", what);
+	for (i = 0; i < n && len < (int)sizeof(buf); i++)
+		len += snprintf(buf + len, sizeof(buf) - len, " %lld", v[i]);
+	diag("%s ns", buf);
 }
 
 static long long median(long long *v, int n)
@@ -108,10 +151,14 @@ static long long median(long long *v, int n)
 int main(void)
 {
 	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
-	long long v[2][2][ROUNDS];	/* [local/remote][dlm/ordlock][round] */
+	long long v[2][2][LROUNDS];	/* [local/remote][dlm/ordlock][round] */
+	long long loc[LROUNDS];		/* b_loc, every local round */
+	long long work[LROUNDS];	/* b_dom local, direct_release off */
+	long long slow[LROUNDS];	/* b_loc, the general path (REORDER) */
+	int nr[2] = { LROUNDS, ROUNDS };
 	int nloc = getenv("BENCH_N_LOCAL") ? atoi(getenv("BENCH_N_LOCAL")) : 2000;
 	int nrem = getenv("BENCH_N_REMOTE") ? atoi(getenv("BENCH_N_REMOTE")) : 100;
-	struct ordlock *cfg, *ol = NULL;
+	struct ordlock *cfg, *ol = NULL, *lol;
 	int fd, fd2 = -1, r, w, bad = 0;
 
 	cl_init();
@@ -139,27 +186,50 @@ int main(void)
 		ol = ordlock_open(dom);
 		if (!ol)
 			bail_out("ordlock_open(%s): %s", dom, strerror(errno));
+		lol = ordlock_open(loc_dom);
+		if (!lol)
+			bail_out("ordlock_open(%s): %s", loc_dom, strerror(errno));
 		if (!dyndbg(0))
 			diag("ordlock_dlm's debug messages off while timing");
-		for (r = 0; r < ROUNDS; r++) {
+		for (r = 0; r < LROUNDS; r++) {
 			for (w = 0; w < 2; w++) {
+				if (r >= nr[w])
+					continue;
 				v[w][0][r] = raw_bench(fd, w ? "2 1" : "1 1", w ? nrem : nloc);
 				v[w][1][r] = dom_bench(ol, w + 1, 1, w ? nrem : nloc);
 				bad += v[w][0][r] < 0 || v[w][1][r] < 0;
 			}
+			loc[r] = dom_bench(lol, 1, 1, nloc);
+			bad += loc[r] < 0;
+			/* REORDER: the general path a cluster domain's key takes */
+			slow[r] = dom_bench_flags(lol, 1, 1, nloc, ORDLOCK_ACQUIRE_REORDER);
+			bad += slow[r] < 0;
+			bad += direct_release(0) < 0;
+			work[r] = dom_bench(ol, 1, 1, nloc);
+			bad += direct_release(1) < 0 || work[r] < 0;
 		}
 		dyndbg(1);
 		is_int(bad, 0, "node1: every run completed");
+		if (!bad) {
+			diag_rounds("bench no-cluster domain:", loc, LROUNDS);
+			diag("bench no-cluster domain: %lld us per acquire + release (the system calls and ordlock's local part)",
+			     median(loc, LROUNDS) / 1000);
+			diag_rounds("bench no-cluster domain, general path (REORDER):", slow, LROUNDS);
+			diag("bench no-cluster domain, general path: %lld us per acquire + release (a cluster domain's key goes this way)",
+			     median(slow, LROUNDS) / 1000);
+			diag_rounds("bench work domain local (direct_release off):", work, LROUNDS);
+			diag("bench local-mastered, releases by the work item: ordlock cluster domain %lld us",
+			     median(work, LROUNDS) / 1000);
+		}
+		ordlock_close(lol);
 		for (w = 0; w < 2 && !bad; w++) {
 			const char *what = w ? "remote" : "local";
 			long long d, o;
 
-			diag("bench dlm %s: %lld %lld %lld %lld %lld ns", what, v[w][0][0],
-			     v[w][0][1], v[w][0][2], v[w][0][3], v[w][0][4]);
-			diag("bench domain %s: %lld %lld %lld %lld %lld ns", what, v[w][1][0],
-			     v[w][1][1], v[w][1][2], v[w][1][3], v[w][1][4]);
-			d = median(v[w][0], ROUNDS);
-			o = median(v[w][1], ROUNDS);
+			diag_rounds(w ? "bench dlm remote:" : "bench dlm local:", v[w][0], nr[w]);
+			diag_rounds(w ? "bench domain remote:" : "bench domain local:", v[w][1], nr[w]);
+			d = median(v[w][0], nr[w]);
+			o = median(v[w][1], nr[w]);
 			diag("bench %s-mastered: dlm %lld us, ordlock cluster domain %lld us, ratio %.2fx (target <= %s)",
 			     what, d / 1000, o / 1000, d ? (double)o / (double)d : 0.0,
 			     w ? "1.10x" : "1.20x");

@@ -11,9 +11,16 @@
 # direct again (the tracking was reset by recover_done); a direct try-lock
 # against a remote holder fails with EAGAIN, a direct 1.5 s wait times out
 # after its deadline and leaves nothing behind (the key is granted to that
-# node once the holder let go, and refused to a third); the releases,
-# whose unlock ASTs free the locks, let the space be left and the
-# companion unload. (TAP, all nodes at once.)
+# node once the holder let go, and refused to a third). Releases: a
+# granted lock is released directly (dlm_unlock() in the caller), and a
+# release while the lockspace recovers goes through the work item instead
+# and still completes: node 2 stops its dlm_controld (SIGSTOP) and node 3
+# leaves, so node 1's lockspace stops (recover_prep) and stays stopped
+# (its dlm_controld waits for node 2's); node 1's release returns at once,
+# its work item's dlm_unlock() waits, and once node 2's daemon goes on
+# (SIGCONT) and the recovery ends, the key is free for node 2. The
+# releases, whose unlock ASTs free the locks, let the space be left and
+# the companion unload. (TAP, all nodes at once.)
 #
 # cluster-timeout: 300
 # shellcheck source-path=SCRIPTDIR source=../lib/case.sh
@@ -28,14 +35,23 @@ logged() { since "$2" | grep -Eq "ordlock_dlm: ordlock\.$ls: $1"; }
 dump() { since "$1" | grep ordlock_dlm | tail -8 | sed 's/^/# /'; }
 # by_work MARK: a request of (7,1) was made by the work item since MARK
 by_work() { logged "$res: requested by the work item" "$1"; }
-# recovered MARK: wait (20 s) for a recover_done with 3 members after a
-# recover_prep since MARK
+# recovered MARK [MEMBERS]: wait (20 s) for a recover_done with MEMBERS
+# (3) members after a recover_prep since MARK
 recovered() {
 	local i
 	for ((i = 0; i < 100; i++)); do
 		since "$1" | sed -n "/ordlock_dlm: ordlock\\.$ls: recovery begins/,\$p" |
-			grep -Eq "ordlock_dlm: ordlock\\.$ls: recovered, generation [0-9]+, 3 members" &&
+			grep -Eq "ordlock_dlm: ordlock\\.$ls: recovered, generation [0-9]+, ${2:-3} members" &&
 			return 0
+		sleep 0.2
+	done
+	return 1
+}
+# poll_logged LINE-REGEX MARK: wait (20 s) until logged LINE-REGEX MARK
+poll_logged() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		logged "$1" "$2" && return 0
 		sleep 0.2
 	done
 	return 1
@@ -62,11 +78,17 @@ if ((node == 1)); then
 	point $? "node1: lock + unlock (7,1)"
 	by_work first && logged "$res ex \\(work\\): status 0" first
 	point $? "node1: the first lock of (7,1) went through the work item (anchor)" || dump first
+	logged "$res: released directly" first && ! logged "$res: released by the work item" first
+	point $? "node1: ... its release was direct (the work's request flushed)" || dump first
 	mark second
 	clt 3 "lock 7 1 ex -1" && clt 3 "unlock 7 1"
 	point $? "node1: lock + unlock (7,1) again"
 	logged "$res ex: status 0" second && ! by_work second
 	point $? "node1: the second was direct (no work item)" || dump second
+	logged "$res: released directly" second && ! logged "$res: released by the work item" second
+	point $? "node1: ... and so was its release (dlm_unlock() in the caller)" || dump second
+	poll_logged "$res: unlocked, status" second
+	point $? "node1: ... whose AST came (it frees the lock)" || dump second
 fi
 mark recovery
 barrier direct
@@ -133,6 +155,64 @@ if ((node == 3)); then
 		"node3: try-lock of (7,1) held by node2: EAGAIN"
 fi
 barrier looked
+
+# A release during a recovery: node 2's dlm_controld stopped, node 3 leaves
+res2="00000007:0000000000000002"
+if ((node == 1)); then
+	clt 3 "lock 7 2 ex -1"
+	point $? "node1: lock (7,2) (held on)"
+fi
+mark stall
+barrier held2
+if ((node == 2)); then
+	# the daemon (the oldest: it forks a helper)
+	dlmc=$(pgrep -o -x dlm_controld)
+	# whatever happens below, the daemon goes on
+	trap 'kill -CONT $dlmc 2>/dev/null' EXIT
+	kill -STOP "$dlmc"
+	point $? "node2: dlm_controld ($dlmc) stopped"
+fi
+barrier frozen
+if ((node == 3)); then
+	clt 3 "leave"
+	point $? "node3: leave $ls (the others recover)"
+	exec 3>&-
+fi
+if ((node == 1)); then
+	poll_logged "recovery begins" stall && ! logged "recovered" stall
+	point $? "node1: recover_prep (node3 left), no recover_done: node2's daemon is stopped" || dump stall
+	start=$(ms_now)
+	clt 3 "unlock 7 2"
+	point $? "node1: unlock (7,2) during the recovery"
+	ms=$(($(ms_now) - start))
+	((ms < 5000))
+	point $? "node1: ... returned at once (${ms} ms), not after the recovery"
+	poll_logged "$res2: released by the work item" stall && ! logged "$res2: released directly" stall
+	point $? "node1: ... released by the work item, not directly" || dump stall
+	sleep 1
+	! logged "recovered" stall && ! logged "$res2: unlocked, status" stall
+	point $? "node1: ... whose dlm_unlock() waits: still recovering, no AST yet" || dump stall
+fi
+barrier released2
+if ((node == 2)); then
+	kill -CONT "$dlmc"
+	point $? "node2: dlm_controld goes on"
+	trap - EXIT
+fi
+if ((node == 1)); then
+	recovered stall 2
+	point $? "node1: recover_done with 2 members" || dump stall
+	poll_logged "$res2: unlocked, status" stall
+	point $? "node1: ... then the release's AST came (the lock freed)" || dump stall
+fi
+barrier recovered2
+if ((node == 2)); then
+	clt 3 "lock 7 2 ex 30000 try" && clt 3 "unlock 7 2"
+	point $? "node2: try-lock of (7,2) granted: node1's release reached the cluster"
+fi
+barrier tried2
+# node 3 left already: its leave below has nothing to do
+((node == 3)) && exec 3<>"$clt"
 
 clt 3 "leave"
 point $? "node$node: leave"

@@ -58,7 +58,11 @@ struct olc_exec_key {
 	unsigned int mode;
 };
 
-/* -w SECONDS: a decimal number; returns -1 on error, else milliseconds */
+/*
+ * -w SECONDS: a decimal number; returns -1 on error, else milliseconds, at
+ * most OLC_EXEC_FOREVER_MS (a wait of 2^32 - 1 ms, 49.7 days, or longer,
+ * as flock(1) takes it: forever)
+ */
 static long long olc_seconds_ms(const char *s)
 {
 	char *end;
@@ -66,9 +70,10 @@ static long long olc_seconds_ms(const char *s)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < 0 || v > 4294967.0)
+	if (errno || end == s || *end || !isfinite(v) || v < 0)
 		return -1;
-	return (long long)ceil(v * 1000.0);
+	v = ceil(v * 1000.0);
+	return v >= (double)OLC_EXEC_FOREVER_MS ? OLC_EXEC_FOREVER_MS : (long long)v;
 }
 
 static int olc_conflict(unsigned int reason)
@@ -320,7 +325,8 @@ static const struct olc_option olc_exec_options[] = {
 	{ 'w', "timeout", "SECS", "wait at most SECS seconds (decimals allowed; 0 is -n).\n"
 	  "Without -w: forever, as flock(1): exec asks again\n"
 	  "each time the kernel's longest wait (max_timeout_ms)\n"
-	  "runs out, and -w longer than that is kept the same way" },
+	  "runs out, and -w longer than that is kept the same way;\n"
+	  "49.7 days (2^32 ms) or more is forever" },
 	{ 'w', "wait", "SECS", NULL },
 	{ 'n', "nonblock", NULL, "do not wait: fail at once if a key is not free" },
 	{ 'n', "nb", NULL, NULL },
@@ -331,7 +337,7 @@ static const struct olc_option olc_exec_options[] = {
 	OLC_OPTION_DOMAIN("the domain of the keys (default \"default\")"),
 	{ 'c', "command", "CMD", "run CMD with /bin/sh -c" },
 	{ 'F', "no-fork", NULL, "do not fork: become COMMAND, which inherits the\n"
-	  "descriptor (ORDLOCK_FD) and with it the keys" },
+	  "descriptor (ORDLOCK_FD) and with it the keys (not with -o)" },
 	{ 'u', "unlock", NULL, "with FD: release the keys (all without -s/-x)" },
 	{ 'q', "quiet", NULL, "no message when the keys were not obtained" },
 	{ 'L', "label", "LABEL", "name the code path (up to 31 of [A-Za-z0-9._-]): shown\n"
@@ -367,8 +373,7 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 		/* flock: -w 0 does not wait */
 		if (!ms)
 			a->flags |= ORDLOCK_ACQUIRE_TRY;
-		a->timeout_ms = ms >= OLC_EXEC_FOREVER_MS ? OLC_EXEC_FOREVER_MS - 1 :
-				(unsigned int)ms;
+		a->timeout_ms = (unsigned int)ms;
 		return -1;
 	}
 	case 'n':
@@ -462,6 +467,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	int no_fork, close_fd, unlock, domain_given, fd = -1;
 	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
+	sigset_t fwd, old_mask;
 	struct olc_exec_take t;
 	struct ordlock *ol = NULL;
 	uint64_t token = 0;
@@ -501,6 +507,11 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	if (no_fork && fd >= 0) {
 		free(texts);
 		return olc_usage(cmd, "-F runs a command: it does not go with FD");
+	}
+	/* flock(1): "the --no-fork and --close options are incompatible" */
+	if (no_fork && close_fd) {
+		free(texts);
+		return olc_usage(cmd, "-F and -o exclude each other: without a fork, the command is the holder of the descriptor");
 	}
 	if (unlock && a.label) {
 		free(texts);
@@ -648,10 +659,20 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	sa.sa_handler = olc_exec_forward;
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	/*
+	 * A SIGTERM or SIGHUP between fork() and olc_exec_child = pid would
+	 * find no child to pass it on to, and be lost: it stays pending until
+	 * the child's pid is known (the child restores the mask)
+	 */
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGHUP);
+	sigprocmask(SIG_BLOCK, &fwd, &old_mask);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
 		ret = errno;
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		olc_err("fork: %s", strerror(ret));
 		ordlock_close(ol);
 		free(texts);
@@ -663,6 +684,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		sigaction(SIGQUIT, &old_quit, NULL);
 		sigaction(SIGTERM, &old_term, NULL);
 		sigaction(SIGHUP, &old_hup, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		olc_exec_name(shell_cmd, &argv[optind]);
 		ret = olc_exec_take(&t, &token);
 		if (ret >= 0)
@@ -683,6 +705,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	free(texts);
 	free(keys);
 	olc_exec_child = pid;
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			olc_err("waitpid: %s", strerror(errno));

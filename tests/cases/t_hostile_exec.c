@@ -16,6 +16,7 @@
  *    directory, a file without x) gives 126 with a message.
  * Another owner's try-lock (olt_probe) is the judge of what is held.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -158,15 +159,34 @@ static void rm(const char *name)
 	unlink(path);
 }
 
-/* The only child of @pid (from /proc), or 0 */
+/*
+ * A child of @pid, or 0: /proc/PID/stat's ppid field (a kernel without
+ * CONFIG_PROC_CHILDREN, the debug one, has no .../task/PID/children)
+ */
 static pid_t child_of(pid_t pid)
 {
-	char path[64], buf[64];
+	struct dirent *de;
+	pid_t found = 0;
+	DIR *proc = opendir("/proc");
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	if (read_small_file(path, buf, sizeof(buf)) <= 0)
+	if (!proc)
 		return 0;
-	return (pid_t)atoi(buf);
+	while (!found && (de = readdir(proc))) {
+		char path[300], buf[512], *p;
+		int ppid;
+
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (read_small_file(path, buf, sizeof(buf)) <= 0)
+			continue;
+		/* pid (comm) state ppid: comm may hold spaces and ')' */
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == pid)
+			found = (pid_t)atoi(de->d_name);
+	}
+	closedir(proc);
+	return found;
 }
 
 /*

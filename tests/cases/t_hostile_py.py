@@ -78,6 +78,19 @@ with ordlock.Owner(D) as o:
     ok(o.info()["nheld"] == 2, "the parent's owner still holds 2 keys")
 ok(free((1, 2), (1, 3)), "the parent's with block released them")
 
+# a child forked inside "with attempt:" of Owner.attempts()
+with ordlock.Owner(D) as o:
+    for attempt in o.attempts((1, 5), attempts=2, timeout=5):
+        with attempt:
+            pid = os.fork()
+            if pid == 0:
+                sys.stdout.flush()
+                sys.exit(0)     # unwinds the attempt and its generator
+            ok(child_status(pid) == 0, "fork in an attempt: the child exited")
+            ok(not free((1, 5)),
+               "the child's exit through the attempt left the parent's key held")
+    ok(free((1, 5)), "the parent's attempt released it")
+
 # the last reference dropped in the child: Owner.__del__
 o = ordlock.Owner(D)
 o.acquire((1, 4), timeout=5)

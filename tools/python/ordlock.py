@@ -917,8 +917,13 @@ class Held:
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        # a child forked inside the block (and leaving through it, e.g. by
-        # sys.exit()) drops its descriptor: the keys are the parent's
+        self._end()
+
+    def _end(self) -> None:
+        """The end of a block that holds the keys: release them, but in a
+        child forked inside the block (leaving through it, e.g. by
+        sys.exit()) only drop the child's descriptor: they are the
+        parent's."""
         if self.owner._ol and self.owner._forked():
             if self._own:
                 self.owner.close()
@@ -1111,7 +1116,7 @@ class Attempt:
 
     def __exit__(self, cls, exc, tb):
         try:
-            self.held.release()
+            self.held._end()
         except OrdlockError:
             if exc is None:
                 raise
@@ -1166,7 +1171,7 @@ class Attempts:
                 try:
                     yield attempt
                 finally:
-                    held.release()
+                    held._end()
                 if attempt.error is None:
                     return
                 last = attempt.error

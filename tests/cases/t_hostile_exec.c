@@ -11,6 +11,7 @@
  *    error (64), not a -o silently ignored;
  *  - -w longer than an unsigned int of milliseconds (49.7 days) is a
  *    number of seconds like the others, as in flock(1), not a usage error;
+ *  - a bad option or argument: usage error 64 naming it, with the hint;
  *  - standard input and output pass through to the command; its exit
  *    status (255 too) is exec's; -E 0; a command that cannot be run (a
  *    directory, a file without x) gives 126 with a message.
@@ -278,6 +279,30 @@ static void test_options(void)
 	ok(strstr(err, "-F") && strstr(err, "-o") != NULL, "the message names -F and -o");
 	is_int(run("$C exec --no-fork --close -d %s -x 1:1 -- true", d), 64,
 	       "exec --no-fork --close: the same");
+	{
+		static const struct {
+			const char *args, *says;
+		} bad[] = {
+			{ "--bogus -x 1:1 -- true", "--bogus" },
+			{ "-w nan -x 1:1 -- true", "nan" },
+			{ "-w -1 -x 1:1 -- true", "-1" },
+			{ "-w 1s -x 1:1 -- true", "1s" },
+			{ "-E 256 -x 1:1 -- true", "256" },
+			{ "-E x -x 1:1 -- true", "\"x\"" },
+			{ "-x 1:1 -c true extra", "exclude" },
+			{ "-x", "requires an argument" },
+			{ "-x 1:99999999999999999999 -- true", "64 bits" },
+			{ "-x 4294967296:1 -- true", "32 bits" },
+		};
+		unsigned int i;
+
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+			int st = run("$C exec -d %s %s", d, bad[i].args);
+
+			ok(st == 64 && strstr(err, bad[i].says) && strstr(err, "Try 'ordlockctl exec --help'"),
+			   "exec %s: usage error 64 saying \"%s\" (%d)", bad[i].args, bad[i].says, st);
+		}
+	}
 	is_int(run("$C exec -w 5000000 -d %s -x 1:1 -- true", d), 0,
 	       "exec -w 5000000 (58 days, past 2^32 ms) on a free key: runs, as flock -w");
 	is_int(run("$C exec -w 1e9 -d %s -x 1:1 -- true", d), 0, "exec -w 1e9: runs");

@@ -6,7 +6,9 @@
  *    (its handler runs, its exit status is exec's); SIGINT sent to
  *    ordlockctl alone is ignored (the command goes on, the key stays
  *    held); SIGTERM while the child still waits for the keys ends the
- *    wait (143) and leaves no waiter behind;
+ *    wait (143) and leaves no waiter behind; SIGTERM that comes while
+ *    ordlockctl is inside fork() (ptrace stops it at the fork event) is
+ *    not lost: it reaches the child or the command;
  *  - flock's "--no-fork and --close are incompatible": -F -o is a usage
  *    error (64), not a -o silently ignored;
  *  - -w longer than an unsigned int of milliseconds (49.7 days) is a
@@ -17,6 +19,7 @@
  *    directory, a file without x) gives 126 with a message.
  * Another owner's try-lock (olt_probe) is the judge of what is held.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -26,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -268,6 +272,85 @@ static void test_sigterm_waiting(void)
 	is_int(olt_probe(d, 1, 1, EX), 0, "and free after it, no waiter left to take it");
 }
 
+/*
+ * SIGTERM that reaches ordlockctl right after its fork(), before it knows
+ * the child's pid: ptrace stops it at the fork event (the child exists,
+ * fork() has not returned in ordlockctl), the signal is sent there, and
+ * both are let go. It must still reach the command (or the child that
+ * takes the keys): exec ends at once, not when the command ends.
+ */
+static void test_sigterm_at_fork(void)
+{
+	const char *d = olt_domain("hx-fork");
+	char keyarg[] = "1:1";
+	pid_t pid, child = 0;
+	int st, ret, signalled = 0;
+	uint64_t deadline;
+
+	rm("ready");
+	rm("go");
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (!pid) {
+		setenv("T", dir, 1);
+		signal(SIGINT, SIG_DFL);
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+			_exit(125);
+		raise(SIGSTOP);
+		execl(ctl, "ordlockctl", "exec", "-d", d, "-x", keyarg, "--", "sh", "-c",
+		      "trap 'exit 42' TERM; touch $T/ready; while [ ! -e $T/go ]; do sleep 0.05; done; exit 5",
+		      (char *)NULL);
+		_exit(126);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFSTOPPED(st)) {
+		ok(0, "at fork: the traced ordlockctl stops before it runs");
+		return;
+	}
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)(PTRACE_O_TRACEFORK | PTRACE_O_TRACEEXEC));
+	ptrace(PTRACE_CONT, pid, NULL, NULL);
+	for (;;) {
+		if (waitpid(pid, &st, __WALL) != pid || !WIFSTOPPED(st))
+			break;
+		if (st >> 8 == (SIGTRAP | (PTRACE_EVENT_FORK << 8))) {
+			unsigned long msg = 0;
+
+			ptrace(PTRACE_GETEVENTMSG, pid, NULL, &msg);
+			child = (pid_t)msg;
+			/* fork() happened; ordlockctl has not seen its result */
+			signalled = !kill(pid, SIGTERM);
+			ptrace(PTRACE_DETACH, pid, NULL, NULL);
+			break;
+		}
+		/* the exec event, or a signal to pass on */
+		ptrace(PTRACE_CONT, pid, NULL,
+		       (void *)(long)(st >> 8 == (SIGTRAP | (PTRACE_EVENT_EXEC << 8)) ? 0 : WSTOPSIG(st)));
+	}
+	ok(child > 0 && signalled, "at fork: SIGTERM sent to ordlockctl stopped in fork() (child %d)",
+	   (int)child);
+	if (child > 0) {
+		/* the child starts traced (PTRACE_O_TRACEFORK), stopped: let it go */
+		if (waitpid(child, &st, __WALL) == child && WIFSTOPPED(st))
+			ptrace(PTRACE_DETACH, child, NULL,
+			       (void *)(long)(WSTOPSIG(st) == SIGSTOP ? 0 : WSTOPSIG(st)));
+	}
+	/* a hang guard: the command waits for $T/go, which only comes late */
+	deadline = now_ms() + 20000;
+	while (waitpid(pid, &st, WNOHANG) == 0 && now_ms() < deadline)
+		usleep(5000);
+	ret = waitpid(pid, NULL, WNOHANG) < 0 && errno == ECHILD ? 1 : 0;
+	if (!ret) {
+		touch("go");
+		waitpid(pid, &st, 0);
+	}
+	st = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+	ok(ret && (st == 128 + SIGTERM || st == 42),
+	   "at fork: the SIGTERM was not lost: exec ended at once with %d (143, or 42 from the command's trap)",
+	   st);
+	is_int(olt_probe(d, 1, 1, EX), 0, "at fork: the key is free after");
+}
+
 static void test_options(void)
 {
 	const char *d = olt_domain("hx-opt");
@@ -362,6 +445,7 @@ int main(void)
 	test_forward(SIGHUP, "HUP");
 	test_sigint_ignored();
 	test_sigterm_waiting();
+	test_sigterm_at_fork();
 	test_options();
 	rm("ready");
 	rm("go");

@@ -58,10 +58,11 @@ struct olc_exec_key {
 	unsigned int mode;
 };
 
-/* the longest -w: 2^32 - 1 ms, what olc_exec_acquire() counts in */
-#define OLC_EXEC_MAX_SECONDS	4294967.0
-
-/* -w SECONDS: a decimal number; -1 not one, -2 above the longest, else ms */
+/*
+ * -w SECONDS: a decimal number; returns -1 on error, else milliseconds, at
+ * most OLC_EXEC_FOREVER_MS (a wait of 2^32 - 1 ms, 49.7 days, or longer,
+ * as flock(1) takes it: forever; an overflow and "inf" as well)
+ */
 static long long olc_seconds_ms(const char *s)
 {
 	char *end;
@@ -69,12 +70,11 @@ static long long olc_seconds_ms(const char *s)
 
 	errno = 0;
 	v = strtod(s, &end);
+	/* ERANGE: an overflow (HUGE_VAL) is forever, an underflow next to 0 */
 	if (end == s || *end || isnan(v) || v < 0 || (errno && errno != ERANGE))
 		return -1;
-	/* ERANGE: an overflow (HUGE_VAL) is too long, an underflow next to 0 */
-	if (v > OLC_EXEC_MAX_SECONDS)
-		return -2;
-	return (long long)ceil(v * 1000.0);
+	v = ceil(v * 1000.0);
+	return v >= (double)OLC_EXEC_FOREVER_MS ? OLC_EXEC_FOREVER_MS : (long long)v;
 }
 
 static int olc_conflict(unsigned int reason)
@@ -326,7 +326,8 @@ static const struct olc_option olc_exec_options[] = {
 	{ 'w', "timeout", "SECS", "wait at most SECS seconds (decimals allowed; 0 is -n).\n"
 	  "Without -w: forever, as flock(1): exec asks again\n"
 	  "each time the kernel's longest wait (max_timeout_ms)\n"
-	  "runs out, and -w longer than that is kept the same way" },
+	  "runs out, and -w longer than that is kept the same way;\n"
+	  "49.7 days (2^32 ms) or more is forever" },
 	{ 'w', "wait", "SECS", NULL },
 	{ 'n', "nonblock", NULL, "do not wait: fail at once if a key is not free" },
 	{ 'n', "nb", NULL, NULL },
@@ -337,7 +338,7 @@ static const struct olc_option olc_exec_options[] = {
 	OLC_OPTION_DOMAIN("the domain of the keys (default \"default\")"),
 	{ 'c', "command", "CMD", "run CMD with /bin/sh -c" },
 	{ 'F', "no-fork", NULL, "do not fork: become COMMAND, which inherits the\n"
-	  "descriptor (ORDLOCK_FD) and with it the keys" },
+	  "descriptor (ORDLOCK_FD) and with it the keys (not with -o)" },
 	{ 'u', "unlock", NULL, "with FD: release the keys (all without -s/-x)" },
 	{ 'q', "quiet", NULL, "no message when the keys were not obtained" },
 	{ 'L', "label", "LABEL", "name the code path (up to 31 of [A-Za-z0-9._-]): shown\n"
@@ -372,16 +373,12 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	case 'w': {
 		long long ms = olc_seconds_ms(arg);
 
-		if (ms == -2)
-			return olc_usage(cmd, "-w: \"%s\" is longer than the longest wait, %.0f seconds (49 days)",
-					 arg, OLC_EXEC_MAX_SECONDS);
 		if (ms < 0)
 			return olc_usage(cmd, "-w: \"%s\" is not a number of seconds", arg);
 		/* flock: -w 0 does not wait */
 		if (!ms)
 			a->flags |= ORDLOCK_ACQUIRE_TRY;
-		a->timeout_ms = ms >= OLC_EXEC_FOREVER_MS ? OLC_EXEC_FOREVER_MS - 1 :
-				(unsigned int)ms;
+		a->timeout_ms = (unsigned int)ms;
 		return -1;
 	}
 	case 'n':
@@ -515,6 +512,11 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	if (no_fork && fd >= 0) {
 		free(texts);
 		return olc_usage(cmd, "-F runs a command: it does not go with FD");
+	}
+	/* flock(1): "the --no-fork and --close options are incompatible" */
+	if (no_fork && close_fd) {
+		free(texts);
+		return olc_usage(cmd, "-F and -o exclude each other: without a fork, the command is the holder of the descriptor");
 	}
 	if (unlock && a.label) {
 		free(texts);
@@ -671,6 +673,15 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	sa.sa_handler = olc_exec_forward;
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
+	/*
+	 * A SIGTERM or SIGHUP between fork() and olc_exec_child = pid would
+	 * find no child to pass it on to, and be lost: it stays pending until
+	 * the child's pid is known (the child restores the mask)
+	 */
+	sigemptyset(&fwd);
+	sigaddset(&fwd, SIGTERM);
+	sigaddset(&fwd, SIGHUP);
+	sigprocmask(SIG_BLOCK, &fwd, &old_mask);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {

@@ -244,6 +244,7 @@ _sigs = {
     "ordlock_open": (_P, [ctypes.c_char_p]),
     "ordlock_open_fd": (_P, [ctypes.c_int]),
     "ordlock_close": (None, [_P]),
+    "ordlock_detach": (None, [_P]),
     "ordlock_fd": (ctypes.c_int, [_P]),
     "ordlock_set_domain": (ctypes.c_int, [_P, ctypes.c_char_p]),
     "ordlock_acquire": (ctypes.c_int, [_P, ctypes.POINTER(_Key), _u, _u, _u,
@@ -626,12 +627,19 @@ def _timeout_ms(timeout: Optional[float]) -> Tuple[int, int]:
 class Owner:
     """One owner: an open /dev/ordlock. Its keys are released by close(),
     at the end of a ``with`` block, or when the process dies. One request at
-    a time: threads that lock independently use one Owner each."""
+    a time: threads that lock independently use one Owner each.
+
+    A child forked while the owner is open shares it (one open file
+    description, as a flock(2) lock): in the child, close(), the end of a
+    ``with`` block (of the Owner or of a Held) and the garbage collector
+    only close the child's descriptor, and the parent keeps its keys; an
+    explicit release() in the child releases them (flock's LOCK_UN)."""
 
     def __init__(self, domain: Optional[str] = None,
                  ranks: Optional[Mapping[str, int]] = None) -> None:
         self.ranks: Dict[str, int] = dict(ranks or {})
         self.domain = domain
+        self._pid = os.getpid()
         self._ol = _lib.ordlock_open(domain.encode() if domain else None)
         if not self._ol:
             raise _plain_error(ctypes.get_errno(), "ordlock_open(%s)"
@@ -646,6 +654,7 @@ class Owner:
         self = cls.__new__(cls)
         self.ranks = dict(ranks or {})
         self.domain = None
+        self._pid = os.getpid()
         self._ol = _lib.ordlock_open_fd(int(fd))
         if not self._ol:
             raise _plain_error(ctypes.get_errno(), "ordlock_open_fd(%d)" % fd,
@@ -852,11 +861,22 @@ class Owner:
         """The descriptor of /dev/ordlock (for select(), or to pass on)."""
         return _lib.ordlock_fd(self._handle())
 
+    def _forked(self) -> bool:
+        """Whether this process is a child forked after the owner opened."""
+        return os.getpid() != self._pid
+
     def close(self) -> None:
-        """Release everything and close."""
-        if self._ol:
-            _lib.ordlock_close(self._ol)
-            self._ol = None
+        """Release everything and close (in a forked child: close the
+        child's descriptor only, the parent keeps the keys)."""
+        ol, self._ol = self._ol, None
+        if not ol:
+            return
+        if not self._forked():
+            _lib.ordlock_close(ol)
+            return
+        fd = _lib.ordlock_fd(ol)
+        _lib.ordlock_detach(ol)
+        os.close(fd)
 
     def __enter__(self) -> "Owner":
         return self
@@ -897,19 +917,36 @@ class Held:
 
     def release(self) -> None:
         """Release the keys (closing the owner acquire() opened); twice is
-        once."""
+        once. In a child forked while they are held it releases them for
+        the parent too (the owner is shared)."""
         if self.released:
             return
         self.released = True
+        if self._own and not self.owner._forked():
+            self.owner.close()
+            return
+        self.owner.release(*self.keys)
         if self._own:
             self.owner.close()
-        else:
-            self.owner.release(*self.keys)
 
     def __enter__(self) -> "Held":
+        if self.released:
+            raise ValueError("ordlock: these keys were released: acquire "
+                             "them again")
         return self
 
     def __exit__(self, *exc: Any) -> None:
+        self._end()
+
+    def _end(self) -> None:
+        """The end of a block that holds the keys: release them, but in a
+        child forked inside the block (leaving through it, e.g. by
+        sys.exit()) only drop the child's descriptor: they are the
+        parent's."""
+        if self.owner._ol and self.owner._forked():
+            if self._own:
+                self.owner.close()
+            return
         self.release()
 
     def __repr__(self) -> str:
@@ -1105,7 +1142,7 @@ class Attempt:
 
     def __exit__(self, cls, exc, tb):
         try:
-            self.held.release()
+            self.held._end()
         except OrdlockError:
             if exc is None:
                 raise
@@ -1160,7 +1197,7 @@ class Attempts:
                 try:
                     yield attempt
                 finally:
-                    held.release()
+                    held._end()
                 if attempt.error is None:
                     return
                 last = attempt.error

@@ -673,15 +673,6 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	sa.sa_handler = olc_exec_forward;
 	sigaction(SIGTERM, &sa, &old_term);
 	sigaction(SIGHUP, &sa, &old_hup);
-	/*
-	 * A SIGTERM or SIGHUP between fork() and olc_exec_child = pid would
-	 * find no child to pass it on to, and be lost: it stays pending until
-	 * the child's pid is known (the child restores the mask)
-	 */
-	sigemptyset(&fwd);
-	sigaddset(&fwd, SIGTERM);
-	sigaddset(&fwd, SIGHUP);
-	sigprocmask(SIG_BLOCK, &fwd, &old_mask);
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {

@@ -13,8 +13,8 @@
  *
  * A backend's calls may sleep, so none is made in atomic context. Those
  * that may wait for the cluster are made with no lock of ordlock.ko held;
- * @unlock, @lock_async and @lock_result never wait for the cluster and are
- * made under an owner's lock (a mutex).
+ * @unlock, @lock_async, @lock_result, @convert_async and @convert_result
+ * never wait for the cluster and are made under an owner's lock (a mutex).
  */
 #ifndef _ORDLOCK_BACKEND_H
 #define _ORDLOCK_BACKEND_H

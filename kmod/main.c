@@ -104,10 +104,14 @@
  * are made with no lock of this module held: the cluster join and leave of
  * a domain (ordlock_domains_lock dropped, the domain marked changing), and
  * a request's cluster lock and conversion (owner->lock dropped, the owner
- * busy, as for a local wait). A release's backend unlock, which only
- * queues work, may run under owner->lock; so do the asynchronous lock of a
- * netlink request (lock_async and lock_result, which never wait) and the
- * unlock that cancels it. The backend calls the request's done hook with
+ * busy, as for a local wait). A release's backend unlock may run under
+ * owner->lock (and, at module exit, under ordlock_nl_lock as well): it
+ * does not wait for the cluster but may sleep (it flushes the request's
+ * work item and may call dlm_unlock() itself, which waits out a lockspace
+ * recovery entered a moment before the companion heard of it:
+ * ordlock_dlm.c). So do the asynchronous lock and conversion of a netlink
+ * request (lock_async, lock_result, convert_async and convert_result,
+ * which never wait) and the unlock that cancels it. The backend calls the request's done hook with
  * none of this module's locks held (under its own leaf spinlock); the hook
  * only queues the netlink owner's work item, and the unlock that detaches
  * it takes that spinlock under owner->lock.

@@ -630,8 +630,11 @@ static void odlm_revert_fn(struct work_struct *work)
 	}
 }
 
-/* The errno of a failed conversion's status, as ops->convert() returns it */
-static int odlm_convert_errno(struct ordlock_backend_lock *l, int status)
+/*
+ * The errno of a failed request's status (@what: "lock" or "conversion"),
+ * as ops->lock() and ops->convert() return it
+ */
+static int odlm_errno(struct ordlock_backend_lock *l, int status, const char *what)
 {
 	switch (status) {
 	case -EAGAIN:
@@ -639,8 +642,8 @@ static int odlm_convert_errno(struct ordlock_backend_lock *l, int status)
 	case -ENOMEM:
 		return status;
 	default:
-		pr_warn_ratelimited("%s: conversion of %s failed: %d\n",
-				    l->space->name, l->res, status);
+		pr_warn_ratelimited("%s: %s of %s failed: %d\n",
+				    l->space->name, what, l->res, status);
 		return -EIO;
 	}
 }
@@ -691,7 +694,7 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 	/* refused: still granted in the old mode */
 	l->mode = l->old_mode;
 	l->status = 0;
-	return odlm_convert_errno(l, status);
+	return odlm_errno(l, status, "conversion");
 }
 
 static int odlm_convert_async(struct ordlock_backend_lock *l, bool exclusive,
@@ -748,7 +751,7 @@ static int odlm_convert_result(struct ordlock_backend_lock *l, bool abandon)
 	spin_unlock(&l->done_lock);
 	pr_debug("%s: %s convert to %s (async): status %d\n", l->space->name,
 		 l->res, l->cvt_mode == DLM_LOCK_EX ? "ex" : "sh", status);
-	return status ? odlm_convert_errno(l, status) : 0;
+	return status ? odlm_errno(l, status, "conversion") : 0;
 }
 
 /* A new lock of key (@rank, @id) of @space, not requested yet */
@@ -779,21 +782,6 @@ static struct ordlock_backend_lock *odlm_lock_new(struct ordlock_backend_space *
 	snprintf(l->res, sizeof(l->res), ORDLOCK_DLM_RES_FMT, rank, id);
 	spin_lock_init(&l->done_lock);
 	return l;
-}
-
-/* The errno of a failed request's status, as ops->lock() returns it */
-static int odlm_lock_errno(struct ordlock_backend_lock *l, int status)
-{
-	switch (status) {
-	case -EAGAIN:
-	case -EDEADLK:
-	case -ENOMEM:
-		return status;
-	default:
-		pr_warn_ratelimited("%s: lock of %s failed: %d\n",
-				    l->space->name, l->res, status);
-		return -EIO;
-	}
 }
 
 static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
@@ -828,7 +816,7 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		*out = l;
 		return 0;
 	}
-	status = odlm_lock_errno(l, status);
+	status = odlm_errno(l, status, "lock");
 	odlm_lock_free(l);
 	return status;
 }
@@ -910,7 +898,7 @@ static int odlm_lock_result(struct ordlock_backend_lock *l)
 		 l->flags & DLM_LKF_NOQUEUE ? " try" : "", status);
 	if (!status)
 		return 0;
-	status = odlm_lock_errno(l, status);
+	status = odlm_errno(l, status, "lock");
 	/*
 	 * The request work may not have returned from dlm_lock() yet: the
 	 * clean-up work waits for it and frees the lock (nothing is held)

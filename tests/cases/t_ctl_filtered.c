@@ -43,7 +43,6 @@ static int run(const char *as, const char *args)
 
 int main(void)
 {
-	const char *repo = getenv("ORDLOCK_REPO");
 	const char *d;
 	struct ordlock *ol;
 	struct ordlock_key k = ORDLOCK_EX(1, 1);
@@ -51,7 +50,7 @@ int main(void)
 	int rc;
 
 	watchdog_start(120);
-	snprintf(ctl, sizeof(ctl), "%s/tools/ordlockctl/ordlockctl", repo ? repo : ".");
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 	d = olt_domain("filtered");
 	ol = olt_open(d);
 	is_int(ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL), 0, "root holds 1:1 in %s", d);

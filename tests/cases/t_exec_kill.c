@@ -197,12 +197,9 @@ static void test_kill_before_exec(void)
 
 int main(void)
 {
-	const char *repo = getenv("ORDLOCK_REPO");
 
 	watchdog_start(120);
-	snprintf(ctl, sizeof(ctl), "%s/tools/ordlockctl/ordlockctl", repo ? repo : ".");
-	if (access(ctl, X_OK))
-		bail_out("%s: %s", ctl, strerror(errno));
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 	test_kill_wrapper();
 	test_daemon();
 	test_close_opt();

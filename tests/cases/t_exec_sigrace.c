@@ -107,13 +107,10 @@ static void test_signal(const char *name, int sig)
 
 int main(void)
 {
-	const char *repo = getenv("ORDLOCK_REPO");
 	int st;
 
 	watchdog_start(120);
-	snprintf(ctl, sizeof(ctl), "%s/tools/ordlockctl/ordlockctl", repo ? repo : ".");
-	if (access(ctl, X_OK))
-		bail_out("%s: %s", ctl, strerror(errno));
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 	if (build_wrapper())
 		bail_out("cannot build the fork() wrapper (no cc in the guest?)");
 	st = run_exec(olt_domain("exec-sigrace"), 0, "sh -c 'exit 7'");

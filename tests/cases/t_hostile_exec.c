@@ -420,23 +420,8 @@ static void test_options(void)
 
 int main(void)
 {
-	const char *repo = getenv("ORDLOCK_REPO");
-	char self[PATH_MAX];
-	ssize_t n;
-
 	watchdog_start(300);
-	if (repo) {
-		snprintf(ctl, sizeof(ctl), "%s/tools/ordlockctl/ordlockctl", repo);
-	} else {
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n < 0)
-			bail_out("readlink /proc/self/exe: %s", strerror(errno));
-		self[n] = '\0';
-		snprintf(ctl, sizeof(ctl), "%.*s/../../../tools/ordlockctl/ordlockctl",
-			 (int)(strrchr(self, '/') - self), self);
-	}
-	if (access(ctl, X_OK))
-		bail_out("no ordlockctl at %s", ctl);
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 	snprintf(dir, sizeof(dir), "/tmp/t_hostile_exec.%d", (int)getpid());
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		bail_out("mkdir %s: %s", dir, strerror(errno));

@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(
     os.environ.get("ORDLOCK_REPO") or os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."),
     "tests", "lib"))
-from oltap import expect_raises, finish, import_ordlock, ok  # noqa: E402
+from oltap import expect_raises, finish, holder_child, import_ordlock, ok  # noqa: E402
 
 ordlock = import_ordlock()
 D = "py-hostile-%d" % os.getpid()
@@ -204,19 +204,8 @@ def param(name, value=None):
 
 
 def holder(*keys):
-    """A child that holds the keys until its pipe is closed."""
-    ready_r, ready_w = os.pipe()
-    stop_r, stop_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(stop_w)
-        with ordlock.acquire(*keys, domain=D, timeout=5):
-            os.write(ready_w, b"r")
-            os.read(stop_r, 1)
-        os._exit(0)
-    os.close(stop_r)
-    os.read(ready_r, 1)
-    return pid, stop_w
+    """A child that holds the keys of D until its pipe is closed."""
+    return holder_child(D, *keys)
 
 
 old_default = param("default_timeout_ms")

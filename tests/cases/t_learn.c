@@ -181,16 +181,7 @@ static void show(const char *what, const char *text)
 
 static void find_ctl(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0)
-		bail_out("readlink /proc/self/exe: %s", strerror(errno));
-	self[n] = '\0';
-	snprintf(ctl, sizeof(ctl), "%.*s/../../../tools/ordlockctl/ordlockctl",
-		 (int)(strrchr(self, '/') - self), self);
-	if (access(ctl, X_OK))
-		bail_out("no ordlockctl at %s (make tools)", ctl);
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 }
 
 /* Source 004, with orders = rank 2 and inventories = rank 1 at first */

@@ -399,16 +399,7 @@ static void test_exec_fd_label(void)
 
 static void find_ctl(void)
 {
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0)
-		bail_out("readlink /proc/self/exe: %s", strerror(errno));
-	self[n] = '\0';
-	snprintf(ctl, sizeof(ctl), "%.*s/../../../tools/ordlockctl/ordlockctl",
-		 (int)(strrchr(self, '/') - self), self);
-	if (access(ctl, X_OK))
-		bail_out("no ordlockctl at %s (make tools)", ctl);
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 }
 
 /* The count of edge @from -> @to (ranks) whose held mode is @hmode (-1: none) */

@@ -541,20 +541,11 @@ static void test_cli(void)
 {
 	const char *d = olt_domain("leasecli");
 	struct ordlock_key k = ORDLOCK_EX(12, 12);
-	char self[2048], out[8192];
+	char out[8192];
 	struct ordlock *ol;
 	uint64_t token;
-	ssize_t n;
 
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n < 0)
-		bail_out("readlink /proc/self/exe: %s", strerror(errno));
-	self[n] = '\0';
-	/* tests/build/vm/t_lease -> tools/ordlockctl/ordlockctl */
-	snprintf(ctl, sizeof(ctl), "%.*s/../../../tools/ordlockctl/ordlockctl",
-		 (int)(strrchr(self, '/') - self), self);
-	if (access(ctl, X_OK))
-		bail_out("no ordlockctl at %s", ctl);
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 	is_int(ctl_run(out, sizeof(out), "domain %s set max-hold 5000", d), 0,
 	       "cli: domain NAME set max-hold 5000");
 	ok(strstr(out, "max_hold_ms 5000") != NULL, "cli: it says max_hold_ms 5000 (%s)", out);

@@ -229,23 +229,7 @@ static int count_lines(const char *s, const char *needle)
 
 static void find_ctl(void)
 {
-	const char *repo = getenv("ORDLOCK_REPO");
-	char self[PATH_MAX];
-	ssize_t n;
-
-	if (repo) {
-		snprintf(ctl, sizeof(ctl), "%s/tools/ordlockctl/ordlockctl", repo);
-	} else {
-		/* tests/build/vm/t_ordlockctl -> tools/ordlockctl/ordlockctl */
-		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-		if (n < 0)
-			bail_out("readlink /proc/self/exe: %s", strerror(errno));
-		self[n] = '\0';
-		snprintf(ctl, sizeof(ctl), "%.*s/../../../tools/ordlockctl/ordlockctl",
-			 (int)(strrchr(self, '/') - self), self);
-	}
-	if (access(ctl, X_OK))
-		bail_out("no ordlockctl at %s (make tools)", ctl);
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 	have_jq = !system("command -v jq >/dev/null 2>&1");
 	if (!have_jq)
 		diag("jq is not installed: the JSON points are skipped");

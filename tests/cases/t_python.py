@@ -26,6 +26,7 @@ sys.path.insert(0, os.path.join(
         os.path.dirname(os.path.abspath(__file__)), "..", "..", ".."),
     "tests", "lib"))
 from oltap import REPO as repo, expect_raises, finish, import_ordlock, ok  # noqa: E402
+from oltap import holder_child as oltap_holder  # noqa: E402
 
 
 ordlock = import_ordlock()
@@ -59,19 +60,8 @@ ok(held.released, "Held.released after the block")
 
 
 def holder_child(*keys):
-    """A child process holds keys until the returned pipe is closed."""
-    ready_r, ready_w = os.pipe()
-    stop_r, stop_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(stop_w)
-        with ordlock.acquire(*keys, domain=SHOP, timeout=5):
-            os.write(ready_w, b"r")
-            os.read(stop_r, 1)
-        os._exit(0)
-    os.close(stop_r)
-    os.read(ready_r, 1)
-    return pid, stop_w
+    """A child process holds keys of SHOP until the returned pipe is closed."""
+    return oltap_holder(SHOP, *keys)
 
 
 # a wait on a key this process holds would be a cycle of its own (the

@@ -218,17 +218,9 @@ static void test_ctl(const char *dom)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *adm = olt_open(NULL);
-	char self[PATH_MAX], args[128], out[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char args[128], out[4096];
 
-	if (n < 0)
-		bail_out("readlink: %s", strerror(errno));
-	self[n] = '\0';
-	/* tests/build/vm/t_strict -> tools/ordlockctl/ordlockctl */
-	snprintf(ctl, sizeof(ctl), "%.*s/../../../tools/ordlockctl/ordlockctl",
-		 (int)(strrchr(self, '/') - self), self);
-	if (access(ctl, X_OK))
-		bail_out("no ordlockctl at %s", ctl);
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 
 	snprintf(args, sizeof(args), "domain %s set strict on", dom);
 	is_int(run_ctl(args, out, sizeof(out)), 0, "ctl: %s", args);

@@ -341,18 +341,6 @@ static void test_timeout_domain(void)
 	gt_actor_stop(q);
 }
 
-/* tests/build/vm/t_xdomain -> tools/ordlockctl/ordlockctl */
-static void find_ctl(char *ctl, size_t len)
-{
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0)
-		bail_out("readlink /proc/self/exe: %s", strerror(errno));
-	self[n] = '\0';
-	snprintf(ctl, len, "%.*s/../../../tools/ordlockctl/ordlockctl",
-		 (int)(strrchr(self, '/') - self), self);
-}
 
 /* The output of "ordlockctl -S @source cycles"; its exit status */
 static int ctl_cycles(const char *source, char *out, size_t len)
@@ -362,7 +350,7 @@ static int ctl_cycles(const char *source, char *out, size_t len)
 	FILE *f;
 	int st;
 
-	find_ctl(ctl, sizeof(ctl));
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
 	snprintf(cmd, sizeof(cmd), "NO_COLOR=1 %s -S %s cycles 2>&1", ctl, source);
 	out[0] = 0;
 	f = popen(cmd, "r");

@@ -6,6 +6,8 @@ A test puts this directory on sys.path, then:
     from oltap import ok, expect_raises, finish, import_ordlock, REPO
     ordlock = import_ordlock()
 
+holder_child() forks a process that holds keys until told to stop.
+
 Importing it also points the binding at the tree: tools/python on sys.path
 and ORDLOCK_LIB at tools/lib/libordlock.so.1, unless the environment says
 otherwise.  The counters are per process: a forked child that calls ok()
@@ -74,3 +76,22 @@ def import_ordlock():
         finish()
     ok(True, "import ordlock (%s)" % ordlock._lib._name)
     return ordlock
+
+
+def holder_child(domain, *keys):
+    """A child process that holds keys of domain (the binding's acquire,
+    5 s to get them) until the returned pipe is closed: returns (pid,
+    pipe); it is running with the keys when this returns."""
+    import ordlock
+    ready_r, ready_w = os.pipe()
+    stop_r, stop_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(stop_w)
+        with ordlock.acquire(*keys, domain=domain, timeout=5):
+            os.write(ready_w, b"r")
+            os.read(stop_r, 1)
+        os._exit(0)
+    os.close(stop_r)
+    os.read(ready_r, 1)
+    return pid, stop_w

@@ -2,6 +2,7 @@
 /* ordlock-specific test helpers: see oltest.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,29 @@ int olt_raw_fd(void)
 	if (fd < 0)
 		bail_out("open(%s): %s", ORDLOCK_DEVICE, strerror(errno));
 	return fd;
+}
+
+const char *olt_ctl_path(void)
+{
+	static char path[PATH_MAX];
+	const char *repo = getenv("ORDLOCK_REPO");
+	char self[PATH_MAX];
+	ssize_t n;
+
+	if (repo) {
+		snprintf(path, sizeof(path), "%s/tools/ordlockctl/ordlockctl", repo);
+	} else {
+		/* tests/build/vm/t_NAME -> tools/ordlockctl/ordlockctl */
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (n < 0)
+			bail_out("readlink /proc/self/exe: %s", strerror(errno));
+		self[n] = '\0';
+		snprintf(path, sizeof(path), "%.*s/../../../tools/ordlockctl/ordlockctl",
+			 (int)(strrchr(self, '/') - self), self);
+	}
+	if (access(path, X_OK))
+		bail_out("no ordlockctl at %s (make tools)", path);
+	return path;
 }
 
 int olt_ioctl(int fd, unsigned long request, void *arg)

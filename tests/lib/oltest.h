@@ -27,6 +27,13 @@ struct ordlock *olt_open(const char *domain);
 int olt_raw_fd(void);
 
 /*
+ * olt_ctl_path() - the tree's ordlockctl: $ORDLOCK_REPO/tools/..., else
+ * found from the test's own path (tests/build/vm/t_NAME); bails out when
+ * it is not there (make tools). Static buffer.
+ */
+const char *olt_ctl_path(void);
+
+/*
  * olt_probe() - whether another owner of @domain (NULL: default) could take
  * key (@rank, @id) in @mode right now, without waiting: 0 if it could
  * (it released it again), -EAGAIN if the key is held in a conflicting mode

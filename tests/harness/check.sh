@@ -8,7 +8,8 @@
 # the module built for it with -Werror and sparse, then the in-VM suite
 # again on the debug kernel (make check-debug; CHECK_DEBUG=0 skips it, and
 # it is skipped with T= or KVER= unless CHECK_DEBUG=1), and with
-# CHECK_CLUSTER=1 the cluster suite (make check-cluster).  T="name ..."
+# CHECK_CLUSTER=1 the cluster suite (make check-cluster) on each kernel of
+# the matrix.  T="name ..."
 # limits the in-VM programs.  Prints a summary per part (each line of a
 # kernel's part starts "[6.12-rt] ", say) and, as the very last line,
 # "N passed, N failed" over every TAP point and harness check.  Exits
@@ -104,25 +105,45 @@ if [[ ${CHECK_DEBUG:-} == 1 || (${CHECK_DEBUG:-} != 0 && -z ${T:-} && -z ${CHECK
 fi
 
 # The cluster suite (make check-cluster: three guests, corosync and the
-# DLM in a network namespace of its own): when CHECK_CLUSTER=1 (.ci/run
-# sets it), and not with T= or KVER=.
+# DLM in a network namespace of its own) on each kernel of the matrix,
+# with the modules built for it apart (tests/cluster/build-kernel.sh):
+# when CHECK_CLUSTER=1 (.ci/run sets it), and not with T= or KVER=.
 if [[ ${CHECK_CLUSTER:-} == 1 && -z ${T:-} && -z ${CHECK_KVER:-} ]]; then
-	echo "== cluster suite (make check-cluster)"
+	echo "== cluster suite (make check-cluster, each kernel)"
 	mkdir -p tests/build/results
-	clog=tests/build/results/check-cluster.log
-	# Without ORDLOCK_SUMMARY the cluster run closes with the plain
-	# "N passed, N failed" (under it, "cluster: N passed, ..."), which
-	# becomes "check-cluster: ..." so that only this script's total is plain.
-	(env -u ORDLOCK_SUMMARY "$MAKE" --no-print-directory check-cluster 2>&1 || true) |
-		sed -u -E 's/^([0-9]+ passed, [0-9]+ failed)$/check-cluster: \1/' |
-		tee "$clog" || true
-	last=$(grep -E '^check-cluster: [0-9]+ passed, [0-9]+ failed$' "$clog" | tail -n 1 || true)
-	if [[ $last =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-		add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
-	else
-		echo "FAIL cluster suite: no verdict (see $clog)"
+	if ! bash tests/install-deps.sh --cluster; then
+		echo "FAIL cluster suite: its packages (tests/install-deps.sh --cluster)"
 		add_summary 0 1
+		finish
 	fi
+	while read -r flavour kver; do
+		[[ -n $kver ]] || continue # the in-VM part failed it already
+		clog=tests/build/results/check-cluster-$flavour.log
+		echo "== cluster suite on $flavour ($kver)"
+		if ! bash tests/cluster/build-kernel.sh "$kver" >"$clog" 2>&1; then
+			tail -n 20 "$clog"
+			echo "FAIL [$flavour] cluster suite: the modules do not build (see $clog)"
+			add_summary 0 1
+			continue
+		fi
+		# Without ORDLOCK_SUMMARY the cluster run closes with the plain
+		# "N passed, N failed", which becomes "check-cluster [6.1]: ..."
+		# so that only this script's total is plain.
+		out=tests/build/kernels/$kver
+		(env -u ORDLOCK_SUMMARY KVER="$kver" VMLINUZ="/boot/vmlinuz-$kver" \
+			ORDLOCK_KO="$repo/$out/kmod/ordlock.ko" \
+			ORDLOCK_CLTEST_KO="$repo/$out/cltest/ordlock_cltest.ko" \
+			bash tests/cluster/run.sh 2>&1 || true) |
+			sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)\$/check-cluster [$flavour]: \1/" |
+			tee -a "$clog" || true
+		last=$(grep -E "^check-cluster \[$flavour\]: [0-9]+ passed, [0-9]+ failed\$" "$clog" | tail -n 1 || true)
+		if [[ $last =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
+			add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+		else
+			echo "FAIL [$flavour] cluster suite: no verdict (see $clog)"
+			add_summary 0 1
+		fi
+	done <<<"$kernels"
 fi
 
 finish

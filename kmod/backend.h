@@ -61,10 +61,12 @@ struct ordlock_backend_lock;
  * @lock_async: start taking key (@rank, @id) of @space as @lock does, without
  *	waiting: returns 0 and the pending lock in *@out, or -ENOMEM. @done
  *	is called once with @data when the request ends (granted or failed),
- *	from the backend's context (it may not sleep, and none of ordlock.ko's
- *	locks is held), unless @unlock came first; its outcome is then read
- *	with @lock_result. @unlock of a pending lock cancels it: nothing is
- *	held afterwards, and @done is not called after @unlock returned
+ *	from the backend's context (atomic: it may not sleep; in softirq, or
+ *	inside another backend call of this host, made under an owner's
+ *	lock: so it may take none of ordlock.ko's locks), unless @unlock
+ *	came first; its outcome is then read with @lock_result. @unlock of
+ *	a pending lock cancels it: nothing is held afterwards, and @done is
+ *	not called after @unlock returned
  * @lock_result: the outcome of @lock_async, without waiting: -EINPROGRESS
  *	while pending (the lock stays the caller's), 0 granted (it is a lock
  *	as @lock gives), or an errno as @lock returns (the lock is gone: the

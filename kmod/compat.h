@@ -17,6 +17,7 @@
 #ifndef ORDLOCK_COMPAT_H
 #define ORDLOCK_COMPAT_H
 
+#include <linux/dlm.h>
 #include <linux/version.h>
 #include <net/genetlink.h>
 
@@ -28,6 +29,24 @@
 #define ordlock_genl_split_ops genl_split_ops
 #else
 #define ordlock_genl_split_ops genl_ops
+#endif
+
+/*
+ * ORDLOCK_DLM_LSFL_CB: the flags of dlm_new_lockspace() that let the DLM
+ * call a lockspace's ASTs (and BASTs) at once, from the context that
+ * completes the operation (the dlm_lock() or dlm_unlock() caller for a
+ * locally mastered resource, the DLM's receive path for a remote one:
+ * softirq at the strongest), instead of handing each to its callback
+ * workqueue: a context switch less per callback. 6.12's DLM has it
+ * (DLM_LSFL_SOFTIRQ, include/linux/dlm.h; a setting of this node's copy
+ * of the lockspace only, not compared with the other nodes'); 6.1's has
+ * none (0: the callbacks come from the DLM's worker). Callbacks made that
+ * way must be softirq safe: see the head comment of ordlock_dlm.c.
+ */
+#ifdef DLM_LSFL_SOFTIRQ
+#define ORDLOCK_DLM_LSFL_CB	DLM_LSFL_SOFTIRQ
+#else
+#define ORDLOCK_DLM_LSFL_CB	0
 #endif
 
 #endif /* ORDLOCK_COMPAT_H */

@@ -111,10 +111,14 @@
  * recovery entered a moment before the companion heard of it:
  * ordlock_dlm.c). So do the asynchronous lock and conversion of a netlink
  * request (lock_async, lock_result, convert_async and convert_result,
- * which never wait) and the unlock that cancels it. The backend calls the request's done hook with
- * none of this module's locks held (under its own leaf spinlock); the hook
- * only queues the netlink owner's work item, and the unlock that detaches
- * it takes that spinlock under owner->lock.
+ * which never wait) and the unlock that cancels it. The backend calls the
+ * request's done hook under its own leaf spinlock, in atomic context: from
+ * the DLM's callback worker (6.1), or (6.12, ORDLOCK_DLM_LSFL_CB) at once,
+ * in softirq or inside any dlm_lock() or dlm_unlock() of this node, such
+ * as another owner's release under that owner's lock (ordlock_dlm.c,
+ * "Callbacks"). So the hook takes no lock of this module: it only queues
+ * the netlink owner's work item. The unlock that detaches it takes that
+ * spinlock (with bottom halves off) under owner->lock.
  *
  * Not locks of this module, and leaves wherever they appear: the internal
  * locks of per-CPU counters, rate limits, workqueues, hrtimers, wait

@@ -72,14 +72,41 @@
  * taken by the request work before the request itself and released when
  * the space is left.
  *
- * Locks: space->anchor_lock (a spinlock, a leaf) protects the space's
- * anchors (hash, LRU list, count, leaving); space->idle's own lock orders
- * the last put of a space's lock count before the space is freed; a
- * lock's done_lock (a spinlock, a leaf: the hook only queues work)
- * protects its done hook and the completion of its AST, and is taken
- * once more before the lock is freed (odlm_complete()); it also protects
- * what is asked of the lock's conversion work (revert_asked, cvt_*) and
- * the re-arming and completion of idle.
+ * Callbacks. The lockspaces are made with ORDLOCK_DLM_LSFL_CB (compat.h):
+ * on 6.12 (DLM_LSFL_SOFTIRQ) the DLM calls an AST at once, from the
+ * context that completes the operation, with bottom halves disabled (and
+ * under the DLM's own locks): inside the dlm_lock() or dlm_unlock() of
+ * whoever made the operation (or another one on the same resource: a
+ * release's dlm_unlock() may grant a queued request of this node), or in
+ * the DLM's receive path for a remote master; softirq at the strongest.
+ * On 6.1 (no flag) the DLM's callback worker calls them (process
+ * context). So every callback here (odlm_ast(), odlm_anchor_ast(), and
+ * the done hooks they call) may not sleep and takes only: its lock's
+ * done_lock, space->idle's lock, its completion's and the workqueues'
+ * internal locks (a done hook only queues work: ordlock.ko's takes none
+ * of its locks), and frees memory. No callback calls the DLM, takes
+ * space->anchor_lock or a mutex. Every lock a callback takes is taken
+ * _bh (done_lock) or irqsave (idle's lock) everywhere else, and none of
+ * them is held across a dlm_lock() or dlm_unlock() (the call may run a
+ * callback that takes it: a recursion on the same CPU). The callers of
+ * the backend's ops hold at most owner->lock and ordlock_nl_lock
+ * (mutexes, main.c), which no callback takes. The flag is this node's
+ * setting of its copy of the lockspace: the DLM does not compare it with
+ * the other nodes' (it is left out of the flags they must share), and a
+ * lockspace another module joined first on this node keeps that one's.
+ * There are no BASTs (none is passed: nobody is told of a blocked
+ * request). The recovery callbacks come from the DLM's recovery thread,
+ * in process context, either way.
+ *
+ * Locks: space->anchor_lock (a spinlock, a leaf, process context only)
+ * protects the space's anchors (hash, LRU list, count, leaving);
+ * space->idle's own lock orders the last put of a space's lock count
+ * before the space is freed (irqsave: an AST may take it); a lock's
+ * done_lock (a spinlock, a leaf, taken with bottom halves off: an AST
+ * takes it) protects its done hook and the completion of its AST, and is
+ * taken once more before the lock is freed (odlm_complete()); it also
+ * protects what is asked of the lock's conversion work (revert_asked,
+ * cvt_*) and the re-arming and completion of idle.
  * Each lock's other fields are written by one party at a time, handed
  * over through the work items and the completion: the request work until
  * dlm_lock() returned (flush_work()), the AST until complete() (under
@@ -102,6 +129,7 @@
 #include <linux/ordlock.h>
 
 #include "backend.h"
+#include "compat.h"
 
 /* lockspace names: the prefix and an ordlock domain name */
 #define ODLM_LS_PREFIX	ORDLOCK_DLM_LS_PREFIX
@@ -361,14 +389,14 @@ static void odlm_complete(struct ordlock_backend_lock *l, int status)
 {
 	void (*done)(void *data);
 
-	spin_lock(&l->done_lock);
+	spin_lock_bh(&l->done_lock);
 	l->status = status;
 	complete_all(&l->ast);
 	done = l->done;
 	l->done = NULL;
 	if (done)
 		done(l->done_data);
-	spin_unlock(&l->done_lock);
+	spin_unlock_bh(&l->done_lock);
 }
 
 static void odlm_lock_free(struct ordlock_backend_lock *l);
@@ -435,8 +463,8 @@ static void odlm_lock_free(struct ordlock_backend_lock *l)
 	struct ordlock_backend_space *space = l->space;
 
 	/* the last odlm_complete() has let go of @l (see there) */
-	spin_lock(&l->done_lock);
-	spin_unlock(&l->done_lock);
+	spin_lock_bh(&l->done_lock);
+	spin_unlock_bh(&l->done_lock);
 	kfree(l);
 	odlm_space_put_lock(space);
 }
@@ -569,10 +597,10 @@ static void odlm_cvt_make(struct ordlock_backend_lock *l)
 
 	/* the previous request's dlm_lock() has returned */
 	flush_work(&l->request);
-	spin_lock(&l->done_lock);
+	spin_lock_bh(&l->done_lock);
 	if (l->cvt_state != ODLM_CVT_QUEUED) {
 		/* abandoned before it was made: nothing to do */
-		spin_unlock(&l->done_lock);
+		spin_unlock_bh(&l->done_lock);
 		return;
 	}
 	l->old_mode = l->mode;
@@ -591,7 +619,7 @@ static void odlm_cvt_make(struct ordlock_backend_lock *l)
 		l->done_data = l->cvt_data;
 	}
 	l->cvt_done = NULL;
-	spin_unlock(&l->done_lock);
+	spin_unlock_bh(&l->done_lock);
 	pr_debug("%s: %s convert to %s%s (async)\n", l->space->name, l->res,
 		 l->mode == DLM_LOCK_EX ? "ex" : "sh",
 		 same ? ": in that mode already" : "");
@@ -613,19 +641,19 @@ static void odlm_revert_fn(struct work_struct *work)
 		container_of(work, struct ordlock_backend_lock, revert);
 
 	for (;;) {
-		spin_lock(&l->done_lock);
+		spin_lock_bh(&l->done_lock);
 		if (l->revert_asked) {
 			l->revert_asked = false;
-			spin_unlock(&l->done_lock);
+			spin_unlock_bh(&l->done_lock);
 			odlm_revert(l);
 			continue;
 		}
 		if (l->cvt_state != ODLM_CVT_QUEUED) {
 			complete_all(&l->idle);
-			spin_unlock(&l->done_lock);
+			spin_unlock_bh(&l->done_lock);
 			return;
 		}
-		spin_unlock(&l->done_lock);
+		spin_unlock_bh(&l->done_lock);
 		odlm_cvt_make(l);
 	}
 }
@@ -674,10 +702,10 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 	left = wait_for_completion_interruptible_timeout(&l->ast,
 							 odlm_timeout(deadline));
 	if (left <= 0) {
-		spin_lock(&l->done_lock);
+		spin_lock_bh(&l->done_lock);
 		l->revert_asked = true;
 		reinit_completion(&l->idle);
-		spin_unlock(&l->done_lock);
+		spin_unlock_bh(&l->done_lock);
 		queue_work(odlm_wq, &l->revert);
 		/* a downgrade cannot fail: the revert work finishes it */
 		if (!exclusive)
@@ -700,7 +728,7 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 static int odlm_convert_async(struct ordlock_backend_lock *l, bool exclusive,
 			      u32 flags, void (*done)(void *data), void *data)
 {
-	spin_lock(&l->done_lock);
+	spin_lock_bh(&l->done_lock);
 	l->cvt_mode = exclusive ? DLM_LOCK_EX : DLM_LOCK_PR;
 	l->cvt_flags = flags & ORDLOCK_BACKEND_TRY ? DLM_LKF_NOQUEUE : 0;
 	l->cvt_detached = !exclusive;
@@ -712,7 +740,7 @@ static int odlm_convert_async(struct ordlock_backend_lock *l, bool exclusive,
 	 */
 	l->cvt_state = ODLM_CVT_QUEUED;
 	reinit_completion(&l->idle);
-	spin_unlock(&l->done_lock);
+	spin_unlock_bh(&l->done_lock);
 	queue_work(odlm_wq, &l->revert);
 	return 0;
 }
@@ -721,7 +749,7 @@ static int odlm_convert_result(struct ordlock_backend_lock *l, bool abandon)
 {
 	int status;
 
-	spin_lock(&l->done_lock);
+	spin_lock_bh(&l->done_lock);
 	if (abandon) {
 		/* no done hook after this */
 		l->done = NULL;
@@ -733,12 +761,12 @@ static int odlm_convert_result(struct ordlock_backend_lock *l, bool abandon)
 		}
 		/* not made yet: the conversion work drops it */
 		l->cvt_state = ODLM_CVT_NONE;
-		spin_unlock(&l->done_lock);
+		spin_unlock_bh(&l->done_lock);
 		return 0;
 	}
 	if (l->cvt_state == ODLM_CVT_QUEUED ||
 	    (l->cvt_state == ODLM_CVT_MADE && !completion_done(&l->ast))) {
-		spin_unlock(&l->done_lock);
+		spin_unlock_bh(&l->done_lock);
 		return -EINPROGRESS;
 	}
 	l->cvt_state = ODLM_CVT_NONE;
@@ -748,7 +776,7 @@ static int odlm_convert_result(struct ordlock_backend_lock *l, bool abandon)
 		l->mode = l->old_mode;
 		l->status = 0;
 	}
-	spin_unlock(&l->done_lock);
+	spin_unlock_bh(&l->done_lock);
 	pr_debug("%s: %s convert to %s (async): status %d\n", l->space->name,
 		 l->res, l->cvt_mode == DLM_LOCK_EX ? "ex" : "sh", status);
 	return status ? odlm_errno(l, status, "conversion") : 0;
@@ -789,7 +817,7 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		     struct ordlock_backend_lock **out)
 {
 	struct ordlock_backend_lock *l;
-	bool direct;
+	bool direct, at_once;
 	long left;
 	int status;
 
@@ -798,6 +826,8 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 		return -ENOMEM;
 
 	direct = odlm_direct(l);
+	/* the AST came inside dlm_lock() (compat.h's ORDLOCK_DLM_LSFL_CB) */
+	at_once = direct && completion_done(&l->ast);
 	left = wait_for_completion_interruptible_timeout(&l->ast,
 							 odlm_timeout(deadline));
 	if (left <= 0) {
@@ -809,9 +839,10 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 	if (!direct)
 		flush_work(&l->request);
 	status = l->status;
-	pr_debug("%s: %s %s%s%s: status %d\n", space->name, l->res,
+	pr_debug("%s: %s %s%s%s: status %d%s\n", space->name, l->res,
 		 exclusive ? "ex" : "sh", l->flags & DLM_LKF_NOQUEUE ? " try" : "",
-		 direct ? "" : " (work)", status);
+		 direct ? "" : " (work)", status,
+		 at_once ? " (AST in the call)" : "");
 	if (!status) {
 		*out = l;
 		return 0;
@@ -878,9 +909,9 @@ static bool odlm_release_direct(struct ordlock_backend_lock *l)
 static void odlm_unlock(struct ordlock_backend_lock *l)
 {
 	/* no done hook after this, whatever the request does now */
-	spin_lock(&l->done_lock);
+	spin_lock_bh(&l->done_lock);
 	l->done = NULL;
-	spin_unlock(&l->done_lock);
+	spin_unlock_bh(&l->done_lock);
 	if (odlm_release_direct(l))
 		return;
 	queue_work(odlm_wq, &l->cleanup);
@@ -988,9 +1019,13 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		ret = -ENAMETOOLONG;
 		goto err;
 	}
-	/* 1: the lockspace existed on this node already, and is shared */
-	ret = dlm_new_lockspace(space->name, want, 0, ODLM_LVB_LEN, &odlm_ls_ops,
-				space, &ops_result, &space->ls);
+	/*
+	 * 1: the lockspace existed on this node already, and is shared (its
+	 * flags are the first joiner's)
+	 */
+	ret = dlm_new_lockspace(space->name, want, ORDLOCK_DLM_LSFL_CB,
+				ODLM_LVB_LEN, &odlm_ls_ops, space, &ops_result,
+				&space->ls);
 	if (ret < 0) {
 		switch (ret) {
 		case -EUNATCH:
@@ -1010,6 +1045,9 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		}
 		goto err;
 	}
+	pr_debug("%s: joined; ASTs %s\n", space->name,
+		 ORDLOCK_DLM_LSFL_CB ? "called at once (DLM_LSFL_SOFTIRQ)" :
+		 "by the DLM's callback worker");
 	if (ops_result)
 		pr_info("%s: no recovery callbacks (%d): every request goes through the work item, and the fencing floor of a lost value block is the clock alone\n",
 			space->name, ops_result);

@@ -19,6 +19,16 @@
  * key takes); and the cluster
  * domain's local key with ordlock_dlm's direct_release off (every release
  * through its clean-up work item): the direct releases' gain in the same run.
+ * Each local round also times ordlock_dlm through the seam alone
+ * (ordlock_cltest's bench in the space of domain b_seam, timed in the
+ * kernel: no system call per iteration), and, where the DLM has the flag
+ * (ORDLOCK_DLM_LSFL_CB, compat.h: 6.12), the DLM's own calls in a
+ * lockspace with that flag too (b_dom_rawcb), as ordlock_dlm's lockspaces
+ * have it: the fair reference there; both references are reported.
+ * Every local run counts the context switches it cost, per acquire +
+ * release: the bench task's own (voluntary, involuntary:
+ * /proc/self/status) and the whole guest's (/proc/stat ctxt, the DLM's
+ * callback worker and ordlock_dlm's work items included).
  *
  * cluster-timeout: 900
  */
@@ -43,20 +53,54 @@ static const char *dom = "b_dom";
 /* a domain that is no cluster domain: the same calls without the DLM */
 static const char *loc_dom = "b_loc";
 
+/* context switches: the task's voluntary, involuntary, the guest's */
+struct sw {
+	long long vol, nonvol, ctxt;
+};
+
+static long long read_field(const char *path, const char *name)
+{
+	size_t len = strlen(name);
+	long long v = -1;
+	char line[256];
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, len)) {
+			v = atoll(line + len);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
+static void sw_read(struct sw *s)
+{
+	s->vol = read_field("/proc/self/status", "voluntary_ctxt_switches:");
+	s->nonvol = read_field("/proc/self/status", "nonvoluntary_ctxt_switches:");
+	s->ctxt = read_field("/proc/stat", "ctxt ");
+}
+
+
 static int clt_cmd(int fd, const char *cmd)
 {
 	return write(fd, cmd, strlen(cmd)) == (ssize_t)strlen(cmd) ? 0 : -1;
 }
 
-/* rawbench of @key N times; ns per acquire + release, or -1 */
-static long long raw_bench(int fd, const char *key, int n)
+/*
+ * ordlock_cltest's @what ("rawbench": the DLM's calls; "bench": the seam)
+ * of @key N times; ns per acquire + release, or -1
+ */
+static long long clt_bench(int fd, const char *what, const char *key, int n)
 {
 	unsigned long long cnt, ns;
 	char cmd[64], buf[256];
 	ssize_t len;
 	char *p;
 
-	snprintf(cmd, sizeof(cmd), "rawbench %s %d", key, n);
+	snprintf(cmd, sizeof(cmd), "%s %s %d", what, key, n);
 	if (clt_cmd(fd, cmd))
 		return -1;
 	len = pread(fd, buf, sizeof(buf) - 1, 0);
@@ -88,9 +132,38 @@ static long long dom_bench_flags(struct ordlock *ol, uint32_t rank,
 	return ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)) / n;
 }
 
+static long long raw_bench(int fd, const char *key, int n)
+{
+	return clt_bench(fd, "rawbench", key, n);
+}
+
 static long long dom_bench(struct ordlock *ol, uint32_t rank, uint64_t id, int n)
 {
 	return dom_bench_flags(ol, rank, id, n, 0);
+}
+
+/* the switches of each kind of local run, per round (hundredths) */
+enum { SW_RAW, SW_RAWCB, SW_SEAM, SW_DOM, SW_N };
+static long long swv[SW_N][3][LROUNDS];
+static const char *const sw_name[SW_N] = {
+	"dlm (flags 0)", "dlm (ordlock_dlm's flags)", "seam", "cluster domain",
+};
+
+/*
+ * The switches since *@s per iteration of @n (hundredths) as round @r of
+ * @kind when @keep (a local run); *@s is then read again, for the next run
+ */
+static void sw_note(int kind, int r, int n, int keep, struct sw *s)
+{
+	struct sw b;
+
+	sw_read(&b);
+	if (keep) {
+		swv[kind][0][r] = (b.vol - s->vol) * 100 / n;
+		swv[kind][1][r] = (b.nonvol - s->nonvol) * 100 / n;
+		swv[kind][2][r] = (b.ctxt - s->ctxt) * 100 / n;
+	}
+	*s = b;
 }
 
 /*
@@ -148,18 +221,46 @@ static long long median(long long *v, int n)
 	return v[(n - 1) / 2];
 }
 
+/* the median of each kind of switch of @k's runs, "A vol + B invol, C all" */
+static void sw_diag(int k)
+{
+	long long m[3];
+	int j;
+
+	for (j = 0; j < 3; j++)
+		m[j] = median(swv[k][j], LROUNDS);
+	diag("bench switches per local acquire + release, %s: task %lld.%02lld voluntary + %lld.%02lld involuntary, guest %lld.%02lld",
+	     sw_name[k], m[0] / 100, m[0] % 100, m[1] / 100, m[1] % 100,
+	     m[2] / 100, m[2] % 100);
+}
+
+/* the ratio's line of @what: the medians of @dv (the DLM) and @ov */
+static void ratio_diag(const char *what, const char *ref, long long *dv,
+		       long long *ov, int n, const char *target)
+{
+	long long d = median(dv, n), o = median(ov, n);
+
+	diag("bench %s: dlm%s %lld us, ordlock cluster domain %lld us, ratio %.2fx (target <= %s)",
+	     what, ref, d / 1000, o / 1000, d ? (double)o / (double)d : 0.0, target);
+	ok(1, "node1: %s: dlm%s %lld ns, cluster domain %lld ns (%.2fx)", what, ref,
+	   d, o, d ? (double)o / (double)d : 0.0);
+}
+
 int main(void)
 {
 	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
-	long long v[2][2][LROUNDS];	/* [local/remote][dlm/ordlock][round] */
+	/* [local/remote][dlm/ordlock/dlm with the flag][round] */
+	long long v[2][3][LROUNDS];
 	long long loc[LROUNDS];		/* b_loc, every local round */
 	long long work[LROUNDS];	/* b_dom local, direct_release off */
 	long long slow[LROUNDS];	/* b_loc, the general path (REORDER) */
+	long long seam[LROUNDS];	/* ordlock_dlm's seam alone (b_seam) */
 	int nr[2] = { LROUNDS, ROUNDS };
 	int nloc = getenv("BENCH_N_LOCAL") ? atoi(getenv("BENCH_N_LOCAL")) : 2000;
 	int nrem = getenv("BENCH_N_REMOTE") ? atoi(getenv("BENCH_N_REMOTE")) : 100;
 	struct ordlock *cfg, *ol = NULL, *lol;
-	int fd, fd2 = -1, r, w, bad = 0;
+	int fd, fd2 = -1, fdcb = -1, fdseam = -1, r, w, bad = 0, cb = 0;
+	struct sw s0;
 
 	cl_init();
 	if (cl_nodes < 2 || access(CLT, F_OK)) {
@@ -171,18 +272,30 @@ int main(void)
 		bail_out("ordlock_open: %s", strerror(errno));
 	cl_domain_on(cfg, dom);
 	fd = open(CLT, O_RDWR);
-	if (fd < 0)
+	fdcb = open(CLT, O_RDWR);
+	if (fd < 0 || fdcb < 0)
 		bail_out("open %s: %s", CLT, strerror(errno));
+	/* the DLM's lockspace with ordlock_dlm's flags, where it has them */
+	cb = !clt_cmd(fdcb, "rawjoin b_dom_rawcb cb");
+	if (!cb)
+		diag("node%d: no lockspace with ordlock_dlm's flags (%s): the DLM has no callback flag here, one reference",
+		     cl_node, strerror(errno));
 	if (cl_node == 2) {
 		fd2 = open(CLT, O_RDWR);
 		ok(!clt_cmd(fd, "rawjoin b_dom_raw") && !clt_cmd(fd, "rawhold 2 1"),
 		   "node2: masters 2:1 of the DLM's lockspace b_dom_raw (NL held)");
 		ok(fd2 >= 0 && !clt_cmd(fd2, "rawjoin ordlock.b_dom") && !clt_cmd(fd2, "rawhold 2 1"),
 		   "node2: masters 2:1 of ordlock.b_dom (NL held)");
+		if (cb)
+			ok(!clt_cmd(fdcb, "rawhold 2 1"),
+			   "node2: masters 2:1 of the DLM's lockspace b_dom_rawcb (NL held)");
 	}
 	cl_barrier("mastered");
 	if (cl_node == 1) {
 		ok(!clt_cmd(fd, "rawjoin b_dom_raw"), "node1: joined the DLM's lockspace b_dom_raw");
+		fdseam = open(CLT, O_RDWR);
+		ok(fdseam >= 0 && !clt_cmd(fdseam, "join b_seam"),
+		   "node1: joined domain b_seam's space through the seam");
 		ol = ordlock_open(dom);
 		if (!ol)
 			bail_out("ordlock_open(%s): %s", dom, strerror(errno));
@@ -193,11 +306,23 @@ int main(void)
 			diag("ordlock_dlm's debug messages off while timing");
 		for (r = 0; r < LROUNDS; r++) {
 			for (w = 0; w < 2; w++) {
+				const char *key = w ? "2 1" : "1 1";
+				int n = w ? nrem : nloc;
+
 				if (r >= nr[w])
 					continue;
-				v[w][0][r] = raw_bench(fd, w ? "2 1" : "1 1", w ? nrem : nloc);
-				v[w][1][r] = dom_bench(ol, w + 1, 1, w ? nrem : nloc);
-				bad += v[w][0][r] < 0 || v[w][1][r] < 0;
+				sw_read(&s0);
+				v[w][0][r] = raw_bench(fd, key, n);
+				sw_note(SW_RAW, r, n, !w, &s0);
+				v[w][2][r] = cb ? raw_bench(fdcb, key, n) : 0;
+				sw_note(SW_RAWCB, r, n, !w && cb, &s0);
+				v[w][1][r] = dom_bench(ol, w + 1, 1, n);
+				sw_note(SW_DOM, r, n, !w, &s0);
+				if (!w)
+					seam[r] = clt_bench(fdseam, "bench", key, n);
+				sw_note(SW_SEAM, r, n, !w, &s0);
+				bad += v[w][0][r] < 0 || v[w][1][r] < 0 || v[w][2][r] < 0 ||
+				       (!w && seam[r] < 0);
 			}
 			loc[r] = dom_bench(lol, 1, 1, nloc);
 			bad += loc[r] < 0;
@@ -223,25 +348,38 @@ int main(void)
 		}
 		ordlock_close(lol);
 		for (w = 0; w < 2 && !bad; w++) {
-			const char *what = w ? "remote" : "local";
-			long long d, o;
+			const char *what = w ? "remote-mastered" : "local-mastered";
+			const char *target = w ? "1.10x" : "1.20x";
 
 			diag_rounds(w ? "bench dlm remote:" : "bench dlm local:", v[w][0], nr[w]);
+			if (cb)
+				diag_rounds(w ? "bench dlm remote, ordlock_dlm's flags:" :
+					    "bench dlm local, ordlock_dlm's flags:", v[w][2], nr[w]);
 			diag_rounds(w ? "bench domain remote:" : "bench domain local:", v[w][1], nr[w]);
-			d = median(v[w][0], nr[w]);
-			o = median(v[w][1], nr[w]);
-			diag("bench %s-mastered: dlm %lld us, ordlock cluster domain %lld us, ratio %.2fx (target <= %s)",
-			     what, d / 1000, o / 1000, d ? (double)o / (double)d : 0.0,
-			     w ? "1.10x" : "1.20x");
-			ok(1, "node1: %s-mastered: dlm %lld ns, cluster domain %lld ns (%.2fx)",
-			   what, d, o, d ? (double)o / (double)d : 0.0);
+			ratio_diag(what, "", v[w][0], v[w][1], nr[w], target);
+			if (cb)
+				ratio_diag(what, " (ordlock_dlm's flags)", v[w][2], v[w][1], nr[w],
+					   target);
+			if (w)
+				continue;
+			diag_rounds("bench seam local:", seam, LROUNDS);
+			ratio_diag("local-mastered, the seam alone", "", v[0][0], seam, LROUNDS, target);
+			if (cb)
+				ratio_diag("local-mastered, the seam alone", " (ordlock_dlm's flags)",
+					   v[0][2], seam, LROUNDS, target);
+			for (r = 0; r < SW_N; r++)
+				if (r != SW_RAWCB || cb)
+					sw_diag(r);
 		}
 		ordlock_close(ol);
 	}
 	cl_barrier("measured");
 	close(fd);
+	close(fdcb);
 	if (fd2 >= 0)
 		close(fd2);
+	if (fdseam >= 0)
+		close(fdseam);
 	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
 	   cl_node, dom);
 	ordlock_close(cfg);

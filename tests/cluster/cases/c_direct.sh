@@ -20,7 +20,10 @@
 # its work item's dlm_unlock() waits, and once node 2's daemon goes on
 # (SIGCONT) and the recovery ends, the key is free for node 2. The
 # releases, whose unlock ASTs free the locks, let the space be left and
-# the companion unload. (TAP, all nodes at once.)
+# the companion unload. The lockspace's ASTs: on 6.12 called at once
+# (DLM_LSFL_SOFTIRQ, compat.h), so a direct lock of a key this node
+# masters has its AST inside dlm_lock(); on 6.1 by the DLM's callback
+# worker (the join says which). (TAP, all nodes at once.)
 #
 # cluster-timeout: 300
 # shellcheck source-path=SCRIPTDIR source=../lib/case.sh
@@ -69,6 +72,14 @@ ddc=/sys/kernel/debug/dynamic_debug/control
 echo 'module ordlock_dlm +p' >"$ddc"
 grep -Eq '\[ordlock_dlm\]odlm_lock =[a-z_]*p' "$ddc"
 point $? "node$node: ordlock_dlm's debug messages on ($ddc)"
+# the lockspace's callbacks (compat.h's ORDLOCK_DLM_LSFL_CB): called at
+# once on 6.12 (DLM_LSFL_SOFTIRQ), by the DLM's callback worker on 6.1
+case $(uname -r) in
+6.1.*) cbs="by the DLM's callback worker" at_once=0 ;;
+*) cbs="called at once \\(DLM_LSFL_SOFTIRQ\\)" at_once=1 ;;
+esac
+dmesg | grep -Eq "ordlock_dlm: ordlock\.$ls: joined; ASTs $cbs"
+point $? "node$node: $ls joined with the ASTs ${cbs//\\/} ($(uname -r))"
 barrier joined
 sleep 1 # the last join's recovery ends on every node
 
@@ -85,6 +96,10 @@ if ((node == 1)); then
 	point $? "node1: lock + unlock (7,1) again"
 	logged "$res ex: status 0" second && ! by_work second
 	point $? "node1: the second was direct (no work item)" || dump second
+	if ((at_once)); then
+		logged "$res ex: status 0 \\(AST in the call\\)" second
+		point $? "node1: ... its AST came inside dlm_lock() (DLM_LSFL_SOFTIRQ: no switch to the DLM's worker)" || dump second
+	fi
 	logged "$res: released directly" second && ! logged "$res: released by the work item" second
 	point $? "node1: ... and so was its release (dlm_unlock() in the caller)" || dump second
 	poll_logged "$res: unlocked, status" second

@@ -18,8 +18,13 @@
  * the kernel, through the backend and through the DLM's own calls (the
  * reference the backend is measured against), on one key:
  *	bench RANK ID N		N x (backend lock ex, unlock) of the joined space
- *	rawjoin LOCKSPACE	dlm_new_lockspace(LOCKSPACE) (no "ordlock."
- *				prefix added: "ordlock.D" is domain D's space)
+ *	rawjoin LOCKSPACE [cb]	dlm_new_lockspace(LOCKSPACE) (no "ordlock."
+ *				prefix added: "ordlock.D" is domain D's space),
+ *				flags 0, or with "cb" the flags ORDLOCK_DLM_LSFL_CB
+ *				that ordlock_dlm's lockspaces have (compat.h: the
+ *				ASTs called at once, no hand-off to the DLM's
+ *				callback worker; -EOPNOTSUPP where the DLM has no
+ *				such flag, 6.1)
  *	rawhold RANK ID		hold an NL lock on the key in LOCKSPACE: this
  *				node masters its resource, for the others'
  *				remote-mastered runs
@@ -47,6 +52,7 @@
 #include <linux/ordlock.h>
 
 #include "backend.h"
+#include "compat.h"
 
 struct clt_held {
 	struct list_head node;
@@ -128,15 +134,17 @@ static void clt_raw_leave(struct clt_file *f)
 	f->raw_ls = NULL;
 }
 
-static int clt_rawjoin(struct clt_file *f, const char *name)
+static int clt_rawjoin(struct clt_file *f, const char *name, bool cb)
 {
 	int ret;
 
 	if (f->raw_ls)
 		return -EBUSY;
+	if (cb && !ORDLOCK_DLM_LSFL_CB)
+		return -EOPNOTSUPP;
 	/* the value block's length of ordlock_dlm's lockspaces */
-	ret = dlm_new_lockspace(name, NULL, 0, 32, NULL, NULL, NULL,
-				&f->raw_ls);
+	ret = dlm_new_lockspace(name, NULL, cb ? ORDLOCK_DLM_LSFL_CB : 0, 32,
+				NULL, NULL, NULL, &f->raw_ls);
 	if (ret)
 		f->raw_ls = NULL;
 	return ret;
@@ -299,7 +307,7 @@ static int clt_unlock(struct clt_file *f, u32 rank, u64 id)
 static int clt_command(struct clt_file *f, char *cmd)
 {
 	char domain[ORDLOCK_DOMAIN_NAME_MAX], mode[3], try[4];
-	char lsname[DLM_LOCKSPACE_LEN + 1];
+	char lsname[DLM_LOCKSPACE_LEN + 1], cb[3];
 	long timeout_ms;
 	u64 id, count;
 	u32 rank;
@@ -321,8 +329,12 @@ static int clt_command(struct clt_file *f, char *cmd)
 		return clt_unlock(f, rank, id);
 	if (sscanf(cmd, "bench %u %llu %llu", &rank, &id, &count) == 3)
 		return count ? clt_bench(f, rank, id, count) : -EINVAL;
-	if (sscanf(cmd, "rawjoin %63s", lsname) == 1)
-		return clt_rawjoin(f, lsname);
+	n = sscanf(cmd, "rawjoin %63s %2s", lsname, cb);
+	if (n >= 1) {
+		if (n == 2 && strcmp(cb, "cb"))
+			return -EINVAL;
+		return clt_rawjoin(f, lsname, n == 2);
+	}
 	if (sscanf(cmd, "rawhold %u %llu", &rank, &id) == 2)
 		return clt_rawhold(f, rank, id);
 	if (sscanf(cmd, "rawbench %u %llu %llu", &rank, &id, &count) == 3)

@@ -9,8 +9,9 @@
  * Grants go from the head and stop at the first waiter that does not fit,
  * so an exclusive request is never overtaken by later shared ones.
  *
- * Every function here but ordlock_res_drop_hold() runs under the bucket
- * lock of the resource; none sleeps.
+ * Every function here but ordlock_res_drop_hold() and
+ * __ordlock_res_drop_hold() runs under the bucket lock of the resource;
+ * none sleeps.
  */
 #include <linux/poison.h>
 #include <linux/sched.h>
@@ -129,8 +130,10 @@ void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_del(&w->node);
 	ordlock_res_grant_waiters(res);
-	if (ordlock_resource_put_unused(res))
+	if (ordlock_resource_put_unused(res)) {
 		ordlock_gauge_dec(&w->hold->owner->domain->resources);
+		ordlock_table_uncharge(1);
+	}
 }
 
 /*
@@ -178,12 +181,15 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
  * resource. In a cluster domain, first release the key's lock in the
  * cluster (which does not wait for the cluster, but may sleep: every
  * caller holds the owner's mutex, in process context). Takes the bucket
- * lock.
+ * lock. Return: 1 when the resource turned idle: the caller uncounts it
+ * from the resources in use (ordlock_table_uncharge(), once for all the
+ * holds it drops), else 0.
  */
-void ordlock_res_drop_hold(struct ordlock_hold *hold)
+unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 {
 	struct ordlock_resource *res = hold->res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+	unsigned int idle = 0;
 
 	if (hold->owner->cluster && *ordlock_hold_blkp(hold)) {
 		might_sleep();
@@ -196,10 +202,20 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 	ordlock_res_count(res, hold->mode, -1);
 	if (!list_empty(&res->waiters))
 		ordlock_res_grant_waiters(res);
-	if (ordlock_resource_put_unused(res))
+	if (ordlock_resource_put_unused(res)) {
 		ordlock_gauge_dec(&hold->owner->domain->resources);
+		idle = 1;
+	}
 	spin_unlock(&bucket->lock);
 	hold->res = NULL;
+	return idle;
+}
+
+/* __ordlock_res_drop_hold(), and uncount a resource that turned idle */
+void ordlock_res_drop_hold(struct ordlock_hold *hold)
+{
+	if (__ordlock_res_drop_hold(hold))
+		ordlock_table_uncharge(1);
 }
 
 /*

@@ -95,6 +95,7 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w);
 void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w);
 struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res);
 void ordlock_res_grant_waiters(struct ordlock_resource *res);
+unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_blame(struct ordlock_resource *res,
 		       struct ordlock_owner *owner, u32 mode,

@@ -37,8 +37,7 @@ struct ordlock_bucket *ordlock_buckets;
 static unsigned int ordlock_bucket_mask;
 static hsiphash_key_t ordlock_hash_key;
 static struct kmem_cache *ordlock_resource_cache;
-/* Resources in use (not idle) in all domains; per CPU, no lock */
-static struct percpu_counter ordlock_nresources;
+struct percpu_counter ordlock_nresources;
 
 static void ordlock_table_reap(struct work_struct *work);
 static DECLARE_DELAYED_WORK(ordlock_reap_work, ordlock_table_reap);
@@ -193,16 +192,35 @@ unsigned int ordlock_table_next_used(unsigned int i)
 	return i;
 }
 
-/* Count one more resource in use, within max_resources */
-static int ordlock_resource_charge(void)
+/* Count @n more resources in use, within max_resources */
+static __always_inline int ordlock_resource_charge(unsigned int n)
 {
-	percpu_counter_inc(&ordlock_nresources);
+	percpu_counter_add(&ordlock_nresources, n);
 	if (__percpu_counter_compare(&ordlock_nresources, ordlock_max_resources(),
 				     percpu_counter_batch) > 0) {
-		percpu_counter_dec(&ordlock_nresources);
+		percpu_counter_sub(&ordlock_nresources, n);
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+/**
+ * ordlock_table_reserve() - count resources in use ahead of their use
+ * @n: how many
+ *
+ * A request of many keys reserves one for each of them at once (one add,
+ * one limit test) and its ordlock_table_get() calls draw on the
+ * reservation instead of counting one by one. When they do not all fit,
+ * nothing is reserved, and the request counts each resource it takes into
+ * use as it goes, as exactly as without a reservation: a request that
+ * needs no new resource never fails for the limit.
+ *
+ * Return: true when @n more fit within max_resources (and are counted),
+ * false when not (nothing counted).
+ */
+bool ordlock_table_reserve(unsigned int n)
+{
+	return !ordlock_resource_charge(n);
 }
 
 /**
@@ -254,7 +272,7 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
 			 struct ordlock_resource *res)
 {
 	lockdep_assert_held(&bucket->lock);
-	if (ordlock_resource_charge())
+	if (ordlock_resource_charge(1))
 		return -ENOSPC;
 	ordlock_table_wake(bucket, domain, res);
 	return 0;
@@ -268,6 +286,9 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
  * @id: key id
  * @spare: a resource from ordlock_resource_alloc() to use if the key has
  *	none; set to NULL when used. Points at NULL on the first try.
+ * @credit: resources reserved by ordlock_table_reserve() and not used yet
+ *	(may be 0): an idle resource taken back uses one (one fewer) instead
+ *	of counting itself
  *
  * Return: the resource (its holders and waiters may be empty: the caller
  * adds one before it drops the lock), NULL when the key has no resource
@@ -278,7 +299,8 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
 struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 					   struct ordlock_domain *domain,
 					   u32 rank, u64 id,
-					   struct ordlock_resource **spare)
+					   struct ordlock_resource **spare,
+					   unsigned int *credit)
 {
 	struct ordlock_resource *res;
 
@@ -286,9 +308,15 @@ struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 	if (res) {
 		if (!res->idle)
 			return res;
-		if (!*spare)
+		if (!*spare) {
+			if (*credit) {
+				(*credit)--;
+				ordlock_table_wake(bucket, domain, res);
+				return res;
+			}
 			return ordlock_table_revive(bucket, domain, res) ?
 			       ERR_PTR(-ENOSPC) : res;
+		}
 		/* the spare's charge moves to @res */
 		kmem_cache_free(ordlock_resource_cache, *spare);
 		*spare = NULL;
@@ -317,18 +345,23 @@ struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 
 /**
  * ordlock_resource_alloc() - allocate a resource, counted against the limit
+ * @credit: resources reserved by ordlock_table_reserve() and not used yet
+ *	(may be 0): the new resource uses one if there is one, else counts
+ *	itself (given back when the allocation fails)
  *
  * Called without any spinlock held: it may sleep.
  *
  * Return: the resource, ERR_PTR(-ENOSPC) when max_resources are in use, or
  * ERR_PTR(-ENOMEM).
  */
-struct ordlock_resource *ordlock_resource_alloc(void)
+struct ordlock_resource *ordlock_resource_alloc(unsigned int *credit)
 {
 	struct ordlock_resource *res;
 
 	might_sleep();
-	if (ordlock_resource_charge())
+	if (*credit)
+		(*credit)--;
+	else if (ordlock_resource_charge(1))
 		return ERR_PTR(-ENOSPC);
 	res = kmem_cache_alloc(ordlock_resource_cache, GFP_KERNEL_ACCOUNT);
 	if (!res) {
@@ -353,7 +386,8 @@ void ordlock_resource_free(struct ordlock_resource *res)
  * resource is freed if the bucket has too many.
  *
  * Return: true when @res turned idle (the caller drops it from its
- * domain's gauge).
+ * domain's gauge, and from the resources in use: ordlock_table_uncharge(),
+ * at once or for many resources together).
  */
 bool ordlock_resource_put_unused(struct ordlock_resource *res)
 {
@@ -364,7 +398,6 @@ bool ordlock_resource_put_unused(struct ordlock_resource *res)
 	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
 		return false;
 	res->idle = 1;
-	percpu_counter_dec(&ordlock_nresources);
 	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX) {
 		/* the chain is newest first: the last idle one was inserted first */
 		for (pos = bucket->chain; pos; pos = pos->next)

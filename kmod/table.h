@@ -9,6 +9,7 @@
 #define _ORDLOCK_TABLE_H
 
 #include <linux/list.h>
+#include <linux/percpu_counter.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -36,6 +37,18 @@ struct ordlock_bucket {
 };
 
 extern struct ordlock_bucket *ordlock_buckets;
+/* Resources in use (not idle) in all domains; per CPU, no lock */
+extern struct percpu_counter ordlock_nresources;
+
+/**
+ * ordlock_table_uncharge() - count @n resources fewer in use
+ * @n: resources that turned idle (ordlock_resource_put_unused()), or the
+ *	unused part of a reservation (ordlock_table_reserve())
+ */
+static inline void ordlock_table_uncharge(unsigned int n)
+{
+	percpu_counter_sub(&ordlock_nresources, n);
+}
 
 int ordlock_table_init(void);
 void ordlock_table_exit(void);
@@ -54,8 +67,10 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
 struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 					   struct ordlock_domain *domain,
 					   u32 rank, u64 id,
-					   struct ordlock_resource **spare);
-struct ordlock_resource *ordlock_resource_alloc(void);
+					   struct ordlock_resource **spare,
+					   unsigned int *credit);
+bool ordlock_table_reserve(unsigned int n);
+struct ordlock_resource *ordlock_resource_alloc(unsigned int *credit);
 void ordlock_resource_free(struct ordlock_resource *res);
 bool ordlock_resource_put_unused(struct ordlock_resource *res);
 

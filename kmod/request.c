@@ -99,7 +99,7 @@ static int ordlock_take(struct ordlock_request *req)
 	if (owner->cluster)
 		*ordlock_hold_blkp(hold) = NULL;
 	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
-		ordlock_res_add_holder(res, hold);
+		ordlock_res_add_holder(res, &hold->res_node, key->mode);
 	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
@@ -712,7 +712,8 @@ static int ordlock_request_step(struct ordlock_request *req)
 				return -EINPROGRESS;
 			ret = ordlock_wait_sync(req);
 		}
-		if (!ret)
+		/* (the test inline: a call per key otherwise) */
+		if (!ret && READ_ONCE(req->owner->domain->backend))
 			ret = ordlock_take_cluster(req);
 		if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
 			ret = ordlock_reorder(req);
@@ -1108,7 +1109,7 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	hold->res = res;
 	hold->owner = owner;
 	hold->mode = key->mode;
-	ordlock_res_add_holder(res, hold);
+	ordlock_res_add_holder(res, &hold->res_node, key->mode);
 	spin_unlock(&bucket->lock);
 
 	/* As ordlock_request_done() */

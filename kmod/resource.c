@@ -23,22 +23,6 @@
 #include "resource.h"
 #include "table.h"
 
-/* Would a new holder in @mode fit the holders of @res? */
-bool ordlock_res_compatible(const struct ordlock_resource *res, u32 mode)
-{
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	if (mode == ORDLOCK_MODE_EXCLUSIVE)
-		return !res->nshared && !res->nexcl;
-	return !res->nexcl;
-}
-
-static void ordlock_res_count(struct ordlock_resource *res, u32 mode, int delta)
-{
-	if (mode == ORDLOCK_MODE_EXCLUSIVE)
-		res->nexcl += delta;
-	else
-		res->nshared += delta;
-}
 
 /* Does the request of @w fit the holders of its resource @res? */
 bool ordlock_res_fits(const struct ordlock_resource *res,
@@ -59,26 +43,7 @@ bool ordlock_res_fits(const struct ordlock_resource *res,
 	return !nexcl;
 }
 
-/*
- * The holders list: linked and unlinked here without CONFIG_DEBUG_LIST's
- * checks (two out-of-line calls per key and release otherwise). Its
- * invariants are simple: a hold is on one resource's holders at most,
- * from its grant to its release, always under the bucket lock, and nothing
- * reads the list without that lock. An unlinked node is poisoned as by
- * list_del(), so that a stale use still faults.
- */
-static void ordlock_holders_link(struct ordlock_resource *res,
-				 struct ordlock_hold *hold)
-{
-	struct list_head *node = &hold->res_node, *head = &res->holders;
-	struct list_head *prev = head->prev;
-
-	node->next = head;
-	node->prev = prev;
-	WRITE_ONCE(prev->next, node);
-	head->prev = node;
-}
-
+/* Unlinked as ordlock_holders_link() links (resource.h) */
 static void ordlock_holders_unlink(struct ordlock_hold *hold)
 {
 	struct list_head *node = &hold->res_node;
@@ -87,15 +52,6 @@ static void ordlock_holders_unlink(struct ordlock_hold *hold)
 	WRITE_ONCE(node->prev->next, node->next);
 	node->next = LIST_POISON1;
 	node->prev = LIST_POISON2;
-}
-
-/* Grant @hold, in hold->mode, on @res */
-void ordlock_res_add_holder(struct ordlock_resource *res,
-			    struct ordlock_hold *hold)
-{
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	ordlock_holders_link(res, hold);
-	ordlock_res_count(res, hold->mode, 1);
 }
 
 /* Change the mode of @hold, a holder of @res, to @mode */
@@ -166,7 +122,7 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 		if (w->convert)
 			ordlock_res_set_mode(res, w->hold, w->mode);
 		else
-			ordlock_res_add_holder(res, w->hold);
+			ordlock_res_add_holder(res, &w->hold->res_node, w->hold->mode);
 		/* The waiter cannot leave before it retakes the bucket lock */
 		w->granted = true;
 		if (w->task)

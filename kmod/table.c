@@ -4,8 +4,11 @@
  *
  * The table has a fixed number of buckets (hash_bits). Keys are hashed with
  * hsiphash (SipHash-1-3 on 64-bit machines: the kernel's keyed hash for
- * hash tables, whose output is never shown) under a key chosen at load
- * time, so that user space cannot aim many keys at one chain. A lookup
+ * hash tables, whose output is never shown) under a secret key of their
+ * domain, chosen at random when the domain is made, so that user space
+ * cannot aim many keys at one chain. A key of its own per domain keeps
+ * the domain out of the hashed words: (id, rank) is three of them, one
+ * round of SipHash fewer than four. A lookup
  * walks one chain under its bucket lock: there is no global lock, and the
  * cost does not depend on other buckets.
  *
@@ -20,7 +23,6 @@
  */
 #include <linux/mm.h>
 #include <linux/percpu_counter.h>
-#include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -35,7 +37,6 @@
 
 struct ordlock_bucket *ordlock_buckets;
 static unsigned int ordlock_bucket_mask;
-static hsiphash_key_t ordlock_hash_key;
 static struct kmem_cache *ordlock_resource_cache;
 struct percpu_counter ordlock_nresources;
 
@@ -62,7 +63,6 @@ int ordlock_table_init(void)
 	for (i = 0; i < n; i++)
 		spin_lock_init(&ordlock_buckets[i].lock);
 	ordlock_bucket_mask = n - 1;
-	get_random_bytes(&ordlock_hash_key, sizeof(ordlock_hash_key));
 	return 0;
 
 err_cache:
@@ -156,8 +156,8 @@ s64 ordlock_table_nresources(void)
 struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 					    u32 rank, u64 id)
 {
-	u32 h = hsiphash_4u32(lower_32_bits(id), upper_32_bits(id), rank,
-			      domain->id, &ordlock_hash_key);
+	u32 h = hsiphash_3u32(lower_32_bits(id), upper_32_bits(id), rank,
+			      &domain->hash_key);
 
 	return &ordlock_buckets[h & ordlock_bucket_mask];
 }

@@ -23,7 +23,6 @@
 #include "resource.h"
 #include "table.h"
 
-
 /* Does the request of @w fit the holders of its resource @res? */
 bool ordlock_res_fits(const struct ordlock_resource *res,
 		      const struct ordlock_waiter *w)

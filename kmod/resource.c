@@ -85,7 +85,7 @@ void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_del(&w->node);
 	ordlock_res_grant_waiters(res);
-	if (ordlock_resource_put_unused(res)) {
+	if (ordlock_resource_put_unused(ordlock_res_bucket(res), res)) {
 		ordlock_gauge_dec(&w->hold->owner->domain->resources);
 		ordlock_table_uncharge(1);
 	}
@@ -157,7 +157,7 @@ unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 	ordlock_res_count(res, hold->mode, -1);
 	if (!list_empty(&res->waiters))
 		ordlock_res_grant_waiters(res);
-	if (ordlock_resource_put_unused(res)) {
+	if (ordlock_resource_put_unused(bucket, res)) {
 		ordlock_gauge_dec(&hold->owner->domain->resources);
 		idle = 1;
 	}

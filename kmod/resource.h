@@ -122,6 +122,33 @@ static inline void ordlock_holders_link(struct ordlock_resource *res,
 	head->prev = node;
 }
 
+/**
+ * ordlock_resource_put_unused() - retire @res if nobody holds or waits for it
+ * @bucket: its bucket, locked
+ * @res: a resource in use
+ *
+ * The resource turns idle and stays on its chain; the bucket's oldest idle
+ * resource is freed if the bucket has too many (table.c). Inline: every
+ * release of a key that nobody else holds or waits for comes here.
+ *
+ * Return: true when @res turned idle (the caller drops it from its
+ * domain's gauge, and from the resources in use: ordlock_table_uncharge(),
+ * at once or for many resources together).
+ */
+static inline bool ordlock_resource_put_unused(struct ordlock_bucket *bucket,
+					       struct ordlock_resource *res)
+{
+	lockdep_assert_held(&bucket->lock);
+	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
+		return false;
+	res->idle = 1;
+	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX)
+		ordlock_table_trim(bucket);
+	if (!delayed_work_pending(&ordlock_reap_work))
+		ordlock_table_arm_reaper();
+	return true;
+}
+
 bool ordlock_res_fits(const struct ordlock_resource *res,
 		      const struct ordlock_waiter *w);
 /*

@@ -32,7 +32,6 @@
 #include "resource.h"
 #include "table.h"
 
-#define ORDLOCK_BUCKET_IDLE_MAX	4
 #define ORDLOCK_REAP_PERIOD	HZ
 
 struct ordlock_bucket *ordlock_buckets;
@@ -41,7 +40,7 @@ static struct kmem_cache *ordlock_resource_cache;
 struct percpu_counter ordlock_nresources;
 
 static void ordlock_table_reap(struct work_struct *work);
-static DECLARE_DELAYED_WORK(ordlock_reap_work, ordlock_table_reap);
+DECLARE_DELAYED_WORK(ordlock_reap_work, ordlock_table_reap);
 
 int ordlock_table_init(void)
 {
@@ -379,35 +378,26 @@ void ordlock_resource_free(struct ordlock_resource *res)
 }
 
 /**
- * ordlock_resource_put_unused() - retire @res if nobody holds or waits for it
- * @res: a resource in use
- *
- * The resource turns idle and stays on its chain; the bucket's oldest idle
- * resource is freed if the bucket has too many.
- *
- * Return: true when @res turned idle (the caller drops it from its
- * domain's gauge, and from the resources in use: ordlock_table_uncharge(),
- * at once or for many resources together).
+ * ordlock_table_trim() - free the oldest idle resource of @bucket
+ * @bucket: a bucket, locked, with more than ORDLOCK_BUCKET_IDLE_MAX idle
+ *	resources (ordlock_resource_put_unused())
  */
-bool ordlock_resource_put_unused(struct ordlock_resource *res)
+void ordlock_table_trim(struct ordlock_bucket *bucket)
 {
-	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 	struct ordlock_resource *pos, *old = NULL;
 
 	lockdep_assert_held(&bucket->lock);
-	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
-		return false;
-	res->idle = 1;
-	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX) {
-		/* the chain is newest first: the last idle one was inserted first */
-		for (pos = bucket->chain; pos; pos = pos->next)
-			if (pos->idle)
-				old = pos;
-		ordlock_bucket_unlink(bucket, old);
-		bucket->nidle--;
-		kmem_cache_free(ordlock_resource_cache, old);
-	}
-	if (!delayed_work_pending(&ordlock_reap_work))
-		schedule_delayed_work(&ordlock_reap_work, ORDLOCK_REAP_PERIOD);
-	return true;
+	/* the chain is newest first: the last idle one was inserted first */
+	for (pos = bucket->chain; pos; pos = pos->next)
+		if (pos->idle)
+			old = pos;
+	ordlock_bucket_unlink(bucket, old);
+	bucket->nidle--;
+	kmem_cache_free(ordlock_resource_cache, old);
+}
+
+/* ordlock_table_arm_reaper() - make sure the reaper will pass */
+void ordlock_table_arm_reaper(void)
+{
+	schedule_delayed_work(&ordlock_reap_work, ORDLOCK_REAP_PERIOD);
 }

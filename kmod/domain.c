@@ -8,6 +8,7 @@
 #include <linux/capability.h>
 #include <linux/log2.h>
 #include <linux/mutex.h>
+#include <linux/random.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/timekeeping.h>
@@ -116,6 +117,7 @@ ordlock_domain_find_or_create(const char *name, struct ordlock_user *user,
 	/* Uncharged and put in ordlock_domain_free() */
 	domain->creator = user ? ordlock_user_hold(user) : NULL;
 	domain->id = ++ordlock_domain_ids;
+	get_random_bytes(&domain->hash_key, sizeof(domain->hash_key));
 	atomic64_set(&domain->next_token, ordlock_token_seed());
 	domain->policy = ordlock_default_policy();
 	strscpy(domain->name, name, sizeof(domain->name));

@@ -10,6 +10,7 @@
 #include <linux/kref.h>
 #include <linux/list.h>
 #include <linux/percpu.h>
+#include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/ordlock.h>
@@ -98,7 +99,10 @@ struct ordlock_rank_name {
  * @node: entry in the list of domains, under ordlock_domains_lock
  * @ref: one reference per owner in the domain, one for the default domain
  *	and one for a configured domain, which live until unload
- * @id: unique number, part of every resource's hash key
+ * @id: unique number, part of every resource's key (never reused while
+ *	the module is loaded)
+ * @hash_key: the secret key of the hash of the domain's keys (table.c),
+ *	random, chosen when the domain is made; constant
  * @creator: the user the domain was created for, charged one
  *	ORDLOCK_USER_DOMAINS until the domain is freed; one reference held;
  *	NULL for the default domain; constant
@@ -134,6 +138,7 @@ struct ordlock_domain {
 	struct list_head node;
 	struct kref ref;
 	u32 id;
+	hsiphash_key_t hash_key;
 	struct ordlock_user *creator;
 	atomic64_t next_token;
 	u32 policy;

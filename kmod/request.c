@@ -40,6 +40,15 @@
 /* ordlock_take(): a key of a REORDER request that breaks the order is busy */
 #define ORDLOCK_TAKE_WOULD_WAIT 2
 
+/* Give back what req->credit still reserves of the resources in use */
+static void ordlock_request_unreserve(struct ordlock_request *req)
+{
+	if (req->credit) {
+		ordlock_table_uncharge(req->credit);
+		req->credit = 0;
+	}
+}
+
 /*
  * Take key req->next for the hold req->cur of @req, whose owner is
  * locked. On failure, the owner's failure record says why.
@@ -63,17 +72,19 @@ static int ordlock_take(struct ordlock_request *req)
 	hold = req->cur;
 	bucket = ordlock_table_bucket(domain, key->rank, key->id);
 	spin_lock(&bucket->lock);
-	res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare);
+	res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare,
+				&req->credit);
 	if (!res) {
 		spin_unlock(&bucket->lock);
-		spare = ordlock_resource_alloc();
+		spare = ordlock_resource_alloc(&req->credit);
 		if (IS_ERR(spare)) {
 			ret = PTR_ERR(spare);
 			goto fail;
 		}
 		spin_lock(&bucket->lock);
 		/* with a spare, this cannot fail */
-		res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare);
+		res = ordlock_table_get(bucket, domain, key->rank, key->id, &spare,
+					&req->credit);
 	}
 	if (IS_ERR(res)) {
 		spin_unlock(&bucket->lock);
@@ -88,7 +99,7 @@ static int ordlock_take(struct ordlock_request *req)
 	if (owner->cluster)
 		*ordlock_hold_blkp(hold) = NULL;
 	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
-		ordlock_res_add_holder(res, hold);
+		ordlock_res_add_holder(res, &hold->res_node, key->mode);
 	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
 		ordlock_res_blame(res, owner, key->mode, NULL);
@@ -109,8 +120,11 @@ static int ordlock_take(struct ordlock_request *req)
 	spin_unlock(&bucket->lock);
 	if (spare)
 		ordlock_resource_free(spare);
-	if (ret == 1)
+	if (ret == 1) {
+		/* A reservation does not wait: the keys left count again after */
+		ordlock_request_unreserve(req);
 		ret = ordlock_wait_begin(req);
+	}
 	if (ret < 0 || ret == ORDLOCK_TAKE_WOULD_WAIT)
 		hold->res = NULL;
 	return ret;
@@ -213,6 +227,7 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 {
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_hold *hold;
+	unsigned int idle = 0;
 
 	lockdep_assert_held(&owner->lock);
 	if (req->convert) {
@@ -227,10 +242,13 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	} else {
 		hold = req->cur;
 		list_for_each_entry_continue_reverse(hold, &req->holds, owner_node)
-			ordlock_res_drop_hold(hold);
+			idle += __ordlock_res_drop_hold(hold);
+		/* The resources that turned idle and the reservation: one count */
+		req->credit += idle;
 		/* Every key of the request was charged when it started */
 		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, req->n);
 	}
+	ordlock_request_unreserve(req);
 	/* What a REORDER let go is lost: the record names the lowest of it */
 	if (req->result_flags & ORDLOCK_RESULT_RELEASED)
 		owner->failure.held = req->released;
@@ -281,6 +299,8 @@ static int ordlock_request_done(struct ordlock_request *req)
 	struct ordlock_hold *hold, *tmp;
 
 	lockdep_assert_held(&owner->lock);
+	/* What the request reserved and did not take into use */
+	ordlock_request_unreserve(req);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
 			struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
@@ -670,11 +690,21 @@ static int ordlock_reorder(struct ordlock_request *req)
 	return 0;
 }
 
-/* Take the keys from req->next on, waiting in the task or queueing */
+/*
+ * Take the keys from req->next on, waiting in the task or queueing. The
+ * resources in use are counted for all the keys left at once when they
+ * fit (req->credit; a cluster domain's keys wait in the cluster one by
+ * one, and count one by one): one add and one limit test instead of one
+ * of each per key; when they do not all fit, each key counts its own.
+ */
 static int ordlock_request_step(struct ordlock_request *req)
 {
+	unsigned int left = req->n - req->next;
 	int ret;
 
+	if (left > 1 && !req->credit && !READ_ONCE(req->owner->domain->backend) &&
+	    ordlock_table_reserve(left))
+		req->credit = left;
 	while (req->next < req->n) {
 		ret = ordlock_take(req);
 		if (ret == 1) {
@@ -682,7 +712,8 @@ static int ordlock_request_step(struct ordlock_request *req)
 				return -EINPROGRESS;
 			ret = ordlock_wait_sync(req);
 		}
-		if (!ret)
+		/* (the test inline: a call per key otherwise) */
+		if (!ret && READ_ONCE(req->owner->domain->backend))
 			ret = ordlock_take_cluster(req);
 		if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
 			ret = ordlock_reorder(req);
@@ -809,6 +840,7 @@ static int ordlock_request_init(struct ordlock_request *req, bool convert)
 	req->result_flags = 0;
 	req->own_keys = NULL;
 	req->cluster_wait = false;
+	req->credit = 0;
 	return 0;
 }
 
@@ -1077,7 +1109,7 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	hold->res = res;
 	hold->owner = owner;
 	hold->mode = key->mode;
-	ordlock_res_add_holder(res, hold);
+	ordlock_res_add_holder(res, &hold->res_node, key->mode);
 	spin_unlock(&bucket->lock);
 
 	/* As ordlock_request_done() */
@@ -1332,14 +1364,17 @@ unsigned int ordlock_req_release_token(struct ordlock_owner *owner, u64 token)
 unsigned int ordlock_req_release_all(struct ordlock_owner *owner)
 {
 	struct ordlock_hold *hold;
-	unsigned int n = 0;
+	unsigned int n = 0, idle = 0;
 	LIST_HEAD(done);
 
 	lockdep_assert_held(&owner->lock);
 	list_for_each_entry_reverse(hold, &owner->held, owner_node) {
-		ordlock_res_drop_hold(hold);
+		idle += __ordlock_res_drop_hold(hold);
 		n++;
 	}
+	/* The resources that turned idle: one count for them all */
+	if (idle)
+		ordlock_table_uncharge(idle);
 	list_splice_init(&owner->held, &done);
 	owner->nheld = 0;
 	ordlock_order_held_changed(&owner->order_cache);

@@ -55,6 +55,10 @@ struct ordlock_owner;
  * @own_keys: the union of the keys let go and the requested ones, which
  *	@keys points at after a REORDER let keys go; freed when the request
  *	ends (and @keys with it)
+ * @credit: resources in use counted ahead for the keys left
+ *	(ordlock_table_reserve()) and not drawn on yet; given back before the
+ *	request waits or ends, so that a reservation never outlives a run of
+ *	ordlock_request_step()
  */
 struct ordlock_request {
 	struct ordlock_owner *owner;
@@ -85,6 +89,7 @@ struct ordlock_request {
 	bool cluster_wait;
 	ktime_t cluster_deadline;
 	struct ordlock_rkey *own_keys;
+	unsigned int credit;
 };
 
 /* The caller's index of the key being taken, for the failure record */

@@ -9,8 +9,9 @@
  * Grants go from the head and stop at the first waiter that does not fit,
  * so an exclusive request is never overtaken by later shared ones.
  *
- * Every function here but ordlock_res_drop_hold() runs under the bucket
- * lock of the resource; none sleeps.
+ * Every function here but ordlock_res_drop_hold() and
+ * __ordlock_res_drop_hold() runs under the bucket lock of the resource;
+ * none sleeps.
  */
 #include <linux/poison.h>
 #include <linux/sched.h>
@@ -21,23 +22,6 @@
 #include "owner.h"
 #include "resource.h"
 #include "table.h"
-
-/* Would a new holder in @mode fit the holders of @res? */
-bool ordlock_res_compatible(const struct ordlock_resource *res, u32 mode)
-{
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	if (mode == ORDLOCK_MODE_EXCLUSIVE)
-		return !res->nshared && !res->nexcl;
-	return !res->nexcl;
-}
-
-static void ordlock_res_count(struct ordlock_resource *res, u32 mode, int delta)
-{
-	if (mode == ORDLOCK_MODE_EXCLUSIVE)
-		res->nexcl += delta;
-	else
-		res->nshared += delta;
-}
 
 /* Does the request of @w fit the holders of its resource @res? */
 bool ordlock_res_fits(const struct ordlock_resource *res,
@@ -58,26 +42,7 @@ bool ordlock_res_fits(const struct ordlock_resource *res,
 	return !nexcl;
 }
 
-/*
- * The holders list: linked and unlinked here without CONFIG_DEBUG_LIST's
- * checks (two out-of-line calls per key and release otherwise). Its
- * invariants are simple: a hold is on one resource's holders at most,
- * from its grant to its release, always under the bucket lock, and nothing
- * reads the list without that lock. An unlinked node is poisoned as by
- * list_del(), so that a stale use still faults.
- */
-static void ordlock_holders_link(struct ordlock_resource *res,
-				 struct ordlock_hold *hold)
-{
-	struct list_head *node = &hold->res_node, *head = &res->holders;
-	struct list_head *prev = head->prev;
-
-	node->next = head;
-	node->prev = prev;
-	WRITE_ONCE(prev->next, node);
-	head->prev = node;
-}
-
+/* Unlinked as ordlock_holders_link() links (resource.h) */
 static void ordlock_holders_unlink(struct ordlock_hold *hold)
 {
 	struct list_head *node = &hold->res_node;
@@ -86,15 +51,6 @@ static void ordlock_holders_unlink(struct ordlock_hold *hold)
 	WRITE_ONCE(node->prev->next, node->next);
 	node->next = LIST_POISON1;
 	node->prev = LIST_POISON2;
-}
-
-/* Grant @hold, in hold->mode, on @res */
-void ordlock_res_add_holder(struct ordlock_resource *res,
-			    struct ordlock_hold *hold)
-{
-	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	ordlock_holders_link(res, hold);
-	ordlock_res_count(res, hold->mode, 1);
 }
 
 /* Change the mode of @hold, a holder of @res, to @mode */
@@ -129,8 +85,10 @@ void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_del(&w->node);
 	ordlock_res_grant_waiters(res);
-	if (ordlock_resource_put_unused(res))
+	if (ordlock_resource_put_unused(ordlock_res_bucket(res), res)) {
 		ordlock_gauge_dec(&w->hold->owner->domain->resources);
+		ordlock_table_uncharge(1);
+	}
 }
 
 /*
@@ -163,7 +121,7 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 		if (w->convert)
 			ordlock_res_set_mode(res, w->hold, w->mode);
 		else
-			ordlock_res_add_holder(res, w->hold);
+			ordlock_res_add_holder(res, &w->hold->res_node, w->hold->mode);
 		/* The waiter cannot leave before it retakes the bucket lock */
 		w->granted = true;
 		if (w->task)
@@ -178,12 +136,15 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
  * resource. In a cluster domain, first release the key's lock in the
  * cluster (which does not wait for the cluster, but may sleep: every
  * caller holds the owner's mutex, in process context). Takes the bucket
- * lock.
+ * lock. Return: 1 when the resource turned idle: the caller uncounts it
+ * from the resources in use (ordlock_table_uncharge(), once for all the
+ * holds it drops), else 0.
  */
-void ordlock_res_drop_hold(struct ordlock_hold *hold)
+unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 {
 	struct ordlock_resource *res = hold->res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+	unsigned int idle = 0;
 
 	if (hold->owner->cluster && *ordlock_hold_blkp(hold)) {
 		might_sleep();
@@ -196,10 +157,20 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 	ordlock_res_count(res, hold->mode, -1);
 	if (!list_empty(&res->waiters))
 		ordlock_res_grant_waiters(res);
-	if (ordlock_resource_put_unused(res))
+	if (ordlock_resource_put_unused(bucket, res)) {
 		ordlock_gauge_dec(&hold->owner->domain->resources);
+		idle = 1;
+	}
 	spin_unlock(&bucket->lock);
 	hold->res = NULL;
+	return idle;
+}
+
+/* __ordlock_res_drop_hold(), and uncount a resource that turned idle */
+void ordlock_res_drop_hold(struct ordlock_hold *hold)
+{
+	if (__ordlock_res_drop_hold(hold))
+		ordlock_table_uncharge(1);
 }
 
 /*

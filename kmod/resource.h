@@ -84,17 +84,92 @@ ordlock_res_bucket(const struct ordlock_resource *res)
 	return &ordlock_buckets[res->bucket];
 }
 
-bool ordlock_res_compatible(const struct ordlock_resource *res, u32 mode);
+/* Would a new holder in @mode fit the holders of @res? */
+static inline bool ordlock_res_compatible(const struct ordlock_resource *res,
+					  u32 mode)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (mode == ORDLOCK_MODE_EXCLUSIVE)
+		return !res->nshared && !res->nexcl;
+	return !res->nexcl;
+}
+
+static inline void ordlock_res_count(struct ordlock_resource *res, u32 mode,
+				     int delta)
+{
+	if (mode == ORDLOCK_MODE_EXCLUSIVE)
+		res->nexcl += delta;
+	else
+		res->nshared += delta;
+}
+
+/*
+ * The holders list: linked and unlinked without CONFIG_DEBUG_LIST's
+ * checks (two out-of-line calls per key and release otherwise). Its
+ * invariants are simple: a hold is on one resource's holders at most,
+ * from its grant to its release, always under the bucket lock, and nothing
+ * reads the list without that lock. An unlinked node is poisoned as by
+ * list_del(), so that a stale use still faults (resource.c).
+ */
+static inline void ordlock_holders_link(struct ordlock_resource *res,
+					struct list_head *node)
+{
+	struct list_head *head = &res->holders, *prev = head->prev;
+
+	node->next = head;
+	node->prev = prev;
+	WRITE_ONCE(prev->next, node);
+	head->prev = node;
+}
+
+/**
+ * ordlock_resource_put_unused() - retire @res if nobody holds or waits for it
+ * @bucket: its bucket, locked
+ * @res: a resource in use
+ *
+ * The resource turns idle and stays on its chain; the bucket's oldest idle
+ * resource is freed if the bucket has too many (table.c). Inline: every
+ * release of a key that nobody else holds or waits for comes here.
+ *
+ * Return: true when @res turned idle (the caller drops it from its
+ * domain's gauge, and from the resources in use: ordlock_table_uncharge(),
+ * at once or for many resources together).
+ */
+static inline bool ordlock_resource_put_unused(struct ordlock_bucket *bucket,
+					       struct ordlock_resource *res)
+{
+	lockdep_assert_held(&bucket->lock);
+	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
+		return false;
+	res->idle = 1;
+	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX)
+		ordlock_table_trim(bucket);
+	if (!delayed_work_pending(&ordlock_reap_work))
+		ordlock_table_arm_reaper();
+	return true;
+}
+
 bool ordlock_res_fits(const struct ordlock_resource *res,
 		      const struct ordlock_waiter *w);
-void ordlock_res_add_holder(struct ordlock_resource *res,
-			    struct ordlock_hold *hold);
+/*
+ * ordlock_res_add_holder() - grant @hold (its res_node), in @mode, its
+ * hold->mode, on @res; inline: a grant per key of every request
+ */
+static inline void ordlock_res_add_holder(struct ordlock_resource *res,
+					  struct list_head *node, u32 mode)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	ordlock_holders_link(res, node);
+	ordlock_res_count(res, mode, 1);
+}
+
 void ordlock_res_set_mode(struct ordlock_resource *res,
 			  struct ordlock_hold *hold, u32 mode);
 void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w);
 void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w);
 struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res);
 void ordlock_res_grant_waiters(struct ordlock_resource *res);
+unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_blame(struct ordlock_resource *res,
 		       struct ordlock_owner *owner, u32 mode,

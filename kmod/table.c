@@ -4,8 +4,11 @@
  *
  * The table has a fixed number of buckets (hash_bits). Keys are hashed with
  * hsiphash (SipHash-1-3 on 64-bit machines: the kernel's keyed hash for
- * hash tables, whose output is never shown) under a key chosen at load
- * time, so that user space cannot aim many keys at one chain. A lookup
+ * hash tables, whose output is never shown) under a secret key of their
+ * domain, chosen at random when the domain is made, so that user space
+ * cannot aim many keys at one chain. A key of its own per domain keeps
+ * the domain out of the hashed words: (id, rank) is three of them, one
+ * round of SipHash fewer than four. A lookup
  * walks one chain under its bucket lock: there is no global lock, and the
  * cost does not depend on other buckets.
  *
@@ -20,7 +23,6 @@
  */
 #include <linux/mm.h>
 #include <linux/percpu_counter.h>
-#include <linux/random.h>
 #include <linux/siphash.h>
 #include <linux/slab.h>
 #include <linux/workqueue.h>
@@ -30,18 +32,15 @@
 #include "resource.h"
 #include "table.h"
 
-#define ORDLOCK_BUCKET_IDLE_MAX	4
 #define ORDLOCK_REAP_PERIOD	HZ
 
 struct ordlock_bucket *ordlock_buckets;
 static unsigned int ordlock_bucket_mask;
-static hsiphash_key_t ordlock_hash_key;
 static struct kmem_cache *ordlock_resource_cache;
-/* Resources in use (not idle) in all domains; per CPU, no lock */
-static struct percpu_counter ordlock_nresources;
+struct percpu_counter ordlock_nresources;
 
 static void ordlock_table_reap(struct work_struct *work);
-static DECLARE_DELAYED_WORK(ordlock_reap_work, ordlock_table_reap);
+DECLARE_DELAYED_WORK(ordlock_reap_work, ordlock_table_reap);
 
 int ordlock_table_init(void)
 {
@@ -63,7 +62,6 @@ int ordlock_table_init(void)
 	for (i = 0; i < n; i++)
 		spin_lock_init(&ordlock_buckets[i].lock);
 	ordlock_bucket_mask = n - 1;
-	get_random_bytes(&ordlock_hash_key, sizeof(ordlock_hash_key));
 	return 0;
 
 err_cache:
@@ -157,8 +155,8 @@ s64 ordlock_table_nresources(void)
 struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 					    u32 rank, u64 id)
 {
-	u32 h = hsiphash_4u32(lower_32_bits(id), upper_32_bits(id), rank,
-			      domain->id, &ordlock_hash_key);
+	u32 h = hsiphash_3u32(lower_32_bits(id), upper_32_bits(id), rank,
+			      &domain->hash_key);
 
 	return &ordlock_buckets[h & ordlock_bucket_mask];
 }
@@ -193,16 +191,35 @@ unsigned int ordlock_table_next_used(unsigned int i)
 	return i;
 }
 
-/* Count one more resource in use, within max_resources */
-static int ordlock_resource_charge(void)
+/* Count @n more resources in use, within max_resources */
+static __always_inline int ordlock_resource_charge(unsigned int n)
 {
-	percpu_counter_inc(&ordlock_nresources);
+	percpu_counter_add(&ordlock_nresources, n);
 	if (__percpu_counter_compare(&ordlock_nresources, ordlock_max_resources(),
 				     percpu_counter_batch) > 0) {
-		percpu_counter_dec(&ordlock_nresources);
+		percpu_counter_sub(&ordlock_nresources, n);
 		return -ENOSPC;
 	}
 	return 0;
+}
+
+/**
+ * ordlock_table_reserve() - count resources in use ahead of their use
+ * @n: how many
+ *
+ * A request of many keys reserves one for each of them at once (one add,
+ * one limit test) and its ordlock_table_get() calls draw on the
+ * reservation instead of counting one by one. When they do not all fit,
+ * nothing is reserved, and the request counts each resource it takes into
+ * use as it goes, as exactly as without a reservation: a request that
+ * needs no new resource never fails for the limit.
+ *
+ * Return: true when @n more fit within max_resources (and are counted),
+ * false when not (nothing counted).
+ */
+bool ordlock_table_reserve(unsigned int n)
+{
+	return !ordlock_resource_charge(n);
 }
 
 /**
@@ -254,7 +271,7 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
 			 struct ordlock_resource *res)
 {
 	lockdep_assert_held(&bucket->lock);
-	if (ordlock_resource_charge())
+	if (ordlock_resource_charge(1))
 		return -ENOSPC;
 	ordlock_table_wake(bucket, domain, res);
 	return 0;
@@ -268,6 +285,9 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
  * @id: key id
  * @spare: a resource from ordlock_resource_alloc() to use if the key has
  *	none; set to NULL when used. Points at NULL on the first try.
+ * @credit: resources reserved by ordlock_table_reserve() and not used yet
+ *	(may be 0): an idle resource taken back uses one (one fewer) instead
+ *	of counting itself
  *
  * Return: the resource (its holders and waiters may be empty: the caller
  * adds one before it drops the lock), NULL when the key has no resource
@@ -278,7 +298,8 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
 struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 					   struct ordlock_domain *domain,
 					   u32 rank, u64 id,
-					   struct ordlock_resource **spare)
+					   struct ordlock_resource **spare,
+					   unsigned int *credit)
 {
 	struct ordlock_resource *res;
 
@@ -286,9 +307,15 @@ struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 	if (res) {
 		if (!res->idle)
 			return res;
-		if (!*spare)
+		if (!*spare) {
+			if (*credit) {
+				(*credit)--;
+				ordlock_table_wake(bucket, domain, res);
+				return res;
+			}
 			return ordlock_table_revive(bucket, domain, res) ?
 			       ERR_PTR(-ENOSPC) : res;
+		}
 		/* the spare's charge moves to @res */
 		kmem_cache_free(ordlock_resource_cache, *spare);
 		*spare = NULL;
@@ -317,18 +344,23 @@ struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 
 /**
  * ordlock_resource_alloc() - allocate a resource, counted against the limit
+ * @credit: resources reserved by ordlock_table_reserve() and not used yet
+ *	(may be 0): the new resource uses one if there is one, else counts
+ *	itself (given back when the allocation fails)
  *
  * Called without any spinlock held: it may sleep.
  *
  * Return: the resource, ERR_PTR(-ENOSPC) when max_resources are in use, or
  * ERR_PTR(-ENOMEM).
  */
-struct ordlock_resource *ordlock_resource_alloc(void)
+struct ordlock_resource *ordlock_resource_alloc(unsigned int *credit)
 {
 	struct ordlock_resource *res;
 
 	might_sleep();
-	if (ordlock_resource_charge())
+	if (*credit)
+		(*credit)--;
+	else if (ordlock_resource_charge(1))
 		return ERR_PTR(-ENOSPC);
 	res = kmem_cache_alloc(ordlock_resource_cache, GFP_KERNEL_ACCOUNT);
 	if (!res) {
@@ -346,35 +378,26 @@ void ordlock_resource_free(struct ordlock_resource *res)
 }
 
 /**
- * ordlock_resource_put_unused() - retire @res if nobody holds or waits for it
- * @res: a resource in use
- *
- * The resource turns idle and stays on its chain; the bucket's oldest idle
- * resource is freed if the bucket has too many.
- *
- * Return: true when @res turned idle (the caller drops it from its
- * domain's gauge).
+ * ordlock_table_trim() - free the oldest idle resource of @bucket
+ * @bucket: a bucket, locked, with more than ORDLOCK_BUCKET_IDLE_MAX idle
+ *	resources (ordlock_resource_put_unused())
  */
-bool ordlock_resource_put_unused(struct ordlock_resource *res)
+void ordlock_table_trim(struct ordlock_bucket *bucket)
 {
-	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 	struct ordlock_resource *pos, *old = NULL;
 
 	lockdep_assert_held(&bucket->lock);
-	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
-		return false;
-	res->idle = 1;
-	percpu_counter_dec(&ordlock_nresources);
-	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX) {
-		/* the chain is newest first: the last idle one was inserted first */
-		for (pos = bucket->chain; pos; pos = pos->next)
-			if (pos->idle)
-				old = pos;
-		ordlock_bucket_unlink(bucket, old);
-		bucket->nidle--;
-		kmem_cache_free(ordlock_resource_cache, old);
-	}
-	if (!delayed_work_pending(&ordlock_reap_work))
-		schedule_delayed_work(&ordlock_reap_work, ORDLOCK_REAP_PERIOD);
-	return true;
+	/* the chain is newest first: the last idle one was inserted first */
+	for (pos = bucket->chain; pos; pos = pos->next)
+		if (pos->idle)
+			old = pos;
+	ordlock_bucket_unlink(bucket, old);
+	bucket->nidle--;
+	kmem_cache_free(ordlock_resource_cache, old);
+}
+
+/* ordlock_table_arm_reaper() - make sure the reaper will pass */
+void ordlock_table_arm_reaper(void)
+{
+	schedule_delayed_work(&ordlock_reap_work, ORDLOCK_REAP_PERIOD);
 }

@@ -9,8 +9,10 @@
 #define _ORDLOCK_TABLE_H
 
 #include <linux/list.h>
+#include <linux/percpu_counter.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/workqueue.h>
 
 struct ordlock_domain;
 struct ordlock_resource;
@@ -35,7 +37,28 @@ struct ordlock_bucket {
 	struct ordlock_resource *chain;
 };
 
+/* At most this many idle resources per bucket; the oldest goes first */
+#define ORDLOCK_BUCKET_IDLE_MAX	4
+
 extern struct ordlock_bucket *ordlock_buckets;
+/*
+ * The reaper of idle resources; extern only for the inline test of
+ * ordlock_resource_put_unused() (resource.h) whether it is armed
+ */
+extern struct delayed_work ordlock_reap_work;
+/* Resources in use (not idle) in all domains; per CPU, no lock */
+extern struct percpu_counter ordlock_nresources;
+
+/**
+ * ordlock_table_uncharge() - count @n resources fewer in use
+ * @n: resources that turned idle (ordlock_resource_put_unused(), in
+ *	resource.h), or the
+ *	unused part of a reservation (ordlock_table_reserve())
+ */
+static inline void ordlock_table_uncharge(unsigned int n)
+{
+	percpu_counter_sub(&ordlock_nresources, n);
+}
 
 int ordlock_table_init(void);
 void ordlock_table_exit(void);
@@ -54,9 +77,12 @@ int ordlock_table_revive(struct ordlock_bucket *bucket,
 struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 					   struct ordlock_domain *domain,
 					   u32 rank, u64 id,
-					   struct ordlock_resource **spare);
-struct ordlock_resource *ordlock_resource_alloc(void);
+					   struct ordlock_resource **spare,
+					   unsigned int *credit);
+bool ordlock_table_reserve(unsigned int n);
+struct ordlock_resource *ordlock_resource_alloc(unsigned int *credit);
 void ordlock_resource_free(struct ordlock_resource *res);
-bool ordlock_resource_put_unused(struct ordlock_resource *res);
+void ordlock_table_trim(struct ordlock_bucket *bucket);
+void ordlock_table_arm_reaper(void);
 
 #endif /* _ORDLOCK_TABLE_H */

@@ -96,7 +96,7 @@ check_waiting() {
 	((rc == 1))
 	point $? "node$node: blockers $pid exits 1 (blocked; got $rc)" || diag "$t"
 	if ((master)); then
-		grep -Eq '^- +- +- +holds exclusive +1:1 +cluster +[0-9]+ +exclusive +[0-9.]+ (us|ms|s|min) +2 *$' <<<"$t"
+		grep -Eq '^ *- +- +- +holds exclusive +1:1 +cluster +[0-9]+ +exclusive +[0-9.]+ (us|ms|s|min) +2 *$' <<<"$t"
 		point $? "node$node: blockers $pid: a row naming node 2's holder (PID -, NODE 2)" ||
 			diag "$t"
 		j=$("$olc" -j blockers -d $dom "$pid" 2>/dev/null)

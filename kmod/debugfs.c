@@ -78,12 +78,13 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 	struct ordlock_waiter *w;
 	struct ordlock_hold *hold;
 	unsigned int i;
+	ktime_t since;
 	bool lease;
 	u64 left;
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "# ordlock locks v1\n"
-			 "# domain rank:id role position owner_id pid comm mode token|waited_us lease_left_ms|-\n");
+			 "# domain rank:id role position owner_id pid comm mode token|waited_us|cluster:waited_us lease_left_ms|-\n");
 		return 0;
 	}
 	spin_lock(&bucket->lock);
@@ -95,8 +96,14 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 				   res->rank, res->id, i++);
 			ordlock_seq_owner(m, hold->owner);
 			left = ordlock_lease_left_ms(hold->owner, &lease);
-			seq_printf(m, " %s %llu", ordlock_mode_str(hold->mode),
-				   hold->token);
+			since = ns_to_ktime(READ_ONCE(hold->owner->pending_since));
+			if (READ_ONCE(hold->cluster_wait))
+				/* granted here, waiting in the cluster: no token yet */
+				seq_printf(m, " %s cluster:%llu", ordlock_mode_str(hold->mode),
+					   ordlock_us_since(since));
+			else
+				seq_printf(m, " %s %llu", ordlock_mode_str(hold->mode),
+					   hold->token);
 			if (lease)
 				seq_printf(m, " %llu\n", left);
 			else

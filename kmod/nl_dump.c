@@ -118,8 +118,14 @@ static int ordlock_nl_dump_end(struct ordlock_nl_dump *d, void *hdr,
 	return 0;
 }
 
+/*
+ * One entry of GET_LOCKS: @value is a holder's token, else the time
+ * waited; @cluster: a holder granted here that waits for the cluster
+ * (@value the time waited)
+ */
 static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
-				 struct ordlock_owner *owner, u32 mode, u64 value)
+				 struct ordlock_owner *owner, u32 mode, u64 value,
+				 bool cluster)
 {
 	struct ordlock_resource *res = d->res;
 	struct nlattr *entry;
@@ -140,11 +146,12 @@ static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
 		ordlock_nl_put_owner(d->skb, owner->id, READ_ONCE(owner->pid), owner->comm) ||
 		ordlock_nl_put_label(d->skb, owner->label) ||
 		nla_put_u32(d->skb, ORDLOCK_E_MODE, mode) ||
-		nla_put_u64_64bit(d->skb, role == ORDLOCK_ROLE_HOLDER ?
+		nla_put_u64_64bit(d->skb, role == ORDLOCK_ROLE_HOLDER && !cluster ?
 				  ORDLOCK_E_TOKEN : ORDLOCK_E_WAITED_US, value,
 				  ORDLOCK_E_PAD) ||
 		(lease && nla_put_u64_64bit(d->skb, ORDLOCK_E_LEASE_LEFT_MS, left,
-					    ORDLOCK_E_PAD)));
+					    ORDLOCK_E_PAD)) ||
+		(cluster && nla_put_flag(d->skb, ORDLOCK_E_CLUSTER_WAIT)));
 }
 
 static u64 ordlock_nl_us_since(ktime_t since)
@@ -158,6 +165,8 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 	struct ordlock_resource *res;
 	struct ordlock_waiter *w;
 	struct ordlock_hold *hold;
+	bool cluster;
+	ktime_t since;
 	u32 pos;
 	int ret = 0;
 
@@ -170,8 +179,12 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 				pos++;
 				continue;
 			}
+			cluster = READ_ONCE(hold->cluster_wait);
+			since = ns_to_ktime(READ_ONCE(hold->owner->pending_since));
 			ret = ordlock_nl_lock_entry(d, ORDLOCK_ROLE_HOLDER, pos++,
-						    hold->owner, hold->mode, hold->token);
+						    hold->owner, hold->mode,
+						    cluster ? ordlock_nl_us_since(since) :
+						    hold->token, cluster);
 			if (ret)
 				goto out;
 		}
@@ -184,7 +197,7 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 			ret = ordlock_nl_lock_entry(d, w->convert ? ORDLOCK_ROLE_CONVERTER :
 						    ORDLOCK_ROLE_WAITER, pos++,
 						    w->hold->owner, w->mode,
-						    ordlock_nl_us_since(w->since));
+						    ordlock_nl_us_since(w->since), false);
 			if (ret)
 				goto out;
 		}

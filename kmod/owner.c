@@ -35,6 +35,7 @@ static struct kmem_cache *ordlock_cluster_hold_cache;
 
 int ordlock_owner_init(void)
 {
+	BUILD_BUG_ON(sizeof(struct ordlock_hold) > 64);
 	ordlock_hold_cache = KMEM_CACHE(ordlock_hold, SLAB_ACCOUNT);
 	if (!ordlock_hold_cache)
 		return -ENOMEM;
@@ -330,6 +331,8 @@ int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			ordlock_owner_put_holds(owner, list);
 			return -ENOMEM;
 		}
+		/* Not waiting for the cluster: its waits end so (request.c) */
+		hold->cluster_wait = false;
 		/* No lock in a cluster: ordlock_res_drop_hold() keeps it so */
 		if (owner->cluster)
 			*ordlock_hold_blkp(hold) = NULL;

@@ -179,8 +179,14 @@ static inline const char *ordlock_owner_cycle_domain(const struct ordlock_owner 
  * @owner: the owner
  * @token: the fencing token of the grant
  * @mode: the mode it is held in
+ * @cluster_wait: granted on this node, it waits for the key's lock in the
+ *	cluster (the owner's @pending says in which mode and since when);
+ *	written under owner->lock with WRITE_ONCE(), read with READ_ONCE()
+ *	under the resource's bucket lock by the views (debugfs "locks", the
+ *	GET_LOCKS dump); false from allocation on
  *
- * 64 bytes: with its resource, a held key costs 128 bytes. A hold of an
+ * 64 bytes (ordlock_owner_init() checks it): with its resource, a held
+ * key costs 128 bytes. A hold of an
  * owner in a cluster domain is the first member of a larger struct
  * ordlock_cluster_hold (owner->cluster).
  */
@@ -191,6 +197,7 @@ struct ordlock_hold {
 	struct ordlock_owner *owner;
 	u64 token;
 	u32 mode;
+	bool cluster_wait;
 };
 
 /**

@@ -382,6 +382,33 @@ static void ordlock_cluster_done(void *data)
 }
 
 /*
+ * The views: @hold, granted locally, waits for its lock (or conversion to
+ * @mode) in the cluster from now on; the owner shows the wait as a local
+ * one (owner->pending), the hold as waiting for the cluster
+ */
+static void ordlock_cluster_wait_begin(struct ordlock_request *req,
+				       struct ordlock_hold *hold, u32 mode)
+{
+	struct ordlock_owner *owner = req->owner;
+
+	lockdep_assert_held(&owner->lock);
+	WRITE_ONCE(owner->pending_since, ktime_get_ns());
+	WRITE_ONCE(owner->pending.rank, hold->res->rank);
+	WRITE_ONCE(owner->pending.id, hold->res->id);
+	WRITE_ONCE(owner->pending.mode, mode);
+	WRITE_ONCE(hold->cluster_wait, true);
+}
+
+/* The wait of @hold in the cluster ended (granted, failed or given up) */
+static void ordlock_cluster_wait_end(struct ordlock_request *req,
+				     struct ordlock_hold *hold)
+{
+	lockdep_assert_held(&req->owner->lock);
+	WRITE_ONCE(hold->cluster_wait, false);
+	WRITE_ONCE(req->owner->pending.mode, 0);
+}
+
+/*
  * A key below req->try_upto (REORDER) is busy in the cluster: undo its
  * local grant, nothing recorded; the caller reorders as for a key busy on
  * this node (ordlock_take())
@@ -443,13 +470,16 @@ static int ordlock_take_cluster(struct ordlock_request *req)
 			return ordlock_cluster_failed(req, ret);
 		req->cluster_wait = true;
 		req->cluster_deadline = deadline;
+		ordlock_cluster_wait_begin(req, hold, key->mode);
 		return -EINPROGRESS;
 	}
+	ordlock_cluster_wait_begin(req, hold, key->mode);
 	mutex_unlock(&owner->lock);
 	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
 				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
 				 deadline, ordlock_hold_blkp(hold));
 	mutex_lock(&owner->lock);
+	ordlock_cluster_wait_end(req, hold);
 	if (!ret)
 		return 0;
 	if (ret == -EAGAIN && req->next < req->try_upto)
@@ -547,12 +577,18 @@ static int ordlock_convert_cluster(struct ordlock_request *req,
 			return 0;
 		req->cluster_wait = true;
 		req->cluster_deadline = deadline;
+		ordlock_cluster_wait_begin(req, hold, key->mode);
 		return -EINPROGRESS;
 	}
+	/* A downgrade waits for nobody: only an upgrade is shown waiting */
+	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
+		ordlock_cluster_wait_begin(req, hold, key->mode);
 	mutex_unlock(&owner->lock);
 	ret = backend->ops->convert(ordlock_hold_blk(hold), key->mode == ORDLOCK_MODE_EXCLUSIVE,
 				    flags, deadline);
 	mutex_lock(&owner->lock);
+	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
+		ordlock_cluster_wait_end(req, hold);
 	if (!ret)
 		return 0;
 	/* Two nodes upgrading the key at once: the DLM refused this one */
@@ -776,6 +812,7 @@ static int ordlock_cluster_convert_poll(struct ordlock_request *req)
 		ret = -ETIMEDOUT;
 	}
 	req->cluster_wait = false;
+	ordlock_cluster_wait_end(req, req->hold);
 	if (ret)
 		return ordlock_request_fail(req,
 					    ordlock_cluster_fail(req, ret,
@@ -806,6 +843,7 @@ static int ordlock_cluster_poll(struct ordlock_request *req)
 		ret = -ETIMEDOUT;
 	}
 	req->cluster_wait = false;
+	ordlock_cluster_wait_end(req, hold);
 	if (ret == -EAGAIN && req->next < req->try_upto) {
 		/* A key only tried (REORDER): as ordlock_request_step() */
 		ordlock_cluster_would_wait(req);
@@ -985,6 +1023,7 @@ int ordlock_request_cancel(struct ordlock_request *req)
 		if (req->convert)
 			ordlock_cluster_abandon(req);
 		req->cluster_wait = false;
+		ordlock_cluster_wait_end(req, req->convert ? req->hold : req->cur);
 		ret = 0;
 	} else {
 		ret = ordlock_wait_end(req, -ECANCELED);

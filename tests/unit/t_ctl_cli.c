@@ -389,6 +389,18 @@ static void test_usage(void)
  * $ORDLOCK_DLM_DEBUGFS has their files, $ORDLOCK_DLM_CONFIGFS says which
  * node this is); the real thing is the cluster case c_views
  */
+static const char cd1_all[] = "version rsb 1.1 lvb 1.1 lkb 1.1\n"
+	"rsb 00000000a1b2c3d4 0 1 0 0 0 0 25 str 00000001:0000000000000001\n"
+	"lvb 3 32 05 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n"
+	"lkb 1 0 0 0 0 0 0 2 0 -1 0 0 0 0 1 0\n"
+	"lkb 2 2 10003 0 0 0 10000 2 5 -1 0 0 0 0 1 0\n"
+	"lkb 3 0 0 0 0 0 0 3 0 5 0 0 0 0 1 0\n"
+	"lkb 4 3 10004 0 0 0 10000 3 0 5 0 0 0 0 1 0\n"
+	"rsb 00000000a1b2c3d5 2 1 0 0 0 0 25 str 00000001:0000000000000002\n"
+	"lkb 5 2 0 0 0 0 0 2 0 -1 0 0 0 0 1 0\n"
+	"rsb 00000000a1b2c3d6 0 1 0 0 0 0 4 str abcd\n"
+	"lkb 6 2 0 0 0 0 0 2 5 -1 0 0 0 0 1 0\n";
+
 static void test_cluster(void)
 {
 	put("locks", "# ordlock locks v1\n# c\n"
@@ -400,17 +412,7 @@ static void test_cluster(void)
 	/* 1:1 mastered here: this node's anchor and waiter (node 0), node 2's
 	 * EX holder, node 3 converting from its anchor to EX; 1:2 mastered by
 	 * node 2; a resource that is not a key */
-	put("ddbg/ordlock.cd1_all", "version rsb 1.1 lvb 1.1 lkb 1.1\n"
-	    "rsb 00000000a1b2c3d4 0 1 0 0 0 0 25 str 00000001:0000000000000001\n"
-	    "lvb 3 32 05 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n"
-	    "lkb 1 0 0 0 0 0 0 2 0 -1 0 0 0 0 1 0\n"
-	    "lkb 2 2 10003 0 0 0 10000 2 5 -1 0 0 0 0 1 0\n"
-	    "lkb 3 0 0 0 0 0 0 3 0 5 0 0 0 0 1 0\n"
-	    "lkb 4 3 10004 0 0 0 10000 3 0 5 0 0 0 0 1 0\n"
-	    "rsb 00000000a1b2c3d5 2 1 0 0 0 0 25 str 00000001:0000000000000002\n"
-	    "lkb 5 2 0 0 0 0 0 2 0 -1 0 0 0 0 1 0\n"
-	    "rsb 00000000a1b2c3d6 0 1 0 0 0 0 4 str abcd\n"
-	    "lkb 6 2 0 0 0 0 0 2 5 -1 0 0 0 0 1 0\n");
+	put("ddbg/ordlock.cd1_all", cd1_all);
 	check(run("$C locks -d cd1 -r") == 0 && strstr(R.out, " LEASE NODE\n") &&
 	      strstr(R.out, "cd1 1:1 holder - - - - exclusive - - - 2\n") &&
 	      strstr(R.out, "cd1 1:1 waiter 2 - - - exclusive - - - 3\n") &&
@@ -476,6 +478,69 @@ static void test_cluster(void)
 	      "no DLM on the host: the local table alone");
 }
 
+/*
+ * A holder of a cluster domain's key granted here that waits for the
+ * cluster (debugfs "locks": TOKEN "cluster:WAITED_US"): locks, blockers;
+ * the DLM file of test_cluster (1:1 mastered here, node 2 holds it EX,
+ * node 3 converts from its anchor; 1:2 mastered by node 2)
+ */
+static void test_cluster_wait(void)
+{
+	put("ddbg/ordlock.cd1_all", cd1_all);
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "cd1 1:1 holder 0 8 78 cw exclusive cluster:2500000 -\n"
+	    "cd1 1:1 waiter 0 9 77 w exclusive 1234 -\n"
+	    "cd1 1:2 holder 0 10 79 cx shared cluster:5 -\n"
+	    "wh 1:2 holder 0 5 101 transfer exclusive 17 -\n");
+	check(run("$C locks -d cd1 -r -n") == 0 &&
+	      strstr(R.out, "cd1 1:1 holder 0 8 78 cw exclusive - 2.50\\x20s - local\n") &&
+	      strstr(R.out, "cd1 1:2 holder 0 10 79 cx shared - 5\\x20us - local\n"),
+	      "locks -r: a holder waiting for the cluster has no TOKEN, a WAITED");
+	check(strstr(R.err, "1:1: pid 78 (owner 8) holds it on this node and waits for its lock"
+		     " in the cluster: held by node 2\n") &&
+	      strstr(R.err, "1:2: pid 79 (owner 10) holds it on this node and waits for its lock"
+			    " in the cluster (held on another node: its master, node 2, knows which)"),
+	      "locks -r: notes name the waits for the cluster and who holds the key");
+	jq("locks -j: cluster_wait true, token null, waited_us", "$C locks -j -d cd1",
+	   "([.locks[] | select(.pid == 78)][0] | .role == \"holder\" and .cluster_wait and"
+	   " .token == null and .waited_us == 2500000) and"
+	   " ([.locks[] | select(.pid == 77)][0].cluster_wait == false) and"
+	   " ([.locks[] | select(.node == 2)][0].cluster_wait == null) and"
+	   " ([.locks[] | keys] | unique | length == 1)");
+	jq("locks -j of a plain holder: cluster_wait false, its token", "$C locks -j -d wh",
+	   ".locks[0].cluster_wait == false and .locks[0].token == 17");
+	check(run("$C blockers -r -n 78") == 1 &&
+	      !strcmp(R.out, "- - - holds\\x20exclusive 1:1 cluster 8 exclusive 2.50\\x20s 2\n"),
+	      "blockers 78: exit 1, node 2's holder (NODE 2), not node 3's converter from NL");
+	jq("blockers -j 78: blocking_nodes [2], no local pid", "$C blockers -j 78",
+	   ".blocking_pids == [] and .blocking_nodes == [2] and (.blockers | length == 1) and"
+	   " (.blockers[0] | .pid == null and .node == 2 and .master_node == 1 and"
+	   " .edge == \"cluster\" and .mode == \"exclusive\" and .wants == \"exclusive\" and"
+	   " .waiter_owner_id == 8 and .waited_us == 2500000)");
+	check(run("$C blockers 79") == 1 && strstr(R.out, "held elsewhere") &&
+	      strstr(R.out, "1:2 is held on another node: its master, node 2, knows which"),
+	      "blockers 79: 1:2 mastered by node 2: held elsewhere, the master named");
+	jq("blockers -j 79: node null, master_node 2", "$C blockers -j 79",
+	   ".blocking_nodes == [] and (.blockers[0] | .node == null and .master_node == 2 and"
+	   " .mode == null)");
+	check(run("ORDLOCK_DLM_DEBUGFS=/nonexistent $C blockers 78") == 1 &&
+	      strstr(R.out, "1:1 is held on another node: which one is not known here: cannot read"),
+	      "blockers without the DLM's file: held elsewhere, says why it cannot tell");
+	check(run("$C blockers -d wh 78") == 0 && strstr(R.out, "waits for no key"),
+	      "blockers -d of another domain: waits for no key there");
+	check(run("$C blockers -r -n -o PID,NODE 103") == 1 &&
+	      strstr(R.out, "101 local\n"),
+	      "blockers of a local wait on a cluster host: NODE local");
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "cd1 1:1 holder 0 8 78 cw exclusive cluster:x -\n");
+	check(run("$C locks") == 70 && strstr(R.err, "line 3: field 9 (cluster:waited_us)"),
+	      "locks: cluster: without a number is refused, naming the field");
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "cd1 1:1 waiter 0 8 78 cw exclusive cluster:5 -\n");
+	check(run("$C locks") == 70 && strstr(R.err, "line 3: field 9"),
+	      "locks: cluster: on a waiter's row is refused");
+}
+
 int main(void)
 {
 	char self[PATH_MAX - 64], *slash;
@@ -508,6 +573,7 @@ int main(void)
 	test_exec_help();
 	test_usage();
 	test_cluster();
+	test_cluster_wait();
 	run("rm -rf \"$ORDLOCK_DEBUGFS\"");
 	return tap_done();
 }

@@ -621,6 +621,7 @@ static struct nla_policy olc_nl_entry_policy[ORDLOCK_E_MAX + 1] = {
 	[ORDLOCK_E_ORDER_KIND] = { .type = NLA_U32 },
 	[ORDLOCK_E_COUNT] = { .type = NLA_U64 },
 	[ORDLOCK_E_LEASE_LEFT_MS] = { .type = NLA_U64 },
+	[ORDLOCK_E_CLUSTER_WAIT] = { .type = NLA_FLAG },
 };
 
 static struct nla_policy olc_nl_stats_policy[ORDLOCK_S_MAX + 1] = {

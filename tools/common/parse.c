@@ -662,10 +662,12 @@ int olc_parse_graph(const char *buf, size_t len, struct olc_edges *out,
  * locks: DOMAIN RANK:ID holder POS OWNER_ID PID COMM MODE TOKEN LEASE, or
  * DOMAIN RANK:ID waiter|converter POS OWNER_ID PID COMM MODE WAITED_US -;
  * LEASE is the lease's milliseconds left, or "-". A kernel without leases
- * writes no tenth field.
+ * writes no tenth field. A holder of a cluster domain's key granted here
+ * that waits for the cluster has "cluster:WAITED_US" for its TOKEN.
  */
 static int olc_locks_line(struct olc_reader *r, struct olc_lock *l)
 {
+	static const char cl[] = "cluster:";
 	int ret;
 
 	if (r->nf == 10) {
@@ -682,8 +684,15 @@ static int olc_locks_line(struct olc_reader *r, struct olc_lock *l)
 	      olc_field_key(r, 1, &l->rank, &l->id) ?:
 	      olc_field_u32(r, 3, "position", &l->pos) ?:
 	      olc_field_who(r, 4, &l->owner) ?:
-	      olc_field_mode(r, 7, "mode", &l->mode) ?:
-	      olc_field_u64(r, 8, "token or waited_us", &l->value);
+	      olc_field_mode(r, 7, "mode", &l->mode);
+	if (ret)
+		return ret;
+	if (!strcmp(r->f[2], "holder") && !strncmp(r->f[8], cl, sizeof(cl) - 1)) {
+		l->cluster_wait = 1;
+		r->f[8] += sizeof(cl) - 1;
+	}
+	ret = olc_field_u64(r, 8, l->cluster_wait ? "cluster:waited_us" : "token or waited_us",
+			    &l->value);
 	if (ret)
 		return ret;
 	if (!strcmp(r->f[2], "holder"))

@@ -59,6 +59,8 @@ struct olc_lock {
 	struct olc_who owner;
 	unsigned int mode;
 	uint64_t value;			/* holder: token; else waited_us */
+	int cluster_wait;		/* a holder granted here that waits for
+					 * the cluster: @value is waited_us */
 	int has_lease;			/* a holder with a lease */
 	uint64_t lease_left_ms;		/* then: its milliseconds left */
 };

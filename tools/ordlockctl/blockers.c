@@ -4,16 +4,27 @@
  * PostgreSQL's pg_blocking_pids(): from the wait-for graph, every owner
  * that holds a key an owner of PID waits for in a conflicting mode (hard
  * edge) or is queued ahead of it with a conflicting request (soft edge).
+ * In a cluster domain, an owner of PID granted a key on this node may wait
+ * for the key's lock in the cluster (the lock table's holder rows marked
+ * cluster_wait): then the other nodes' holders that this node's DLM lists
+ * (dlmview.c: only a key mastered here lists every node's locks), or a row
+ * saying that the key is held on another node and which node knows more.
  */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "dlmview.h"
 #include "ordlockctl.h"
 
 static const char *const olc_blockers_headers[] = {
-	"PID", "COMM", "OWNER", "BECAUSE", "KEY", "EDGE", "WAITER", "WANTS", "WAITED", NULL,
+	"PID", "COMM", "OWNER", "BECAUSE", "KEY", "EDGE", "WAITER", "WANTS", "WAITED",
+	"NODE", NULL,
 };
+
+/* the default columns without cluster domains: all but NODE */
+#define OLC_BLOCKERS_LOCAL_COLUMNS "PID,COMM,OWNER,BECAUSE,KEY,EDGE,WAITER,WANTS,WAITED"
 
 static const struct olc_option olc_blockers_options[] = {
 	OLC_OPTION_DOMAIN("only this domain"),
@@ -48,9 +59,158 @@ static int olc_u32_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/**
+ * struct olc_blockers_out - where the rows go
+ * @t: the table (NULL with -j or -q)
+ * @j: the JSON (NULL without -j, or with -q)
+ * @nodes: the other nodes named (for "blocking_nodes"), @nnodes of them
+ * @notes: what the rows cannot say, printed after the table
+ */
+struct olc_blockers_out {
+	struct olc_table *t;
+	struct olc_json *j;
+	int nodes[64];
+	size_t nnodes;
+	char notes[2048];
+	size_t nlen;
+};
+
+/*
+ * One row of a cluster wait of lock row @l: another node's lock @d that
+ * holds @held in the way (@d NULL: not known here, the key's master is
+ * @master, -1 unknown)
+ */
+static void olc_blockers_cluster_row(struct olc_blockers_out *o, const struct olc_lock *l,
+				     const struct olc_dlm_lock *d, unsigned int held,
+				     int master)
+{
+	char buf[32];
+	size_t i;
+
+	if (d) {
+		for (i = 0; i < o->nnodes && o->nodes[i] != d->node; i++)
+			;
+		if (i == o->nnodes && o->nnodes < sizeof(o->nodes) / sizeof(o->nodes[0]))
+			o->nodes[o->nnodes++] = d->node;
+	}
+	if (o->j) {
+		olc_json_obj(o->j, NULL);
+		olc_json_null(o->j, "pid");
+		olc_json_null(o->j, "comm");
+		olc_json_null(o->j, "owner_id");
+		if (d)
+			olc_json_str(o->j, "mode", olc_mode_str(held));
+		else
+			olc_json_null(o->j, "mode");
+		olc_json_str(o->j, "domain", l->domain);
+		olc_json_key(o->j, l->domain, l->rank, l->id);
+		olc_json_str(o->j, "edge", "cluster");
+		olc_json_u64(o->j, "waiter_owner_id", l->owner.id);
+		olc_json_str(o->j, "wants", olc_mode_str(l->mode));
+		olc_json_u64(o->j, "waited_us", l->value);
+		if (d)
+			olc_json_int(o->j, "node", d->node);
+		else
+			olc_json_null(o->j, "node");
+		if (master >= 0)
+			olc_json_int(o->j, "master_node", master);
+		else
+			olc_json_null(o->j, "master_node");
+		olc_json_obj_end(o->j);
+	}
+	if (!o->t)
+		return;
+	olc_table_cell(o->t, OLC_BOLD, "-");
+	olc_table_cell(o->t, OLC_RESET, "-");
+	olc_table_cell(o->t, OLC_RESET, "-");
+	if (d)
+		olc_table_cell(o->t, OLC_RESET, "holds %s", olc_mode_str(held));
+	else
+		olc_table_cell(o->t, OLC_DIM, "held elsewhere");
+	olc_table_cell(o->t, OLC_RESET, "%s", olc_key(l->domain, l->rank, l->id));
+	olc_table_cell(o->t, OLC_RESET, "cluster");
+	olc_table_cell(o->t, OLC_RESET, "%llu", (unsigned long long)l->owner.id);
+	olc_table_cell(o->t, OLC_RESET, "%s", olc_mode_str(l->mode));
+	olc_table_cell(o->t, OLC_RESET, "%s", olc_us_str(buf, sizeof(buf), l->value));
+	if (d)
+		olc_table_cell(o->t, OLC_CYAN, "%d", d->node);
+	else
+		olc_table_cell(o->t, OLC_RESET, "?");
+}
+
+/* A note after the table */
+static void olc_blockers_note(struct olc_blockers_out *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void olc_blockers_note(struct olc_blockers_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o->nlen >= sizeof(o->notes))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(o->notes + o->nlen, sizeof(o->notes) - o->nlen, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->nlen = o->nlen + (size_t)n < sizeof(o->notes) ? o->nlen + (size_t)n :
+			  sizeof(o->notes);
+}
+
+/*
+ * The rows of lock row @l, a holder granted here that waits for the
+ * cluster: the other nodes' holders in the way that this node's DLM lists
+ * (a key mastered here), else one row saying it is held elsewhere.
+ * Returns the number of rows.
+ */
+static size_t olc_blockers_cluster(struct olc_blockers_out *o, const struct olc_lock *l,
+				   const struct olc_dlm_spaces *sp)
+{
+	const struct olc_dlm_space *s = olc_dlm_space_of(sp, l->domain);
+	const struct olc_dlm_res *r = s ? olc_dlm_res_of(s, l->rank, l->id) : NULL;
+	const char *key = olc_key(l->domain, l->rank, l->id);
+	size_t k, n = 0;
+	unsigned int held;
+
+	if (r && r->master == 0) {
+		for (k = 0; k < s->view.nlocks; k++) {
+			const struct olc_dlm_lock *d = &s->view.locks[k];
+
+			if (d->rank != l->rank || d->id != l->id)
+				continue;
+			held = olc_dlm_lock_blocks(d, l->mode);
+			if (!held)
+				continue;
+			olc_blockers_cluster_row(o, l, d, held, sp->our_node);
+			n++;
+		}
+		if (n)
+			return n;
+		olc_blockers_note(o, "%s: this node masters it, and its DLM lists no other node's lock in the way now (a snapshot): the DLM's queue decides\n",
+				  key);
+		olc_blockers_cluster_row(o, l, NULL, 0, sp->our_node);
+		return 1;
+	}
+	if (r && r->master > 0)
+		olc_blockers_note(o, "%s is held on another node: its master, node %d, knows which (this node's DLM lists only its own locks of it)\n",
+				  key, r->master);
+	else if (r)
+		olc_blockers_note(o, "%s is held on another node: its master is being looked up\n", key);
+	else if (s && s->err)
+		olc_blockers_note(o, "%s is held on another node: which one is not known here: cannot read %s: %s\n",
+				  key, s->path, s->why);
+	else
+		olc_blockers_note(o, "%s is held on another node: this node's DLM does not list the key\n",
+				  key);
+	olc_blockers_cluster_row(o, l, NULL, 0, r ? r->master : -1);
+	return 1;
+}
+
 static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	struct olc_blockers_args a = { 0 };
+	struct olc_dlm_spaces sp = { 0 };
+	struct olc_locks locks = { 0 };
+	struct olc_blockers_out o = { 0 };
 	struct olc_edges edges = { 0 };
 	const char *domain, *source = "file";
 	struct olc_table *t = NULL;
@@ -72,9 +232,25 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 			    olc_load_graph(&edges, &source);
 	if (ret)
 		return a.base.file ? olc_exit_file(ret) : olc_exit_errno(ret);
+	/* a cluster wait is in the lock table, not the graph (not in a file) */
+	if (!a.base.file) {
+		ret = olc_load_locks(&locks, NULL);
+		if (ret) {
+			olc_edges_free(&edges);
+			return olc_exit_errno(ret);
+		}
+		if (olc_load_dlm(&sp, domain)) {
+			olc_err("out of memory");
+			olc_locks_free(&locks);
+			olc_edges_free(&edges);
+			return OLC_EXIT_OSERR;
+		}
+	}
 	pids = calloc(edges.n + 1, sizeof(*pids));
 	if (!pids) {
 		olc_err("out of memory");
+		olc_dlm_spaces_free(&sp);
+		olc_locks_free(&locks);
 		olc_edges_free(&edges);
 		return OLC_EXIT_OSERR;
 	}
@@ -85,7 +261,10 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_u64(&j, "pid", pid);
 		olc_json_arr(&j, "blockers");
 	} else if (!a.quiet) {
-		t = olc_table_new(9, olc_blockers_headers, "rlrllrrlr");
+		/* NODE by default only on a host with cluster domains */
+		if (!sp.n)
+			olc_tab.defaults = OLC_BLOCKERS_LOCAL_COLUMNS;
+		t = olc_table_new(10, olc_blockers_headers, "rlrllrrlrr");
 	}
 	for (i = 0; i < edges.n; i++) {
 		const struct olc_edge *e = &edges.v[i];
@@ -109,6 +288,9 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_u64(&j, "waiter_owner_id", e->waiter.id);
 			olc_json_str(&j, "wants", olc_mode_str(e->mode));
 			olc_json_u64(&j, "waited_us", e->waited_us);
+			/* every row has every key: another node's have these */
+			olc_json_null(&j, "node");
+			olc_json_null(&j, "master_node");
 			olc_json_obj_end(&j);
 			continue;
 		}
@@ -122,6 +304,18 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)e->waiter.id);
 		olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(e->mode));
 		olc_table_cell(t, OLC_RESET, "%s", olc_us_str(buf, sizeof(buf), e->waited_us));
+		olc_table_cell(t, OLC_RESET, "local");
+	}
+	/* the owners of PID granted a key here that wait for the cluster */
+	o.t = t;
+	o.j = olc_opt.json && !a.quiet ? &j : NULL;
+	for (i = 0; i < locks.n; i++) {
+		const struct olc_lock *l = &locks.v[i];
+
+		if (!l->cluster_wait || l->owner.pid != pid ||
+		    (domain && strcmp(l->domain, domain)))
+			continue;
+		n += olc_blockers_cluster(&o, l, &sp);
 	}
 	/* pg_blocking_pids(): each blocking pid once, in order */
 	qsort(pids, npids, sizeof(*pids), olc_u32_cmp);
@@ -139,6 +333,10 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 				(unsigned int)geteuid());
 	} else if (olc_opt.json) {
 		olc_json_arr_end(&j);
+		olc_json_arr(&j, "blocking_nodes");
+		for (i = 0; i < o.nnodes; i++)
+			olc_json_int(&j, NULL, o.nodes[i]);
+		olc_json_arr_end(&j);
 		olc_json_arr(&j, "blocking_pids");
 		for (i = 0; i < npids; i++)
 			olc_json_u64(&j, NULL, pids[i]);
@@ -152,8 +350,11 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		printf("pid %u waits for no key%s\n", pid, olc_in_domain(domain));
 	} else {
 		olc_list_end(NULL, t, "blockers", domain);
+		fputs(o.notes, stdout);
 	}
 	free(pids);
+	olc_dlm_spaces_free(&sp);
+	olc_locks_free(&locks);
 	olc_edges_free(&edges);
 	if (n)
 		return OLC_EXIT_FOUND;
@@ -173,7 +374,14 @@ const struct olc_cmd olc_cmd_blockers = {
 	"One row per owner that stands in the way of a request of process PID: it\n"
 	"holds the key PID waits for in a conflicting mode (holds), or is queued\n"
 	"ahead of it with a conflicting request (queued; FIFO order). WAITER is the\n"
-	"owner of PID that waits, WANTS the mode it asks for.\n",
+	"owner of PID that waits, WANTS the mode it asks for.\n"
+	"In a cluster domain a key is granted on this node first, then the owner\n"
+	"waits for its lock in the cluster (EDGE cluster): the rows are then the\n"
+	"other nodes' holders in the way as this node's DLM lists them (PID, COMM\n"
+	"and OWNER \"-\", NODE their node id; \"local\" on this host's rows, a default\n"
+	"column only on a host with cluster domains); the DLM lists every node's\n"
+	"locks of a key only on the node that masters it, so elsewhere the row says\n"
+	"\"held elsewhere\" (NODE \"?\") and a note names the master node.\n",
 	.help =
 	"Exit status: 1 PID is blocked (the rows say by whom), 0 it waits for\n"
 	"nothing, 3 nothing seen but the view is filtered (without root or\n"
@@ -182,5 +390,9 @@ const struct olc_cmd olc_cmd_blockers = {
 	"\n"
 	"JSON: {\"source\", \"pid\", \"blockers\": [{\"pid\", \"comm\", \"owner_id\", \"mode\",\n"
 	"\"domain\", \"key\", \"rank\", \"id\", \"edge\", \"waiter_owner_id\", \"wants\",\n"
-	"\"waited_us\"}], \"blocking_pids\": [PID...] (each once, sorted)}.\n",
+	"\"waited_us\", \"node\" (null on this host's rows; another node's holder: its\n"
+	"id, null pid, comm and owner_id, edge \"cluster\"; null too when not known\n"
+	"here), \"master_node\" (a cluster row: the key's master, null if unknown)}],\n"
+	"\"blocking_nodes\": [NODE...] (the other nodes named), \"blocking_pids\": [PID...]\n"
+	"(this host's, each once, sorted)}.\n",
 };

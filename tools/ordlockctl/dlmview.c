@@ -176,3 +176,44 @@ void olc_dlm_spaces_free(struct olc_dlm_spaces *s)
 	free(s->v);
 	memset(s, 0, sizeof(*s));
 }
+
+const struct olc_dlm_space *olc_dlm_space_of(const struct olc_dlm_spaces *sp,
+					     const char *domain)
+{
+	size_t i;
+
+	for (i = 0; i < sp->n; i++)
+		if (!strcmp(sp->v[i].domain, domain))
+			return &sp->v[i];
+	return NULL;
+}
+
+const struct olc_dlm_res *olc_dlm_res_of(const struct olc_dlm_space *s,
+					 uint32_t rank, uint64_t id)
+{
+	size_t i;
+
+	if (s->err)
+		return NULL;
+	for (i = 0; i < s->view.nres; i++)
+		if (s->view.res[i].rank == rank && s->view.res[i].id == id)
+			return &s->view.res[i];
+	return NULL;
+}
+
+unsigned int olc_dlm_lock_blocks(const struct olc_dlm_lock *l, unsigned int mode)
+{
+	unsigned int held;
+
+	if (l->role == ORDLOCK_ROLE_HOLDER)
+		held = l->mode;
+	else if (l->role == ORDLOCK_ROLE_CONVERTER && l->grmode == OLC_DLM_PR)
+		held = ORDLOCK_MODE_SHARED;
+	else if (l->role == ORDLOCK_ROLE_CONVERTER && l->grmode == OLC_DLM_EX)
+		held = ORDLOCK_MODE_EXCLUSIVE;
+	else
+		return 0;
+	if (held == ORDLOCK_MODE_SHARED && mode == ORDLOCK_MODE_SHARED)
+		return 0;
+	return held;
+}

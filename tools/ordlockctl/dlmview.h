@@ -45,4 +45,17 @@ struct olc_dlm_spaces {
 int olc_load_dlm(struct olc_dlm_spaces *out, const char *domain);
 void olc_dlm_spaces_free(struct olc_dlm_spaces *s);
 
+/* The lockspace of @domain in @sp, or NULL (no cluster domain of that name) */
+const struct olc_dlm_space *olc_dlm_space_of(const struct olc_dlm_spaces *sp,
+					     const char *domain);
+/* What the DLM of this node knows of key @rank:@id in @s, or NULL (nothing) */
+const struct olc_dlm_res *olc_dlm_res_of(const struct olc_dlm_space *s,
+					 uint32_t rank, uint64_t id);
+/*
+ * olc_dlm_lock_blocks() - the mode other node's lock @l holds that is in
+ * the way of a request for @mode (ORDLOCK_MODE_*), or 0 when it holds
+ * nothing in the way (a waiter; a shared hold against a shared request)
+ */
+unsigned int olc_dlm_lock_blocks(const struct olc_dlm_lock *l, unsigned int mode);
+
 #endif /* ORDLOCKCTL_DLMVIEW_H */

@@ -159,6 +159,48 @@ static void olc_locks_notes(FILE *f, const struct olc_dlm_spaces *sp)
 	}
 }
 
+/*
+ * The holders granted on this node that wait for the cluster (TOKEN "-",
+ * WAITED set): say so, and who holds the key elsewhere as far as this
+ * node's DLM tells
+ */
+static void olc_locks_cluster_notes(FILE *f, const struct olc_lrow *rows, size_t n,
+				    const char *domain, const struct olc_args *a,
+				    const struct olc_dlm_spaces *sp)
+{
+	const struct olc_dlm_space *s;
+	const struct olc_dlm_res *r;
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct olc_lock *l = rows[i].l;
+		int named = 0;
+
+		if (!l || !l->cluster_wait || (domain && strcmp(l->domain, domain)) ||
+		    (a->have_pid && l->owner.pid != a->pid))
+			continue;
+		fprintf(f, "%s: pid %u (owner %llu) holds it on this node and waits for its lock in the cluster",
+			olc_key(l->domain, l->rank, l->id), l->owner.pid,
+			(unsigned long long)l->owner.id);
+		s = olc_dlm_space_of(sp, l->domain);
+		r = s ? olc_dlm_res_of(s, l->rank, l->id) : NULL;
+		if (r && r->master == 0) {
+			for (k = 0; k < s->view.nlocks; k++) {
+				const struct olc_dlm_lock *d = &s->view.locks[k];
+
+				if (d->rank != l->rank || d->id != l->id ||
+				    !olc_dlm_lock_blocks(d, l->mode))
+					continue;
+				fprintf(f, "%s node %d", named++ ? "," : ": held by", d->node);
+			}
+		} else if (r && r->master > 0) {
+			fprintf(f, " (held on another node: its master, node %d, knows which)",
+				r->master);
+		}
+		fputc('\n', f);
+	}
+}
+
 static const struct olc_option olc_locks_options[] = {
 	OLC_OPTION_DOMAIN("only this domain"),
 	OLC_OPTIONS_TABLE("only the rows of the owners of process PID"),
@@ -215,6 +257,7 @@ static void olc_locks_json_remote(struct olc_json *j, const struct olc_lrow *w)
 	olc_json_null(j, "token");
 	olc_json_null(j, "waited_us");
 	olc_json_null(j, "lease_left_ms");
+	olc_json_null(j, "cluster_wait");
 	olc_json_int(j, "node", r->node);
 	if (r->grmode == OLC_DLM_IV)
 		olc_json_null(j, "dlm_granted");
@@ -306,7 +349,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_obj_end(&j);
 				continue;
 			}
-			holder = l->role == ORDLOCK_ROLE_HOLDER;
+			/* granted here, waiting for the cluster: no token yet */
+			holder = l->role == ORDLOCK_ROLE_HOLDER && !l->cluster_wait;
 			olc_json_str(&j, "domain", l->domain);
 			olc_json_key(&j, l->domain, l->rank, l->id);
 			olc_json_str(&j, "role", olc_role_str(l->role));
@@ -327,6 +371,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_u64(&j, "lease_left_ms", l->lease_left_ms);
 			else
 				olc_json_null(&j, "lease_left_ms");
+			olc_json_bool(&j, "cluster_wait", l->cluster_wait);
 			/* every row has the keys of every other row */
 			olc_json_null(&j, "node");
 			olc_json_null(&j, "dlm_granted");
@@ -351,7 +396,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_locks_cells_remote(t, &rows[i]);
 			continue;
 		}
-		holder = l->role == ORDLOCK_ROLE_HOLDER;
+		holder = l->role == ORDLOCK_ROLE_HOLDER && !l->cluster_wait;
 		olc_table_cell(t, OLC_RESET, "%s", l->domain);
 		olc_table_cell(t, OLC_BOLD, "%s", olc_key(l->domain, l->rank, l->id));
 		olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s",
@@ -379,6 +424,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 	olc_list_end(NULL, t, a.have_pid ? "locks held or waited for by that pid" :
 			 "locks held or waited for", domain);
 	/* a script's table (-n, -r) keeps its rows alone on stdout */
+	olc_locks_cluster_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout,
+				rows, nrows, domain, &a, &sp);
 	if (!a.have_pid)
 		olc_locks_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp);
 out:
@@ -400,6 +447,10 @@ const struct olc_cmd olc_cmd_locks = {
 	"One row per holder and per queued waiter (FIFO position POS) of every key;\n"
 	"TOKEN is a holder's fencing token, WAITED how long a waiter has waited,\n"
 	"LEASE what is left of a holder's lease before the kernel revokes it.\n"
+	"In a cluster domain a key is granted on this node first, then its owner\n"
+	"waits for the key's lock in the cluster: such a holder has no TOKEN yet and\n"
+	"WAITED says how long it has waited (yellow); a note after the table names\n"
+	"it, and the node that holds the key when this node's DLM tells.\n"
 	"In a cluster domain, other nodes' holders and waiters follow this host's, as\n"
 	"the DLM of this node shows them in debugfs (/sys/kernel/debug/dlm, root's):\n"
 	"NODE is their node id (\"local\" on this host's rows; a default column only\n"
@@ -412,7 +463,9 @@ const struct olc_cmd olc_cmd_locks = {
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
 	"\"token\" (null for waiters), \"waited_us\" (null for holders),\n"
-	"\"lease_left_ms\" (null without a lease), \"node\" (null: this host; another\n"
+	"\"lease_left_ms\" (null without a lease), \"cluster_wait\" (true: a holder\n"
+	"granted here that waits for the cluster, token null and waited_us set; null\n"
+	"on another node's row), \"node\" (null: this host; another\n"
 	"node's row: its node id, null owner_id, pid, comm, token and waited_us),\n"
 	"\"dlm_granted\", \"dlm_requested\" (another node's row: NL, PR, EX, or null for\n"
 	"none; null on this host's rows): every row has every key, a holder's\n"

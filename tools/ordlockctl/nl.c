@@ -174,7 +174,11 @@ static int olc_nl_locks_fn(struct nlattr **tb, void *arg)
 	l.role = e.role;
 	l.pos = e.position;
 	l.mode = e.mode;
-	if (l.role == ORDLOCK_ROLE_HOLDER && OLC_NL_HAS(&e, ORDLOCK_E_TOKEN))
+	/* a holder waiting for the cluster: no token, the time waited */
+	l.cluster_wait = l.role == ORDLOCK_ROLE_HOLDER &&
+			 OLC_NL_HAS(&e, ORDLOCK_E_CLUSTER_WAIT);
+	if (l.role == ORDLOCK_ROLE_HOLDER && !l.cluster_wait &&
+	    OLC_NL_HAS(&e, ORDLOCK_E_TOKEN))
 		l.value = e.token;
 	else
 		l.value = e.waited_us;

@@ -135,7 +135,9 @@ const struct olc_cmd olc_cmd_owners = {
 	.about =
 	"One row per owner: an open file description of /dev/ordlock (kind device) or\n"
 	"a generic netlink socket (kind netlink). PID and COMM are those of the last\n"
-	"task that made a request through it.\n",
+	"task that made a request through it. WAITS FOR is the key it waits for, also\n"
+	"in a cluster domain a key granted on this node whose lock it waits for in the\n"
+	"cluster (ordlockctl locks and blockers tell which node holds it).\n",
 	.help =
 	"JSON: {\"source\", \"owners\": [{\"owner_id\", \"pid\", \"comm\", \"domain\", \"kind\", \"label\",\n"
 	"\"held\", \"waiting\": null or {\"mode\", \"key\", \"rank\", \"id\", \"waited_us\"}}]}.\n",

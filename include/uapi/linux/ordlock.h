@@ -282,7 +282,17 @@
  * CANCELLED, or REFUSED (%EAGAIN of a try, %EDEADLK reason
  * %ORDLOCK_REASON_UPGRADE, %EIO); a failed one leaves the key held shared,
  * locally and in the DLM. A downgrade is GRANTED in its reply, as in a
- * local domain. A real deployment
+ * local domain.
+ *
+ * Views: while a request waits for a key's DLM lock (or an upgrade's
+ * conversion), the key is granted on the node and the owner waits in the
+ * cluster: the owners' views (GET_OWNERS, debugfs "owners") show it
+ * waiting for that key and mode as for a local wait, and its holder entry
+ * in GET_LOCKS carries %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_WAITED_US
+ * instead of %ORDLOCK_E_TOKEN (debugfs "locks": the token field reads
+ * "cluster:WAITED_US"). Who holds the key on another node is known to the
+ * DLM (its debugfs; docs/cluster.md, "Views"), not to ordlock. A real
+ * deployment
  * needs real fencing: a node cut off from
  * the others but alive must not go on writing under a lock the cluster has
  * given to someone else (see docs/cluster.md).
@@ -1237,7 +1247,9 @@ struct ordlock_order_get {
  *   (%ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY, %ORDLOCK_E_ROLE,
  *   %ORDLOCK_E_POSITION, owner fields, %ORDLOCK_E_MODE, %ORDLOCK_E_TOKEN
  *   or %ORDLOCK_E_WAITED_US; a holder with a lease has
- *   %ORDLOCK_E_LEASE_LEFT_MS).
+ *   %ORDLOCK_E_LEASE_LEFT_MS; a holder of a cluster domain's key granted
+ *   on this node that waits for the key's lock in the cluster has
+ *   %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_WAITED_US, no token yet).
  * %ORDLOCK_CMD_GET_OWNERS
  *   Dump: %ORDLOCK_A_ENTRY with owner fields, %ORDLOCK_E_DOMAIN,
  *   %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID and, when waiting,
@@ -1575,6 +1587,10 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_LEASE_LEFT_MS: u64, a holder's lease: the milliseconds left
  *	until it is revoked (absent when the hold has no lease; 0 when it is
  *	due)
+ * @ORDLOCK_E_CLUSTER_WAIT: flag (no payload), on a holder of GET_LOCKS: the
+ *	key of a cluster domain is granted on this node and the owner waits
+ *	for its lock (or an upgrade's conversion) in the cluster, since
+ *	%ORDLOCK_E_WAITED_US; the entry has no %ORDLOCK_E_TOKEN
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {
@@ -1603,6 +1619,7 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_ORDER_KIND,
 	ORDLOCK_E_COUNT,
 	ORDLOCK_E_LEASE_LEFT_MS,
+	ORDLOCK_E_CLUSTER_WAIT,
 	__ORDLOCK_E_MAX,
 };
 

@@ -78,8 +78,8 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 	struct ordlock_waiter *w;
 	struct ordlock_hold *hold;
 	unsigned int i;
+	bool cluster, lease;
 	ktime_t since;
-	bool lease;
 	u64 left;
 
 	if (v == SEQ_START_TOKEN) {
@@ -96,8 +96,11 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 				   res->rank, res->id, i++);
 			ordlock_seq_owner(m, hold->owner);
 			left = ordlock_lease_left_ms(hold->owner, &lease);
+			cluster = READ_ONCE(hold->cluster_wait);
+			/* the time of this wait: written before the flag */
+			smp_rmb();
 			since = ns_to_ktime(READ_ONCE(hold->owner->pending_since));
-			if (READ_ONCE(hold->cluster_wait))
+			if (cluster)
 				/* granted here, waiting in the cluster: no token yet */
 				seq_printf(m, " %s cluster:%llu", ordlock_mode_str(hold->mode),
 					   ordlock_us_since(since));

@@ -180,6 +180,8 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 				continue;
 			}
 			cluster = READ_ONCE(hold->cluster_wait);
+			/* the time of this wait: written before the flag */
+			smp_rmb();
 			since = ns_to_ktime(READ_ONCE(hold->owner->pending_since));
 			ret = ordlock_nl_lock_entry(d, ORDLOCK_ROLE_HOLDER, pos++,
 						    hold->owner, hold->mode,

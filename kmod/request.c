@@ -43,6 +43,7 @@
 /* Give back what req->credit still reserves of the resources in use */
 static void ordlock_request_unreserve(struct ordlock_request *req)
 {
+	lockdep_assert_held(&req->owner->lock);
 	if (req->credit) {
 		ordlock_table_uncharge(req->credit);
 		req->credit = 0;
@@ -222,6 +223,24 @@ static void ordlock_request_put(struct ordlock_request *req)
 	req->owner->busy = false;
 }
 
+/*
+ * Let go of @hold of @owner; return 1 when its resource turned idle and
+ * is still counted in use (the caller uncounts them all at once), else 0.
+ * In a cluster domain each release may sleep (its unlock in the cluster):
+ * the resource is uncounted at once, so that it is not counted twice
+ * meanwhile when another owner takes it back into use.
+ */
+static unsigned int ordlock_req_drop_hold(struct ordlock_owner *owner,
+					  struct ordlock_hold *hold)
+{
+	lockdep_assert_held(&owner->lock);
+	if (owner->cluster) {
+		ordlock_res_drop_hold(hold);
+		return 0;
+	}
+	return __ordlock_res_drop_hold(hold);
+}
+
 /* The request failed with @ret: undo what it took */
 static int ordlock_request_fail(struct ordlock_request *req, int ret)
 {
@@ -242,7 +261,7 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	} else {
 		hold = req->cur;
 		list_for_each_entry_continue_reverse(hold, &req->holds, owner_node)
-			idle += __ordlock_res_drop_hold(hold);
+			idle += ordlock_req_drop_hold(owner, hold);
 		/* The resources that turned idle and the reservation: one count */
 		req->credit += idle;
 		/* Every key of the request was charged when it started */
@@ -396,6 +415,8 @@ static void ordlock_cluster_wait_begin(struct ordlock_request *req,
 	WRITE_ONCE(owner->pending.rank, hold->res->rank);
 	WRITE_ONCE(owner->pending.id, hold->res->id);
 	WRITE_ONCE(owner->pending.mode, mode);
+	/* the views read the flag, then the time (smp_rmb()) */
+	smp_wmb();
 	WRITE_ONCE(hold->cluster_wait, true);
 }
 
@@ -1408,7 +1429,7 @@ unsigned int ordlock_req_release_all(struct ordlock_owner *owner)
 
 	lockdep_assert_held(&owner->lock);
 	list_for_each_entry_reverse(hold, &owner->held, owner_node) {
-		idle += __ordlock_res_drop_hold(hold);
+		idle += ordlock_req_drop_hold(owner, hold);
 		n++;
 	}
 	/* The resources that turned idle: one count for them all */

@@ -209,16 +209,25 @@ static __always_inline int ordlock_resource_charge(unsigned int n)
  *
  * A request of many keys reserves one for each of them at once (one add,
  * one limit test) and its ordlock_table_get() calls draw on the
- * reservation instead of counting one by one. When they do not all fit,
- * nothing is reserved, and the request counts each resource it takes into
- * use as it goes, as exactly as without a reservation: a request that
- * needs no new resource never fails for the limit.
+ * reservation instead of counting one by one. Only far from the limit:
+ * when the count read without adding (within the per-CPU counter's error)
+ * leaves less than twice @n free, nothing is reserved or added, and the
+ * request counts each resource it takes into use as it goes, exactly as
+ * without a reservation: a request that needs no new resource never fails
+ * for the limit. The reservation counts, while the request runs, keys
+ * whose resource is in use already; far from the limit, that can make no
+ * other request fail.
  *
  * Return: true when @n more fit within max_resources (and are counted),
  * false when not (nothing counted).
  */
 bool ordlock_table_reserve(unsigned int n)
 {
+	s64 slack = (s64)percpu_counter_batch * num_online_cpus();
+
+	if (percpu_counter_read(&ordlock_nresources) + 2 * (s64)n + slack >
+	    (s64)ordlock_max_resources())
+		return false;
 	return !ordlock_resource_charge(n);
 }
 

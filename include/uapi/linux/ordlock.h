@@ -1249,7 +1249,9 @@ struct ordlock_order_get {
  *   or %ORDLOCK_E_WAITED_US; a holder with a lease has
  *   %ORDLOCK_E_LEASE_LEFT_MS; a holder of a cluster domain's key granted
  *   on this node that waits for the key's lock in the cluster has
- *   %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_WAITED_US, no token yet).
+ *   %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_WAITED_US, no token yet: an
+ *   upgrade's entry shows the mode asked for, and the token of its shared
+ *   grant, still valid, is not shown until the upgrade's grant replaces it).
  * %ORDLOCK_CMD_GET_OWNERS
  *   Dump: %ORDLOCK_A_ENTRY with owner fields, %ORDLOCK_E_DOMAIN,
  *   %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID and, when waiting,

@@ -28,22 +28,6 @@
 
 static const char *domain;
 
-/* "resources N" of the "global" line of debugfs stats */
-static long stats_resources(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");
-	char line[1024];
-	long owners, n = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "global owners %ld resources %ld", &owners, &n) == 2)
-			break;
-	fclose(f);
-	return n;
-}
-
 /* The "waiters N" gauge of the test's domain in debugfs stats, or -1 */
 static long domain_waiters(void)
 {
@@ -96,19 +80,19 @@ static void test_in_use(void)
 	fill(keys, 8, 0, ORDLOCK_MODE_SHARED);
 	is_int(ordlock_acquire(a, keys, 8, OLT_LONG_MS, 0, NULL), 0,
 	       "A takes 8 keys shared");
-	is_int(stats_resources(), 8, "8 resources in use");
+	is_int(olt_stats_resources(), 8, "8 resources in use");
 	is_int(ordlock_acquire(b, keys, 8, OLT_LONG_MS, 0, NULL), 0,
 	       "B takes the same 8 with max_resources=%d: no new resource, no failure",
 	       LIMIT);
-	is_int(stats_resources(), 8, "still 8 resources in use");
+	is_int(olt_stats_resources(), 8, "still 8 resources in use");
 	is_int(ordlock_release_all(b), 0, "B lets them go");
 
 	fill(keys + 8, 2, 8, ORDLOCK_MODE_EXCLUSIVE);
 	is_int(ordlock_acquire(b, keys, 10, OLT_LONG_MS, 0, NULL), 0,
 	       "B takes the 8 and 2 new ones: exactly at the limit");
-	is_int(stats_resources(), LIMIT, "%d resources in use", LIMIT);
+	is_int(olt_stats_resources(), LIMIT, "%d resources in use", LIMIT);
 	is_int(ordlock_release_all(b), 0, "B lets the 10 go");
-	is_int(stats_resources(), 8, "8 in use again");
+	is_int(olt_stats_resources(), 8, "8 in use again");
 
 	fill(keys + 8, 3, 8, ORDLOCK_MODE_EXCLUSIVE);
 	is_errno(ordlock_acquire(b, keys, 11, OLT_LONG_MS, 0, NULL), ENOSPC,
@@ -116,7 +100,7 @@ static void test_in_use(void)
 	is_int(ordlock_last_failure(b)->reason, ORDLOCK_REASON_RESOURCE_LIMIT,
 	       "reason resource-limit");
 	is_int(olt_nheld(b), 0, "B holds nothing");
-	is_int(stats_resources(), 8, "the failed request left no count behind");
+	is_int(olt_stats_resources(), 8, "the failed request left no count behind");
 
 	is_int(ordlock_acquire(b, keys + 8, 2, OLT_LONG_MS, 0, NULL), 0,
 	       "2 new keys alone fit");
@@ -124,7 +108,7 @@ static void test_in_use(void)
 		 "an 11th resource does not");
 	is_int(ordlock_release_all(b), 0, "B lets its 2 go");
 	is_int(ordlock_release_all(a), 0, "A lets its 8 go");
-	is_int(stats_resources(), 0, "no resource in use");
+	is_int(olt_stats_resources(), 0, "no resource in use");
 	ordlock_close(b);
 	ordlock_close(a);
 }
@@ -139,14 +123,14 @@ static void test_idle(void)
 	fill(keys, 11, 0, ORDLOCK_MODE_EXCLUSIVE);
 	is_errno(ordlock_acquire(a, keys, 11, OLT_LONG_MS, 0, NULL), ENOSPC,
 		 "11 idle keys at once: ENOSPC");
-	is_int(stats_resources(), 0, "nothing counted after the failure");
+	is_int(olt_stats_resources(), 0, "nothing counted after the failure");
 	is_int(ordlock_acquire(a, keys, 10, OLT_LONG_MS, 0, NULL), 0,
 	       "10 idle keys at once: exactly at the limit");
-	is_int(stats_resources(), LIMIT, "%d in use", LIMIT);
+	is_int(olt_stats_resources(), LIMIT, "%d in use", LIMIT);
 	is_errno(ordlock_acquire(a, &one, 1, OLT_LONG_MS, 0, NULL), ENOSPC,
 		 "one more: ENOSPC");
 	is_int(ordlock_release_all(a), 0, "let the 10 go");
-	is_int(stats_resources(), 0, "none in use");
+	is_int(olt_stats_resources(), 0, "none in use");
 	ordlock_close(a);
 }
 
@@ -185,7 +169,7 @@ static void test_wait(void)
 	while (domain_waiters() < 1 && now_s() - t0 < 30)
 		usleep(10000);
 	is_int(domain_waiters(), 1, "B waits for key 100");
-	is_int(stats_resources(), 2,
+	is_int(olt_stats_resources(), 2,
 	       "while B waits, 2 resources count (key 0 and key 100), not the 3 left");
 	fill(keys, 8, 200, ORDLOCK_MODE_EXCLUSIVE);
 	is_int(ordlock_acquire(a, keys, 8, OLT_LONG_MS, 0, NULL), 0,
@@ -195,7 +179,7 @@ static void test_wait(void)
 	is_int(ordlock_release_all(a), 0, "A lets them go");
 	is_int(olt_holder_stop(h), 0, "the holder lets key 100 go");
 	is_int(child_wait(pid, 30), 0, "B is granted its 5 keys");
-	is_int(stats_resources(), 0, "none in use after B exits");
+	is_int(olt_stats_resources(), 0, "none in use after B exits");
 	ordlock_close(a);
 }
 
@@ -203,10 +187,10 @@ int main(void)
 {
 	watchdog_start(120);
 	domain = strdup(olt_domain("reslimit"));
-	if (!ok(stats_resources() >= 0, "debugfs stats readable"))
+	if (!ok(olt_stats_resources() >= 0, "debugfs stats readable"))
 		return tap_done();
-	if (!ok(stats_resources() == 0, "no resource in use at the start (%ld)",
-		stats_resources()))
+	if (!ok(olt_stats_resources() == 0, "no resource in use at the start (%ld)",
+		olt_stats_resources()))
 		return tap_done();
 	if (!ok(olt_param_set("max_resources", LIMIT) == 0,
 		"set max_resources=%d", LIMIT))

@@ -45,22 +45,6 @@ static long slab_objects(void)
 	return n;
 }
 
-/* "resources N" of the "global" line of debugfs stats */
-static long stats_resources(void)
-{
-	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");
-	char line[512];
-	long owners, n = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "global owners %ld resources %ld", &owners, &n) == 2)
-			break;
-	fclose(f);
-	return n;
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -99,9 +83,9 @@ static void test_idle_and_reaper(void)
 	ok(held - base >= NKEYS * 9 / 10,
 	   "%d held keys use about %d resources (%ld more objects)", NKEYS,
 	   NKEYS, held - base);
-	is_int(stats_resources(), NKEYS, "stats counts %d resources in use", NKEYS);
+	is_int(olt_stats_resources(), NKEYS, "stats counts %d resources in use", NKEYS);
 	is_int(ordlock_release_all(ol), 0, "release them all");
-	is_int(stats_resources(), 0, "stats counts no resource in use after release");
+	is_int(olt_stats_resources(), 0, "stats counts no resource in use after release");
 	idle = slab_objects();
 	ok(idle - base >= NKEYS * 8 / 10,
 	   "released resources stay allocated, idle, for reuse (%ld of %d)",

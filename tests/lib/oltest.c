@@ -256,3 +256,18 @@ int olt_holder_kill(struct olt_holder *h, int sig)
 	shm_free(h, sizeof(*h));
 	return status;
 }
+
+long olt_stats_resources(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");
+	char line[1024];
+	long owners, n = -1;
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "global owners %ld resources %ld", &owners, &n) == 2)
+			break;
+	fclose(f);
+	return n;
+}

@@ -34,6 +34,12 @@ int olt_raw_fd(void);
 const char *olt_ctl_path(void);
 
 /*
+ * olt_stats_resources() - "resources N" of the "global" line of debugfs
+ * stats: the resources in use; -1 when it cannot be read
+ */
+long olt_stats_resources(void);
+
+/*
  * olt_probe() - whether another owner of @domain (NULL: default) could take
  * key (@rank, @id) in @mode right now, without waiting: 0 if it could
  * (it released it again), -EAGAIN if the key is held in a conflicting mode

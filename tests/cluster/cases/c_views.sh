@@ -27,32 +27,10 @@ dom=c_vw
 ls_all=/sys/kernel/debug/dlm/ordlock.${dom}_all
 save() { cp "$ls_all" "$shared/node$node.$1.all" 2>/dev/null || true; }
 dump() { diag "$(cat "$ls_all" 2>&1)"; }
-jqok() { # jqok JSON FILTER: FILTER is true of JSON
-	jq -e "$2" <<<"$1" >/dev/null
-}
 export NO_COLOR=1
 
-out=$("$olc" domain $dom set cluster on 2>&1)
-point $? "node$node: domain $dom set cluster on ($out)"
-barrier on
-
-# node 1 uses 1:1 first: it becomes the resource's master and keeps it (anchor)
-if ((node == 1)); then
-	"$olc" exec -d $dom -w 30 -x 1:1 -- true
-	point $? "node1: 1:1 taken and released once (node 1 masters it now)"
-fi
-barrier mastered
-
-# node 2 holds 1:1 exclusively until told
-if ((node == 2)); then
-	"$olc" exec -d $dom -w 60 -x 1:1 -- sh -c \
-		"touch $shared/held; while [ ! -e $shared/release ]; do sleep 0.1; done" &
-	holder=$!
-	for _ in $(seq 600); do [[ -e $shared/held ]] && break; sleep 0.1; done
-	[[ -e $shared/held ]]
-	point $? "node2: holds 1:1 exclusively"
-fi
-barrier held
+# node 1 masters 1:1, node 2 holds it exclusively until told
+remote_holder $dom
 
 # node 3 waits for it
 if ((node == 3)); then

@@ -18,6 +18,14 @@
 #                         it must carry the marker "cluster-kills-a-node"
 #                         (run.sh runs it last); returns 1 if not done
 #   ms_now                milliseconds of CLOCK_REALTIME
+#   jqok JSON FILTER      jq's FILTER is true of JSON
+#   remote_holder DOM     the views' start on every node: DOM a cluster
+#                         domain (a point); node 1 takes and releases 1:1
+#                         once, so that it masters the resource (its anchor
+#                         keeps it there); then node 2 holds 1:1
+#                         exclusively until $shared/release exists (the pid
+#                         of its ordlockctl exec in $holder); barriers on,
+#                         mastered, held
 #   finish                prints the plan and exits 1 if a point failed
 set -u
 n=0
@@ -59,6 +67,28 @@ kill_node() {
 	return 1
 }
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
+jqok() { jq -e "$2" <<<"$1" >/dev/null; }
+remote_holder() {
+	local dom=$1 olc=$ORDLOCK_REPO/tools/ordlockctl/ordlockctl out
+	out=$("$olc" domain "$dom" set cluster on 2>&1)
+	point $? "node$node: domain $dom set cluster on ($out)"
+	barrier on
+	if ((node == 1)); then
+		"$olc" exec -d "$dom" -w 30 -x 1:1 -- true
+		point $? "node1: 1:1 taken and released once (node 1 masters it now)"
+	fi
+	barrier mastered
+	if ((node == 2)); then
+		"$olc" exec -d "$dom" -w 60 -x 1:1 -- sh -c \
+			"touch $shared/held; while [ ! -e $shared/release ]; do sleep 0.1; done" &
+		# shellcheck disable=SC2034 # the case waits for it
+		holder=$!
+		for _ in $(seq 600); do [[ -e $shared/held ]] && break; sleep 0.1; done
+		[[ -e $shared/held ]]
+		point $? "node2: holds 1:1 exclusively"
+	fi
+	barrier held
+}
 finish() {
 	echo "1..$n"
 	exit $failed

@@ -127,23 +127,32 @@ static inline int cl_domain_on(struct ordlock *ol, const char *name)
 /*
  * The start of a program on every node: cl_init(), at least @min_nodes
  * nodes (else a plan of 0 with the reason, and exit), @dom made a cluster
- * domain through a descriptor of "default" (*@cfg, kept for cl_end()),
- * and an owner in @dom, returned.
+ * domain (a point) through a descriptor of "default", returned (kept for
+ * cl_end())
  */
-static inline struct ordlock *cl_start(const char *dom, int min_nodes,
-				       struct ordlock **cfg)
+static inline struct ordlock *cl_setup(const char *dom, int min_nodes)
 {
-	struct ordlock *ol;
+	struct ordlock *cfg;
 
 	cl_init();
 	if (cl_nodes < min_nodes) {
 		printf("1..0 # SKIP needs %d nodes\n", min_nodes);
 		exit(0);
 	}
-	*cfg = ordlock_open("default");
-	if (!*cfg)
+	cfg = ordlock_open("default");
+	if (!cfg)
 		bail_out("ordlock_open: %s", strerror(errno));
-	cl_domain_on(*cfg, dom);
+	cl_domain_on(cfg, dom);
+	return cfg;
+}
+
+/* cl_setup() into *@cfg, and an owner in @dom, returned */
+static inline struct ordlock *cl_start(const char *dom, int min_nodes,
+				       struct ordlock **cfg)
+{
+	struct ordlock *ol;
+
+	*cfg = cl_setup(dom, min_nodes);
 	ol = ordlock_open(dom);
 	if (!ol)
 		bail_out("ordlock_open(%s): %s", dom, strerror(errno));

@@ -142,9 +142,20 @@ ln -sfn /dev /dev/misc
 timing corosync
 corosync -f >"$out/corosync.log" 2>&1 &
 corosync_pid=$!
-quorate() { corosync-quorumtool -s | grep -q '^Quorate: *Yes'; }
-wait_for "$QUORUM_TIMEOUT" quorate
-harness $? "node$node: corosync quorate (${QUORUM_TIMEOUT}s)" && timing quorate
+# Quorate with every node a member, not just a majority: dlm_controld and
+# the lockspace joins below start from the whole membership.  A node that
+# joins corosync only after the others started their DLM turns the
+# harness's lockspace join into a recovery that can outlast the join's
+# wait (seen in CI on 6.12-rt: one guest's knet link came up 55 s late,
+# and a peer's join, begun with two of the three members, failed).
+all_members() {
+	corosync-quorumtool -s | awk -v n="$NODES" '
+		/^Quorate:/ { q = ($2 == "Yes") }
+		/^Total votes:/ { v = $3 }
+		END { exit !(q && v == n) }'
+}
+wait_for "$QUORUM_TIMEOUT" all_members
+harness $? "node$node: corosync quorate, all $NODES nodes members (${QUORUM_TIMEOUT}s)" && timing quorate
 corosync-quorumtool -s >"$out/quorum.txt" 2>&1
 
 # --- the DLM -----------------------------------------------------------------
@@ -159,7 +170,7 @@ harness $? "node$node: dlm_controld answers" && timing dlm
 # lockspace shuts the DLM's connections down, and when the other nodes
 # leave at the same moment that waits in dlm_midcomms_shutdown() for
 # minutes (seen on 6.1); the tests' own leaves are then never the last.
-wait_for 30 dlm_tool join ordlock_harness
+wait_for 120 dlm_tool join ordlock_harness
 harness $? "node$node: the harness's lockspace joined"
 
 # --- ordlock ------------------------------------------------------------------

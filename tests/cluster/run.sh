@@ -172,6 +172,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "NODES=$nodes"
 	echo "NET_PREFIX=$net_prefix"
 	echo "CLUSTER_NAME=$cluster_name"
+	echo "BENCH_PROFILE=${ORDLOCK_BENCH_PROFILE:-0}"
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz

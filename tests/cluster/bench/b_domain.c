@@ -34,10 +34,12 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "clcase.h"
@@ -140,6 +142,83 @@ static long long raw_bench(int fd, const char *key, int n)
 static long long dom_bench(struct ordlock *ol, uint32_t rank, uint64_t id, int n)
 {
 	return dom_bench_flags(ol, rank, id, n, 0);
+}
+
+/*
+ * ORDLOCK_BENCH_PROFILE=1 (make bench-cluster): node 1 profiles each local
+ * loop with the guest's perf (Debian's linux-perf matches the 6.1 guest),
+ * system-wide, so that the DLM's callback worker and ordlock_dlm's work
+ * items are in it: perf-LOOP.txt, per symbol, in the case's shared
+ * directory. @loop names it; @run runs it (a loop of @n).
+ */
+static void profile(const char *loop, long long (*run)(void *, int), void *arg,
+		    int n)
+{
+	const char *dir = getenv("ORDLOCK_SHARED");
+	char data[128], cmd[512];
+	int status;
+	pid_t pid;
+
+	snprintf(data, sizeof(data), "/tmp/perf-%s.data", loop);
+	/* every 250 us of cpu-clock, never throttled: counts per iteration */
+	if (system("echo 0 >/proc/sys/kernel/perf_cpu_time_max_percent"))
+		diag("profile: perf's throttling stays on");
+	pid = fork();
+	if (pid < 0)
+		return;
+	if (!pid) {
+		/*
+		 * Real-time and a large buffer: a loop inside one system call
+		 * (the seam's, the DLM's) leaves a normal task little CPU on
+		 * the guest's one vCPU, and its samples would be lost
+		 */
+		execlp("chrt", "chrt", "-f", "10", "perf", "record", "-q",
+		       "-e", "cpu-clock", "-c", "250000", "-a", "-m", "1024",
+		       "-o", data,
+		       (char *)NULL);
+		_exit(127);
+	}
+	sleep(1);
+	diag("profile %s: %d iterations, %lld ns per acquire + release", loop, n,
+	     run(arg, n));
+	kill(pid, SIGINT);
+	waitpid(pid, &status, 0);
+	/* sample counts (-n): per iteration, the loops compare */
+	snprintf(cmd, sizeof(cmd),
+		 "for s in comm dso sym; do perf report -i %s --stdio -n --no-children --sort $s --percent-limit 0.2; done >%s/perf-%s.txt 2>&1",
+		 data, dir ? dir : "/tmp", loop);
+	if (system(cmd))
+		diag("profile %s: perf report failed", loop);
+}
+
+struct prof_arg {
+	int fd;
+	struct ordlock *ol;
+	const char *what;
+	unsigned int flags;
+};
+
+/* in chunks of 500: back to user space (and perf) between them */
+static long long prof_clt(void *p, int n)
+{
+	struct prof_arg *a = p;
+	long long sum = 0, v;
+	int i;
+
+	for (i = 0; i < n / 500; i++) {
+		v = clt_bench(a->fd, a->what, "1 1", 500);
+		if (v < 0)
+			return -1;
+		sum += v;
+	}
+	return i ? sum / i : -1;
+}
+
+static long long prof_dom(void *p, int n)
+{
+	struct prof_arg *a = p;
+
+	return dom_bench_flags(a->ol, 1, 1, n, a->flags);
 }
 
 /* the switches of each kind of local run, per round (hundredths) */
@@ -332,6 +411,19 @@ int main(void)
 			bad += direct_release(0) < 0;
 			work[r] = dom_bench(ol, 1, 1, nloc);
 			bad += direct_release(1) < 0 || work[r] < 0;
+		}
+		if (getenv("BENCH_PROFILE") && atoi(getenv("BENCH_PROFILE"))) {
+			struct prof_arg raw = { .fd = fd, .what = "rawbench" };
+			struct prof_arg seam_a = { .fd = fdseam, .what = "bench" };
+			struct prof_arg dom_a = { .ol = ol };
+			struct prof_arg loc_a = { .ol = lol };
+			struct prof_arg slow_a = { .ol = lol, .flags = ORDLOCK_ACQUIRE_REORDER };
+
+			profile("dlm", prof_clt, &raw, 20 * nloc);
+			profile("seam", prof_clt, &seam_a, 20 * nloc);
+			profile("domain", prof_dom, &dom_a, 20 * nloc);
+			profile("local", prof_dom, &loc_a, 100 * nloc);
+			profile("general", prof_dom, &slow_a, 100 * nloc);
 		}
 		dyndbg(1);
 		is_int(bad, 0, "node1: every run completed");

@@ -184,11 +184,17 @@ int ordlock_wait_begin(struct ordlock_request *req)
 	return 1;
 }
 
-/* The detection delay passed: look for a cycle. Return as ordlock_wait_begin() */
+/*
+ * The detection delay passed: look for a cycle, unless the domain's policy
+ * was changed to "timeout" meanwhile (its cycles are left to the timeouts).
+ * Return as ordlock_wait_begin().
+ */
 int ordlock_wait_check(struct ordlock_request *req)
 {
 	lockdep_assert_held(&req->owner->lock);
 	req->check_at = 0;
+	if (READ_ONCE(req->owner->domain->policy) == ORDLOCK_POLICY_TIMEOUT)
+		return 1;
 	spin_lock(&ordlock_graph_lock);
 	req->cycle_len = ordlock_graph_find_cycle(req->owner, &req->w);
 	if (req->cycle_len)

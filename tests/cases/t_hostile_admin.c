@@ -17,6 +17,9 @@
  *    the change (it is left to its timeouts), and a third owner that waits
  *    behind it after the change is no victim: the cycle does not pass
  *    through it; it is granted once the two timed out and let go;
+ *  - detect with a detection delay -> timeout while a cycle waits out the
+ *    delay: the policy in force when the delay ends is "timeout", whose
+ *    cycles are left to their timeouts: no victim, both time out;
  *  - strict turned on while a request waits for a higher id of a held
  *    rank: the request (started before) is granted; the next one of that
  *    rank is refused, reason "strict";
@@ -195,6 +198,44 @@ static void test_timeout_to_detect(void)
 	gt_actor_stop(b);
 	gt_actor_stop(c);
 	gauges_zero(d, "timeout->detect");
+}
+
+static void test_detect_delay_to_timeout(void)
+{
+	/* the cycle is set up well inside the delay; both outlast it */
+	const unsigned int delay_ms = 8000, wait_ms = 16000;
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_actor *a, *b;
+	int ret;
+
+	gt_new_domain(d, "ha-dd2t", ORDLOCK_POLICY_DETECT, delay_ms);
+	a = gt_actor_start("dd2t-a", d, 1);
+	b = gt_actor_start("dd2t-b", d, 1);
+	ok(!gt_call1(a, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0) &&
+	   !gt_call1(b, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0),
+	   "detect delay->timeout: A holds 1:1, B holds 1:2");
+	gt_submit1(a, GT_OP_ACQUIRE, 0, 1, 2, EX, wait_ms, 0);
+	is_int(gt_blocked(a, ACQ), 0, "detect delay->timeout: A waits for 1:2");
+	gt_submit1(b, GT_OP_ACQUIRE, 0, 1, 1, EX, wait_ms, 0);
+	is_int(gt_blocked(b, ACQ), 0,
+	       "detect delay->timeout: B waits for 1:1: a cycle, inside the %u ms detection delay",
+	       delay_ms);
+	is_int(ordlock_set_policy(admin, d, ORDLOCK_POLICY_TIMEOUT, 0), 0,
+	       "detect delay->timeout: the admin switches to timeout during the delay");
+	ok(gt_collect(a, 0) == -ETIMEDOUT && gt_collect(b, 0) == -ETIMEDOUT,
+	   "detect delay->timeout: both still wait after the switch");
+	ret = gt_collect(a, wait_ms + GT_MARGIN_MS);
+	ok(!ret && a->res->ret == -ETIMEDOUT,
+	   "detect delay->timeout: A's wait ends by its timeout, no deadlock check after the delay (%d, %s)",
+	   ret ? ret : a->res->ret, ordlock_reason_name(a->res->failure.reason));
+	ret = gt_collect(b, wait_ms + GT_MARGIN_MS);
+	ok(!ret && b->res->ret == -ETIMEDOUT,
+	   "detect delay->timeout: so does B's (%d, %s)",
+	   ret ? ret : b->res->ret, ordlock_reason_name(b->res->failure.reason));
+	is_int(stat_of(d, "deadlocks"), 0, "detect delay->timeout: no deadlock reported");
+	gt_actor_stop(a);
+	gt_actor_stop(b);
+	gauges_zero(d, "detect delay->timeout");
 }
 
 static void test_strict_under_waiter(void)
@@ -482,6 +523,7 @@ int main(void)
 	test_enforce_to_detect();
 	test_detect_to_enforce();
 	test_timeout_to_detect();
+	test_detect_delay_to_timeout();
 	test_strict_under_waiter();
 	test_max_hold_under_waiter();
 	test_max_hold_cleared();

@@ -866,7 +866,8 @@ struct ordlock_convert {
  * @policy: in/out: an &enum ordlock_policy
  * @detect_delay_ms: in/out: in a %ORDLOCK_POLICY_DETECT domain, how long a
  *	waiter waits before it looks for a cycle (PostgreSQL's
- *	deadlock_timeout); 0 looks at once
+ *	deadlock_timeout); 0 looks at once. A waiter whose domain was
+ *	switched to %ORDLOCK_POLICY_TIMEOUT during the delay does not look
  * @nowners: out: owners in the domain
  * @max_hold_ms: in/out: the longest lease of a grant in the domain, and
  *	the lease of a request that asks for none (DOC: Leases); 0, the

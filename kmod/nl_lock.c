@@ -377,7 +377,8 @@ static void ordlock_nl_finish(struct ordlock_nl_owner *nlo, int ret)
 	u32 status;
 
 	lockdep_assert_held(&owner->lock);
-	if (!ret)
+	/* An upgrade asks for no lease: as when it is granted at once */
+	if (!ret && !nlo->req.convert)
 		ordlock_lease_granted(owner, nlo->lease_ms);
 	/* A lease that expired while the request waited: revoked now */
 	if (ordlock_lease_check(owner))

@@ -15,6 +15,11 @@
  *    lease); when the same wait times out instead, it fails with
  *    EKEYEXPIRED too (not ETIMEDOUT: the keys held before are gone) and
  *    the key held before is free;
+ *  - a shared hold granted without a lease, upgraded after the domain got
+ *    a max_hold_ms, the upgrade waiting for another shared holder: the
+ *    upgrade asks for no lease and starts none, through the ioctl and
+ *    through netlink (whose queued upgrade was granted a max_hold_ms lease
+ *    and revoked, unlike one granted at once);
  *  - a release, a downgrade and a renew racing the deadline, round after
  *    round at lease 1-3 ms: each call (the acquire too: the lease may
  *    pass before it returns) either works or fails with EKEYEXPIRED,
@@ -39,6 +44,7 @@
 #include "barrier.h"
 #include "graphtest.h"
 #include "libordlock.h"
+#include "nltest.h"
 #include "oltest.h"
 #include "tap.h"
 
@@ -216,6 +222,78 @@ static void test_acquire_waits_past_lease(int time_out)
 	ok(!olt_probe(d, 1, 1, EX) && !olt_probe(d, 1, 2, EX), "%s: all free at the end", what);
 }
 
+/*
+ * A hold granted without a lease, upgraded after the domain got a
+ * max_hold_ms: an upgrade asks for no lease (a netlink CONVERT with one is
+ * EINVAL) and starts none, whether it was granted at once or after waiting,
+ * through the ioctl or netlink.
+ */
+static void test_upgrade_after_max_hold(int netlink)
+{
+	const char *what = netlink ? "netlink upgrade" : "ioctl upgrade";
+	struct ordlock_key sk = ORDLOCK_SH(1, 1);
+	struct ordlock *adm = olt_open(NULL), *a = NULL, *b;
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	struct olc_nl_outcome o;
+	struct nlt *s = NULL;
+	uint64_t token = 0;
+	struct op conv;
+	int ret;
+
+	snprintf(d, sizeof(d), "%s", olt_domain("hl-cvmh"));
+	is_int(ordlock_set_max_hold(adm, d, 0), 0, "%s: a domain without max_hold_ms", what);
+	if (netlink) {
+		s = nlt_must_open();
+		memset(&o, 0, sizeof(o));
+		ret = nlt_acquire(s, d, &sk, 1, LONG_MS * 1000000ULL, 0, 1, &o);
+		ok(!ret && o.status == ORDLOCK_STATUS_GRANTED,
+		   "%s: A holds 1:1 shared, no lease (%d)", what, ret);
+	} else {
+		a = olt_open(d);
+		is_int(ordlock_acquire(a, &sk, 1, LONG_MS, 0, NULL), 0,
+		       "%s: A holds 1:1 shared, no lease", what);
+	}
+	b = olt_open(d);
+	is_int(ordlock_acquire(b, &sk, 1, LONG_MS, 0, NULL), 0, "%s: so does B", what);
+	is_int(ordlock_set_max_hold(adm, d, LEASE_MS), 0, "%s: max_hold_ms set to %d", what,
+	       LEASE_MS);
+	if (netlink) {
+		memset(&o, 0, sizeof(o));
+		ret = nlt_convert(s, ordlock_key(1, 1, EX), LONG_MS * 1000000ULL, 0, 2, &o);
+		ok(!ret && o.status == ORDLOCK_STATUS_QUEUED, "%s: A's upgrade is queued (%d)",
+		   what, ret);
+	} else {
+		is_int(op_start(&conv, a, OP_CONVERT, ordlock_key(1, 1, EX), LONG_MS), 0,
+		       "%s: A's upgrade waits", what);
+	}
+	is_int(ordlock_release_all(b), 0, "%s: B lets go", what);
+	if (netlink) {
+		memset(&o, 0, sizeof(o));
+		ret = nlt_wait_result(s, LONG_MS, &o);
+		ok(!ret && o.status == ORDLOCK_STATUS_GRANTED, "%s: the upgrade is granted (%d)",
+		   what, ret);
+		token = o.token;
+	} else {
+		pthread_join(conv.th, NULL);
+		is_int(conv.ret, 0, "%s: the upgrade is granted", what);
+		token = conv.token;
+	}
+	is_int(lease_passed(d, 2), 0, "%s: a lease of %d ms granted after it has passed", what,
+	       LEASE_MS);
+	is_int(ordlock_token_check(adm, d, 1, 1, token), 0,
+	       "%s: A still holds 1:1 under the upgrade's token: the upgrade started no lease",
+	       what);
+	is_int(olt_probe(d, 1, 1, SH), -EAGAIN, "%s: 1:1 is still held exclusive", what);
+	if (netlink)
+		nlt_close(s);
+	else
+		ordlock_close(a);
+	ordlock_close(b);
+	is_int(olt_probe(d, 1, 1, EX), 0, "%s: free after close", what);
+	ordlock_set_max_hold(adm, d, 0);
+	ordlock_close(adm);
+}
+
 #define RACE_ROUNDS 200
 
 static void test_race_the_deadline(void)
@@ -303,6 +381,8 @@ int main(void)
 	test_upgrade_waits_past_lease();
 	test_acquire_waits_past_lease(0);
 	test_acquire_waits_past_lease(1);
+	test_upgrade_after_max_hold(0);
+	test_upgrade_after_max_hold(1);
 	test_race_the_deadline();
 	ok(olt_stats_resources() == 0, "no resource in use at the end (%ld)",
 	   olt_stats_resources());

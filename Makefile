@@ -150,7 +150,7 @@ bench-cluster:
 	+@$(MAKE) --no-print-directory modules tests
 	+$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
-	@$(vm_env) CLUSTER_BENCH=1 CLUSTER_NODES=$${CLUSTER_NODES:-2} bash tests/cluster/run.sh $(T)
+	@$(vm_env) CLUSTER_BENCH=1 CLUSTER_ICOUNT=$${CLUSTER_ICOUNT:-$(ICOUNT)} CLUSTER_NODES=$${CLUSTER_NODES:-2} bash tests/cluster/run.sh $(T)
 
 vm: kdir-check
 	@$(vm_env) bash tests/vm/run.sh $(T)

@@ -217,6 +217,7 @@ harness $? "node$node: all $NODES nodes ready" && timing ready
 # --- the programs -------------------------------------------------------------
 export ORDLOCK_NODE=$node ORDLOCK_NODES=$NODES ORDLOCK_CLUSTER=$CLUSTER_NAME
 export BENCH_PROFILE=${BENCH_PROFILE:-0}
+export BENCH_ICOUNT=${ICOUNT:-0}
 export ORDLOCK_NET_PREFIX=$NET_PREFIX ORDLOCK_CONTROL=$results/shared
 for name in $TESTS; do
 	prog=${PROGDIR:-$REPO/tests/build/cluster}/$name

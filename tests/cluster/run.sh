@@ -173,6 +173,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "NET_PREFIX=$net_prefix"
 	echo "CLUSTER_NAME=$cluster_name"
 	echo "BENCH_PROFILE=${ORDLOCK_BENCH_PROFILE:-0}"
+	echo "ICOUNT=${CLUSTER_ICOUNT:-0}"
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz
@@ -198,6 +199,10 @@ for ((i = 1; i <= nodes; i++)); do
 		-device "virtio-net-pci,netdev=n0,mac=52:54:00:77:00:0$i,romfile="
 		-pidfile "$results/node$i.pid"
 	)
+	# CLUSTER_ICOUNT=1: each guest's clock counts its instructions while it
+	# runs (1 ns each) and real time while it idles (sleep=on keeps the
+	# cluster's timeouts in step with the other guests)
+	[[ ${CLUSTER_ICOUNT:-0} == 1 ]] && qemu+=(-icount shift=0,sleep=on)
 	(
 		ip netns exec "$ns" timeout -k 10 "$total_timeout" "${qemu[@]}" </dev/null 2>&1 |
 			clean_console >"$results/node$i.console"

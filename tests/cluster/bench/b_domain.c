@@ -29,6 +29,14 @@
  * release: the bench task's own (voluntary, involuntary:
  * /proc/self/status) and the whole guest's (/proc/stat ctxt, the DLM's
  * callback worker and ordlock_dlm's work items included).
+ * And each local round times the DLM called from user space, as an
+ * application without ordlock would call it: libdlm's dlm_ls_lock_wait()
+ * + dlm_ls_unlock_wait() (libdlm_lt: no thread; each call a write() to
+ * the lockspace's device and a read() of its AST), in a lockspace of node
+ * 1 alone (b_dom_user), where every resource is mastered locally.
+ * Under CLUSTER_ICOUNT=1 (make bench-cluster ICOUNT=1) the guests' clocks
+ * count instructions, and every figure is instructions, the same run after
+ * run.
  *
  * cluster-timeout: 900
  */
@@ -41,6 +49,13 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#if __has_include(<libdlm.h>)
+#include <libdlm.h>
+#define HAVE_LIBDLM 1
+#else
+#define HAVE_LIBDLM 0
+#endif
 
 #include "clcase.h"
 #include "libordlock.h"
@@ -133,6 +148,33 @@ static long long dom_bench_flags(struct ordlock *ol, uint32_t rank,
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	return ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)) / n;
 }
+
+#if HAVE_LIBDLM
+/*
+ * The DLM from user space (libdlm_lt): EX + unlock of @name in @ls @n
+ * times; ns per lock + unlock, or -1
+ */
+static long long user_bench(dlm_lshandle_t ls, const char *name, int n)
+{
+	struct dlm_lksb lksb;
+	struct timespec a, b;
+	int i;
+
+	for (i = -1; i < n; i++) {
+		if (i == 0)
+			clock_gettime(CLOCK_MONOTONIC, &a);
+		memset(&lksb, 0, sizeof(lksb));
+		if (dlm_ls_lock_wait(ls, LKM_EXMODE, &lksb, 0, name, strlen(name),
+				     0, NULL, NULL, NULL) || lksb.sb_status)
+			return -1;
+		if (dlm_ls_unlock_wait(ls, lksb.sb_lkid, 0, &lksb) ||
+		    lksb.sb_status != EUNLOCK)
+			return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return ((b.tv_sec - a.tv_sec) * 1000000000LL + (b.tv_nsec - a.tv_nsec)) / n;
+}
+#endif
 
 static long long raw_bench(int fd, const char *key, int n)
 {
@@ -313,14 +355,30 @@ static void sw_diag(int k)
 	     m[2] / 100, m[2] % 100);
 }
 
+/* CLUSTER_ICOUNT=1: the guest's ns are instructions */
+static int icount;
+
+/* @v ns (instructions under icount) as the summary lines print it */
+static void diag_one(const char *what, long long v, const char *tail)
+{
+	if (icount)
+		diag("%s %lld instructions%s", what, v, tail);
+	else
+		diag("%s %lld us%s", what, v / 1000, tail);
+}
+
 /* the ratio's line of @what: the medians of @dv (the DLM) and @ov */
 static void ratio_diag(const char *what, const char *ref, long long *dv,
 		       long long *ov, int n, const char *target)
 {
 	long long d = median(dv, n), o = median(ov, n);
 
-	diag("bench %s: dlm%s %lld us, ordlock cluster domain %lld us, ratio %.2fx (target <= %s)",
-	     what, ref, d / 1000, o / 1000, d ? (double)o / (double)d : 0.0, target);
+	if (icount)
+		diag("bench %s: dlm%s %lld instructions, ordlock cluster domain %lld instructions, ratio %.2fx (target <= %s)",
+		     what, ref, d, o, d ? (double)o / (double)d : 0.0, target);
+	else
+		diag("bench %s: dlm%s %lld us, ordlock cluster domain %lld us, ratio %.2fx (target <= %s)",
+		     what, ref, d / 1000, o / 1000, d ? (double)o / (double)d : 0.0, target);
 	ok(1, "node1: %s: dlm%s %lld ns, cluster domain %lld ns (%.2fx)", what, ref,
 	   d, o, d ? (double)o / (double)d : 0.0);
 }
@@ -334,6 +392,11 @@ int main(void)
 	long long work[LROUNDS];	/* b_dom local, direct_release off */
 	long long slow[LROUNDS];	/* b_loc, the general path (REORDER) */
 	long long seam[LROUNDS];	/* ordlock_dlm's seam alone (b_seam) */
+	long long user[LROUNDS];	/* the DLM from user space (libdlm) */
+	int have_user = 0;
+#if HAVE_LIBDLM
+	dlm_lshandle_t uls = NULL;
+#endif
 	int nr[2] = { LROUNDS, ROUNDS };
 	int nloc = getenv("BENCH_N_LOCAL") ? atoi(getenv("BENCH_N_LOCAL")) : 2000;
 	int nrem = getenv("BENCH_N_REMOTE") ? atoi(getenv("BENCH_N_REMOTE")) : 100;
@@ -342,6 +405,7 @@ int main(void)
 	struct sw s0;
 
 	cl_init();
+	icount = getenv("BENCH_ICOUNT") && atoi(getenv("BENCH_ICOUNT"));
 	if (cl_nodes < 2 || access(CLT, F_OK)) {
 		printf("1..0 # SKIP needs 2 nodes and ordlock_cltest\n");
 		return 0;
@@ -381,6 +445,14 @@ int main(void)
 		lol = ordlock_open(loc_dom);
 		if (!lol)
 			bail_out("ordlock_open(%s): %s", loc_dom, strerror(errno));
+#if HAVE_LIBDLM
+		uls = dlm_create_lockspace("b_dom_user", 0600);
+		have_user = uls != NULL;
+		ok(have_user, "node1: libdlm made the lockspace b_dom_user (%s)",
+		   have_user ? "node 1 alone" : strerror(errno));
+#else
+		diag("node1: built without libdlm's header (libdlm-dev): no user-space DLM peer");
+#endif
 		if (!dyndbg(0))
 			diag("ordlock_dlm's debug messages off while timing");
 		for (r = 0; r < LROUNDS; r++) {
@@ -405,6 +477,10 @@ int main(void)
 			}
 			loc[r] = dom_bench(lol, 1, 1, nloc);
 			bad += loc[r] < 0;
+#if HAVE_LIBDLM
+			user[r] = have_user ? user_bench(uls, "b_user 1:1", nloc) : 0;
+			bad += user[r] < 0;
+#endif
 			/* REORDER: the general path a cluster domain's key takes */
 			slow[r] = dom_bench_flags(lol, 1, 1, nloc, ORDLOCK_ACQUIRE_REORDER);
 			bad += slow[r] < 0;
@@ -429,14 +505,14 @@ int main(void)
 		is_int(bad, 0, "node1: every run completed");
 		if (!bad) {
 			diag_rounds("bench no-cluster domain:", loc, LROUNDS);
-			diag("bench no-cluster domain: %lld us per acquire + release (the system calls and ordlock's local part)",
-			     median(loc, LROUNDS) / 1000);
+			diag_one("bench no-cluster domain:", median(loc, LROUNDS),
+				 " per acquire + release (the system calls and ordlock's local part)");
 			diag_rounds("bench no-cluster domain, general path (REORDER):", slow, LROUNDS);
-			diag("bench no-cluster domain, general path: %lld us per acquire + release (a cluster domain's key goes this way)",
-			     median(slow, LROUNDS) / 1000);
+			diag_one("bench no-cluster domain, general path:", median(slow, LROUNDS),
+				 " per acquire + release (a cluster domain's key goes this way)");
 			diag_rounds("bench work domain local (direct_release off):", work, LROUNDS);
-			diag("bench local-mastered, releases by the work item: ordlock cluster domain %lld us",
-			     median(work, LROUNDS) / 1000);
+			diag_one("bench local-mastered, releases by the work item: ordlock cluster domain",
+				 median(work, LROUNDS), "");
 		}
 		ordlock_close(lol);
 		for (w = 0; w < 2 && !bad; w++) {
@@ -459,12 +535,22 @@ int main(void)
 			if (cb)
 				ratio_diag("local-mastered, the seam alone", " (ordlock_dlm's flags)",
 					   v[0][2], seam, LROUNDS, target);
+			if (have_user) {
+				diag_rounds("bench dlm local from user space (libdlm):", user, LROUNDS);
+				ratio_diag("local-mastered, against the DLM from user space",
+					   " (libdlm)", user, v[0][1], LROUNDS, "1.20x");
+			}
 			for (r = 0; r < SW_N; r++)
 				if (r != SW_RAWCB || cb)
 					sw_diag(r);
 		}
 		ordlock_close(ol);
 	}
+#if HAVE_LIBDLM
+	if (uls)
+		ok(!dlm_release_lockspace("b_dom_user", uls, 1),
+		   "node1: libdlm released the lockspace b_dom_user");
+#endif
 	cl_barrier("measured");
 	close(fd);
 	close(fdcb);

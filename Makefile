@@ -24,7 +24,8 @@
 #                       ends "N passed, N failed" (T= works)
 #   make bench-cluster  the same cluster (two guests) timing acquire + release:
 #                       the raw DLM calls next to ordlock's (ratios; reports,
-#                       does not fail)
+#                       does not fail); ICOUNT=1: the local loops in
+#                       instructions (qemu -icount), the same every run
 #   make demo           boot the VM and run the demo programs, live
 #   make fuzz           the long fuzz runs: fuzz-vm-debug (below), then
 #                       fuzz-parsers when clang is installed

@@ -34,6 +34,8 @@
 # default 768), CLUSTER_TIMEOUT, TEST_TIMEOUT (per program, default 300),
 # (each case may state its own: "cluster-timeout: SECONDS" in its source),
 # CLUSTER_BENCH=1 (the programs of tests/cluster/bench/: make bench-cluster),
+# CLUSTER_ICOUNT=1 (qemu -icount shift=0,sleep=on: a guest's clock counts
+# its instructions while it runs; make bench-cluster ICOUNT=1),
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
 # 2000), TAP_VERBOSE=1.
 set -euo pipefail

@@ -91,6 +91,27 @@ int main(void)
 	rc = run(NOBODY, "cycles -q");
 	is_int(rc, 3, "nobody: cycles -q exits 3 too");
 
+	/* a domain named by mistake: an error with the name, not "no locks" */
+	rc = run("", "locks -d no_such_domain_x");
+	ok(rc == 69 && strstr(err, "no domain \"no_such_domain_x\""),
+	   "root: locks -d NOSUCH: exit 69, \"no domain\" on stderr");
+	if (rc != 69)
+		diag("exit %d, stderr: %s", rc, err);
+	rc = run(NOBODY, "locks -j -d no_such_domain_x");
+	ok(rc == 69 && strstr(err, "no domain \"no_such_domain_x\"") && !out[0],
+	   "nobody (netlink): locks -j -d NOSUCH: exit 69, nothing on stdout");
+	if (rc != 69)
+		diag("exit %d, stderr: %s", rc, err);
+	rc = run("", "owners -d no_such_domain_x");
+	ok(rc == 69 && strstr(err, "no domain"), "root: owners -d NOSUCH: exit 69");
+	rc = run(NOBODY, "owners -d no_such_domain_x");
+	ok(rc == 69 && strstr(err, "no domain"), "nobody: owners -d NOSUCH: exit 69");
+	/* a domain that exists but has nothing to show: an empty view, exit 0 */
+	rc = run("", "locks -d default");
+	ok(rc == 0 && !strstr(err, "no domain"), "root: locks -d default (no locks there): exit 0");
+	rc = run(NOBODY, "owners -d default");
+	ok(rc == 0 && !strstr(err, "no domain"), "nobody: owners -d default: exit 0");
+
 	ordlock_close(ol);
 	unlink("/tmp/t_ctl_filtered.out");
 	unlink("/tmp/t_ctl_filtered.err");

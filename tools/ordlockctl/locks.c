@@ -322,6 +322,17 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_load_locks(&locks, &source);
 	if (ret)
 		return olc_exit_errno(ret);
+	/* a domain named by mistake is an error, not an empty table */
+	for (i = 0; domain && i < locks.n; i++)
+		if (!strcmp(locks.v[i].domain, domain))
+			break;
+	if (domain && i == locks.n) {
+		ret = olc_domain_known(domain);
+		if (ret) {
+			olc_locks_free(&locks);
+			return olc_exit_errno(ret);
+		}
+	}
 	ret = olc_load_dlm(&sp, domain);
 	rows = ret ? NULL : olc_lrows(&locks, &sp, &nrows);
 	if (!rows) {

@@ -250,6 +250,12 @@ int olc_load_locks(struct olc_locks *out, const char **used);
 int olc_load_owners(struct olc_owners *out, const char **used);
 /* The stats of @domain (NULL: every domain) */
 int olc_load_stats(struct olc_stats *out, const char *domain, const char **used);
+/*
+ * A view filtered by -d @domain found none of its rows: -ENOENT (said on
+ * stderr) when @domain is no domain at all, 0 when it is one (or when the
+ * domains cannot be read: the view stands as it is)
+ */
+int olc_domain_known(const char *domain);
 /* Deadlock history: debugfs only */
 int olc_load_deadlocks(struct olc_deadlocks *out);
 

@@ -61,6 +61,17 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 	ret = olc_load_owners(&owners, &source);
 	if (ret)
 		return olc_exit_errno(ret);
+	/* a domain named by mistake is an error, not an empty table */
+	for (i = 0; a.base.domain && i < owners.n; i++)
+		if (!strcmp(owners.v[i].domain, a.base.domain))
+			break;
+	if (a.base.domain && i == owners.n) {
+		ret = olc_domain_known(a.base.domain);
+		if (ret) {
+			olc_owners_free(&owners);
+			return olc_exit_errno(ret);
+		}
+	}
 	qsort(owners.v, owners.n, sizeof(*owners.v), olc_owner_cmp);
 
 	if (olc_opt.json) {

@@ -393,6 +393,43 @@ int olc_load_stats(struct olc_stats *out, const char *domain, const char **used)
 	return olc_both_failed("the statistics", ret, why, nl, nret);
 }
 
+int olc_domain_known(const char *domain)
+{
+	struct olc_stats stats = { 0 };
+	struct olc_domain_stats one;
+	const char *why = NULL;
+	struct olc_perr perr;
+	char whybuf[256];
+	struct olc_nl *nl;
+	char *data = NULL;
+	size_t len = 0, i;
+	int ret = 1;	/* not known yet */
+
+	/* debugfs's stats list every domain */
+	if (olc_opt.source != OLC_SRC_NETLINK &&
+	    !olc_debugfs_read("stats", &data, &len, &why, whybuf, sizeof(whybuf))) {
+		if (!olc_parse_stats(data, len, &stats, &perr)) {
+			ret = -ENOENT;
+			for (i = 0; i < stats.n; i++)
+				if (!strcmp(stats.v[i].name, domain))
+					ret = 0;
+		}
+		olc_stats_free(&stats);
+		free(data);
+	}
+	/* netlink's lists only the domains with owners: ask for this one */
+	if (ret > 0 && olc_opt.source != OLC_SRC_DEBUGFS) {
+		nl = olc_netlink(1);
+		if (nl && olc_nl_domain_stats(nl, domain, &one) == -ENOENT)
+			ret = -ENOENT;
+	}
+	if (ret == -ENOENT) {
+		olc_err("no domain \"%s\" (ordlockctl domain: the domains)", domain);
+		return ret;
+	}
+	return 0;
+}
+
 int olc_load_deadlocks(struct olc_deadlocks *out)
 {
 	const char *why = NULL;

@@ -471,6 +471,96 @@ out:
 	gauges_zero(d, what);
 }
 
+/*
+ * The victim's request is several keys and had taken some: A holds 1:1,
+ * B holds 1:3; A asks {1:2, 1:3}: takes 1:2, waits for 1:3; B asks
+ * {1:0, 1:2}: takes 1:0, waits for 1:2, held by A's request: B closes the
+ * cycle and gives back 1:0 (all or nothing).
+ */
+static void test_pg_multikey(void)
+{
+	struct ordlock_key ka[2] = { ORDLOCK_EX(1, 3), ORDLOCK_EX(1, 2) };
+	struct ordlock_key kb[2] = { ORDLOCK_EX(1, 2), ORDLOCK_EX(1, 0) };
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_actor *a, *b;
+	const struct gt_result *r;
+	int ret;
+
+	gt_new_domain(d, "hs-multi", ORDLOCK_POLICY_DETECT, 0);
+	a = gt_actor_start("multi-a", d, 1);
+	b = gt_actor_start("multi-b", d, 1);
+	ok(!gt_call1(a, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0) &&
+	   !gt_call1(b, GT_OP_ACQUIRE, 0, 1, 3, EX, LONG_MS, 0),
+	   "multi-key: A holds 1:1, B holds 1:3");
+	gt_submit(a, GT_OP_ACQUIRE, 0, ka, 2, LONG_MS, 0);
+	is_int(gt_blocked(a, ACQ), 0, "multi-key: A asks {1:2, 1:3}, waits for 1:3");
+	ok(has_role(d, a->owner_id[0], 2, GT_HOLDER, EX),
+	   "multi-key: A's request took 1:2 on its way");
+	ret = gt_call(b, GT_OP_ACQUIRE, 0, kb, 2, LONG_MS, 0);
+	r = b->res;
+	ok(ret == -EDEADLK && r->failure.reason == ORDLOCK_REASON_DEADLOCK && r->ncycle == 2 &&
+	   olt_key_eq(&r->failure.key, 1, 2, EX) && r->failure.index == 0,
+	   "multi-key: B asks {1:2, 1:0}: takes 1:0, closes the cycle on 1:2: EDEADLK, index 0 (%d, %s, %u)",
+	   ret, ordlock_reason_name(r->failure.reason), r->failure.index);
+	ok(r->nheld == 1 && olt_probe(d, 1, 0, EX) == 0,
+	   "multi-key: B gave 1:0 back: it holds 1:3 only, 1:0 is free");
+	ok(waits(d, a, 3), "multi-key: A still waits");
+	is_int(release_all(b), 0, "multi-key: B aborts");
+	ok(granted(a) && a->res->nheld == 3, "multi-key: A is granted, holds 3 keys");
+	gt_actor_stop(a);
+	gt_actor_stop(b);
+	gauges_zero(d, "multi-key");
+}
+
+/*
+ * A soft edge to a conversion: A and B hold 1:1 shared, C holds 1:2; A
+ * upgrades (waits for B); C asks 1:1 shared: it fits the holders but
+ * queues behind the upgrade (soft edge C -> A); B asks 1:2 and closes
+ * B -> C -> A -> B.
+ */
+static void test_convert_soft(void)
+{
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_actor *a, *b, *c;
+	const struct gt_result *r;
+	int ret;
+
+	gt_new_domain(d, "hs-cvsoft", ORDLOCK_POLICY_DETECT, 0);
+	a = gt_actor_start("cvsoft-a", d, 1);
+	b = gt_actor_start("cvsoft-b", d, 1);
+	c = gt_actor_start("cvsoft-c", d, 1);
+	ok(!gt_call1(a, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0) &&
+	   !gt_call1(b, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0) &&
+	   !gt_call1(c, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0),
+	   "convert soft: A and B hold 1:1 shared, C holds 1:2");
+	gt_submit1(a, GT_OP_CONVERT, 0, 1, 1, EX, LONG_MS, 0);
+	is_int(gt_blocked(a, CONV), 0, "convert soft: A's upgrade waits for B");
+	gt_submit1(c, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
+	is_int(gt_blocked(c, ACQ), 0, "convert soft: C's shared request queues behind it");
+	ret = gt_call1(b, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0);
+	r = b->res;
+	ok(ret == -EDEADLK && r->failure.reason == ORDLOCK_REASON_DEADLOCK,
+	   "convert soft: B asks 1:2: EDEADLK (%d, %s)", ret,
+	   ordlock_reason_name(r->failure.reason));
+	ok(r->ncycle == 3 &&
+	   step_is(&r->cycle[0], b, 2, EX, ORDLOCK_EDGE_HARD, EX) &&
+	   step_is(&r->cycle[1], c, 1, SH, ORDLOCK_EDGE_SOFT, EX) &&
+	   step_is(&r->cycle[2], a, 1, EX, ORDLOCK_EDGE_HARD, SH),
+	   "convert soft: B -hard-> C -soft-> A (upgrading) -hard-> B (%d steps)", r->ncycle);
+	show_cycle(r);
+	ok(gt_collect(a, 0) == -ETIMEDOUT && waits(d, c, 1),
+	   "convert soft: A and C still wait");
+	is_int(release_all(b), 0, "convert soft: B aborts");
+	ok(granted(a), "convert soft: A's upgrade is granted");
+	ok(waits(d, c, 1), "convert soft: C waits for A's exclusive hold");
+	is_int(release_all(a), 0, "convert soft: A lets go");
+	ok(granted(c), "convert soft: C is granted 1:1");
+	gt_actor_stop(a);
+	gt_actor_stop(b);
+	gt_actor_stop(c);
+	gauges_zero(d, "convert soft");
+}
+
 /* ------------------------------------------------------------------ */
 /* LTP: fcntl17, three processes                                       */
 
@@ -844,6 +934,24 @@ static void test_ltp_invalid(void)
 		   "invalid: a release of a held and a free key: ENOENT naming 5:3, nothing released (%d)",
 		   ret);
 	}
+	{
+		struct ordlock_release rl;
+
+		memset(&rl, 0, sizeof(rl));
+		rl.size = sizeof(rl);
+		rl.flags = ORDLOCK_RELEASE_ALL;
+		rl.nkeys = 1;
+		rl.keys = (uintptr_t)&k;
+		ret = ioctl(ordlock_fd(tester), ORDLOCK_IOC_RELEASE, &rl);
+		ok(ret < 0 && errno == EINVAL && olt_nheld(tester) == 2,
+		   "invalid: RELEASE_ALL with nkeys 1: EINVAL, nothing released (%d)", ret);
+		memset(&rl, 0, sizeof(rl));
+		rl.size = sizeof(rl);
+		rl.flags = 1U << 9;
+		ret = ioctl(ordlock_fd(tester), ORDLOCK_IOC_RELEASE, &rl);
+		ok(ret < 0 && errno == EINVAL && olt_nheld(tester) == 2,
+		   "invalid: release with an unknown flag: EINVAL, nothing released (%d)", ret);
+	}
 	ordlock_release_all(tester);
 	ordlock_set_domain(tester, NULL);
 	gauges_zero(d, "invalid");
@@ -1095,34 +1203,58 @@ static void test_rw_fair(void)
 	gauges_zero(d, "rw");
 }
 
-static int writer_main(void *arg)
-{
-	const char *d = arg;
-	struct ordlock *ol = ordlock_open(d);
-	struct ordlock_key k = ORDLOCK_EX(1, 1);
+struct writer {
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	int ret;
+	unsigned int reason;
+};
 
-	if (!ol)
-		return 1;
-	ordlock_acquire(ol, &k, 1, LONG_MS, 0, NULL);
-	return 2;
+static void on_usr1(int sig)
+{
+	(void)sig;
 }
 
-/* A queued writer gives up (@kill: SIGKILL, else its timeout) */
-static void test_rw_writer_leaves(int kill)
+/* A writer that waits for 1:1; SIGUSR1 (no SA_RESTART) interrupts it */
+static int writer_main(void *arg)
 {
-	const char *what = kill ? "rw writer killed" : "rw writer timeout";
+	struct writer *wr = arg;
+	struct ordlock_key k = ORDLOCK_EX(1, 1);
+	struct sigaction sa;
+	struct ordlock *ol;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	ol = ordlock_open(wr->d);
+	if (!ol)
+		return 1;
+	wr->ret = ordlock_acquire(ol, &k, 1, LONG_MS, 0, NULL);
+	wr->reason = ordlock_last_failure(ol)->reason;
+	return olt_nheld(ol) == 0 ? 0 : 3;
+}
+
+/* A queued writer gives up: @how 0 its timeout, 1 SIGKILL, 2 a signal */
+static void test_rw_writer_leaves(int how)
+{
+	static const char *const whats[] = {
+		"rw writer timeout", "rw writer killed", "rw writer interrupted",
+	};
+	const char *what = whats[how];
+	int sig = how != 0;
 	char d[ORDLOCK_DOMAIN_NAME_MAX];
 	struct gt_actor *r1, *r2, *w = NULL;
+	struct writer *wr = shm_alloc(sizeof(*wr));
 	pid_t wpid = 0;
 	int st, ret;
 
 	gt_new_domain(d, "hs-rwl", ORDLOCK_POLICY_DETECT, 0);
+	snprintf(wr->d, sizeof(wr->d), "%s", d);
 	r1 = gt_actor_start("rwl-r1", d, 1);
 	r2 = gt_actor_start("rwl-r2", d, 1);
 	is_int(gt_call1(r1, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0), 0,
 	       "%s: R1 holds the lock shared", what);
-	if (kill) {
-		wpid = child_start(writer_main, d);
+	if (sig) {
+		wpid = child_start(writer_main, wr);
 		is_int(wait_blocked_ioctl(wpid, ACQ, 0), 0, "%s: writer W queues", what);
 	} else {
 		w = gt_actor_start("rwl-w", d, 1);
@@ -1131,9 +1263,15 @@ static void test_rw_writer_leaves(int kill)
 	}
 	gt_submit1(r2, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
 	is_int(gt_blocked(r2, ACQ), 0, "%s: reader R2 queues behind W", what);
-	if (kill) {
+	if (how == 1) {
 		st = child_kill(wpid, SIGKILL);
 		ok(WIFSIGNALED(st), "%s: W is killed while it waits", what);
+	} else if (how == 2) {
+		kill(wpid, SIGUSR1);
+		st = child_wait(wpid, 0);
+		ok(!st && wr->ret == -EINTR && wr->reason == ORDLOCK_REASON_SIGNAL,
+		   "%s: W's wait ends with EINTR, reason signal, holding nothing (%d, %d)",
+		   what, st, wr->ret);
 	} else {
 		ok(gt_collect(w, 0) == -ETIMEDOUT,
 		   "%s: W was still queued when R2 came", what);
@@ -1147,6 +1285,7 @@ static void test_rw_writer_leaves(int kill)
 	gt_actor_stop(r2);
 	if (w)
 		gt_actor_stop(w);
+	shm_free(wr, sizeof(*wr));
 	gauges_zero(d, what);
 }
 
@@ -1161,6 +1300,8 @@ int main(void)
 	test_pg_soft(0);
 	test_pg_soft2(1);
 	test_pg_soft2(0);
+	test_pg_multikey();
+	test_convert_soft();
 	test_ltp_three(ORDLOCK_POLICY_DETECT);
 	test_ltp_three(ORDLOCK_POLICY_ENFORCE);
 	test_ltp_try();
@@ -1176,6 +1317,7 @@ int main(void)
 	test_dlm_not_held();
 	test_rw_fair();
 	test_rw_writer_leaves(1);
+	test_rw_writer_leaves(2);
 	test_rw_writer_leaves(0);
 	ordlock_close(tester);
 	ok(olt_stats_resources() == 0, "no resource in use at the end (%ld)",

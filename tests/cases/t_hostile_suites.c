@@ -680,12 +680,23 @@ static void test_ltp_try(void)
 	is_int(gt_blocked(w, ACQ), 0, "try: W waits for 1:1 exclusive");
 	for (j = 0; j < 2; j++) {
 		struct ordlock_key k = ordlock_key(1, 1, modes[j]);
+		const struct ordlock_failure *f = ordlock_last_failure(tester);
 
 		ret = ordlock_try_acquire(tester, &k, 1, NULL);
-		ok(ret == -EAGAIN && ordlock_last_failure(tester)->reason == ORDLOCK_REASON_BUSY &&
+		ok(ret == -EAGAIN && f->reason == ORDLOCK_REASON_BUSY &&
 		   olt_nheld(tester) == 0,
 		   "try: shared held, a writer queued, try %s: EAGAIN (%d)",
 		   ordlock_mode_name(modes[j]), ret);
+		diag("try %s: %s", ordlock_mode_name(modes[j]), olt_fail_str(f));
+		if (modes[j] == EX)
+			ok((pid_t)f->pid == h->pid && f->holder_mode == SH,
+			   "try: exclusive: the record names the shared holder H (pid %u, %s)",
+			   f->pid, ordlock_mode_name(f->holder_mode));
+		else
+			ok((pid_t)f->pid == w->pid && f->holder_mode == 0 &&
+			   !strstr(olt_fail_str(f), "held") && strstr(olt_fail_str(f), "queued"),
+			   "try: shared: only the queue blocks it: the record names W, queued (holder_mode 0: W holds nothing), and the text says queued, not held (pid %u, holder_mode %u)",
+			   f->pid, f->holder_mode);
 	}
 	ok(waits(d, w, 1), "try: W still waits, first in the queue");
 	release_all(h);
@@ -1183,6 +1194,12 @@ static void test_rw_fair(void)
 	       "rw: reader R1 holds the lock");
 	gt_submit1(w, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0);
 	is_int(gt_blocked(w, ACQ), 0, "rw: writer W queues");
+	is_int(gt_call1(r2, GT_OP_ACQUIRE, 0, 1, 1, SH, 200, 0), -ETIMEDOUT,
+	       "rw: a later reader R2 with a short timeout does not overtake W: it times out");
+	ok((pid_t)r2->res->failure.pid == w->pid && r2->res->failure.holder_mode == 0,
+	   "rw: its record names W, queued ahead, holding nothing (pid %u, holder_mode %u)",
+	   r2->res->failure.pid, r2->res->failure.holder_mode);
+	diag("rw: %s", olt_fail_str(&r2->res->failure));
 	gt_submit1(r2, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
 	is_int(gt_blocked(r2, ACQ), 0, "rw: a later reader R2 does not overtake W: it waits");
 	is_int(nholders(d, 1, 0), 1, "rw: R1 is still the only holder");

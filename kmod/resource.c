@@ -175,8 +175,9 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 
 /*
  * Name who blocks a request for @mode on @res in the failure record: the
- * first other holder in a conflicting mode or, when only the queue blocks
- * it, the first conflicting waiter ahead of @self (NULL: the whole queue).
+ * first other holder in a conflicting mode (and the mode it holds) or,
+ * when only the queue blocks it, the first conflicting waiter ahead of
+ * @self (NULL: the whole queue), with holder_mode 0: it holds nothing.
  */
 void ordlock_res_blame(struct ordlock_resource *res,
 		       struct ordlock_owner *owner, u32 mode,
@@ -199,7 +200,8 @@ void ordlock_res_blame(struct ordlock_resource *res,
 			break;
 		if (w->hold->owner != owner && ordlock_modes_conflict(w->mode, mode)) {
 			f->pid = READ_ONCE(w->hold->owner->pid);
-			f->holder_mode = w->mode;
+			/* Queued, not holding: no mode it holds the key in */
+			f->holder_mode = 0;
 			return;
 		}
 	}

@@ -425,11 +425,21 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 			 key, held);
 		break;
 	case ORDLOCK_REASON_TIMEOUT:
-		snprintf(buf, len, "timed out waiting for %s held%s",
-			 key, holder);
+		if (f->pid && !f->holder_mode)
+			snprintf(buf, len,
+				 "timed out waiting for %s behind the request of pid %u queued ahead",
+				 key, f->pid);
+		else
+			snprintf(buf, len, "timed out waiting for %s held%s",
+				 key, holder);
 		break;
 	case ORDLOCK_REASON_BUSY:
-		snprintf(buf, len, "try-lock: %s is held%s", key, holder);
+		if (f->pid && !f->holder_mode)
+			snprintf(buf, len,
+				 "try-lock: %s is not free: pid %u is queued for it ahead",
+				 key, f->pid);
+		else
+			snprintf(buf, len, "try-lock: %s is held%s", key, holder);
 		break;
 	case ORDLOCK_REASON_SIGNAL:
 		snprintf(buf, len,

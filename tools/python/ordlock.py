@@ -497,7 +497,8 @@ class StrictRanks(OrderViolation):
 
 
 class Timeout(OrdlockError, TimeoutError):
-    """ETIMEDOUT: waited too long for .key, held by .pid."""
+    """ETIMEDOUT: waited too long for .key, held by .pid (or, with
+    .holder_mode 0, queued behind the request of .pid)."""
 
 
 class Busy(OrdlockError, BlockingIOError):

@@ -394,9 +394,10 @@ struct ordlock_key {
  * @ORDLOCK_REASON_INVALID: bad input (EINVAL, E2BIG, EFAULT)
  * @ORDLOCK_REASON_ORDER: order violation: @key sorts at or below the held
  *	key @held (EDEADLK)
- * @ORDLOCK_REASON_TIMEOUT: timed out waiting for @key held by @pid
- *	(ETIMEDOUT)
- * @ORDLOCK_REASON_BUSY: try-acquire found @key held by @pid (EAGAIN)
+ * @ORDLOCK_REASON_TIMEOUT: timed out waiting for @key held by @pid, or
+ *	queued behind the request of @pid (@holder_mode 0) (ETIMEDOUT)
+ * @ORDLOCK_REASON_BUSY: try-acquire found @key held by @pid, or a request
+ *	of @pid queued for it (@holder_mode 0) (EAGAIN)
  * @ORDLOCK_REASON_SIGNAL: a signal interrupted the wait for @key (EINTR)
  * @ORDLOCK_REASON_DEADLOCK: waiting for @key would close a cycle of waits;
  *	this request was chosen as the victim (EDEADLK)
@@ -451,8 +452,11 @@ enum ordlock_reason {
  * struct ordlock_failure - why the last request failed, and the culprit
  * @reason: an &enum ordlock_reason
  * @error: the positive errno the request returned
- * @pid: a holder of @key (TIMEOUT, BUSY, DEADLOCK: an owner the victim
- *	waited for), the other upgrader (UPGRADE); 0 when unknown
+ * @pid: a holder of @key in a conflicting mode (TIMEOUT, BUSY, DEADLOCK:
+ *	an owner the victim waited for) or, when no holder conflicts and only
+ *	requests queued ahead block @key (FIFO: a queued exclusive request
+ *	keeps later shared ones out), the first of those that conflicts; the
+ *	other upgrader (UPGRADE); 0 when unknown
  * @index: position of @key in the caller's array, before sorting; ~0U when
  *	the failure concerns no single key of the array
  * @key: the requested key concerned; its @mode is the mode requested
@@ -460,7 +464,8 @@ enum ordlock_reason {
  *	held in; after a %ORDLOCK_ACQUIRE_REORDER request that let held keys
  *	go and then failed (%ORDLOCK_RESULT_RELEASED), the lowest of the
  *	keys let go, in the mode it was held in
- * @holder_mode: the mode in which @pid holds @key (TIMEOUT, BUSY)
+ * @holder_mode: the mode in which @pid holds @key (TIMEOUT, BUSY); 0 when
+ *	@pid does not hold it but is queued for it ahead of the request
  * @cycle_len: number of steps of the detected cycle (DEADLOCK); read them
  *	with %ORDLOCK_IOC_LAST_FAILURE
  */

@@ -871,7 +871,10 @@ struct ordlock_convert {
  * @policy: in/out: an &enum ordlock_policy
  * @detect_delay_ms: in/out: in a %ORDLOCK_POLICY_DETECT domain, how long a
  *	waiter waits before it looks for a cycle (PostgreSQL's
- *	deadlock_timeout); 0 looks at once. A waiter whose domain was
+ *	deadlock_timeout); 0 looks at once. Each waiter looks once, when its
+ *	own delay ends: the victim of a cycle is the first of its waiters
+ *	whose delay ends while it stands (as in PostgreSQL), not always the
+ *	one whose wait closed it. A waiter whose domain was
  *	switched to %ORDLOCK_POLICY_TIMEOUT during the delay does not look
  * @nowners: out: owners in the domain
  * @max_hold_ms: in/out: the longest lease of a grant in the domain, and

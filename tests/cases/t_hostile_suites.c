@@ -1148,6 +1148,56 @@ static void test_dlm_upgrade_deadlock(unsigned int policy)
 	gauges_zero(d, what);
 }
 
+struct converter {
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	struct pbarrier *held;
+};
+
+/* Holds 1:1 shared, then upgrades it (and waits, until killed) */
+static int converter_main(void *arg)
+{
+	struct converter *cv = arg;
+	struct ordlock_key k = ORDLOCK_SH(1, 1);
+	struct ordlock *ol = ordlock_open(cv->d);
+
+	if (!ol || ordlock_acquire(ol, &k, 1, LONG_MS, 0, NULL))
+		return 1;
+	if (pbarrier_wait(cv->held))
+		return 2;
+	ordlock_convert(ol, ORDLOCK_EX(1, 1), LONG_MS, 0, NULL);
+	return 3;
+}
+
+/* A holder killed while its upgrade waits: what queued behind goes in */
+static void test_dlm_converter_killed(void)
+{
+	struct converter *cv = shm_alloc(sizeof(*cv));
+	struct gt_actor *b, *c;
+	pid_t pid;
+	int st;
+
+	gt_new_domain(cv->d, "hs-dlmk", ORDLOCK_POLICY_DETECT, 0);
+	cv->held = pbarrier_new(2);
+	b = gt_actor_start("dlmk-b", cv->d, 1);
+	c = gt_actor_start("dlmk-c", cv->d, 1);
+	is_int(gt_call1(b, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0), 0,
+	       "converter killed: B holds 1:1 shared");
+	pid = child_start(converter_main, cv);
+	is_int(pbarrier_wait(cv->held), 0, "converter killed: A holds 1:1 shared");
+	is_int(wait_blocked_ioctl(pid, CONV, 0), 0, "converter killed: A's upgrade waits for B");
+	gt_submit1(c, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
+	is_int(gt_blocked(c, ACQ), 0, "converter killed: C's shared request queues behind it");
+	st = child_kill(pid, SIGKILL);
+	ok(WIFSIGNALED(st), "converter killed: A is killed while it upgrades");
+	ok(granted(c), "converter killed: C is granted at once, B still holding");
+	is_int(nholders(cv->d, 1, SH), 2, "converter killed: B and C hold 1:1 shared");
+	gt_actor_stop(b);
+	gt_actor_stop(c);
+	pbarrier_free(cv->held);
+	gauges_zero(cv->d, "converter killed");
+	shm_free(cv, sizeof(*cv));
+}
+
 static void test_dlm_not_held(void)
 {
 	char d[ORDLOCK_DOMAIN_NAME_MAX];
@@ -1184,6 +1234,7 @@ static void test_rw_fair(void)
 {
 	char d[ORDLOCK_DOMAIN_NAME_MAX];
 	struct gt_actor *r1, *r2, *r3, *w;
+	int ret;
 
 	gt_new_domain(d, "hs-rw", ORDLOCK_POLICY_ENFORCE, 0);
 	r1 = gt_actor_start("rw-r1", d, 1);
@@ -1205,6 +1256,12 @@ static void test_rw_fair(void)
 	is_int(nholders(d, 1, 0), 1, "rw: R1 is still the only holder");
 	is_int(olt_probe(d, 1, 1, SH), -EAGAIN,
 	       "rw: a reader's try-lock does not barge either");
+	ret = gt_call1(r1, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
+	ok(ret == -EDEADLK && r1->res->failure.reason == ORDLOCK_REASON_ORDER &&
+	   olt_key_eq(&r1->res->failure.held, 1, 1, SH) && r1->res->nheld == 1 &&
+	   r1->res->elapsed_ms < LONG_MS / 2,
+	   "rw: R1 asking its read lock again (no reentrancy) fails at once: EDEADLK, reason order, naming the held key (%d, %s)",
+	   ret, ordlock_reason_name(r1->res->failure.reason));
 	gt_submit1(r3, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
 	is_int(gt_blocked(r3, ACQ), 0, "rw: R3 queues behind R2");
 	release_all(r1);
@@ -1331,6 +1388,7 @@ int main(void)
 	test_dlm_upgrade_deadlock(ORDLOCK_POLICY_ENFORCE);
 	test_dlm_upgrade_deadlock(ORDLOCK_POLICY_DETECT);
 	test_dlm_upgrade_deadlock(ORDLOCK_POLICY_TIMEOUT);
+	test_dlm_converter_killed();
 	test_dlm_not_held();
 	test_rw_fair();
 	test_rw_writer_leaves(1);

@@ -50,6 +50,7 @@
 #include "barrier.h"
 #include "graphtest.h"
 #include "libordlock.h"
+#include "nltest.h"
 #include "oltest.h"
 #include "tap.h"
 
@@ -380,6 +381,71 @@ static void test_pg_soft(int close)
 	is_int(stat_of(d, "deadlocks"), 1, "%s: one deadlock counted", what);
 	gt_actor_stop(d1);
 	gt_actor_stop(d2);
+	gt_actor_stop(e1);
+	gt_actor_stop(e2);
+	gauges_zero(d, what);
+}
+
+/*
+ * deadlock-soft again, D2 a netlink socket: its request that closes the
+ * cycle is refused at once with the cycle; a netlink try behind a queued
+ * writer names it, queued (holder_mode 0)
+ */
+static void test_pg_soft_nl(void)
+{
+	const char *what = "pg soft (netlink)";
+	struct ordlock_key a2 = ORDLOCK_SH(1, 2), a1 = ORDLOCK_SH(1, 1);
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_actor *d1, *e1, *e2;
+	struct olc_nl_outcome o;
+	struct nlt *d2, *t;
+	int ret;
+
+	gt_new_domain(d, "hs-pgsoftnl", ORDLOCK_POLICY_DETECT, 0);
+	d1 = gt_actor_start("softnl-d1", d, 1);
+	e1 = gt_actor_start("softnl-e1", d, 1);
+	e2 = gt_actor_start("softnl-e2", d, 1);
+	d2 = nlt_must_open();
+	t = nlt_must_open();
+	memset(&o, 0, sizeof(o));
+	ret = nlt_acquire(d2, d, &a2, 1, 0, 0, 1, &o);
+	ok(!ret && o.status == ORDLOCK_STATUS_GRANTED &&
+	   !gt_call1(d1, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0),
+	   "%s: D1 holds a1 shared, the socket D2 holds a2 shared (%d)", what, ret);
+	gt_submit1(e1, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0);
+	is_int(gt_blocked(e1, ACQ), 0, "%s: E1 waits for a2 exclusive", what);
+	gt_submit1(e2, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0);
+	is_int(gt_blocked(e2, ACQ), 0, "%s: E2 waits for a1 exclusive", what);
+	memset(&o, 0, sizeof(o));
+	ret = nlt_acquire(t, d, &a1, 1, 0, ORDLOCK_ACQUIRE_TRY, 2, &o);
+	ok(!ret && o.status == ORDLOCK_STATUS_REFUSED && o.error == EAGAIN &&
+	   o.failure.reason == ORDLOCK_REASON_BUSY && (pid_t)o.failure.pid == e2->pid &&
+	   o.failure.holder_mode == 0,
+	   "%s: a netlink try of a1 shared: refused, busy, naming E2 queued (holder_mode %u)",
+	   what, o.failure.holder_mode);
+	gt_submit1(d1, GT_OP_ACQUIRE, 0, 1, 2, SH, LONG_MS, 0);
+	is_int(gt_blocked(d1, ACQ), 0, "%s: D1 asks a2 shared, queued behind E1", what);
+	memset(&o, 0, sizeof(o));
+	ret = nlt_acquire(d2, NULL, &a1, 1, 60000000000ULL, 0, 3, &o);
+	ok(!ret && o.status == ORDLOCK_STATUS_REFUSED && o.error == EDEADLK &&
+	   o.failure.reason == ORDLOCK_REASON_DEADLOCK && o.failure.cycle_len == 4,
+	   "%s: D2 asks a1 shared: refused at once, EDEADLK, a cycle of 4 (%d, status %u, %u)",
+	   what, ret, o.status, o.error);
+	ok(o.ncycle == 4 && o.cycle[0].edge == ORDLOCK_EDGE_SOFT &&
+	   o.cycle[1].owner_id == e2->owner_id[0] && o.cycle[1].edge == ORDLOCK_EDGE_HARD &&
+	   o.cycle[2].owner_id == d1->owner_id[0] && o.cycle[2].edge == ORDLOCK_EDGE_SOFT &&
+	   o.cycle[3].owner_id == e1->owner_id[0] && o.cycle[3].edge == ORDLOCK_EDGE_HARD,
+	   "%s: the cycle D2 -soft-> E2 -hard-> D1 -soft-> E1 -hard-> D2", what);
+	ok(waits(d, d1, 2) && waits(d, e1, 2) && waits(d, e2, 1),
+	   "%s: one victim: D1, E1, E2 still wait", what);
+	nlt_close(d2);
+	ok(granted(e1), "%s: D2's socket closes: E1 is granted a2", what);
+	release_all(e1);
+	ok(granted(d1), "%s: then D1", what);
+	release_all(d1);
+	ok(granted(e2), "%s: then E2 gets a1", what);
+	nlt_close(t);
+	gt_actor_stop(d1);
 	gt_actor_stop(e1);
 	gt_actor_stop(e2);
 	gauges_zero(d, what);
@@ -1372,6 +1438,7 @@ int main(void)
 	test_pg_hard(300);
 	test_pg_soft(1);
 	test_pg_soft(0);
+	test_pg_soft_nl();
 	test_pg_soft2(1);
 	test_pg_soft2(0);
 	test_pg_multikey();

@@ -15,6 +15,9 @@
  *    ordlock grants FIFO and never rearranges (docs/design.md), so each is
  *    a real cycle: one victim, whose steps name the soft edges; the same
  *    shapes without the closing wait are no deadlock and get no EDEADLK.
+ *    Also: deadlock-soft closed by a netlink request (refused at once,
+ *    with the cycle), a victim whose request had taken keys gives them
+ *    back, a soft edge to a queued upgrade.
  *  - LTP's fcntl/flock cases: a three-process deadlock (fcntl17) in a
  *    detect domain, and refused by the order rule in an enforce one;
  *    try-lock matrices over keys another owner holds (and over a queued
@@ -27,11 +30,16 @@
  *    a downgrade letting the queued shared waiters at the head in at once;
  *    an upgrade that times out leaves the key shared and lets in what
  *    queued behind it; the conversion deadlock (reason upgrade) in every
- *    policy; converting a key not held.
+ *    policy; a holder killed while its upgrade waits; converting a key
+ *    not held.
  *  - A fair read-write lock (Java's fair ReentrantReadWriteLock): a reader
  *    does not overtake a queued writer; the readers queued behind a writer
  *    are granted together when it releases; a queued writer that gives up
- *    (its timeout, SIGKILL) lets the readers behind it in at once.
+ *    (its timeout, SIGKILL, a signal) lets the readers behind it in at
+ *    once; a reader asking its read lock again is refused (no
+ *    reentrancy); the failure record of a reader that only the queued
+ *    writer keeps out names the writer as queued (holder_mode 0), not as
+ *    a holder.
  *
  * Every interleaving is forced: a request expected to wait is seen asleep
  * in the kernel before the next step, and who holds or waits is read from

@@ -59,30 +59,6 @@
 
 static struct ordlock *admin;
 
-/* The domain's owners, resources and waiters gauges are all 0 */
-static void gauges_zero(const char *d, const char *what)
-{
-	struct gt_stats st;
-
-	if (gt_stats_read(d, &st)) {
-		ok(0, "%s: the domain's stats line is there", what);
-		return;
-	}
-	ok(gt_stat(&st, "owners") == 0 && gt_stat(&st, "resources") == 0 &&
-	   gt_stat(&st, "waiters") == 0,
-	   "%s: nothing left: owners %lld resources %lld waiters %lld", what,
-	   gt_stat(&st, "owners"), gt_stat(&st, "resources"), gt_stat(&st, "waiters"));
-}
-
-static long long stat_of(const char *d, const char *name)
-{
-	struct gt_stats st;
-
-	if (gt_stats_read(d, &st))
-		return -1;
-	return gt_stat(&st, name);
-}
-
 static void test_enforce_to_detect(void)
 {
 	char d[ORDLOCK_DOMAIN_NAME_MAX];
@@ -110,10 +86,10 @@ static void test_enforce_to_detect(void)
 	       "enforce->detect: B lets go");
 	ok(!gt_collect(a, LONG_MS) && !a->res->ret && a->res->nheld == 2,
 	   "enforce->detect: A is granted 1:2 and holds both");
-	is_int(stat_of(d, "deadlocks"), 1, "enforce->detect: one deadlock counted");
+	is_int(gt_stat_of(d, "deadlocks"), 1, "enforce->detect: one deadlock counted");
 	gt_actor_stop(a);
 	gt_actor_stop(b);
-	gauges_zero(d, "enforce->detect");
+	gt_gauges_zero(d, "enforce->detect");
 }
 
 static void test_detect_to_enforce(void)
@@ -155,7 +131,7 @@ static void test_detect_to_enforce(void)
 	   ret, ordlock_reason_name(a->res->failure.reason));
 	gt_actor_stop(a);
 	gt_actor_stop(b);
-	gauges_zero(d, "detect->enforce");
+	gt_gauges_zero(d, "detect->enforce");
 }
 
 static void test_timeout_to_detect(void)
@@ -192,12 +168,12 @@ static void test_timeout_to_detect(void)
 	is_int(gt_call(a, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0), 0, "timeout->detect: A lets go");
 	ok(!gt_collect(c, LONG_MS) && !c->res->ret,
 	   "timeout->detect: C is granted 1:1 (%d)", c->res->ret);
-	is_int(stat_of(d, "deadlocks"), 0, "timeout->detect: no deadlock reported");
-	is_int(stat_of(d, "timeouts"), 2, "timeout->detect: two timeouts");
+	is_int(gt_stat_of(d, "deadlocks"), 0, "timeout->detect: no deadlock reported");
+	is_int(gt_stat_of(d, "timeouts"), 2, "timeout->detect: two timeouts");
 	gt_actor_stop(a);
 	gt_actor_stop(b);
 	gt_actor_stop(c);
-	gauges_zero(d, "timeout->detect");
+	gt_gauges_zero(d, "timeout->detect");
 }
 
 static void test_detect_delay_to_timeout(void)
@@ -232,10 +208,10 @@ static void test_detect_delay_to_timeout(void)
 	ok(!ret && b->res->ret == -ETIMEDOUT,
 	   "detect delay->timeout: so does B's (%d, %s)",
 	   ret ? ret : b->res->ret, ordlock_reason_name(b->res->failure.reason));
-	is_int(stat_of(d, "deadlocks"), 0, "detect delay->timeout: no deadlock reported");
+	is_int(gt_stat_of(d, "deadlocks"), 0, "detect delay->timeout: no deadlock reported");
 	gt_actor_stop(a);
 	gt_actor_stop(b);
-	gauges_zero(d, "detect delay->timeout");
+	gt_gauges_zero(d, "detect delay->timeout");
 }
 
 static void test_strict_under_waiter(void)
@@ -265,7 +241,7 @@ static void test_strict_under_waiter(void)
 	       "strict: a higher rank is granted");
 	gt_actor_stop(a);
 	gt_actor_stop(b);
-	gauges_zero(d, "strict");
+	gt_gauges_zero(d, "strict");
 }
 
 static void test_max_hold_under_waiter(void)
@@ -302,12 +278,12 @@ static void test_max_hold_under_waiter(void)
 	       "max_hold: H's 1:5, granted before the change, is still held");
 	is_int(gt_call1(h, GT_OP_ACQUIRE, 0, 2, 2, EX, LONG_MS, 0), 0,
 	       "max_hold: and H's next call works (it was not revoked)");
-	is_int(stat_of(d, "revocations"), 1, "max_hold: one revocation counted");
+	is_int(gt_stat_of(d, "revocations"), 1, "max_hold: one revocation counted");
 	is_int(ordlock_set_max_hold(admin, d, 0), 0, "max_hold: back to 0");
 	gt_actor_stop(h);
 	gt_actor_stop(w);
 	gt_actor_stop(c);
-	gauges_zero(d, "max_hold");
+	gt_gauges_zero(d, "max_hold");
 }
 
 struct thr_acq {
@@ -366,7 +342,7 @@ static void test_max_hold_cleared(void)
 	   ret, (unsigned long long)left);
 	ordlock_close(t.ol);
 	gt_actor_stop(h);
-	gauges_zero(d, "max_hold cleared");
+	gt_gauges_zero(d, "max_hold cleared");
 }
 
 #define LW_WORKERS	3
@@ -512,7 +488,7 @@ static void test_learning_under_changes(void)
 	   "learning: and the timeout domain learns it (%d, %u edges)", ret, info.nedges);
 	ordlock_close(stale);
 	olt_param_restore();
-	gauges_zero(d, "learning");
+	gt_gauges_zero(d, "learning");
 	shm_free(sh, sizeof(*sh));
 }
 

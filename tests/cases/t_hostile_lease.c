@@ -118,15 +118,6 @@ static int lease_passed(const char *d, uint64_t id)
 	return ret;
 }
 
-static long long stat_of(const char *d, const char *name)
-{
-	struct gt_stats st;
-
-	if (gt_stats_read(d, &st))
-		return -1;
-	return gt_stat(&st, name);
-}
-
 static void test_upgrade_waits_past_lease(void)
 {
 	struct ordlock_key sk = ORDLOCK_SH(1, 1);
@@ -168,7 +159,7 @@ static void test_upgrade_waits_past_lease(void)
 	is_errno(ordlock_renew(a, 0, NULL), EKEYEXPIRED, "upgrade: A's RENEW: EKEYEXPIRED");
 	is_int(ordlock_release_all(a), 0, "upgrade: A acknowledges");
 	is_int(olt_nheld(a), 0, "upgrade: and holds nothing");
-	is_int(stat_of(d, "revocations"), 2, "upgrade: revocations: A and the witness");
+	is_int(gt_stat_of(d, "revocations"), 2, "upgrade: revocations: A and the witness");
 	ordlock_close(c);
 	is_int(olt_probe(d, 1, 1, EX), 0, "upgrade: 1:1 free at the end");
 	ordlock_close(a);
@@ -365,7 +356,7 @@ static void test_race_the_deadline(void)
 	ok(!ack_bad, "race: RELEASE_ALL acknowledged every round, nothing held after (%u bad)", ack_bad);
 	ok(!free_bad, "race: both keys free after each round (%u bad)", free_bad);
 	ok(!stale_bad, "race: the round's token stale after each round (%u bad)", stale_bad);
-	revoked = stat_of(d, "revocations");
+	revoked = gt_stat_of(d, "revocations");
 	ok(revoked >= expired && revoked <= RACE_ROUNDS,
 	   "race: %lld revocations counted, %u rounds saw EKEYEXPIRED, %d rounds",
 	   revoked, expired, RACE_ROUNDS);

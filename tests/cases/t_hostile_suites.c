@@ -71,30 +71,6 @@
 
 static struct ordlock *tester;
 
-static long long stat_of(const char *d, const char *name)
-{
-	struct gt_stats st;
-
-	if (gt_stats_read(d, &st))
-		return -1;
-	return gt_stat(&st, name);
-}
-
-/* The domain's owners, resources and waiters gauges are all 0 */
-static void gauges_zero(const char *d, const char *what)
-{
-	struct gt_stats st;
-
-	if (gt_stats_read(d, &st)) {
-		ok(0, "%s: the domain's stats line is there", what);
-		return;
-	}
-	ok(gt_stat(&st, "owners") == 0 && gt_stat(&st, "resources") == 0 &&
-	   gt_stat(&st, "waiters") == 0,
-	   "%s: nothing left: owners %lld resources %lld waiters %lld", what,
-	   gt_stat(&st, "owners"), gt_stat(&st, "resources"), gt_stat(&st, "waiters"));
-}
-
 /* Does debugfs "locks" show owner @oid on 1:@id in @role (and @mode, if not 0)? */
 static int has_role(const char *d, uint64_t oid, uint64_t id, int role,
 		    unsigned int mode)
@@ -191,11 +167,11 @@ static void test_pg_simple(void)
 	ok(granted(a) && a->res->token > ta,
 	   "pg simple: A's upgrade is granted, with a new token");
 	ok(has_role(d, a->owner_id[0], 1, GT_HOLDER, EX), "pg simple: A holds 1:1 exclusive");
-	is_int(stat_of(d, "upgrade_deadlocks"), 1, "pg simple: one upgrade deadlock counted");
-	is_int(stat_of(d, "deadlocks"), 0, "pg simple: no cycle deadlock counted");
+	is_int(gt_stat_of(d, "upgrade_deadlocks"), 1, "pg simple: one upgrade deadlock counted");
+	is_int(gt_stat_of(d, "deadlocks"), 0, "pg simple: no cycle deadlock counted");
 	gt_actor_stop(a);
 	gt_actor_stop(b);
-	gauges_zero(d, "pg simple");
+	gt_gauges_zero(d, "pg simple");
 }
 
 /* ------------------------------------------------------------------ */
@@ -271,7 +247,7 @@ static void test_pg_hard(unsigned int delay_ms)
 	ndl = gt_deadlocks_read(d, dl, 4);
 	ok(ndl == 1 && dl[0].len == RING, "%s: debugfs deadlocks has one, of %d steps (%d)",
 	   what, RING, ndl);
-	is_int(stat_of(d, "deadlocks"), 1, "%s: one deadlock counted", what);
+	is_int(gt_stat_of(d, "deadlocks"), 1, "%s: one deadlock counted", what);
 	is_int(release_all(a[v]), 0, "%s: the victim aborts", what);
 	/* the ring unwinds backwards from the victim */
 	good = 1;
@@ -294,10 +270,10 @@ static void test_pg_hard(unsigned int delay_ms)
 	}
 	ok(good, "%s: the other %d are granted one by one, each when the next let go",
 	   what, RING - 1);
-	is_int(stat_of(d, "deadlocks"), 1, "%s: still one deadlock counted", what);
+	is_int(gt_stat_of(d, "deadlocks"), 1, "%s: still one deadlock counted", what);
 	for (i = 0; i < RING; i++)
 		gt_actor_stop(a[i]);
-	gauges_zero(d, what);
+	gt_gauges_zero(d, what);
 }
 
 /* ------------------------------------------------------------------ */
@@ -354,11 +330,11 @@ static void test_pg_soft(int close)
 		ok(waits(d, d1, 2), "%s: D1 still waits, behind E1", what);
 		is_int(release_all(e1), 0, "%s: E1 lets go", what);
 		ok(granted(d1), "%s: then D1 is granted a2", what);
-		is_int(stat_of(d, "deadlocks"), 0, "%s: no deadlock counted", what);
+		is_int(gt_stat_of(d, "deadlocks"), 0, "%s: no deadlock counted", what);
 		gt_actor_stop(d1);
 		gt_actor_stop(d2);
 		gt_actor_stop(e1);
-		gauges_zero(d, what);
+		gt_gauges_zero(d, what);
 		return;
 	}
 
@@ -386,12 +362,12 @@ static void test_pg_soft(int close)
 	ok(waits(d, e2, 1), "%s: E2 still waits for D1", what);
 	is_int(release_all(d1), 0, "%s: D1 lets go", what);
 	ok(granted(e2), "%s: E2 is granted a1", what);
-	is_int(stat_of(d, "deadlocks"), 1, "%s: one deadlock counted", what);
+	is_int(gt_stat_of(d, "deadlocks"), 1, "%s: one deadlock counted", what);
 	gt_actor_stop(d1);
 	gt_actor_stop(d2);
 	gt_actor_stop(e1);
 	gt_actor_stop(e2);
-	gauges_zero(d, what);
+	gt_gauges_zero(d, what);
 }
 
 /*
@@ -456,7 +432,7 @@ static void test_pg_soft_nl(void)
 	gt_actor_stop(d1);
 	gt_actor_stop(e1);
 	gt_actor_stop(e2);
-	gauges_zero(d, what);
+	gt_gauges_zero(d, what);
 }
 
 /* ------------------------------------------------------------------ */
@@ -509,7 +485,7 @@ static void test_pg_soft2(int close)
 		ok(waits(d, s1, 2), "%s: S1 still waits, behind S4", what);
 		is_int(release_all(s4), 0, "%s: S4 lets go", what);
 		ok(granted(s1) && s1->res->nheld == 2, "%s: S1 is granted a2 last", what);
-		is_int(stat_of(d, "deadlocks"), 0, "%s: no deadlock counted", what);
+		is_int(gt_stat_of(d, "deadlocks"), 0, "%s: no deadlock counted", what);
 		goto out;
 	}
 
@@ -536,13 +512,13 @@ static void test_pg_soft2(int close)
 	ok(waits(d, s4, 2), "%s: S4 waits behind S3", what);
 	is_int(release_all(s3), 0, "%s: S3 lets go", what);
 	ok(granted(s4), "%s: S4 is granted a2", what);
-	is_int(stat_of(d, "deadlocks"), 1, "%s: one deadlock counted", what);
+	is_int(gt_stat_of(d, "deadlocks"), 1, "%s: one deadlock counted", what);
 out:
 	gt_actor_stop(s1);
 	gt_actor_stop(s2);
 	gt_actor_stop(s3);
 	gt_actor_stop(s4);
-	gauges_zero(d, what);
+	gt_gauges_zero(d, what);
 }
 
 /*
@@ -583,7 +559,7 @@ static void test_pg_multikey(void)
 	ok(granted(a) && a->res->nheld == 3, "multi-key: A is granted, holds 3 keys");
 	gt_actor_stop(a);
 	gt_actor_stop(b);
-	gauges_zero(d, "multi-key");
+	gt_gauges_zero(d, "multi-key");
 }
 
 /*
@@ -632,7 +608,7 @@ static void test_convert_soft(void)
 	gt_actor_stop(a);
 	gt_actor_stop(b);
 	gt_actor_stop(c);
-	gauges_zero(d, "convert soft");
+	gt_gauges_zero(d, "convert soft");
 }
 
 /* ------------------------------------------------------------------ */
@@ -686,12 +662,12 @@ static void test_ltp_three(unsigned int policy)
 	ok(waits(d, a, 2), "%s: A still waits for B", what);
 	is_int(release_all(b), 0, "%s: B lets go", what);
 	ok(granted(a) && a->res->nheld == 2, "%s: A is granted 1:2", what);
-	is_int(stat_of(d, "deadlocks"), policy == ORDLOCK_POLICY_DETECT ? 1 : 0,
+	is_int(gt_stat_of(d, "deadlocks"), policy == ORDLOCK_POLICY_DETECT ? 1 : 0,
 	       "%s: deadlocks counted", what);
 	gt_actor_stop(a);
 	gt_actor_stop(b);
 	gt_actor_stop(c);
-	gauges_zero(d, what);
+	gt_gauges_zero(d, what);
 }
 
 /* ------------------------------------------------------------------ */
@@ -778,7 +754,7 @@ static void test_ltp_try(void)
 	gt_actor_stop(w);
 	gt_actor_stop(h);
 	ordlock_set_domain(tester, NULL);
-	gauges_zero(d, "try");
+	gt_gauges_zero(d, "try");
 }
 
 /* ------------------------------------------------------------------ */
@@ -817,7 +793,7 @@ static void test_ltp_close(void)
 	gt_actor_stop(h);
 	for (i = 0; i < 4; i++)
 		gt_actor_stop(w[i]);
-	gauges_zero(d, "close");
+	gt_gauges_zero(d, "close");
 }
 
 struct fork_share {
@@ -883,7 +859,7 @@ static void test_ltp_kill(void)
 	shm_free(fs, sizeof(*fs));
 	gt_actor_stop(w1);
 	gt_actor_stop(w2);
-	gauges_zero(d, "kill");
+	gt_gauges_zero(d, "kill");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1039,7 +1015,7 @@ static void test_ltp_invalid(void)
 	}
 	ordlock_release_all(tester);
 	ordlock_set_domain(tester, NULL);
-	gauges_zero(d, "invalid");
+	gt_gauges_zero(d, "invalid");
 #undef CHECK_UNCHANGED
 }
 
@@ -1097,7 +1073,7 @@ static void test_dlm_ahead(void)
 	gt_actor_stop(b);
 	gt_actor_stop(c);
 	gt_actor_stop(e);
-	gauges_zero(d, "dlm ahead");
+	gt_gauges_zero(d, "dlm ahead");
 }
 
 static void test_dlm_downgrade(void)
@@ -1137,7 +1113,7 @@ static void test_dlm_downgrade(void)
 	gt_actor_stop(a);
 	for (i = 0; i < 4; i++)
 		gt_actor_stop(w[i]);
-	gauges_zero(d, "dlm downgrade");
+	gt_gauges_zero(d, "dlm downgrade");
 }
 
 static void test_dlm_upgrade_timeout(void)
@@ -1177,7 +1153,7 @@ static void test_dlm_upgrade_timeout(void)
 	gt_actor_stop(a);
 	gt_actor_stop(b);
 	gt_actor_stop(c);
-	gauges_zero(d, "dlm timeout");
+	gt_gauges_zero(d, "dlm timeout");
 }
 
 static void test_dlm_upgrade_deadlock(unsigned int policy)
@@ -1215,11 +1191,11 @@ static void test_dlm_upgrade_deadlock(unsigned int policy)
 	release_all(c);
 	ok(granted(a) && has_role(d, a->owner_id[0], 1, GT_HOLDER, EX),
 	   "%s: B and C let go: A holds 1:1 exclusive", what);
-	is_int(stat_of(d, "upgrade_deadlocks"), 2, "%s: two upgrade deadlocks counted", what);
+	is_int(gt_stat_of(d, "upgrade_deadlocks"), 2, "%s: two upgrade deadlocks counted", what);
 	gt_actor_stop(a);
 	gt_actor_stop(b);
 	gt_actor_stop(c);
-	gauges_zero(d, what);
+	gt_gauges_zero(d, what);
 }
 
 struct converter {
@@ -1268,7 +1244,7 @@ static void test_dlm_converter_killed(void)
 	gt_actor_stop(b);
 	gt_actor_stop(c);
 	pbarrier_free(cv->held);
-	gauges_zero(cv->d, "converter killed");
+	gt_gauges_zero(cv->d, "converter killed");
 	shm_free(cv, sizeof(*cv));
 }
 
@@ -1298,7 +1274,7 @@ static void test_dlm_not_held(void)
 	is_int(olt_probe(d, 1, 9, SH), 0, "not held: 1:9 is still shared and free of queue");
 	gt_actor_stop(a);
 	gt_actor_stop(b);
-	gauges_zero(d, "not held");
+	gt_gauges_zero(d, "not held");
 }
 
 /* ------------------------------------------------------------------ */
@@ -1348,7 +1324,7 @@ static void test_rw_fair(void)
 	gt_actor_stop(r2);
 	gt_actor_stop(r3);
 	gt_actor_stop(w);
-	gauges_zero(d, "rw");
+	gt_gauges_zero(d, "rw");
 }
 
 struct writer {
@@ -1434,7 +1410,7 @@ static void test_rw_writer_leaves(int how)
 	if (w)
 		gt_actor_stop(w);
 	shm_free(wr, sizeof(*wr));
-	gauges_zero(d, what);
+	gt_gauges_zero(d, what);
 }
 
 int main(void)

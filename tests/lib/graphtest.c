@@ -651,6 +651,29 @@ long long gt_stat(const struct gt_stats *s, const char *name)
 	return -1;
 }
 
+long long gt_stat_of(const char *domain, const char *name)
+{
+	struct gt_stats st;
+
+	if (gt_stats_read(domain, &st))
+		return -1;
+	return gt_stat(&st, name);
+}
+
+void gt_gauges_zero(const char *domain, const char *what)
+{
+	struct gt_stats st;
+
+	if (gt_stats_read(domain, &st)) {
+		ok(0, "%s: the domain's stats line is there", what);
+		return;
+	}
+	ok(gt_stat(&st, "owners") == 0 && gt_stat(&st, "resources") == 0 &&
+	   gt_stat(&st, "waiters") == 0,
+	   "%s: nothing left: owners %lld resources %lld waiters %lld", what,
+	   gt_stat(&st, "owners"), gt_stat(&st, "resources"), gt_stat(&st, "waiters"));
+}
+
 int gt_wait_edges(const char *domain, int n, unsigned int timeout_ms)
 {
 	uint64_t deadline = now_ms() + timeout_ms;

@@ -282,6 +282,13 @@ struct gt_stats {
 int gt_stats_read(const char *domain, struct gt_stats *s);
 /* gt_stat() - the value of counter @name, or -1 when absent */
 long long gt_stat(const struct gt_stats *s, const char *name);
+/* gt_stat_of() - counter @name of @domain's stats line, or -1 */
+long long gt_stat_of(const char *domain, const char *name);
+/*
+ * gt_gauges_zero() - one TAP point (named after @what): @domain's owners,
+ * resources and waiters gauges are all 0
+ */
+void gt_gauges_zero(const char *domain, const char *what);
 
 /* gt_mode_parse() - "shared" 1, "exclusive" 2, "none" 0, else -1 */
 int gt_mode_parse(const char *s);

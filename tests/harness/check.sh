@@ -33,6 +33,11 @@ if ! bash tests/install-deps.sh; then
 	finish
 fi
 
+# Each kernel's in-VM suite, the debug kernel's too, runs in two guests at
+# once (tests/vm/run.sh's lanes): about half the time of one guest on this
+# two-core machine.  VM_LANES=1 runs one guest.
+export VM_LANES=${VM_LANES:-2}
+
 # The kernels: "FLAVOUR KVER" lines
 if [[ -n ${CHECK_KVER:-} ]]; then
 	kernels="$CHECK_KVER $CHECK_KVER"

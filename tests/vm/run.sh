@@ -28,7 +28,8 @@
 # VM, seconds, default 1500), TEST_TIMEOUT (per program, default 300),
 # VM_MEM (MiB, default 2048), VM_CPUS (default 2), VM_ACCEL (qemu
 # accelerator, default tcg), VM_APPEND (more kernel command line),
-# QEMU_EXTRA (more qemu arguments), ORDLOCK_KO (the module to load,
+# QEMU_EXTRA (more qemu arguments), VM_LANES (guests at once, default 1;
+# make check runs 2: see "lanes" below), ORDLOCK_KO (the module to load,
 # default kmod/ordlock.ko),
 # ORDLOCK_BENCH_* (passed to the guest's benchmarks), ORDLOCK_STRESS_*,
 # ORDLOCK_FUZZ_* and ORDLOCK_RELOAD_* (to its tests), TAP_VERBOSE=1 (print
@@ -120,6 +121,90 @@ else
 fi
 if [[ $mode == check && ${#tests[@]} -eq 0 ]]; then
 	echo "run.sh: note: no test programs in $progdir; running the harness checks only"
+fi
+
+# --- lanes: VM_LANES=N runs the programs in N guests at once ----------------
+# A run of the suite spends much of its time waiting (timeouts, leases,
+# detection delays, children started under TCG); two guests on the two
+# cores of the machine share that.  The programs are dealt out by their
+# cost (tests/vm/costs.txt: seconds each took on the debug kernel; 5 for
+# one not listed), the dearest first to the lane with the least so far;
+# each lane keeps the suite's order and is a whole run of this script: its
+# own guest, module load and unload, kernel-log and checker verdicts, its
+# own results directory.  Lane 1's output is shown as it comes, the
+# others' when they end; every line of a lane's verdicts is marked
+# "[PART lane K/N]".  The closing "N passed, N failed" adds up the lanes.
+nlanes=${VM_LANES:-1}
+[[ $nlanes =~ ^[1-9][0-9]*$ ]] || die "VM_LANES=$nlanes: a number of guests"
+((nlanes > ${#tests[@]})) && nlanes=${#tests[@]}
+if [[ $mode == check ]] && ((nlanes > 1)); then
+	declare -A cost=() lane_of=()
+	if [[ -f $here/costs.txt ]]; then
+		while read -r n c; do
+			[[ $n == \#* || -z $n ]] && continue
+			cost[$n]=$c
+		done <"$here/costs.txt"
+	fi
+	load=()
+	for ((l = 0; l < nlanes; l++)); do load[l]=0; done
+	while read -r c n; do
+		best=0
+		for ((l = 1; l < nlanes; l++)); do
+			((load[l] < load[best])) && best=$l
+		done
+		lane_of[$n]=$best
+		load[best]=$((load[best] + c))
+	done < <(for n in "${tests[@]}"; do echo "${cost[$n]:-5} $n"; done | sort -k1,1nr -k2)
+	own_summary=
+	if [[ -z ${ORDLOCK_SUMMARY:-} ]]; then
+		own_summary=$(mktemp)
+		export ORDLOCK_SUMMARY=$own_summary
+	fi
+	mkdir -p "$build/results"
+	lanelog=$(mktemp -d "$build/results/lanes-XXXX")
+	pids=()
+	for ((l = 0; l < nlanes; l++)); do
+		names=()
+		for n in "${tests[@]}"; do
+			[[ ${lane_of[$n]} == "$l" ]] && names+=("$n")
+		done
+		part="${ORDLOCK_PART:+$ORDLOCK_PART }lane $((l + 1))/$nlanes"
+		args=()
+		((debug)) && args+=(--debug)
+		echo "vm: lane $((l + 1))/$nlanes: ${names[*]} (about ${load[l]}s)"
+		if ((l == 0)); then
+			(
+				VM_LANES=1 ORDLOCK_PART=$part bash "$here/run.sh" "${args[@]}" "${names[@]}" \
+					2>&1 | tee "$lanelog/$l"
+				exit "${PIPESTATUS[0]}"
+			) &
+		else
+			VM_LANES=1 ORDLOCK_PART=$part bash "$here/run.sh" "${args[@]}" "${names[@]}" \
+				>"$lanelog/$l" 2>&1 &
+		fi
+		pids+=($!)
+		# the lanes' guests do not boot at the very same moment
+		sleep 2
+	done
+	rc=0
+	for ((l = 0; l < nlanes; l++)); do
+		wait "${pids[l]}" || rc=1
+		((l == 0)) || cat "$lanelog/$l"
+	done
+	rm -rf "$lanelog"
+	verdict=1
+	if [[ -n $own_summary ]]; then
+		p=0 f=0
+		while read -r a b; do
+			p=$((p + a))
+			f=$((f + b))
+		done <"$own_summary"
+		rm -f "$own_summary"
+		echo "$p passed, $f failed"
+		((f == 0 && rc == 0))
+		exit
+	fi
+	exit "$rc"
 fi
 
 # --- the run's results directory (shared read-write with the guest) -------

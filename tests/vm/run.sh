@@ -116,6 +116,21 @@ if [[ $# -gt 0 ]]; then
 			die "no test program $progdir/$name"
 		tests+=("$name")
 	done
+elif ((debug)) && [[ -f $repo/tests/debug-kernel/skip.txt ]]; then
+	# the whole suite but the programs tests/debug-kernel/skip.txt names
+	# (each with its reason: they run on the three kernels; T= runs them)
+	declare -A skip=()
+	while read -r n why; do
+		[[ $n == \#* || -z $n ]] && continue
+		skip[$n]=$why
+	done <"$repo/tests/debug-kernel/skip.txt"
+	for n in ${all[@]+"${all[@]}"}; do
+		if [[ -n ${skip[$n]:-} ]]; then
+			echo "vm: $n: not on the debug kernel (tests/debug-kernel/skip.txt: ${skip[$n]})"
+		else
+			tests+=("$n")
+		fi
+	done
 else
 	tests=(${all[@]+"${all[@]}"})
 fi
@@ -127,8 +142,8 @@ fi
 # A run of the suite spends much of its time waiting (timeouts, leases,
 # detection delays, children started under TCG); two guests on the two
 # cores of the machine share that.  The programs are dealt out by their
-# cost (tests/vm/costs.txt: seconds each took on the debug kernel; 5 for
-# one not listed), the dearest first to the lane with the least so far;
+# cost (tests/vm/costs.txt: seconds each took on 6.1, or on the debug
+# kernel under --debug; 5 for one not listed), the dearest first to the lane with the least so far;
 # each lane keeps the suite's order and is a whole run of this script: its
 # own guest, module load and unload, kernel-log and checker verdicts, its
 # own results directory.  Lane 1's output is shown as it comes, the
@@ -140,8 +155,9 @@ nlanes=${VM_LANES:-1}
 if [[ $mode == check ]] && ((nlanes > 1)); then
 	declare -A cost=() lane_of=()
 	if [[ -f $here/costs.txt ]]; then
-		while read -r n c; do
+		while read -r n c cd; do
 			[[ $n == \#* || -z $n ]] && continue
+			((debug)) && c=${cd:-$c}
 			cost[$n]=$c
 		done <"$here/costs.txt"
 	fi

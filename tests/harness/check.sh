@@ -96,9 +96,10 @@ while read -r flavour kver; do
 		add_summary 0 1
 		continue
 	fi
-	# shellcheck disable=SC2086
 	vmlinuz=/boot/vmlinuz-$kver
 	[[ -n ${CHECK_VMLINUZ:-} ]] && vmlinuz=$CHECK_VMLINUZ
+	# T is a list of names: split on purpose
+	# shellcheck disable=SC2086
 	ORDLOCK_PART=$flavour KVER=$kver VMLINUZ=$vmlinuz \
 		ORDLOCK_KO=$repo/tests/build/kernels/$kver/kmod/ordlock.ko \
 		bash tests/vm/run.sh ${T:-} || true

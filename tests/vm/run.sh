@@ -241,10 +241,11 @@ else
 	# never delete each other's results.
 	exec {results_lock}>"$results/.lock"
 	flock -n "$results_lock"
-	# keep the newest 5 finished runs per mode; "results/MODE" points at
-	# the last one started
+	# keep the newest 12 finished runs per mode (a make check of three
+	# kernels in two lanes makes 6); "results/MODE" points at the last
+	# one started
 	# shellcheck disable=SC2012 # our own names, no odd characters
-	ls -1dt "$build/results/$rmode"-*-* 2>/dev/null | tail -n +6 | while read -r old; do
+	ls -1dt "$build/results/$rmode"-*-* 2>/dev/null | tail -n +13 | while read -r old; do
 		[[ "$old" != "$results" && -d "$old" ]] || continue
 		# unfinished and recent: maybe a run of an older run.sh (no lock)
 		[[ -f "$old/done" || -n "$(find "$old" -maxdepth 0 -mmin +60)" ]] || continue

@@ -117,7 +117,7 @@ unit: tools
 	$(MAKE) --no-print-directory -C tests unit-run
 
 deps:
-	@bash tests/install-deps.sh
+	@bash tests/install-deps.sh --demo
 
 # The long fuzz runs: the in-VM ioctl/netlink fuzzer on the debug kernel,
 # then libFuzzer on ordlockctl's parsers (when clang is installed)
@@ -157,7 +157,7 @@ vm: kdir-check
 	@$(vm_env) bash tests/vm/run.sh $(T)
 
 demo:
-	@bash tests/install-deps.sh
+	@bash tests/install-deps.sh --demo
 	+@$(MAKE) --no-print-directory demo-run
 
 # Long runs of the stress test and of the in-VM fuzzer (short in make check);

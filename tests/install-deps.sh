@@ -20,6 +20,10 @@
 # debug kernel of "make check-debug" needs (tests/debug-kernel/build.sh).
 # --cluster installs what "make check-cluster" needs (tests/cluster/):
 # corosync, dlm_controld and dlm_tool (dlm-controld), libdlm's header.
+# --demo installs only what "make demo" needs, so that a fresh machine's
+# first run takes minutes: the toolchain, qemu, Debian 12's default kernel
+# (6.1) and its headers, busybox-static, libnl, libsmartcols and graphviz;
+# no other kernel, no linux-source, no dkms, no clang.
 set -euo pipefail
 
 PACKAGES=(
@@ -61,16 +65,33 @@ DEBUG_KERNEL_PACKAGES=(
 	libelf-dev
 	libssl-dev
 )
+DEMO_PACKAGES=(
+	build-essential
+	qemu-system-x86
+	linux-image-amd64
+	linux-headers-amd64
+	busybox-static
+	libnl-genl-3-dev
+	libnl-3-dev
+	libsmartcols-dev
+	pkg-config
+	python3
+	cpio
+	kmod
+	graphviz
+)
 CLUSTER_PACKAGES=(
 	corosync
 	dlm-controld
 	libdlm-dev
 )
+demo=0
 for arg in "$@"; do
 	case $arg in
 	--bench) PACKAGES+=("${BENCH_PACKAGES[@]}") ;;
 	--debug-kernel) PACKAGES+=("${DEBUG_KERNEL_PACKAGES[@]}") ;;
 	--cluster) PACKAGES+=("${CLUSTER_PACKAGES[@]}") ;;
+	--demo) PACKAGES=("${DEMO_PACKAGES[@]}") demo=1 ;;
 	*)
 		echo "install-deps: unknown option $arg" >&2
 		exit 2
@@ -124,8 +145,9 @@ fi
 
 # The VM boots the kernel the module is built for: every kernel of the test
 # matrix (tests/kver.sh --matrix: the newest headers of each flavour) needs
-# its image (and modules) too.
+# its image (and modules) too; the demo's only the default one.
 while read -r flavour kver; do
+	[[ $demo == 0 || $flavour == 6.1 ]] || continue
 	if [[ -z "$kver" ]]; then
 		echo "install-deps: no $flavour kernel headers under /lib/modules/" >&2
 		exit 1

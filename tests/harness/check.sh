@@ -9,7 +9,8 @@
 # again on the debug kernel (make check-debug; CHECK_DEBUG=0 skips it, and
 # it is skipped with T= or KVER= unless CHECK_DEBUG=1), and with
 # CHECK_CLUSTER=1 the cluster suite (make check-cluster) on each kernel of
-# the matrix.  T="name ..."
+# the matrix, or only on the flavours CHECK_CLUSTER_FLAVOURS names ("6.1":
+# CI's, to stay inside its budget; docs/testing.md).  T="name ..."
 # limits the in-VM programs.  Prints a summary per part (each line of a
 # kernel's part starts "[6.12-rt] ", say) and, as the very last line,
 # "N passed, N failed" over every TAP point and harness check.  Exits
@@ -132,7 +133,7 @@ fi
 # with the modules built for it apart (tests/cluster/build-kernel.sh):
 # when CHECK_CLUSTER=1 (.ci/run sets it), and not with T= or KVER=.
 if [[ ${CHECK_CLUSTER:-} == 1 && -z ${T:-} && -z ${CHECK_KVER:-} ]]; then
-	echo "== cluster suite (make check-cluster, each kernel)"
+	echo "== cluster suite (make check-cluster, ${CHECK_CLUSTER_FLAVOURS:-each kernel})"
 	mkdir -p tests/build/results
 	if ! bash tests/install-deps.sh --cluster; then
 		echo "FAIL cluster suite: its packages (tests/install-deps.sh --cluster)"
@@ -141,6 +142,10 @@ if [[ ${CHECK_CLUSTER:-} == 1 && -z ${T:-} && -z ${CHECK_KVER:-} ]]; then
 	fi
 	while read -r flavour kver; do
 		[[ -n $kver ]] || continue # the in-VM part failed it already
+		if [[ -n ${CHECK_CLUSTER_FLAVOURS:-} && " $CHECK_CLUSTER_FLAVOURS " != *" $flavour "* ]]; then
+			echo "== cluster suite on $flavour: not in CHECK_CLUSTER_FLAVOURS ($CHECK_CLUSTER_FLAVOURS)"
+			continue
+		fi
 		clog=tests/build/results/check-cluster-$flavour.log
 		echo "== cluster suite on $flavour ($kver)"
 		if ! bash tests/cluster/build-kernel.sh "$kver" >"$clog" 2>&1; then

@@ -405,14 +405,15 @@ u64 ordlock_lease_left_ms(const struct ordlock_owner *owner, bool *has)
 }
 
 /*
- * Whether the grants of @owner are live at @now: its lease is neither
- * revoked nor past its deadline (the work may not have run yet). Read
- * without the owner's lock, under the bucket lock of one of its holds
- * (which keeps the owner): the deadline, then the revoked flag, in the
- * reverse order of their writes in ordlock_lease_revoke(), so that a
- * deadline already cleared comes with the flag set.
+ * Whether the grants of @owner are live now: its lease is neither revoked
+ * nor past its deadline (the work may not have run yet). Read without the
+ * owner's lock, under the bucket lock of one of its holds (which keeps the
+ * owner): the deadline, then the revoked flag, in the reverse order of
+ * their writes in ordlock_lease_revoke(), so that a deadline already
+ * cleared comes with the flag set. The clock is read last, after the call
+ * began: a call made from the deadline on is answered stale.
  */
-static bool ordlock_lease_live(const struct ordlock_owner *owner, ktime_t now)
+static bool ordlock_lease_live(const struct ordlock_owner *owner)
 {
 	const struct ordlock_lease *l = &owner->lease;
 	ktime_t expires = READ_ONCE(l->expires);
@@ -421,7 +422,7 @@ static bool ordlock_lease_live(const struct ordlock_owner *owner, ktime_t now)
 	smp_rmb();
 	if (READ_ONCE(l->revoked))
 		return false;
-	return !expires || ktime_before(now, expires);
+	return !expires || ktime_before(ktime_get(), expires);
 }
 
 /**
@@ -443,12 +444,9 @@ int ordlock_lease_token_check(struct ordlock_domain *domain,
 	struct ordlock_resource *res;
 	struct ordlock_hold *hold;
 	int ret = -ESTALE;
-	ktime_t now;
 
 	if (!token)
 		return -ESTALE;
-	/* Read before the look-up: a deadline it reaches makes the answer stale */
-	now = ktime_get();
 	bucket = ordlock_table_bucket(domain, key->rank, key->id);
 	spin_lock(&bucket->lock);
 	for (res = bucket->chain; res; res = res->next) {
@@ -457,7 +455,7 @@ int ordlock_lease_token_check(struct ordlock_domain *domain,
 			continue;
 		list_for_each_entry(hold, &res->holders, res_node) {
 			if (hold->token == token) {
-				if (ordlock_lease_live(hold->owner, now))
+				if (ordlock_lease_live(hold->owner))
 					ret = 0;
 				break;
 			}

@@ -337,9 +337,9 @@
  * was upgrading is released when it fails, at once. Even a grant that
  * comes at the same moment is not kept. The owner is then revoked like
  * any other. One exception: a wait for a key's lock in the cluster (the
- * DLM) is not woken; the keys the owner holds are still revoked at the
- * deadline, and the request ends with %EKEYEXPIRED when that wait ends
- * (at its timeout at the latest).
+ * DLM) is not woken; the other keys the owner holds are still revoked at
+ * the deadline, and the request (with a key it was upgrading there) ends
+ * with %EKEYEXPIRED when that wait ends (at its timeout at the latest).
  *
  * From the deadline on, %ORDLOCK_IOC_TOKEN_CHECK answers %ESTALE for every
  * grant of the owner, even before the work item has run.

@@ -23,6 +23,9 @@
  * (ioctl), and a netlink socket whose queued ACQUIRE, or CONVERT, waits
  * when its lease ends (its RESULT is REFUSED with EKEYEXPIRED).
  *
+ * And a TOKEN_CHECK made after A's deadline is stale even while the
+ * revocation is late (the lease's timer armed with a timer slack of 2 s).
+ *
  * A's wait is set up before its deadline: the lease is long enough for
  * that (a point says so), and the waits are far longer still.
  */
@@ -33,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -457,6 +461,57 @@ static void test_netlink_wait(int convert)
 	   !olt_probe(d, 1, 4, EX), "%s: all free at the end", what);
 }
 
+#define LATE_LEASE_MS 200
+#define LATE_ROUNDS 3
+
+/*
+ * The revocation may come after the deadline: the lease's timer is armed
+ * with the timer slack of the task that was granted (here 2 s), and the
+ * work item may wait for a CPU. TOKEN_CHECK answers from the deadline
+ * itself: a call made after it is stale whether or not the revocation has
+ * come (poll() tells which it was).
+ */
+static void test_check_before_revocation(void)
+{
+	const char *what = "late revocation";
+	struct ordlock_key k1 = ORDLOCK_EX(1, 1);
+	const char *d = olt_domain("lw-late");
+	struct ordlock *a = olt_open(d), *judge = olt_open(d);
+	struct pollfd pfd = { .fd = ordlock_fd(a), .events = POLLPRI };
+	unsigned int r, early = 0, live = 0, bad = 0;
+	int slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	struct timespec ts;
+	uint64_t t1, dl, ta;
+
+	for (r = 0; r < LATE_ROUNDS; r++) {
+		prctl(PR_SET_TIMERSLACK, 2000000000UL, 0, 0, 0);
+		if (ordlock_acquire_lease(a, &k1, 1, wait_ms, 0, LATE_LEASE_MS, &ta))
+			bad++;
+		t1 = now_ns();
+		prctl(PR_SET_TIMERSLACK, slack > 0 ? (unsigned long)slack : 50000UL, 0, 0, 0);
+		dl = t1 + LATE_LEASE_MS * 1000000ULL + 20000000ULL;
+		ts.tv_sec = (time_t)(dl / 1000000000ULL);
+		ts.tv_nsec = (long)(dl % 1000000000ULL);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		if (ordlock_token_check(judge, d, 1, 1, ta) != -ESTALE)
+			live++;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, 0) == 0)
+			early++;
+		pfd.revents = 0;
+		if (poll(&pfd, 1, BLOCKED_TIMEOUT_MS) != 1 || ordlock_release_all(a))
+			bad++;
+	}
+	is_int(bad, 0, "%s: %d rounds: granted with a %d ms lease, revoked, acknowledged", what,
+	       LATE_ROUNDS, LATE_LEASE_MS);
+	is_int(live, 0,
+	       "%s: TOKEN_CHECK 20 ms after A's deadline is stale, also before the revocation (it had not come yet in %u of %d rounds)",
+	       what, early, LATE_ROUNDS);
+	ordlock_close(judge);
+	ordlock_close(a);
+}
+
 int main(void)
 {
 	const char *sc = getenv("ORDLOCK_WATCHDOG_SCALE");
@@ -475,6 +530,7 @@ int main(void)
 	test_upgrade_wait();
 	test_netlink_wait(0);
 	test_netlink_wait(1);
+	test_check_before_revocation();
 	ok(olt_stats_resources() == 0, "no resource in use at the end (%ld)",
 	   olt_stats_resources());
 	return tap_done();

@@ -16,10 +16,19 @@
  * request does, and revokes: it releases every key (which grants them to
  * the waiters, with new tokens), keeps the list of what it revoked for the
  * failure record, and tells the owner (poll, signal, netlink hook) and the
- * events seam. An owner busy in a request is left alone by the work: the
- * front end revokes when that request ends (ordlock_lease_check()), since
- * the request's own wait is bounded by its timeout and the keys it is
- * taking are not yet the owner's.
+ * events seam. An owner busy in a request (waiting for another key, with
+ * its lock dropped) is revoked all the same: what it holds is released at
+ * the deadline, but for the key a conversion in progress converts, which
+ * the request still works on (owner->converting); then the request's wait
+ * is woken (ordlock_wait_kick()) and the request fails with EKEYEXPIRED,
+ * releasing what it took for itself (all or nothing). Whatever a request
+ * in progress still holds when it ends, on a revoked owner (that key, or
+ * keys granted as the revocation came), the front end's
+ * ordlock_lease_check() releases. The keys the request is taking are not
+ * the owner's yet, and have no lease.
+ *
+ * From the deadline on, the owner's tokens are stale to the token check
+ * even before the work has run (ordlock_lease_live()).
  *
  * Locks: the work takes owner->lock and what nests in it (bucket locks
  * through the release, the event chain); it is queued under nothing but
@@ -40,6 +49,7 @@
 #include "request.h"
 #include "resource.h"
 #include "table.h"
+#include "wait.h"
 
 /* Runs the revocations; high priority, for a revocation is a wake-up */
 static struct workqueue_struct *ordlock_lease_wq;
@@ -96,7 +106,27 @@ int ordlock_lease_refuse(struct ordlock_owner *owner)
 	return -EKEYEXPIRED;
 }
 
-/* The lease of @owner expired at l->expires: revoke what it holds */
+/*
+ * Release what @owner holds but @keep, the key a conversion in progress
+ * converts: its request releases it when it ends (ordlock_lease_check())
+ */
+static void ordlock_lease_release_but(struct ordlock_owner *owner,
+				      struct ordlock_hold *keep)
+{
+	struct ordlock_hold *hold, *tmp;
+	LIST_HEAD(done);
+
+	lockdep_assert_held(&owner->lock);
+	list_for_each_entry_safe_reverse(hold, tmp, &owner->held, owner_node)
+		if (hold != keep)
+			ordlock_owner_drop_hold(owner, hold, &done);
+	ordlock_owner_put_holds(owner, &done);
+}
+
+/*
+ * The lease of @owner expired at l->expires: revoke what it holds, whether
+ * or not a request of it is in progress (then it is woken, and fails)
+ */
 static void ordlock_lease_revoke(struct ordlock_owner *owner, ktime_t now)
 {
 	struct ordlock_lease *l = &owner->lease;
@@ -123,10 +153,15 @@ static void ordlock_lease_revoke(struct ordlock_owner *owner, ktime_t now)
 		i++;
 	}
 	l->nkeys = i;
-	/* The waiters are granted here, with tokens above every revoked one */
-	ordlock_req_release_all(owner);
-	ordlock_lease_clear(l);
 	WRITE_ONCE(l->revoked, true);
+	/* Revoked before the deadline is cleared: pairs with ordlock_lease_live() */
+	smp_wmb();
+	ordlock_lease_clear(l);
+	/* The waiters are granted here, with tokens above every revoked one */
+	if (owner->converting)
+		ordlock_lease_release_but(owner, owner->converting);
+	else
+		ordlock_req_release_all(owner);
 	ordlock_lease_refuse(owner);
 	ordlock_event_failure(owner);
 	wake_up_interruptible_poll(&l->wq, EPOLLPRI);
@@ -134,6 +169,9 @@ static void ordlock_lease_revoke(struct ordlock_owner *owner, ktime_t now)
 		kill_pid(l->sig_pid, l->signal, 1);
 	if (l->revoked_hook)
 		l->revoked_hook(owner, l->hook_data);
+	/* A request in progress (its wait, if any) ends with EKEYEXPIRED */
+	if (owner->busy)
+		ordlock_wait_kick(owner);
 }
 
 static void ordlock_lease_work(struct work_struct *work)
@@ -143,8 +181,8 @@ static void ordlock_lease_work(struct work_struct *work)
 	ktime_t now;
 
 	mutex_lock(&owner->lock);
-	/* A busy owner is revoked when its request ends */
-	if (l->dead || !l->expires || owner->busy)
+	/* A busy owner too: its request waits with the lock dropped */
+	if (l->dead || !l->expires)
 		goto out;
 	if (!owner->nheld) {
 		ordlock_lease_clear(l);
@@ -195,9 +233,11 @@ void ordlock_lease_owner_free(struct ordlock_owner *owner)
  * ordlock_lease_check() - before and after a request of @owner
  * @owner: the owner, locked
  *
- * Revokes at once a lease that expired while the work could not (the
- * owner was busy) or had not yet run: an expired lease is never renewed,
- * and a request never gets keys past it.
+ * Revokes at once a lease that expired while the work had not yet run:
+ * an expired lease is never renewed, and a request never gets keys past
+ * it. An owner revoked while a request of it was in progress may hold
+ * keys when it ends (granted to it as the revocation came, or converted
+ * by it): the request failed, and they are released here.
  *
  * Return: 0, or -EKEYEXPIRED (the owner is revoked; the failure record
  * says what it lost).
@@ -208,8 +248,11 @@ int ordlock_lease_check(struct ordlock_owner *owner)
 	ktime_t now;
 
 	lockdep_assert_held(&owner->lock);
-	if (l->revoked)
+	if (l->revoked) {
+		if (owner->nheld && !owner->busy)
+			ordlock_req_release_all(owner);
 		return ordlock_lease_refuse(owner);
+	}
 	if (likely(!l->expires) || owner->busy)
 		return 0;
 	if (!owner->nheld) {
@@ -255,6 +298,9 @@ void ordlock_lease_granted(struct ordlock_owner *owner, u32 lease_ms)
 	u64 ns;
 
 	lockdep_assert_held(&owner->lock);
+	/* Granted as the lease was revoked: ordlock_lease_check() releases */
+	if (owner->lease.revoked)
+		return;
 	ns = ordlock_lease_ns(owner->domain, lease_ms);
 	if (ns && owner->nheld)
 		ordlock_lease_start(&owner->lease, ns, false);
@@ -358,13 +404,38 @@ u64 ordlock_lease_left_ms(const struct ordlock_owner *owner, bool *has)
 	return left > 0 ? DIV_ROUND_UP_ULL(left, NSEC_PER_MSEC) : 0;
 }
 
+/*
+ * Whether the grants of @owner are live now: its lease is neither revoked
+ * nor past its deadline (the work may not have run yet). Read without the
+ * owner's lock, under the bucket lock of one of its holds (which keeps the
+ * owner): the deadline, then the revoked flag, in the reverse order of
+ * their writes in ordlock_lease_revoke(), so that a deadline already
+ * cleared comes with the flag set. The clock is read last, after the call
+ * began: a call made from the deadline on is answered stale.
+ */
+static bool ordlock_lease_live(const struct ordlock_owner *owner)
+{
+	const struct ordlock_lease *l = &owner->lease;
+	ktime_t expires = READ_ONCE(l->expires);
+
+	/* The deadline, then the flag: pairs with ordlock_lease_revoke() */
+	smp_rmb();
+	if (READ_ONCE(l->revoked))
+		return false;
+	return !expires || ktime_before(ktime_get(), expires);
+}
+
 /**
  * ordlock_lease_token_check() - is @token the live grant of @key?
  * @domain: the key's domain (a reference held by the caller)
  * @key: the key; its mode is ignored
  * @token: the token
  *
- * Return: 0 when an owner holds @key under @token, else -ESTALE.
+ * A grant whose holder's lease has reached its deadline is not live,
+ * whether or not the kernel has released it yet.
+ *
+ * Return: 0 when an owner holds @key under @token and its lease (if any)
+ * is live, else -ESTALE.
  */
 int ordlock_lease_token_check(struct ordlock_domain *domain,
 			      const struct ordlock_rkey *key, u64 token)
@@ -384,7 +455,8 @@ int ordlock_lease_token_check(struct ordlock_domain *domain,
 			continue;
 		list_for_each_entry(hold, &res->holders, res_node) {
 			if (hold->token == token) {
-				ret = 0;
+				if (ordlock_lease_live(hold->owner))
+					ret = 0;
 				break;
 			}
 		}

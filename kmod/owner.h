@@ -42,6 +42,9 @@ struct ordlock_user;
  * @failure: the last failure record
  * @busy: a request is in progress: it may wait with @lock dropped, and
  *	other requests fail with EBUSY meanwhile
+ * @converting: the hold (one of @held) that the conversion in progress
+ *	converts, NULL when none: a revocation meanwhile leaves it to the
+ *	request's end (lease.c); set and cleared with @busy
  * @cluster: @domain is a cluster domain (its backend is set): the holds
  *	are struct ordlock_cluster_hold, @spare included; constant while the
  *	owner is in @domain (domain.h: the backend changes only while nobody
@@ -127,6 +130,7 @@ struct ordlock_owner {
 	struct ordlock_failure failure;
 	bool busy;
 	bool cluster;
+	struct ordlock_hold *converting;
 	struct ordlock_cycle_step *cycle;
 	char (*cycle_domain)[ORDLOCK_DOMAIN_NAME_MAX];
 	unsigned int ncycle;

@@ -221,6 +221,7 @@ static void ordlock_request_put(struct ordlock_request *req)
 	}
 	req->active = false;
 	req->owner->busy = false;
+	req->owner->converting = NULL;
 }
 
 /*
@@ -1011,6 +1012,9 @@ int ordlock_request_poll(struct ordlock_request *req)
 		return ordlock_cluster_poll(req);
 	if (ordlock_waiter_granted(&req->w))
 		ret = ordlock_wait_end(req, 0);
+	else if (req->owner->lease.revoked)
+		/* Revoked while it waited (lease.c woke it): it fails */
+		ret = ordlock_wait_end(req, -EKEYEXPIRED);
 	else if (ktime_compare(now, req->deadline) >= 0)
 		ret = ordlock_wait_end(req, -ETIMEDOUT);
 	else if (req->check_at && ktime_compare(now, req->check_at) >= 0)
@@ -1272,6 +1276,7 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 	res = hold->res;
 	req->active = true;
 	owner->busy = true;
+	owner->converting = hold;
 	req->timeout_ns = timeout_ns;
 	if (key->mode == ORDLOCK_MODE_SHARED) {
 		/*

@@ -10,6 +10,11 @@
  *
  * The owner's lock is held throughout, except while the task sleeps (the
  * owner is busy meanwhile).
+ *
+ * A wait also ends when the owner's lease is revoked meanwhile (lease.c
+ * revokes a busy owner too, then wakes its wait: ordlock_wait_kick()): the
+ * request fails with EKEYEXPIRED, and a wait it begins after (a key
+ * granted as the revocation came) fails at once.
  */
 #include <linux/hrtimer.h>
 #include <linux/sched/signal.h>
@@ -23,14 +28,16 @@
 #include "wait.h"
 
 /*
- * Sleep until @w is granted, the deadline passes, a signal comes, or
- * @check_at (when not 0) passes.
+ * Sleep until @w (a waiter of @owner) is granted, @owner's lease is
+ * revoked, the deadline passes, a signal comes, or @check_at (when not 0)
+ * passes. The revocation is written before the bucket lock is taken to
+ * wake the task (ordlock_wait_kick()), and read under it.
  *
- * Return: 0 when granted, -EINTR, -ETIMEDOUT, or 1 when it is time to look
- * for a cycle.
+ * Return: 0 when granted, -EKEYEXPIRED, -EINTR, -ETIMEDOUT, or 1 when it
+ * is time to look for a cycle.
  */
-static int ordlock_sleep(struct ordlock_waiter *w, ktime_t deadline,
-			 ktime_t check_at)
+static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
+			 ktime_t deadline, ktime_t check_at)
 {
 	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
 	ktime_t now, until;
@@ -40,6 +47,10 @@ static int ordlock_sleep(struct ordlock_waiter *w, ktime_t deadline,
 	for (;;) {
 		if (w->granted) {
 			ret = 0;
+			break;
+		}
+		if (READ_ONCE(owner->lease.revoked)) {
+			ret = -EKEYEXPIRED;
 			break;
 		}
 		if (signal_pending(current)) {
@@ -77,6 +88,11 @@ static u32 ordlock_wait_reason(int err)
 	case -EDEADLK:
 		return ORDLOCK_REASON_DEADLOCK;
 	case -ECANCELED:
+	/*
+	 * Withdrawn by a revocation, which was counted and told already: the
+	 * front end's record then says revoked (ordlock_lease_check())
+	 */
+	case -EKEYEXPIRED:
 		return ORDLOCK_REASON_CANCELLED;
 	default:
 		return ORDLOCK_REASON_TIMEOUT;
@@ -139,9 +155,11 @@ int ordlock_wait_end(struct ordlock_request *req, int ret)
  * "timeout", first look for a cycle the wait would close, at once or (in a
  * "detect" domain with a delay) when req->check_at passes; the owner whose
  * wait closes a cycle is the victim. The cycle may pass through owners of
- * other domains, whatever their policies (graph.c).
+ * other domains, whatever their policies (graph.c). The wait of an owner
+ * revoked while its request went on ends at once.
  *
- * Return: 1 while waiting; else the wait ended: 0 (granted) or -EDEADLK.
+ * Return: 1 while waiting; else the wait ended: 0 (granted), -EDEADLK or
+ * -EKEYEXPIRED.
  */
 int ordlock_wait_begin(struct ordlock_request *req)
 {
@@ -168,6 +186,8 @@ int ordlock_wait_begin(struct ordlock_request *req)
 	ordlock_gauge_inc(&domain->waiters);
 
 	spin_lock(&ordlock_graph_lock);
+	if (owner->lease.revoked)
+		return __ordlock_wait_end(req, -EKEYEXPIRED);
 	if (policy != ORDLOCK_POLICY_TIMEOUT) {
 		delay_ms = policy == ORDLOCK_POLICY_DETECT ?
 			   READ_ONCE(domain->detect_delay_ms) : 0;
@@ -215,7 +235,8 @@ int ordlock_wait_sync(struct ordlock_request *req)
 	while (ret == 1) {
 		/* Let other users of the owner in: they find it busy */
 		mutex_unlock(&req->owner->lock);
-		ret = ordlock_sleep(&req->w, req->deadline, req->check_at);
+		ret = ordlock_sleep(req->owner, &req->w, req->deadline,
+				    req->check_at);
 		mutex_lock(&req->owner->lock);
 		if (ret == 1)
 			ret = ordlock_wait_check(req);
@@ -250,4 +271,38 @@ bool ordlock_waiter_granted(struct ordlock_waiter *w)
 	granted = w->granted;
 	spin_unlock(&bucket->lock);
 	return granted;
+}
+
+/**
+ * ordlock_wait_kick() - wake the wait of @owner's request in progress
+ * @owner: the owner, locked; its lease was just revoked (lease.c)
+ *
+ * A wait in the calling task (ordlock_sleep()) finds the owner revoked;
+ * an asynchronous request is notified, as by a grant, and its poll finds
+ * the same (ordlock_request_poll()): either fails with EKEYEXPIRED, unless
+ * the key was granted first. A wait that is not in the graph (none, or a
+ * wait for the cluster's lock) is not woken. The waiter cannot go away
+ * meanwhile: it leaves the graph only under @owner's lock.
+ */
+void ordlock_wait_kick(struct ordlock_owner *owner)
+{
+	struct ordlock_bucket *bucket;
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&owner->lock);
+	spin_lock(&ordlock_graph_lock);
+	w = owner->waiting;
+	if (w) {
+		bucket = ordlock_res_bucket(w->hold->res);
+		spin_lock(&bucket->lock);
+		/* A granted waiter was woken by its granter */
+		if (!w->granted) {
+			if (w->task)
+				wake_up_process(w->task);
+			else
+				w->notify(w);
+		}
+		spin_unlock(&bucket->lock);
+	}
+	spin_unlock(&ordlock_graph_lock);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Waits of requests: joining the wait-for graph, looking for cycles,
- * sleeping, and ending the wait. Used by request.c only.
+ * sleeping, and ending the wait. Used by request.c, and by lease.c to
+ * wake the wait of an owner it revoked.
  */
 #ifndef _ORDLOCK_WAIT_H
 #define _ORDLOCK_WAIT_H
@@ -9,6 +10,7 @@
 #include <linux/types.h>
 
 struct ordlock_hold;
+struct ordlock_owner;
 struct ordlock_request;
 struct ordlock_waiter;
 
@@ -19,5 +21,6 @@ int ordlock_wait_begin(struct ordlock_request *req);
 int ordlock_wait_check(struct ordlock_request *req);
 int ordlock_wait_sync(struct ordlock_request *req);
 int ordlock_wait_end(struct ordlock_request *req, int ret);
+void ordlock_wait_kick(struct ordlock_owner *owner);
 
 #endif /* _ORDLOCK_WAIT_H */

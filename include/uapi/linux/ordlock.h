@@ -176,11 +176,12 @@
  *              owner but %ORDLOCK_IOC_OWNER_INFO, %ORDLOCK_IOC_LAST_FAILURE,
  *              %ORDLOCK_IOC_TOKEN_CHECK and %ORDLOCK_IOC_RELEASE with
  *              %ORDLOCK_RELEASE_ALL (which acknowledges) fails with it, and
- *              does nothing, until the owner acknowledges; a request that
- *              was waiting when the lease expired ends with it (what it took
- *              is released)
+ *              does nothing, until the owner acknowledges; a request of the
+ *              owner in progress at the deadline ends with it at the
+ *              deadline (what it took is released; DOC: Leases)
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
- *              the key (the key is not held, or held under another token)
+ *              the key (the key is not held, or held under another token,
+ *              or its holder's lease has reached its deadline)
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
  *              nothing changed
@@ -326,14 +327,32 @@
  * A call made after the deadline but before the work item ran revokes at
  * once: an expired lease is never renewed.
  *
+ * A holder that is itself waiting at the deadline (an %ORDLOCK_IOC_ACQUIRE
+ * or %ORDLOCK_IOC_CONVERT sleeping for another key, or a queued netlink
+ * ACQUIRE or CONVERT) is revoked all the same, at the deadline: the keys
+ * it holds are released and its wait is woken. The waiting request fails
+ * with %EKEYEXPIRED (a netlink RESULT: REFUSED, ORDLOCK_A_ERRNO
+ * %EKEYEXPIRED), record %ORDLOCK_REASON_REVOKED, no token; all or nothing:
+ * the keys it had been granted for itself are released, and a key it
+ * was upgrading is released when it fails, at once. Even a grant that
+ * comes at the same moment is not kept. The owner is then revoked like
+ * any other. One exception: a wait for a key's lock in the cluster (the
+ * DLM) is not woken; the other keys the owner holds are still revoked at
+ * the deadline, and the request (with a key it was upgrading there) ends
+ * with %EKEYEXPIRED when that wait ends (at its timeout at the latest).
+ *
+ * From the deadline on, %ORDLOCK_IOC_TOKEN_CHECK answers %ESTALE for every
+ * grant of the owner, even before the work item has run.
+ *
  * What a revoked holder must do: stop acting on what the keys protected,
  * acknowledge, acquire again and re-read what it read under the old keys.
  * What a waiter may assume: a holder that stops calling (stopped, hung,
- * paused) blocks it for at most the lease (plus the timer's lateness: the
- * hrtimer is armed with the holder's timer slack); and every grant it gets
- * carries a token higher than the revoked holder's. What a lease does not
- * protect: a holder that was revoked while it was not running may write
- * with its old token when it resumes; only storage that checks the token
+ * paused, or itself waiting for another key) blocks it for at most the
+ * lease (plus the timer's lateness: the hrtimer is armed with the holder's
+ * timer slack); and every grant it gets carries a token higher than the
+ * revoked holder's. What a lease does not protect: a holder that was
+ * revoked while it was not running may write with its old token when it
+ * resumes; only storage that checks the token
  * (%ORDLOCK_IOC_TOKEN_CHECK, or by comparing with the highest it has seen)
  * refuses that write. Compare Chubby's lock-delay (the lock of a vanished
  * holder stays unavailable for a while; ordlock grants at once and relies
@@ -795,7 +814,9 @@ struct ordlock_renew {
  *
  * Answers whether @token is a live grant of @key: 0 when an owner holds
  * @key under @token, ESTALE otherwise (not held, held under another
- * token, a domain that does not exist). Anyone may ask, about any owner:
+ * token, a domain that does not exist, or held by an owner whose lease
+ * has reached its deadline or was revoked: from the deadline on, even
+ * before the kernel has released the key). Anyone may ask, about any owner:
  * the answer reveals no more than a try-lock would. The check does not
  * hold anything: the grant may end right after the answer; storage that
  * fences writes keeps the highest token it accepted as well.

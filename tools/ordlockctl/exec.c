@@ -856,8 +856,13 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		if (ret >= 0)
 			_exit(ret);
 		if (inherited) {
-			if (write(taken[1], &token, sizeof(token)) != sizeof(token))
-				_exit(OLC_EXIT_OSERR);
+			if (write(taken[1], &token, sizeof(token)) != sizeof(token)) {
+				ret = errno;
+				olc_err("cannot tell ordlockctl the keys are held: %s",
+					strerror(ret));
+				olc_exec_give_back(ol, keys, nkeys);
+				_exit(olc_exit_errno(ret));
+			}
 			close(taken[1]);
 		}
 		olc_exec_setenv(token, domain);

@@ -33,7 +33,11 @@ and full jitter, bounded in attempts and in time::
         with attempt:               # the keys are held in the block
             ...                     # a retryable error here: next attempt
 
-or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``.
+or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``. A
+lease revoked during an attempt is acknowledged and the attempt retried;
+a block that succeeded before its release found the revocation is done:
+``Attempts.revoked`` and a ``RevokedWarning`` say that its token was stale
+from the lease's deadline on.
 
 Leases: ``acquire(..., lease=2.0)`` (seconds) bounds the hold; the owner
 ``renew()``s it or the kernel revokes the keys and grants them to the

@@ -816,7 +816,7 @@ static void test_exec_fd(void)
 	/* -F: no fork; the command holds the keys through ORDLOCK_FD */
 	check(run("$C exec -F -d %s -x 1:1 -- sh -c '"
 		  "echo fd=$ORDLOCK_FD; ls -l /proc/$$/fd/$ORDLOCK_FD; "
-		  "$C exec -n -q -d %s -x 1:1 -- true; echo inner=$?'", d, d) == 0 &&
+		  "$C exec --new-owner -n -q -d %s -x 1:1 -- true; echo inner=$?'", d, d) == 0 &&
 	      strstr(R.out, "/dev/ordlock") && strstr(R.out, "inner=1"),
 	      "exec -F: the command inherits /dev/ordlock (ORDLOCK_FD) and holds the key");
 	if (R.status || !strstr(R.out, "inner=1"))

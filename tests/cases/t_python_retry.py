@@ -5,14 +5,20 @@
 # late key that sorts earlier (acquire(reorder=True): in place, let go and
 # taken again, timed out after letting go), and retries (Owner.attempts(),
 # @ordlock.retrying): full jitter, what is not retried, the caps, and seed
-# 003's two warehouses with try-locks put in lockstep by a barrier.
+# 003's two warehouses with try-locks put in lockstep by a barrier; a
+# lease that expires during an attempt (issue 27, defect 2): the next
+# attempt starts from an acknowledged owner and holds the keys, a body
+# that succeeded is not reported as failed (Attempts.revoked and a
+# RevokedWarning say the lease expired before the release).
 # TAP on stdout. Standard library only.
 import errno
 import multiprocessing
 import os
+import select
 import sys
 import threading
 import time
+import warnings
 
 sys.path.insert(0, os.path.join(
     os.environ.get("ORDLOCK_REPO") or os.path.join(
@@ -191,6 +197,152 @@ with ordlock.Owner(RETRY) as o:
     ok(ordlock.retryable(OSError(errno.EKEYEXPIRED, "revoked")),
        "retryable: a revoked lease (EKEYEXPIRED)")
     ok(not ordlock.retryable(OSError(errno.EINVAL, "bad")), "not retryable: EINVAL")
+
+# --- a lease revoked during an attempt ------------------------------------------
+LEASE = "py-retry-lease-%d" % PID
+
+
+def revoke_now(o, held):
+    """Give what o holds a 50 ms lease, and wait (bounded) for POLLPRI."""
+    p = select.poll()
+    p.register(o.fileno(), select.POLLPRI)
+    held.renew(0.05)
+    return bool(p.poll(20000))
+
+
+def probe(k):
+    try:
+        ordlock.try_acquire(k, domain=LEASE).release()
+        return "free"
+    except ordlock.Busy:
+        return "busy"
+
+
+o = ordlock.Owner(LEASE)
+seen = {}
+
+
+def revoked_body():
+    it = o.attempts("5:1", attempts=3, base=0.001)
+    for attempt in it:
+        with attempt:
+            seen.setdefault("tokens", []).append(attempt.token)
+            if attempt.number == 1:
+                seen["pollpri"] = revoke_now(o, attempt.held)
+                o.renew()           # raises Revoked: the attempt failed
+            else:
+                seen["nheld"] = o.info()["nheld"]
+                seen["probe"] = probe("5:1")
+    seen["attempts"] = it.attempts
+
+
+try:
+    revoked_body()
+    seen["raised"] = None
+except Exception as ex:  # noqa: BLE001
+    seen["raised"] = ex
+ok(seen.get("pollpri"), "attempts: the lease expired during attempt 1", seen)
+ok(seen.get("raised") is None and seen.get("attempts") == 2,
+   "attempts: a revoked attempt is retried, and the second one succeeds", seen)
+tk = seen.get("tokens", [])
+ok(seen.get("nheld") == 1 and seen.get("probe") == "busy"
+   and len(tk) == 2 and tk[1] > tk[0],
+   "attempts: attempt 2 holds the key, with a token above the revoked one", seen)
+ok(o.info()["nheld"] == 0, "attempts: nothing held after the loop")
+
+# the block succeeded, the lease expired before the release (a fresh owner)
+o.close()
+o = ordlock.Owner(LEASE)
+seen = {}
+
+
+def work_done():
+    it = o.attempts("5:2", attempts=3, base=0.001)
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        for attempt in it:
+            with attempt:
+                seen.setdefault("numbers", []).append(attempt.number)
+                seen["pollpri"] = revoke_now(o, attempt.held)
+        seen["warnings"] = [x.category.__name__ for x in w]
+    seen["attempts"] = it.attempts
+    seen["revoked"] = it.revoked
+    seen["attempt_revoked"] = attempt.revoked
+
+
+try:
+    work_done()
+    seen["raised"] = None
+except Exception as ex:  # noqa: BLE001
+    seen["raised"] = ex
+ok(seen.get("pollpri") and seen.get("raised") is None
+   and seen.get("numbers") == [1] and seen.get("attempts") == 1,
+   "attempts: a block that succeeded is not reported as failed, nor run again",
+   seen)
+rv = seen.get("revoked")
+ok(isinstance(rv, ordlock.Revoked) and rv is seen.get("attempt_revoked")
+   and [k for k, _ in rv.revoked] == [ordlock.exclusive(5, 2)],
+   "attempts: .revoked is the Revoked of the release, naming 5:2", seen)
+ok(seen.get("warnings") == ["RevokedWarning"],
+   "attempts: a RevokedWarning says the lease expired before the release", seen)
+try:
+    o.acquire("5:3").release()
+    usable = True
+except ordlock.OrdlockError as ex:
+    usable = ex
+ok(usable is True and o.info()["nheld"] == 0,
+   "attempts: the revocation was acknowledged: the owner acquires again", usable)
+
+o.close()
+o = ordlock.Owner(LEASE)
+calls = []
+
+
+@ordlock.retrying("5:4", owner=o, attempts=3, base=0.001)
+def job(held):
+    calls.append(held.token)
+    if len(calls) == 1:
+        revoke_now(o, held)
+        held.renew()
+    return "done"
+
+
+try:
+    res = job()
+except Exception as ex:  # noqa: BLE001
+    res = ex
+ok(res == "done" and len(calls) == 2 and calls[1] > calls[0],
+   "@retrying: a revoked attempt is retried and the value returned", (res, calls))
+
+# keys held before the loop were revoked too: not acknowledged for us
+o.close()
+o = ordlock.Owner(LEASE)
+o.acquire("4:1")
+seen = {}
+
+
+def held_before():
+    it = o.attempts("5:5", attempts=3, base=0.001)
+    try:
+        for attempt in it:
+            with attempt:
+                revoke_now(o, attempt.held)
+                o.renew()
+    finally:
+        seen["attempts"] = it.attempts
+
+
+e = expect_raises(ordlock.Revoked, held_before,
+                  "held before: the loop raises Revoked")
+ok(seen.get("attempts") == 1, "held before: not retried in vain", seen)
+e = expect_raises(ordlock.Revoked, lambda: o.acquire("6:1"),
+                  "held before: the owner stays revoked for its caller")
+if e:
+    ok(sorted(k for k, _ in e.revoked) == [ordlock.exclusive(4, 1),
+                                           ordlock.exclusive(5, 5)],
+       "held before: 4:1 and 5:5 were revoked", e.revoked)
+o.release()
+o.close()
 
 # --- seed 003: two warehouses with try-locks, in lockstep ------------------------
 WH = "py-wh-%d" % PID

@@ -16,9 +16,18 @@
  *    input, a callback's own error;
  *  - the caps: attempts, and total time (the wait of an attempt is cut to
  *    fit);
- *  - ordlock_retryable()'s table.
+ *  - ordlock_retryable()'s table;
+ *  - a lease that expires during an attempt (issue 27, defect 2): the body
+ *    shortens the lease with ordlock_renew() and waits for the revocation
+ *    (POLLPRI, a condition, not a sleep). When the body fails with it, the
+ *    next attempt starts from an acknowledged owner and holds the keys; when
+ *    the body succeeded, its value is returned, with the revocation in
+ *    ordlock_last_failure() and the owner usable; a revocation of keys the
+ *    owner held before the call, or one from before the call, is not
+ *    acknowledged behind the caller's back and not retried in vain.
  */
 #include <errno.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -316,6 +325,133 @@ static void test_retryable(void)
 	ok(!ordlock_retryable(-EDQUOT, NULL), "not retryable: EDQUOT");
 }
 
+/* What the lease bodies saw, per attempt */
+struct lease_ctx {
+	int fail_body;		/* attempt 1 fails with the revocation */
+	int done_value;		/* else it returns this */
+	unsigned int calls;
+	uint64_t token[4];
+	long nheld[4];		/* what the owner held in the body */
+	int probe[4];		/* another owner's try-lock of the key */
+	int revoked_seen;	/* attempt 1 saw POLLPRI */
+	struct ordlock_key key;
+};
+
+/* Wait (bounded) until the kernel revoked @ol's lease: POLLPRI */
+static int wait_revoked(struct ordlock *ol)
+{
+	struct pollfd pfd = { .fd = ordlock_fd(ol), .events = POLLPRI };
+
+	return poll(&pfd, 1, BLOCKED_TIMEOUT_MS) == 1 && (pfd.revents & POLLPRI);
+}
+
+/*
+ * Attempt 1: a lease of 50 ms on what the owner holds, then wait for its
+ * revocation; fail with it (the renew that says EKEYEXPIRED), or return
+ * done_value as if the work was done just before the deadline. Later attempts: note
+ * what is held and return 0.
+ */
+static int lease_body(struct ordlock *ol, uint64_t token, void *arg)
+{
+	struct lease_ctx *c = arg;
+	unsigned int i = c->calls++;
+
+	if (i < ARRAY_SIZE(c->token)) {
+		c->token[i] = token;
+		c->nheld[i] = olt_nheld(ol);
+		c->probe[i] = olt_probe(NULL, c->key.rank, c->key.id, EX);
+	}
+	if (i)
+		return 0;
+	if (ordlock_renew(ol, 50, NULL))
+		return -EPROTO;
+	c->revoked_seen = wait_revoked(ol);
+	if (!c->fail_body)
+		return c->done_value;
+	return ordlock_renew(ol, 0, NULL);
+}
+
+static void test_revoked(void)
+{
+	struct ordlock_retry r = { .max_attempts = 3, .base_ms = 1 };
+	struct ordlock_key k = ORDLOCK_EX(31, 1), mine = ORDLOCK_EX(30, 1);
+	struct ordlock_key next = ORDLOCK_EX(32, 1);
+	struct ordlock *ol = olt_open(NULL);
+	struct lease_ctx c;
+	int ret;
+
+	/* the body fails with the revocation: the next attempt gets the keys */
+	memset(&c, 0, sizeof(c));
+	c.fail_body = 1;
+	c.key = k;
+	ret = ordlock_retry(ol, &k, 1, &r, lease_body, &c);
+	ok(c.revoked_seen, "revoked body: the lease expired during attempt 1 (POLLPRI)");
+	is_int(ret, 0, "revoked body: ordlock_retry() succeeds");
+	is_int(r.attempts, 2, "revoked body: on the second attempt");
+	is_int(c.calls, 2, "revoked body: the body ran twice");
+	is_int(c.nheld[1], 1, "revoked body: attempt 2 holds the key");
+	is_int(c.probe[1], -EAGAIN, "revoked body: another owner cannot take it in attempt 2");
+	ok(c.token[1] > c.token[0], "revoked body: attempt 2's token is above the revoked one");
+	is_int(olt_nheld(ol), 0, "revoked body: released after the call");
+	is_int(ordlock_acquire(ol, &next, 1, 0, 0, NULL), 0,
+	       "revoked body: the owner is an ordinary one afterwards");
+	ordlock_release_all(ol);
+
+	/* the body succeeded (0, then 7); only the release finds the revocation */
+	for (int v = 0; v <= 7; v += 7) {
+		memset(&c, 0, sizeof(c));
+		c.key = k;
+		c.done_value = v;
+		ret = ordlock_retry(ol, &k, 1, &r, lease_body, &c);
+		ok(c.revoked_seen, "work done (%d): the lease expired after the work, before the release", v);
+		is_int(ret, v, "work done (%d): the body's value is returned, not an error", v);
+		is_int(r.attempts, 1, "work done (%d): not retried", v);
+		is_int(c.calls, 1, "work done (%d): the body ran once", v);
+		is_int(ordlock_last_failure(ol)->reason, ORDLOCK_REASON_REVOKED,
+		       "work done (%d): ordlock_last_failure() says revoked", v);
+		is_int(ordlock_last_failure(ol)->error, EKEYEXPIRED,
+		       "work done (%d): with EKEYEXPIRED", v);
+		ok(olt_key_eq(&ordlock_last_failure(ol)->key, 31, 1, 0),
+		   "work done (%d): naming the revoked key 31:1", v);
+		is_int(olt_nheld(ol), 0, "work done (%d): nothing held", v);
+		is_int(ordlock_acquire(ol, &next, 1, 0, 0, NULL), 0,
+		       "work done (%d): the revocation is acknowledged: the owner acquires again", v);
+		ordlock_release_all(ol);
+	}
+	is_int(ordlock_retry(ol, &k, 1, &r, ret_value, &c.token[3]), 42,
+	       "clean success: the value");
+	is_int(ordlock_last_failure(ol)->reason, ORDLOCK_REASON_NONE,
+	       "clean success: ordlock_last_failure() says none");
+
+	/* keys held before the call are revoked too: not acknowledged for the caller */
+	is_int(ordlock_acquire(ol, &mine, 1, 0, 0, NULL), 0, "held before: the caller holds 30:1");
+	memset(&c, 0, sizeof(c));
+	c.fail_body = 1;
+	c.key = k;
+	is_errno(ordlock_retry(ol, &k, 1, &r, lease_body, &c), EKEYEXPIRED,
+		 "held before: EKEYEXPIRED");
+	is_int(r.attempts, 1, "held before: not retried (no attempt can succeed)");
+	is_errno(ordlock_acquire(ol, &next, 1, 0, 0, NULL), EKEYEXPIRED,
+		 "held before: the owner is still revoked: the caller learns it lost 30:1");
+	{
+		struct ordlock_revoked_key rk[4];
+		int n = ordlock_revoked_keys(ol, rk, 4);
+
+		is_int(n, 2, "held before: both 30:1 and 31:1 were revoked");
+	}
+	/* revoked before the call: returned at once, still not acknowledged */
+	memset(&c, 0, sizeof(c));
+	c.key = k;
+	is_errno(ordlock_retry(ol, &k, 1, &r, lease_body, &c), EKEYEXPIRED,
+		 "revoked before: EKEYEXPIRED");
+	is_int(r.attempts, 1, "revoked before: one attempt");
+	is_int(c.calls, 0, "revoked before: the body never ran");
+	is_int(ordlock_release_all(ol), 0, "revoked before: the caller acknowledges");
+	is_int(ordlock_retry(ol, &k, 1, &r, ret_value, &c.token[3]), 42,
+	       "then ordlock_retry() works");
+	ordlock_close(ol);
+}
+
 int main(void)
 {
 	watchdog_start(600);
@@ -323,6 +459,7 @@ int main(void)
 	test_retryable();
 	test_not_retried();
 	test_caps();
+	test_revoked();
 	run_warehouses(0);
 	run_warehouses(1);
 	shm_free(sh, sizeof(*sh));

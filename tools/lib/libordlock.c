@@ -777,6 +777,30 @@ static unsigned int backoff_ms(struct ordlock *ol, const struct ordlock_retry *r
 	return (unsigned int)(next_random(ol) % (ceil + 1));
 }
 
+/* No failure: the record of a call that succeeded */
+static void clear_failure(struct ordlock *ol)
+{
+	memset(&ol->failure, 0, sizeof(ol->failure));
+	ol->failure.index = ~0U;
+}
+
+/*
+ * After an attempt whose keys the kernel revoked (the release said
+ * EKEYEXPIRED): acknowledge with RELEASE_ALL when everything revoked was
+ * taken by this call (the owner held nothing when it began), so that the
+ * next attempt, or the caller's next call, starts from an ordinary owner.
+ * @rec is the revocation's record, kept for the caller. Returns whether
+ * the owner is usable again.
+ */
+static int retry_acknowledge(struct ordlock *ol, int held_before,
+			     const struct ordlock_failure *rec)
+{
+	int ret = held_before ? -EKEYEXPIRED : ordlock_release_all(ol);
+
+	ol->failure = *rec;
+	return !ret;
+}
+
 int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 		  unsigned int n, struct ordlock_retry *r,
 		  ordlock_retry_fn fn, void *arg)
@@ -784,8 +808,9 @@ int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 	static const struct ordlock_retry defaults;
 	unsigned int max = ORDLOCK_RETRY_ATTEMPTS, timeout, wait, attempt;
 	uint64_t deadline = 0, token = 0, t;
-	struct ordlock_failure saved;
-	int ret, rel;
+	struct ordlock_failure saved, revoked;
+	struct ordlock_owner_info info;
+	int ret, rel, usable;
 
 	if (!ol || !keys || !n || !fn)
 		return fail(EINVAL);
@@ -796,6 +821,11 @@ int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 	if (r->flags & ~ORDLOCK_RETRY_FLAGS ||
 	    r->acquire_flags & ~(ORDLOCK_ACQUIRE_TRY | ORDLOCK_ACQUIRE_REORDER))
 		return fail(EINVAL);
+	/* what the owner holds of its own: a revocation takes that too */
+	ret = ordlock_owner_info(ol, &info);
+	if (ret)
+		return ret;
+	clear_failure(ol);
 	if (r->max_attempts)
 		max = r->max_attempts;
 	if (r->max_total_ms)
@@ -813,18 +843,39 @@ int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 				timeout = (unsigned int)(deadline - t);
 		}
 		ret = ordlock_acquire(ol, keys, n, timeout, r->acquire_flags, &token);
+		/*
+		 * Revoked before this call, or the keys the caller held were:
+		 * not this call's to acknowledge, and no attempt can succeed
+		 */
+		if (ret == -EKEYEXPIRED)
+			return ret;
 		if (!ret) {
 			ret = fn(ol, token, arg);
 			/* keep the callback's failure record over the release's */
 			saved = ol->failure;
 			rel = ordlock_release(ol, keys, n);
+			if (rel == -EKEYEXPIRED) {
+				/* the lease expired before the release */
+				revoked = ol->failure;
+				usable = retry_acknowledge(ol, info.nheld != 0, &revoked);
+				/* the work is done: its value, the record says revoked */
+				if (ret >= 0)
+					return ret;
+				if (!usable && ordlock_retryable(ret, &saved))
+					return fail(EKEYEXPIRED);
+				rel = 0;
+			}
 			ol->failure = saved;
 			if (!ret && rel)
 				return rel;
-			if (ret > 0)
+			if (ret > 0) {
+				clear_failure(ol);
 				return ret;
-			if (!ret)
+			}
+			if (!ret) {
+				clear_failure(ol);
 				return 0;
+			}
 		}
 		if (!ordlock_retryable(ret, &ol->failure) || attempt >= max)
 			return fail(-ret);

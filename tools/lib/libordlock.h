@@ -306,10 +306,28 @@ int ordlock_retryable(int err, const struct ordlock_failure *f);
  * together: no livelock), within @r's attempts and total time.
  *
  * The keys are released after each attempt, whatever @fn returned. Returns
- * 0 or @fn's positive value on success; else the last failure's negative
- * errno (errno set; ordlock_last_failure() holds its record), at once when
- * it cannot be fixed by retrying, after the last attempt, or when the next
- * backoff would end past @r->max_total_ms.
+ * 0 or @fn's positive value on success (ordlock_last_failure() then says
+ * ORDLOCK_REASON_NONE, or revoked: see below); else the last failure's
+ * negative errno (errno set; ordlock_last_failure() holds its record), at
+ * once when it cannot be fixed by retrying, after the last attempt, or when
+ * the next backoff would end past @r->max_total_ms.
+ *
+ * A lease that expires during an attempt (the domain's max_hold_ms, or one
+ * @fn set with ordlock_renew()): the kernel revokes the keys. When the
+ * owner held nothing when ordlock_retry() was called, everything revoked
+ * was the call's, and ordlock_retry() acknowledges (RELEASE_ALL): the next
+ * attempt starts from an ordinary owner. When @fn failed, the attempt is
+ * retried as its error says. When @fn succeeded and only the release found
+ * the revocation, its work is done and not run again: ordlock_retry()
+ * returns @fn's value, and ordlock_last_failure() says ORDLOCK_REASON_REVOKED
+ * (error EKEYEXPIRED, the revoked keys): the token @fn had was stale from
+ * the deadline on, so what @fn wrote late was refused by storage that
+ * checks tokens and accepted by storage that does not; the caller decides.
+ * A revocation that also took keys the owner held before the call, or one
+ * that came before the call, is the caller's: ordlock_retry() does not
+ * acknowledge it and does not retry (retrying cannot succeed): it returns
+ * -EKEYEXPIRED (or @fn's value, as above), and the owner's next call fails
+ * with EKEYEXPIRED until the caller acknowledges (ordlock_release_all()).
  */
 int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 		  unsigned int n, struct ordlock_retry *r,

@@ -26,9 +26,20 @@
  *    description the shell opened ("exec 9<>/dev/ordlock"), and exit; the
  *    keys stay held by that description until the shell closes it, or until
  *    "exec -u FD" releases them.
+ *
+ * An exec inside another one (its COMMAND runs "ordlockctl exec", as flock
+ * users nest flock(1)) inherits the outer owner: ORDLOCK_FD names it. When
+ * it is of the same domain, the inner exec acquires through it (unless
+ * --new-owner), so that the order rule and the wait-for graph see one owner
+ * per script, as they would see one program: "-x 1:2 -- exec -x 1:1" is an
+ * order violation, and two such scripts crossing are a cycle the kernel
+ * detects. The inner exec releases what it took when its COMMAND ends
+ * (RELEASE of those keys only), and never closes the owner.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -44,6 +55,8 @@
 #define OLC_EXEC_MAX_KEYS	4096
 /* without -w: forever (olc_exec_acquire() asks again past max_timeout_ms) */
 #define OLC_EXEC_FOREVER_MS	(~0U)
+
+enum { OLC_OPT_NEW_OWNER = 0x200 };
 
 static volatile sig_atomic_t olc_exec_child;
 
@@ -248,6 +261,94 @@ static struct ordlock *olc_exec_open_fd(int fd, const char **domain, int domain_
 }
 
 /*
+ * The owner an enclosing exec passed on (ORDLOCK_FD), when it is of
+ * @domain: 0 and *@olp (a handle that must only be detached: the
+ * descriptor and the keys of the owner are the outer exec's). -1 when
+ * there is none, or it is of another domain (the keys then get an owner
+ * of their own, as they always did). Else the exit status: ORDLOCK_FD that
+ * is not a number, not open, or not open on /dev/ordlock is refused, as a
+ * new owner there would escape the order rule and the cycle detection.
+ */
+static int olc_exec_inherited(const char *domain, struct ordlock **olp)
+{
+	static const char hint[] = "give --new-owner for an owner of its own, or unset ORDLOCK_FD";
+	struct ordlock_owner_info info;
+	const char *s = getenv("ORDLOCK_FD");
+	struct ordlock *ol;
+	char *end;
+	long fd;
+	int ret;
+
+	*olp = NULL;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	fd = strtol(s, &end, 10);
+	if (strspn(s, "0123456789") != strlen(s) || *end || errno || fd > INT_MAX) {
+		olc_err("ORDLOCK_FD=\"%s\" is not a descriptor number (the owner of an enclosing \"ordlockctl exec\" was expected); %s",
+			s, hint);
+		return OLC_EXIT_NOINPUT;
+	}
+	ol = ordlock_open_fd((int)fd);
+	if (!ol) {
+		ret = errno;
+		olc_err("ORDLOCK_FD=%ld: descriptor %ld is not open on %s (%s; the owner of an enclosing \"ordlockctl exec\" was expected); %s",
+			fd, fd, ORDLOCK_DEVICE,
+			ret == ENOTTY ? "it is another file" :
+			ret == EBADF ? "it is not open" : strerror(ret), hint);
+		return ret == ENOTTY || ret == EBADF ? OLC_EXIT_NOINPUT : olc_exit_errno(ret);
+	}
+	if (ordlock_owner_info(ol, &info)) {
+		ret = errno;
+		olc_err("ORDLOCK_FD=%ld: OWNER_INFO: %s", fd, strerror(ret));
+		ordlock_detach(ol);
+		return olc_exit_errno(ret);
+	}
+	if (strncmp(info.domain, domain, sizeof(info.domain))) {
+		ordlock_detach(ol);
+		return -1;
+	}
+	*olp = ol;
+	return 0;
+}
+
+/*
+ * Release @keys, taken through an inherited owner, and only them (the
+ * outer exec's stay held); those COMMAND released itself are skipped.
+ * Any mode: COMMAND may have converted one.
+ */
+static void olc_exec_give_back(struct ordlock *ol, const struct ordlock_key *keys,
+			       unsigned int nkeys)
+{
+	struct ordlock_key *any = calloc(nkeys, sizeof(*any));
+	const struct ordlock_failure *f;
+	unsigned int i;
+	char why[512];
+	int ret = -ENOMEM;
+
+	if (any) {
+		for (i = 0; i < nkeys; i++) {
+			any[i] = keys[i];
+			any[i].mode = 0;
+		}
+		ret = ordlock_release(ol, any, nkeys);
+		/* all or none: one that COMMAND released makes it none */
+		for (i = 0; ret == -ENOENT && i < nkeys; i++)
+			if (ordlock_release(ol, &any[i], 1) == -EKEYEXPIRED)
+				ret = -EKEYEXPIRED;
+		if (ret == -ENOENT)
+			ret = 0;
+		free(any);
+	}
+	if (!ret)
+		return;
+	f = ordlock_last_failure(ol);
+	ordlock_strfailure(f, why, sizeof(why));
+	olc_err("releasing the keys taken through the inherited owner: %s",
+		f->reason != ORDLOCK_REASON_NONE && ret != -ENOMEM ? why : strerror(-ret));
+}
+
+/*
  * FD mode: take @keys on the owner of descriptor @fd, or release them (all
  * of them without @keys) with @unlock, and leave: the keys stay with the
  * open file description, which the caller's descriptor keeps open.
@@ -317,6 +418,7 @@ struct olc_exec_args {
 	int unlock;
 	int quiet;
 	const char *label;
+	int new_owner;
 };
 
 /* flock's options, and of the common ones -v, --color and -h alone */
@@ -343,6 +445,9 @@ static const struct olc_option olc_exec_options[] = {
 	{ 'q', "quiet", NULL, "no message when the keys were not obtained" },
 	{ 'L', "label", "LABEL", "name the code path (up to 31 of [A-Za-z0-9._-]): shown\n"
 	  "by owners, locks, events and the learned order" },
+	{ OLC_OPT_NEW_OWNER, "new-owner", NULL, "take the keys with an owner of its own, even inside\n"
+	  "an exec of the same domain (ORDLOCK_FD): outside the\n"
+	  "order rule and the cycle detection of that exec's owner" },
 	{ 'v', "verbose", NULL, "say when the keys were obtained, and the token" },
 	{ OLC_OPT_COLOR, "color", "WHEN", "auto (default: on a terminal), always, never" },
 	{ OLC_OPT_COLOR, "colour", "WHEN", NULL },
@@ -415,6 +520,9 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 					 arg, ORDLOCK_LABEL_MAX - 1);
 		a->label = arg;
 		return -1;
+	case OLC_OPT_NEW_OWNER:
+		a->new_owner = 1;
+		return -1;
 	default:
 		/* -v, --color, -h */
 		return olc_common_opt(cmd, c, arg);
@@ -431,7 +539,17 @@ struct olc_exec_take {
 	unsigned int flags;
 	int quiet;
 	int conflict_code;
+	int inherited;
 };
+
+/* Drop the handle: an inherited owner is the outer exec's, and keeps its keys */
+static void olc_exec_drop(struct ordlock *ol, int inherited)
+{
+	if (inherited)
+		ordlock_detach(ol);
+	else
+		ordlock_close(ol);
+}
 
 /* Take the keys of @t: -1 when held (*@token set), else the exit status */
 static int olc_exec_take(const struct olc_exec_take *t, uint64_t *token)
@@ -442,6 +560,11 @@ static int olc_exec_take(const struct olc_exec_take *t, uint64_t *token)
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ret = olc_exec_acquire(t->ol, t->keys, t->nkeys, t->timeout_ms, t->flags, token);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret == -EBUSY && t->inherited) {
+		/* another request of the shared owner is in progress */
+		olc_err("the owner inherited through ORDLOCK_FD is busy with another request (an exec running in parallel in the same script?): give --new-owner to execs that run in parallel");
+		return olc_exit_errno(ret);
+	}
 	if (ret) {
 		conflict = olc_conflict(ordlock_last_failure(t->ol)->reason);
 		if (!t->quiet || !conflict)
@@ -449,10 +572,11 @@ static int olc_exec_take(const struct olc_exec_take *t, uint64_t *token)
 		return conflict ? t->conflict_code : olc_exit_errno(ret);
 	}
 	if (olc_opt.verbose)
-		olc_err("holding %u key%s in domain %s (token %llu) after %.3f s", t->nkeys,
+		olc_err("holding %u key%s in domain %s (token %llu) after %.3f s%s", t->nkeys,
 			t->nkeys == 1 ? "" : "s", t->domain, (unsigned long long)*token,
 			(double)(t1.tv_sec - t0.tv_sec) +
-			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+			(double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
+			t->inherited ? ", through the owner inherited from ORDLOCK_FD" : "");
 	return -1;
 }
 
@@ -469,7 +593,9 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	const char *domain, *shell_cmd;
 	unsigned int nkeys, i, timeout_ms, flags;
 	int ret, status, conflict_code, quiet, need_names;
-	int no_fork, close_fd, unlock, domain_given, fd = -1;
+	int no_fork, close_fd, unlock, domain_given, fd = -1, inherited = 0;
+	int taken[2] = { -1, -1 };
+	size_t got;
 	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
 	struct sigaction sa, old_int, old_quit, old_term, old_hup;
 	sigset_t fwd, old_mask;
@@ -591,7 +717,18 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		free(keys);
 		return ret;
 	}
-	ol = ordlock_open(domain);
+	/* inside an exec of this domain: its owner (unless --new-owner) */
+	if (!a.new_owner) {
+		ret = olc_exec_inherited(domain, &ol);
+		if (ret > 0) {
+			free(texts);
+			free(keys);
+			return ret;
+		}
+		inherited = !ret;
+	}
+	if (!inherited)
+		ol = ordlock_open(domain);
 	if (!ol) {
 		ret = errno;
 		if (ret == ENOENT && olc_module_missing())
@@ -610,7 +747,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		ret = ordlock_set_label(ol, a.label);
 		if (ret) {
 			olc_err("cannot set the label \"%s\": %s", a.label, strerror(-ret));
-			ordlock_close(ol);
+			olc_exec_drop(ol, inherited);
 			free(texts);
 			free(keys);
 			return olc_exit_errno(-ret);
@@ -624,15 +761,16 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	t.flags = flags;
 	t.quiet = quiet;
 	t.conflict_code = conflict_code;
+	t.inherited = inherited;
 
 	if (no_fork) {
 		/* the command inherits the owner: ORDLOCK_FD names it */
 		olc_exec_name(shell_cmd, &argv[optind]);
 		ret = olc_exec_take(&t, &token);
-		free(texts);
-		free(keys);
 		if (ret >= 0) {
-			ordlock_close(ol);
+			olc_exec_drop(ol, inherited);
+			free(texts);
+			free(keys);
 			return ret;
 		}
 		snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
@@ -640,13 +778,36 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		    setenv("ORDLOCK_FD", fdstr, 1)) {
 			ret = errno;
 			olc_err("cannot pass the descriptor on: %s", strerror(ret));
-			ordlock_close(ol);
+			if (inherited)
+				olc_exec_give_back(ol, keys, nkeys);
+			olc_exec_drop(ol, inherited);
+			free(texts);
+			free(keys);
 			return olc_exit_errno(ret);
 		}
 		fflush(NULL);
 		ret = olc_exec_command(shell_cmd, &argv[optind]);
-		ordlock_close(ol);
+		if (inherited)
+			olc_exec_give_back(ol, keys, nkeys);
+		olc_exec_drop(ol, inherited);
+		free(texts);
+		free(keys);
 		return ret;
+	}
+
+	/*
+	 * Through an inherited owner the child says on a pipe that it took the
+	 * keys (their token), so that only then are they released after
+	 * COMMAND: a request that failed took nothing, and releasing its keys
+	 * would release the outer exec's.
+	 */
+	if (inherited && pipe2(taken, O_CLOEXEC)) {
+		ret = errno;
+		olc_err("pipe: %s", strerror(ret));
+		olc_exec_drop(ol, inherited);
+		free(texts);
+		free(keys);
+		return olc_exit_errno(ret);
 	}
 
 	/*
@@ -679,7 +840,7 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		ret = errno;
 		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		olc_err("fork: %s", strerror(ret));
-		ordlock_close(ol);
+		olc_exec_drop(ol, inherited);
 		free(texts);
 		free(keys);
 		return olc_exit_errno(ret);
@@ -694,9 +855,23 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		ret = olc_exec_take(&t, &token);
 		if (ret >= 0)
 			_exit(ret);
+		if (inherited) {
+			if (write(taken[1], &token, sizeof(token)) != sizeof(token)) {
+				ret = errno;
+				olc_err("cannot tell ordlockctl the keys are held: %s",
+					strerror(ret));
+				olc_exec_give_back(ol, keys, nkeys);
+				_exit(olc_exit_errno(ret));
+			}
+			close(taken[1]);
+		}
 		olc_exec_setenv(token, domain);
-		/* without -o the command inherits the owner, and the keys */
-		if (!close_fd) {
+		if (close_fd && inherited) {
+			/* -o: COMMAND does not get the (outer exec's) descriptor */
+			close(ordlock_fd(ol));
+			unsetenv("ORDLOCK_FD");
+		} else if (!close_fd) {
+			/* without -o the command inherits the owner, and the keys */
 			snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
 			if (fcntl(ordlock_fd(ol), F_SETFD, 0) ||
 			    setenv("ORDLOCK_FD", fdstr, 1)) {
@@ -708,9 +883,24 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		_exit(olc_exec_command(shell_cmd, &argv[optind]));
 	}
 	free(texts);
-	free(keys);
 	olc_exec_child = pid;
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	got = 0;
+	if (inherited) {
+		ssize_t n;
+
+		close(taken[1]);
+		/* the token once the child holds the keys; EOF when it does not */
+		while (got < sizeof(token)) {
+			n = read(taken[0], (char *)&token + got, sizeof(token) - got);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			got += (size_t)n;
+		}
+		close(taken[0]);
+	}
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			olc_err("waitpid: %s", strerror(errno));
@@ -719,18 +909,25 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	olc_exec_child = 0;
-	/*
-	 * With -o the keys are released here. Otherwise ordlockctl only drops
-	 * its descriptor: what the command left running with its inherited
-	 * copy keeps the keys, as flock(1)'s daemon keeps its lock
-	 */
-	if (close_fd) {
+	if (inherited) {
+		/* COMMAND ended: what this exec took goes, the owner stays */
+		if (got == sizeof(token))
+			olc_exec_give_back(ol, keys, nkeys);
+		ordlock_detach(ol);
+	} else if (close_fd) {
+		/*
+		 * With -o the keys are released here. Otherwise ordlockctl only
+		 * drops its descriptor: what the command left running with its
+		 * inherited copy keeps the keys, as flock(1)'s daemon keeps its
+		 * lock
+		 */
 		ordlock_close(ol);
 	} else {
 		fd = ordlock_fd(ol);
 		ordlock_detach(ol);
 		close(fd);
 	}
+	free(keys);
 	if (status == -1)
 		return OLC_EXIT_OSERR;
 	if (WIFEXITED(status))
@@ -747,7 +944,7 @@ const struct olc_cmd olc_cmd_exec = {
 	.opt = olc_exec_opt,
 	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
-	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-L LABEL] [-d DOMAIN] -- COMMAND [ARGS]...\n"
+	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-L LABEL] [--new-owner] [-d DOMAIN] -- COMMAND [ARGS]...\n"
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"
 		 "exec [-s KEY]... [-x KEY]... [options] FD\n"
 		 "exec -u [-s KEY]... [-x KEY]... FD",
@@ -783,5 +980,13 @@ const struct olc_cmd olc_cmd_exec = {
 	"descriptor FD, open on /dev/ordlock, and exit. The keys stay held by that\n"
 	"open file description until it is closed, or \"exec -u FD\" releases them:\n"
 	"  ( ordlockctl exec -n -x 1:1 9 || exit 1; critical section ) 9<>/dev/ordlock\n"
-	"Without -d the keys are in the descriptor's own domain.\n",
+	"Without -d the keys are in the descriptor's own domain.\n"
+	"\n"
+	"Nested: inside an exec of the same domain (its owner is in ORDLOCK_FD),\n"
+	"exec acquires through that owner, so the order rule and the cycle\n"
+	"detection see one owner per script: \"exec -x 1:2 -- ordlockctl exec -x 1:1\n"
+	"-- cmd\" is an order violation in an enforce domain. When COMMAND ends it\n"
+	"releases only the keys it took; the outer exec's stay held. --new-owner\n"
+	"takes an owner of its own instead; an owner of another domain is left alone.\n"
+	"ORDLOCK_FD that is not open on /dev/ordlock is refused (66).\n",
 };

@@ -33,7 +33,11 @@ and full jitter, bounded in attempts and in time::
         with attempt:               # the keys are held in the block
             ...                     # a retryable error here: next attempt
 
-or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``.
+or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``. A
+lease revoked during an attempt is acknowledged and the attempt retried;
+a block that succeeded before its release found the revocation is done:
+``Attempts.revoked`` and a ``RevokedWarning`` say that its token was stale
+from the lease's deadline on.
 
 Leases: ``acquire(..., lease=2.0)`` (seconds) bounds the hold; the owner
 ``renew()``s it or the kernel revokes the keys and grants them to the
@@ -65,6 +69,7 @@ import functools
 import os
 import random
 import time
+import warnings
 from collections import namedtuple
 from typing import (Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence,
                     Tuple, Union)
@@ -77,7 +82,7 @@ __all__ = [
     "Attempts", "ACQUIRE_TRY", "ACQUIRE_REORDER", "RESULT_RELEASED",
     "set_max_hold", "token_check",
     "OrdlockError", "OrderViolation", "StrictRanks", "Timeout", "Busy", "Deadlock",
-    "Revoked",
+    "Revoked", "RevokedWarning",
     "UpgradeDeadlock", "Interrupted", "LimitReached", "NotHeld",
     "PermissionDenied", "DeviceMissing", "RANK_MAX", "ID_MAX",
 ]
@@ -538,6 +543,12 @@ class Revoked(OrdlockError):
         self.revoked = []
 
 
+class RevokedWarning(UserWarning):
+    """The lease of an attempt's keys expired after its block succeeded,
+    before the release: the work is done (not run again), but the token
+    was stale from the deadline on (Attempts.revoked has the Revoked)."""
+
+
 class PermissionDenied(OrdlockError, PermissionError):
     """EACCES or EPERM: this user may not lock (the device's mode and
     group decide), or may not change a domain's policy."""
@@ -753,7 +764,20 @@ class Owner:
         min(cap, base * 2**(n - 1)) seconds (full jitter); anything else
         propagates. After `attempts` attempts, or when the next backoff
         would end past `total` seconds, the last failure is raised.
-        `timeout` is each acquire's (cut to what is left of `total`)."""
+        `timeout` is each acquire's (cut to what is left of `total`).
+
+        A lease that expires during an attempt (the domain's max_hold_ms,
+        or a renew() in the block): when the owner held nothing when the
+        loop began, everything revoked was the loop's, and it acknowledges
+        (release()) so that the next attempt starts from an ordinary owner.
+        A block that raised is retried as its error says. A block that
+        succeeded is done and not run again: the loop ends, .revoked (of the
+        Attempts and of the Attempt) is the Revoked that the release raised,
+        and a RevokedWarning says that the token was stale from the deadline
+        on (storage that checks tokens refused what the block wrote late).
+        A revocation that also took keys held before the loop, or one from
+        before it, is the caller's: it is not acknowledged and not retried
+        (Revoked propagates; the owner's next call raises it too)."""
         return Attempts(self, keys, attempts=attempts, total=total,
                         base=base, cap=cap, timeout=timeout, mode=mode,
                         nowait=nowait, reorder=reorder)
@@ -1132,11 +1156,14 @@ class Attempt:
     and swallows a retryable failure (kept in .error) so that the loop
     goes on; any other exception propagates."""
 
-    def __init__(self, number, held):
+    def __init__(self, number, held, loop=None):
         self.number = number
         self.held = held
         self.token = held.token
         self.error = None
+        #: the Revoked of the release: the lease expired before it
+        self.revoked = None
+        self._loop = loop
 
     def __enter__(self):
         return self
@@ -1144,6 +1171,22 @@ class Attempt:
     def __exit__(self, cls, exc, tb):
         try:
             self.held._end()
+        except Revoked as rev:
+            self.revoked = rev
+            usable = self._loop is not None and self._loop._acknowledge()
+            if exc is None:
+                # the work is done: not a failure, but not silent either
+                if self._loop is not None:
+                    self._loop.revoked = rev
+                warnings.warn(RevokedWarning(
+                    "ordlock: the lease of %s expired before the release: "
+                    "attempt %d's work is done, but token %d was stale from "
+                    "the deadline on" % (", ".join(str(k) for k in self.held.keys),
+                                         self.number, self.token)),
+                    stacklevel=2)
+                return False
+            if retryable(exc) and not usable:
+                raise rev from exc
         except OrdlockError:
             if exc is None:
                 raise
@@ -1172,6 +1215,20 @@ class Attempts:
         self.nowait = nowait
         self.reorder = reorder
         self.attempts = 0
+        #: the Revoked of a release after a block that succeeded, or None
+        self.revoked = None
+        self._held_before = True
+
+    def _acknowledge(self):
+        """After a revocation of the loop's keys: acknowledge it when the
+        owner held nothing of its own before the loop. Whether it did."""
+        if self._held_before:
+            return False
+        try:
+            self.owner.release()
+        except OrdlockError:
+            return False
+        return True
 
     def backoff(self, number):
         """The sleep after failed attempt `number`: full jitter."""
@@ -1179,6 +1236,9 @@ class Attempts:
 
     def __iter__(self):
         deadline = time.monotonic() + self.total if self.total else None
+        self.revoked = None
+        # a revocation takes what the owner held before too: not ours then
+        self._held_before = self.owner.info()["nheld"] != 0
         for number in range(1, self.max + 1):
             self.attempts = number
             timeout = self.timeout
@@ -1189,12 +1249,16 @@ class Attempts:
                 held = self.owner.acquire(*self.keys, timeout=timeout,
                                           mode=self.mode, nowait=self.nowait,
                                           reorder=self.reorder)
+            except Revoked:
+                # revoked before the loop, or keys held before it: the
+                # caller's to acknowledge, and no attempt can succeed
+                raise
             except OrdlockError as e:
                 if not retryable(e):
                     raise
                 last = e
             else:
-                attempt = Attempt(number, held)
+                attempt = Attempt(number, held, self)
                 try:
                     yield attempt
                 finally:

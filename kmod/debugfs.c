@@ -349,7 +349,7 @@ DEFINE_SHOW_ATTRIBUTE(ordlock_order_file);
 static int ordlock_users_show(struct seq_file *m, void *v)
 {
 	seq_puts(m, "# ordlock users v1\n"
-		 "# uid owners keys waiters refused domains\n");
+		 "# uid owners keys waiters refused domains edges edges_dropped\n");
 	ordlock_user_show(m);
 	return 0;
 }

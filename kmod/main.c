@@ -26,8 +26,11 @@
  *	    ordlock_history_lock	spinlock, events.c
  *	    order->lock			mutex, struct ordlock_order (order.c); one at a time
  *	      ordlock_event_chain
+ *	      ordlock_users_lock
  *	ordlock_domains_lock
  *	  order->lock
+ *	order->lock
+ *	  ordlock_users_lock
  *	ordlock_backends_lock		mutex, backend.c; alone
  *
  * ordlock_nl_lock (the hash of netlink owners) is outermost: a socket's
@@ -65,8 +68,11 @@
  *   learned order (ordlock_domain_free()).
  * - ordlock_users_lock (the hash of users) is a leaf. Under owner->lock it
  *   is taken when a domain freed by a move or by DOMAIN_CONFIG puts its
- *   creator's user; under ordlock_nl_lock as above; alone otherwise. Never
- *   under ordlock_domains_lock.
+ *   creator's user; under order->lock when a learned order forgets its
+ *   edges (a reset, or the freeing of the domain, alone or under
+ *   owner->lock) and puts the users they were charged to; under
+ *   ordlock_nl_lock as above; alone otherwise. Never under
+ *   ordlock_domains_lock.
  * - ordlock_event_chain (events.c's notifier chain) is read-held while the
  *   subscribers hear of an event; subscribers take no lock of this module.
  *   It is write-held only by subscribe and unsubscribe, at init and exit,
@@ -91,7 +97,8 @@
  *   ordlock_domains_lock is dropped) and by the domain's freeing; under
  *   ordlock_domains_lock by debugfs "order" (the one lock taken under
  *   ordlock_domains_lock). Under it a potential deadlock is logged and
- *   its event sent (ordlock_event_chain read-held). It allocates
+ *   its event sent (ordlock_event_chain read-held), and a forgotten
+ *   edge puts its user (ordlock_users_lock). It allocates
  *   (GFP_KERNEL): reclaim takes nothing of this module. A grant whose
  *   edges its owner knows takes no lock: the owner's cache is checked
  *   against the order's id and its edges read under rcu_read_lock()

@@ -93,6 +93,9 @@ MODULE_PARM_DESC(order_max_edges, "Most edges of the learned lock order per doma
  * @flags: ORDLOCK_ORDER_EDGE_*; under order->lock
  * @index: position in order->edge_list
  * @count: grants that made it; atomic
+ * @user: the user of the owner whose grant taught it (@first): one of
+ *	its ORDLOCK_USER_EDGES and a reference, given back when the order
+ *	forgets the edge (ordlock_order_clear()); constant
  * @first: the first observation; constant
  */
 struct ordlock_order_edge_k {
@@ -105,6 +108,7 @@ struct ordlock_order_edge_k {
 	u32 flags;
 	u32 index;
 	atomic64_t count;
+	struct ordlock_user *user;
 	struct ordlock_order_edge first;
 };
 
@@ -156,7 +160,8 @@ struct ordlock_order_pot {
  * @nranks: ranks
  * @npots: entries of @pots
  * @npotential: potential deadlocks reported since creation or reset
- * @dropped: observations and potential deadlocks not kept (full)
+ * @dropped: observations and potential deadlocks not kept (full, or the
+ *	user that made the observation had order_max_edges_per_user)
  * @path: scratch for a cycle's path
  */
 struct ordlock_order {
@@ -264,7 +269,11 @@ static struct ordlock_order *ordlock_order_of(struct ordlock_domain *domain)
 	return order;
 }
 
-/* Forget everything @order learned; it gets a new id. Under order->lock. */
+/*
+ * Forget everything @order learned; it gets a new id. Under order->lock.
+ * Each edge's charge goes back to its user (the put may take
+ * ordlock_users_lock, a leaf).
+ */
 static void ordlock_order_clear(struct ordlock_order *order)
 {
 	struct ordlock_order_edge_k *e, *et;
@@ -281,6 +290,10 @@ static void ordlock_order_clear(struct ordlock_order *order)
 	INIT_LIST_HEAD(&order->pots);
 	list_for_each_entry_safe(e, et, &order->edge_list, node) {
 		hlist_del(&e->hnode);
+		/* Owners' caches read the counts only: the user may go now */
+		ordlock_user_uncharge(e->user, ORDLOCK_USER_EDGES, 1);
+		ordlock_user_put(e->user);
+		e->user = NULL;
 		kfree_rcu(e, rcu);
 	}
 	INIT_LIST_HEAD(&order->edge_list);
@@ -601,7 +614,12 @@ static void ordlock_order_ids(struct ordlock_order *order,
 		}
 }
 
-/* A new edge of @pair, learned under order->lock; NULL when not kept */
+/*
+ * A new edge of @pair, learned under order->lock; NULL when not kept: the
+ * domain's order is full, or @owner's user has taught
+ * order_max_edges_per_user edges (all domains), or out of memory. The
+ * edge is charged to that user until the order forgets it.
+ */
 static struct ordlock_order_edge_k *
 ordlock_order_add(struct ordlock_order *order, struct ordlock_owner *owner,
 		  const struct ordlock_order_pair *pair)
@@ -614,9 +632,11 @@ ordlock_order_add(struct ordlock_order *order, struct ordlock_owner *owner,
 	lockdep_assert_held(&order->lock);
 	if (order->nedges >= ordlock_order_max_edges())
 		goto drop;
+	if (ordlock_user_charge_edge(owner->user, owner->user_exempt))
+		goto drop;
 	e = kzalloc(sizeof(*e), GFP_KERNEL_ACCOUNT);
 	if (!e)
-		goto drop;
+		goto drop_uncharge;
 	e->from = pair->from;
 	e->to = pair->to;
 	e->what = pair->what;
@@ -647,6 +667,7 @@ ordlock_order_add(struct ordlock_order *order, struct ordlock_owner *owner,
 		if (ret)
 			e->flags |= ORDLOCK_ORDER_EDGE_INVERTED;
 	}
+	e->user = ordlock_user_hold(owner->user);
 	e->index = order->nedges++;
 	hlist_add_head(&e->hnode,
 		       &order->edges[ordlock_order_hash(e->from, e->to, e->what)]);
@@ -659,6 +680,8 @@ ordlock_order_add(struct ordlock_order *order, struct ordlock_owner *owner,
 
 drop_free:
 	kfree(e);
+drop_uncharge:
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_EDGES, 1);
 drop:
 	order->dropped++;
 	return NULL;

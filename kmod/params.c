@@ -52,6 +52,10 @@ unsigned int ordlock_param_max_domains_per_user = 64;
 module_param_named(max_domains_per_user, ordlock_param_max_domains_per_user, uint, 0644);
 MODULE_PARM_DESC(max_domains_per_user, "Most domains created for one user at once, unless CAP_SYS_RESOURCE (default 64)");
 
+unsigned int ordlock_param_order_max_edges_per_user = 1024;
+module_param_named(order_max_edges_per_user, ordlock_param_order_max_edges_per_user, uint, 0644);
+MODULE_PARM_DESC(order_max_edges_per_user, "Most edges of learned lock orders (all domains) taught by one user, unless CAP_SYS_RESOURCE; later new ones are dropped (default 1024)");
+
 static unsigned int default_timeout_ms = 30000;
 module_param(default_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(default_timeout_ms, "Timeout of a request that gives none, in ms (default 30000)");

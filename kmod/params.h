@@ -33,6 +33,7 @@ extern unsigned int ordlock_param_max_owners_per_user;
 extern unsigned int ordlock_param_max_keys_per_user;
 extern unsigned int ordlock_param_max_waiters_per_user;
 extern unsigned int ordlock_param_max_domains_per_user;
+extern unsigned int ordlock_param_order_max_edges_per_user;
 
 static inline unsigned int ordlock_max_keys_per_request(void)
 {
@@ -77,6 +78,12 @@ static inline unsigned int ordlock_max_waiters_per_user(void)
 static inline unsigned int ordlock_max_domains_per_user(void)
 {
 	return READ_ONCE(ordlock_param_max_domains_per_user);
+}
+
+/* Edges of learned orders (all domains) one user may have taught at once */
+static inline unsigned int ordlock_order_max_edges_per_user(void)
+{
+	return READ_ONCE(ordlock_param_order_max_edges_per_user);
 }
 
 unsigned int ordlock_max_keys_per_release(void);

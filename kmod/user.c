@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Users: per-uid counts of owners, held keys, waiters and domains, and the
- * per-user limits. See user.h.
+ * Users: per-uid counts of owners, held keys, waiters, domains and learned
+ * edges, and the per-user limits. See user.h.
  *
  * A user exists while it has an owner or a domain created for it. The
  * counts are per-CPU counters changed by the user's owners under their own
@@ -38,6 +38,7 @@ static const char * const ordlock_user_count_names[ORDLOCK_USER_NR] = {
 	[ORDLOCK_USER_KEYS] = "keys",
 	[ORDLOCK_USER_WAITERS] = "waiters",
 	[ORDLOCK_USER_DOMAINS] = "domains",
+	[ORDLOCK_USER_EDGES] = "edges",
 };
 
 /**
@@ -142,6 +143,8 @@ static unsigned int ordlock_user_limit(enum ordlock_user_count what)
 		return ordlock_max_keys_per_user();
 	case ORDLOCK_USER_WAITERS:
 		return ordlock_max_waiters_per_user();
+	case ORDLOCK_USER_EDGES:
+		return ordlock_order_max_edges_per_user();
 	default:
 		return ordlock_max_domains_per_user();
 	}
@@ -168,6 +171,32 @@ int ordlock_user_charge(struct ordlock_user *user, enum ordlock_user_count what,
 						percpu_counter_batch) > 0) {
 		percpu_counter_sub(count, n);
 		atomic_inc(&user->refused);
+		return -EDQUOT;
+	}
+	return 0;
+}
+
+/**
+ * ordlock_user_charge_edge() - count one more learned edge, within the limit
+ * @user: the user whose grant taught the edge
+ * @exempt: that owner is exempt from the limit (the edge is still counted)
+ *
+ * Called under the order->lock of the edge's domain. An edge past the
+ * limit is counted in @user's edges_dropped (not in refused: no request
+ * fails for it).
+ *
+ * Return: 0, or -EDQUOT when the user has order_max_edges_per_user.
+ */
+int ordlock_user_charge_edge(struct ordlock_user *user, bool exempt)
+{
+	struct percpu_counter *count = &user->count[ORDLOCK_USER_EDGES];
+
+	percpu_counter_inc(count);
+	if (!exempt &&
+	    __percpu_counter_compare(count, ordlock_order_max_edges_per_user(),
+				     percpu_counter_batch) > 0) {
+		percpu_counter_dec(count);
+		atomic_long_inc(&user->edges_dropped);
 		return -EDQUOT;
 	}
 	return 0;
@@ -213,7 +242,8 @@ void ordlock_user_uncharge(struct ordlock_user *user,
  * ordlock_user_show() - one line per user, for debugfs
  * @m: the seq_file
  *
- * "UID OWNERS KEYS WAITERS REFUSED DOMAINS"; the counts are read racily.
+ * "UID OWNERS KEYS WAITERS REFUSED DOMAINS EDGES EDGES_DROPPED"; the
+ * counts are read racily.
  */
 void ordlock_user_show(struct seq_file *m)
 {
@@ -222,12 +252,15 @@ void ordlock_user_show(struct seq_file *m)
 
 	mutex_lock(&ordlock_users_lock);
 	hash_for_each(ordlock_users, bkt, user, node)
-		seq_printf(m, "%u %lld %lld %lld %d %lld\n", ordlock_user_uid(user),
+		seq_printf(m, "%u %lld %lld %lld %d %lld %lld %ld\n",
+			   ordlock_user_uid(user),
 			   percpu_counter_sum(&user->count[ORDLOCK_USER_OWNERS]),
 			   percpu_counter_sum(&user->count[ORDLOCK_USER_KEYS]),
 			   percpu_counter_sum(&user->count[ORDLOCK_USER_WAITERS]),
 			   atomic_read(&user->refused),
-			   percpu_counter_sum(&user->count[ORDLOCK_USER_DOMAINS]));
+			   percpu_counter_sum(&user->count[ORDLOCK_USER_DOMAINS]),
+			   percpu_counter_sum(&user->count[ORDLOCK_USER_EDGES]),
+			   atomic_long_read(&user->edges_dropped));
 	mutex_unlock(&ordlock_users_lock);
 }
 

@@ -3,7 +3,7 @@
  * Users: what the owners of one uid hold, wait for and are, and the
  * domains they created, against the per-user limits (module parameters
  * max_owners_per_user, max_keys_per_user, max_waiters_per_user,
- * max_domains_per_user).
+ * max_domains_per_user, order_max_edges_per_user).
  *
  * An owner belongs to the user of its creator: the effective uid of the
  * task that opened /dev/ordlock, or that made the first lock request of a
@@ -17,6 +17,12 @@
  * or the user of the task that configured it through netlink. It counts
  * against that user until it is freed, whoever uses it meanwhile; joining
  * an existing domain charges nothing.
+ *
+ * An edge of a domain's learned lock order (order.c) belongs to the user
+ * of the owner whose grant taught it, and counts against that user, in
+ * whatever domain, until the order forgets it (a reset, or the domain is
+ * freed). Past the limit the user's new edges are not kept: they are
+ * counted in its edges_dropped, not in refused (no request failed).
  */
 #ifndef _ORDLOCK_USER_H
 #define _ORDLOCK_USER_H
@@ -38,6 +44,9 @@
  * @ORDLOCK_USER_WAITERS: requests queued on a resource
  * @ORDLOCK_USER_DOMAINS: domains created for the user that exist (charged
  *	when the domain is created, uncharged when it is freed)
+ * @ORDLOCK_USER_EDGES: edges of learned lock orders the user's grants
+ *	taught (charged when the edge is added, uncharged when its order
+ *	forgets it)
  * @ORDLOCK_USER_NR: number of counts
  */
 enum ordlock_user_count {
@@ -45,22 +54,27 @@ enum ordlock_user_count {
 	ORDLOCK_USER_KEYS,
 	ORDLOCK_USER_WAITERS,
 	ORDLOCK_USER_DOMAINS,
+	ORDLOCK_USER_EDGES,
 	ORDLOCK_USER_NR,
 };
 
 /**
  * struct ordlock_user - the counts of one uid
  * @node: entry in the hash of users, under ordlock_users_lock (user.c)
- * @ref: one reference per owner of the user and one per domain created
- *	for it (domain->creator); the last one frees it
+ * @ref: one reference per owner of the user, one per domain created
+ *	for it (domain->creator) and one per learned edge charged to it; the
+ *	last one frees it
  * @uid: the uid, constant
  * @count: the counts, indexed by enum ordlock_user_count; per-CPU
  *	counters. The owners of the user change them under their
  *	owner->lock, except the count of domains: charged under
  *	ordlock_domains_lock (domain.c), uncharged by whoever frees the
- *	domain, after that lock
+ *	domain, after that lock; and the count of edges: changed under the
+ *	order->lock of the edge's domain (order.c)
  * @refused: requests, owners and domains refused by a per-user limit;
  *	atomic
+ * @edges_dropped: new edges of learned orders not kept because the user
+ *	had order_max_edges_per_user; atomic
  */
 struct ordlock_user {
 	struct hlist_node node;
@@ -68,6 +82,7 @@ struct ordlock_user {
 	kuid_t uid;
 	struct percpu_counter count[ORDLOCK_USER_NR];
 	atomic_t refused;
+	atomic_long_t edges_dropped;
 };
 
 struct ordlock_user *ordlock_user_get(kuid_t uid);
@@ -78,6 +93,7 @@ int ordlock_user_charge(struct ordlock_user *user, enum ordlock_user_count what,
 			unsigned int n, bool exempt);
 int ordlock_user_refuse(struct ordlock_user *user, enum ordlock_user_count what,
 			unsigned int n, bool exempt);
+int ordlock_user_charge_edge(struct ordlock_user *user, bool exempt);
 void ordlock_user_uncharge(struct ordlock_user *user,
 			   enum ordlock_user_count what, unsigned int n);
 void ordlock_user_show(struct seq_file *m);

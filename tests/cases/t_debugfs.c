@@ -46,7 +46,7 @@ static const struct {
 	{ "deadlocks", { "# deadlock seq time_ns domain length",
 			 "# step seq index owner_id pid comm mode rank:id edge blocker_mode domain" } },
 	{ "stats", { NULL } },
-	{ "users", { "# uid owners keys waiters refused domains" } },
+	{ "users", { "# uid owners keys waiters refused domains edges edges_dropped" } },
 };
 
 static void test_files(void)

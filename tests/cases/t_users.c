@@ -468,7 +468,7 @@ static int user_counts(unsigned int uid, struct counts *c)
 			continue;
 		}
 		if (!strncmp(line, "# uid ", 6) &&
-		    strcmp(line, "# uid owners keys waiters refused domains")) {
+		    strcmp(line, "# uid owners keys waiters refused domains edges edges_dropped")) {
 			diag("users: fields \"%s\"", line);
 			found = -EPROTO;
 			break;

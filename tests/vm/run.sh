@@ -32,7 +32,8 @@
 # make check runs 2: see "lanes" below), ORDLOCK_KO (the module to load,
 # default kmod/ordlock.ko),
 # ORDLOCK_BENCH_* (passed to the guest's benchmarks), ORDLOCK_STRESS_*,
-# ORDLOCK_FUZZ_* and ORDLOCK_RELOAD_* (to its tests), TAP_VERBOSE=1 (print
+# ORDLOCK_FUZZ_*, ORDLOCK_RELOAD_* and ORDLOCK_MODEL_* (to its tests: t_model's
+# seed and length), TAP_VERBOSE=1 (print
 # every program's output),
 # ORDLOCK_SUMMARY (file to append "PASSED FAILED" to, used by make check),
 # ORDLOCK_PART (make check: the kernel's name, prefixed to every verdict).
@@ -271,9 +272,10 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 			echo "export $v=$(q "${!v}")"
 		done
 	fi
-	# the length of the stress, fuzz and reload tests (make stress, fuzz-vm)
+	# the length of the stress, fuzz and reload tests (make stress, fuzz-vm),
+	# t_model's seed and length (ORDLOCK_MODEL_SEED replays a run)
 	for v in $(compgen -v ORDLOCK_STRESS_ || true) $(compgen -v ORDLOCK_FUZZ_ || true) \
-		$(compgen -v ORDLOCK_RELOAD_ || true); do
+		$(compgen -v ORDLOCK_RELOAD_ || true) $(compgen -v ORDLOCK_MODEL_ || true); do
 		echo "export $v=$(q "${!v}")"
 	done
 } >"$results/run.env"

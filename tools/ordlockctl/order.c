@@ -412,7 +412,7 @@ static void olc_order_head(const struct olc_order *o)
 	       o->info.npotential == 1 ? "" : "s",
 	       (unsigned long long)o->info.dropped);
 	if (o->info.dropped)
-		printf("%swarning%s: the learned order was full (order_max_edges): %llu observations or reports were dropped, what follows is not all there is\n",
+		printf("%swarning%s: the learned order was full (order_max_edges), or a user had taught order_max_edges_per_user edges: %llu observations or reports were dropped, what follows is not all there is\n",
 		       olc_c(OLC_RED), olc_c(OLC_RESET), (unsigned long long)o->info.dropped);
 }
 

@@ -1045,7 +1045,9 @@ enum ordlock_potential_kind {
  *	created or reset (also those not kept)
  * @dropped: out: observations of new edges, and potential deadlocks, that
  *	were not kept because the domain's learned order was full (module
- *	parameter order_max_edges)
+ *	parameter order_max_edges), or because the user of the owner that
+ *	made the observation had taught order_max_edges_per_user edges (all
+ *	domains; its owners with CAP_SYS_RESOURCE are not limited)
  * @nranks: out: ranks in the learned order
  * @max_edges: out: the bound (order_max_edges) now
  * @learning: out: 1 when the domain learns (policy detect or timeout and

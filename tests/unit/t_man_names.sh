@@ -42,8 +42,8 @@ if command -v lexgrog >/dev/null; then
 	names=$(lexgrog "$man" | sed -n 's/^[^:]*: "\([^ ]*\) - .*"$/\1/p' | sort -u)
 	how=lexgrog
 else
-	names=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$man" | sed '1d;$d' | sed 's/\\-.*//' |
-		tr ', ' '\n\n' | grep . | sort -u)
+	names=$(sed -n '/^\.SH NAME/,/^\.SH/p' "$man" | sed '1d;$d' | tr '\n' ' ' |
+		sed 's/\\-.*//' | tr ', ' '\n\n' | grep . | sort -u)
 	how=sed
 fi
 missing=$(comm -23 <(echo "$syms") <(echo "$names") | tr '\n' ' ')

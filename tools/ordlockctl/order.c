@@ -679,8 +679,9 @@ static int olc_order_run(const struct olc_cmd *cmd, int argc, char **argv)
 		return olc_usage(cmd, "--dot, --suggest, --reset and --json exclude each other (but --suggest -j)");
 	if (a.reset)
 		return olc_order_reset(domain);
-	if (olc_order_load(&o, domain))
-		return OLC_EXIT_ERROR;
+	ret = olc_order_load(&o, domain);
+	if (ret)
+		return olc_exit_errno(ret);
 	if (a.suggest && olc_suggest(&o, &s)) {
 		olc_err("out of memory");
 		return OLC_EXIT_ERROR;

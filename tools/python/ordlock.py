@@ -33,7 +33,16 @@ and full jitter, bounded in attempts and in time::
         with attempt:               # the keys are held in the block
             ...                     # a retryable error here: next attempt
 
-or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``.
+or the decorator, which passes the ``Held`` first::
+
+    @ordlock.retrying(("orders", 10), attempts=5)
+    def pay(held, amount):          # held.token: this attempt's token
+        ...
+
+    pay(10)
+
+Only what ordlock raised is retried: an exception of the body's own (a
+socket's ``TimeoutError`` too) propagates at once.
 
 Leases: ``acquire(..., lease=2.0)`` (seconds) bounds the hold; the owner
 ``renew()``s it or the kernel revokes the keys and grants them to the
@@ -52,8 +61,10 @@ file in the source tree (``tools/lib/libordlock.so.1``), then where
 defaults, for a copy installed by pip into a virtual environment).
 
 Install it with ``make install``, or into a virtual environment with
-``pip install --no-build-isolation tools/python`` (pyproject.toml; the
-library itself comes from ``make install`` or ``$ORDLOCK_LIB``).
+``pip install tools/python`` (pyproject.toml: its own build backend, no
+setuptools, no wheel, no network; the package carries the PEP 561 marker
+py.typed; the library itself comes from ``make install`` or
+``$ORDLOCK_LIB``).
 """
 
 from __future__ import annotations
@@ -1117,8 +1128,10 @@ _rng = random.Random()
 def retryable(exc: BaseException) -> bool:
     """Whether retrying can fix exc: a deadlock victim (Deadlock, and
     UpgradeDeadlock), a Timeout, a Busy key, a revoked lease (EKEYEXPIRED).
-    Never an OrderViolation (StrictRanks included), bad input, a limit."""
-    if not isinstance(exc, OSError):
+    Never an OrderViolation (StrictRanks included), bad input, a limit;
+    only what ordlock raised (an OrdlockError): a socket's ETIMEDOUT in a
+    transaction's body is the body's own failure."""
+    if not isinstance(exc, OrdlockError):
         return False
     if exc.errno in _RETRY_ERRNOS:
         return True

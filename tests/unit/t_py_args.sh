@@ -70,6 +70,13 @@ raises(ValueError, lambda: ordlock.token_check((1, 1), 1 << 64),
        "token_check(token 2^64): ValueError")
 raises(ValueError, lambda: ordlock.token_check((1, 1), -1),
        "token_check(token -1): ValueError")
+# retry only what ordlock raised (issue 30): a socket's ETIMEDOUT is not
+# ordlock's Timeout
+import errno
+point(not ordlock.retryable(OSError(errno.ETIMEDOUT, "socket"))
+      and not ordlock.retryable(TimeoutError(errno.ETIMEDOUT, "socket"))
+      and not ordlock.retryable(OSError(errno.EKEYEXPIRED, "key")),
+      "retryable: no OSError that ordlock did not raise (ETIMEDOUT, EKEYEXPIRED)")
 print("1..%d" % n)
 raise SystemExit(1 if failed else 0)
 PY

@@ -167,11 +167,38 @@ static void test_graph(void)
 	check(strstr(R.out, "o5 -> o6 [label=\"exclusive 1:2\\nheld exclusive\", style=solid, color=red") &&
 	      strstr(R.out, "o7 -> o5 [label=\"shared 1:1\\nheld exclusive\", style=solid];"),
 	      "graph --dot: the cycle's edges red, the others not");
-	if (!system("command -v dot >/dev/null 2>&1"))
+	/* issue 30: the legend says which way an arrow points; a 2-cycle's labels */
+	check(strstr(R.out, "an arrow A -> B means A waits for B") &&
+	      strstr(R.out, "Solid: B holds the key; dashed: B is queued ahead of A for it"),
+	      "graph --dot: the legend says which way an arrow points and what its label is");
+	if (!system("command -v dot >/dev/null 2>&1")) {
 		check(run("$C graph --dot | dot -Tsvg | grep -q '<svg'") == 0,
 		      "graph --dot: dot accepts it");
-	else
+		/*
+		 * where dot puts the labels of a 2-cycle's arcs alone in a
+		 * domain (inches): apart by more than one label (two lines of
+		 * 10 pt, 0.3 in; they were 0.31 apart, touching)
+		 */
+		put("graph", "# ordlock graph v1\n# c\n"
+		    "5 101 transfer two 1:2 exclusive 6 102 transfer exclusive hard 1500000\n"
+		    "6 102 transfer two 1:1 exclusive 5 101 transfer exclusive hard 1400000\n");
+		check(run("$C graph --dot | dot -Tplain | python3 -c '"
+			  "import shlex, sys\n"
+			  "at = {}\n"
+			  "for line in sys.stdin:\n"
+			  "    t = shlex.split(line)\n"
+			  "    if t and t[0] == \"edge\":\n"
+			  "        r = t[4 + 2 * int(t[3]):]\n"
+			  "        at[t[1], t[2]] = (float(r[1]), float(r[2]))\n"
+			  "a, b = at[\"o5\", \"o6\"], at[\"o6\", \"o5\"]\n"
+			  "print(a, b)\n"
+			  "sys.exit(0 if abs(a[1] - b[1]) > 0.4 or abs(a[0] - b[0]) > 1.5 else 1)'") == 0,
+		      "graph --dot | dot: the labels of a 2-cycle's arcs do not overlap");
+		put("graph", graph);
+	} else {
 		ok(1, "graph --dot: dot accepts it # SKIP graphviz is not installed");
+		ok(1, "graph --dot: a 2-cycle's labels # SKIP graphviz is not installed");
+	}
 	jq("graph -j: every edge", "$C graph -j -d wh",
 	   ".edges | length == 4 and .[3].edge == \"soft\" and .[3].waiter.comm == \"report\"");
 }

@@ -623,9 +623,12 @@ def _timeout_ms(timeout: Optional[float]) -> Tuple[int, int]:
     timeout past the 32-bit milliseconds of a request (float("inf")
     included) waits the longest a request may: the kernel caps every wait
     at its max_timeout_ms anyway. (It wrapped: 4294967.296 s became 0 ms,
-    the domain default.)"""
+    the domain default.) -1, filelock's "wait forever", is that longest
+    wait too: no wait is endless here, it lasts up to max_timeout_ms."""
     if timeout is None:
         return 0, 0
+    if timeout == -1:
+        return _U32_MAX, 0
     if timeout != timeout or timeout < 0:
         raise ValueError("ordlock: a timeout is a number of seconds, not %r"
                          % (timeout,))
@@ -720,7 +723,8 @@ class Owner:
                 lease: Optional[float] = None) -> "Held":
         """Take the keys all or nothing; returns a Held (a context manager
         that releases them). timeout: seconds (None: the domain default;
-        0 or nowait=True: do not wait). lease: seconds the hold may last
+        0 or nowait=True: do not wait; -1, as filelock's: the longest wait
+        the kernel allows, max_timeout_ms). lease: seconds the hold may last
         without renew() (None: the domain's max_hold_ms, if any). The
         kernel sorts the keys.
 

@@ -168,7 +168,7 @@ static void test_graph(void)
 	      strstr(R.out, "o7 -> o5 [label=\"shared 1:1\\nheld exclusive\", style=solid];"),
 	      "graph --dot: the cycle's edges red, the others not");
 	/* issue 30: the legend says which way an arrow points; a 2-cycle's labels */
-	check(strstr(R.out, "an arrow A -> B means A waits for B") &&
+	check(strstr(R.out, "an arrow from A to B means A waits for B") &&
 	      strstr(R.out, "Solid: B holds the key; dashed: B is queued ahead of A for it"),
 	      "graph --dot: the legend says which way an arrow points and what its label is");
 	if (!system("command -v dot >/dev/null 2>&1")) {

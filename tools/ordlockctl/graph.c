@@ -90,7 +90,7 @@ static int olc_graph_dot(const struct olc_edges *edges, const char *domain)
 	 * (at the default 0.25 in, two-line labels touched)
 	 */
 	printf("digraph ordlock {\n"
-	       "\tgraph [rankdir=LR, nodesep=0.7, fontname=\"Helvetica\", label=\"ordlock wait-for graph: an arrow A -> B means A waits for B;\\n"
+	       "\tgraph [rankdir=LR, nodesep=0.7, fontname=\"Helvetica\", label=\"ordlock wait-for graph: an arrow from A to B means A waits for B;\\n"
 	       "its label: the key and the mode A wants, then what B does with it.\\n"
 	       "Solid: B holds the key; dashed: B is queued ahead of A for it; red: on a cycle (a deadlock)\"];\n"
 	       "\tnode [shape=box, style=rounded, fontname=\"Helvetica\"];\n"

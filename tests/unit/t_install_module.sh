@@ -2,9 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t_install_module -- "make install-module" leaves a module modprobe finds:
-# into a DESTDIR tree for KVER (tests/kver.sh) it installs ordlock.ko under
-# updates/
-# and runs depmod there (issue 30: kbuild runs depmod only with a
+# into a DESTDIR tree for KVER (tests/kver.sh) it installs ordlock.ko
+# under updates/ (ordlock.ko.xz where the kernel compresses its modules, as
+# Debian's 6.12 does) and runs depmod there (issue 30: kbuild runs depmod only with a
 # System.map, which Debian's headers do not ship, so "modprobe ordlock"
 # said "not found" until "depmod -a"): modules.dep lists ordlock, and
 # "modprobe -d DESTDIR -S KVER --show-depends ordlock" names the installed
@@ -46,7 +46,7 @@ make -s --no-print-directory -C "$repo" install-module KVER="$kver" DESTDIR="$wo
 rc=$?
 point $rc "make install-module KVER=$kver DESTDIR=$work" "$(tail -n 8 "$work/log")"
 mods=$work/lib/modules/$kver
-ko=$(cd "$mods" 2>/dev/null && find updates -name ordlock.ko | head -1)
+ko=$(cd "$mods" 2>/dev/null && find updates -name 'ordlock.ko*' | head -1)
 [[ -n $ko ]]
 point $? "ordlock.ko is installed under updates/ (${ko:-none})"
 grep -q "^$ko:" "$mods/modules.dep" 2>/dev/null

@@ -50,7 +50,9 @@
 #                       completion, udev rule, Python binding, examples under
 #                       $(DESTDIR)$(PREFIX) (PREFIX=/usr/local); see tools/Makefile
 #                       for the directories; "make uninstall" removes them
-#   make install-module the module into $(DESTDIR)/lib/modules/KVER/updates
+#   make install-module the module into $(DESTDIR)/lib/modules/KVER/updates,
+#                       then depmod (-b DESTDIR) for KVER, so that modprobe
+#                       finds it
 #   make dkms-install   the module sources into /usr/src/ordlock-VERSION, then
 #                       dkms add, build, install (DKMS_KVER=: the kernel to
 #                       build for, default the running one); dkms-uninstall
@@ -213,9 +215,21 @@ install: tools
 uninstall:
 	$(MAKE) -C tools uninstall
 
+# kbuild's modules_install runs depmod only when the kernel's build tree
+# has a System.map, which Debian's headers do not ship: modprobe would say
+# "not found" until "depmod -a".  So depmod runs here, on $(DESTDIR) when
+# given (-b), for KVER; without depmod the message says what to run.
+DEPMOD		?= $(firstword $(wildcard /sbin/depmod /usr/sbin/depmod) $(shell command -v depmod 2>/dev/null))
+
 install-module: modules
 	$(MAKE) -C $(KDIR) M=$(CURDIR) INSTALL_MOD_PATH=$(DESTDIR) \
 		INSTALL_MOD_DIR=updates modules_install
+	@if [ -n "$(DEPMOD)" ]; then \
+		echo "$(DEPMOD) $(if $(DESTDIR),-b $(abspath $(DESTDIR)) )-a $(KVER)"; \
+		$(DEPMOD) $(if $(DESTDIR),-b $(abspath $(DESTDIR))) -a $(KVER); \
+	else \
+		echo "install-module: no depmod here: run \"depmod -a $(KVER)\" (kmod) before \"modprobe ordlock\"" >&2; \
+	fi
 
 # What DKMS needs to build the module: the kbuild files, kmod/ and the UAPI
 # header (kmod/ includes it as ../include/uapi).

@@ -158,7 +158,7 @@ with ordlock.Owner(D) as o:
             (lambda: o.acquire((1, 2, "upgrade")), ValueError, "an unknown mode"),
             (lambda: o.acquire("12"), ValueError, "a key string without ':'"),
             (lambda: o.acquire(7), TypeError, "an int as a key"),
-            (lambda: o.acquire((1, 1), timeout=-1), ValueError, "a negative timeout"),
+            (lambda: o.acquire((1, 1), timeout=-2), ValueError, "a negative timeout (-1: the longest wait)"),
             (lambda: o.acquire((1, 1), timeout=float("nan")), ValueError, "a NaN timeout"),
             (lambda: o.acquire((1, 1), timeout="5"), TypeError, "a string timeout"),
             (lambda: o.acquire((1, 1), lease=0), ValueError, "a lease of 0"),

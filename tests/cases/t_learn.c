@@ -240,9 +240,10 @@ static void test_seed004(void)
 	   "004: --dot draws the inverted edge in red");
 
 	st = capture(out, sizeof(out), "%s order -j -d %s 2>&1", ctl, d);
-	ok(!st && strstr(out, "\"kind\":\"cycle\"") && strstr(out, "\"label\":\"batch\""),
-	   "004: -j has the potential deadlocks and labels");
-	if (st)
+	ok(st == 1 && out[0] == '{' && strstr(out, "\"kind\":\"cycle\"") &&
+	   strstr(out, "\"label\":\"batch\""),
+	   "004: -j has the potential deadlocks and labels, in one object; exit 1 as the text form");
+	if (st != 1)
 		show("json", out);
 
 	st = capture(out, sizeof(out), "%s order --suggest -d %s 2>&1", ctl, d);

@@ -18,6 +18,7 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
 import traceback
 
@@ -81,6 +82,19 @@ os.close(stop)
 os.waitpid(hpid, 0)
 with ordlock.acquire(("orders", 10), domain=SHOP, timeout=5) as h3:
     ok(h3.token > h2.token, "the holder's exit released the key")
+
+# timeout=-1, filelock's "wait forever": the longest wait the kernel allows
+# (max_timeout_ms); it waits for the holder, which lets go once asked to
+hpid, stop = holder_child(("orders", 13))
+waiter = threading.Thread(target=lambda: (time.sleep(0.3), os.close(stop)))
+waiter.start()
+try:
+    with ordlock.acquire(("orders", 13), domain=SHOP, timeout=-1) as h4:
+        ok(h4.token > h3.token, "timeout=-1 waits for the holder and is granted")
+except Exception as e:  # noqa: BLE001 (before: ValueError)
+    ok(False, "timeout=-1 waits for the holder and is granted", repr(e))
+waiter.join()
+os.waitpid(hpid, 0)
 
 # plain ints, "rank:id" strings, and a ranks dict given to the call
 with ordlock.acquire((1, 11), "2:21", ("items", 5), domain=SHOP,
@@ -457,8 +471,10 @@ def venv_install():
             "    print(ordlock.__file__, h.token)\n" % SHOP)
     r = subprocess.run([py, "-c", prog], capture_output=True, text=True,
                        env=env, cwd="/")
-    ok(r.returncode == 0 and "site-packages/ordlock.py" in r.stdout,
-       "the venv's ordlock (its own site-packages) takes a key",
+    pkg = r.stdout.split(" ")[0]
+    ok(r.returncode == 0 and "site-packages/ordlock/__init__.py" in r.stdout
+       and os.path.exists(os.path.join(os.path.dirname(pkg), "py.typed")),
+       "the venv's ordlock (its own site-packages, the package with py.typed) takes a key",
        r.stdout + r.stderr)
 
 

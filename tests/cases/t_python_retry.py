@@ -194,9 +194,36 @@ with ordlock.Owner(RETRY) as o:
     e = ordlock.Deadlock(errno.EDEADLK, "x")
     e.reason = ordlock.R_DEADLOCK
     ok(ordlock.retryable(e), "retryable: a deadlock victim")
-    ok(ordlock.retryable(OSError(errno.EKEYEXPIRED, "revoked")),
+    ok(ordlock.retryable(ordlock.Revoked(errno.EKEYEXPIRED, "revoked")),
        "retryable: a revoked lease (EKEYEXPIRED)")
     ok(not ordlock.retryable(OSError(errno.EINVAL, "bad")), "not retryable: EINVAL")
+
+    # only what ordlock raised: the body's own errno-carrying failure (a
+    # socket's ETIMEDOUT) is not a Timeout of ordlock's (issue 30)
+    ok(not ordlock.retryable(OSError(errno.ETIMEDOUT, "socket"))
+       and not ordlock.retryable(TimeoutError(errno.ETIMEDOUT, "socket"))
+       and not ordlock.retryable(BlockingIOError(errno.EAGAIN, "socket")),
+       "not retryable: OSError, TimeoutError and BlockingIOError not raised by ordlock")
+    calls = []
+
+    @ordlock.retrying("3:6", owner=o, attempts=5, base=0.001)
+    def fetch(held, url):
+        calls.append(held.token)
+        raise TimeoutError(errno.ETIMEDOUT, "connect to %s timed out" % url)
+    e = expect_raises(TimeoutError, lambda: fetch("db"),
+                      "@retrying: a socket's ETIMEDOUT in the body propagates")
+    ok(len(calls) == 1 and not isinstance(e, ordlock.OrdlockError)
+       and o.info()["nheld"] == 0,
+       "@retrying: ... after one attempt (not retried), the keys released", calls)
+    numbers = []
+
+    def loop():
+        for attempt in o.attempts("3:6", attempts=5, base=0.001):
+            with attempt:
+                numbers.append(attempt.number)
+                raise OSError(errno.ETIMEDOUT, "recv timed out")
+    expect_raises(OSError, loop, "attempts: an OSError(ETIMEDOUT) of the block propagates")
+    ok(numbers == [1], "attempts: ... from the first attempt", numbers)
 
 # --- a lease revoked during an attempt ------------------------------------------
 LEASE = "py-retry-lease-%d" % PID

@@ -167,11 +167,38 @@ static void test_graph(void)
 	check(strstr(R.out, "o5 -> o6 [label=\"exclusive 1:2\\nheld exclusive\", style=solid, color=red") &&
 	      strstr(R.out, "o7 -> o5 [label=\"shared 1:1\\nheld exclusive\", style=solid];"),
 	      "graph --dot: the cycle's edges red, the others not");
-	if (!system("command -v dot >/dev/null 2>&1"))
+	/* issue 30: the legend says which way an arrow points; a 2-cycle's labels */
+	check(strstr(R.out, "an arrow from A to B means A waits for B") &&
+	      strstr(R.out, "Solid: B holds the key; dashed: B is queued ahead of A for it"),
+	      "graph --dot: the legend says which way an arrow points and what its label is");
+	if (!system("command -v dot >/dev/null 2>&1")) {
 		check(run("$C graph --dot | dot -Tsvg | grep -q '<svg'") == 0,
 		      "graph --dot: dot accepts it");
-	else
+		/*
+		 * where dot puts the labels of a 2-cycle's arcs alone in a
+		 * domain (inches): apart by more than one label (two lines of
+		 * 10 pt, 0.3 in; they were 0.31 apart, touching)
+		 */
+		put("graph", "# ordlock graph v1\n# c\n"
+		    "5 101 transfer two 1:2 exclusive 6 102 transfer exclusive hard 1500000\n"
+		    "6 102 transfer two 1:1 exclusive 5 101 transfer exclusive hard 1400000\n");
+		check(run("$C graph --dot | dot -Tplain | python3 -c '"
+			  "import shlex, sys\n"
+			  "at = {}\n"
+			  "for line in sys.stdin:\n"
+			  "    t = shlex.split(line)\n"
+			  "    if t and t[0] == \"edge\":\n"
+			  "        r = t[4 + 2 * int(t[3]):]\n"
+			  "        at[t[1], t[2]] = (float(r[1]), float(r[2]))\n"
+			  "a, b = at[\"o5\", \"o6\"], at[\"o6\", \"o5\"]\n"
+			  "print(a, b)\n"
+			  "sys.exit(0 if abs(a[1] - b[1]) > 0.4 or abs(a[0] - b[0]) > 1.5 else 1)'") == 0,
+		      "graph --dot | dot: the labels of a 2-cycle's arcs do not overlap");
+		put("graph", graph);
+	} else {
 		ok(1, "graph --dot: dot accepts it # SKIP graphviz is not installed");
+		ok(1, "graph --dot: a 2-cycle's labels # SKIP graphviz is not installed");
+	}
 	jq("graph -j: every edge", "$C graph -j -d wh",
 	   ".edges | length == 4 and .[3].edge == \"soft\" and .[3].waiter.comm == \"report\"");
 }
@@ -318,6 +345,41 @@ static void test_lslocks(void)
 	check(run("$C blockers") == 64 && run("$C blockers 0") == 64, "blockers without a PID: exit 64");
 }
 
+/*
+ * -r prints raw values, not escapes (issue 30: "3.17\x20s"): WAITED in bare
+ * microseconds, LEASE in bare milliseconds, two words of one cell joined
+ * by "-"; -J is -j, as lslocks(8) spells it
+ */
+static void test_raw(void)
+{
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "wh 1:2 waiter 0 6 102 transfer shared 3170000\n"
+	    "wh 1:2 holder 0 5 101 transfer exclusive 17 1500\n");
+	put("owners", "# ordlock owners v1\n# c\n"
+	    "6 102 transfer wh netlink 0 shared 1:2 3170000\n"
+	    "5 101 transfer wh device 1 - - 0\n");
+	put("graph", "# ordlock graph v1\n# c\n"
+	    "6 102 transfer wh 1:2 shared 5 101 transfer exclusive hard 3170000\n");
+	check(run("$C locks -r -n -o ROLE,WAITED,LEASE") == 0 &&
+	      !strcmp(R.out, "holder - 1500\nwaiter 3170000 -\n"),
+	      "locks -r: WAITED 3170000 (microseconds), LEASE 1500 (milliseconds), no \\x20");
+	check(run("$C locks -n -o WAITED,LEASE") == 0 && strstr(R.out, "3.17 s") &&
+	      strstr(R.out, "1500ms"), "locks without -r: 3.17 s and 1500ms for people");
+	check(run("$C owners -r -n -p 102 -o PID,WAITS_FOR,WAITED") == 0 &&
+	      !strcmp(R.out, "102 shared-1:2 3170000\n"),
+	      "owners -r: WAITS FOR shared-1:2, WAITED 3170000");
+	check(run("$C blockers -r -n -o PID,BECAUSE,WAITED 102") == 1 &&
+	      !strcmp(R.out, "101 holds-exclusive 3170000\n"),
+	      "blockers -r: BECAUSE holds-exclusive, WAITED 3170000");
+	check(run("$C locks -r; $C owners -r; $C blockers -r 102") == 1 && !strchr(R.out, '\\') &&
+	      strstr(R.out, " WAITS_FOR "),
+	      "locks, owners and blockers -r: no backslash anywhere (header WAITS_FOR, as -o names it)");
+	check(run("cd \"$ORDLOCK_DEBUGFS\" && $C locks -J > J1 && $C locks -j > J2 && cmp J1 J2 && $C -J owners > J1 &&"
+		  " $C owners --json > J2 && cmp J1 J2 && grep -q '\"owners\"' J1") == 0,
+	      "-J is -j, after the command and before it (lslocks' letter)");
+	put("graph", graph);
+}
+
 /* The options exec takes, and only those, in its --help */
 static void test_exec_help(void)
 {
@@ -416,7 +478,7 @@ static void test_cluster(void)
 	check(run("$C locks -d cd1 -r") == 0 && strstr(R.out, " LEASE NODE\n") &&
 	      strstr(R.out, "cd1 1:1 holder - - - - exclusive - - - 2\n") &&
 	      strstr(R.out, "cd1 1:1 waiter 2 - - - exclusive - - - 3\n") &&
-	      strstr(R.out, "cd1 1:1 waiter 0 9 77 w exclusive - 1\\x20ms - local\n"),
+	      strstr(R.out, "cd1 1:1 waiter 0 9 77 w exclusive - 1234 - local\n"),
 	      "locks -r: node 2 holds 1:1, node 3 waits second in the DLM's queue (NODE),"
 	      " next to the local waiter");
 	check(strstr(R.err, "the rows of other nodes (NODE) are what the DLM on node 1 (this node)") &&
@@ -432,7 +494,7 @@ static void test_cluster(void)
 	check(run("$C locks -d wh") == 0 && !strstr(R.out, "NODE") && !strstr(R.out, "cluster"),
 	      "locks -d of a local domain: no NODE column, no note");
 	check(run("$C locks -p 77 -r -n") == 0 && !strcmp(R.out,
-	      "cd1 1:1 waiter 0 9 77 w exclusive - 1\\x20ms - local\n"),
+	      "cd1 1:1 waiter 0 9 77 w exclusive - 1234 - local\n"),
 	      "locks -p 77: that process's row, no other node's");
 	jq("locks -j: the other nodes' rows and the cluster view", "$C locks -j -d cd1",
 	   "[.locks[] | .node] == [2, null, 3] and .locks[0].pid == null and"
@@ -493,9 +555,9 @@ static void test_cluster_wait(void)
 	    "cd1 1:2 holder 0 10 79 cx shared cluster:5 -\n"
 	    "wh 1:2 holder 0 5 101 transfer exclusive 17 -\n");
 	check(run("$C locks -d cd1 -r -n") == 0 &&
-	      strstr(R.out, "cd1 1:1 holder 0 8 78 cw exclusive - 2.50\\x20s - local\n") &&
-	      strstr(R.out, "cd1 1:2 holder 0 10 79 cx shared - 5\\x20us - local\n"),
-	      "locks -r: a holder waiting for the cluster has no TOKEN, a WAITED");
+	      strstr(R.out, "cd1 1:1 holder 0 8 78 cw exclusive - 2500000 - local\n") &&
+	      strstr(R.out, "cd1 1:2 holder 0 10 79 cx shared - 5 - local\n"),
+	      "locks -r: a holder waiting for the cluster has no TOKEN, a WAITED (bare microseconds)");
 	check(strstr(R.err, "1:1: pid 78 (owner 8) holds it on this node and waits for its lock"
 		     " in the cluster: held by node 2\n") &&
 	      strstr(R.err, "1:2: pid 79 (owner 10) holds it on this node and waits for its lock"
@@ -510,7 +572,7 @@ static void test_cluster_wait(void)
 	jq("locks -j of a plain holder: cluster_wait false, its token", "$C locks -j -d wh",
 	   ".locks[0].cluster_wait == false and .locks[0].token == 17");
 	check(run("$C blockers -r -n 78") == 1 &&
-	      !strcmp(R.out, "- - - holds\\x20exclusive 1:1 cluster 8 exclusive 2.50\\x20s 2\n"),
+	      !strcmp(R.out, "- - - holds-exclusive 1:1 cluster 8 exclusive 2500000 2\n"),
 	      "blockers 78: exit 1, node 2's holder (NODE 2), not node 3's converter from NL");
 	jq("blockers -j 78: blocking_nodes [2], no local pid", "$C blockers -j 78",
 	   ".blocking_pids == [] and .blocking_nodes == [2] and (.blockers | length == 1) and"
@@ -570,6 +632,7 @@ int main(void)
 	test_other();
 	test_json64();
 	test_lslocks();
+	test_raw();
 	test_exec_help();
 	test_usage();
 	test_cluster();

@@ -85,9 +85,13 @@ point $? "and runs against the installed libordlock.so.1 (exit $rc)"
 	-f $INCLUDEDIR/libordlock.h ]]
 point $? "libordlock.pc's include directory holds libordlock.h"
 
-out=$(cd / && PYTHONPATH=$PYTHONDIR $py -c 'import ordlock, sys; print(ordlock._lib._name)' 2>&1)
+# as a user's python3 does: bytecode written beside the module (issue 30:
+# uninstall left the .pyc)
+out=$(cd / && env -u PYTHONDONTWRITEBYTECODE PYTHONPATH=$PYTHONDIR $py -c 'import ordlock, sys; print(ordlock._lib._name)' 2>&1)
 [[ $out == "$LIBDIR/libordlock.so.1" ]]
 point $? "the installed binding imports and loads the installed library by itself ($out)"
+[[ -f $PYTHONDIR/ordlock/py.typed && -n $(find "$PYTHONDIR" -name '*.pyc') ]]
+point $? "it is the package ordlock with its marker py.typed (PEP 561); the import wrote bytecode"
 [[ -f $work/etc/udev/rules.d/60-ordlock.rules ]]
 point $? "the udev rule is in UDEVRULESDIR"
 

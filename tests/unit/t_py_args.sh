@@ -53,7 +53,10 @@ point(T(5) == (5000, 0) and T(0) == (0, ordlock.ACQUIRE_TRY) and T(None) == (0, 
       "timeout 5 s, 0 (try) and None (the domain default) as before")
 point(T(4294967.294) == (4294967294, 0), "timeout 4294967.294 s: 4294967294 ms")
 raises(ValueError, lambda: T(float("nan")), "timeout nan: ValueError")
-raises(ValueError, lambda: T(-1), "timeout -1: ValueError")
+point(T(-1) == (0xFFFFFFFF, 0),
+      "timeout -1 (filelock's convention): the longest wait, up to max_timeout_ms")
+raises(ValueError, lambda: T(-2), "timeout -2: ValueError")
+raises(ValueError, lambda: T(-0.5), "timeout -0.5: ValueError")
 L = ordlock._lease_ms
 point(L(None) == 0 and L(2.5) == 2500, "lease None and 2.5 s as before")
 raises(ValueError, lambda: L(4294968), "lease 4294968 s (past 2^32 - 1 ms): ValueError")
@@ -70,6 +73,13 @@ raises(ValueError, lambda: ordlock.token_check((1, 1), 1 << 64),
        "token_check(token 2^64): ValueError")
 raises(ValueError, lambda: ordlock.token_check((1, 1), -1),
        "token_check(token -1): ValueError")
+# retry only what ordlock raised (issue 30): a socket's ETIMEDOUT is not
+# ordlock's Timeout
+import errno
+point(not ordlock.retryable(OSError(errno.ETIMEDOUT, "socket"))
+      and not ordlock.retryable(TimeoutError(errno.ETIMEDOUT, "socket"))
+      and not ordlock.retryable(OSError(errno.EKEYEXPIRED, "key")),
+      "retryable: no OSError that ordlock did not raise (ETIMEDOUT, EKEYEXPIRED)")
 print("1..%d" % n)
 raise SystemExit(1 if failed else 0)
 PY

@@ -2,12 +2,18 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # t_pyvenv -- the Python binding installs the way Python users expect: its
-# pyproject.toml (setuptools, from Debian's python3-setuptools and
-# python3-wheel: no network) lets "pip install --no-build-isolation
+# pyproject.toml (the binding's own build backend, standard library only:
+# no network, no setuptools, no wheel) lets "pip install --no-build-isolation
 # tools/python" put it into a virtual environment, where it imports (the
 # library is loaded on first use), carries type hints and docstrings, and
 # loads libordlock ($ORDLOCK_LIB here; the in-VM t_python takes a key
-# through such an install).  TAP.
+# through such an install).  Then, for Debian's python3 and pyenv's
+# python3.11 when there is one: in a bare virtual environment without the
+# "wheel" package (issue 30: the setuptools backend failed there), plain
+# "pip install tools/python" (build isolation, no index) installs the
+# package ordlock with its PEP 561 marker py.typed and the "Typing ::
+# Typed" classifier, "pip install -e" imports the tree's ordlock.py, and
+# "pip uninstall" leaves nothing.  TAP.
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -75,5 +81,42 @@ point $? "and it loads libordlock on first use (mode_name, reason_name)"
 ORDLOCK_LIB=$work/none.so "$work/venv/bin/python" -c 'import ordlock; ordlock.mode_name(1)' >"$work/out" 2>&1
 [[ $? != 0 ]] && grep -q "cannot load libordlock (set ORDLOCK_LIB)" "$work/out"
 point $? "without the library, the first call says where it looked and how to point at it"
+# bare virtual environments without wheel: Debian's python3, pyenv's 3.11
+pys=("$py")
+for p in /root/.pyenv/versions/3.11*/bin/python3 "${PYENV_ROOT:-}"/versions/3.11*/bin/python3; do
+	[[ -x $p && $p != "$py" ]] && { pys+=("$p"); break; }
+done
+for p in "${pys[@]}"; do
+	v=$work/bare-$(basename "$(dirname "$(dirname "$p")")")
+	if ! "$p" -m venv "$v" >"$work/log" 2>&1; then
+		point 1 "$p -m venv (bare)"
+		sed 's/^/# /' "$work/log" | tail -n 5
+		continue
+	fi
+	"$v/bin/pip" uninstall -q -y wheel >/dev/null 2>&1
+	"$v/bin/python" -c 'import wheel' >/dev/null 2>&1
+	point "$((! $?))" "$p: a bare virtual environment without the wheel package"
+	"$v/bin/pip" install -q "$work/src" >"$work/log" 2>&1
+	rc=$?
+	point $rc "$p: pip install tools/python (build isolation, no index, no wheel)"
+	((rc)) && sed 's/^/# /' "$work/log" | tail -n 15
+	site=$("$v/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
+	[[ -f $site/ordlock/py.typed && -f $site/ordlock/__init__.py ]]
+	point $? "$p: the package ordlock with its PEP 561 marker py.typed"
+	ORDLOCK_LIB=$work/none.so "$v/bin/python" -c '
+import importlib.metadata as m, ordlock
+md = m.metadata("ordlock")
+assert "Typing :: Typed" in md.get_all("Classifier"), md.get_all("Classifier")
+assert md["Version"] == ordlock.__version__
+assert any(str(f) == "ordlock/py.typed" for f in m.files("ordlock"))
+' >"$work/log" 2>&1
+	point $? "$p: its metadata: Typing :: Typed, the version of ordlock.py, py.typed in RECORD" "$(cat "$work/log")"
+	"$v/bin/pip" uninstall -q -y ordlock >"$work/log" 2>&1 && [[ ! -e $site/ordlock ]] &&
+		! ls "$site" | grep -qi ordlock
+	point $? "$p: pip uninstall ordlock leaves nothing"
+	"$v/bin/pip" install -q -e "$work/src" >"$work/log" 2>&1 &&
+		[[ $(cd / && ORDLOCK_LIB=$work/none.so "$v/bin/python" -c 'import ordlock; print(ordlock.__file__)') == "$work/src/ordlock.py" ]]
+	point $? "$p: pip install -e: the tree's ordlock.py" "$(tail -n 5 "$work/log")"
+done
 echo "1..$n"
 ((failed == 0))

@@ -97,6 +97,7 @@ static void olc_blockers_cluster_row(struct olc_blockers_out *o, const struct ol
 		olc_json_obj(o->j, NULL);
 		olc_json_null(o->j, "pid");
 		olc_json_null(o->j, "comm");
+		olc_json_null(o->j, "pid_exited");
 		olc_json_null(o->j, "owner_id");
 		if (d)
 			olc_json_str(o->j, "mode", olc_mode_str(held));
@@ -124,14 +125,14 @@ static void olc_blockers_cluster_row(struct olc_blockers_out *o, const struct ol
 	olc_table_cell(o->t, OLC_RESET, "-");
 	olc_table_cell(o->t, OLC_RESET, "-");
 	if (d)
-		olc_table_cell(o->t, OLC_RESET, "holds %s", olc_mode_str(held));
+		olc_table_cell(o->t, OLC_RESET, "holds%s%s", olc_cell_sep(), olc_mode_str(held));
 	else
-		olc_table_cell(o->t, OLC_DIM, "held elsewhere");
+		olc_table_cell(o->t, OLC_DIM, "held%selsewhere", olc_cell_sep());
 	olc_table_cell(o->t, OLC_RESET, "%s", olc_key(l->domain, l->rank, l->id));
 	olc_table_cell(o->t, OLC_RESET, "cluster");
 	olc_table_cell(o->t, OLC_RESET, "%llu", (unsigned long long)l->owner.id);
 	olc_table_cell(o->t, OLC_RESET, "%s", olc_mode_str(l->mode));
-	olc_table_cell(o->t, OLC_RESET, "%s", olc_us_str(buf, sizeof(buf), l->value));
+	olc_table_cell(o->t, OLC_RESET, "%s", olc_us_cell(buf, sizeof(buf), l->value));
 	if (d)
 		olc_table_cell(o->t, OLC_CYAN, "%d", d->node);
 	else
@@ -228,6 +229,7 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 	if (olc_parse_u32(argv[optind], &pid) || !pid)
 		return olc_usage(cmd, "\"%s\" is not a process id", argv[optind]);
 	domain = a.base.domain;
+	olc_saved_view = !!a.base.file;
 	ret = a.base.file ? olc_load_graph_file(a.base.file, &edges) :
 			    olc_load_graph(&edges, &source);
 	if (ret)
@@ -280,6 +282,7 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_obj(&j, NULL);
 			olc_json_u64(&j, "pid", e->blocker.pid);
 			olc_json_str(&j, "comm", e->blocker.comm);
+			olc_json_bool(&j, "pid_exited", olc_pid_exited(e->blocker.pid));
 			olc_json_u64(&j, "owner_id", e->blocker.id);
 			olc_json_str(&j, "mode", olc_mode_str(e->blocker_mode));
 			olc_json_str(&j, "domain", e->domain);
@@ -295,15 +298,15 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 			continue;
 		}
 		olc_table_cell(t, OLC_BOLD, "%u", e->blocker.pid);
-		olc_table_cell(t, OLC_RESET, "%s", e->blocker.comm);
+		olc_table_cell(t, OLC_RESET, "%s", olc_comm_shown(e->blocker.pid, e->blocker.comm));
 		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)e->blocker.id);
-		olc_table_cell(t, soft ? OLC_DIM : OLC_RESET, "%s %s", soft ? "queued" : "holds",
-			       olc_mode_str(e->blocker_mode));
+		olc_table_cell(t, soft ? OLC_DIM : OLC_RESET, "%s%s%s", soft ? "queued" : "holds",
+			       olc_cell_sep(), olc_mode_str(e->blocker_mode));
 		olc_table_cell(t, OLC_RESET, "%s", olc_key(e->domain, e->rank, e->id));
 		olc_table_cell(t, OLC_RESET, "%s", olc_edge_str(e->type));
 		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)e->waiter.id);
 		olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(e->mode));
-		olc_table_cell(t, OLC_RESET, "%s", olc_us_str(buf, sizeof(buf), e->waited_us));
+		olc_table_cell(t, OLC_RESET, "%s", olc_us_cell(buf, sizeof(buf), e->waited_us));
 		olc_table_cell(t, OLC_RESET, "local");
 	}
 	/* the owners of PID granted a key here that wait for the cluster */
@@ -388,7 +391,8 @@ const struct olc_cmd olc_cmd_blockers = {
 	"CAP_NET_ADMIN only your own owners are shown); ordlockctl's own failures\n"
 	"as in \"ordlockctl help\".\n"
 	"\n"
-	"JSON: {\"source\", \"pid\", \"blockers\": [{\"pid\", \"comm\", \"owner_id\", \"mode\",\n"
+	"JSON: {\"source\", \"pid\", \"blockers\": [{\"pid\", \"comm\", \"pid_exited\", \"owner_id\",\n"
+	"\"mode\",\n"
 	"\"domain\", \"key\", \"rank\", \"id\", \"edge\", \"waiter_owner_id\", \"wants\",\n"
 	"\"waited_us\", \"node\" (null on this host's rows; another node's holder: its\n"
 	"id, null pid, comm and owner_id, edge \"cluster\"; null too when not known\n"

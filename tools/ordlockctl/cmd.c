@@ -5,6 +5,8 @@
  * and the end of a listing (JSON, a table, or "no ...").
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,7 +25,9 @@ int olc_domain_opt(const struct olc_cmd *cmd, const char *arg,
 }
 
 const struct olc_option olc_common_options[] = {
-	{ 'j', "json", NULL, "one JSON document (monitor: one per line)" },
+	{ 'j', "json", NULL, "one JSON document (monitor: one per line); -J too,\nas lslocks(8)" },
+	/* lslocks(8)'s letter for it */
+	{ 'J', "json", NULL, NULL },
 	{ OLC_OPT_PRETTY, "pretty", NULL, "indent the JSON" },
 	{ 'N', "numeric", NULL, "write keys RANK:ID, not NAME:ID" },
 	{ 'S', "source", "SRC", "debugfs, netlink or auto (default: debugfs when\nreadable)" },
@@ -84,6 +88,7 @@ int olc_common_opt(const struct olc_cmd *cmd, int c, const char *arg)
 {
 	switch (c) {
 	case 'j':
+	case 'J':
 		olc_opt.json = 1;
 		return -1;
 	case OLC_OPT_PRETTY:
@@ -300,6 +305,29 @@ const char *olc_in_domain(const char *domain)
 	if (!domain)
 		return "";
 	snprintf(buf, sizeof(buf), " in domain \"%s\"", domain);
+	return buf;
+}
+
+int olc_saved_view;
+
+int olc_pid_exited(uint32_t pid)
+{
+	const char *dir = getenv("ORDLOCK_DEBUGFS");
+
+	/* saved files (ORDLOCK_DEBUGFS, -f FILE): their pids are not this system's */
+	if (olc_saved_view || (dir && *dir))
+		return 0;
+	/* EPERM: it exists, owned by another user */
+	return pid && pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+const char *olc_comm_shown(uint32_t pid, const char *comm)
+{
+	static char buf[64];
+
+	if (!olc_pid_exited(pid))
+		return comm;
+	snprintf(buf, sizeof(buf), "%s(exited)", comm);
 	return buf;
 }
 

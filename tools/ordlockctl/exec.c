@@ -108,6 +108,9 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret)
 	if (f->reason == ORDLOCK_REASON_NONE)
 		snprintf(why, sizeof(why), "%s", strerror(-ret));
 	olc_err("%s", why);
+	if (f->pid && olc_pid_exited(f->pid))
+		olc_err("pid %u has exited: the holder is an open file description it took the keys on (as \"exec ... FD\" does), which another process still has open",
+			f->pid);
 	if (f->reason != ORDLOCK_REASON_DEADLOCK)
 		return;
 	n = ordlock_last_cycle(ol, steps, ORDLOCK_CYCLE_MAX);

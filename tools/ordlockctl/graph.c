@@ -84,8 +84,15 @@ static int olc_graph_dot(const struct olc_edges *edges, const char *domain)
 			domains[nd++] = w.domain[v];
 	}
 
+	/*
+	 * nodesep: the labels of the two arcs of a 2-cycle sit in the same
+	 * gap between ranks, one above the other, this far apart at least
+	 * (at the default 0.25 in, two-line labels touched)
+	 */
 	printf("digraph ordlock {\n"
-	       "\tgraph [rankdir=LR, fontname=\"Helvetica\", label=\"ordlock wait-for graph: solid = holds the key, dashed = queued ahead, red = on a cycle\"];\n"
+	       "\tgraph [rankdir=LR, nodesep=0.7, fontname=\"Helvetica\", label=\"ordlock wait-for graph: an arrow from A to B means A waits for B;\\n"
+	       "its label: the key and the mode A wants, then what B does with it.\\n"
+	       "Solid: B holds the key; dashed: B is queued ahead of A for it; red: on a cycle (a deadlock)\"];\n"
 	       "\tnode [shape=box, style=rounded, fontname=\"Helvetica\"];\n"
 	       "\tedge [fontname=\"Helvetica\", fontsize=10];\n");
 	for (d = 0; d < nd; d++) {

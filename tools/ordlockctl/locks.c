@@ -253,6 +253,7 @@ static void olc_locks_json_remote(struct olc_json *j, const struct olc_lrow *w)
 	olc_json_null(j, "owner_id");
 	olc_json_null(j, "pid");
 	olc_json_null(j, "comm");
+	olc_json_null(j, "pid_exited");
 	olc_json_str(j, "mode", olc_mode_str(r->mode));
 	olc_json_null(j, "token");
 	olc_json_null(j, "waited_us");
@@ -369,6 +370,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_u64(&j, "owner_id", l->owner.id);
 			olc_json_u64(&j, "pid", l->owner.pid);
 			olc_json_str(&j, "comm", l->owner.comm);
+			olc_json_bool(&j, "pid_exited", olc_pid_exited(l->owner.pid));
 			olc_json_str(&j, "mode", olc_mode_str(l->mode));
 			if (holder)
 				olc_json_u64(&j, "token", l->value);
@@ -415,7 +417,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_table_cell(t, OLC_RESET, "%u", l->pos);
 		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)l->owner.id);
 		olc_table_cell(t, OLC_RESET, "%u", l->owner.pid);
-		olc_table_cell(t, OLC_RESET, "%s", l->owner.comm);
+		olc_table_cell(t, OLC_RESET, "%s", olc_comm_shown(l->owner.pid, l->owner.comm));
 		olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(l->mode));
 		if (holder) {
 			olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)l->value);
@@ -423,10 +425,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		} else {
 			olc_table_cell(t, OLC_RESET, "-");
 			olc_table_cell(t, OLC_RESET, "%s",
-				       olc_us_str(buf, sizeof(buf), l->value));
+				       olc_us_cell(buf, sizeof(buf), l->value));
 		}
 		if (l->has_lease)
-			olc_table_cell(t, OLC_RESET, "%llums",
+			olc_table_cell(t, OLC_RESET, olc_tab.raw ? "%llu" : "%llums",
 				       (unsigned long long)l->lease_left_ms);
 		else
 			olc_table_cell(t, OLC_RESET, "-");
@@ -472,7 +474,8 @@ const struct olc_cmd olc_cmd_locks = {
 	"view is a snapshot, or why it cannot be shown (no debugfs, no permission).\n",
 	.help =
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
-	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\", \"mode\",\n"
+	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\",\n"
+	"\"pid_exited\" (true: that process has exited, the owner lives on), \"mode\",\n"
 	"\"token\" (null for waiters), \"waited_us\" (null for holders),\n"
 	"\"lease_left_ms\" (null without a lease), \"cluster_wait\" (true: a holder\n"
 	"granted here that waits for the cluster, token null and waited_us set; null\n"

@@ -528,11 +528,12 @@ static int olc_order_json(const struct olc_order *o, const struct olc_suggest *s
 {
 	struct olc_json j;
 	unsigned int i, at;
-	uint32_t kind, n;
+	uint32_t kind, n, seq = 0;
 	const uint32_t *ed;
 	char cmd[4096];
 
 	olc_json_init(&j, stdout, olc_opt.pretty);
+	olc_json_obj(&j, NULL);
 	olc_json_str(&j, "domain", o->domain);
 	olc_json_bool(&j, "learning", o->info.learning);
 	olc_json_u64(&j, "ranks", o->info.nranks);
@@ -571,6 +572,7 @@ static int olc_order_json(const struct olc_order *o, const struct olc_suggest *s
 		at = olc_pot(o, at, &kind, &n, &ed);
 		if (at > o->nw || !n)
 			break;
+		seq++;
 		olc_json_obj(&j, NULL);
 		olc_json_str(&j, "kind", kind == ORDLOCK_POTENTIAL_IDS ? "ids" : "cycle");
 		olc_json_arr(&j, "edges");
@@ -607,8 +609,10 @@ static int olc_order_json(const struct olc_order *o, const struct olc_suggest *s
 		olc_json_str(&j, "command", cmd);
 		olc_json_obj_end(&j);
 	}
+	olc_json_obj_end(&j);
 	olc_json_end(&j);
-	return OLC_EXIT_OK;
+	/* the exit status of the text form it stands for */
+	return !s && seq ? OLC_EXIT_FOUND : OLC_EXIT_OK;
 }
 
 static int olc_order_reset(const char *domain)
@@ -675,8 +679,9 @@ static int olc_order_run(const struct olc_cmd *cmd, int argc, char **argv)
 		return olc_usage(cmd, "--dot, --suggest, --reset and --json exclude each other (but --suggest -j)");
 	if (a.reset)
 		return olc_order_reset(domain);
-	if (olc_order_load(&o, domain))
-		return OLC_EXIT_ERROR;
+	ret = olc_order_load(&o, domain);
+	if (ret)
+		return olc_exit_errno(ret);
 	if (a.suggest && olc_suggest(&o, &s)) {
 		olc_err("out of memory");
 		return OLC_EXIT_ERROR;

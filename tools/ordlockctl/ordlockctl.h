@@ -235,6 +235,17 @@ void olc_list_end(struct olc_json *j, struct olc_table *t, const char *what,
 /* ' in domain "DOMAIN"', or "" when @domain is NULL (static buffer) */
 const char *olc_in_domain(const char *domain);
 
+/*
+ * 1 when the process @pid the kernel noted for an owner no longer exists:
+ * the owner lives on in an open file description that other processes
+ * hold (the FD form of exec took keys on a shell's descriptor and exited)
+ */
+int olc_pid_exited(uint32_t pid);
+/* set when the view comes from a saved file (-f FILE) */
+extern int olc_saved_view;
+/* @comm, or "@comm(exited)" when olc_pid_exited(@pid); a static buffer */
+const char *olc_comm_shown(uint32_t pid, const char *comm);
+
 /* Where the data comes from (source.c) */
 
 /* The debugfs directory: $ORDLOCK_DEBUGFS, or /sys/kernel/debug/ordlock */

@@ -95,6 +95,7 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_u64(&j, "owner_id", o->who.id);
 			olc_json_u64(&j, "pid", o->who.pid);
 			olc_json_str(&j, "comm", o->who.comm);
+			olc_json_bool(&j, "pid_exited", olc_pid_exited(o->who.pid));
 			olc_json_str(&j, "domain", o->domain);
 			olc_json_str(&j, "kind", olc_kind_str(o->kind));
 			olc_json_u64(&j, "held", o->held);
@@ -113,15 +114,15 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 		}
 		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)o->who.id);
 		olc_table_cell(t, OLC_RESET, "%u", o->who.pid);
-		olc_table_cell(t, OLC_RESET, "%s", o->who.comm);
+		olc_table_cell(t, OLC_RESET, "%s", olc_comm_shown(o->who.pid, o->who.comm));
 		olc_table_cell(t, OLC_RESET, "%s", o->domain);
 		olc_table_cell(t, OLC_RESET, "%s", olc_kind_str(o->kind));
 		olc_table_cell(t, OLC_RESET, "%u", o->held);
 		if (o->wmode) {
-			olc_table_cell(t, OLC_YELLOW, "%s %s", olc_mode_str(o->wmode),
+			olc_table_cell(t, OLC_YELLOW, "%s%s%s", olc_mode_str(o->wmode), olc_cell_sep(),
 				       olc_key(o->domain, o->wrank, o->wid));
 			olc_table_cell(t, OLC_RESET, "%s",
-				       olc_us_str(buf, sizeof(buf), o->waited_us));
+				       olc_us_cell(buf, sizeof(buf), o->waited_us));
 		} else {
 			olc_table_cell(t, OLC_RESET, "-");
 			olc_table_cell(t, OLC_RESET, "-");
@@ -150,6 +151,7 @@ const struct olc_cmd olc_cmd_owners = {
 	"in a cluster domain a key granted on this node whose lock it waits for in the\n"
 	"cluster (ordlockctl locks and blockers tell which node holds it).\n",
 	.help =
-	"JSON: {\"source\", \"owners\": [{\"owner_id\", \"pid\", \"comm\", \"domain\", \"kind\", \"label\",\n"
+	"JSON: {\"source\", \"owners\": [{\"owner_id\", \"pid\", \"comm\", \"pid_exited\", \"domain\",\n"
+	"\"kind\", \"label\",\n"
 	"\"held\", \"waiting\": null or {\"mode\", \"key\", \"rank\", \"id\", \"waited_us\"}}]}.\n",
 };

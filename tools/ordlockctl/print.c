@@ -238,9 +238,14 @@ void olc_table_print(struct olc_table *t, FILE *f)
 	for (c = 0; c < ncols; c++) {
 		int right = t->align && t->align[cols[c]] == 'r';
 		struct libscols_column *cl;
+		char name[64], *sp;
 
-		cl = scols_table_new_column(tb, t->headers[cols[c]], 1,
-					    right ? SCOLS_FL_RIGHT : 0);
+		/* raw: "WAITS_FOR", as -o names it, not an escaped space */
+		snprintf(name, sizeof(name), "%s", t->headers[cols[c]]);
+		for (sp = name; olc_tab.raw && *sp; sp++)
+			if (*sp == ' ')
+				*sp = '_';
+		cl = scols_table_new_column(tb, name, 1, right ? SCOLS_FL_RIGHT : 0);
 		if (!cl)
 			goto out;
 		if (olc_colors)
@@ -486,6 +491,19 @@ char *olc_us_str(char *buf, size_t len, uint64_t us)
 	else
 		snprintf(buf, len, "%llu min", (unsigned long long)(us / 60000000ULL));
 	return buf;
+}
+
+char *olc_us_cell(char *buf, size_t len, uint64_t us)
+{
+	if (!olc_tab.raw)
+		return olc_us_str(buf, len, us);
+	snprintf(buf, len, "%llu", (unsigned long long)us);
+	return buf;
+}
+
+const char *olc_cell_sep(void)
+{
+	return olc_tab.raw ? "-" : " ";
 }
 
 char *olc_time_str(char *buf, size_t len, uint64_t ns)

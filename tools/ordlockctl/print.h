@@ -100,6 +100,13 @@ void olc_json_end(struct olc_json *j);
 
 /* "1.23 s", "45 ms", "120 us": a duration in microseconds for people */
 char *olc_us_str(char *buf, size_t len, uint64_t us);
+/*
+ * A table cell of a duration: olc_us_str(), or in raw mode (-r) the bare
+ * number of microseconds, so that raw output holds no escaped space
+ */
+char *olc_us_cell(char *buf, size_t len, uint64_t us);
+/* What joins two words of one table cell: a space, in raw mode "-" */
+const char *olc_cell_sep(void);
 /* "2026-11-30T10:21:03.123+00:00": wall-clock nanoseconds, local time */
 char *olc_time_str(char *buf, size_t len, uint64_t ns);
 

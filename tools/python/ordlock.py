@@ -33,9 +33,17 @@ and full jitter, bounded in attempts and in time::
         with attempt:               # the keys are held in the block
             ...                     # a retryable error here: next attempt
 
-or the decorator ``@ordlock.retrying(("orders", 10), attempts=5)``. A
-lease revoked during an attempt is acknowledged and the attempt retried;
-a block that succeeded before its release found the revocation is done:
+or the decorator, which passes the ``Held`` first::
+
+    @ordlock.retrying(("orders", 10), attempts=5)
+    def pay(held, amount):          # held.token: this attempt's token
+        ...
+
+    pay(10)
+
+Only what ordlock raised is retried: an exception of the body's own (a
+socket's ``TimeoutError`` too) propagates at once. A lease revoked
+during an attempt is acknowledged and the attempt retried; a block that succeeded before its release found the revocation is done:
 ``Attempts.revoked`` and a ``RevokedWarning`` say that its token was stale
 from the lease's deadline on.
 
@@ -56,8 +64,10 @@ file in the source tree (``tools/lib/libordlock.so.1``), then where
 defaults, for a copy installed by pip into a virtual environment).
 
 Install it with ``make install``, or into a virtual environment with
-``pip install --no-build-isolation tools/python`` (pyproject.toml; the
-library itself comes from ``make install`` or ``$ORDLOCK_LIB``).
+``pip install tools/python`` (pyproject.toml: its own build backend, no
+setuptools, no wheel, no network; the package carries the PEP 561 marker
+py.typed; the library itself comes from ``make install`` or
+``$ORDLOCK_LIB``).
 """
 
 from __future__ import annotations
@@ -623,9 +633,12 @@ def _timeout_ms(timeout: Optional[float]) -> Tuple[int, int]:
     timeout past the 32-bit milliseconds of a request (float("inf")
     included) waits the longest a request may: the kernel caps every wait
     at its max_timeout_ms anyway. (It wrapped: 4294967.296 s became 0 ms,
-    the domain default.)"""
+    the domain default.) -1, filelock's "wait forever", is that longest
+    wait too: no wait is endless here, it lasts up to max_timeout_ms."""
     if timeout is None:
         return 0, 0
+    if timeout == -1:
+        return _U32_MAX, 0
     if timeout != timeout or timeout < 0:
         raise ValueError("ordlock: a timeout is a number of seconds, not %r"
                          % (timeout,))
@@ -720,7 +733,8 @@ class Owner:
                 lease: Optional[float] = None) -> "Held":
         """Take the keys all or nothing; returns a Held (a context manager
         that releases them). timeout: seconds (None: the domain default;
-        0 or nowait=True: do not wait). lease: seconds the hold may last
+        0 or nowait=True: do not wait; -1, as filelock's: the longest wait
+        the kernel allows, max_timeout_ms). lease: seconds the hold may last
         without renew() (None: the domain's max_hold_ms, if any). The
         kernel sorts the keys.
 
@@ -1141,8 +1155,10 @@ _rng = random.Random()
 def retryable(exc: BaseException) -> bool:
     """Whether retrying can fix exc: a deadlock victim (Deadlock, and
     UpgradeDeadlock), a Timeout, a Busy key, a revoked lease (EKEYEXPIRED).
-    Never an OrderViolation (StrictRanks included), bad input, a limit."""
-    if not isinstance(exc, OSError):
+    Never an OrderViolation (StrictRanks included), bad input, a limit;
+    only what ordlock raised (an OrdlockError): a socket's ETIMEDOUT in a
+    transaction's body is the body's own failure."""
+    if not isinstance(exc, OrdlockError):
         return False
     if exc.errno in _RETRY_ERRNOS:
         return True

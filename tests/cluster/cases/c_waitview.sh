@@ -64,7 +64,7 @@ check_waiting() {
 	grep -q "1:1: pid $pid (owner [0-9]*) holds it on this node and waits for its lock in the cluster" <<<"$t"
 	point $? "node$node: locks table: a note says pid $pid waits for the cluster" || diag "$t"
 	t=$("$olc" -S netlink owners -d $dom -w -p "$pid" -r -n -o PID,WAITS_FOR 2>&1)
-	[[ $t == "$pid exclusive\\x201:1" ]]
+	[[ $t == "$pid exclusive-1:1" ]]
 	point $? "node$node: owners -w: pid $pid waits for exclusive 1:1 ($t)"
 	j=$("$olc" -j owners -d $dom -p "$pid" 2>/dev/null)
 	jqok "$j" '.owners[0].waiting | .mode == "exclusive" and .key == "1:1" and .waited_us > 0'

@@ -88,6 +88,8 @@ ok(ordlock.reasonName(3) === 'timeout' && ordlock.modeName(1) === 'shared' && or
   "the library's names");
 const e = new ordlock.TimeoutError('t', { errno: 110, reason: 3 });
 ok(e.code === 'ETIMEDOUT' && e.reason === 'timeout' && ordlock.retryable(e), 'a TimeoutError: code, reason, retryable');
+const r = new ordlock.RevokedError('r', { errno: 127, reason: 15 });
+ok(r.code === 'EKEYEXPIRED' && r.reason === 'revoked', `a RevokedError's code is EKEYEXPIRED (${r.code}), which os.constants.errno lacks`);
 const sock = Object.assign(new Error('socket'), { code: 'ETIMEDOUT', errno: 110 });
 ok(!ordlock.retryable(sock), "an ETIMEDOUT ordlock did not raise is not retryable");
 ok(!ordlock.retryable(new ordlock.OrderViolationError('o', { errno: 35, reason: 2 })), 'an order violation is not retryable');

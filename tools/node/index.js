@@ -60,12 +60,13 @@ const MODES = { shared: SHARED, sh: SHARED, s: SHARED, exclusive: EXCLUSIVE, ex:
 const ORDER_KINDS = { 1: 'ranks', 2: 'ascending', 3: 'descending' };
 const POTENTIAL_KINDS = { 1: 'cycle', 2: 'ids' };
 
-// errno number -> 'ETIMEDOUT'
+// errno number -> 'ETIMEDOUT'; Linux's numbers of those the kernel
+// returns that os.constants.errno lacks (EKEYEXPIRED: a revoked lease)
+const E = Object.assign({ EKEYEXPIRED: 127, ENOPKG: 65 }, os.constants.errno);
 const ERRNO_NAMES = {};
-for (const [name, num] of Object.entries(os.constants.errno)) {
+for (const [name, num] of Object.entries(E)) {
   if (!(num in ERRNO_NAMES)) ERRNO_NAMES[num] = name;
 }
-const E = os.constants.errno;
 
 /** The registry of rank names: ordlock.ranks.orders = 1 */
 const ranks = {};

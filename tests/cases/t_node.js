@@ -72,6 +72,11 @@ if (!isMainThread) {
         get: (w) => cells[w - 1], set: (w, v) => { cells[w - 1] = v; },
       }, d.sync);
       parentPort.postMessage({ done: true });
+    } else if (d.role === 'wait') {
+      // wait for a key the main thread holds, until terminated
+      const owner = new ordlock.Owner(d.domain);
+      await owner.acquire([[WH, d.id]], { timeout: 120000 });
+      parentPort.postMessage({ granted: true });
     } else if (d.role === 'audit') {
       // the nightly audit of source 003, locking Plovdiv first
       const owner = new ordlock.Owner(d.domain);
@@ -241,6 +246,18 @@ async function main() {
     e = null;
     try { owner.setLabel('bad label!'); } catch (x) { e = x; }
     ok(e instanceof ordlock.OrdlockError && e.code === 'EINVAL', 'a bad label: EINVAL', e && e.stack);
+    // a lease that runs out: the kernel revokes, renew() says so
+    const h8 = owner.acquireSync([[WH, 9]], { lease: 50 });
+    await until(() => owner.info().nheld === 0, 'the revocation');
+    e = null;
+    try { owner.renew(); } catch (x) { e = x; }
+    ok(e instanceof ordlock.RevokedError && e.code === 'EKEYEXPIRED' && e.revoked.length === 1 &&
+      e.revoked[0].key.id === 9 && e.revoked[0].token === h8.token,
+    'an expired lease: renew() throws RevokedError listing the key and its token',
+    `${e && e.stack}\nrevoked ${JSON.stringify(e && e.revoked, (k, v) => (typeof v === 'bigint' ? String(v) : v))} token ${h8.token}`);
+    owner.release();
+    ok(owner.acquireSync([[WH, 9]]).token > h8.token, 'after release() acknowledges, the key is taken again');
+    owner.release();
     // keys: names, strings, BigInt ids
     ordlock.ranks.warehouse = WH;
     const h7 = await ordlock.acquire(['warehouse:8', { rank: 'warehouse', id: 2n ** 63n }], { domain: D });
@@ -440,6 +457,15 @@ async function main() {
     ok(rs.every((m) => m && m.done), 'two Workers ran 1000 transfers each (one awaits acquire(), one calls acquireSync())',
       JSON.stringify(rs));
     ok(cells[0] === 4000 && cells[1] === 4000, `Workers: Sofia ${cells[0]}, Plovdiv ${cells[1]}, total ${cells[0] + cells[1]}`);
+    // a Worker terminated while its acquire() waits: the request is withdrawn
+    const hw = keep.acquireSync([[WH, 60]]);
+    const w = new Worker(__filename, { workerData: { role: 'wait', domain: WD, id: 60 } });
+    let wmsg = null;
+    w.on('message', (m) => { wmsg = m; });
+    ok(await until(() => waiters(WD, 60).length === 1, 'the Worker waiting'), "a Worker's acquire() is listed as a waiter");
+    await w.terminate();
+    ok(waiters(WD, 60).length === 0 && wmsg === null, 'Worker.terminate() while it waits: the kernel lists no waiter');
+    hw.release();
     const audit = await run({ role: 'audit', domain: WD });
     ok(audit && audit.refused && audit.code === 'EDEADLK' && audit.key === '1:1' && audit.held === '1:2',
       'the audit locking Plovdiv, then Sofia: refused (OrderViolationError) in a Worker', JSON.stringify(audit));

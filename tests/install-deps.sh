@@ -8,7 +8,8 @@
 # and 6.12 PREEMPT_RT (linux-image-6.12-rt-amd64), from Debian 12's own
 # archive; qemu, busybox-static (the VM's
 # initramfs), libnl and libsmartcols (tools), python3 with venv,
-# setuptools and wheel (the binding's pip install, t_pyvenv), sparse (make C=1), jq (the ordlockctl tests
+# setuptools and wheel (the binding's pip install, t_pyvenv), node with its
+# headers and npm (the Node.js binding, t_node), sparse (make C=1), jq (the ordlockctl tests
 # read its JSON back), graphviz (the demo's picture), dkms (the DKMS build
 # test).
 #
@@ -142,6 +143,16 @@ if [[ ${#missing[@]} -gt 0 ]]; then
 	done
 	apt_install "${missing[@]}"
 fi
+
+# The Node.js binding (tools/node) and its test t_node: node, its headers
+# (/usr/include/node/node_api.h) and npm. A node of another origin is kept
+# (NodeSource's nodejs package ships all three); otherwise Debian's nodejs,
+# libnode-dev and npm, only what is missing.
+node_missing=()
+command -v node >/dev/null 2>&1 || node_missing+=(nodejs)
+[[ -e /usr/include/node/node_api.h ]] || node_missing+=(libnode-dev)
+command -v npm >/dev/null 2>&1 || node_missing+=(npm)
+[[ ${#node_missing[@]} -eq 0 ]] || apt_install "${node_missing[@]}"
 
 # The VM boots the kernel the module is built for: every kernel of the test
 # matrix (tests/kver.sh --matrix: the newest headers of each flavour) needs

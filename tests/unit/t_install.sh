@@ -94,13 +94,19 @@ point $? "the installed binding imports and loads the installed library by itsel
 point $? "it is the package ordlock with its marker py.typed (PEP 561); the import wrote bytecode"
 [[ -f $work/etc/udev/rules.d/60-ordlock.rules ]]
 point $? "the udev rule is in UDEVRULESDIR"
+# the Node.js package, where make built the addon (node and node_api.h)
+if [[ -e $repo/tools/node/ordlock.node ]]; then
+	out=$(cd / && node -e "const o = require('$NODEMODDIR'); process.stdout.write(o.version + ' ' + o.key('1:2').name)" 2>&1)
+	[[ $out == "0.1.0 1:2" && -e $NODEMODDIR/index.d.ts ]]
+	point $? "the Node.js package in NODEMODDIR loads its addon ($out)"
+fi
 
 mk uninstall >"$scratch/log" 2>&1
 point $? "make uninstall"
 left=$(find "$work" -type f | sed "s|^$work||")
 [[ -z $left ]]
 point $? "no file is left${left:+: $left}"
-dirs=$(find "$work" -depth -type d \( -name ordlock -o -name linux -o -name pkgconfig -o -name completions \) | sed "s|^$work||")
+dirs=$(find "$work" -depth -type d \( -name ordlock -o -name linux -o -name pkgconfig -o -name completions -o -name node_modules \) | sed "s|^$work||")
 [[ -z $dirs ]]
 point $? "no directory of ordlock's is left${dirs:+: $dirs}"
 echo "1..$n"

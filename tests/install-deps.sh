@@ -10,7 +10,8 @@
 # initramfs), libnl and libsmartcols (tools), python3 with venv,
 # setuptools and wheel (the binding's pip install, t_pyvenv), sparse (make C=1), jq (the ordlockctl tests
 # read its JSON back), graphviz (the demo's picture), dkms (the DKMS build
-# test).
+# test), spin (the model check of the fast-path word protocol,
+# tests/unit/t_model_spin.sh).
 #
 # Idempotent: it only calls apt-get when something is missing, and then only
 # installs the missing packages. Runs non-interactively (CI, no stdin).
@@ -53,6 +54,7 @@ PACKAGES=(
 	dkms
 	clang
 	libclang-rt-14-dev
+	spin
 )
 BENCH_PACKAGES=(
 	gnuplot-nox

@@ -11,7 +11,8 @@
 # setuptools and wheel (the binding's pip install, t_pyvenv), node with its
 # headers and npm (the Node.js binding, t_node), sparse (make C=1), jq (the ordlockctl tests
 # read its JSON back), graphviz (the demo's picture), dkms (the DKMS build
-# test).
+# test), spin (the model check of the fast-path word protocol,
+# tests/unit/t_model_spin.sh).
 #
 # Idempotent: it only calls apt-get when something is missing, and then only
 # installs the missing packages. Runs non-interactively (CI, no stdin).
@@ -54,6 +55,7 @@ PACKAGES=(
 	dkms
 	clang
 	libclang-rt-14-dev
+	spin
 )
 BENCH_PACKAGES=(
 	gnuplot-nox

@@ -21,6 +21,17 @@
  * domain holding 1 key (edge known) and holding nothing, with the module
  * parameter order_learn on and off.
  *
+ * The peers users pick when speed matters (group "peers", issue 28): a
+ * process-shared pthread mutex robust, robust + PTHREAD_PRIO_INHERIT, and
+ * not robust, all in MAP_SHARED memory; a raw futex mutex (CAS 0 -> 1,
+ * release by exchange with a FUTEX_WAKE only when it saw waiters: none
+ * here); FUTEX_LOCK_PI + FUTEX_UNLOCK_PI as system calls on a private and
+ * on a shared word; a raw CAS pair on a word; each for k = 1 .. 64 objects
+ * taken in order and let go in reverse, and as a failed try-lock of an
+ * object another process holds. Next to them the entry floors: one
+ * getppid, lseek on /dev/null, an unknown ioctl on /dev/null and on
+ * /dev/ordlock, FUTEX_WAKE of a word nobody waits on (private, shared).
+ *
  * Without ORDLOCK_BENCH_ICOUNT=1 (the wall-clock "make bench") the figures
  * would be nanoseconds on a noisy machine, not instructions: it reports
  * nothing then.
@@ -29,6 +40,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,9 +48,11 @@
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/sem.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "benchlib.h"
@@ -215,6 +229,308 @@ static void op_learn0(unsigned long k)
 	learn_op(ol_learn0_fd, &key);
 }
 
+/* --- the peers users pick when speed matters (issue 28) -------------------- */
+
+/*
+ * Everything a peer locks lives in one MAP_SHARED mapping (process-shared,
+ * as a lock between processes must be), but for the private FUTEX_LOCK_PI
+ * words. The try_* objects are held by another process (peer_holder) for
+ * the failed try-locks.
+ */
+struct peer_shm {
+	pthread_mutex_t robust[KMAX], robust_pi[KMAX], pshared[KMAX];
+	uint32_t futex[KMAX];	/* 0 free, 1 locked, 2 locked with waiters */
+	uint32_t pi[KMAX];	/* FUTEX_LOCK_PI words, shared */
+	uint32_t cas[KMAX];	/* 0 free, else the owner's tid */
+	uint32_t wake;		/* FUTEX_WAKE with nobody waiting, shared */
+	pthread_mutex_t try_robust, try_robust_pi, try_pshared;
+	uint32_t try_futex, try_pi, try_cas;
+};
+
+static struct peer_shm *shm;
+static uint32_t pi_private[KMAX], wake_private;
+static uint32_t my_tid;
+static int devnull_fd;
+
+static long futex_op(uint32_t *w, int op, uint32_t val)
+{
+	return syscall(SYS_futex, w, op, val, NULL, NULL, 0);
+}
+
+static void mutex_lock(pthread_mutex_t *m)
+{
+	int e = pthread_mutex_lock(m);
+
+	if (e)
+		bench_die("pthread_mutex_lock: %s", strerror(e));
+}
+
+static void mutex_unlock(pthread_mutex_t *m)
+{
+	int e = pthread_mutex_unlock(m);
+
+	if (e)
+		bench_die("pthread_mutex_unlock: %s", strerror(e));
+}
+
+static void mutexes_k(pthread_mutex_t *m, unsigned long k)
+{
+	unsigned long i;
+
+	for (i = 0; i < k; i++)
+		mutex_lock(&m[i]);
+	for (i = k; i-- > 0;)
+		mutex_unlock(&m[i]);
+}
+
+static void op_robust(unsigned long k)
+{
+	mutexes_k(shm->robust, k);
+}
+
+static void op_robust_pi(unsigned long k)
+{
+	mutexes_k(shm->robust_pi, k);
+}
+
+static void op_pshared(unsigned long k)
+{
+	mutexes_k(shm->pshared, k);
+}
+
+/* a futex mutex: 0 free, 1 locked, 2 locked and someone may wait */
+static void futex_lock(uint32_t *w)
+{
+	uint32_t c = 0;
+
+	if (__atomic_compare_exchange_n(w, &c, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return;
+	if (c != 2)
+		c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
+	while (c) {
+		futex_op(w, FUTEX_WAIT, 2);
+		c = __atomic_exchange_n(w, 2, __ATOMIC_ACQUIRE);
+	}
+}
+
+static void futex_unlock(uint32_t *w)
+{
+	if (__atomic_exchange_n(w, 0, __ATOMIC_RELEASE) == 2)
+		futex_op(w, FUTEX_WAKE, 1);
+}
+
+static void op_futex(unsigned long k)
+{
+	unsigned long i;
+
+	for (i = 0; i < k; i++)
+		futex_lock(&shm->futex[i]);
+	for (i = k; i-- > 0;)
+		futex_unlock(&shm->futex[i]);
+}
+
+static void pi_k(uint32_t *w, unsigned long k, int private)
+{
+	int lk = FUTEX_LOCK_PI | private, ul = FUTEX_UNLOCK_PI | private;
+	unsigned long i;
+
+	for (i = 0; i < k; i++)
+		if (futex_op(&w[i], lk, 0))
+			bench_die("FUTEX_LOCK_PI: %s", strerror(errno));
+	for (i = k; i-- > 0;)
+		if (futex_op(&w[i], ul, 0))
+			bench_die("FUTEX_UNLOCK_PI: %s", strerror(errno));
+}
+
+static void op_pi_private(unsigned long k)
+{
+	pi_k(pi_private, k, FUTEX_PRIVATE_FLAG);
+}
+
+static void op_pi_shared(unsigned long k)
+{
+	pi_k(shm->pi, k, 0);
+}
+
+static void op_cas(unsigned long k)
+{
+	unsigned long i;
+	uint32_t c;
+
+	for (i = 0; i < k; i++) {
+		c = 0;
+		if (!__atomic_compare_exchange_n(&shm->cas[i], &c, my_tid, 0,
+						 __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			bench_die("CAS: word %lu taken", i);
+	}
+	for (i = k; i-- > 0;) {
+		c = my_tid;
+		if (!__atomic_compare_exchange_n(&shm->cas[i], &c, 0, 0,
+						 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+			bench_die("CAS: word %lu not ours", i);
+	}
+}
+
+static void try_mutex(pthread_mutex_t *m)
+{
+	int e = pthread_mutex_trylock(m);
+
+	if (e != EBUSY)
+		bench_die("pthread_mutex_trylock of a held mutex: %s", strerror(e));
+}
+
+static void try_robust(unsigned long k)
+{
+	(void)k;
+	try_mutex(&shm->try_robust);
+}
+
+static void try_robust_pi(unsigned long k)
+{
+	(void)k;
+	try_mutex(&shm->try_robust_pi);
+}
+
+static void try_pshared(unsigned long k)
+{
+	(void)k;
+	try_mutex(&shm->try_pshared);
+}
+
+static void try_futex(unsigned long k)
+{
+	uint32_t c = 0;
+
+	(void)k;
+	if (__atomic_compare_exchange_n(&shm->try_futex, &c, 1, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED))
+		bench_die("futex try-lock: the word was free");
+}
+
+static void try_pi(unsigned long k)
+{
+	(void)k;
+	if (futex_op(&shm->try_pi, FUTEX_TRYLOCK_PI, 0) == 0 || errno != EWOULDBLOCK)
+		bench_die("FUTEX_TRYLOCK_PI of a held word did not fail: %s", strerror(errno));
+}
+
+static void op_getppid1(unsigned long k)
+{
+	(void)k;
+	getppid();
+}
+
+static void op_lseek(unsigned long k)
+{
+	(void)k;
+	if (lseek(devnull_fd, 0, SEEK_SET))
+		bench_die("lseek /dev/null: %s", strerror(errno));
+}
+
+static void op_null_ioctl(unsigned long k)
+{
+	(void)k;
+	if (ioctl(devnull_fd, _IO(ORDLOCK_IOC_TYPE, 0x7f), 0) == 0 || errno != ENOTTY)
+		bench_die("an unknown ioctl on /dev/null did not fail with ENOTTY");
+}
+
+static void op_wake_private(unsigned long k)
+{
+	(void)k;
+	if (futex_op(&wake_private, FUTEX_WAKE_PRIVATE, 1))
+		bench_die("FUTEX_WAKE woke someone");
+}
+
+static void op_wake_shared(unsigned long k)
+{
+	(void)k;
+	if (futex_op(&shm->wake, FUTEX_WAKE, 1))
+		bench_die("FUTEX_WAKE woke someone");
+}
+
+static void mutex_init(pthread_mutex_t *m, int robust, int pi)
+{
+	pthread_mutexattr_t a;
+
+	pthread_mutexattr_init(&a);
+	if (pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED) ||
+	    (robust && pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST)) ||
+	    (pi && pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT)) ||
+	    pthread_mutex_init(m, &a))
+		bench_die("pthread mutex attributes (robust %d, PI %d)", robust, pi);
+	pthread_mutexattr_destroy(&a);
+}
+
+static void peers_setup(void)
+{
+	unsigned int i;
+
+	shm = mmap(NULL, sizeof(*shm), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		   -1, 0);
+	if (shm == MAP_FAILED)
+		bench_die("mmap: %s", strerror(errno));
+	for (i = 0; i < KMAX; i++) {
+		mutex_init(&shm->robust[i], 1, 0);
+		mutex_init(&shm->robust_pi[i], 1, 1);
+		mutex_init(&shm->pshared[i], 0, 0);
+	}
+	mutex_init(&shm->try_robust, 1, 0);
+	mutex_init(&shm->try_robust_pi, 1, 1);
+	mutex_init(&shm->try_pshared, 0, 0);
+	my_tid = (uint32_t)syscall(SYS_gettid);
+	devnull_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull_fd < 0)
+		bench_die("open /dev/null: %s", strerror(errno));
+}
+
+/*
+ * Another process takes every try_* object and keeps them until the
+ * parent closes its end of the pipe; its death then releases the robust
+ * ones (and the PI word) as the kernel does.
+ */
+static pid_t peer_holder_start(int *go_fd)
+{
+	int ready[2], go[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(ready) || pipe(go))
+		bench_die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		bench_die("fork: %s", strerror(errno));
+	if (!pid) {
+		close(ready[0]);
+		close(go[1]);
+		mutex_lock(&shm->try_robust);
+		mutex_lock(&shm->try_robust_pi);
+		mutex_lock(&shm->try_pshared);
+		futex_lock(&shm->try_futex);
+		if (futex_op(&shm->try_pi, FUTEX_LOCK_PI, 0))
+			_exit(1);
+		if (write(ready[1], &c, 1) != 1)
+			_exit(1);
+		while (read(go[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], &c, 1) != 1)
+		bench_die("the peers' holder could not take its locks");
+	close(ready[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+static void peer_holder_stop(pid_t pid, int go_fd)
+{
+	int st;
+
+	close(go_fd);
+	waitpid(pid, &st, 0);
+}
+
 static void op_empty(unsigned long k)
 {
 	(void)k;
@@ -236,7 +552,7 @@ static uint64_t clock_insn;
 static unsigned int ring_requests = 19;
 
 /*
- * ORDLOCK_BENCH_INSN_ONLY="1key,kkeys,policy,try,learn,ring": only these groups
+ * ORDLOCK_BENCH_INSN_ONLY="1key,kkeys,policy,try,peers,learn,ring": only these groups
  * (a profile of one of them: tests/bench/b9_profile.sh)
  */
 static int want(const char *group)
@@ -571,6 +887,75 @@ int main(void)
 	emit(M6, "-", "bad ioctl", "floor", v, same, "one unknown ioctl on /dev/ordlock (ENOTTY)");
 	flock(lock_fd, LOCK_UN);
 	ol_holder_stop(&holder);
+	}
+
+#define M0 "entry floor: one system call"
+	if (want("peers")) {
+		static const struct {
+			const char *impl;
+			void (*fn)(unsigned long);
+			const char *note;
+		} kp[] = {
+			{ "pthread robust", op_robust, "pshared + robust mutexes in MAP_SHARED memory: k locks in order + k unlocks" },
+			{ "pthread robust PI", op_robust_pi, "the same + PTHREAD_PRIO_INHERIT" },
+			{ "pthread pshared", op_pshared, "pshared mutexes; not robust" },
+			{ "futex mutex", op_futex, "CAS 0 -> 1; release by exchange; FUTEX_WAKE only if it saw waiters (none)" },
+			{ "futex PI private", op_pi_private, "FUTEX_LOCK_PI_PRIVATE + FUTEX_UNLOCK_PI_PRIVATE system calls on private words" },
+			{ "futex PI shared", op_pi_shared, "FUTEX_LOCK_PI + FUTEX_UNLOCK_PI system calls on MAP_SHARED words" },
+			{ "raw CAS", op_cas, "CAS 0 -> tid + CAS tid -> 0 on a word in MAP_SHARED memory" },
+		};
+		static const struct {
+			const char *impl;
+			void (*fn)(unsigned long);
+			const char *note;
+		} tp[] = {
+			{ "pthread robust", try_robust, "pthread_mutex_trylock of a robust mutex another process holds; EBUSY" },
+			{ "pthread robust PI", try_robust_pi, "the same; robust + PRIO_INHERIT; EBUSY" },
+			{ "pthread pshared", try_pshared, "the same; not robust; EBUSY" },
+			{ "futex mutex", try_futex, "a failed CAS 0 -> 1" },
+			{ "FUTEX_TRYLOCK_PI", try_pi, "the system call on a shared word another process holds; EWOULDBLOCK" },
+		};
+		static const struct {
+			const char *impl;
+			void (*fn)(unsigned long);
+			unsigned long k;
+			const char *note;
+		} fp[] = {
+			{ "getppid", op_getppid1, 1, "a null system call" },
+			{ "lseek /dev/null", op_lseek, 1, "fdget + a trivial file operation" },
+			{ "ioctl /dev/null", op_null_ioctl, 1, "an unknown ioctl on a device without ioctls (ENOTTY): fdget + the security hooks + the VFS switch" },
+			{ "ioctl /dev/ordlock", op_badioctl, 1, "an unknown ioctl on /dev/ordlock (ENOTTY): the same + ordlock's entry" },
+			{ "FUTEX_WAKE private", op_wake_private, 1, "FUTEX_WAKE_PRIVATE of a word nobody waits on" },
+			{ "FUTEX_WAKE shared", op_wake_shared, 1, "FUTEX_WAKE of a MAP_SHARED word nobody waits on" },
+		};
+		double first[sizeof(kp) / sizeof(kp[0])];
+		unsigned int j;
+		pid_t holder_pid;
+		int go_fd;
+
+		peers_setup();
+		for (i = 0; i < NK; i++) {
+			snprintf(param, sizeof(param), "k=%u", ks[i]);
+			for (j = 0; j < sizeof(kp) / sizeof(kp[0]); j++) {
+				v = insn(kp[j].fn, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
+				emit(M2, param, kp[j].impl, "peer", v, same, kp[j].note);
+				if (!i)
+					first[j] = v;
+				else if (i == NK - 1)
+					emit(MK, "-", kp[j].impl, "peer", (v - first[j]) / 63, 1,
+					     "(k=64 - k=1) / 63");
+			}
+		}
+		holder_pid = peer_holder_start(&go_fd);
+		for (j = 0; j < sizeof(tp) / sizeof(tp[0]); j++) {
+			v = insn(tp[j].fn, 1, n, &same);
+			emit(M6, "-", tp[j].impl, "peer", v, same, tp[j].note);
+		}
+		peer_holder_stop(holder_pid, go_fd);
+		for (j = 0; j < sizeof(fp) / sizeof(fp[0]); j++) {
+			v = insn(fp[j].fn, fp[j].k, n, &same);
+			emit(M0, "-", fp[j].impl, "floor", v, same, fp[j].note);
+		}
 	}
 
 #define M8L "acquire 1 key holding 1, edge known"

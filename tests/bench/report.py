@@ -387,6 +387,30 @@ def insn_targets(rows):
         ok = max(e, d_, t_) <= 1.005 * min(e, d_, t_)
         d = "enforce %.0f, detect %.0f, timeout %.0f (within 0.5%%)" % (e, d_, t_)
     add("acquires that do not wait: the same in every policy", ok, d)
+
+    # Issue 28 (the fast path): judged on ordlock's rows against the
+    # user-space peers of b8_insn's group "peers"
+    def add28(target, ok, detail):
+        out.append({"id": 28, "target": target, "verdict": verdict(ok),
+                    "detail": detail})
+
+    m = "atomic acquire+release of k keys"
+    o, pi, rb = (v(m, "ordlock", "k=1"), v(m, "pthread robust PI", "k=1"),
+                 v(m, "pthread robust", "k=1"))
+    add28("1 exclusive key at most the robust PI mutex's (stretch: the robust mutex's)",
+          None if not (o and pi) else o <= pi,
+          "" if not (o and pi and rb) else
+          "ordlock %.0f, pthread robust PI %.0f, robust %.0f: x%.1f" % (o, pi, rb, o / pi))
+    m = "per added key (k=1 to k=64)"
+    o, pi = v(m, "ordlock"), v(m, "pthread robust PI")
+    add28("each added key at most 100", None if not o else o <= 100,
+          "" if not o else "ordlock %.1f%s" % (
+              o, "" if not pi else ", pthread robust PI %.1f" % pi))
+    m = "failed try-lock"
+    o, pi = v(m, "ordlock"), v(m, "pthread robust PI")
+    add28("a failed try-lock at most 60", None if not o else o <= 60,
+          "" if not o else "ordlock %.0f%s" % (
+              o, "" if not pi else ", pthread robust PI trylock %.0f" % pi))
     return out
 
 
@@ -436,15 +460,17 @@ def table(rows, meta, tgts):
             fmt(r["median"], r["unit"]) if r["median"] is not None else "n/a",
             p99, ratio, note))
     w("")
-    insn = [t for t in tgts if t["id"] == 18]
-    if insn:
-        w("Instruction targets (issue 18; row 8, qemu -icount: 1 ns = 1 instruction):")
+    for issue in (18, 28):
+        insn = [t for t in tgts if t["id"] == issue]
+        if not insn:
+            continue
+        w("Instruction targets (issue %d; row 8, qemu -icount: 1 ns = 1 instruction):" % issue)
         for t in insn:
             w("  %-7s %s" % (t["verdict"], t["target"]))
             if t["detail"]:
                 w("          %s" % t["detail"])
         w("")
-    tgts = [t for t in tgts if t["id"] != 18]
+    tgts = [t for t in tgts if t["id"] not in (18, 28)]
     if not any(r["row"] not in ("0", "8") for r in rows):
         return "\n".join(lines) + "\n"
     w("Targets (issue 6), judged on this run:")

@@ -815,8 +815,10 @@ static void ordlock_cluster_abandon(struct ordlock_request *req)
  * An asynchronous upgrade, granted locally, waiting for the cluster's
  * conversion: converted, it is done; failed, or its deadline passed (the
  * conversion abandoned: the backend cancels it, or converts it back if the
- * grant won the race), the local upgrade is undone and the key stays held
- * shared, locally and in the cluster, as after ordlock_convert_cluster()
+ * grant won the race), the caller undoes the local upgrade and the key
+ * stays held shared, locally and in the cluster, as after
+ * ordlock_convert_cluster(). Return: -EINPROGRESS (still waiting), 0
+ * (converted), or a negative errno recorded.
  */
 static int ordlock_cluster_convert_poll(struct ordlock_request *req)
 {
@@ -835,17 +837,21 @@ static int ordlock_cluster_convert_poll(struct ordlock_request *req)
 	req->cluster_wait = false;
 	ordlock_cluster_wait_end(req, req->hold);
 	if (ret)
-		return ordlock_request_fail(req,
-					    ordlock_cluster_fail(req, ret,
-								 ORDLOCK_REASON_UPGRADE,
-								 &req->keys[0]));
-	return ordlock_request_done(req);
+		return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE,
+					    &req->keys[0]);
+	return 0;
 }
 
 /*
  * An asynchronous request waiting for the cluster's lock of key req->next:
- * granted, go on; failed, or the wait's deadline passed (the pending lock
- * cancelled: nothing is held), fail. A conversion: as above.
+ * granted, or failed, or the wait's deadline passed (the pending lock
+ * cancelled: nothing is held). A conversion: as above. It only reads the
+ * outcome: the request code moves the request on (ordlock_request_poll()).
+ *
+ * Return: -EINPROGRESS (still waiting), or as ordlock_take_cluster(): 0,
+ * ORDLOCK_TAKE_WOULD_WAIT (a key only tried is busy: the local grant
+ * undone, nothing recorded), or a negative errno recorded (the local grant
+ * undone).
  */
 static int ordlock_cluster_poll(struct ordlock_request *req)
 {
@@ -865,16 +871,31 @@ static int ordlock_cluster_poll(struct ordlock_request *req)
 	}
 	req->cluster_wait = false;
 	ordlock_cluster_wait_end(req, hold);
-	if (ret == -EAGAIN && req->next < req->try_upto) {
-		/* A key only tried (REORDER): as ordlock_request_step() */
-		ordlock_cluster_would_wait(req);
+	/* A key only tried (REORDER): as ordlock_take_cluster() */
+	if (ret == -EAGAIN && req->next < req->try_upto)
+		return ordlock_cluster_would_wait(req);
+	if (ret)
+		return ordlock_cluster_failed(req, ret);
+	return 0;
+}
+
+/*
+ * The wait of an asynchronous request in the cluster ended with @ret (as
+ * ordlock_cluster_poll() returns it): move the request on, as
+ * ordlock_request_step() does after ordlock_take_cluster()
+ */
+static int ordlock_request_cluster_took(struct ordlock_request *req, int ret)
+{
+	if (req->convert)
+		return ret ? ordlock_request_fail(req, ret) : ordlock_request_done(req);
+	if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
 		ret = ordlock_reorder(req);
 		if (ret)
 			return ordlock_request_fail(req, ret);
 		return ordlock_request_step(req);
 	}
 	if (ret)
-		return ordlock_request_fail(req, ordlock_cluster_failed(req, ret));
+		return ordlock_request_fail(req, ret);
 	ordlock_request_advance(req);
 	return ordlock_request_step(req);
 }
@@ -1007,8 +1028,12 @@ int ordlock_request_poll(struct ordlock_request *req)
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
-	if (req->cluster_wait)
-		return ordlock_cluster_poll(req);
+	if (req->cluster_wait) {
+		ret = ordlock_cluster_poll(req);
+		if (ret == -EINPROGRESS)
+			return ret;
+		return ordlock_request_cluster_took(req, ret);
+	}
 	if (ordlock_waiter_granted(&req->w))
 		ret = ordlock_wait_end(req, 0);
 	else if (ktime_compare(now, req->deadline) >= 0)

@@ -371,3 +371,14 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 		return ordlock_cluster_failed(req, ret);
 	return 0;
 }
+
+/*
+ * Leave a cluster domain's space and release its backend; with no lock
+ * held (the leave waits for the releases still in flight in the cluster)
+ */
+void ordlock_domain_leave(struct ordlock_backend *backend,
+				 struct ordlock_backend_space *space)
+{
+	backend->ops->leave(space);
+	ordlock_backend_put(backend);
+}

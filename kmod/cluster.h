@@ -9,10 +9,45 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "owner.h"
+
+struct ordlock_backend;
+struct ordlock_backend_lock;
+struct ordlock_backend_space;
 struct ordlock_domain;
 struct ordlock_hold;
 struct ordlock_request;
 struct ordlock_rkey;
+
+/**
+ * struct ordlock_cluster_hold - a hold of an owner in a cluster domain
+ * @hold: the hold
+ * @blk: the key's lock in the cluster (backend.h), taken after the local
+ *	grant and released with the hold (ordlock_res_drop_hold()); NULL
+ *	while there is none; under owner->lock
+ *
+ * The owners of a cluster domain, and only they, have these: the holds of
+ * a local domain stay small.
+ */
+struct ordlock_cluster_hold {
+	struct ordlock_hold hold;
+	struct ordlock_backend_lock *blk;
+};
+
+/*
+ * ordlock_hold_blkp() - where the cluster lock of @hold is kept; only for
+ * a hold of an owner in a cluster domain (hold->owner->cluster)
+ */
+static inline struct ordlock_backend_lock **ordlock_hold_blkp(struct ordlock_hold *hold)
+{
+	return &container_of(hold, struct ordlock_cluster_hold, hold)->blk;
+}
+
+/* ordlock_hold_blk() - the cluster lock of @hold, or NULL (hold->owner set) */
+static inline struct ordlock_backend_lock *ordlock_hold_blk(struct ordlock_hold *hold)
+{
+	return hold->owner->cluster ? *ordlock_hold_blkp(hold) : NULL;
+}
 
 u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor);
 u64 ordlock_cluster_token(struct ordlock_domain *domain,
@@ -24,5 +59,7 @@ int ordlock_convert_cluster(struct ordlock_request *req,
 			    const struct ordlock_rkey *key);
 void ordlock_cluster_abandon(struct ordlock_request *req);
 int ordlock_cluster_poll(struct ordlock_request *req);
+void ordlock_domain_leave(struct ordlock_backend *backend,
+			  struct ordlock_backend_space *space);
 
 #endif /* _ORDLOCK_CLUSTER_H */

@@ -14,6 +14,7 @@
 #include <linux/timekeeping.h>
 
 #include "backend.h"
+#include "cluster.h"
 #include "domain.h"
 #include "order.h"
 #include "keys.h"
@@ -162,17 +163,6 @@ struct ordlock_domain *ordlock_domain_get_default(void)
 {
 	kref_get(&ordlock_default_domain->ref);
 	return ordlock_default_domain;
-}
-
-/*
- * Leave a cluster domain's space and release its backend; with no lock
- * held (the leave waits for the releases still in flight in the cluster)
- */
-static void ordlock_domain_leave(struct ordlock_backend *backend,
-				 struct ordlock_backend_space *space)
-{
-	backend->ops->leave(space);
-	ordlock_backend_put(backend);
 }
 
 /* Called with ordlock_domains_lock held, which it releases */

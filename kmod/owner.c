@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "cluster.h"
 #include "domain.h"
 #include "events.h"
 #include "keys.h"

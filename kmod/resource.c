@@ -17,6 +17,7 @@
 #include <linux/sched.h>
 
 #include "backend.h"
+#include "cluster.h"
 #include "domain.h"
 #include "keys.h"
 #include "owner.h"

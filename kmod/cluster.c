@@ -9,6 +9,7 @@
  * outcome (0, -EINPROGRESS, ORDLOCK_TAKE_WOULD_WAIT or a recorded errno):
  * they never move a request on themselves, the request code continues.
  */
+#include <linux/err.h>
 #include <linux/ktime.h>
 
 #include "backend.h"
@@ -20,7 +21,7 @@
 #include "resource.h"
 
 /* A fresh token of @domain above @floor */
-u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
+static u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
 {
 	s64 cur;
 
@@ -32,13 +33,30 @@ u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
 }
 
 /*
+ * The token of an upgrade of @hold (its owner in a cluster domain, the
+ * hold with its cluster lock): above the key's fencing value in the
+ * cluster, and written to it
+ */
+u64 ordlock_cluster_convert_token(struct ordlock_hold *hold)
+{
+	struct ordlock_domain *domain = hold->owner->domain;
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_backend_lock *blk = ordlock_hold_blk(hold);
+	u64 token;
+
+	token = ordlock_cluster_next_token(domain, backend->ops->value(blk));
+	backend->ops->set_value(blk, token);
+	return token;
+}
+
+/*
  * In a cluster domain, the token of a grant of @holds is above the
  * fencing value of each of its keys in the cluster (the value block of the
  * key, which every exclusive release writes): raise the domain's counter
  * to that first. Return: the token.
  */
 u64 ordlock_cluster_token(struct ordlock_domain *domain,
-				 struct list_head *holds)
+			  struct list_head *holds)
 {
 	struct ordlock_backend *backend = READ_ONCE(domain->backend);
 	struct ordlock_hold *hold;
@@ -101,7 +119,7 @@ static void ordlock_cluster_wait_begin(struct ordlock_request *req,
 }
 
 /* The wait of @hold in the cluster ended (granted, failed or given up) */
-void ordlock_cluster_wait_end(struct ordlock_request *req,
+static void ordlock_cluster_wait_end(struct ordlock_request *req,
 				     struct ordlock_hold *hold)
 {
 	lockdep_assert_held(&req->owner->lock);
@@ -249,7 +267,7 @@ static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
  * negative errno recorded (the key held as before in the cluster).
  */
 int ordlock_convert_cluster(struct ordlock_request *req,
-				   const struct ordlock_rkey *key)
+			    const struct ordlock_rkey *key)
 {
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_backend *backend = READ_ONCE(owner->domain->backend);
@@ -297,7 +315,7 @@ int ordlock_convert_cluster(struct ordlock_request *req,
 }
 
 /* An asynchronous upgrade's conversion in the cluster is given up */
-void ordlock_cluster_abandon(struct ordlock_request *req)
+static void ordlock_cluster_abandon(struct ordlock_request *req)
 {
 	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
 
@@ -376,9 +394,88 @@ int ordlock_cluster_poll(struct ordlock_request *req)
  * Leave a cluster domain's space and release its backend; with no lock
  * held (the leave waits for the releases still in flight in the cluster)
  */
-void ordlock_domain_leave(struct ordlock_backend *backend,
-				 struct ordlock_backend_space *space)
+void ordlock_cluster_leave(struct ordlock_backend *backend,
+			   struct ordlock_backend_space *space)
 {
 	backend->ops->leave(space);
 	ordlock_backend_put(backend);
+}
+
+/*
+ * ordlock_cluster_cancel() - the cancel of an asynchronous request waiting
+ * for the cluster (req->cluster_wait): granted locally, its key is released
+ * with the pending cluster lock (ordlock_cluster_unlock()); a conversion's
+ * is abandoned (the backend brings it back to the old mode). The wait's
+ * views end; the request code undoes the rest.
+ */
+void ordlock_cluster_cancel(struct ordlock_request *req)
+{
+	lockdep_assert_held(&req->owner->lock);
+	if (req->convert)
+		ordlock_cluster_abandon(req);
+	req->cluster_wait = false;
+	ordlock_cluster_wait_end(req, req->convert ? req->hold : req->cur);
+}
+
+/*
+ * ordlock_cluster_unlock() - release the cluster lock of @hold (an owner
+ * in a cluster domain, the lock set), before the hold leaves its resource
+ * (ordlock_cluster_release()): does not wait for the cluster, but may
+ * sleep (every caller holds the owner's mutex, in process context)
+ */
+void ordlock_cluster_unlock(struct ordlock_hold *hold)
+{
+	might_sleep();
+	/* Constant while the owner is in the domain (domain.h) */
+	READ_ONCE(hold->owner->domain->backend)->ops->unlock(*ordlock_hold_blkp(hold));
+	*ordlock_hold_blkp(hold) = NULL;
+}
+
+/* Why a cluster join failed (extack, kernel log) */
+static const char ordlock_why_nopkg[] =
+	"no cluster backend: ordlock_dlm.ko is not installed, or the kernel has no DLM";
+static const char ordlock_why_notconn[] =
+	"no cluster: dlm_controld is not running, or this node is not in a quorate cluster";
+
+/**
+ * ordlock_cluster_join() - join the cluster for the domain named @name
+ * @name: the domain's name
+ * @why: receives the reason of a failure
+ * @backendp: receives the cluster backend (pinned)
+ * @spacep: receives the backend's space of the domain
+ *
+ * With no lock of ordlock held: loading the backend's module and joining
+ * may sleep long. Return: 0, or -ENOPKG (no backend), -ENOTCONN (no
+ * cluster), -ENOMEM, or -EIO (the join failed), with *@why.
+ */
+int ordlock_cluster_join(const char *name, const char **why,
+			 struct ordlock_backend **backendp,
+			 struct ordlock_backend_space **spacep)
+{
+	struct ordlock_backend_space *space;
+	struct ordlock_backend *backend;
+	int ret;
+
+	backend = ordlock_backend_get(ORDLOCK_CLUSTER_BACKEND);
+	if (IS_ERR(backend)) {
+		*why = ordlock_why_nopkg;
+		return -ENOPKG;
+	}
+	space = backend->ops->join(name);
+	if (IS_ERR(space)) {
+		ret = PTR_ERR(space);
+		ordlock_backend_put(backend);
+		if (ret == -ENOTCONN) {
+			*why = ordlock_why_notconn;
+		} else if (ret == -ENOMEM) {
+			*why = "out of memory joining the DLM lockspace";
+		} else {
+			*why = "joining the DLM lockspace failed (the kernel log says why)";
+			ret = -EIO;
+		}
+		return ret;
+	}
+	*backendp = backend;
+	*spacep = space;
+	return 0;
 }

@@ -9,7 +9,9 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "domain.h"
 #include "owner.h"
+#include "request.h"
 
 struct ordlock_backend;
 struct ordlock_backend_lock;
@@ -49,17 +51,46 @@ static inline struct ordlock_backend_lock *ordlock_hold_blk(struct ordlock_hold 
 	return hold->owner->cluster ? *ordlock_hold_blkp(hold) : NULL;
 }
 
-u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor);
 u64 ordlock_cluster_token(struct ordlock_domain *domain,
 			  struct list_head *holds);
-void ordlock_cluster_wait_end(struct ordlock_request *req,
-			      struct ordlock_hold *hold);
+u64 ordlock_cluster_convert_token(struct ordlock_hold *hold);
 int ordlock_take_cluster(struct ordlock_request *req);
 int ordlock_convert_cluster(struct ordlock_request *req,
 			    const struct ordlock_rkey *key);
-void ordlock_cluster_abandon(struct ordlock_request *req);
 int ordlock_cluster_poll(struct ordlock_request *req);
-void ordlock_domain_leave(struct ordlock_backend *backend,
-			  struct ordlock_backend_space *space);
+void ordlock_cluster_cancel(struct ordlock_request *req);
+void ordlock_cluster_unlock(struct ordlock_hold *hold);
+int ordlock_cluster_join(const char *name, const char **why,
+			 struct ordlock_backend **backendp,
+			 struct ordlock_backend_space **spacep);
+void ordlock_cluster_leave(struct ordlock_backend *backend,
+			   struct ordlock_backend_space *space);
+
+/*
+ * The hooks of the request code: each returns at once for a local domain
+ * (one load and one branch), and calls cluster.c for a cluster domain.
+ */
+
+/*
+ * ordlock_cluster_take() - key req->next is granted locally: in a cluster
+ * domain, take it in the cluster too (ordlock_take_cluster()). Return: 0
+ * for a local domain, else as ordlock_take_cluster().
+ */
+static inline int ordlock_cluster_take(struct ordlock_request *req)
+{
+	if (likely(!READ_ONCE(req->owner->domain->backend)))
+		return 0;
+	return ordlock_take_cluster(req);
+}
+
+/*
+ * ordlock_cluster_release() - @hold leaves its resource: in a cluster
+ * domain, release its lock in the cluster first, if it has one (may sleep)
+ */
+static inline void ordlock_cluster_release(struct ordlock_hold *hold)
+{
+	if (hold->owner->cluster && *ordlock_hold_blkp(hold))
+		ordlock_cluster_unlock(hold);
+}
 
 #endif /* _ORDLOCK_CLUSTER_H */

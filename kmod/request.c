@@ -24,7 +24,6 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 
-#include "backend.h"
 #include "cluster.h"
 #include "domain.h"
 #include "events.h"
@@ -285,18 +284,10 @@ static int ordlock_request_done(struct ordlock_request *req)
 	ordlock_request_unreserve(req);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
-			struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
-
-			if (blk) {
-				struct ordlock_backend *b = READ_ONCE(owner->domain->backend);
-
-				owner->last_token =
-					ordlock_cluster_next_token(owner->domain,
-								   b->ops->value(blk));
-				b->ops->set_value(blk, owner->last_token);
-			} else {
+			if (ordlock_hold_blk(req->hold))
+				owner->last_token = ordlock_cluster_convert_token(req->hold);
+			else
 				owner->last_token = ordlock_domain_next_token(owner->domain);
-			}
 			req->hold->token = owner->last_token;
 		}
 		req->token = req->hold->token;
@@ -490,9 +481,9 @@ static int ordlock_request_step(struct ordlock_request *req)
 				return -EINPROGRESS;
 			ret = ordlock_wait_sync(req);
 		}
-		/* (the test inline: a call per key otherwise) */
-		if (!ret && READ_ONCE(req->owner->domain->backend))
-			ret = ordlock_take_cluster(req);
+		/* (the test inline, cluster.h: a call per key otherwise) */
+		if (!ret)
+			ret = ordlock_cluster_take(req);
 		if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
 			ret = ordlock_reorder(req);
 			if (ret)
@@ -515,7 +506,7 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 		return ordlock_request_fail(req, ret);
 	if (req->convert)
 		return ordlock_request_converted(req);
-	ret = ordlock_take_cluster(req);
+	ret = ordlock_cluster_take(req);
 	if (ret == -EINPROGRESS)
 		return ret;
 	if (ret)
@@ -711,10 +702,7 @@ int ordlock_request_cancel(struct ordlock_request *req)
 		 * conversion's is abandoned (the backend brings it back to the
 		 * old mode) and ordlock_request_fail() undoes the local one
 		 */
-		if (req->convert)
-			ordlock_cluster_abandon(req);
-		req->cluster_wait = false;
-		ordlock_cluster_wait_end(req, req->convert ? req->hold : req->cur);
+		ordlock_cluster_cancel(req);
 		ret = 0;
 	} else {
 		ret = ordlock_wait_end(req, -ECANCELED);

@@ -499,6 +499,24 @@ static int ordlock_request_step(struct ordlock_request *req)
 	return ordlock_request_done(req);
 }
 
+/*
+ * The cluster's lock of key req->next ended with @ret (as
+ * ordlock_take_cluster() returns it; 0 for a local domain): go on to the
+ * next key, reorder (ORDLOCK_TAKE_WOULD_WAIT), or fail
+ */
+static int ordlock_request_next(struct ordlock_request *req, int ret)
+{
+	if (ret == ORDLOCK_TAKE_WOULD_WAIT)
+		ret = ordlock_reorder(req);
+	else if (!ret)
+		ordlock_request_advance(req);
+	if (ret == -EINPROGRESS)
+		return ret;
+	if (ret)
+		return ordlock_request_fail(req, ret);
+	return ordlock_request_step(req);
+}
+
 /* The wait of the current key ended with @ret (0: granted) */
 static int ordlock_request_took(struct ordlock_request *req, int ret)
 {
@@ -506,34 +524,7 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 		return ordlock_request_fail(req, ret);
 	if (req->convert)
 		return ordlock_request_converted(req);
-	ret = ordlock_cluster_take(req);
-	if (ret == -EINPROGRESS)
-		return ret;
-	if (ret)
-		return ordlock_request_fail(req, ret);
-	ordlock_request_advance(req);
-	return ordlock_request_step(req);
-}
-
-/*
- * The wait of an asynchronous request in the cluster ended with @ret (as
- * ordlock_cluster_poll() returns it): move the request on, as
- * ordlock_request_step() does after ordlock_take_cluster()
- */
-static int ordlock_request_cluster_took(struct ordlock_request *req, int ret)
-{
-	if (req->convert)
-		return ret ? ordlock_request_fail(req, ret) : ordlock_request_done(req);
-	if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
-		ret = ordlock_reorder(req);
-		if (ret)
-			return ordlock_request_fail(req, ret);
-		return ordlock_request_step(req);
-	}
-	if (ret)
-		return ordlock_request_fail(req, ret);
-	ordlock_request_advance(req);
-	return ordlock_request_step(req);
+	return ordlock_request_next(req, ordlock_cluster_take(req));
 }
 
 /* Common start of an acquire and a conversion; the owner is locked */
@@ -666,9 +657,9 @@ int ordlock_request_poll(struct ordlock_request *req)
 	lockdep_assert_held(&req->owner->lock);
 	if (req->cluster_wait) {
 		ret = ordlock_cluster_poll(req);
-		if (ret == -EINPROGRESS)
-			return ret;
-		return ordlock_request_cluster_took(req, ret);
+		if (ret == -EINPROGRESS || !req->convert)
+			return ordlock_request_next(req, ret);
+		return ret ? ordlock_request_fail(req, ret) : ordlock_request_done(req);
 	}
 	if (ordlock_waiter_granted(&req->w))
 		ret = ordlock_wait_end(req, 0);

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Over 1000 lines (at most 1100): the acquire and convert state machine,
+ * its one-key fast path and release share the request's helpers; the
+ * cluster variant is in cluster.c.
+ */
+/*
  * Requests: the acquire and convert state machine, and release.
  *
  * An acquire takes its keys one by one in ascending order. For each key it

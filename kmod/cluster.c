@@ -357,7 +357,7 @@ static int ordlock_cluster_convert_poll(struct ordlock_request *req)
  * An asynchronous request waiting for the cluster's lock of key req->next:
  * granted, or failed, or the wait's deadline passed (the pending lock
  * cancelled: nothing is held). A conversion: as above. It only reads the
- * outcome: the request code moves the request on (ordlock_request_poll()).
+ * outcome: the request code moves the request on (ordlock_request_next()).
  *
  * Return: -EINPROGRESS (still waiting), or as ordlock_take_cluster(): 0,
  * ORDLOCK_TAKE_WOULD_WAIT (a key only tried is busy: the local grant

@@ -332,7 +332,7 @@ int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			ordlock_owner_put_holds(owner, list);
 			return -ENOMEM;
 		}
-		/* Not waiting for the cluster: its waits end so (request.c) */
+		/* Not waiting for the cluster: its waits end so (cluster.c) */
 		hold->cluster_wait = false;
 		/* No lock in a cluster: ordlock_res_drop_hold() keeps it so */
 		if (owner->cluster)

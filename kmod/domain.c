@@ -13,7 +13,7 @@
 #include <linux/string.h>
 #include <linux/timekeeping.h>
 
-#include "backend.h"
+#include "cluster.h"
 #include "domain.h"
 #include "order.h"
 #include "keys.h"
@@ -164,17 +164,6 @@ struct ordlock_domain *ordlock_domain_get_default(void)
 	return ordlock_default_domain;
 }
 
-/*
- * Leave a cluster domain's space and release its backend; with no lock
- * held (the leave waits for the releases still in flight in the cluster)
- */
-static void ordlock_domain_leave(struct ordlock_backend *backend,
-				 struct ordlock_backend_space *space)
-{
-	backend->ops->leave(space);
-	ordlock_backend_put(backend);
-}
-
 /* Called with ordlock_domains_lock held, which it releases */
 static void ordlock_domain_free(struct kref *ref)
 {
@@ -189,7 +178,7 @@ static void ordlock_domain_free(struct kref *ref)
 	mutex_unlock(&ordlock_domains_lock);
 	/* The last owner is gone: its releases are on their way */
 	if (domain->space)
-		ordlock_domain_leave(domain->backend, domain->space);
+		ordlock_cluster_leave(domain->backend, domain->space);
 	free_percpu(domain->stats);
 	ordlock_order_free(domain);
 	kfree(domain->rank_names);
@@ -234,11 +223,6 @@ static const char ordlock_why_detect[] =
 	"detect is not available in a cluster domain: the DLM sees no cycles across resources";
 static const char ordlock_why_owners[] =
 	"the domain has owners (holders, waiters or idle ones): change it when nobody is in it";
-static const char ordlock_why_nopkg[] =
-	"no cluster backend: ordlock_dlm.ko is not installed, or the kernel has no DLM";
-static const char ordlock_why_notconn[] =
-	"no cluster: dlm_controld is not running, or this node is not in a quorate cluster";
-
 /*
  * The checks of a cluster change that hold whatever the join does: the
  * result of @set on @domain, whose lock is held. Return: 0 or an errno,
@@ -285,38 +269,13 @@ static int ordlock_domain_join(struct ordlock_domain *domain,
 			       struct ordlock_backend_space **spacep)
 	__must_hold(&ordlock_domains_lock)
 {
-	struct ordlock_backend_space *space;
-	struct ordlock_backend *backend;
-	int ret = 0;
+	int ret;
 
 	lockdep_assert_held(&ordlock_domains_lock);
 	domain->cluster_changing = true;
 	mutex_unlock(&ordlock_domains_lock);
-
 	/* No lock of ordlock held: loading the module and joining may sleep long */
-	backend = ordlock_backend_get(ORDLOCK_CLUSTER_BACKEND);
-	if (IS_ERR(backend)) {
-		set->why = ordlock_why_nopkg;
-		ret = -ENOPKG;
-		goto out;
-	}
-	space = backend->ops->join(domain->name);
-	if (IS_ERR(space)) {
-		ret = PTR_ERR(space);
-		ordlock_backend_put(backend);
-		if (ret == -ENOTCONN) {
-			set->why = ordlock_why_notconn;
-		} else if (ret == -ENOMEM) {
-			set->why = "out of memory joining the DLM lockspace";
-		} else {
-			set->why = "joining the DLM lockspace failed (the kernel log says why)";
-			ret = -EIO;
-		}
-		goto out;
-	}
-	*backendp = backend;
-	*spacep = space;
-out:
+	ret = ordlock_cluster_join(domain->name, &set->why, backendp, spacep);
 	mutex_lock(&ordlock_domains_lock);
 	domain->cluster_changing = false;
 	return ret;
@@ -427,7 +386,7 @@ int ordlock_domain_configure(const char *name,
 	mutex_unlock(&ordlock_domains_lock);
 	kfree(copy);
 	if (old_space)
-		ordlock_domain_leave(old_backend, old_space);
+		ordlock_cluster_leave(old_backend, old_space);
 	if (flags & ORDLOCK_DOMAIN_RESET_ORDER)
 		ordlock_order_reset(domain);
 	*out = domain;
@@ -436,7 +395,7 @@ int ordlock_domain_configure(const char *name,
 fail:
 	kfree(copy);
 	if (old_space)
-		ordlock_domain_leave(old_backend, old_space);
+		ordlock_cluster_leave(old_backend, old_space);
 	ordlock_domain_put(domain);
 	return ret;
 }

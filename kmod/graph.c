@@ -400,9 +400,3 @@ unsigned int ordlock_graph_find_cycle(struct ordlock_owner *start,
 	/* what is left in the queue needs no unlinking: the next walk's gen differs */
 	return found ? ordlock_graph_record(start, w) : 0;
 }
-
-const char *ordlock_mode_str(u32 mode)
-{
-	return mode == ORDLOCK_MODE_EXCLUSIVE ? "exclusive" :
-	       mode == ORDLOCK_MODE_SHARED ? "shared" : "none";
-}

@@ -38,6 +38,5 @@ bool ordlock_graph_thread_edges(ordlock_thread_edge_fn fn, void *arg);
 bool ordlock_graph_edges(struct ordlock_resource *res,
 			 struct ordlock_waiter *w, ordlock_edge_fn fn,
 			 void *arg);
-const char *ordlock_mode_str(u32 mode);
 
 #endif /* _ORDLOCK_GRAPH_H */

@@ -176,3 +176,9 @@ int ordlock_rank_name_check(const char *name)
 			return -EINVAL;
 	return 0;
 }
+
+const char *ordlock_mode_str(u32 mode)
+{
+	return mode == ORDLOCK_MODE_EXCLUSIVE ? "exclusive" :
+	       mode == ORDLOCK_MODE_SHARED ? "shared" : "none";
+}

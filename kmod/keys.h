@@ -60,5 +60,6 @@ int ordlock_domain_name_valid(const char *name);
 void ordlock_comm_sanitize(char *dst, const char *src);
 int ordlock_domain_name_check(const char *name);
 int ordlock_rank_name_check(const char *name);
+const char *ordlock_mode_str(u32 mode);
 
 #endif /* _ORDLOCK_KEYS_H */

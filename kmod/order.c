@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Over 1000 lines: the learned order is being extended (per-user edge
+ * charging); it is to be split by concern (edges, cycle search, views)
+ * once that is merged.
+ */
+/*
  * The learned lock order (order.h).
  *
  * Classes are the ranks of a domain. Each grant to an owner that held keys

@@ -8,6 +8,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
+#include "cluster.h"
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
@@ -331,7 +332,7 @@ int ordlock_owner_get_holds(struct ordlock_owner *owner, unsigned int n,
 			ordlock_owner_put_holds(owner, list);
 			return -ENOMEM;
 		}
-		/* Not waiting for the cluster: its waits end so (request.c) */
+		/* Not waiting for the cluster: its waits end so (cluster.c) */
 		hold->cluster_wait = false;
 		/* No lock in a cluster: ordlock_res_drop_hold() keeps it so */
 		if (owner->cluster)

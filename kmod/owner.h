@@ -204,36 +204,6 @@ struct ordlock_hold {
 	bool cluster_wait;
 };
 
-/**
- * struct ordlock_cluster_hold - a hold of an owner in a cluster domain
- * @hold: the hold
- * @blk: the key's lock in the cluster (backend.h), taken after the local
- *	grant and released with the hold (ordlock_res_drop_hold()); NULL
- *	while there is none; under owner->lock
- *
- * The owners of a cluster domain, and only they, have these: the holds of
- * a local domain stay small.
- */
-struct ordlock_cluster_hold {
-	struct ordlock_hold hold;
-	struct ordlock_backend_lock *blk;
-};
-
-/*
- * ordlock_hold_blkp() - where the cluster lock of @hold is kept; only for
- * a hold of an owner in a cluster domain (hold->owner->cluster)
- */
-static inline struct ordlock_backend_lock **ordlock_hold_blkp(struct ordlock_hold *hold)
-{
-	return &container_of(hold, struct ordlock_cluster_hold, hold)->blk;
-}
-
-/* ordlock_hold_blk() - the cluster lock of @hold, or NULL (hold->owner set) */
-static inline struct ordlock_backend_lock *ordlock_hold_blk(struct ordlock_hold *hold)
-{
-	return hold->owner->cluster ? *ordlock_hold_blkp(hold) : NULL;
-}
-
 /* ordlock_hold_cmp() - the order of the key of @hold and @key */
 static inline int ordlock_hold_cmp(const struct ordlock_hold *hold,
 				   const struct ordlock_rkey *key)

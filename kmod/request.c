@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
+ * Over 1000 lines (at most 1100): the acquire and convert state machine,
+ * its one-key fast path and release share the request's helpers; the
+ * cluster variant is in cluster.c.
+ */
+/*
  * Requests: the acquire and convert state machine, and release.
  *
  * An acquire takes its keys one by one in ascending order. For each key it
@@ -24,7 +29,7 @@
 #include <linux/ktime.h>
 #include <linux/mm.h>
 
-#include "backend.h"
+#include "cluster.h"
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
@@ -36,9 +41,6 @@
 #include "table.h"
 #include "user.h"
 #include "wait.h"
-
-/* ordlock_take(): a key of a REORDER request that breaks the order is busy */
-#define ORDLOCK_TAKE_WOULD_WAIT 2
 
 /* Give back what req->credit still reserves of the resources in use */
 static void ordlock_request_unreserve(struct ordlock_request *req)
@@ -277,41 +279,6 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	return ret;
 }
 
-/* A fresh token of @domain above @floor */
-static u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
-{
-	s64 cur;
-
-	cur = atomic64_read(&domain->next_token);
-	while ((u64)cur < floor &&
-	       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
-		;
-	return ordlock_domain_next_token(domain);
-}
-
-/*
- * In a cluster domain, the token of a grant of @holds is above the
- * fencing value of each of its keys in the cluster (the value block of the
- * key, which every exclusive release writes): raise the domain's counter
- * to that first. Return: the token.
- */
-static u64 ordlock_cluster_token(struct ordlock_domain *domain,
-				 struct list_head *holds)
-{
-	struct ordlock_backend *backend = READ_ONCE(domain->backend);
-	struct ordlock_hold *hold;
-	u64 floor = 0, token;
-
-	list_for_each_entry(hold, holds, owner_node)
-		if (ordlock_hold_blk(hold))
-			floor = max(floor, backend->ops->value(ordlock_hold_blk(hold)));
-	token = ordlock_cluster_next_token(domain, floor);
-	list_for_each_entry(hold, holds, owner_node)
-		if (ordlock_hold_blk(hold) && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
-			backend->ops->set_value(ordlock_hold_blk(hold), token);
-	return token;
-}
-
 /* Every key is granted: hand out the token */
 static int ordlock_request_done(struct ordlock_request *req)
 {
@@ -323,18 +290,10 @@ static int ordlock_request_done(struct ordlock_request *req)
 	ordlock_request_unreserve(req);
 	if (req->convert) {
 		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
-			struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
-
-			if (blk) {
-				struct ordlock_backend *b = READ_ONCE(owner->domain->backend);
-
-				owner->last_token =
-					ordlock_cluster_next_token(owner->domain,
-								   b->ops->value(blk));
-				b->ops->set_value(blk, owner->last_token);
-			} else {
+			if (ordlock_hold_blk(req->hold))
+				owner->last_token = ordlock_cluster_convert_token(req->hold);
+			else
 				owner->last_token = ordlock_domain_next_token(owner->domain);
-			}
 			req->hold->token = owner->last_token;
 		}
 		req->token = req->hold->token;
@@ -373,248 +332,6 @@ static int ordlock_request_done(struct ordlock_request *req)
 		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONTENDED);
 	ordlock_request_put(req);
 	return 0;
-}
-
-/*
- * The shortest wait of a try-lock for the cluster's answer: NOQUEUE does
- * not queue, but the answer comes from the key's master node, which may be
- * another one (or recovering)
- */
-#define ORDLOCK_CLUSTER_TRY_MS	5000
-
-/* The deadline of the whole request, set when it first needs one */
-static ktime_t ordlock_request_deadline(struct ordlock_request *req)
-{
-	if (!req->deadline)
-		req->deadline = ktime_add_ns(ktime_get(),
-					     min_t(u64, req->timeout_ns, KTIME_MAX / 4));
-	return req->deadline;
-}
-
-static int ordlock_cluster_failed(struct ordlock_request *req, int ret);
-
-/* The backend's done hook of an asynchronous request: move it on */
-static void ordlock_cluster_done(void *data)
-{
-	struct ordlock_request *req = data;
-
-	req->notify(&req->w);
-}
-
-/*
- * The views: @hold, granted locally, waits for its lock (or conversion to
- * @mode) in the cluster from now on; the owner shows the wait as a local
- * one (owner->pending), the hold as waiting for the cluster
- */
-static void ordlock_cluster_wait_begin(struct ordlock_request *req,
-				       struct ordlock_hold *hold, u32 mode)
-{
-	struct ordlock_owner *owner = req->owner;
-
-	lockdep_assert_held(&owner->lock);
-	WRITE_ONCE(owner->pending_since, ktime_get_ns());
-	WRITE_ONCE(owner->pending.rank, hold->res->rank);
-	WRITE_ONCE(owner->pending.id, hold->res->id);
-	WRITE_ONCE(owner->pending.mode, mode);
-	/* the views read the flag, then the time (smp_rmb()) */
-	smp_wmb();
-	WRITE_ONCE(hold->cluster_wait, true);
-}
-
-/* The wait of @hold in the cluster ended (granted, failed or given up) */
-static void ordlock_cluster_wait_end(struct ordlock_request *req,
-				     struct ordlock_hold *hold)
-{
-	lockdep_assert_held(&req->owner->lock);
-	WRITE_ONCE(hold->cluster_wait, false);
-	WRITE_ONCE(req->owner->pending.mode, 0);
-}
-
-/*
- * A key below req->try_upto (REORDER) is busy in the cluster: undo its
- * local grant, nothing recorded; the caller reorders as for a key busy on
- * this node (ordlock_take())
- */
-static int ordlock_cluster_would_wait(struct ordlock_request *req)
-{
-	struct ordlock_hold *hold = req->cur;
-
-	lockdep_assert_held(&req->owner->lock);
-	*ordlock_hold_blkp(hold) = NULL;
-	ordlock_res_drop_hold(hold);
-	return ORDLOCK_TAKE_WOULD_WAIT;
-}
-
-/*
- * Key req->next is granted locally (req->cur is on the resource's
- * holders). In a cluster domain, take its lock in the cluster too, before
- * the request goes on to the next key, waiting until the request's
- * deadline at most. The owner's lock is dropped meanwhile, as for a local
- * wait (the owner is busy); the local grant keeps the key's other local
- * owners queued behind, so that one local owner per key talks to the
- * cluster. A key of a REORDER request below a held one is only tried
- * (waiting for it in the DLM while holding keys above could close a cycle
- * across nodes that the DLM does not see). On failure the local grant is
- * undone and the record says why.
- *
- * Return: 0 (req->cur holds the cluster's lock too), -EINPROGRESS (an
- * asynchronous request), ORDLOCK_TAKE_WOULD_WAIT (a key only tried is
- * busy: the local grant undone, nothing recorded), or a negative errno.
- */
-static int ordlock_take_cluster(struct ordlock_request *req)
-{
-	const struct ordlock_rkey *key = &req->keys[req->next];
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_domain *domain = owner->domain;
-	struct ordlock_backend *backend = READ_ONCE(domain->backend);
-	struct ordlock_hold *hold = req->cur;
-	ktime_t deadline;
-	u32 flags = 0;
-	int ret;
-
-	lockdep_assert_held(&owner->lock);
-	if (likely(!backend))
-		return 0;
-	deadline = ordlock_request_deadline(req);
-	if (req->try || req->next < req->try_upto) {
-		flags |= ORDLOCK_BACKEND_TRY;
-		deadline = max(deadline,
-			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
-	}
-	if (req->notify) {
-		/* Asynchronous: ordlock_request_poll() reads the outcome */
-		ret = backend->ops->lock_async(READ_ONCE(domain->space), key->rank,
-					       key->id,
-					       key->mode == ORDLOCK_MODE_EXCLUSIVE,
-					       flags, ordlock_cluster_done, req,
-					       ordlock_hold_blkp(hold));
-		if (ret)
-			return ordlock_cluster_failed(req, ret);
-		req->cluster_wait = true;
-		req->cluster_deadline = deadline;
-		ordlock_cluster_wait_begin(req, hold, key->mode);
-		return -EINPROGRESS;
-	}
-	ordlock_cluster_wait_begin(req, hold, key->mode);
-	mutex_unlock(&owner->lock);
-	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
-				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
-				 deadline, ordlock_hold_blkp(hold));
-	mutex_lock(&owner->lock);
-	ordlock_cluster_wait_end(req, hold);
-	if (!ret)
-		return 0;
-	if (ret == -EAGAIN && req->next < req->try_upto)
-		return ordlock_cluster_would_wait(req);
-	return ordlock_cluster_failed(req, ret);
-}
-
-/*
- * Record a failure @ret of the cluster's lock or conversion of @key:
- * @deadlock is the reason of the backend's -EDEADLK; an errno the backend
- * does not document becomes -EIO, reason cluster. Return: the errno.
- */
-static int ordlock_cluster_fail(struct ordlock_request *req, int ret,
-				u32 deadlock, const struct ordlock_rkey *key)
-{
-	u32 reason;
-
-	switch (ret) {
-	case -EAGAIN:
-		reason = ORDLOCK_REASON_BUSY;
-		break;
-	case -ETIMEDOUT:
-		req->waited = true;
-		reason = ORDLOCK_REASON_TIMEOUT;
-		break;
-	case -EINTR:
-		reason = ORDLOCK_REASON_SIGNAL;
-		break;
-	case -EDEADLK:
-		reason = deadlock;
-		break;
-	case -ENOMEM:
-		reason = ORDLOCK_REASON_NOMEM;
-		break;
-	default:
-		reason = ORDLOCK_REASON_CLUSTER;
-		ret = -EIO;
-		break;
-	}
-	return ordlock_owner_fail(req->owner, reason, ret, key);
-}
-
-/*
- * The cluster's lock of key req->next failed with @ret (it holds nothing:
- * req->cur's is gone): undo the local grant and record why
- */
-static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
-{
-	const struct ordlock_rkey *key = &req->keys[req->next];
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_hold *hold = req->cur;
-
-	lockdep_assert_held(&owner->lock);
-	*ordlock_hold_blkp(hold) = NULL;
-	ordlock_res_drop_hold(hold);
-	return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_DEADLOCK, key);
-}
-
-/*
- * A conversion of a key of a cluster domain, in the cluster: the owner's
- * lock dropped meanwhile, as for ordlock_take_cluster(). An asynchronous
- * request (netlink) does not wait: its downgrade counts as made at once
- * (the backend finishes it), its upgrade waits for the backend's done
- * hook, as an acquire does, and ordlock_cluster_convert_poll() reads the
- * outcome. Return: 0, -EINPROGRESS (an asynchronous upgrade), or a
- * negative errno recorded (the key held as before in the cluster).
- */
-static int ordlock_convert_cluster(struct ordlock_request *req,
-				   const struct ordlock_rkey *key)
-{
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_backend *backend = READ_ONCE(owner->domain->backend);
-	struct ordlock_hold *hold = req->hold;
-	ktime_t deadline;
-	u32 flags = 0;
-	int ret;
-
-	lockdep_assert_held(&owner->lock);
-	if (!ordlock_hold_blk(hold))
-		return 0;
-	deadline = ordlock_request_deadline(req);
-	if (req->try || key->mode == ORDLOCK_MODE_SHARED)
-		deadline = max(deadline,
-			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
-	if (req->try)
-		flags |= ORDLOCK_BACKEND_TRY;
-	if (req->notify) {
-		ret = backend->ops->convert_async(ordlock_hold_blk(hold),
-						  key->mode == ORDLOCK_MODE_EXCLUSIVE,
-						  flags, ordlock_cluster_done, req);
-		if (ret)
-			return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE,
-						    key);
-		if (key->mode == ORDLOCK_MODE_SHARED)
-			return 0;
-		req->cluster_wait = true;
-		req->cluster_deadline = deadline;
-		ordlock_cluster_wait_begin(req, hold, key->mode);
-		return -EINPROGRESS;
-	}
-	/* A downgrade waits for nobody: only an upgrade is shown waiting */
-	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
-		ordlock_cluster_wait_begin(req, hold, key->mode);
-	mutex_unlock(&owner->lock);
-	ret = backend->ops->convert(ordlock_hold_blk(hold), key->mode == ORDLOCK_MODE_EXCLUSIVE,
-				    flags, deadline);
-	mutex_lock(&owner->lock);
-	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
-		ordlock_cluster_wait_end(req, hold);
-	if (!ret)
-		return 0;
-	/* Two nodes upgrading the key at once: the DLM refused this one */
-	return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE, key);
 }
 
 /*
@@ -770,9 +487,9 @@ static int ordlock_request_step(struct ordlock_request *req)
 				return -EINPROGRESS;
 			ret = ordlock_wait_sync(req);
 		}
-		/* (the test inline: a call per key otherwise) */
-		if (!ret && READ_ONCE(req->owner->domain->backend))
-			ret = ordlock_take_cluster(req);
+		/* (the test inline, cluster.h: a call per key otherwise) */
+		if (!ret)
+			ret = ordlock_cluster_take(req);
 		if (ret == ORDLOCK_TAKE_WOULD_WAIT) {
 			ret = ordlock_reorder(req);
 			if (ret)
@@ -788,6 +505,24 @@ static int ordlock_request_step(struct ordlock_request *req)
 	return ordlock_request_done(req);
 }
 
+/*
+ * The cluster's lock of key req->next ended with @ret (as
+ * ordlock_take_cluster() returns it; 0 for a local domain): go on to the
+ * next key, reorder (ORDLOCK_TAKE_WOULD_WAIT), or fail
+ */
+static int ordlock_request_next(struct ordlock_request *req, int ret)
+{
+	if (ret == ORDLOCK_TAKE_WOULD_WAIT)
+		ret = ordlock_reorder(req);
+	else if (!ret)
+		ordlock_request_advance(req);
+	if (ret == -EINPROGRESS)
+		return ret;
+	if (ret)
+		return ordlock_request_fail(req, ret);
+	return ordlock_request_step(req);
+}
+
 /* The wait of the current key ended with @ret (0: granted) */
 static int ordlock_request_took(struct ordlock_request *req, int ret)
 {
@@ -795,89 +530,7 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 		return ordlock_request_fail(req, ret);
 	if (req->convert)
 		return ordlock_request_converted(req);
-	ret = ordlock_take_cluster(req);
-	if (ret == -EINPROGRESS)
-		return ret;
-	if (ret)
-		return ordlock_request_fail(req, ret);
-	ordlock_request_advance(req);
-	return ordlock_request_step(req);
-}
-
-/* An asynchronous upgrade's conversion in the cluster is given up */
-static void ordlock_cluster_abandon(struct ordlock_request *req)
-{
-	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
-
-	backend->ops->convert_result(ordlock_hold_blk(req->hold), true);
-}
-
-/*
- * An asynchronous upgrade, granted locally, waiting for the cluster's
- * conversion: converted, it is done; failed, or its deadline passed (the
- * conversion abandoned: the backend cancels it, or converts it back if the
- * grant won the race), the local upgrade is undone and the key stays held
- * shared, locally and in the cluster, as after ordlock_convert_cluster()
- */
-static int ordlock_cluster_convert_poll(struct ordlock_request *req)
-{
-	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
-	struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
-	int ret;
-
-	lockdep_assert_held(&req->owner->lock);
-	ret = backend->ops->convert_result(blk, false);
-	if (ret == -EINPROGRESS) {
-		if (ktime_before(ktime_get(), req->cluster_deadline))
-			return ret;
-		ordlock_cluster_abandon(req);
-		ret = -ETIMEDOUT;
-	}
-	req->cluster_wait = false;
-	ordlock_cluster_wait_end(req, req->hold);
-	if (ret)
-		return ordlock_request_fail(req,
-					    ordlock_cluster_fail(req, ret,
-								 ORDLOCK_REASON_UPGRADE,
-								 &req->keys[0]));
-	return ordlock_request_done(req);
-}
-
-/*
- * An asynchronous request waiting for the cluster's lock of key req->next:
- * granted, go on; failed, or the wait's deadline passed (the pending lock
- * cancelled: nothing is held), fail. A conversion: as above.
- */
-static int ordlock_cluster_poll(struct ordlock_request *req)
-{
-	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
-	struct ordlock_hold *hold = req->cur;
-	int ret;
-
-	lockdep_assert_held(&req->owner->lock);
-	if (req->convert)
-		return ordlock_cluster_convert_poll(req);
-	ret = backend->ops->lock_result(*ordlock_hold_blkp(hold));
-	if (ret == -EINPROGRESS) {
-		if (ktime_before(ktime_get(), req->cluster_deadline))
-			return ret;
-		backend->ops->unlock(*ordlock_hold_blkp(hold));
-		ret = -ETIMEDOUT;
-	}
-	req->cluster_wait = false;
-	ordlock_cluster_wait_end(req, hold);
-	if (ret == -EAGAIN && req->next < req->try_upto) {
-		/* A key only tried (REORDER): as ordlock_request_step() */
-		ordlock_cluster_would_wait(req);
-		ret = ordlock_reorder(req);
-		if (ret)
-			return ordlock_request_fail(req, ret);
-		return ordlock_request_step(req);
-	}
-	if (ret)
-		return ordlock_request_fail(req, ordlock_cluster_failed(req, ret));
-	ordlock_request_advance(req);
-	return ordlock_request_step(req);
+	return ordlock_request_next(req, ordlock_cluster_take(req));
 }
 
 /* Common start of an acquire and a conversion; the owner is locked */
@@ -1008,8 +661,12 @@ int ordlock_request_poll(struct ordlock_request *req)
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
-	if (req->cluster_wait)
-		return ordlock_cluster_poll(req);
+	if (req->cluster_wait) {
+		ret = ordlock_cluster_poll(req);
+		if (ret == -EINPROGRESS || !req->convert)
+			return ordlock_request_next(req, ret);
+		return ret ? ordlock_request_fail(req, ret) : ordlock_request_done(req);
+	}
 	if (ordlock_waiter_granted(&req->w))
 		ret = ordlock_wait_end(req, 0);
 	else if (req->owner->lease.revoked)
@@ -1045,10 +702,7 @@ int ordlock_request_cancel(struct ordlock_request *req)
 		 * conversion's is abandoned (the backend brings it back to the
 		 * old mode) and ordlock_request_fail() undoes the local one
 		 */
-		if (req->convert)
-			ordlock_cluster_abandon(req);
-		req->cluster_wait = false;
-		ordlock_cluster_wait_end(req, req->convert ? req->hold : req->cur);
+		ordlock_cluster_cancel(req);
 		ret = 0;
 	} else {
 		ret = ordlock_wait_end(req, -ECANCELED);

@@ -17,6 +17,9 @@
 struct ordlock_hold;
 struct ordlock_owner;
 
+/* ordlock_take(): a key of a REORDER request that breaks the order is busy */
+#define ORDLOCK_TAKE_WOULD_WAIT 2
+
 /**
  * struct ordlock_request - an acquire or a conversion in progress
  * @owner: the owner; its lock is held by whoever moves the request on

@@ -16,7 +16,7 @@
 #include <linux/poison.h>
 #include <linux/sched.h>
 
-#include "backend.h"
+#include "cluster.h"
 #include "domain.h"
 #include "keys.h"
 #include "owner.h"
@@ -146,12 +146,7 @@ unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 	unsigned int idle = 0;
 
-	if (hold->owner->cluster && *ordlock_hold_blkp(hold)) {
-		might_sleep();
-		/* Constant while the owner is in the domain (domain.h) */
-		READ_ONCE(hold->owner->domain->backend)->ops->unlock(*ordlock_hold_blkp(hold));
-		*ordlock_hold_blkp(hold) = NULL;
-	}
+	ordlock_cluster_release(hold);
 	spin_lock(&bucket->lock);
 	ordlock_holders_unlink(hold);
 	ordlock_res_count(res, hold->mode, -1);

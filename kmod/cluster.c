@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The cluster variant of requests: a cluster domain's keys are taken in
+ * the cluster too, through its backend (backend.h), after the local grant.
+ *
+ * The request code (request.c) decides local or cluster at one point per
+ * operation through the hooks of cluster.h, which return at once for a
+ * local domain; the functions here talk to the backend and return an
+ * outcome (0, -EINPROGRESS, ORDLOCK_TAKE_WOULD_WAIT or a recorded errno):
+ * they never move a request on themselves, the request code continues.
+ */
+#include <linux/err.h>
+#include <linux/ktime.h>
+
+#include "backend.h"
+#include "cluster.h"
+#include "domain.h"
+#include "keys.h"
+#include "owner.h"
+#include "request.h"
+#include "resource.h"
+
+/* A fresh token of @domain above @floor */
+static u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
+{
+	s64 cur;
+
+	cur = atomic64_read(&domain->next_token);
+	while ((u64)cur < floor &&
+	       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
+		;
+	return ordlock_domain_next_token(domain);
+}
+
+/*
+ * The token of an upgrade of @hold (its owner in a cluster domain, the
+ * hold with its cluster lock): above the key's fencing value in the
+ * cluster, and written to it
+ */
+u64 ordlock_cluster_convert_token(struct ordlock_hold *hold)
+{
+	struct ordlock_domain *domain = hold->owner->domain;
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_backend_lock *blk = ordlock_hold_blk(hold);
+	u64 token;
+
+	token = ordlock_cluster_next_token(domain, backend->ops->value(blk));
+	backend->ops->set_value(blk, token);
+	return token;
+}
+
+/*
+ * In a cluster domain, the token of a grant of @holds is above the
+ * fencing value of each of its keys in the cluster (the value block of the
+ * key, which every exclusive release writes): raise the domain's counter
+ * to that first. Return: the token.
+ */
+u64 ordlock_cluster_token(struct ordlock_domain *domain,
+			  struct list_head *holds)
+{
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_hold *hold;
+	u64 floor = 0, token;
+
+	list_for_each_entry(hold, holds, owner_node)
+		if (ordlock_hold_blk(hold))
+			floor = max(floor, backend->ops->value(ordlock_hold_blk(hold)));
+	token = ordlock_cluster_next_token(domain, floor);
+	list_for_each_entry(hold, holds, owner_node)
+		if (ordlock_hold_blk(hold) && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
+			backend->ops->set_value(ordlock_hold_blk(hold), token);
+	return token;
+}
+
+/*
+ * The shortest wait of a try-lock for the cluster's answer: NOQUEUE does
+ * not queue, but the answer comes from the key's master node, which may be
+ * another one (or recovering)
+ */
+#define ORDLOCK_CLUSTER_TRY_MS	5000
+
+/* The deadline of the whole request, set when it first needs one */
+static ktime_t ordlock_request_deadline(struct ordlock_request *req)
+{
+	if (!req->deadline)
+		req->deadline = ktime_add_ns(ktime_get(),
+					     min_t(u64, req->timeout_ns, KTIME_MAX / 4));
+	return req->deadline;
+}
+
+static int ordlock_cluster_failed(struct ordlock_request *req, int ret);
+
+/* The backend's done hook of an asynchronous request: move it on */
+static void ordlock_cluster_done(void *data)
+{
+	struct ordlock_request *req = data;
+
+	req->notify(&req->w);
+}
+
+/*
+ * The views: @hold, granted locally, waits for its lock (or conversion to
+ * @mode) in the cluster from now on; the owner shows the wait as a local
+ * one (owner->pending), the hold as waiting for the cluster
+ */
+static void ordlock_cluster_wait_begin(struct ordlock_request *req,
+				       struct ordlock_hold *hold, u32 mode)
+{
+	struct ordlock_owner *owner = req->owner;
+
+	lockdep_assert_held(&owner->lock);
+	WRITE_ONCE(owner->pending_since, ktime_get_ns());
+	WRITE_ONCE(owner->pending.rank, hold->res->rank);
+	WRITE_ONCE(owner->pending.id, hold->res->id);
+	WRITE_ONCE(owner->pending.mode, mode);
+	/* the views read the flag, then the time (smp_rmb()) */
+	smp_wmb();
+	WRITE_ONCE(hold->cluster_wait, true);
+}
+
+/* The wait of @hold in the cluster ended (granted, failed or given up) */
+static void ordlock_cluster_wait_end(struct ordlock_request *req,
+				     struct ordlock_hold *hold)
+{
+	lockdep_assert_held(&req->owner->lock);
+	WRITE_ONCE(hold->cluster_wait, false);
+	WRITE_ONCE(req->owner->pending.mode, 0);
+}
+
+/*
+ * A key below req->try_upto (REORDER) is busy in the cluster: undo its
+ * local grant, nothing recorded; the caller reorders as for a key busy on
+ * this node (ordlock_take())
+ */
+static int ordlock_cluster_would_wait(struct ordlock_request *req)
+{
+	struct ordlock_hold *hold = req->cur;
+
+	lockdep_assert_held(&req->owner->lock);
+	*ordlock_hold_blkp(hold) = NULL;
+	ordlock_res_drop_hold(hold);
+	return ORDLOCK_TAKE_WOULD_WAIT;
+}
+
+/*
+ * Key req->next is granted locally (req->cur is on the resource's
+ * holders). In a cluster domain, take its lock in the cluster too, before
+ * the request goes on to the next key, waiting until the request's
+ * deadline at most. The owner's lock is dropped meanwhile, as for a local
+ * wait (the owner is busy); the local grant keeps the key's other local
+ * owners queued behind, so that one local owner per key talks to the
+ * cluster. A key of a REORDER request below a held one is only tried
+ * (waiting for it in the DLM while holding keys above could close a cycle
+ * across nodes that the DLM does not see). On failure the local grant is
+ * undone and the record says why.
+ *
+ * Return: 0 (req->cur holds the cluster's lock too), -EINPROGRESS (an
+ * asynchronous request), ORDLOCK_TAKE_WOULD_WAIT (a key only tried is
+ * busy: the local grant undone, nothing recorded), or a negative errno.
+ */
+int ordlock_take_cluster(struct ordlock_request *req)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_backend *backend = READ_ONCE(domain->backend);
+	struct ordlock_hold *hold = req->cur;
+	ktime_t deadline;
+	u32 flags = 0;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (likely(!backend))
+		return 0;
+	deadline = ordlock_request_deadline(req);
+	if (req->try || req->next < req->try_upto) {
+		flags |= ORDLOCK_BACKEND_TRY;
+		deadline = max(deadline,
+			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
+	}
+	if (req->notify) {
+		/* Asynchronous: ordlock_request_poll() reads the outcome */
+		ret = backend->ops->lock_async(READ_ONCE(domain->space), key->rank,
+					       key->id,
+					       key->mode == ORDLOCK_MODE_EXCLUSIVE,
+					       flags, ordlock_cluster_done, req,
+					       ordlock_hold_blkp(hold));
+		if (ret)
+			return ordlock_cluster_failed(req, ret);
+		req->cluster_wait = true;
+		req->cluster_deadline = deadline;
+		ordlock_cluster_wait_begin(req, hold, key->mode);
+		return -EINPROGRESS;
+	}
+	ordlock_cluster_wait_begin(req, hold, key->mode);
+	mutex_unlock(&owner->lock);
+	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
+				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
+				 deadline, ordlock_hold_blkp(hold));
+	mutex_lock(&owner->lock);
+	ordlock_cluster_wait_end(req, hold);
+	if (!ret)
+		return 0;
+	if (ret == -EAGAIN && req->next < req->try_upto)
+		return ordlock_cluster_would_wait(req);
+	return ordlock_cluster_failed(req, ret);
+}
+
+/*
+ * Record a failure @ret of the cluster's lock or conversion of @key:
+ * @deadlock is the reason of the backend's -EDEADLK; an errno the backend
+ * does not document becomes -EIO, reason cluster. Return: the errno.
+ */
+static int ordlock_cluster_fail(struct ordlock_request *req, int ret,
+				u32 deadlock, const struct ordlock_rkey *key)
+{
+	u32 reason;
+
+	switch (ret) {
+	case -EAGAIN:
+		reason = ORDLOCK_REASON_BUSY;
+		break;
+	case -ETIMEDOUT:
+		req->waited = true;
+		reason = ORDLOCK_REASON_TIMEOUT;
+		break;
+	case -EINTR:
+		reason = ORDLOCK_REASON_SIGNAL;
+		break;
+	case -EDEADLK:
+		reason = deadlock;
+		break;
+	case -ENOMEM:
+		reason = ORDLOCK_REASON_NOMEM;
+		break;
+	default:
+		reason = ORDLOCK_REASON_CLUSTER;
+		ret = -EIO;
+		break;
+	}
+	return ordlock_owner_fail(req->owner, reason, ret, key);
+}
+
+/*
+ * The cluster's lock of key req->next failed with @ret (it holds nothing:
+ * req->cur's is gone): undo the local grant and record why
+ */
+static int ordlock_cluster_failed(struct ordlock_request *req, int ret)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_hold *hold = req->cur;
+
+	lockdep_assert_held(&owner->lock);
+	*ordlock_hold_blkp(hold) = NULL;
+	ordlock_res_drop_hold(hold);
+	return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_DEADLOCK, key);
+}
+
+/*
+ * A conversion of a key of a cluster domain, in the cluster: the owner's
+ * lock dropped meanwhile, as for ordlock_take_cluster(). An asynchronous
+ * request (netlink) does not wait: its downgrade counts as made at once
+ * (the backend finishes it), its upgrade waits for the backend's done
+ * hook, as an acquire does, and ordlock_cluster_convert_poll() reads the
+ * outcome. Return: 0, -EINPROGRESS (an asynchronous upgrade), or a
+ * negative errno recorded (the key held as before in the cluster).
+ */
+int ordlock_convert_cluster(struct ordlock_request *req,
+			    const struct ordlock_rkey *key)
+{
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_backend *backend = READ_ONCE(owner->domain->backend);
+	struct ordlock_hold *hold = req->hold;
+	ktime_t deadline;
+	u32 flags = 0;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (!ordlock_hold_blk(hold))
+		return 0;
+	deadline = ordlock_request_deadline(req);
+	if (req->try || key->mode == ORDLOCK_MODE_SHARED)
+		deadline = max(deadline,
+			       ktime_add_ms(ktime_get(), ORDLOCK_CLUSTER_TRY_MS));
+	if (req->try)
+		flags |= ORDLOCK_BACKEND_TRY;
+	if (req->notify) {
+		ret = backend->ops->convert_async(ordlock_hold_blk(hold),
+						  key->mode == ORDLOCK_MODE_EXCLUSIVE,
+						  flags, ordlock_cluster_done, req);
+		if (ret)
+			return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE,
+						    key);
+		if (key->mode == ORDLOCK_MODE_SHARED)
+			return 0;
+		req->cluster_wait = true;
+		req->cluster_deadline = deadline;
+		ordlock_cluster_wait_begin(req, hold, key->mode);
+		return -EINPROGRESS;
+	}
+	/* A downgrade waits for nobody: only an upgrade is shown waiting */
+	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
+		ordlock_cluster_wait_begin(req, hold, key->mode);
+	mutex_unlock(&owner->lock);
+	ret = backend->ops->convert(ordlock_hold_blk(hold), key->mode == ORDLOCK_MODE_EXCLUSIVE,
+				    flags, deadline);
+	mutex_lock(&owner->lock);
+	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
+		ordlock_cluster_wait_end(req, hold);
+	if (!ret)
+		return 0;
+	/* Two nodes upgrading the key at once: the DLM refused this one */
+	return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE, key);
+}
+
+/* An asynchronous upgrade's conversion in the cluster is given up */
+static void ordlock_cluster_abandon(struct ordlock_request *req)
+{
+	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+
+	backend->ops->convert_result(ordlock_hold_blk(req->hold), true);
+}
+
+/*
+ * An asynchronous upgrade, granted locally, waiting for the cluster's
+ * conversion: converted, it is done; failed, or its deadline passed (the
+ * conversion abandoned: the backend cancels it, or converts it back if the
+ * grant won the race), the caller undoes the local upgrade and the key
+ * stays held shared, locally and in the cluster, as after
+ * ordlock_convert_cluster(). Return: -EINPROGRESS (still waiting), 0
+ * (converted), or a negative errno recorded.
+ */
+static int ordlock_cluster_convert_poll(struct ordlock_request *req)
+{
+	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+	struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
+	int ret;
+
+	lockdep_assert_held(&req->owner->lock);
+	ret = backend->ops->convert_result(blk, false);
+	if (ret == -EINPROGRESS) {
+		if (ktime_before(ktime_get(), req->cluster_deadline))
+			return ret;
+		ordlock_cluster_abandon(req);
+		ret = -ETIMEDOUT;
+	}
+	req->cluster_wait = false;
+	ordlock_cluster_wait_end(req, req->hold);
+	if (ret)
+		return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE,
+					    &req->keys[0]);
+	return 0;
+}
+
+/*
+ * An asynchronous request waiting for the cluster's lock of key req->next:
+ * granted, or failed, or the wait's deadline passed (the pending lock
+ * cancelled: nothing is held). A conversion: as above. It only reads the
+ * outcome: the request code moves the request on (ordlock_request_next()).
+ *
+ * Return: -EINPROGRESS (still waiting), or as ordlock_take_cluster(): 0,
+ * ORDLOCK_TAKE_WOULD_WAIT (a key only tried is busy: the local grant
+ * undone, nothing recorded), or a negative errno recorded (the local grant
+ * undone).
+ */
+int ordlock_cluster_poll(struct ordlock_request *req)
+{
+	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+	struct ordlock_hold *hold = req->cur;
+	int ret;
+
+	lockdep_assert_held(&req->owner->lock);
+	if (req->convert)
+		return ordlock_cluster_convert_poll(req);
+	ret = backend->ops->lock_result(*ordlock_hold_blkp(hold));
+	if (ret == -EINPROGRESS) {
+		if (ktime_before(ktime_get(), req->cluster_deadline))
+			return ret;
+		backend->ops->unlock(*ordlock_hold_blkp(hold));
+		ret = -ETIMEDOUT;
+	}
+	req->cluster_wait = false;
+	ordlock_cluster_wait_end(req, hold);
+	/* A key only tried (REORDER): as ordlock_take_cluster() */
+	if (ret == -EAGAIN && req->next < req->try_upto)
+		return ordlock_cluster_would_wait(req);
+	if (ret)
+		return ordlock_cluster_failed(req, ret);
+	return 0;
+}
+
+/*
+ * Leave a cluster domain's space and release its backend; with no lock
+ * held (the leave waits for the releases still in flight in the cluster)
+ */
+void ordlock_cluster_leave(struct ordlock_backend *backend,
+			   struct ordlock_backend_space *space)
+{
+	backend->ops->leave(space);
+	ordlock_backend_put(backend);
+}
+
+/*
+ * ordlock_cluster_cancel() - the cancel of an asynchronous request waiting
+ * for the cluster (req->cluster_wait): granted locally, its key is released
+ * with the pending cluster lock (ordlock_cluster_unlock()); a conversion's
+ * is abandoned (the backend brings it back to the old mode). The wait's
+ * views end; the request code undoes the rest.
+ */
+void ordlock_cluster_cancel(struct ordlock_request *req)
+{
+	lockdep_assert_held(&req->owner->lock);
+	if (req->convert)
+		ordlock_cluster_abandon(req);
+	req->cluster_wait = false;
+	ordlock_cluster_wait_end(req, req->convert ? req->hold : req->cur);
+}
+
+/*
+ * ordlock_cluster_unlock() - release the cluster lock of @hold (an owner
+ * in a cluster domain, the lock set), before the hold leaves its resource
+ * (ordlock_cluster_release()): does not wait for the cluster, but may
+ * sleep (every caller holds the owner's mutex, in process context)
+ */
+void ordlock_cluster_unlock(struct ordlock_hold *hold)
+{
+	might_sleep();
+	/* Constant while the owner is in the domain (domain.h) */
+	READ_ONCE(hold->owner->domain->backend)->ops->unlock(*ordlock_hold_blkp(hold));
+	*ordlock_hold_blkp(hold) = NULL;
+}
+
+/* Why a cluster join failed (extack, kernel log) */
+static const char ordlock_why_nopkg[] =
+	"no cluster backend: ordlock_dlm.ko is not installed, or the kernel has no DLM";
+static const char ordlock_why_notconn[] =
+	"no cluster: dlm_controld is not running, or this node is not in a quorate cluster";
+
+/**
+ * ordlock_cluster_join() - join the cluster for the domain named @name
+ * @name: the domain's name
+ * @why: receives the reason of a failure
+ * @backendp: receives the cluster backend (pinned)
+ * @spacep: receives the backend's space of the domain
+ *
+ * With no lock of ordlock held: loading the backend's module and joining
+ * may sleep long. Return: 0, or -ENOPKG (no backend), -ENOTCONN (no
+ * cluster), -ENOMEM, or -EIO (the join failed), with *@why.
+ */
+int ordlock_cluster_join(const char *name, const char **why,
+			 struct ordlock_backend **backendp,
+			 struct ordlock_backend_space **spacep)
+{
+	struct ordlock_backend_space *space;
+	struct ordlock_backend *backend;
+	int ret;
+
+	backend = ordlock_backend_get(ORDLOCK_CLUSTER_BACKEND);
+	if (IS_ERR(backend)) {
+		*why = ordlock_why_nopkg;
+		return -ENOPKG;
+	}
+	space = backend->ops->join(name);
+	if (IS_ERR(space)) {
+		ret = PTR_ERR(space);
+		ordlock_backend_put(backend);
+		if (ret == -ENOTCONN) {
+			*why = ordlock_why_notconn;
+		} else if (ret == -ENOMEM) {
+			*why = "out of memory joining the DLM lockspace";
+		} else {
+			*why = "joining the DLM lockspace failed (the kernel log says why)";
+			ret = -EIO;
+		}
+		return ret;
+	}
+	*backendp = backend;
+	*spacep = space;
+	return 0;
+}

@@ -365,7 +365,9 @@ static bool odlm_anchored(struct ordlock_backend_space *space, u32 rank,
 /*
  * Make sure this node anchors key (@rank, @id), resource @res: from the
  * request work, which may wait for the NL grant (it never waits for
- * anyone: NL is compatible with every mode)
+ * anyone: NL is compatible with every mode, and DLM_LKF_EXPEDITE has the
+ * DLM grant it at once, not behind the requests queued for the key: a
+ * try-lock's first use of a key waited for those before)
  */
 static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 			u32 rank, u64 id)
@@ -386,8 +388,9 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 	atomic_inc(&space->nlocks);
 	/* the generation before the grant: a recovery after it is seen */
 	a->gen = atomic_read(&space->generation);
-	ret = dlm_lock(space->ls, DLM_LOCK_NL, &a->lksb, DLM_LKF_VALBLK, res,
-		       strlen(res), 0, odlm_anchor_ast, a, NULL);
+	ret = dlm_lock(space->ls, DLM_LOCK_NL, &a->lksb,
+		       DLM_LKF_VALBLK | DLM_LKF_EXPEDITE, res, strlen(res), 0,
+		       odlm_anchor_ast, a, NULL);
 	if (!ret) {
 		wait_for_completion(&a->granted);
 		ret = a->lksb.sb_status;

@@ -1002,7 +1002,7 @@ static int odlm_lock_result(struct ordlock_backend_lock *l)
 
 /* the reasons of odlm_untrusted() that are news (logged) */
 static const char odlm_why_invalid[] =
-	"flagged invalid by the DLM (a node died holding the key)";
+	"flagged invalid by the DLM (lost with a dead holder or master)";
 static const char odlm_why_below[] = "below what this node last knew of the key";
 
 /*

@@ -37,7 +37,8 @@
 # CLUSTER_ICOUNT=1 (qemu -icount shift=0,sleep=on: a guest's clock counts
 # its instructions while it runs; make bench-cluster ICOUNT=1),
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
-# 2000), TAP_VERBOSE=1.
+# 2000), FAULT_SEED and FAULTS (c_faults: the seed of its schedule, and how
+# many faults), TAP_VERBOSE=1.
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 
@@ -192,6 +193,8 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "CLUSTER_NAME=$cluster_name"
 	echo "BENCH_PROFILE=${ORDLOCK_BENCH_PROFILE:-0}"
 	echo "ICOUNT=${CLUSTER_ICOUNT:-0}"
+	echo "FAULT_SEED=${FAULT_SEED:-}"
+	echo "FAULTS=${FAULTS:-}"
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz

@@ -76,9 +76,11 @@ struct ordlock_backend_lock;
  *	backend may make the release in the caller: ordlock_dlm's direct
  *	dlm_unlock())
  * @value: the fencing floor of a granted lock: the value the key's value
- *	block held when @lock granted it (0 for none), raised when the
- *	backend found the value block lost (a node died holding the key
- *	exclusively) so that it is above every value written before
+ *	block held when @lock (or @convert) granted it, or, when the backend
+ *	cannot trust that value (flagged lost, zero, below what this node
+ *	knew of the key, read across a recovery), at least the wall clock in
+ *	microseconds: the token rule of the UAPI header ("DOC: Cluster
+ *	domains") and docs/cluster.md
  * @set_value: the value an exclusive lock writes to the key's value block
  *	when it is released (a shared one writes nothing)
  * @convert_async: start changing the mode of a granted lock as @convert

@@ -75,7 +75,29 @@
  * node keeps an *anchor*, a lock in mode NL (compatible with everything)
  * on every key it used, up to max_anchors per space (the oldest go first),
  * taken by the request work before the request itself and released when
- * the space is left.
+ * the space is left. Anchors are taken with DLM_LKF_VALBLK: when a key's
+ * master node dies, the new master rebuilds the value block from the
+ * survivors' locks that carry one (fs/dlm/recover.c, recover_lvb()), from
+ * a PR or EX lock's as it is, and flags it invalid (DLM_SBF_VALNOTVALID)
+ * when only NL or CR locks carry one; a lock without DLM_LKF_VALBLK is not
+ * looked at, and when none carries one the new master's value block
+ * reads zero, not flagged. An anchor also keeps what this node last knew
+ * of the key: the highest value it read or wrote, and the recovery
+ * generation of that read.
+ *
+ * The fencing floor (odlm_value()). A grant's value is the value block's,
+ * unless the value block cannot be trusted: flagged invalid, zero (a key
+ * no lock kept: never used, forgotten by every node, every node left the
+ * space, or rebuilt from no lock), below what this node last knew of the
+ * key, or read across a recovery (the space recovering, or its generation
+ * changed since the request began or since this node last read the key).
+ * Then it is at least the wall clock in microseconds, which is above
+ * every earlier token as long as the nodes' clocks agree to within half
+ * the time between the last exclusive grant before the loss and the first
+ * after it, and the domain averages fewer than one grant a microsecond
+ * (docs/cluster.md, "Fencing tokens"). A lock also keeps its grant's value
+ * in its own value block (a PR lock's is sent to the new master when its
+ * master dies, and taken as the key's).
  *
  * Callbacks. The lockspaces are made with ORDLOCK_DLM_LSFL_CB (compat.h):
  * on 6.12 (DLM_LSFL_SOFTIRQ) the DLM calls an AST at once, from the
@@ -164,21 +186,33 @@ static struct workqueue_struct *odlm_wq;
 /* ANCHOR_BITS: the size of a space's hash of anchors */
 #define ODLM_ANCHOR_BITS	8
 
-/* An NL lock that keeps a key's resource, and its value block, alive */
+/*
+ * An NL lock that keeps a key's resource, and its value block, alive; with
+ * DLM_LKF_VALBLK (lvb), so that the DLM's recovery counts it. seen and gen
+ * (under the space's anchor_lock): the highest fencing value this node
+ * read or wrote of the key, and the space's recovery generation when it
+ * last read it (or took the anchor).
+ */
 struct odlm_anchor {
 	struct hlist_node hnode;
 	struct list_head lru;
 	struct ordlock_backend_space *space;
 	struct dlm_lksb lksb;
+	__le64 lvb[ODLM_LVB_LEN / 8];
 	struct completion granted;
 	bool unlocking;
 	u32 rank;
+	u32 gen;
 	u64 id;
+	u64 seen;
 };
 
 struct ordlock_backend_space {
 	dlm_lockspace_t *ls;
-	/* the generation of the lockspace's last recovery (recover_done) */
+	/*
+	 * the generation of the lockspace's last recovery (recover_done; the
+	 * DLM's, the same on every node)
+	 */
 	atomic_t generation;
 	/*
 	 * 1 from the DLM's recover_prep to its recover_done (the DLM has
@@ -212,6 +246,8 @@ struct ordlock_backend_lock {
 	struct dlm_lksb lksb;
 	/* the value block: lvb[0] the key's fencing value, the rest zero */
 	__le64 lvb[ODLM_LVB_LEN / 8];
+	/* the space's recovery generation when the request or conversion began */
+	u32 gen;
 	/* an exclusive lock written by set_value(): its release writes lvb */
 	bool write_lvb;
 	/*
@@ -334,7 +370,9 @@ static bool odlm_anchored(struct ordlock_backend_space *space, u32 rank,
 /*
  * Make sure this node anchors key (@rank, @id), resource @res: from the
  * request work, which may wait for the NL grant (it never waits for
- * anyone: NL is compatible with every mode)
+ * anyone: NL is compatible with every mode, and DLM_LKF_EXPEDITE has the
+ * DLM grant it at once, not behind the requests queued for the key: a
+ * try-lock's first use of a key waited for those before)
  */
 static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 			u32 rank, u64 id)
@@ -350,9 +388,13 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 	a->space = space;
 	a->rank = rank;
 	a->id = id;
+	a->lksb.sb_lvbptr = (char *)a->lvb;
 	init_completion(&a->granted);
 	atomic_inc(&space->nlocks);
-	ret = dlm_lock(space->ls, DLM_LOCK_NL, &a->lksb, 0, res, strlen(res), 0,
+	/* the generation before the grant: a recovery after it is seen */
+	a->gen = atomic_read(&space->generation);
+	ret = dlm_lock(space->ls, DLM_LOCK_NL, &a->lksb,
+		       DLM_LKF_VALBLK | DLM_LKF_EXPEDITE, res, strlen(res), 0,
 		       odlm_anchor_ast, a, NULL);
 	if (!ret) {
 		wait_for_completion(&a->granted);
@@ -610,6 +652,7 @@ static void odlm_cvt_make(struct ordlock_backend_lock *l)
 	}
 	l->old_mode = l->mode;
 	l->mode = l->cvt_mode;
+	l->gen = atomic_read(&l->space->generation);
 	same = l->mode == l->old_mode;
 	/* down from EX writes the value block, up to EX reads it */
 	l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK | l->cvt_flags;
@@ -698,6 +741,7 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 		return 0;
 	l->old_mode = l->mode;
 	l->mode = mode;
+	l->gen = atomic_read(&l->space->generation);
 	/* down from EX writes the value block, up to EX reads it */
 	l->flags = DLM_LKF_CONVERT | DLM_LKF_VALBLK;
 	if (flags & ORDLOCK_BACKEND_TRY)
@@ -829,6 +873,7 @@ static struct ordlock_backend_lock *odlm_lock_new(struct ordlock_backend_space *
 		l->flags |= DLM_LKF_NOQUEUE;
 	l->rank = rank;
 	l->id = id;
+	l->gen = atomic_read(&space->generation);
 	odlm_res_name(l->res, rank, id);
 	spin_lock_init(&l->done_lock);
 	return l;
@@ -960,40 +1005,84 @@ static int odlm_lock_result(struct ordlock_backend_lock *l)
 	return status;
 }
 
-/*
- * A recovery's worth of microseconds added to the floor of a lost value
- * block per recovery generation (about 16.8 s): see odlm_value()
- */
-#define ODLM_GENERATION_SHIFT	24
+/* the reasons of odlm_untrusted() that are news (logged) */
+static const char odlm_why_invalid[] =
+	"flagged invalid by the DLM (lost with a dead holder or master)";
+static const char odlm_why_below[] = "below what this node last knew of the key";
 
 /*
- * The fencing floor of a granted lock: the value block's value, or, when
- * the DLM says the value block was lost (DLM_SBF_VALNOTVALID: a node died
- * holding the key exclusively, so the last value is unknown), at least the
- * wall clock in microseconds plus the lockspace's recovery generation
- * shifted up: above every value written before the recovery, provided the
- * nodes' clocks agree to better than that margin.
+ * Why the value block of granted lock @l cannot be trusted (see "The
+ * fencing floor" at the top), or NULL; @a: this node's anchor of the key,
+ * or NULL; @gen: the space's generation now. Under anchor_lock.
+ */
+static const char *odlm_untrusted(struct ordlock_backend_lock *l,
+				  struct odlm_anchor *a, u64 v, u32 gen)
+{
+	if (l->lksb.sb_flags & DLM_SBF_VALNOTVALID)
+		return odlm_why_invalid;
+	if (!v)
+		return "zero (no lock kept it, or rebuilt from none)";
+	if (atomic_read(&l->space->recovering) || gen != l->gen)
+		return "read across a recovery";
+	if (a && a->gen != gen)
+		return "a recovery since this node last read it";
+	if (a && v < a->seen)
+		return odlm_why_below;
+	return NULL;
+}
+
+/*
+ * The fencing floor of a granted lock: the value block's value when it can
+ * be trusted, otherwise at least the wall clock in microseconds (and what
+ * this node last knew of the key). Kept in the lock's own value block
+ * (see the top) and in this node's anchor of the key.
  */
 static u64 odlm_value(struct ordlock_backend_lock *l)
 {
-	u64 v = le64_to_cpu(l->lvb[0]), floor;
+	struct ordlock_backend_space *space = l->space;
+	u64 read = le64_to_cpu(l->lvb[0]), v = read;
+	u32 gen = atomic_read(&space->generation);
+	struct odlm_anchor *a;
+	const char *why;
 
-	if (l->lksb.sb_flags & DLM_SBF_VALNOTVALID) {
-		floor = ktime_to_us(ktime_get_real()) +
-			((u64)atomic_read(&l->space->generation) << ODLM_GENERATION_SHIFT);
-		pr_info_ratelimited("%s: %s: value block lost (recovery): fencing floor %llu\n",
-				    l->space->name, l->res, floor);
-		v = max(v, floor);
+	spin_lock(&space->anchor_lock);
+	a = odlm_anchor_find(space, l->rank, l->id);
+	why = odlm_untrusted(l, a, v, gen);
+	if (why)
+		v = max_t(u64, v, ktime_to_us(ktime_get_real()));
+	if (a) {
+		v = max(v, a->seen);
+		a->seen = v;
+		a->gen = gen;
 	}
+	spin_unlock(&space->anchor_lock);
+	l->lvb[0] = cpu_to_le64(v);
+	if (!why)
+		return v;
+	/* a lost value block or a rollback is news; a key's first use is not */
+	if (why == odlm_why_invalid || why == odlm_why_below)
+		pr_info_ratelimited("%s: %s: value block %s (%llu): fencing floor %llu\n",
+				    space->name, l->res, why, read, v);
+	else
+		pr_debug("%s: %s: value block %s (%llu): fencing floor %llu\n",
+			 space->name, l->res, why, read, v);
 	return v;
 }
 
 static void odlm_set_value(struct ordlock_backend_lock *l, u64 value)
 {
+	struct ordlock_backend_space *space = l->space;
+	struct odlm_anchor *a;
+
 	if (l->mode != DLM_LOCK_EX)
 		return;
 	l->lvb[0] = cpu_to_le64(value);
 	l->write_lvb = true;
+	spin_lock(&space->anchor_lock);
+	a = odlm_anchor_find(space, l->rank, l->id);
+	if (a && a->seen < value)
+		a->seen = value;
+	spin_unlock(&space->anchor_lock);
 }
 
 /* The DLM stopped locking for a recovery: requests take the work item */
@@ -1071,7 +1160,7 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		 ORDLOCK_DLM_LSFL_CB ? "called at once (DLM_LSFL_SOFTIRQ)" :
 		 "by the DLM's callback worker");
 	if (ops_result)
-		pr_info("%s: no recovery callbacks (%d): every request goes through the work item, and the fencing floor of a lost value block is the clock alone\n",
+		pr_info("%s: no recovery callbacks (%d): every request goes through the work item, and every value block is read as untrusted (the fencing floor is the clock)\n",
 			space->name, ops_result);
 	return space;
 err:

@@ -218,6 +218,7 @@ harness $? "node$node: all $NODES nodes ready" && timing ready
 export ORDLOCK_NODE=$node ORDLOCK_NODES=$NODES ORDLOCK_CLUSTER=$CLUSTER_NAME
 export BENCH_PROFILE=${BENCH_PROFILE:-0}
 export BENCH_ICOUNT=${ICOUNT:-0}
+export FAULT_SEED=${FAULT_SEED:-} FAULTS=${FAULTS:-}
 export ORDLOCK_NET_PREFIX=$NET_PREFIX ORDLOCK_CONTROL=$results/shared
 for name in $TESTS; do
 	prog=${PROGDIR:-$REPO/tests/build/cluster}/$name

@@ -37,7 +37,8 @@
 # CLUSTER_ICOUNT=1 (qemu -icount shift=0,sleep=on: a guest's clock counts
 # its instructions while it runs; make bench-cluster ICOUNT=1),
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
-# 2000), TAP_VERBOSE=1.
+# 2000), FAULT_SEED and FAULTS (c_faults: the seed of its schedule, and how
+# many faults), TAP_VERBOSE=1.
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 
@@ -94,18 +95,34 @@ elif [[ -d $progdir ]]; then
 fi
 # A case whose source carries the marker "cluster-kills-a-node" has the host
 # kill a node (tests/cluster/lib/case.sh: kill_node): it runs last, on the
-# nodes left, and only one such case runs in a run (three nodes stay
-# quorate with two, not with one).
+# nodes left, and only one such case runs in a cluster (three nodes stay
+# quorate with two, not with one).  With several, the first runs last
+# after the others, and each further one in a cluster of its own, booted
+# afresh: run.sh runs itself once per cluster (each run takes the VM lock
+# and has a results directory of its own), and fails if any of them failed.
 kills_a_node() { grep -qs 'cluster-kills-a-node' "$casedir/$1".*; }
-ordered=() killer=
+ordered=() killer='' more_killers=()
 for name in ${tests[@]+"${tests[@]}"}; do
 	if kills_a_node "$name"; then
-		[[ -z $killer ]] || die "$killer and $name both kill a node: run one of them (T=)"
-		killer=$name
+		if [[ -z $killer ]]; then
+			killer=$name
+		else
+			more_killers+=("$name")
+		fi
 	else
 		ordered+=("$name")
 	fi
 done
+if ((${#more_killers[@]})); then
+	echo "cluster: more cases kill a node (${more_killers[*]}): a cluster of its own for each, after this one"
+	rc=0
+	bash "${BASH_SOURCE[0]}" ${ordered[@]+"${ordered[@]}"} "$killer" || rc=1
+	for name in "${more_killers[@]}"; do
+		bash "${BASH_SOURCE[0]}" "$name" || rc=1
+	done
+	((rc == 0)) || echo "cluster: a run of the ones above failed"
+	exit "$rc"
+fi
 [[ -z $killer ]] || ordered+=("$killer")
 tests=(${ordered[@]+"${ordered[@]}"})
 [[ -z $killer ]] || ((nodes >= 3)) || die "$killer kills a node: it needs CLUSTER_NODES >= 3"
@@ -176,6 +193,8 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "CLUSTER_NAME=$cluster_name"
 	echo "BENCH_PROFILE=${ORDLOCK_BENCH_PROFILE:-0}"
 	echo "ICOUNT=${CLUSTER_ICOUNT:-0}"
+	echo "FAULT_SEED=${FAULT_SEED:-}"
+	echo "FAULTS=${FAULTS:-}"
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz

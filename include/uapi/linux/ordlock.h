@@ -241,21 +241,39 @@
  * %EOPNOTSUPP and a message saying why: the DLM sees no cycles across
  * resources, so a cycle through other nodes would never be found.
  *
- * Fencing tokens: the token of a grant in a cluster domain is above the
- * fencing value of each key of the grant, a counter kept in the key's DLM
- * lock value block, which every exclusive release writes (a Lamport
- * clock). So for each key, cluster-wide, the token of every grant is
- * above the token of every earlier exclusive grant of that key, on any
- * node; tokens of one domain on one node still only go up. The value
- * block lives as long as some node holds a lock of the key; each node
- * also keeps an NL lock (an anchor, compatible with everything) on the
+ * Fencing tokens in a cluster domain, the rule (docs/cluster.md states it
+ * in the same words):
+ *
+ * Token rule (cluster domains): a grant's token is one more than the
+ * largest of this node's last token in the domain and, for each key of
+ * the grant, the key's fencing value: the counter in the key's DLM value
+ * block, which every exclusive release writes, or, when that value block
+ * cannot be trusted, at least the wall clock in microseconds. A value
+ * block cannot be trusted when the DLM flags it invalid (a node died
+ * holding the key exclusively), when it reads zero (the key is new, every
+ * node forgot it or left the domain, or its master node died and no lock
+ * of a survivor carried it), when it reads below what this node last knew
+ * of the key, or when a DLM recovery (a node joined, left or died)
+ * happened while the request waited or since this node last read the
+ * key. Promised: per key, cluster-wide, every grant's token is above the
+ * token of every earlier exclusive grant of that key, and the tokens of
+ * one domain on one node only go up. Where the value block was kept this
+ * assumes nothing of clocks. Where it was lost (a key's master node died,
+ * a node died holding the key, every node forgot the key or left the
+ * domain) it assumes that the nodes' wall clocks never step back and
+ * agree to within half the time between the last exclusive grant of the
+ * key before the loss and the first grant after it (a death takes the
+ * cluster seconds to notice, corosync's token timeout; a restart takes a
+ * leave and a join), and that the domain makes fewer than one grant a
+ * microsecond, on average, cluster-wide. Not promised: order when the
+ * clocks disagree by more (keep them synchronized: NTP or PTP), or across
+ * different keys.
+ *
+ * The value block lives as long as some node holds a lock of the key;
+ * each node also keeps an NL lock (an anchor, compatible with everything,
+ * carrying the value block so that the DLM's recovery counts it) on the
  * keys it used, up to ordlock_dlm's max_anchors (4096) per domain, the
- * oldest forgotten first. A key that every node forgot starts again from
- * the nodes' own counters (seeded by the clock in microseconds). When the
- * DLM marks a value block invalid (a node died holding the key
- * exclusively), the floor is the clock in microseconds plus the recovery
- * generation times 2^24: above the lost value as long as the nodes'
- * clocks agree to within that margin (16.8 s per recovery).
+ * oldest forgotten first.
  *
  * Conversions are DLM conversions: a downgrade converts in the DLM first,
  * an upgrade after the local grant, within the request's deadline; a

@@ -164,9 +164,14 @@ if [[ ${CHECK_CLUSTER:-} == 1 && -z ${T:-} && -z ${CHECK_KVER:-} ]]; then
 			bash tests/cluster/run.sh 2>&1 || true) |
 			sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)\$/check-cluster [$flavour]: \1/" |
 			tee -a "$clog" || true
-		last=$(grep -E "^check-cluster \[$flavour\]: [0-9]+ passed, [0-9]+ failed\$" "$clog" | tail -n 1 || true)
-		if [[ $last =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]]; then
-			add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+		# one closing line per cluster booted (a case that kills a node
+		# beyond the first gets a cluster of its own): all of them count
+		verdicts=$(grep -E "^check-cluster \[$flavour\]: [0-9]+ passed, [0-9]+ failed\$" "$clog" || true)
+		if [[ -n $verdicts ]]; then
+			while read -r line; do
+				[[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]] &&
+					add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+			done <<<"$verdicts"
 		else
 			echo "FAIL [$flavour] cluster suite: no verdict (see $clog)"
 			add_summary 0 1

@@ -269,11 +269,8 @@
  * clocks disagree by more (keep them synchronized: NTP or PTP), or across
  * different keys.
  *
- * The value block lives as long as some node holds a lock of the key;
- * each node also keeps an NL lock (an anchor, compatible with everything,
- * carrying the value block so that the DLM's recovery counts it) on the
- * keys it used, up to ordlock_dlm's max_anchors (4096) per domain, the
- * oldest forgotten first.
+ * How the value block outlives a node (anchors, recovery):
+ * docs/cluster.md, "Fencing tokens under failure".
  *
  * Conversions are DLM conversions: a downgrade converts in the DLM first,
  * an upgrade after the local grant, within the request's deadline; a
@@ -303,18 +300,9 @@
  * locally and in the DLM. A downgrade is GRANTED in its reply, as in a
  * local domain.
  *
- * Views: while a request waits for a key's DLM lock (or an upgrade's
- * conversion), the key is granted on the node and the owner waits in the
- * cluster: the owners' views (GET_OWNERS, debugfs "owners") show it
- * waiting for that key and mode as for a local wait, and its holder entry
- * in GET_LOCKS carries %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_WAITED_US
- * instead of %ORDLOCK_E_TOKEN (debugfs "locks": the token field reads
- * "cluster:WAITED_US"). Who holds the key on another node is known to the
- * DLM (its debugfs; docs/cluster.md, "Views"), not to ordlock. A real
- * deployment
- * needs real fencing: a node cut off from
- * the others but alive must not go on writing under a lock the cluster has
- * given to someone else (see docs/cluster.md).
+ * Views: a request waiting for a key's DLM lock shows as a holder of the
+ * key marked %ORDLOCK_E_CLUSTER_WAIT (docs/cluster.md, "Views"). A real
+ * deployment needs real fencing (docs/cluster.md, "Fencing").
  */
 
 /**
@@ -372,14 +360,9 @@
  * revoked while it was not running may write with its old token when it
  * resumes; only storage that checks the token
  * (%ORDLOCK_IOC_TOKEN_CHECK, or by comparing with the highest it has seen)
- * refuses that write. Compare Chubby's lock-delay (the lock of a vanished
- * holder stays unavailable for a while; ordlock grants at once and relies
- * on tokens instead), etcd's lease revoke (keys attached to the lease go
- * with it, and a revision fences writers), NFSv4's courteous server (an
- * expired client keeps its locks until someone conflicts; ordlock revokes
- * at the deadline whether or not anyone waits) and F_SETLEASE's
- * lease-break-time (the kernel waits that long for the holder, then breaks
- * the lease; ordlock's lease period plays that part).
+ * refuses that write. How this compares with Chubby's lock-delay, etcd's
+ * lease revoke, NFSv4's courteous server and F_SETLEASE: docs/design.md,
+ * "Leases and fencing".
  */
 #ifndef _UAPI_LINUX_ORDLOCK_H
 #define _UAPI_LINUX_ORDLOCK_H

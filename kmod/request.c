@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Over 1000 lines (at most 1100): the acquire and convert state machine,
- * its one-key fast path and release share the request's helpers; the
- * cluster variant is in cluster.c.
- */
-/*
- * Requests: the acquire and convert state machine, and release.
+ * Requests: the acquire and convert state machine, and release (over 1000
+ * lines: they share the request's helpers; the cluster variant is in
+ * cluster.c).
  *
  * An acquire takes its keys one by one in ascending order. For each key it
  * finds (or creates) the resource under the bucket lock, and is granted at
@@ -18,8 +15,7 @@
  * not) goes through ordlock_acquire_one(), the same checks without the
  * request's machinery; anything else it hands to the general path.
  *
- * A request that fails releases what it took before returning, and tells
- * events.c why.
+ * A request that fails releases what it took, and tells events.c why.
  *
  * A REORDER request (ORDLOCK_ACQUIRE_REORDER) may ask for keys that sort
  * below held ones: those are taken without waiting; the first that would

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Requests: the acquire and convert state machine, and release (over 1000
- * lines: they share the request's helpers; the cluster variant is in
- * cluster.c).
+ * Requests: the acquire and convert state machine, and release (this file
+ * is over 1000 lines: they share the request's helpers; the cluster
+ * variant is in cluster.c).
  *
  * An acquire takes its keys one by one in ascending order. For each key it
  * finds (or creates) the resource under the bucket lock, and is granted at

@@ -156,28 +156,17 @@ static void script(const char *name, const char *body)
 static int wait_file(const char *name)
 {
 	char p[PATH_MAX + 64];
-	uint64_t deadline = now_ms() + BLOCKED_TIMEOUT_MS;
 
 	path_of(p, sizeof(p), name);
-	while (access(p, F_OK)) {
-		if (now_ms() > deadline) {
-			diag("%s never appeared", p);
-			return -1;
-		}
-		usleep(2000);
-	}
-	return 0;
+	return wait_path(p);
 }
 
 static void touch(const char *name)
 {
 	char p[PATH_MAX + 64];
-	int fd;
 
 	path_of(p, sizeof(p), name);
-	fd = open(p, O_WRONLY | O_CREAT, 0644);
-	if (fd >= 0)
-		close(fd);
+	touch_path(p);
 }
 
 static void rm(const char *name)

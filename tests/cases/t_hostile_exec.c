@@ -132,28 +132,17 @@ static int run(const char *fmt, ...)
 static int wait_file(const char *name)
 {
 	char path[PATH_MAX + 64];
-	uint64_t deadline = now_ms() + BLOCKED_TIMEOUT_MS;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	while (access(path, F_OK)) {
-		if (now_ms() > deadline) {
-			diag("%s never appeared", path);
-			return -1;
-		}
-		usleep(2000);
-	}
-	return 0;
+	return wait_path(path);
 }
 
 static void touch(const char *name)
 {
 	char path[PATH_MAX + 64];
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	fd = open(path, O_WRONLY | O_CREAT, 0644);
-	if (fd >= 0)
-		close(fd);
+	touch_path(path);
 }
 
 static void rm(const char *name)

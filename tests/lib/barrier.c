@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers for multi-process tests: see barrier.h. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -388,4 +389,26 @@ void watchdog_start(unsigned int seconds)
 	fflush(stdout);
 	kill(parent, SIGKILL);
 	_exit(0);
+}
+
+int wait_path(const char *path)
+{
+	uint64_t deadline = now_ms() + BLOCKED_TIMEOUT_MS;
+
+	while (access(path, F_OK)) {
+		if (now_ms() > deadline) {
+			diag("%s never appeared", path);
+			return -1;
+		}
+		usleep(2000);
+	}
+	return 0;
+}
+
+void touch_path(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT, 0644);
+
+	if (fd >= 0)
+		close(fd);
 }

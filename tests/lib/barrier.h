@@ -114,6 +114,16 @@ void watchdog_start(unsigned int seconds);
 /* now_ms() - CLOCK_MONOTONIC in milliseconds. */
 uint64_t now_ms(void);
 
+/*
+ * wait_path() - wait until @path exists (a marker file another process
+ * creates), polling for at most BLOCKED_TIMEOUT_MS. Returns 0, or -1 after
+ * a diag() naming the path.
+ */
+int wait_path(const char *path);
+
+/* touch_path() - create @path if it does not exist (a marker file). */
+void touch_path(const char *path);
+
 /* shared_counter_next() - atomically return *@c and increment it. */
 static inline unsigned int shared_counter_next(unsigned int *c)
 {

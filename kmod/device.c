@@ -42,6 +42,12 @@ union ordlock_ioctl_buffer {
 	struct ordlock_token_check token_check;
 };
 
+/* The arguments of the compact ioctls, as the caller passed them */
+union ordlock_compact {
+	struct ordlock_lock lock;
+	struct ordlock_unlock unlock;
+};
+
 /**
  * struct ordlock_ioctl_op - one entry of the dispatch table
  * @size: size of the kernel's structure
@@ -53,6 +59,13 @@ union ordlock_ioctl_buffer {
  *	cannot be written fails with EFAULT having changed nothing
  * @execute: does the work, with the owner locked
  * @undo: reverts a successful @execute whose result could not be copied out
+ * @compact_in: a compact form (no size first, DOC: Compact ioctls): reads
+ *	the argument at @uarg into *@c and converts it into the full form's
+ *	structure in @buf, for the full form's @execute, which validates it;
+ *	converting is all it does
+ * @compact_out: writes back to @uarg what the full form's result @ret in
+ *	@buf changed, with the owner locked; returns the call's result (@ret,
+ *	-EFAULT, or a count)
  */
 struct ordlock_ioctl_op {
 	unsigned int size;
@@ -64,6 +77,10 @@ struct ordlock_ioctl_op {
 	bool unlocked;
 	int (*execute)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
 	void (*undo)(struct ordlock_owner *owner, union ordlock_ioctl_buffer *buf);
+	int (*compact_in)(union ordlock_ioctl_buffer *buf, union ordlock_compact *c,
+			  void __user *uarg);
+	long (*compact_out)(void __user *uarg, const union ordlock_ioctl_buffer *buf,
+			    const union ordlock_compact *c, int ret);
 };
 
 /* Scratch space for the keys of a request: user keys, then kernel keys */
@@ -204,7 +221,7 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 {
 	struct ordlock_acquire *arg = &buf->acquire;
 	struct ordlock_rkey *keys;
-	struct ordlock_keybuf kb;
+	struct ordlock_keybuf kb __uninitialized;
 	unsigned int n = arg->nkeys;
 	ktime_t deadline;
 	u64 timeout_ns;
@@ -267,7 +284,7 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 {
 	struct ordlock_release *arg = &buf->release;
 	struct ordlock_rkey *keys;
-	struct ordlock_keybuf kb;
+	struct ordlock_keybuf kb __uninitialized;
 	unsigned int n = arg->nkeys;
 	int ret;
 
@@ -551,6 +568,107 @@ static int ordlock_ioctl_token_check(struct ordlock_owner *owner,
 }
 
 /*
+ * The compact ioctls (DOC: Compact ioctls): their arguments converted into
+ * the full forms' structures and back; the full forms' code does the rest,
+ * validation included (a nonzero __reserved goes where the full form has
+ * one, and fails there).
+ */
+static int ordlock_lock_in(union ordlock_ioctl_buffer *buf,
+			   union ordlock_compact *c, void __user *uarg)
+{
+	struct ordlock_lock *l = &c->lock;
+
+	if (copy_from_user(l, uarg, sizeof(*l)))
+		return -EFAULT;
+	buf->acquire.size = sizeof(buf->acquire);
+	buf->acquire.flags = l->flags;
+	buf->acquire.nkeys = l->nkeys;
+	buf->acquire.lease_ms = 0;
+	buf->acquire.keys = l->keys;
+	buf->acquire.timeout_ns = l->timeout_ns;
+	buf->acquire.__reserved2 = l->__reserved;
+	return 0;
+}
+
+/* The failure record, where the caller asked for it */
+static int ordlock_compact_failure(u64 uptr, const struct ordlock_failure *f)
+{
+	if (uptr && copy_to_user(u64_to_user_ptr(uptr), f, sizeof(*f)))
+		return -EFAULT;
+	return 0;
+}
+
+static long ordlock_lock_out(void __user *uarg, const union ordlock_ioctl_buffer *buf,
+			     const union ordlock_compact *c, int ret)
+{
+	const struct ordlock_acquire *a = &buf->acquire;
+	struct ordlock_lock __user *ul = uarg;
+
+	if (!ret) {
+		/* @token and @result_flags, and @__reserved that is 0 */
+		struct {
+			u64 token;
+			u32 result_flags;
+			u32 zero;
+		} out = { a->token, a->result_flags, 0 };
+
+		BUILD_BUG_ON(offsetofend(struct ordlock_lock, __reserved) !=
+			     offsetof(struct ordlock_lock, token) + sizeof(out));
+		return copy_to_user(&ul->token, &out, sizeof(out)) ? -EFAULT : 0;
+	}
+	if (put_user(a->result_flags, &ul->result_flags))
+		return -EFAULT;
+	/* The time left after a signal, for the restart */
+	if (a->timeout_ns != c->lock.timeout_ns &&
+	    put_user(a->timeout_ns, &ul->timeout_ns))
+		return -EFAULT;
+	return ordlock_compact_failure(c->lock.failure, &a->failure) ?: ret;
+}
+
+static int ordlock_unlock_in(union ordlock_ioctl_buffer *buf,
+			     union ordlock_compact *c, void __user *uarg)
+{
+	struct ordlock_unlock *u = &c->unlock;
+
+	if (copy_from_user(u, uarg, sizeof(*u)))
+		return -EFAULT;
+	buf->release.size = sizeof(buf->release);
+	buf->release.flags = 0;
+	buf->release.nkeys = u->nkeys;
+	buf->release.__reserved = u->__reserved;
+	buf->release.keys = u->keys;
+	buf->release.__reserved2 = 0;
+	return 0;
+}
+
+static long ordlock_unlock_out(void __user *uarg, const union ordlock_ioctl_buffer *buf,
+			       const union ordlock_compact *c, int ret)
+{
+	if (!ret)
+		return 0;
+	return ordlock_compact_failure(c->unlock.failure, &buf->release.failure) ?: ret;
+}
+
+/* UNLOCK_ALL: the argument is no pointer but the value 0 (the full form's @keys) */
+static int ordlock_unlock_all_in(union ordlock_ioctl_buffer *buf,
+				 union ordlock_compact *c, void __user *uarg)
+{
+	buf->release.size = sizeof(buf->release);
+	buf->release.flags = ORDLOCK_RELEASE_ALL;
+	buf->release.nkeys = 0;
+	buf->release.__reserved = 0;
+	buf->release.keys = (unsigned long)uarg;
+	buf->release.__reserved2 = 0;
+	return 0;
+}
+
+static long ordlock_unlock_all_out(void __user *uarg, const union ordlock_ioctl_buffer *buf,
+				   const union ordlock_compact *c, int ret)
+{
+	return ret ?: buf->release.released;
+}
+
+/*
  * The dispatch table, in ioctl number order from ORDLOCK_IOC_ACQUIRE. Each
  * @min_size is the size of the structure as first published: it never
  * changes once released.
@@ -642,6 +760,26 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.copy_out_on_error = false,
 		.execute = ordlock_ioctl_get_order,
 	},
+	/* The compact forms (DOC: Compact ioctls): the full forms' @execute */
+	[_IOC_NR(ORDLOCK_IOC_LOCK) - _IOC_NR(ORDLOCK_IOC_ACQUIRE)] = {
+		.cmd = ORDLOCK_IOC_LOCK,
+		.execute = ordlock_ioctl_acquire,
+		.undo = ordlock_ioctl_acquire_undo,
+		.compact_in = ordlock_lock_in,
+		.compact_out = ordlock_lock_out,
+	},
+	[_IOC_NR(ORDLOCK_IOC_UNLOCK) - _IOC_NR(ORDLOCK_IOC_ACQUIRE)] = {
+		.cmd = ORDLOCK_IOC_UNLOCK,
+		.execute = ordlock_ioctl_release,
+		.compact_in = ordlock_unlock_in,
+		.compact_out = ordlock_unlock_out,
+	},
+	[_IOC_NR(ORDLOCK_IOC_UNLOCK_ALL) - _IOC_NR(ORDLOCK_IOC_ACQUIRE)] = {
+		.cmd = ORDLOCK_IOC_UNLOCK_ALL,
+		.execute = ordlock_ioctl_release,
+		.compact_in = ordlock_unlock_all_in,
+		.compact_out = ordlock_unlock_all_out,
+	},
 };
 
 #define ORDLOCK_IOC_FIRST _IOC_NR(ORDLOCK_IOC_ACQUIRE)
@@ -692,13 +830,36 @@ static int ordlock_arg_out(void __user *uarg, const union ordlock_ioctl_buffer *
 	return copy_to_user(uarg, buf, min_t(size_t, usize, op->size)) ? -EFAULT : 0;
 }
 
+/* A compact ioctl: its argument converted, then as the full form */
+static long ordlock_compact_ioctl(struct ordlock_owner *owner,
+				  const struct ordlock_ioctl_op *op,
+				  void __user *uarg)
+{
+	union ordlock_ioctl_buffer buf __uninitialized;
+	union ordlock_compact c __uninitialized;
+	long ret;
+	int err;
+
+	err = op->compact_in(&buf, &c, uarg);
+	if (err)
+		return err;
+	if (mutex_lock_interruptible(&owner->lock))
+		return -ERESTARTSYS;
+	err = op->execute(owner, &buf);
+	ret = op->compact_out(uarg, &buf, &c, err);
+	if (!err && ret < 0 && op->undo)
+		op->undo(owner, &buf);
+	mutex_unlock(&owner->lock);
+	return ret;
+}
+
 static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 			      unsigned long arg)
 {
 	struct ordlock_owner *owner = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	const struct ordlock_ioctl_op *op;
-	union ordlock_ioctl_buffer buf;
+	union ordlock_ioctl_buffer buf __uninitialized;
 	unsigned int nr = _IOC_NR(cmd);
 	u32 usize;
 	int ret;
@@ -707,8 +868,11 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	    nr - ORDLOCK_IOC_FIRST >= ARRAY_SIZE(ordlock_ioctl_ops))
 		return -ENOTTY;
 	op = &ordlock_ioctl_ops[nr - ORDLOCK_IOC_FIRST];
+	/* (a number between the entries has cmd 0) */
 	if (op->cmd != cmd)
 		return -ENOTTY;
+	if (op->compact_in)
+		return ordlock_compact_ioctl(owner, op, uarg);
 
 	if (get_user(usize, (u32 __user *)uarg))
 		return -EFAULT;

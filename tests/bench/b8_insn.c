@@ -121,6 +121,13 @@ static void op_ordlock(unsigned long k)
 	ordlock_op(ol_fd, k);
 }
 
+/* The compact ioctls (issue 28): ORDLOCK_IOC_LOCK + ORDLOCK_IOC_UNLOCK_ALL */
+static void op_compact(unsigned long k)
+{
+	if (ol_c_lock(ol_fd, keys, k, 0, 0, NULL) || ol_c_unlock_all(ol_fd))
+		bench_die("ordlock compact %lu keys: %s", k, strerror(errno));
+}
+
 static void op_ordlock_detect(unsigned long k)
 {
 	ordlock_op(ol_detect_fd, k);
@@ -148,6 +155,16 @@ static void try_ordlock(unsigned long k)
 	(void)k;
 	if (ol_acquire(ol_try_fd, keys, 1, 0, ORDLOCK_ACQUIRE_TRY, NULL) != -EAGAIN)
 		bench_die("ordlock: the try-lock did not fail");
+}
+
+/* The compact try-lock; it asks for the failure record, as libordlock does */
+static void try_compact(unsigned long k)
+{
+	struct ordlock_failure f;
+
+	(void)k;
+	if (ol_c_lock(ol_try_fd, keys, 1, 0, ORDLOCK_ACQUIRE_TRY, &f) != -EAGAIN)
+		bench_die("ordlock compact: the try-lock did not fail");
 }
 
 static void try_flock(unsigned long k)
@@ -723,7 +740,7 @@ int main(void)
 	const char *icount = getenv("ORDLOCK_BENCH_ICOUNT");
 	struct ordlock_key held = { .id = 1, .rank = 1, .mode = ORDLOCK_MODE_EXCLUSIVE };
 	struct ol_holder holder;
-	double o[NK], s[NK], f[NK], v;
+	double o[NK], c[NK], s[NK], f[NK], v;
 	char path[300], param[16];
 	const char *dir;
 	unsigned int i;
@@ -778,6 +795,7 @@ int main(void)
 			unsigned long k;
 		} prof[] = {
 			{ "ordlock1", op_ordlock, 1 }, { "ordlock64", op_ordlock, 64 },
+			{ "compact1", op_compact, 1 }, { "trycompact", try_compact, 1 },
 			{ "semop1", op_semop, 1 }, { "semop64", op_semop, 64 },
 			{ "flock", op_flock, 1 }, { "try", try_ordlock, 1 },
 			{ "tryflock", try_flock, 1 },
@@ -795,7 +813,7 @@ int main(void)
 				break;
 		if (i == sizeof(prof) / sizeof(prof[0]))
 			bench_die("ORDLOCK_BENCH_INSN_PROFILE=%s: no such loop", icount);
-		if (prof[i].fn == try_ordlock)
+		if (prof[i].fn == try_ordlock || prof[i].fn == try_compact)
 			ol_holder_start(&holder, "bench-insn-try", &held, 1);
 		if (prof[i].fn == op_learn) {
 			ol_set_policy("bench-insn-learn", ORDLOCK_POLICY_DETECT, 0);
@@ -809,7 +827,7 @@ int main(void)
 			bench_die("flock: %s", strerror(errno));
 		for (j = 0; j < n; j++)
 			prof[i].fn(prof[i].k);
-		if (prof[i].fn == try_ordlock)
+		if (prof[i].fn == try_ordlock || prof[i].fn == try_compact)
 			ol_holder_stop(&holder);
 		return 0;
 	}
@@ -829,6 +847,9 @@ int main(void)
 	if (want("1key")) {
 	v = insn(op_ordlock, 1, n, &same);
 	emit(M1, "-", "ordlock", "ordlock", v, same, "ioctl ACQUIRE + RELEASE_ALL; enforce domain");
+	v = insn(op_compact, 1, n, &same);
+	emit(M1, "-", "ordlock compact", "ordlock", v, same,
+	     "the compact ioctls LOCK + UNLOCK_ALL; enforce domain");
 	v = insn(op_flock, 1, n, &same);
 	emit(M1, "-", "flock", "peer", v, same, "LOCK_EX + LOCK_UN");
 	v = insn(op_semop, 1, n, &same);
@@ -858,6 +879,9 @@ int main(void)
 		snprintf(param, sizeof(param), "k=%u", ks[i]);
 		o[i] = insn(op_ordlock, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
 		emit(M2, param, "ordlock", "ordlock", o[i], same, "1 ACQUIRE of k keys + 1 RELEASE_ALL");
+		c[i] = insn(op_compact, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
+		emit(M2, param, "ordlock compact", "ordlock", c[i], same,
+		     "1 LOCK of k keys + 1 UNLOCK_ALL (the compact ioctls)");
 		s[i] = insn(op_semop, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
 		emit(M2, param, "semop", "peer", s[i], same, "semop of k ops (P) + semop of k ops (V)");
 		f[i] = insn(op_flock_k, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
@@ -866,6 +890,8 @@ int main(void)
 #define MK "per added key (k=1 to k=64)"
 	emit(MK, "-", "ordlock", "ordlock", (o[NK - 1] - o[0]) / 63, 1,
 	     "(ordlock k=64 - k=1) / 63: one more key of the request");
+	emit(MK, "-", "ordlock compact", "ordlock", (c[NK - 1] - c[0]) / 63, 1,
+	     "(compact k=64 - k=1) / 63");
 	emit(MK, "-", "semop", "peer", (s[NK - 1] - s[0]) / 63, 1,
 	     "(semop k=64 - k=1) / 63: one more operation in P and in V");
 	emit(MK, "-", "flock", "peer", (f[NK - 1] - f[0]) / 63, 1,
@@ -879,6 +905,9 @@ int main(void)
 		bench_die("flock: %s", strerror(errno));
 	v = insn(try_ordlock, 1, n, &same);
 	emit(M6, "-", "ordlock", "ordlock", v, same, "ACQUIRE_TRY of a key another owner holds; EAGAIN");
+	v = insn(try_compact, 1, n, &same);
+	emit(M6, "-", "ordlock compact", "ordlock", v, same,
+	     "LOCK with ORDLOCK_ACQUIRE_TRY, the failure record written; EAGAIN");
 	v = insn(try_flock, 1, n, &same);
 	emit(M6, "-", "flock LOCK_NB", "peer", v, same, "file locked through another open file description; EWOULDBLOCK");
 	v = insn(try_semop, 1, n, &same);

@@ -324,6 +324,32 @@ int ol_release_all(int fd)
 	return ioctl(fd, ORDLOCK_IOC_RELEASE, &r) < 0 ? -errno : 0;
 }
 
+int ol_c_lock(int fd, const struct ordlock_key *keys, unsigned int n,
+	    uint64_t timeout_ns, unsigned int flags, struct ordlock_failure *f)
+{
+	struct ordlock_lock l = {
+		.keys = (uintptr_t)keys,
+		.nkeys = n,
+		.flags = flags,
+		.timeout_ns = timeout_ns,
+		.failure = (uintptr_t)f,
+	};
+
+	return ioctl(fd, ORDLOCK_IOC_LOCK, &l) < 0 ? -errno : 0;
+}
+
+int ol_c_unlock_all(int fd)
+{
+	return ioctl(fd, ORDLOCK_IOC_UNLOCK_ALL, 0) < 0 ? -errno : 0;
+}
+
+int ol_c_unlock(int fd, const struct ordlock_key *keys, unsigned int n)
+{
+	struct ordlock_unlock u = { .keys = (uintptr_t)keys, .nkeys = n };
+
+	return ioctl(fd, ORDLOCK_IOC_UNLOCK, &u) < 0 ? -errno : 0;
+}
+
 void ol_set_policy(const char *domain, unsigned int policy,
 		   unsigned int detect_delay_ms)
 {

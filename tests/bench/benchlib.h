@@ -149,6 +149,16 @@ int ol_acquire(int fd, const struct ordlock_key *keys, unsigned int n,
 /* ol_release_all() - release everything; returns 0 or -errno */
 int ol_release_all(int fd);
 
+/*
+ * The compact ioctls (issue 28): ol_c_lock() - ORDLOCK_IOC_LOCK, @f (may be
+ * NULL) gets the failure record; ol_c_unlock_all() - ORDLOCK_IOC_UNLOCK_ALL;
+ * ol_c_unlock() - ORDLOCK_IOC_UNLOCK of @n keys. 0 or -errno.
+ */
+int ol_c_lock(int fd, const struct ordlock_key *keys, unsigned int n,
+	    uint64_t timeout_ns, unsigned int flags, struct ordlock_failure *f);
+int ol_c_unlock_all(int fd);
+int ol_c_unlock(int fd, const struct ordlock_key *keys, unsigned int n);
+
 /* ol_set_policy() - configure @domain (needs root); dies on error */
 void ol_set_policy(const char *domain, unsigned int policy,
 		   unsigned int detect_delay_ms);

@@ -57,7 +57,8 @@
 /**
  * DOC: ioctl structures
  *
- * Every ioctl argument starts with a __u32 @size: the caller sets it to
+ * Every ioctl argument but those of the compact ioctls (DOC: Compact
+ * ioctls) starts with a __u32 @size: the caller sets it to
  * sizeof() the structure it was compiled with. The kernel accepts any size
  * from the first published size of that structure up to a page; bytes past
  * the end of the kernel's own structure must be zero (%E2BIG otherwise).
@@ -71,11 +72,13 @@
 /**
  * DOC: Errors
  *
- * Every ioctl returns 0 or -1 with errno set. On failure of
+ * Every ioctl returns 0 (%ORDLOCK_IOC_UNLOCK_ALL: the number of keys it
+ * released) or -1 with errno set. On failure of
  * %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT and %ORDLOCK_IOC_RELEASE the
  * @failure field of the argument is filled in (when the caller's @size
- * covers it), and the same record can be read later with
- * %ORDLOCK_IOC_LAST_FAILURE.
+ * covers it; %ORDLOCK_IOC_LOCK and %ORDLOCK_IOC_UNLOCK: where their
+ * @failure points, if it is not 0), and the same record can be read later
+ * with %ORDLOCK_IOC_LAST_FAILURE.
  *
  * ===========  ===============================================================
  * errno        meaning
@@ -1168,6 +1171,115 @@ struct ordlock_order_get {
  * Argument: &struct ordlock_token_check. 0 or ESTALE.
  */
 #define ORDLOCK_IOC_TOKEN_CHECK		_IO(ORDLOCK_IOC_TYPE, 0x09)
+
+/**
+ * DOC: Compact ioctls
+ *
+ * The hot calls have a compact form besides the full one: the same
+ * request, done by the same code, with an argument that carries exactly
+ * what the call needs and no @size in front. The full form's argument is
+ * copied in and out whole; the compact form reads a small fixed structure
+ * and writes back only what changed (the token; the time left after a
+ * signal; the failure record, only on failure and only where the caller
+ * asks for it), or takes no structure at all. Everything else is as in the
+ * full form: the rules (DOC: Overview), the errors (DOC: Errors), the
+ * record %ORDLOCK_IOC_LAST_FAILURE reads, the restart after a signal, and a
+ * call that fails changes nothing.
+ *
+ * A compact structure never grows: what a later version needs goes into a
+ * new ioctl number, or the caller uses the full form. Its fields named
+ * __reserved must be zero and its unknown flags are rejected (EINVAL), as
+ * in every structure; what the compact form does not carry (a lease) is
+ * the full form's.
+ *
+ * - %ORDLOCK_IOC_LOCK (&struct ordlock_lock): %ORDLOCK_IOC_ACQUIRE with
+ *   @lease_ms 0;
+ * - %ORDLOCK_IOC_UNLOCK (&struct ordlock_unlock): %ORDLOCK_IOC_RELEASE of
+ *   the given keys;
+ * - %ORDLOCK_IOC_UNLOCK_ALL (no structure: the argument is 0):
+ *   %ORDLOCK_IOC_RELEASE with %ORDLOCK_RELEASE_ALL.
+ *
+ * A module that predates them answers ENOTTY: libordlock then uses the
+ * full forms.
+ */
+
+/**
+ * struct ordlock_lock - argument of %ORDLOCK_IOC_LOCK
+ * @keys: user pointer to an array of @nkeys &struct ordlock_key
+ * @nkeys: number of keys in @keys; 1 to max_keys_per_request
+ * @flags: %ORDLOCK_ACQUIRE_TRY, %ORDLOCK_ACQUIRE_REORDER, or 0
+ * @timeout_ns: the longest the whole request may wait, in nanoseconds;
+ *	0 means the domain default; values above the maximum are capped. In
+ *	and out: after a wait a signal interrupted, the time that was left
+ *	(as &struct ordlock_acquire @timeout_ns); written back only then
+ * @failure: user pointer to a &struct ordlock_failure, or 0: on failure
+ *	the kernel writes the failure record there (not on success; a record
+ *	that cannot be written makes the call fail with EFAULT). With 0 the
+ *	record is read with %ORDLOCK_IOC_LAST_FAILURE
+ * @token: out: the fencing token of the grant; written only on success
+ * @result_flags: out: %ORDLOCK_RESULT_RELEASED, or 0 (written on success
+ *	and on failure)
+ * @__reserved: must be zero
+ *
+ * The request of %ORDLOCK_IOC_ACQUIRE with @lease_ms 0 (the domain's
+ * max_hold_ms applies as there): the same flags, the same
+ * %ORDLOCK_ACQUIRE_REORDER. A grant whose @token cannot be written is
+ * undone, and the call fails with EFAULT.
+ */
+struct ordlock_lock {
+	__aligned_u64 keys;
+	__u32 nkeys;
+	__u32 flags;
+	__aligned_u64 timeout_ns;
+	__aligned_u64 failure;
+	__aligned_u64 token;
+	__u32 result_flags;
+	__u32 __reserved;
+};
+
+/**
+ * struct ordlock_unlock - argument of %ORDLOCK_IOC_UNLOCK
+ * @keys: user pointer to an array of @nkeys &struct ordlock_key; @mode is
+ *	ignored but must be 0 or a valid mode
+ * @nkeys: number of keys in @keys; at least 1
+ * @__reserved: must be zero (no flags yet)
+ * @failure: user pointer to a &struct ordlock_failure, or 0: as in
+ *	&struct ordlock_lock
+ *
+ * The request of %ORDLOCK_IOC_RELEASE without %ORDLOCK_RELEASE_ALL: either
+ * every key is held and all are released, or nothing is (ENOENT names the
+ * first key not held).
+ */
+struct ordlock_unlock {
+	__aligned_u64 keys;
+	__u32 nkeys;
+	__u32 __reserved;
+	__aligned_u64 failure;
+};
+
+/**
+ * ORDLOCK_IOC_LOCK - compact %ORDLOCK_IOC_ACQUIRE
+ *
+ * Argument: &struct ordlock_lock (DOC: Compact ioctls).
+ */
+#define ORDLOCK_IOC_LOCK		_IO(ORDLOCK_IOC_TYPE, 0x10)
+
+/**
+ * ORDLOCK_IOC_UNLOCK - compact %ORDLOCK_IOC_RELEASE of the given keys
+ *
+ * Argument: &struct ordlock_unlock (DOC: Compact ioctls).
+ */
+#define ORDLOCK_IOC_UNLOCK		_IO(ORDLOCK_IOC_TYPE, 0x11)
+
+/**
+ * ORDLOCK_IOC_UNLOCK_ALL - compact %ORDLOCK_IOC_RELEASE with
+ * %ORDLOCK_RELEASE_ALL
+ *
+ * Argument: none, the value 0 (EINVAL otherwise). Returns the number of
+ * keys released (0 or more) instead of 0; acknowledges a revocation as the
+ * full form does.
+ */
+#define ORDLOCK_IOC_UNLOCK_ALL		_IO(ORDLOCK_IOC_TYPE, 0x12)
 
 /**
  * DOC: Generic netlink family "ordlock"

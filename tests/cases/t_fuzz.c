@@ -83,9 +83,23 @@ static const struct ioc iocs[] = {
 	  { EINVAL, E2BIG, EFAULT } },
 	{ "GET_ORDER", ORDLOCK_IOC_GET_ORDER, sizeof(struct ordlock_order_get),
 	  { EINVAL, E2BIG, EFAULT, ENOENT, ENOMEM } },
+	{ "LOCK", ORDLOCK_IOC_LOCK, sizeof(struct ordlock_lock),
+	  { EINVAL, E2BIG, EFAULT, EDEADLK, ETIMEDOUT, EAGAIN, EINTR, ENOSPC,
+	    EDQUOT, EBUSY, ENOMEM, EKEYEXPIRED } },
+	{ "UNLOCK", ORDLOCK_IOC_UNLOCK, sizeof(struct ordlock_unlock),
+	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, ENOMEM, EKEYEXPIRED } },
+	/* no structure: its argument must be 0; returns how many it released */
+	{ "UNLOCK_ALL", ORDLOCK_IOC_UNLOCK_ALL, 0, { EINVAL, EBUSY } },
 	{ "unknown", 0, 64, { ENOTTY } },
 };
 #define NIOC (sizeof(iocs) / sizeof(iocs[0]))
+
+/* The compact ioctls take no size first (DOC: Compact ioctls) */
+static int compact(unsigned long nr)
+{
+	return nr == ORDLOCK_IOC_LOCK || nr == ORDLOCK_IOC_UNLOCK ||
+	       nr == ORDLOCK_IOC_UNLOCK_ALL;
+}
 
 static void bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void bad(const char *fmt, ...)
@@ -198,6 +212,28 @@ static void fill(unsigned int *seed, unsigned int which, unsigned char *p,
 		r->nkeys = rn(seed, 2) ? rn(seed, room) : pick_count(seed);
 		r->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
 		r->keys = pick_keys(seed, keys, room);
+		break;
+	}
+	case ORDLOCK_IOC_LOCK: {
+		/* the kernel writes the failure record there: the test's room */
+		static __thread struct ordlock_failure f;
+		struct ordlock_lock *l = (void *)p;
+
+		l->keys = pick_keys(seed, keys, room);
+		l->nkeys = rn(seed, 2) ? 1 + rn(seed, room) : pick_count(seed);
+		l->flags = rn(seed, 4) ? ORDLOCK_ACQUIRE_TRY * rn(seed, 2) : (uint32_t)r64(seed);
+		l->timeout_ns = rn(seed, 2) ? rn(seed, 3000000) : pick_u64(seed);
+		l->failure = rn(seed, 3) ? (uintptr_t)&f : rn(seed, 2) ? 0 : pick_keys(seed, keys, 0);
+		break;
+	}
+	case ORDLOCK_IOC_UNLOCK: {
+		static __thread struct ordlock_failure f;
+		struct ordlock_unlock *u = (void *)p;
+
+		u->keys = pick_keys(seed, keys, room);
+		u->nkeys = rn(seed, 2) ? rn(seed, room) : pick_count(seed);
+		u->__reserved = rn(seed, 8) ? 0 : (uint32_t)r64(seed);
+		u->failure = rn(seed, 3) ? (uintptr_t)&f : rn(seed, 2) ? 0 : pick_keys(seed, keys, 0);
 		break;
 	}
 	case ORDLOCK_IOC_SET_DOMAIN:
@@ -315,6 +351,17 @@ static int documented(const struct ioc *c, int err)
 	return 0;
 }
 
+/* @nr is one of ordlock's ioctls (the "unknown" ones may pick one) */
+static int known_nr(unsigned long nr)
+{
+	unsigned int i;
+
+	for (i = 0; i < NIOC - 1; i++)
+		if (iocs[i].nr == nr)
+			return 1;
+	return 0;
+}
+
 static void *ioctl_fuzzer(void *arg)
 {
 	unsigned int seed = (unsigned int)(uintptr_t)arg * 7919U + (unsigned int)getpid();
@@ -353,7 +400,7 @@ static void *ioctl_fuzzer(void *arg)
 		else
 			p = buf;
 		fill(&seed, which, p, size < 2 * PAGE - (size_t)(p - buf) ? size : 2 * PAGE - (size_t)(p - buf), keys, room);
-		if (size >= 4 && p + 4 <= buf + 2 * PAGE)
+		if (size >= 4 && p + 4 <= buf + 2 * PAGE && !compact(nr))
 			*(uint32_t *)p = rn(&seed, 6) ? (uint32_t)size : (uint32_t)pick_count(&seed);
 		if (!nr)	/* unknown: other numbers of our type, or others' */
 			/* never another type's: VFS handles FIOCLEX & co. */
@@ -368,15 +415,20 @@ static void *ioctl_fuzzer(void *arg)
 		}
 		if (rn(&seed, 50) == 0)
 			p = rn(&seed, 2) ? NULL : (unsigned char *)region;
+		/* UNLOCK_ALL: mostly the 0 it needs, else a pointer (EINVAL) */
+		if (nr == ORDLOCK_IOC_UNLOCK_ALL && rn(&seed, 4))
+			p = NULL;
 		ret = ioctl(use, nr, p);
 		err = errno;
 		__atomic_fetch_add(&ncalls[which], 1, __ATOMIC_RELAXED);
+		/* UNLOCK_ALL (picked, or as an unknown number): how many it released */
+		if (ret > 0 && nr == ORDLOCK_IOC_UNLOCK_ALL)
+			ret = 0;
 		if (ret == 0) {
 			__atomic_fetch_add(&nok, 1, __ATOMIC_RELAXED);
 		} else if (ret != -1 || !documented(c, err)) {
 			/* a known ioctl number picked at random is fine too */
-			if (!(which == NIOC - 1 && _IOC_TYPE(nr) == ORDLOCK_IOC_TYPE &&
-			      _IOC_NR(nr) <= 9) &&
+			if (!(which == NIOC - 1 && known_nr(nr)) &&
 			    !(which == NIOC - 1 && err == ENOTTY) &&
 			    /*
 			     * another thread's descriptor may be closed meanwhile,

@@ -25,6 +25,8 @@ struct ordlock {
 	int fd;
 	struct ordlock_failure failure;
 	unsigned int result_flags;
+	/* the module predates the compact ioctls (ENOTTY): the full forms only */
+	int full_only;
 	uint64_t rng;
 };
 
@@ -193,6 +195,49 @@ int ordlock_set_domain(struct ordlock *ol, const char *domain)
 	return 0;
 }
 
+/*
+ * The compact ioctls (DOC: Compact ioctls of the UAPI header): the same
+ * requests with less to copy. A module without them answers ENOTTY: the
+ * handle then sets full_only and the caller uses the full form (a file
+ * that is no owner at all answers ENOTTY there too).
+ */
+static int compact_failed(struct ordlock *ol, const struct ordlock_failure *f)
+{
+	int err = errno;
+
+	if (err == ENOTTY && !ol->full_only) {
+		ol->full_only = 1;
+		return -ENOTTY;
+	}
+	record_failure(ol, f, err);
+	return fail(err);
+}
+
+static int compact_lock(struct ordlock *ol, const struct ordlock_key *keys,
+			unsigned int n, unsigned int timeout_ms,
+			unsigned int flags, uint64_t *token)
+{
+	struct ordlock_failure f;
+	struct ordlock_lock l = {
+		.keys = (uintptr_t)keys,
+		.nkeys = n,
+		.flags = flags,
+		.timeout_ns = (uint64_t)timeout_ms * NS_PER_MS,
+		.failure = (uintptr_t)&f,
+	};
+
+	/* the kernel writes @f on every failure it reaches; not before */
+	f.reason = ORDLOCK_REASON_NONE;
+	if (ioctl(ol->fd, ORDLOCK_IOC_LOCK, &l) < 0) {
+		ol->result_flags = l.result_flags;
+		return compact_failed(ol, &f);
+	}
+	ol->result_flags = l.result_flags;
+	if (token)
+		*token = l.token;
+	return 0;
+}
+
 int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
 		    uint64_t *token)
@@ -209,6 +254,12 @@ int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
 
 	if (!ol)
 		return fail(EINVAL);
+	if (!lease_ms && !ol->full_only) {
+		int ret = compact_lock(ol, keys, n, timeout_ms, flags, token);
+
+		if (ret != -ENOTTY || !ol->full_only)
+			return ret;
+	}
 	memset(&a, 0, sizeof(a));
 	a.size = sizeof(a);
 	a.flags = flags;
@@ -247,6 +298,26 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 
 	if (!ol)
 		return fail(EINVAL);
+	if (!ol->full_only) {
+		struct ordlock_failure f;
+		struct ordlock_unlock u = {
+			.keys = (uintptr_t)keys,
+			.nkeys = n,
+			.failure = (uintptr_t)&f,
+		};
+		int ret;
+
+		f.reason = ORDLOCK_REASON_NONE;
+		if (flags & ORDLOCK_RELEASE_ALL)
+			ret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK_ALL, 0);
+		else
+			ret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK, &u);
+		if (ret >= 0)
+			return 0;
+		ret = compact_failed(ol, &f);
+		if (ret != -ENOTTY || !ol->full_only)
+			return ret;
+	}
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
 	r.flags = flags;

@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/ordlock.h>
+
 #include "barrier.h"
 #include "tap.h"
 
@@ -301,6 +303,21 @@ char proc_state(pid_t pid)
  * information is not available. /proc/<pid>/syscall reads "running" for a
  * running task and "nr arg1 arg2 ..." (hex) for a blocked one.
  */
+/*
+ * @got is @want, or its compact form (DOC: Compact ioctls), which
+ * libordlock uses for the same request
+ */
+static int same_request(unsigned long long got, unsigned long want)
+{
+	if (got == want)
+		return 1;
+	if (want == ORDLOCK_IOC_ACQUIRE)
+		return got == ORDLOCK_IOC_LOCK;
+	if (want == ORDLOCK_IOC_RELEASE)
+		return got == ORDLOCK_IOC_UNLOCK || got == ORDLOCK_IOC_UNLOCK_ALL;
+	return 0;
+}
+
 int in_ioctl(pid_t pid, unsigned long request)
 {
 	char path[64], buf[256];
@@ -314,7 +331,7 @@ int in_ioctl(pid_t pid, unsigned long request)
 		return n;
 	if (sscanf(buf, "%ld %llx %llx", &nr, &arg1, &arg2) != 3)
 		return 0;
-	return nr == SYS_ioctl && arg2 == request;
+	return nr == SYS_ioctl && same_request(arg2, request);
 }
 
 int wait_blocked_ioctl(pid_t pid, unsigned long request, unsigned int timeout_ms)

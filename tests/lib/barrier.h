@@ -85,7 +85,8 @@ int read_small_file(const char *path, char *buf, size_t len);
 
 /*
  * in_ioctl() - 1 if @pid is inside ioctl(fd, @request) now, 0 if not,
- * -errno when /proc does not tell
+ * -errno when /proc does not tell. ACQUIRE and RELEASE stand for their
+ * compact forms too (LOCK; UNLOCK, UNLOCK_ALL), which libordlock uses
  */
 int in_ioctl(pid_t pid, unsigned long request);
 

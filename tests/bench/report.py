@@ -411,6 +411,13 @@ def insn_targets(rows):
     add28("a failed try-lock at most 60", None if not o else o <= 60,
           "" if not o else "ordlock %.0f%s" % (
               o, "" if not pi else ", pthread robust PI trylock %.0f" % pi))
+    # the slow path: the compact ioctls (LOCK + UNLOCK_ALL) against flock
+    m = "acquire+release 1 key"
+    c, full, fl = v(m, "ordlock compact"), v(m, "ordlock"), v(m, "flock")
+    add28("without the fast path, the compact ioctls: 1 key at most flock's",
+          None if not (c and fl) else c <= fl,
+          "" if not (c and fl) else "compact %.0f, full form %s, flock %.0f: x%.2f" % (
+              c, "?" if not full else "%.0f" % full, fl, c / fl))
     return out
 
 

@@ -848,32 +848,6 @@ fail:
 	return ret;
 }
 
-/*
- * The general way of ordlock_req_acquire(), a function of its own: its
- * request on the stack is set up (zeroed whole) only when it is needed
- */
-static noinline int ordlock_req_acquire_slow(struct ordlock_owner *owner,
-					     const struct ordlock_rkey *keys,
-					     unsigned int n, u64 timeout_ns,
-					     u32 flags, u64 *token,
-					     u32 *result_flags, ktime_t *deadline)
-{
-	struct ordlock_request req = {
-		.owner = owner,
-		.keys = keys,
-		.n = n,
-		.try = flags & ORDLOCK_ACQUIRE_TRY,
-		.reorder = flags & ORDLOCK_ACQUIRE_REORDER,
-	};
-	int ret;
-
-	ret = ordlock_request_start(&req, timeout_ns);
-	*token = req.token;
-	*result_flags = req.result_flags;
-	*deadline = req.deadline;
-	return ret;
-}
-
 /**
  * ordlock_req_acquire() - take a set of keys, all or nothing, waiting in the
  * calling task
@@ -904,8 +878,22 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
 		if (ret != ORDLOCK_ONE_SLOW)
 			return ret;
 	}
-	return ordlock_req_acquire_slow(owner, keys, n, timeout_ns, flags, token,
-					result_flags, deadline);
+	{
+		/* Declared here: set up (zeroed whole) only when it is needed */
+		struct ordlock_request req = {
+			.owner = owner,
+			.keys = keys,
+			.n = n,
+			.try = flags & ORDLOCK_ACQUIRE_TRY,
+			.reorder = flags & ORDLOCK_ACQUIRE_REORDER,
+		};
+
+		ret = ordlock_request_start(&req, timeout_ns);
+		*token = req.token;
+		*result_flags = req.result_flags;
+		*deadline = req.deadline;
+	}
+	return ret;
 }
 
 /**

@@ -279,6 +279,21 @@ for name in $TESTS; do
 	echo $rc >"$out/$name.rc"
 	echo $(($(date +%s) - start)) >"$out/$name.time"
 	say "end $name: exit $rc, $(($(date +%s) - start))s"
+	# The node's cluster daemons. A guest the host starves past
+	# corosync's token sees the membership split and merge, and
+	# dlm_controld then exits ("cluster is down"): the node's DLM
+	# lockspaces never recover, and every later program would wait out
+	# its guards (a request caught inside dlm_lock() as the DLM stopped
+	# never returns). Say so, skip the node's later programs, and let the
+	# other nodes stop waiting for it (shared/.dead.N, as for a killed
+	# node).
+	if ! kill -0 "$corosync_pid" 2>/dev/null || ! kill -0 "$dlm_pid" 2>/dev/null; then
+		harness 1 "node$node: corosync and dlm_controld still running after $name"
+		say "corosync or dlm_controld exited during $name: the node's cluster is down, its later programs not run"
+		tail -n 5 "$out/dlm_controld.log" | sed "s/^/ordlock-cl: node$node: dlm_controld: /"
+		touch "$results/shared/.dead.$node"
+		break
+	fi
 done
 
 barrier end

@@ -9,6 +9,9 @@
 #   nodeN/            this node's files (written only by it):
 #     harness.tap     TAP of the node's harness checks
 #     NAME.tap NAME.err NAME.rc NAME.time   each test program's output
+#     NAME.views      ordlock's debugfs views after a program that failed
+#     NAME.dmesg NAME.dlm   after one that timed out: the kernel log with
+#                     the blocked tasks, the DLM's lockspaces and locks
 #     corosync.log dlm_controld.log dmesg.txt timing
 #     done            written last
 #   shared/           the tests' meeting point (cluster barriers, shared
@@ -253,14 +256,44 @@ for name in $TESTS; do
 		say "$name timed out: blocked tasks to the kernel log"
 		echo w >/proc/sysrq-trigger
 		dmesg >"$out/$name.dmesg" 2>&1
-		dlm_tool ls >"$out/$name.dlm" 2>&1
-		for l in $(dlm_tool ls 2>/dev/null | awk '$1 == "name" { print $2 }'); do
-			dlm_tool lockdebug -sv "$l" >>"$out/$name.dlm" 2>&1
+		# a recovery that does not end (a membership change under
+		# load): the daemons' view, their last events (20 s each at
+		# most: a daemon stuck too must not stop the report)
+		{
+			timeout 20 corosync-quorumtool -s
+			timeout 20 dlm_tool status
+			timeout 20 dlm_tool dump | tail -n 200
+			timeout 20 dlm_tool ls
+		} >"$out/$name.dlm" 2>&1
+		for l in $(timeout 20 dlm_tool ls 2>/dev/null | awk '$1 == "name" { print $2 }'); do
+			timeout 20 dlm_tool lockdebug -sv "$l" >>"$out/$name.dlm" 2>&1
 		done
+	fi
+	if ((rc != 0)); then
+		# failed or timed out: ordlock's views (who holds and who waits)
+		for v in owners locks graph; do
+			echo "== $v"
+			cat "/sys/kernel/debug/ordlock/$v"
+		done >"$out/$name.views" 2>&1
 	fi
 	echo $rc >"$out/$name.rc"
 	echo $(($(date +%s) - start)) >"$out/$name.time"
 	say "end $name: exit $rc, $(($(date +%s) - start))s"
+	# The node's cluster daemons. A guest the host starves past
+	# corosync's token sees the membership split and merge, and
+	# dlm_controld then exits ("cluster is down"): the node's DLM
+	# lockspaces never recover, and every later program would wait out
+	# its guards (a request caught inside dlm_lock() as the DLM stopped
+	# never returns). Say so, skip the node's later programs, and let the
+	# other nodes stop waiting for it (shared/.dead.N, as for a killed
+	# node).
+	if ! kill -0 "$corosync_pid" 2>/dev/null || ! kill -0 "$dlm_pid" 2>/dev/null; then
+		harness 1 "node$node: corosync and dlm_controld still running after $name"
+		say "corosync or dlm_controld exited during $name: the node's cluster is down, its later programs not run"
+		tail -n 5 "$out/dlm_controld.log" | sed "s/^/ordlock-cl: node$node: dlm_controld: /"
+		touch "$results/shared/.dead.$node"
+		break
+	fi
 done
 
 barrier end

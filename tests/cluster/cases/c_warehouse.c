@@ -17,7 +17,17 @@
  *   lose updates. Node 3 audits meanwhile: both shared, the total must
  *   always be 800. At the end: Sofia 500, Plovdiv 300 exactly.
  *
- * cluster-timeout: 900
+ * Hang guards (12-31 s is the usual run; a stuck node must not cost more
+ * than one guard): a wait not granted in 120 s ends that node's transfers
+ * or audits at once, naming the key and the holder, with ordlock's views
+ * of the node (debugfs) and the DLM's locks of the domain (the holder's
+ * node); the audits end when both transfer loops ended,
+ * or a transferring node missed a barrier, or after 300 s; a node that
+ * missed a barrier is not waited for again (cl_barrier()). The node still
+ * stuck is stopped by the bound below, and tests/cluster/node.sh dumps
+ * its blocked tasks, the DLM's locks and ordlock's views.
+ *
+ * cluster-timeout: 480
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +46,7 @@
 #define PLOVDIV	2
 #define N	1000
 #define WAIT_MS	120000	/* every wait that must be granted: a hang guard */
+#define AUDIT_MS	300000	/* the audits' hang guard: the transfers end before */
 
 static const char *dom = "c_wh";
 
@@ -55,6 +66,20 @@ static int stock_write(int fd, long s, long p)
 
 	snprintf(buf, sizeof(buf), "%15ld %15ld\n", s, p);
 	return pwrite(fd, buf, 32, 0) == 32 ? 0 : -1;
+}
+
+/* a request that had to be granted failed: say which key, who holds it */
+static void stuck(struct ordlock *ol, const char *what, int i, long long ms)
+{
+	const struct ordlock_failure *f = ordlock_last_failure(ol);
+	int err = errno;
+
+	diag("node%d: %s %d failed after %lld ms: %s, reason %u, key %u:%llu mode %u, holder pid %d mode %u",
+	     cl_node, what, i, ms, strerror(err), f->reason, f->key.rank,
+	     (unsigned long long)f->key.id, f->key.mode, (int)f->pid, f->holder_mode);
+	cl_views("a wait that had to be granted failed");
+	cl_dlm_view(dom);
+	errno = err;
 }
 
 static void lesson(struct ordlock *ol)
@@ -93,14 +118,17 @@ static void transfers(struct ordlock *ol, int fd)
 	/* the natural order of the transfer: source first */
 	struct ordlock_key k[2] = { ORDLOCK_EX(R_STORE, src), ORDLOCK_EX(R_STORE, dst) };
 	int i, errors = 0, ioerr = 0, first = 0;
-	long long t0 = cl_ms();
+	long long t0 = cl_ms(), t;
 	long v[3];
 
 	for (i = 0; i < N; i++) {
+		t = cl_ms();
 		if (ordlock_acquire(ol, k, 2, WAIT_MS, 0, NULL)) {
-			if (!errors++)
-				first = errno;
-			continue;
+			/* the first failure ends the loop: each would wait again */
+			first = errno;
+			errors++;
+			stuck(ol, "transfer", i, cl_ms() - t);
+			break;
 		}
 		if (stock_read(fd, &v[SOFIA], &v[PLOVDIV])) {
 			ioerr++;
@@ -114,23 +142,46 @@ static void transfers(struct ordlock *ol, int fd)
 		if (ordlock_release(ol, k, 2))
 			errors++;
 	}
-	is_int(errors, 0, "node%d: %d transfers %s -> %s, every one granted (first error %s)",
+	is_int(errors, 0, "node%d: %d transfers %s -> %s, every one granted (%d made; error %s)",
 	       cl_node, N, src == SOFIA ? "Sofia" : "Plovdiv",
-	       dst == SOFIA ? "Sofia" : "Plovdiv", strerror(first));
+	       dst == SOFIA ? "Sofia" : "Plovdiv", i, strerror(first));
 	is_int(ioerr, 0, "node%d: ... the file read and written every time", cl_node);
-	diag("node%d: %d transfers in %lld ms", cl_node, N, cl_ms() - t0);
+	diag("node%d: %d transfers in %lld ms", cl_node, i, cl_ms() - t0);
 }
 
 static void audit(struct ordlock *ol, int fd)
 {
 	struct ordlock_key k[2] = { ORDLOCK_SH(R_STORE, SOFIA), ORDLOCK_SH(R_STORE, PLOVDIV) };
+	long long t0 = cl_ms(), t;
 	long s, p;
-	int audits = 0, bad = 0, errors = 0;
+	int audits = 0, bad = 0, errors = 0, n;
 
-	while (!cl_exists(cl_path("moved.1")) || !cl_exists(cl_path("moved.2"))) {
+	/* until both transfer loops ended */
+	for (;;) {
+		for (n = 1; n <= 2; n++)
+			if (!cl_exists(cl_path(n == 1 ? "moved.1" : "moved.2")))
+				break;
+		if (n > 2)
+			break;
+		if (cl_missing(n)) {
+			/* another node gave up waiting for it at a barrier */
+			diag("node%d: node%d missed a barrier, its transfers not done", cl_node, n);
+			errors++;
+			break;
+		}
+		if (cl_ms() - t0 > AUDIT_MS) {
+			diag("node%d: node%d's transfers not done after %d s", cl_node,
+			     n, AUDIT_MS / 1000);
+			cl_views("the transfers did not end");
+			cl_dlm_view(dom);
+			errors++;
+			break;
+		}
+		t = cl_ms();
 		if (ordlock_acquire(ol, k, 2, WAIT_MS, 0, NULL)) {
 			errors++;
-			continue;
+			stuck(ol, "audit", audits, cl_ms() - t);
+			break;
 		}
 		if (stock_read(fd, &s, &p) || s + p != 800) {
 			if (!bad++)
@@ -142,7 +193,8 @@ static void audit(struct ordlock *ol, int fd)
 	}
 	ok(audits > 0, "node%d: %d audits during the transfers", cl_node, audits);
 	is_int(bad, 0, "node%d: every audit saw 800 in total", cl_node);
-	is_int(errors, 0, "node%d: every audit granted", cl_node);
+	is_int(errors, 0, "node%d: every audit granted, the transfers ended within %d s",
+	       cl_node, AUDIT_MS / 1000);
 }
 
 int main(void)

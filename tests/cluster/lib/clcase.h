@@ -7,7 +7,13 @@
  * ORDLOCK_CONTROL (shared/.dead.N: a node the host killed).
  *
  * cl_init() reads them; cl_barrier(name) waits (300 s hang guard) until
- * every live node reached NAME; cl_path(name) is a file of the shared
+ * every live node reached NAME; a node that missed a barrier is marked
+ * missing (shared .missing.N) and no later barrier of the case, on any
+ * node, waits for it again: a stuck node costs one hang guard, not one per
+ * barrier; cl_missing(n) tells; cl_views(why) writes ordlock's debugfs
+ * views (owners, locks, graph) as TAP diagnostics, for a wait that failed
+ * or a node that did not come, cl_dlm_view(dom) the DLM's locks of a
+ * cluster domain (the holder's node); cl_path(name) is a file of the shared
  * directory; cl_cluster_domain(ol, name) makes NAME a cluster domain on
  * this node (each node sets its own domain: the setting is per host),
  * cl_domain_on() does it as a test point.
@@ -76,6 +82,77 @@ static inline void cl_touch(const char *path)
 		fclose(f);
 }
 
+/* node @node missed a barrier of this case (see cl_barrier()) */
+static inline int cl_missing(int node)
+{
+	char p[512];
+
+	snprintf(p, sizeof(p), "%s/.missing.%d", cl_shared, node);
+	return cl_exists(p);
+}
+
+/* ordlock's debugfs view @name (at most 40 lines) as TAP diagnostics */
+static inline void cl_view(const char *name)
+{
+	char p[128], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(p, sizeof(p), "/sys/kernel/debug/ordlock/%s", name);
+	f = fopen(p, "r");
+	if (!f) {
+		diag("node%d: %s: %s", cl_node, p, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (n++ == 40) {
+			diag("node%d: %s: ...", cl_node, name);
+			break;
+		}
+		diag("node%d: %s: %s", cl_node, name, line);
+	}
+	fclose(f);
+}
+
+/* why something is stuck, then this node's views of its owners and keys */
+static inline void cl_views(const char *why)
+{
+	diag("node%d: %s: ordlock's views on this node:", cl_node, why);
+	cl_view("owners");
+	cl_view("locks");
+	cl_view("graph");
+}
+
+/*
+ * The DLM's view of cluster domain @dom's lockspace on this node (dlm_tool
+ * lockdebug: each key's master, its granted and waiting locks with their
+ * nodes), at most 60 lines, as TAP diagnostics: a holder on another node
+ * is named there, not in ordlock's views
+ */
+static inline void cl_dlm_view(const char *dom)
+{
+	char cmd[256], line[512];
+	FILE *f;
+	int n = 0;
+
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 20 dlm_tool lockdebug -sv ordlock.%s 2>&1", dom);
+	f = popen(cmd, "r");
+	if (!f)
+		return;
+	diag("node%d: the DLM's locks of ordlock.%s on this node:", cl_node, dom);
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (n++ == 60) {
+			diag("node%d: dlm: ...", cl_node);
+			break;
+		}
+		diag("node%d: dlm: %s", cl_node, line);
+	}
+	pclose(f);
+}
+
 static inline int cl_barrier(const char *name)
 {
 	char p[512];
@@ -87,13 +164,22 @@ static inline int cl_barrier(const char *name)
 		c = 0;
 		for (j = 1; j <= cl_nodes; j++) {
 			snprintf(p, sizeof(p), "%s/.b.%s.%d", cl_shared, name, j);
-			c += cl_exists(p) || !cl_alive(j);
+			c += cl_exists(p) || !cl_alive(j) || cl_missing(j);
 		}
 		if (c == cl_nodes)
 			return 0;
 		usleep(200000);
 	}
-	diag("barrier %s: only %d of %d nodes came", name, c, cl_nodes);
+	diag("barrier %s: only %d of %d nodes came in 300 s", name, c, cl_nodes);
+	for (j = 1; j <= cl_nodes; j++) {
+		snprintf(p, sizeof(p), "%s/.b.%s.%d", cl_shared, name, j);
+		if (cl_exists(p) || !cl_alive(j) || cl_missing(j))
+			continue;
+		diag("barrier %s: node%d missing: no later barrier waits for it", name, j);
+		snprintf(p, sizeof(p), "%s/.missing.%d", cl_shared, j);
+		cl_touch(p);
+	}
+	cl_views("a barrier failed");
 	return -1;
 }
 

@@ -435,6 +435,9 @@ int ordlock_domain_configure(const char *name,
 	kfree(copy);
 	if (old_space)
 		ordlock_cluster_leave(old_backend, old_space);
+	/* Turned off with nobody in it: the pinned keys are let go */
+	if ((flags & ORDLOCK_DOMAIN_SET_FASTPATH) && !set->fastpath)
+		ordlock_fast_domain_free(domain);
 	if (flags & ORDLOCK_DOMAIN_RESET_ORDER)
 		ordlock_order_reset(domain);
 	*out = domain;

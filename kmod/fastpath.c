@@ -603,8 +603,9 @@ void ordlock_fast_owner_release(struct ordlock_owner *owner)
 }
 
 /**
- * ordlock_fast_domain_free() - free the fast state of a domain being freed
- *	(nobody is in it): its keys are unpinned
+ * ordlock_fast_domain_free() - free the fast state of a domain that is
+ *	freed, or whose fast path was turned off (nobody is in it, and no
+ *	owner has fast state in it): its keys are unpinned
  * @domain: the domain
  */
 void ordlock_fast_domain_free(struct ordlock_domain *domain)
@@ -614,9 +615,13 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 	struct ordlock_resource *res;
 	unsigned int i, idle = 0;
 
+	/* against a pin that would find the state after a quick turn on */
+	mutex_lock(&ordlock_fast_lock);
 	fd = xa_load(&ordlock_fast_domains, domain->id);
-	if (!fd)
+	if (!fd) {
+		mutex_unlock(&ordlock_fast_lock);
 		return;
+	}
 	for (i = 0; i < fd->nslots; i++) {
 		res = fd->slots[i].res;
 		bucket = ordlock_res_bucket(res);
@@ -630,6 +635,7 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 	atomic64_sub(fd->nslots, &ordlock_fast_pinned);
 	/* No resource is marked any more: nothing looks it up */
 	xa_erase(&ordlock_fast_domains, domain->id);
+	mutex_unlock(&ordlock_fast_lock);
 	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++)
 		put_page(fd->pages[i]);
 	ida_destroy(&fd->indices);

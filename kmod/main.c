@@ -93,8 +93,10 @@
  * - ordlock_fast_lock (the fast path's domain state and pinned keys,
  *   fastpath.c) is taken under owner->lock by ORDLOCK_IOC_FAST_PIN (which
  *   takes a bucket lock under it) and by the release of an owner's fast
- *   state; a pinned key's word is only loaded and cmpxchg'd under its
- *   bucket lock, and mmap() (under the mm's lock) takes no lock at all.
+ *   state; alone (bucket locks under it) when a domain's fast state is
+ *   freed (the fast path turned off, or the domain freed). A pinned key's
+ *   word is only loaded and cmpxchg'd under its bucket lock, and mmap()
+ *   (under the mm's lock) takes no lock at all.
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
  *   when a deadlock is recorded (under owner->lock) and by debugfs
  *   "deadlocks".

@@ -171,10 +171,25 @@ static void fast_close(struct fast *f)
 	close(f->fd);
 }
 
-/* A kernel try-acquire of 1:@id by a fresh owner of dom: 0 or -errno */
+/*
+ * A kernel try-acquire of 1:@id by a fresh owner of dom (raw: libordlock
+ * would take the fast path): 0 or -errno
+ */
 static int probe(uint64_t id)
 {
-	return olt_probe(dom, 1, id, EX);
+	struct ordlock_key k = ordlock_key(1, id, EX);
+	struct ordlock_acquire a;
+	int fd = olt_raw_fd(), ret = 0;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = ORDLOCK_ACQUIRE_TRY;
+	a.nkeys = 1;
+	a.keys = (uintptr_t)&k;
+	if (set_domain(fd, dom) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
+		ret = -errno;
+	close(fd);
+	return ret;
 }
 
 static void test_setting(void)
@@ -501,6 +516,8 @@ static void test_hostile(void)
 
 int main(void)
 {
+	long resources;
+
 	watchdog_start(300);
 	if (geteuid())
 		bail_out("needs root (DOMAIN_CONFIG)");
@@ -512,5 +529,9 @@ int main(void)
 	test_death();
 	test_kill_steps();
 	test_hostile();
+	resources = olt_stats_resources();
+	is_int(fast_config(dom, 0, 0), 0, "turned off, nobody in the domain");
+	ok(resources < 0 || olt_stats_resources() <= resources - 7,
+	   "its 7 pinned keys are let go (%ld before)", resources);
 	return tap_done();
 }

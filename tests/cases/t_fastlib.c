@@ -174,6 +174,7 @@ static void test_rules(struct ordlock *ol)
 {
 	struct ordlock_key k5 = ORDLOCK_EX(1, 5), k3 = ORDLOCK_EX(1, 3);
 	struct ordlock_key s7 = ORDLOCK_SH(1, 7), k8 = ORDLOCK_EX(1, 8);
+	struct ordlock_key mixed[2];
 	const struct ordlock_failure *f;
 
 	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "hold 1:5");
@@ -191,6 +192,12 @@ static void test_rules(struct ordlock *ol)
 	       "1:8 exclusive while a kernel hold exists: the kernel's");
 	is_int(olt_nheld(ol), 2, "the kernel holds 2");
 	is_errno(kprobe(5), EAGAIN, "1:5 still held");
+	mixed[0] = k5;
+	mixed[1] = s7;
+	is_int(ordlock_release(ol, mixed, 2), 0,
+	       "release 1:5 (fast) and 1:7 (kernel) in one call");
+	is_int(olt_nheld(ol), 1, "the kernel holds 1:8 only");
+	is_int(kprobe(5), 0, "1:5 free");
 	is_int(ordlock_release_all(ol), 0, "release all");
 	is_int(olt_nheld(ol), 0, "nothing in the kernel");
 	is_int(kprobe(5), 0, "1:5 free");

@@ -310,11 +310,12 @@ static int fast_pin(struct ordlock *ol, uint32_t rank, uint64_t id,
 	return 0;
 }
 
-/* The slot of a key: from the cache, else pinned (once); -1 on failure */
-static int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id)
+/* fast_slot()'s miss: probe on from @h, pin the key, cache its slot */
+static __attribute__((noinline)) int64_t
+fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id, unsigned int h)
 {
 	struct fast_slot *c = ol->fast.cache;
-	unsigned int h = fast_hash(rank, id), i;
+	unsigned int i;
 	uint32_t slot = 0;
 
 	for (i = 0; i < FAST_CACHE; i++, h = (h + 1) & (FAST_CACHE - 1)) {
@@ -329,6 +330,17 @@ static int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id)
 	c[h].rank = rank;
 	c[h].slot1 = slot + 1;
 	return slot;
+}
+
+/* The slot of a key: from the cache, else pinned (once); -1 on failure */
+static inline int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id)
+{
+	const struct fast_slot *c = ol->fast.cache;
+	unsigned int h = fast_hash(rank, id);
+
+	if (c[h].slot1 && c[h].id == id && c[h].rank == rank)
+		return c[h].slot1 - 1;
+	return fast_slot_miss(ol, rank, id, h);
 }
 
 /* Does the domain have the fast path for this handle? Maps it if so. */
@@ -388,15 +400,13 @@ static int key_cmp(const struct ordlock_key *a, const struct ordlock_key *b)
 	return 0;
 }
 
-/* Let go of the fast hold at @i of the stack: CAS, else the kernel; pop */
-static int fast_unlock_at(struct ordlock *ol, unsigned int i)
+/* Let go of the word of the fast hold at @i of the stack: CAS, else the kernel */
+static int fast_unlock_word(struct ordlock *ol, unsigned int i)
 {
 	struct fast_state *f = &ol->fast;
 	struct ordlock_fast_page *pg = f->page;
 	uint32_t slot = pg->held[i].slot, gen = pg->held[i].gen;
 	uint64_t w = ORDLOCK_FAST_WORD(gen, f->index);
-	unsigned int n = pg->nheld;
-	int ret = 0;
 
 	if (!__atomic_compare_exchange_n(&f->words[slot], &w,
 					 ORDLOCK_FAST_WORD(gen, 0), 0,
@@ -406,8 +416,19 @@ static int fast_unlock_at(struct ordlock *ol, unsigned int i)
 		};
 
 		if (ioctl(ol->fd, ORDLOCK_IOC_FAST_RELEASE, &r) < 0)
-			ret = -errno;
+			return -errno;
 	}
+	return 0;
+}
+
+/* Let go of the fast hold at @i of the stack, and pop it */
+static int fast_unlock_at(struct ordlock *ol, unsigned int i)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg = f->page;
+	unsigned int n = pg->nheld;
+	int ret = fast_unlock_word(ol, i);
+
 	/* after the word: a death in between finds a word no longer ours */
 	if (i + 1 < n) {
 		memmove(&pg->held[i], &pg->held[i + 1], (n - i - 1) * sizeof(pg->held[0]));
@@ -527,10 +548,30 @@ static int fast_release(struct ordlock *ol, const struct ordlock_key *keys,
 			unsigned int *nrest)
 {
 	struct fast_state *f = &ol->fast;
-	unsigned int i, j;
+	struct ordlock_fast_page *pg = f->page;
+	unsigned int i, j, nheld = pg->nheld, base;
 	int ret = 0, r;
 
 	*nrest = 0;
+	/*
+	 * The common case, in O(n): the keys are the top n of the stack, in
+	 * the order taken. Each word is let go first, the stack cut after.
+	 */
+	if (n <= nheld) {
+		base = nheld - n;
+		for (i = 0; i < n; i++)
+			if (key_cmp(&keys[i], &f->held[base + i]))
+				break;
+		if (i == n) {
+			for (i = n; i-- > 0;) {
+				r = fast_unlock_word(ol, base + i);
+				if (r && !ret)
+					ret = r;
+			}
+			pg->nheld = base;
+			return ret;
+		}
+	}
 	for (i = 0; i < n; i++) {
 		for (j = f->page->nheld; j-- > 0;)
 			if (!key_cmp(&keys[i], &f->held[j]))
@@ -617,18 +658,21 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 {
 	struct ordlock_key stack_rest[8], *rest = NULL;
 	unsigned int nrest;
-	int ret = 0;
+	int ret = 0, kret;
 
 	if (!ol)
 		return fail(EINVAL);
 	if (fast_holding(ol)) {
 		if (flags & ORDLOCK_RELEASE_ALL) {
-			while (ol->fast.page->nheld) {
-				int e = fast_unlock_at(ol, ol->fast.page->nheld - 1);
+			unsigned int i = ol->fast.page->nheld;
+
+			while (i-- > 0) {
+				int e = fast_unlock_word(ol, i);
 
 				if (e && !ret)
 					ret = e;
 			}
+			ol->fast.page->nheld = 0;
 			if (!ol->kernel_held)
 				return ret ? fail(-ret) : 0;
 		} else if (keys && n) {
@@ -636,21 +680,26 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 			if (!rest)
 				return fail(ENOMEM);
 			ret = fast_release(ol, keys, n, rest, &nrest);
-			if (!nrest || ret) {
+			if (!nrest) {
 				if (rest != stack_rest)
 					free(rest);
 				if (ret)
 					record_errno(ol, -ret);
 				return ret ? fail(-ret) : 0;
 			}
+			/* the others are the kernel's, whatever became of these */
 			keys = rest;
 			n = nrest;
 		}
 	}
-	ret = do_release_kernel(ol, keys, n, flags);
+	kret = do_release_kernel(ol, keys, n, flags);
 	if (rest && rest != stack_rest)
 		free(rest);
-	return ret;
+	if (ret && !kret) {
+		record_errno(ol, -ret);
+		return fail(-ret);
+	}
+	return kret;
 }
 
 static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,

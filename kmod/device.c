@@ -716,8 +716,7 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	int ret;
 
 	/* The fast path's commands (fastpath.c) */
-	if (_IOC_TYPE(cmd) == ORDLOCK_IOC_TYPE &&
-	    nr >= _IOC_NR(ORDLOCK_IOC_FAST_PIN))
+	if (cmd == ORDLOCK_IOC_FAST_PIN || cmd == ORDLOCK_IOC_FAST_RELEASE)
 		return ordlock_fast_ioctl(owner, cmd, uarg);
 	if (_IOC_TYPE(cmd) != ORDLOCK_IOC_TYPE || nr < ORDLOCK_IOC_FIRST ||
 	    nr - ORDLOCK_IOC_FIRST >= ARRAY_SIZE(ordlock_ioctl_ops))

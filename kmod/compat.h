@@ -49,4 +49,14 @@
 #define ORDLOCK_DLM_LSFL_CB	0
 #endif
 
+/*
+ * vm_flags_set() (6.3) replaced the direct write of vma->vm_flags; the
+ * caller holds the mm's lock for writing (an mmap handler)
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+#define ordlock_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#else
+#define ordlock_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#endif
+
 #endif /* ORDLOCK_COMPAT_H */

@@ -18,6 +18,7 @@
 #include "access.h"
 #include "device.h"
 #include "domain.h"
+#include "fastpath.h"
 #include "keys.h"
 #include "order.h"
 #include "lease.h"
@@ -439,6 +440,7 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 		.detect_delay_ms = arg->detect_delay_ms,
 		.max_hold_ms = arg->max_hold_ms,
 		.cluster = arg->cluster,
+		.fastpath = arg->fastpath,
 	};
 	struct ordlock_domain *domain;
 	int ret;
@@ -450,6 +452,13 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 		return -EINVAL;
 	if ((arg->flags & ORDLOCK_DOMAIN_SET_CLUSTER) && arg->cluster > 1)
 		return -EINVAL;
+	if (arg->flags & ORDLOCK_DOMAIN_SET_FASTPATH) {
+		if (arg->fastpath > 1)
+			return -EINVAL;
+		set.fast_uid = make_kuid(current_user_ns(), arg->fastpath_uid);
+		if (arg->fastpath && !uid_valid(set.fast_uid))
+			return -EINVAL;
+	}
 	if ((set.flags & ORDLOCK_DOMAIN_SET_STRICT) && arg->strict)
 		set.flags |= ORDLOCK_DOMAIN_STRICT_ON;
 	/*
@@ -469,6 +478,9 @@ static int ordlock_ioctl_domain_config(struct ordlock_owner *owner,
 	arg->strict = READ_ONCE(domain->strict);
 	arg->max_hold_ms = READ_ONCE(domain->max_hold_ms);
 	arg->cluster = !!READ_ONCE(domain->backend);
+	arg->fastpath = READ_ONCE(domain->fastpath);
+	arg->fastpath_uid = arg->fastpath ?
+			    from_kuid_munged(current_user_ns(), domain->fast_uid) : 0;
 	arg->nowners = atomic_read(&domain->owners.cur);
 	ordlock_domain_put(domain);
 	return 0;
@@ -864,6 +876,9 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	u32 usize;
 	int ret;
 
+	/* The fast path's commands (fastpath.c) */
+	if (cmd == ORDLOCK_IOC_FAST_PIN || cmd == ORDLOCK_IOC_FAST_RELEASE)
+		return ordlock_fast_ioctl(owner, cmd, uarg);
 	if (_IOC_TYPE(cmd) != ORDLOCK_IOC_TYPE || nr < ORDLOCK_IOC_FIRST ||
 	    nr - ORDLOCK_IOC_FIRST >= ARRAY_SIZE(ordlock_ioctl_ops))
 		return -ENOTTY;
@@ -927,6 +942,12 @@ static int ordlock_fop_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/* The fast path's words and owner page (fastpath.c) */
+static int ordlock_fop_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return ordlock_fast_mmap(file->private_data, vma);
+}
+
 /* POLLPRI: the owner's lease was revoked, until it acknowledges */
 static __poll_t ordlock_fop_poll(struct file *file, poll_table *wait)
 {
@@ -941,6 +962,7 @@ static const struct file_operations ordlock_fops = {
 	.open = ordlock_fop_open,
 	.release = ordlock_fop_release,
 	.poll = ordlock_fop_poll,
+	.mmap = ordlock_fop_mmap,
 	.unlocked_ioctl = ordlock_fop_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };

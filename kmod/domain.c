@@ -14,6 +14,7 @@
 #include <linux/timekeeping.h>
 
 #include "cluster.h"
+#include "fastpath.h"
 #include "domain.h"
 #include "order.h"
 #include "keys.h"
@@ -180,6 +181,7 @@ static void ordlock_domain_free(struct kref *ref)
 	if (domain->space)
 		ordlock_cluster_leave(domain->backend, domain->space);
 	free_percpu(domain->stats);
+	ordlock_fast_domain_free(domain);
 	ordlock_order_free(domain);
 	kfree(domain->rank_names);
 	kfree(domain);
@@ -257,6 +259,41 @@ static int ordlock_domain_cluster_check(struct ordlock_domain *domain,
 }
 
 /*
+ * The checks of a fast-path change (or of a cluster change, which cannot
+ * have it): the result of @set on @domain, whose lock is held. The setting
+ * changes only while nobody is in the domain, so that no owner has its
+ * fast state meanwhile. Return: 0 or an errno, with set->why.
+ */
+static int ordlock_domain_fast_check(struct ordlock_domain *domain,
+				     struct ordlock_domain_settings *set)
+{
+	bool cluster = set->flags & ORDLOCK_DOMAIN_SET_CLUSTER ? set->cluster :
+		       !!domain->backend;
+	bool fast = set->flags & ORDLOCK_DOMAIN_SET_FASTPATH ? set->fastpath :
+		    domain->fastpath;
+
+	lockdep_assert_held(&ordlock_domains_lock);
+	if (cluster && fast) {
+		set->why = "the fast path is not available in a cluster domain";
+		return -EOPNOTSUPP;
+	}
+	if (!(set->flags & ORDLOCK_DOMAIN_SET_FASTPATH))
+		return 0;
+	if (domain == ordlock_default_domain) {
+		set->why = "the default domain cannot have the fast path";
+		return -EINVAL;
+	}
+	if (fast == domain->fastpath &&
+	    (!fast || uid_eq(set->fast_uid, domain->fast_uid)))
+		return 0;
+	if (ordlock_domain_in_use(domain)) {
+		set->why = ordlock_why_owners;
+		return -EBUSY;
+	}
+	return 0;
+}
+
+/*
  * Join the cluster for @domain (set->cluster 1, the domain not a cluster
  * domain yet): ordlock_domains_lock is held on entry and on return, and
  * dropped meanwhile; the domain is marked changing so that no other change
@@ -322,6 +359,8 @@ int ordlock_domain_configure(const char *name,
 		return -EINVAL;
 	if ((flags & ORDLOCK_DOMAIN_SET_CLUSTER) && set->cluster > 1)
 		return -EINVAL;
+	if ((flags & ORDLOCK_DOMAIN_SET_FASTPATH) && set->fastpath > 1)
+		return -EINVAL;
 	if (flags & ORDLOCK_DOMAIN_SET_RANK_NAMES) {
 		for (i = 0; i < nnames; i++)
 			for (j = 0; j < i; j++)
@@ -342,12 +381,16 @@ int ordlock_domain_configure(const char *name,
 		return PTR_ERR(domain);
 	}
 	ret = ordlock_domain_cluster_check(domain, set);
+	if (!ret)
+		ret = ordlock_domain_fast_check(domain, set);
 	if (!ret && (flags & ORDLOCK_DOMAIN_SET_CLUSTER) && set->cluster &&
 	    !domain->backend) {
 		ret = ordlock_domain_join(domain, set, &backend, &space);
 		/* What may have changed while the lock was dropped */
 		if (!ret)
 			ret = ordlock_domain_cluster_check(domain, set);
+		if (!ret)
+			ret = ordlock_domain_fast_check(domain, set);
 		if (ret) {
 			/* Left below, with no lock held */
 			old_backend = backend;
@@ -369,6 +412,11 @@ int ordlock_domain_configure(const char *name,
 	}
 	if (flags & ORDLOCK_DOMAIN_SET_POLICY)
 		WRITE_ONCE(domain->policy, set->policy);
+	if (flags & ORDLOCK_DOMAIN_SET_FASTPATH) {
+		/* Nobody is in the domain (ordlock_domain_fast_check()) */
+		domain->fast_uid = set->fast_uid;
+		WRITE_ONCE(domain->fastpath, !!set->fastpath);
+	}
 	if (flags & ORDLOCK_DOMAIN_SET_DETECT_DELAY)
 		WRITE_ONCE(domain->detect_delay_ms, set->detect_delay_ms);
 	if (flags & ORDLOCK_DOMAIN_SET_STRICT)
@@ -387,6 +435,9 @@ int ordlock_domain_configure(const char *name,
 	kfree(copy);
 	if (old_space)
 		ordlock_cluster_leave(old_backend, old_space);
+	/* Turned off with nobody in it: the pinned keys are let go */
+	if ((flags & ORDLOCK_DOMAIN_SET_FASTPATH) && !set->fastpath)
+		ordlock_fast_domain_free(domain);
 	if (flags & ORDLOCK_DOMAIN_RESET_ORDER)
 		ordlock_order_reset(domain);
 	*out = domain;

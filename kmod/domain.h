@@ -13,6 +13,7 @@
 #include <linux/siphash.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
+#include <linux/uidgid.h>
 #include <linux/ordlock.h>
 
 struct ordlock_backend;
@@ -132,6 +133,11 @@ struct ordlock_rank_name {
  *	@backend
  * @cluster_changing: a change of @backend is under way (the join runs
  *	with no lock held); under ordlock_domains_lock
+ * @fastpath: the domain has the fast path (fastpath.c); written under
+ *	ordlock_domains_lock while nobody is in the domain, read with
+ *	READ_ONCE()
+ * @fast_uid: the only user whose owners may use the fast path; like
+ *	@fastpath
  * @name: NUL-terminated name
  */
 struct ordlock_domain {
@@ -156,6 +162,8 @@ struct ordlock_domain {
 	struct ordlock_backend *backend;
 	struct ordlock_backend_space *space;
 	bool cluster_changing;
+	bool fastpath;
+	kuid_t fast_uid;
 	char name[ORDLOCK_DOMAIN_NAME_MAX];
 };
 
@@ -174,6 +182,8 @@ void ordlock_domain_put(struct ordlock_domain *domain);
  * @detect_delay_ms: the new delay, with ORDLOCK_DOMAIN_SET_DETECT_DELAY
  * @max_hold_ms: the new longest lease, with ORDLOCK_DOMAIN_SET_MAX_HOLD
  * @cluster: 1 or 0, with ORDLOCK_DOMAIN_SET_CLUSTER
+ * @fastpath: 1 or 0, with ORDLOCK_DOMAIN_SET_FASTPATH
+ * @fast_uid: the user of the fast path, with ORDLOCK_DOMAIN_SET_FASTPATH
  * @names: the new rank names, with ORDLOCK_DOMAIN_SET_RANK_NAMES
  * @nnames: their number
  * @why: receives a message saying why a change was refused (for extack
@@ -185,6 +195,8 @@ struct ordlock_domain_settings {
 	u32 detect_delay_ms;
 	u32 max_hold_ms;
 	u32 cluster;
+	u32 fastpath;
+	kuid_t fast_uid;
 	const struct ordlock_rank_name *names;
 	unsigned int nnames;
 	const char *why;

@@ -22,6 +22,8 @@
  *	    owner->domain_seq		seqcount of owner->lock, write side
  *	    ordlock_graph_lock		spinlock, graph.c
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
+ *	    ordlock_fast_lock		mutex, fastpath.c
+ *	      bucket->lock
  *	    bucket->lock
  *	    ordlock_history_lock	spinlock, events.c
  *	    order->lock			mutex, struct ordlock_order (order.c); one at a time
@@ -88,6 +90,13 @@
  *   and alone by the reaper, debugfs "locks" and "graph" and the GET_LOCKS and
  *   GET_GRAPH dumps. A thread never holds two. Under it the granter wakes a
  *   task or queues the netlink work item, and the table queues its reaper.
+ * - ordlock_fast_lock (the fast path's domain state and pinned keys,
+ *   fastpath.c) is taken under owner->lock by ORDLOCK_IOC_FAST_PIN (which
+ *   takes a bucket lock under it) and by the release of an owner's fast
+ *   state; alone (bucket locks under it) when a domain's fast state is
+ *   freed (the fast path turned off, or the domain freed). A pinned key's
+ *   word is only loaded and cmpxchg'd under its bucket lock, and mmap()
+ *   (under the mm's lock) takes no lock at all.
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
  *   when a deadlock is recorded (under owner->lock) and by debugfs
  *   "deadlocks".
@@ -150,6 +159,7 @@
 #include "device.h"
 #include "domain.h"
 #include "events.h"
+#include "fastpath.h"
 #include "lease.h"
 #include "netlink.h"
 #include "order.h"
@@ -204,12 +214,15 @@ err_table:
 
 static void __exit ordlock_exit(void)
 {
+	s64 nres;
+
 	ordlock_device_exit();
 	ordlock_nl_exit();
-	if (atomic_read(&ordlock_nowners) || ordlock_table_nresources())
+	/* The fast path's pinned keys stay in use until their domain goes */
+	nres = ordlock_table_nresources() - ordlock_fast_npinned();
+	if (atomic_read(&ordlock_nowners) || nres)
 		pr_err("ordlock: leaked %d owners and %lld resources\n",
-		       atomic_read(&ordlock_nowners),
-		       ordlock_table_nresources());
+		       atomic_read(&ordlock_nowners), nres);
 	ordlock_debugfs_exit();
 	/* Every owner is gone, and cancelled its lease's work */
 	ordlock_lease_exit();

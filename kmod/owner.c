@@ -12,6 +12,7 @@
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
+#include "fastpath.h"
 #include "owner.h"
 #include "request.h"
 #include "resource.h"
@@ -175,6 +176,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	if (owner->nheld && ordlock_owner_killed())
 		ordlock_event_owner_died(owner);
 	ordlock_req_release_all(owner);
+	ordlock_fast_owner_release(owner);
 	ordlock_owner_free_spare(owner);
 	mutex_unlock(&owner->lock);
 	/* Its timer and work item take owner->lock: cancelled unlocked */

@@ -23,6 +23,7 @@
 #include "resource.h"
 
 struct ordlock_backend_lock;
+struct ordlock_fast_owner;
 struct ordlock_domain;
 struct ordlock_user;
 
@@ -100,6 +101,8 @@ struct ordlock_user;
  *	@lock
  * @lease: the lease of what the owner holds, and its revocation (lease.h);
  *	under @lock except where lease.h says
+ * @fast: the owner's fast-path state (fastpath.c), NULL until its first
+ *	pin; set once under @lock, read by mmap() with smp_load_acquire()
  */
 /**
  * struct ordlock_restart - an ioctl wait that a signal interrupted, which
@@ -161,6 +164,7 @@ struct ordlock_owner {
 	char label[ORDLOCK_LABEL_MAX];
 	struct ordlock_order_cache order_cache;
 	struct ordlock_lease lease;
+	struct ordlock_fast_owner *fast;
 };
 
 /*

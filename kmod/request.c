@@ -807,6 +807,9 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1,
 				  owner->user_exempt);
 	if (ret) {
+		/* A fast key's word was claimed for the grant: given back */
+		if (unlikely(res->fast))
+			ordlock_fast_settle(res);
 		spin_unlock(&bucket->lock);
 		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
 		goto fail;

@@ -24,7 +24,7 @@
 #include "table.h"
 
 /* Does the request of @w fit the holders of its resource @res? */
-bool ordlock_res_fits(const struct ordlock_resource *res,
+bool ordlock_res_fits(struct ordlock_resource *res,
 		      const struct ordlock_waiter *w)
 {
 	u32 nshared = res->nshared, nexcl = res->nexcl;
@@ -37,9 +37,14 @@ bool ordlock_res_fits(const struct ordlock_resource *res,
 		else
 			nshared--;
 	}
-	if (w->mode == ORDLOCK_MODE_EXCLUSIVE)
-		return !nshared && !nexcl;
-	return !nexcl;
+	if (w->mode == ORDLOCK_MODE_EXCLUSIVE) {
+		if (nshared || nexcl)
+			return false;
+	} else if (nexcl) {
+		return false;
+	}
+	/* A fast key's word is taken for the kernel's holders first */
+	return likely(!res->fast) || ordlock_fast_claim(res);
 }
 
 /* Unlinked as ordlock_holders_link() links (resource.h) */
@@ -74,6 +79,9 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w)
 		list_add(&w->node, &res->waiters);
 	else
 		list_add_tail(&w->node, &res->waiters);
+	/* Behind a fast-path holder: its release must come to the kernel */
+	if (unlikely(res->fast))
+		ordlock_fast_queued(res);
 }
 
 /*
@@ -85,6 +93,8 @@ void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	list_del(&w->node);
 	ordlock_res_grant_waiters(res);
+	if (unlikely(res->fast))
+		ordlock_fast_settle(res);
 	if (ordlock_resource_put_unused(ordlock_res_bucket(res), res)) {
 		ordlock_gauge_dec(&w->hold->owner->domain->resources);
 		ordlock_table_uncharge(1);
@@ -152,6 +162,8 @@ unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 	ordlock_res_count(res, hold->mode, -1);
 	if (!list_empty(&res->waiters))
 		ordlock_res_grant_waiters(res);
+	if (unlikely(res->fast))
+		ordlock_fast_settle(res);
 	if (ordlock_resource_put_unused(bucket, res)) {
 		ordlock_gauge_dec(&hold->owner->domain->resources);
 		idle = 1;

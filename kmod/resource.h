@@ -11,6 +11,7 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
+#include "fastpath.h"
 #include "table.h"
 
 struct ordlock_hold;
@@ -28,6 +29,9 @@ struct task_struct;
  * @bucket: index of the bucket whose lock protects everything here (see
  *	the lock order in main.c)
  * @nshared: number of shared holders
+ * @fast: the key is pinned in its domain's fast path (fastpath.c): its
+ *	word is the truth about who holds it, and the resource never turns
+ *	idle; set by the pin, cleared when the domain is freed
  * @nexcl: number of exclusive holders (0 or 1)
  * @idle: nobody holds or waits: the resource only waits for reuse
  * @aged: idle through one pass of the reaper; the next pass frees it
@@ -43,7 +47,8 @@ struct ordlock_resource {
 	u32 rank;
 	u32 domain_id;
 	u32 bucket;
-	u32 nshared : 29;
+	u32 nshared : 28;
+	u32 fast : 1;
 	u32 nexcl : 1;
 	u32 idle : 1;
 	u32 aged : 1;
@@ -85,13 +90,20 @@ ordlock_res_bucket(const struct ordlock_resource *res)
 }
 
 /* Would a new holder in @mode fit the holders of @res? */
-static inline bool ordlock_res_compatible(const struct ordlock_resource *res,
+static inline bool ordlock_res_compatible(struct ordlock_resource *res,
 					  u32 mode)
 {
+	bool ok;
+
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	if (mode == ORDLOCK_MODE_EXCLUSIVE)
-		return !res->nshared && !res->nexcl;
-	return !res->nexcl;
+		ok = !res->nshared && !res->nexcl;
+	else
+		ok = !res->nexcl;
+	/* A fast key's word is taken for the kernel's holders first */
+	if (ok && unlikely(res->fast))
+		ok = ordlock_fast_claim(res);
+	return ok;
 }
 
 static inline void ordlock_res_count(struct ordlock_resource *res, u32 mode,
@@ -141,6 +153,11 @@ static inline bool ordlock_resource_put_unused(struct ordlock_bucket *bucket,
 	lockdep_assert_held(&bucket->lock);
 	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
 		return false;
+	if (unlikely(res->fast)) {
+		/* Pinned: its word may still be held by the fast path */
+		ordlock_fast_settle(res);
+		return false;
+	}
 	res->idle = 1;
 	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX)
 		ordlock_table_trim(bucket);
@@ -149,7 +166,7 @@ static inline bool ordlock_resource_put_unused(struct ordlock_bucket *bucket,
 	return true;
 }
 
-bool ordlock_res_fits(const struct ordlock_resource *res,
+bool ordlock_res_fits(struct ordlock_resource *res,
 		      const struct ordlock_waiter *w);
 /*
  * ordlock_res_add_holder() - grant @hold (its res_node), in @mode, its

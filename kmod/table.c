@@ -340,6 +340,7 @@ struct ordlock_resource *ordlock_table_get(struct ordlock_bucket *bucket,
 	res->domain_id = domain->id;
 	res->bucket = bucket - ordlock_buckets;
 	res->nshared = 0;
+	res->fast = 0;
 	res->nexcl = 0;
 	res->idle = 0;
 	res->aged = 0;

@@ -56,6 +56,7 @@
 #include <unistd.h>
 
 #include "benchlib.h"
+#include "libordlock.h"
 
 #define KMAX 64
 #define RING 1000
@@ -136,6 +137,58 @@ static void op_ordlock_detect(unsigned long k)
 static void op_ordlock_timeout(unsigned long k)
 {
 	ordlock_op(ol_timeout_fd, k);
+}
+
+/* --- the fast path (issue 28): libordlock in a domain that has it ------- */
+
+static struct ordlock *fast_ol, *fast_holder;
+static struct ordlock_key fast_busy = { .id = 1, .rank = 9,
+					.mode = ORDLOCK_MODE_EXCLUSIVE };
+
+/*
+ * A domain with the fast path for our uid; its keys pinned by a first
+ * acquire; a second owner holds fast_busy (by the fast path) for the
+ * failed try-lock. Returns 0, or -1 when the module has no fast path.
+ */
+static int fast_setup(void)
+{
+	struct ordlock_domain_config cfg;
+	struct ordlock *adm = ordlock_open(NULL);
+
+	if (!adm)
+		return -1;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
+	cfg.fastpath = 1;
+	cfg.fastpath_uid = getuid();
+	if (ordlock_domain_config(adm, "bench-insn-fast", &cfg)) {
+		ordlock_close(adm);
+		return -1;
+	}
+	ordlock_close(adm);
+	fast_ol = ordlock_open("bench-insn-fast");
+	fast_holder = ordlock_open("bench-insn-fast");
+	if (!fast_ol || !fast_holder ||
+	    ordlock_acquire(fast_ol, keys, KMAX, 0, 0, NULL) ||
+	    ordlock_release(fast_ol, keys, KMAX) ||
+	    ordlock_acquire(fast_holder, &fast_busy, 1, 0, 0, NULL) ||
+	    ordlock_try_acquire(fast_ol, &fast_busy, 1, NULL) != -EAGAIN)
+		bench_die("fast path setup: %s", strerror(errno));
+	return 0;
+}
+
+static void op_fast(unsigned long k)
+{
+	if (ordlock_acquire(fast_ol, keys, k, 0, 0, NULL) ||
+	    ordlock_release(fast_ol, keys, k))
+		bench_die("fast path %lu keys: %s", k, strerror(errno));
+}
+
+static void try_fast(unsigned long k)
+{
+	(void)k;
+	if (ordlock_try_acquire(fast_ol, &fast_busy, 1, NULL) != -EAGAIN)
+		bench_die("fast path try-lock of a held key did not fail");
 }
 
 static void op_flock_k(unsigned long k)
@@ -916,6 +969,25 @@ int main(void)
 	emit(M6, "-", "bad ioctl", "floor", v, same, "one unknown ioctl on /dev/ordlock (ENOTTY)");
 	flock(lock_fd, LOCK_UN);
 	ol_holder_stop(&holder);
+	}
+
+	if (want("fast") && !fast_setup()) {
+		double f1 = 0, f64 = 0;
+
+		for (i = 0; i < NK; i++) {
+			snprintf(param, sizeof(param), "k=%u", ks[i]);
+			v = insn(op_fast, ks[i], n / (ks[i] > 8 ? 4 : 1), &same);
+			emit(i ? M2 : M1, i ? param : "-", "ordlock-fast", "ordlock", v, same,
+			     "libordlock, fast-path domain: k CAS in order + k CAS release, no system call");
+			if (!i)
+				f1 = v;
+			f64 = v;
+		}
+		emit(MK, "-", "ordlock-fast", "ordlock", (f64 - f1) / 63, 1,
+		     "(ordlock-fast k=64 - k=1) / 63");
+		v = insn(try_fast, 1, n, &same);
+		emit(M6, "-", "ordlock-fast", "ordlock", v, same,
+		     "try-lock of a key another owner holds by the fast path; EAGAIN, no system call");
 	}
 
 #define M0 "entry floor: one system call"

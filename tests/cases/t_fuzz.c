@@ -90,6 +90,10 @@ static const struct ioc iocs[] = {
 	  { EINVAL, E2BIG, EFAULT, ENOENT, EBUSY, ENOMEM, EKEYEXPIRED } },
 	/* no structure: its argument must be 0; returns how many it released */
 	{ "UNLOCK_ALL", ORDLOCK_IOC_UNLOCK_ALL, 0, { EINVAL, EBUSY } },
+	{ "FAST_PIN", ORDLOCK_IOC_FAST_PIN, sizeof(struct ordlock_fast_pin),
+	  { EINVAL, E2BIG, EFAULT, EOPNOTSUPP, EACCES, ENOSPC, ENOMEM, EXDEV } },
+	{ "FAST_RELEASE", ORDLOCK_IOC_FAST_RELEASE, sizeof(struct ordlock_fast_release),
+	  { EINVAL, E2BIG, EFAULT, EOPNOTSUPP, ENOENT, EIO } },
 	{ "unknown", 0, 64, { ENOTTY } },
 };
 #define NIOC (sizeof(iocs) / sizeof(iocs[0]))
@@ -402,11 +406,15 @@ static void *ioctl_fuzzer(void *arg)
 		fill(&seed, which, p, size < 2 * PAGE - (size_t)(p - buf) ? size : 2 * PAGE - (size_t)(p - buf), keys, room);
 		if (size >= 4 && p + 4 <= buf + 2 * PAGE && !compact(nr))
 			*(uint32_t *)p = rn(&seed, 6) ? (uint32_t)size : (uint32_t)pick_count(&seed);
-		if (!nr)	/* unknown: other numbers of our type, or others' */
+		if (!nr) {	/* unknown: other numbers of our type, or others' */
 			/* never another type's: VFS handles FIOCLEX & co. */
 			nr = rn(&seed, 2) ? _IO(ORDLOCK_IOC_TYPE, 12 + rn(&seed, 244))
 					  : (((unsigned long)r64(&seed) & 0xffff00ffUL) |
 					     (ORDLOCK_IOC_TYPE << 8));
+			/* the fast path's two numbers are known */
+			if (nr == ORDLOCK_IOC_FAST_PIN || nr == ORDLOCK_IOC_FAST_RELEASE)
+				nr += 2;
+		}
 		if (arg && rn(&seed, 4) == 0) {
 			int s = __atomic_load_n(&shared_fd, __ATOMIC_SEQ_CST);
 

@@ -120,11 +120,11 @@ static void test_config(void)
 		 EINVAL, "config: policy 0xffffffff: EINVAL");
 	is_errno(ordlock_set_policy(ol, domain, 7, 0), EINVAL,
 		 "config: ordlock_set_policy(7): EINVAL");
-	is_errno(config_raw(ol, &cfg, domain, 1U << 6, 0, 0), EINVAL,
-		 "config: unknown flag 1 << 6: EINVAL");
+	is_errno(config_raw(ol, &cfg, domain, 1U << 7, 0, 0), EINVAL,
+		 "config: unknown flag 1 << 7: EINVAL");
 	is_errno(config_raw(ol, &cfg, domain, 1U << 31, 0, 0), EINVAL,
 		 "config: unknown flag 1 << 31: EINVAL");
-	is_errno(config_raw(ol, &cfg, domain, ORDLOCK_DOMAIN_SET_POLICY | 1U << 6,
+	is_errno(config_raw(ol, &cfg, domain, ORDLOCK_DOMAIN_SET_POLICY | 1U << 7,
 			    ORDLOCK_POLICY_DETECT, 0),
 		 EINVAL, "config: a known flag with an unknown one: EINVAL");
 	memset(&cfg, 0, sizeof(cfg));

@@ -4,14 +4,19 @@
  *
  * The library keeps no state besides the file descriptor and a copy of
  * the last failure record, so a handle costs nothing while it is idle and
- * every call is the one ioctl it wraps.
+ * every call is the one ioctl it wraps; except in a domain that has the
+ * fast path (docs/fastpath.md), where it also keeps the mappings of the
+ * domain's words and of the owner page, the slots of the keys it pinned,
+ * and the keys it holds by the fast path.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,6 +26,33 @@
 #include "libordlock.h"
 #pragma GCC visibility pop
 
+/* A key -> slot entry of the fast path's cache; slot1 0 is empty */
+struct fast_slot {
+	uint64_t id;
+	uint32_t rank;
+	uint32_t slot1;
+};
+
+#define FAST_CACHE	2048	/* twice ORDLOCK_FAST_SLOTS */
+
+/*
+ * The fast path's state of a handle: @on is 0 before the first exclusive
+ * acquire looked, 1 when the domain has it and the mappings are made, -1
+ * when not (or after fork() or a move to another domain).
+ */
+struct fast_state {
+	int on;
+	uint32_t index;
+	unsigned int fork_gen;
+	uint32_t policy;
+	uint32_t strict;
+	volatile uint64_t *words;
+	struct ordlock_fast_page *page;
+	struct fast_slot *cache;
+	/* the keys of page->held[], same order */
+	struct ordlock_key held[ORDLOCK_FAST_STACK];
+};
+
 struct ordlock {
 	int fd;
 	struct ordlock_failure failure;
@@ -28,7 +60,13 @@ struct ordlock {
 	/* the module predates the compact ioctls (ENOTTY): the full forms only */
 	int full_only;
 	uint64_t rng;
+	/* the owner may hold keys granted by the kernel (until RELEASE_ALL) */
+	int kernel_held;
+	struct fast_state fast;
 };
+
+static void fast_off(struct ordlock *ol);
+static int fast_holding(const struct ordlock *ol);
 
 #define NS_PER_MS 1000000ULL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -138,11 +176,18 @@ struct ordlock *ordlock_open_fd(int fd)
 		return NULL;
 	ol->failure.index = ~0U;
 	ol->fd = fd;
+	/*
+	 * The owner may be another handle's (an inherited descriptor): its
+	 * owner page is not this handle's to write, so no fast path here
+	 */
+	ol->fast.on = -1;
 	return ol;
 }
 
 void ordlock_detach(struct ordlock *ol)
 {
+	if (ol)
+		fast_off(ol);
 	free(ol);
 }
 
@@ -157,6 +202,7 @@ void ordlock_close(struct ordlock *ol)
 	 * covers a descriptor that was dup()ed or inherited by a child.
 	 */
 	ordlock_release_all(ol);
+	fast_off(ol);
 	close(ol->fd);
 	free(ol);
 	errno = saved;
@@ -186,12 +232,20 @@ int ordlock_set_domain(struct ordlock *ol, const char *domain)
 	memset(&sd, 0, sizeof(sd));
 	sd.size = sizeof(sd);
 	memcpy(sd.name, domain, len);
+	/* keys held by the fast path keep their owner in its domain */
+	if (fast_holding(ol)) {
+		record_errno(ol, EBUSY);
+		return fail(EBUSY);
+	}
 	if (ioctl(ol->fd, ORDLOCK_IOC_SET_DOMAIN, &sd) < 0) {
 		int err = errno;
 
 		record_errno(ol, err);
 		return fail(err);
 	}
+	/* the kernel keeps the owner's fast state in its first domain */
+	if (ol->fast.on == 1)
+		fast_off(ol);
 	return 0;
 }
 
@@ -238,6 +292,352 @@ static int compact_lock(struct ordlock *ol, const struct ordlock_key *keys,
 	return 0;
 }
 
+/*
+ * The fast path (docs/fastpath.md): in a domain an admin gave it, an
+ * uncontended request of exclusive keys, in ascending order and above the
+ * keys held by the fast path, without a lease or a token, is taken by a
+ * compare-and-swap per key on the domain's shared words, and released the
+ * same way: no system call. Everything else goes to the kernel, which
+ * treats the words as the truth: a key seen for the first time (PIN, once
+ * per key and handle), contention (what was taken is given back and the
+ * whole request goes to the kernel), shared mode, leases, tokens, a
+ * conversion, and every request while the owner may hold keys the kernel
+ * granted.
+ */
+static unsigned int fast_fork_gen;
+static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
+static int fast_atfork_ok;
+
+/* The mappings are not inherited: a child goes to the kernel */
+static void fast_child(void)
+{
+	__atomic_add_fetch(&fast_fork_gen, 1, __ATOMIC_RELAXED);
+}
+
+static void fast_register(void)
+{
+	fast_atfork_ok = !pthread_atfork(NULL, NULL, fast_child);
+}
+
+static void fast_off(struct ordlock *ol)
+{
+	struct fast_state *f = &ol->fast;
+
+	if (f->on == 1 && f->fork_gen == fast_fork_gen) {
+		munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
+		munmap(f->page, sizeof(*f->page) > 4096 ? sizeof(*f->page) : 4096);
+	}
+	free(f->cache);
+	f->cache = NULL;
+	f->on = -1;
+}
+
+static unsigned int fast_hash(uint32_t rank, uint64_t id)
+{
+	uint64_t h = (id ^ ((uint64_t)rank << 40)) * 0x9e3779b97f4a7c15ULL;
+
+	return (unsigned int)(h >> 53) & (FAST_CACHE - 1);
+}
+
+static int fast_pin(struct ordlock *ol, uint32_t rank, uint64_t id,
+		    uint32_t *slot)
+{
+	struct ordlock_fast_pin p;
+
+	memset(&p, 0, sizeof(p));
+	p.size = sizeof(p);
+	p.rank = rank;
+	p.id = id;
+	if (ioctl(ol->fd, ORDLOCK_IOC_FAST_PIN, &p) < 0)
+		return -errno;
+	*slot = p.slot;
+	ol->fast.index = p.index;
+	return 0;
+}
+
+/* fast_slot()'s miss: probe on from @h, pin the key, cache its slot */
+static __attribute__((noinline)) int64_t
+fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id, unsigned int h)
+{
+	struct fast_slot *c = ol->fast.cache;
+	unsigned int i;
+	uint32_t slot = 0;
+
+	for (i = 0; i < FAST_CACHE; i++, h = (h + 1) & (FAST_CACHE - 1)) {
+		if (!c[h].slot1)
+			break;
+		if (c[h].id == id && c[h].rank == rank)
+			return c[h].slot1 - 1;
+	}
+	if (i == FAST_CACHE || fast_pin(ol, rank, id, &slot))
+		return -1;
+	c[h].id = id;
+	c[h].rank = rank;
+	c[h].slot1 = slot + 1;
+	return slot;
+}
+
+/* The slot of a key: from the cache, else pinned (once); -1 on failure */
+static inline int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id)
+{
+	const struct fast_slot *c = ol->fast.cache;
+	unsigned int h = fast_hash(rank, id);
+
+	if (c[h].slot1 && c[h].id == id && c[h].rank == rank)
+		return c[h].slot1 - 1;
+	return fast_slot_miss(ol, rank, id, h);
+}
+
+/* Does the domain have the fast path for this handle? Maps it if so. */
+static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
+{
+	struct ordlock_owner_info info = { .size = sizeof(info) };
+	struct ordlock_domain_config cfg;
+	struct fast_state *f = &ol->fast;
+	void *p;
+
+	f->on = -1;
+	pthread_once(&fast_once, fast_register);
+	if (!fast_atfork_ok)
+		return;
+	if (ioctl(ol->fd, ORDLOCK_IOC_OWNER_INFO, &info) < 0)
+		return;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.size = sizeof(cfg);
+	memcpy(cfg.name, info.domain, sizeof(cfg.name));
+	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, &cfg) < 0 || cfg.fastpath != 1)
+		return;
+	f->cache = calloc(FAST_CACHE, sizeof(*f->cache));
+	if (!f->cache)
+		return;
+	f->policy = info.policy;
+	f->strict = cfg.strict;
+	if (fast_slot(ol, key->rank, key->id) < 0)
+		goto fail;
+	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, ol->fd, 0);
+	if (p == MAP_FAILED)
+		goto fail;
+	f->words = p;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, ol->fd,
+		 ORDLOCK_FAST_OWNER_OFFSET);
+	if (p == MAP_FAILED) {
+		munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
+		goto fail;
+	}
+	f->page = p;
+	f->page->nheld = 0;
+	f->page->pending = 0;
+	f->fork_gen = fast_fork_gen;
+	f->on = 1;
+	return;
+fail:
+	free(f->cache);
+	f->cache = NULL;
+}
+
+static int key_cmp(const struct ordlock_key *a, const struct ordlock_key *b)
+{
+	if (a->rank != b->rank)
+		return a->rank < b->rank ? -1 : 1;
+	if (a->id != b->id)
+		return a->id < b->id ? -1 : 1;
+	return 0;
+}
+
+/* Let go of the word of the fast hold at @i of the stack: CAS, else the kernel */
+static int fast_unlock_word(struct ordlock *ol, unsigned int i)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg = f->page;
+	uint32_t slot = pg->held[i].slot, gen = pg->held[i].gen;
+	uint64_t w = ORDLOCK_FAST_WORD(gen, f->index);
+
+	if (!__atomic_compare_exchange_n(&f->words[slot], &w,
+					 ORDLOCK_FAST_WORD(gen, 0), 0,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+		struct ordlock_fast_release r = {
+			.size = sizeof(r), .slot = slot, .gen = gen,
+		};
+
+		if (ioctl(ol->fd, ORDLOCK_IOC_FAST_RELEASE, &r) < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+/* Let go of the fast hold at @i of the stack, and pop it */
+static int fast_unlock_at(struct ordlock *ol, unsigned int i)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg = f->page;
+	unsigned int n = pg->nheld;
+	int ret = fast_unlock_word(ol, i);
+
+	/* after the word: a death in between finds a word no longer ours */
+	if (i + 1 < n) {
+		memmove(&pg->held[i], &pg->held[i + 1], (n - i - 1) * sizeof(pg->held[0]));
+		memmove(&f->held[i], &f->held[i + 1], (n - i - 1) * sizeof(f->held[0]));
+	}
+	pg->nheld = n - 1;
+	return ret;
+}
+
+#define FAST_SLOW 1
+
+/* A local failure record, as the kernel would write it */
+static int fast_fail(struct ordlock *ol, unsigned int reason, int err,
+		     unsigned int index, const struct ordlock_key *key,
+		     const struct ordlock_key *held)
+{
+	memset(&ol->failure, 0, sizeof(ol->failure));
+	ol->failure.reason = reason;
+	ol->failure.error = (unsigned int)err;
+	ol->failure.index = index;
+	ol->failure.key = *key;
+	if (held)
+		ol->failure.held = *held;
+	return fail(err);
+}
+
+/*
+ * Try the request by the fast path. Return: 0 (granted), -errno (failed
+ * here), or FAST_SLOW: the kernel decides (nothing is held of it).
+ */
+static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+			unsigned int n, unsigned int flags)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg;
+	unsigned int i, j, nheld, taken = 0;
+	int64_t slot;
+
+	if (f->on == 0)
+		fast_enable(ol, &keys[0]);
+	if (f->on != 1 || f->fork_gen != fast_fork_gen)
+		return FAST_SLOW;
+	pg = f->page;
+	nheld = pg->nheld;
+	/* a key held already by the fast path: it would wait for itself */
+	for (i = 0; nheld && i < n; i++)
+		for (j = 0; j < nheld; j++)
+			if (!key_cmp(&keys[i], &f->held[j]))
+				return fast_fail(ol, ORDLOCK_REASON_ORDER, EDEADLK,
+						 i, &keys[i], &f->held[j]);
+	if (ol->kernel_held || n > ORDLOCK_FAST_STACK - nheld)
+		return FAST_SLOW;
+	for (i = 0; i < n; i++) {
+		if (keys[i].mode != ORDLOCK_MODE_EXCLUSIVE || keys[i].__reserved)
+			return FAST_SLOW;
+		if (i && key_cmp(&keys[i - 1], &keys[i]) >= 0)
+			return FAST_SLOW;
+	}
+	/* the order rule against the top of the held stack */
+	if (nheld && (key_cmp(&f->held[nheld - 1], &keys[0]) > 0 ||
+		      (f->strict && f->held[nheld - 1].rank >= keys[0].rank))) {
+		if (f->policy != ORDLOCK_POLICY_ENFORCE)
+			return FAST_SLOW;
+		return fast_fail(ol, f->strict ? ORDLOCK_REASON_STRICT :
+				 ORDLOCK_REASON_ORDER, EDEADLK, 0, &keys[0],
+				 &f->held[nheld - 1]);
+	}
+	for (i = 0; i < n; i++) {
+		volatile uint64_t *wp;
+		uint64_t w;
+		uint32_t g;
+
+		slot = fast_slot(ol, keys[i].rank, keys[i].id);
+		if (slot < 0)
+			goto contended;
+		wp = &f->words[slot];
+		pg->pending = (uint32_t)slot + 1;
+		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		g = ORDLOCK_FAST_GEN(w) + 1;
+		if (ORDLOCK_FAST_OWNER(w) || (w & ORDLOCK_FAST_WAITERS) || !g ||
+		    !__atomic_compare_exchange_n(wp, &w, ORDLOCK_FAST_WORD(g, f->index),
+						 0, __ATOMIC_ACQUIRE,
+						 __ATOMIC_RELAXED)) {
+			pg->pending = 0;
+			goto contended;
+		}
+		pg->held[nheld + i].slot = (uint32_t)slot;
+		pg->held[nheld + i].gen = g;
+		f->held[nheld + i] = keys[i];
+		pg->nheld = nheld + i + 1;
+		pg->pending = 0;
+		taken++;
+	}
+	/* a revocation the kernel's walk did not see (never set yet) */
+	if (__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE)) {
+		while (taken--)
+			fast_unlock_at(ol, nheld + taken);
+		return FAST_SLOW;
+	}
+	return 0;
+
+contended:
+	/* give back what this request took, newest first */
+	while (taken--)
+		fast_unlock_at(ol, nheld + taken);
+	if (flags & ORDLOCK_ACQUIRE_TRY)
+		return fast_fail(ol, ORDLOCK_REASON_BUSY, EAGAIN, i, &keys[i], NULL);
+	return FAST_SLOW;
+}
+
+/*
+ * Release @keys held by the fast path; the others are left in @rest
+ * (@nrest of them) for the kernel. Return: 0 or the first -errno.
+ */
+static int fast_release(struct ordlock *ol, const struct ordlock_key *keys,
+			unsigned int n, struct ordlock_key *rest,
+			unsigned int *nrest)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg = f->page;
+	unsigned int i, j, nheld = pg->nheld, base;
+	int ret = 0, r;
+
+	*nrest = 0;
+	/*
+	 * The common case, in O(n): the keys are the top n of the stack, in
+	 * the order taken. Each word is let go first, the stack cut after.
+	 */
+	if (n <= nheld) {
+		base = nheld - n;
+		for (i = 0; i < n; i++)
+			if (key_cmp(&keys[i], &f->held[base + i]))
+				break;
+		if (i == n) {
+			for (i = n; i-- > 0;) {
+				r = fast_unlock_word(ol, base + i);
+				if (r && !ret)
+					ret = r;
+			}
+			pg->nheld = base;
+			return ret;
+		}
+	}
+	for (i = 0; i < n; i++) {
+		for (j = f->page->nheld; j-- > 0;)
+			if (!key_cmp(&keys[i], &f->held[j]))
+				break;
+		if (j == (unsigned int)-1) {
+			rest[(*nrest)++] = keys[i];
+			continue;
+		}
+		r = fast_unlock_at(ol, j);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int fast_holding(const struct ordlock *ol)
+{
+	return ol->fast.on == 1 && ol->fast.fork_gen == fast_fork_gen &&
+	       ol->fast.page->nheld;
+}
+
 int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
 		    uint64_t *token)
@@ -251,12 +651,22 @@ int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
 			  uint64_t *token)
 {
 	struct ordlock_acquire a;
+	int ret;
 
 	if (!ol)
 		return fail(EINVAL);
+	if (ol->fast.on >= 0 && !lease_ms && !token && n &&
+	    !(flags & ~ORDLOCK_ACQUIRE_TRY)) {
+		ret = fast_acquire(ol, keys, n, flags);
+		if (ret != FAST_SLOW) {
+			ol->result_flags = 0;
+			return ret;
+		}
+	}
 	if (!lease_ms && !ol->full_only) {
-		int ret = compact_lock(ol, keys, n, timeout_ms, flags, token);
-
+		ret = compact_lock(ol, keys, n, timeout_ms, flags, token);
+		if (!ret)
+			ol->kernel_held = 1;
 		if (ret != -ENOTTY || !ol->full_only)
 			return ret;
 	}
@@ -275,6 +685,7 @@ int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
 		return fail(err);
 	}
 	ol->result_flags = a.result_flags;
+	ol->kernel_held = 1;
 	if (token)
 		*token = a.token;
 	return 0;
@@ -291,13 +702,63 @@ int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 	return ordlock_acquire(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, token);
 }
 
+static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
+			     unsigned int n, unsigned int flags);
+
 static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 		      unsigned int n, unsigned int flags)
 {
-	struct ordlock_release r;
+	struct ordlock_key stack_rest[8], *rest = NULL;
+	unsigned int nrest;
+	int ret = 0, kret;
 
 	if (!ol)
 		return fail(EINVAL);
+	if (fast_holding(ol)) {
+		if (flags & ORDLOCK_RELEASE_ALL) {
+			unsigned int i = ol->fast.page->nheld;
+
+			while (i-- > 0) {
+				int e = fast_unlock_word(ol, i);
+
+				if (e && !ret)
+					ret = e;
+			}
+			ol->fast.page->nheld = 0;
+			if (!ol->kernel_held)
+				return ret ? fail(-ret) : 0;
+		} else if (keys && n) {
+			rest = n <= 8 ? stack_rest : malloc(n * sizeof(*rest));
+			if (!rest)
+				return fail(ENOMEM);
+			ret = fast_release(ol, keys, n, rest, &nrest);
+			if (!nrest) {
+				if (rest != stack_rest)
+					free(rest);
+				if (ret)
+					record_errno(ol, -ret);
+				return ret ? fail(-ret) : 0;
+			}
+			/* the others are the kernel's, whatever became of these */
+			keys = rest;
+			n = nrest;
+		}
+	}
+	kret = do_release_kernel(ol, keys, n, flags);
+	if (rest && rest != stack_rest)
+		free(rest);
+	if (ret && !kret) {
+		record_errno(ol, -ret);
+		return fail(-ret);
+	}
+	return kret;
+}
+
+static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
+			     unsigned int n, unsigned int flags)
+{
+	struct ordlock_release r;
+
 	if (!ol->full_only) {
 		struct ordlock_failure f;
 		struct ordlock_unlock u = {
@@ -305,18 +766,21 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 			.nkeys = n,
 			.failure = (uintptr_t)&f,
 		};
-		int ret;
+		int cret;
 
 		f.reason = ORDLOCK_REASON_NONE;
 		if (flags & ORDLOCK_RELEASE_ALL)
-			ret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK_ALL, 0);
+			cret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK_ALL, 0);
 		else
-			ret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK, &u);
-		if (ret >= 0)
+			cret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK, &u);
+		if (cret >= 0) {
+			if (flags & ORDLOCK_RELEASE_ALL)
+				ol->kernel_held = 0;
 			return 0;
-		ret = compact_failed(ol, &f);
-		if (ret != -ENOTTY || !ol->full_only)
-			return ret;
+		}
+		cret = compact_failed(ol, &f);
+		if (cret != -ENOTTY || !ol->full_only)
+			return cret;
 	}
 	memset(&r, 0, sizeof(r));
 	r.size = sizeof(r);
@@ -329,6 +793,8 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 		record_failure(ol, &r.failure, err);
 		return fail(err);
 	}
+	if (flags & ORDLOCK_RELEASE_ALL)
+		ol->kernel_held = 0;
 	return 0;
 }
 
@@ -619,7 +1085,13 @@ int ordlock_domain_config(struct ordlock *ol, const char *domain,
 		return fail(EINVAL);
 	if (!len || len >= sizeof(cfg->name))
 		return fail(EINVAL);
-	cfg->size = sizeof(*cfg);
+	/*
+	 * A caller that set @size to a smaller (older) structure gets that
+	 * much written (the Python binding's ctypes copy, a program built
+	 * before the fast path's fields); 0 is this header's size
+	 */
+	if (!cfg->size || cfg->size > sizeof(*cfg))
+		cfg->size = sizeof(*cfg);
 	memset(cfg->name, 0, sizeof(cfg->name));
 	memcpy(cfg->name, domain, len);
 	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, cfg) < 0) {

@@ -182,7 +182,10 @@ int ordlock_convert(struct ordlock *ol, struct ordlock_key key,
 /**
  * ordlock_domain_config() - read (@cfg->flags 0) or change (flags
  * ORDLOCK_DOMAIN_SET_*, needs CAP_SYS_ADMIN) the settings of @domain.
- * Fills @cfg with the settings in force.
+ * Fills @cfg with the settings in force: the whole structure when
+ * @cfg->size is 0 (set it to 0, e.g. by memset()), or the first
+ * @cfg->size bytes of it when the caller's structure is an older,
+ * smaller one (the fast path's fields came last).
  */
 int ordlock_domain_config(struct ordlock *ol, const char *domain,
 			  struct ordlock_domain_config *cfg);

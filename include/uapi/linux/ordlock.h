@@ -90,7 +90,11 @@
  *              (%ORDLOCK_IOC_GET_ORDER)
  *              %ORDLOCK_ACQUIRE_REORDER given to %ORDLOCK_IOC_CONVERT; a
  *              @strict or @cluster other than 0 or 1; the default domain
- *              made a cluster domain
+ *              made a cluster domain; @fastpath other than 0 or 1, an
+ *              unmapped @fastpath_uid, the default domain given the fast
+ *              path; %ORDLOCK_IOC_FAST_RELEASE of a slot not pinned; mmap()
+ *              before %ORDLOCK_IOC_FAST_PIN, private, or at a wrong offset
+ *              or size (DOC: The fast path)
  * E2BIG        more keys than max_keys_per_request (a release may name as
  *              many as the larger of max_keys_per_request and
  *              max_keys_per_owner); or @size larger than the
@@ -141,7 +145,8 @@
  *              than max_resources resources (%ORDLOCK_REASON_RESOURCE_LIMIT);
  *              %ORDLOCK_IOC_SET_DOMAIN and %ORDLOCK_IOC_DOMAIN_CONFIG: creating
  *              the domain would make more than max_domains domains (no
- *              failure record)
+ *              failure record); %ORDLOCK_IOC_FAST_PIN: all
+ *              %ORDLOCK_FAST_SLOTS slots of the domain are used
  * EDQUOT       a per-user limit (%ORDLOCK_REASON_USER_LIMIT): the owners of
  *              the caller's user would hold more than max_keys_per_user keys,
  *              or wait in more than max_waiters_per_user requests (a try-lock
@@ -156,7 +161,8 @@
  * ENOENT       release or convert of a key the owner does not hold
  *              (%ORDLOCK_REASON_NOT_HELD); %ORDLOCK_IOC_GET_ORDER of a
  *              domain that does not exist; %ORDLOCK_IOC_RENEW when the owner
- *              holds nothing
+ *              holds nothing; %ORDLOCK_IOC_FAST_RELEASE of a word that does
+ *              not name the caller at that generation
  * EBUSY        another request of the same owner (a dup()ed or inherited
  *              descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
  *              %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
@@ -164,11 +170,14 @@
  *              %ORDLOCK_IOC_LAST_FAILURE answer);
  *              or %ORDLOCK_IOC_SET_DOMAIN to another domain while holding keys;
  *              %ORDLOCK_DOMAIN_SET_CLUSTER changing the setting of a domain
- *              that has owners (or while another such change runs)
+ *              that has owners (or while another such change runs);
+ *              %ORDLOCK_DOMAIN_SET_FASTPATH likewise
  * EACCES       open() of /dev/ordlock without the permission its mode and
  *              group give (module parameter dev_mode, 0660, owner root; the
  *              udev rule gives it a group); a netlink lock request from a
- *              task that could not open it
+ *              task that could not open it; %ORDLOCK_IOC_FAST_PIN by a
+ *              caller whose effective uid is not the domain's
+ *              @fastpath_uid
  * EPERM        %ORDLOCK_IOC_DOMAIN_CONFIG changes without CAP_SYS_ADMIN (an
  *              invalid argument is reported first, as EINVAL); netlink
  *              DOMAIN_SET without CAP_NET_ADMIN, and joining the "events"
@@ -187,7 +196,9 @@
  *              or its holder's lease has reached its deadline)
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
- *              nothing changed
+ *              nothing changed; the fast path and the cluster setting
+ *              together; %ORDLOCK_IOC_FAST_PIN or %ORDLOCK_IOC_FAST_RELEASE
+ *              in a domain without the fast path (or before a pin)
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
  *              cluster than ordlock_dlm's parameter cluster); nothing changed
@@ -197,7 +208,10 @@
  *              (the kernel log says why); an acquire in a cluster domain:
  *              the DLM failed the lock of a key (%ORDLOCK_REASON_CLUSTER;
  *              its lockspace was shut down, this node left the cluster);
- *              what the request took was released
+ *              what the request took was released; %ORDLOCK_IOC_FAST_RELEASE:
+ *              the word kept changing under the kernel (a member writes it)
+ * EXDEV        %ORDLOCK_IOC_FAST_PIN by an owner that used the fast path of
+ *              another domain before it moved
  * ===========  ===============================================================
  */
 
@@ -877,13 +891,19 @@ struct ordlock_convert {
 #define ORDLOCK_DOMAIN_RESET_ORDER	(1U << 4)
 /** ORDLOCK_DOMAIN_SET_CLUSTER - set @cluster (DOC: Cluster domains) */
 #define ORDLOCK_DOMAIN_SET_CLUSTER	(1U << 5)
+/**
+ * ORDLOCK_DOMAIN_SET_FASTPATH - set @fastpath and @fastpath_uid (DOC: The
+ * fast path)
+ */
+#define ORDLOCK_DOMAIN_SET_FASTPATH	(1U << 6)
 /** ORDLOCK_DOMAIN_FLAGS - every flag of &struct ordlock_domain_config */
 #define ORDLOCK_DOMAIN_FLAGS		(ORDLOCK_DOMAIN_SET_POLICY | \
 					 ORDLOCK_DOMAIN_SET_DETECT_DELAY | \
 					 ORDLOCK_DOMAIN_SET_MAX_HOLD | \
 					 ORDLOCK_DOMAIN_SET_STRICT | \
 					 ORDLOCK_DOMAIN_RESET_ORDER | \
-					 ORDLOCK_DOMAIN_SET_CLUSTER)
+					 ORDLOCK_DOMAIN_SET_CLUSTER | \
+					 ORDLOCK_DOMAIN_SET_FASTPATH)
 
 /**
  * struct ordlock_domain_config - argument of %ORDLOCK_IOC_DOMAIN_CONFIG
@@ -913,6 +933,15 @@ struct ordlock_convert {
  *	domains); 0 (the default) for a domain of this host only; with
  *	%ORDLOCK_DOMAIN_SET_CLUSTER other values are refused (EINVAL);
  *	without it the field is only written
+ * @fastpath: in/out: 1 gives the domain the fast path (DOC: The fast
+ *	path), 0 (the default) takes it away; with %ORDLOCK_DOMAIN_SET_FASTPATH
+ *	other values are refused (EINVAL), and so is the change of a domain
+ *	that has owners (EBUSY) or is a cluster domain (EOPNOTSUPP); without it
+ *	the field is only written
+ * @fastpath_uid: in/out: the only user (effective uid, in the caller's
+ *	user namespace) whose owners may use the fast path of the domain:
+ *	members that can write the shared words must trust each other
+ *	(docs/security.md); an uid that does not map is refused (EINVAL)
  *
  * Strict ranks (source 000's lock hierarchy with levels): in a
  * %ORDLOCK_POLICY_ENFORCE domain with @strict 1, an owner that holds keys
@@ -934,6 +963,8 @@ struct ordlock_domain_config {
 	__u32 max_hold_ms;
 	__u32 strict;
 	__u32 cluster;
+	__u32 fastpath;
+	__u32 fastpath_uid;
 };
 
 /** ORDLOCK_LABEL_MAX - size of an owner's label, NUL included */
@@ -1910,5 +1941,139 @@ enum ordlock_role {
 #define ORDLOCK_DLM_RES_FMT "%08x:%016llx"
 /** ORDLOCK_DLM_RES_LEN - length of that resource name: 8 + 1 + 16 bytes */
 #define ORDLOCK_DLM_RES_LEN 25
+
+/**
+ * DOC: The fast path
+ *
+ * A domain given the fast path (%ORDLOCK_DOMAIN_SET_FASTPATH, by an admin,
+ * for the owners of one user only) lets its members take and let go of an
+ * exclusive key with a compare-and-swap in user space, the kernel entered
+ * only to referee (docs/fastpath.md is the protocol):
+ *
+ * - %ORDLOCK_IOC_FAST_PIN gives a key its *slot*, for the life of the
+ *   domain (at most %ORDLOCK_FAST_SLOTS keys per domain: ENOSPC after);
+ *   the key's resource counts as in use for as long.
+ * - mmap() of the /dev/ordlock descriptor, MAP_SHARED, at offset 0 maps
+ *   the domain's words (up to %ORDLOCK_FAST_WORDS_SIZE bytes, read-write):
+ *   the word of slot s is the 64-bit word s. At offset
+ *   %ORDLOCK_FAST_OWNER_OFFSET, one page: the owner's &struct
+ *   ordlock_fast_page. Neither mapping is inherited by fork(); a child
+ *   maps its own (it shares its parent's owner when it shares the file).
+ * - A word is (%ORDLOCK_FAST_GEN, %ORDLOCK_FAST_OWNER, %ORDLOCK_FAST_WAITERS):
+ *   owner 0 is free, %ORDLOCK_FAST_OWNER_KERNEL the kernel's own holders
+ *   (any mode, granted by %ORDLOCK_IOC_ACQUIRE), any other value the index
+ *   of an owner of the domain that holds the key exclusively by the fast
+ *   path. A user CAS takes only a word {g, 0, 0} (to {g + 1, me, 0}) and
+ *   gives back only {g, me, 0} (to {g, 0, 0}); %ORDLOCK_FAST_WAITERS set
+ *   means the kernel has waiters, and the holder lets go with
+ *   %ORDLOCK_IOC_FAST_RELEASE, which hands the key to the first waiter.
+ * - The kernel reads the words and owner pages as hostile input: it only
+ *   loads and compare-and-swaps them; a member that writes garbage breaks
+ *   its own domain's keys (waiters then wait until their timeout, and the
+ *   fast ioctls fail with EIO), never the kernel or another domain.
+ * - When the owner's file is released (close, exit, kill), every word its
+ *   owner page's held stack and pending slot name, and that names the
+ *   owner, is let go as %ORDLOCK_IOC_FAST_RELEASE would.
+ *
+ * Not (yet) done for keys held by the fast path: leases, cycle detection
+ * (a waiter for a fast-path holder waits until its timeout), the views
+ * (debugfs, netlink dumps) and the learned order do not see them.
+ */
+
+/** ORDLOCK_FAST_SLOTS - slots (pinned keys) of a fast-path domain */
+#define ORDLOCK_FAST_SLOTS		1024
+/** ORDLOCK_FAST_WORDS_SIZE - bytes of the words mapping */
+#define ORDLOCK_FAST_WORDS_SIZE		(ORDLOCK_FAST_SLOTS * 8)
+/** ORDLOCK_FAST_OWNER_OFFSET - mmap() offset of the owner page */
+#define ORDLOCK_FAST_OWNER_OFFSET	(1U << 20)
+/** ORDLOCK_FAST_WAITERS - the word's WAITERS bit */
+#define ORDLOCK_FAST_WAITERS		(1ULL << 7)
+/** ORDLOCK_FAST_OWNER_KERNEL - owner field of a key the kernel granted */
+#define ORDLOCK_FAST_OWNER_KERNEL	0xffffffU
+/** ORDLOCK_FAST_GEN - the generation of word @w */
+#define ORDLOCK_FAST_GEN(w)		((__u32)((w) >> 32))
+/** ORDLOCK_FAST_OWNER - the owner index of word @w */
+#define ORDLOCK_FAST_OWNER(w)		((__u32)((w) >> 8) & 0xffffffU)
+/** ORDLOCK_FAST_WORD - the word of generation @g, owner @o, no waiters */
+#define ORDLOCK_FAST_WORD(g, o)		(((__u64)(g) << 32) | \
+					 ((__u64)((o) & 0xffffffU) << 8))
+/** ORDLOCK_FAST_STACK - entries of an owner page's held stack */
+#define ORDLOCK_FAST_STACK		64
+
+/**
+ * struct ordlock_fast_held - an entry of the held stack
+ * @slot: the slot
+ * @gen: the generation of the grant
+ */
+struct ordlock_fast_held {
+	__u32 slot;
+	__u32 gen;
+};
+
+/**
+ * struct ordlock_fast_page - the owner page (written by the owner's library)
+ * @revoked: set by the kernel (not used yet: fast-path keys have no lease)
+ * @index: the owner's index in the words, written by the kernel (a copy:
+ *	the kernel keeps its own)
+ * @pending: slot + 1 of an acquire between its CAS and its push, else 0
+ * @nheld: entries in @held
+ * @held: the keys held by the fast path, in the order taken
+ */
+struct ordlock_fast_page {
+	__u32 revoked;
+	__u32 index;
+	__u32 pending;
+	__u32 nheld;
+	struct ordlock_fast_held held[ORDLOCK_FAST_STACK];
+};
+
+/**
+ * struct ordlock_fast_pin - argument of %ORDLOCK_IOC_FAST_PIN
+ * @size: sizeof(struct ordlock_fast_pin)
+ * @flags: must be 0
+ * @rank: the key's rank
+ * @slot: out: its slot
+ * @id: the key's id
+ * @index: out: the owner's index (the owner field of its words)
+ * @__reserved: must be 0
+ */
+struct ordlock_fast_pin {
+	__u32 size;
+	__u32 flags;
+	__u32 rank;
+	__u32 slot;
+	__aligned_u64 id;
+	__u32 index;
+	__u32 __reserved;
+};
+
+/**
+ * struct ordlock_fast_release - argument of %ORDLOCK_IOC_FAST_RELEASE
+ * @size: sizeof(struct ordlock_fast_release)
+ * @slot: the slot
+ * @gen: the generation of the hold
+ * @__reserved: must be 0
+ */
+struct ordlock_fast_release {
+	__u32 size;
+	__u32 slot;
+	__u32 gen;
+	__u32 __reserved;
+};
+
+/**
+ * ORDLOCK_IOC_FAST_PIN - the slot of a key (and the owner's index) in a
+ * fast-path domain. Errors: EOPNOTSUPP (the domain has no fast path),
+ * EACCES (the caller's effective uid is not the domain's fastpath_uid),
+ * ENOSPC (all slots used, or max_resources), ENOMEM, EINVAL
+ */
+#define ORDLOCK_IOC_FAST_PIN		_IO(ORDLOCK_IOC_TYPE, 0x30)
+/**
+ * ORDLOCK_IOC_FAST_RELEASE - let go of a key held by the fast path whose
+ * word has %ORDLOCK_FAST_WAITERS (or any word of the caller): hand it to
+ * the first waiter. Errors: ENOENT (the word is not the caller's at @gen),
+ * EIO (the word is corrupt), EINVAL, EOPNOTSUPP, EACCES
+ */
+#define ORDLOCK_IOC_FAST_RELEASE	_IO(ORDLOCK_IOC_TYPE, 0x31)
 
 #endif /* _UAPI_LINUX_ORDLOCK_H */

@@ -1,0 +1,649 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The fast path (docs/fastpath.md, issue 28): a domain given it by an admin
+ * has module-owned pages of 64-bit words, one per pinned key (a *slot*),
+ * mapped read-write into its members; a member takes a free word and lets
+ * go of its own by compare-and-swap in user space, and enters the kernel
+ * only when there is something to referee.
+ *
+ * A word is {generation: 32, owner: 24, WAITERS: 1, spare: 7}. Owner 0 is
+ * free; ORDLOCK_FAST_OWNER_KERNEL stands for the holders the kernel granted
+ * (struct ordlock_resource's holders, any mode); any other owner is the
+ * index of an owner of the domain that holds the key exclusively by the
+ * fast path. WAITERS is set, by the kernel only, when its queue of the key
+ * has waiters while a fast-path owner holds it: that owner's release CAS
+ * then fails and it lets go with ORDLOCK_IOC_FAST_RELEASE, which hands the
+ * key to the first waiter as FUTEX_UNLOCK_PI does (the word goes from the
+ * old owner to the kernel's holders without being free in between).
+ *
+ * The kernel's side: a pinned key's resource is marked fast, never turns
+ * idle while its domain lives, and the grant decisions of resource.c take
+ * its word first (ordlock_fast_claim()); a release or a wait that ends
+ * puts the word right (ordlock_fast_settle()); a waiter that queues behind
+ * a fast-path holder sets WAITERS (ordlock_fast_queued()). All of it under
+ * the key's bucket lock, and every access to a word a load or a cmpxchg
+ * against what was loaded: members may write anything at any time. The
+ * loops are bounded (ORDLOCK_FAST_TRIES): a member that keeps rewriting a
+ * word makes its key look busy (or the call fail with EIO), never the
+ * kernel spin.
+ *
+ * Death: the file's release lets go of every word of the domain that
+ * names the owner (the kernel scans the words rather than trust the held
+ * stack of the owner page); the owner's index is reused only after that.
+ *
+ * Locks: ordlock_fast_lock (a mutex, below owner->lock, above the bucket
+ * locks: main.c) serialises the creation of a domain's fast state and the
+ * pinning of keys. A domain's fast state lives as long as the domain: it
+ * is created on the first pin and freed with the domain
+ * (ordlock_fast_domain_free()), and found from a resource by its domain id
+ * in ordlock_fast_domains (an xarray).
+ */
+#include <linux/cred.h>
+#include <linux/hash.h>
+#include <linux/idr.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <linux/uidgid.h>
+#include <linux/xarray.h>
+#include <linux/ordlock.h>
+#include "compat.h"
+#include "domain.h"
+#include "fastpath.h"
+#include "owner.h"
+#include "resource.h"
+#include "table.h"
+
+#define ORDLOCK_FAST_WPP	(PAGE_SIZE / sizeof(u64))
+#define ORDLOCK_FAST_NPAGES	DIV_ROUND_UP(ORDLOCK_FAST_SLOTS, ORDLOCK_FAST_WPP)
+#define ORDLOCK_FAST_HASH_BITS	11
+#define ORDLOCK_FAST_HASH	BIT(ORDLOCK_FAST_HASH_BITS)
+/* Compare-and-swap attempts before a word is taken for busy or corrupt */
+#define ORDLOCK_FAST_TRIES	64
+#define ORDLOCK_FAST_K		ORDLOCK_FAST_OWNER_KERNEL
+
+/**
+ * struct ordlock_fast_slot - a pinned key
+ * @rank: key rank
+ * @id: key id
+ * @res: its resource, marked fast, never idle while the domain lives
+ */
+struct ordlock_fast_slot {
+	u32 rank;
+	u64 id;
+	struct ordlock_resource *res;
+};
+
+/**
+ * struct ordlock_fast_domain - the fast state of a domain
+ * @domain_id: the domain's id
+ * @nslots: slots in use; written under ordlock_fast_lock with
+ *	smp_store_release(), read with smp_load_acquire()
+ * @indices: the owner indices in use (1 to ORDLOCK_FAST_OWNER_KERNEL - 1)
+ * @pages: the words, zeroed at creation
+ * @hash: slot + 1 of a key by its hash (linear probing), 0 when empty;
+ *	written under ordlock_fast_lock (smp_store_release()), read without
+ * @slots: the pinned keys; entry i is written before @hash and @nslots
+ *	publish it, and never changes after
+ */
+struct ordlock_fast_domain {
+	u32 domain_id;
+	u32 nslots;
+	struct ida indices;
+	struct page *pages[ORDLOCK_FAST_NPAGES];
+	u16 hash[ORDLOCK_FAST_HASH];
+	struct ordlock_fast_slot slots[ORDLOCK_FAST_SLOTS];
+};
+
+/**
+ * struct ordlock_fast_owner - the fast state of an owner
+ * @fd: its domain's fast state
+ * @domain: that domain; one reference held
+ * @page: the owner page (struct ordlock_fast_page)
+ * @index: the owner's index in the words
+ */
+struct ordlock_fast_owner {
+	struct ordlock_fast_domain *fd;
+	struct ordlock_domain *domain;
+	struct page *page;
+	u32 index;
+};
+
+/* See the head of the file */
+static DEFINE_MUTEX(ordlock_fast_lock);
+static DEFINE_XARRAY(ordlock_fast_domains);
+/* Keys pinned in all domains (resources kept in use by the fast path) */
+static atomic64_t ordlock_fast_pinned = ATOMIC64_INIT(0);
+
+static u64 *ordlock_fast_wordp(struct ordlock_fast_domain *fd, u32 slot)
+{
+	return (u64 *)page_address(fd->pages[slot / ORDLOCK_FAST_WPP]) +
+	       slot % ORDLOCK_FAST_WPP;
+}
+
+static u32 ordlock_fast_hash(u32 rank, u64 id)
+{
+	return hash_64(id ^ ((u64)rank << 32 | rank), ORDLOCK_FAST_HASH_BITS);
+}
+
+/* The slot of a key, or -1; lockless */
+static int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
+{
+	u32 h = ordlock_fast_hash(rank, id), i;
+	u16 e;
+
+	for (i = 0; i < ORDLOCK_FAST_HASH; i++) {
+		/* pairs with the pin's release: the slot's key is written */
+		e = smp_load_acquire(&fd->hash[(h + i) & (ORDLOCK_FAST_HASH - 1)]);
+		if (!e)
+			return -1;
+		if (fd->slots[e - 1].rank == rank && fd->slots[e - 1].id == id)
+			return e - 1;
+	}
+	return -1;
+}
+
+/* The word of a fast resource (under its bucket lock), or NULL */
+static u64 *ordlock_fast_res_word(const struct ordlock_resource *res)
+{
+	struct ordlock_fast_domain *fd;
+	int slot;
+
+	fd = xa_load(&ordlock_fast_domains, res->domain_id);
+	if (WARN_ON_ONCE(!fd))
+		return NULL;
+	slot = ordlock_fast_lookup(fd, res->rank, res->id);
+	if (WARN_ON_ONCE(slot < 0))
+		return NULL;
+	return ordlock_fast_wordp(fd, slot);
+}
+
+static u64 ordlock_fast_make(u32 gen, u32 owner)
+{
+	return ORDLOCK_FAST_WORD(gen, owner);
+}
+
+/**
+ * ordlock_fast_claim() - take the word of @res for the kernel's holders
+ * @res: a fast resource whose holder counts allow a grant
+ *
+ * Return: true when the word is the kernel's (it was, or it was free and
+ * is now, with a new generation): the caller may grant; false when a
+ * fast-path owner holds the key, or the word is corrupt.
+ */
+bool ordlock_fast_claim(struct ordlock_resource *res)
+{
+	u64 *wp = ordlock_fast_res_word(res);
+	u64 old;
+	int i;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (!wp)
+		return false;
+	old = READ_ONCE(*wp);
+	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
+		u32 owner = ORDLOCK_FAST_OWNER(old);
+
+		if (owner == ORDLOCK_FAST_K)
+			return true;
+		if (owner || (old & ORDLOCK_FAST_WAITERS))
+			return false;
+		if (try_cmpxchg(wp, &old,
+				ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+						  ORDLOCK_FAST_K)))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * ordlock_fast_settle() - put the word of @res right after a change of its
+ *	holders or waiters
+ * @res: a fast resource
+ *
+ * The kernel's word with no kernel holder left turns free; WAITERS with an
+ * empty queue is cleared; a queue whose word is free (or the kernel's with
+ * no holder) is granted from its head.
+ */
+void ordlock_fast_settle(struct ordlock_resource *res)
+{
+	u64 *wp = ordlock_fast_res_word(res);
+	bool held = res->nshared || res->nexcl;
+	u64 old, new;
+	int i;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (!wp)
+		return;
+	old = READ_ONCE(*wp);
+	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
+		u32 owner = ORDLOCK_FAST_OWNER(old);
+
+		if (owner == ORDLOCK_FAST_K) {
+			if (held)
+				return;
+			if (!list_empty(&res->waiters)) {
+				ordlock_res_grant_waiters(res);
+				return;
+			}
+			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
+		} else if (owner) {
+			if (!(old & ORDLOCK_FAST_WAITERS) || !list_empty(&res->waiters))
+				return;
+			new = old & ~ORDLOCK_FAST_WAITERS;
+		} else {
+			/* WAITERS without an owner: corrupt, left alone */
+			if (list_empty(&res->waiters) || (old & ORDLOCK_FAST_WAITERS))
+				return;
+			ordlock_res_grant_waiters(res);
+			return;
+		}
+		if (try_cmpxchg(wp, &old, new))
+			return;
+	}
+}
+
+/**
+ * ordlock_fast_queued() - a waiter was queued on @res: make sure it will
+ *	be woken
+ * @res: a fast resource
+ *
+ * Behind a fast-path holder, WAITERS is set (so that its release comes to
+ * the kernel); if the key was let go meanwhile, the queue is granted at
+ * once from its head.
+ */
+void ordlock_fast_queued(struct ordlock_resource *res)
+{
+	u64 *wp = ordlock_fast_res_word(res);
+	u64 old;
+	int i;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (!wp)
+		return;
+	old = READ_ONCE(*wp);
+	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
+		u32 owner = ORDLOCK_FAST_OWNER(old);
+
+		if (owner == ORDLOCK_FAST_K || !owner) {
+			ordlock_fast_settle(res);
+			return;
+		}
+		if (old & ORDLOCK_FAST_WAITERS)
+			return;
+		if (try_cmpxchg(wp, &old, old | ORDLOCK_FAST_WAITERS))
+			return;
+	}
+}
+
+/*
+ * Let go of the word of @slot held by owner @index (at generation @gen,
+ * unless @any_gen): free it, or hand it to the queue's head. Return: 0,
+ * -ENOENT when the word is not that owner's, -EIO when it kept changing.
+ */
+static int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot,
+			       u32 index, u32 gen, bool any_gen)
+{
+	struct ordlock_resource *res = fd->slots[slot].res;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+	u64 *wp = ordlock_fast_wordp(fd, slot);
+	int ret = -EIO, i;
+	u64 old, new;
+
+	spin_lock(&bucket->lock);
+	old = READ_ONCE(*wp);
+	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
+		if (ORDLOCK_FAST_OWNER(old) != index ||
+		    (!any_gen && ORDLOCK_FAST_GEN(old) != gen)) {
+			ret = -ENOENT;
+			break;
+		}
+		if (list_empty(&res->waiters))
+			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
+		else
+			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+						ORDLOCK_FAST_K);
+		if (try_cmpxchg(wp, &old, new)) {
+			if (!list_empty(&res->waiters)) {
+				ordlock_res_grant_waiters(res);
+				ordlock_fast_settle(res);
+			}
+			ret = 0;
+			break;
+		}
+	}
+	spin_unlock(&bucket->lock);
+	return ret;
+}
+
+static struct ordlock_fast_domain *ordlock_fast_domain_create(struct ordlock_domain *domain)
+{
+	struct ordlock_fast_domain *fd;
+	unsigned int i;
+
+	lockdep_assert_held(&ordlock_fast_lock);
+	fd = kvzalloc(sizeof(*fd), GFP_KERNEL_ACCOUNT);
+	if (!fd)
+		return ERR_PTR(-ENOMEM);
+	fd->domain_id = domain->id;
+	ida_init(&fd->indices);
+	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++) {
+		fd->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!fd->pages[i])
+			goto fail;
+	}
+	if (xa_err(xa_store(&ordlock_fast_domains, domain->id, fd, GFP_KERNEL)))
+		goto fail;
+	return fd;
+
+fail:
+	while (i--)
+		put_page(fd->pages[i]);
+	kvfree(fd);
+	return ERR_PTR(-ENOMEM);
+}
+
+/*
+ * The fast state of @owner, made on first need: the domain must have the
+ * fast path, and the caller the domain's fastpath uid. Under owner->lock.
+ */
+static struct ordlock_fast_owner *ordlock_fast_owner_get(struct ordlock_owner *owner)
+{
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_fast_domain *fd;
+	struct ordlock_fast_page *fp;
+	int ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (fo)
+		return fo->domain == domain ? fo : ERR_PTR(-EXDEV);
+	if (!READ_ONCE(domain->fastpath) || READ_ONCE(domain->backend))
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!uid_eq(current_euid(), domain->fast_uid))
+		return ERR_PTR(-EACCES);
+	fo = kzalloc(sizeof(*fo), GFP_KERNEL_ACCOUNT);
+	if (!fo)
+		return ERR_PTR(-ENOMEM);
+	fo->page = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+	if (!fo->page) {
+		ret = -ENOMEM;
+		goto fail_page;
+	}
+	mutex_lock(&ordlock_fast_lock);
+	fd = xa_load(&ordlock_fast_domains, domain->id);
+	if (!fd)
+		fd = ordlock_fast_domain_create(domain);
+	if (IS_ERR(fd)) {
+		ret = PTR_ERR(fd);
+		goto fail_fd;
+	}
+	ret = ida_alloc_range(&fd->indices, 1, ORDLOCK_FAST_K - 1, GFP_KERNEL);
+	if (ret < 0)
+		goto fail_fd;
+	fo->index = ret;
+	mutex_unlock(&ordlock_fast_lock);
+	fo->fd = fd;
+	fo->domain = domain;
+	kref_get(&domain->ref);
+	fp = page_address(fo->page);
+	WRITE_ONCE(fp->index, fo->index);
+	/* ordlock_fast_mmap() reads it without owner->lock: fo first */
+	smp_store_release(&owner->fast, fo);
+	return fo;
+
+fail_fd:
+	mutex_unlock(&ordlock_fast_lock);
+	put_page(fo->page);
+fail_page:
+	kfree(fo);
+	return ERR_PTR(ret);
+}
+
+/* ORDLOCK_IOC_FAST_PIN, under owner->lock */
+static int ordlock_fast_pin(struct ordlock_owner *owner,
+			    struct ordlock_fast_pin *arg)
+{
+	struct ordlock_resource *res, *spare = NULL;
+	struct ordlock_fast_owner *fo;
+	struct ordlock_fast_domain *fd;
+	struct ordlock_bucket *bucket;
+	unsigned int credit = 0;
+	u32 h, n;
+	int slot, ret = 0;
+
+	if (arg->flags || arg->__reserved)
+		return -EINVAL;
+	fo = ordlock_fast_owner_get(owner);
+	if (IS_ERR(fo))
+		return PTR_ERR(fo);
+	fd = fo->fd;
+	arg->index = fo->index;
+	slot = ordlock_fast_lookup(fd, arg->rank, arg->id);
+	if (slot >= 0)
+		goto out;
+	spare = ordlock_resource_alloc(&credit);
+	if (IS_ERR(spare))
+		return PTR_ERR(spare);
+	mutex_lock(&ordlock_fast_lock);
+	slot = ordlock_fast_lookup(fd, arg->rank, arg->id);
+	if (slot >= 0)
+		goto unlock;
+	n = fd->nslots;
+	if (n >= ORDLOCK_FAST_SLOTS) {
+		ret = -ENOSPC;
+		goto unlock;
+	}
+	bucket = ordlock_table_bucket(owner->domain, arg->rank, arg->id);
+	spin_lock(&bucket->lock);
+	res = ordlock_table_get(bucket, owner->domain, arg->rank, arg->id,
+				&spare, &credit);
+	if (IS_ERR_OR_NULL(res)) {
+		spin_unlock(&bucket->lock);
+		ret = res ? PTR_ERR(res) : -ENOMEM;
+		goto unlock;
+	}
+	fd->slots[n].rank = arg->rank;
+	fd->slots[n].id = arg->id;
+	fd->slots[n].res = res;
+	WRITE_ONCE(*ordlock_fast_wordp(fd, n),
+		   ordlock_fast_make(0, res->nshared || res->nexcl ?
+				     ORDLOCK_FAST_K : 0));
+	h = ordlock_fast_hash(arg->rank, arg->id);
+	while (fd->hash[h])
+		h = (h + 1) & (ORDLOCK_FAST_HASH - 1);
+	/* the slot first, then the hash entry (ordlock_fast_lookup()) */
+	smp_store_release(&fd->hash[h], n + 1);
+	/* Under the bucket lock, as every reader of the mark */
+	res->fast = 1;
+	spin_unlock(&bucket->lock);
+	atomic64_inc(&ordlock_fast_pinned);
+	/* the slot first, then the count (release, death, mmap) */
+	smp_store_release(&fd->nslots, n + 1);
+	slot = n;
+unlock:
+	mutex_unlock(&ordlock_fast_lock);
+	if (spare)
+		ordlock_resource_free(spare);
+	if (ret)
+		return ret;
+out:
+	arg->slot = slot;
+	return 0;
+}
+
+/* ORDLOCK_IOC_FAST_RELEASE */
+static int ordlock_fast_release(struct ordlock_owner *owner,
+				struct ordlock_fast_release *arg)
+{
+	/* pairs with ordlock_fast_owner_get(): no owner->lock here */
+	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+
+	if (arg->__reserved)
+		return -EINVAL;
+	if (!fo)
+		return -EOPNOTSUPP;
+	/* pairs with the pin: a slot below the count is written */
+	if (arg->slot >= smp_load_acquire(&fo->fd->nslots))
+		return -EINVAL;
+	return ordlock_fast_let_go(fo->fd, arg->slot, fo->index, arg->gen, false);
+}
+
+/**
+ * ordlock_fast_ioctl() - the fast path's ioctls
+ * @owner: the caller's owner
+ * @cmd: ORDLOCK_IOC_FAST_*
+ * @uarg: the argument, size first
+ *
+ * Return: 0 or an errno (-ENOTTY for an unknown command).
+ */
+long ordlock_fast_ioctl(struct ordlock_owner *owner, unsigned int cmd,
+			void __user *uarg)
+{
+	union {
+		struct ordlock_fast_pin pin;
+		struct ordlock_fast_release rel;
+	} buf;
+	size_t size;
+	u32 usize;
+	long ret;
+
+	switch (cmd) {
+	case ORDLOCK_IOC_FAST_PIN:
+		size = sizeof(buf.pin);
+		break;
+	case ORDLOCK_IOC_FAST_RELEASE:
+		size = sizeof(buf.rel);
+		break;
+	default:
+		return -ENOTTY;
+	}
+	if (get_user(usize, (u32 __user *)uarg))
+		return -EFAULT;
+	if (usize < size)
+		return -EINVAL;
+	if (usize > PAGE_SIZE)
+		return -E2BIG;
+	ret = copy_struct_from_user(&buf, size, uarg, usize);
+	if (ret)
+		return ret;
+	if (cmd == ORDLOCK_IOC_FAST_RELEASE)
+		return ordlock_fast_release(owner, &buf.rel);
+	if (mutex_lock_interruptible(&owner->lock))
+		return -ERESTARTSYS;
+	/* A pin is not undone: the key stays pinned if the copy out fails */
+	ret = ordlock_fast_pin(owner, &buf.pin);
+	mutex_unlock(&owner->lock);
+	if (!ret && copy_to_user(uarg, &buf, size))
+		ret = -EFAULT;
+	return ret;
+}
+
+/**
+ * ordlock_fast_mmap() - map the words or the owner page
+ * @owner: the owner of the file; it pinned a key first
+ * @vma: a shared mapping at offset 0 (the words, at most
+ *	ORDLOCK_FAST_WORDS_SIZE rounded up to pages) or at
+ *	ORDLOCK_FAST_OWNER_OFFSET (the owner page, one page)
+ *
+ * Called with the mm's lock held: takes no lock of the module (owner->fast
+ * is read with smp_load_acquire(), and never changes once set). Neither
+ * mapping is copied into a child by fork().
+ *
+ * Return: 0, -EINVAL (no pin yet, a private mapping, a wrong offset or
+ * size), or the error of the mapping.
+ */
+int ordlock_fast_mmap(struct ordlock_owner *owner, struct vm_area_struct *vma)
+{
+	/* pairs with ordlock_fast_owner_get(): no owner->lock here */
+	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	unsigned long npages = vma_pages(vma);
+
+	if (!fo || !(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	ordlock_vm_flags_set(vma, VM_DONTCOPY | VM_DONTEXPAND | VM_DONTDUMP);
+	if (vma->vm_pgoff == 0) {
+		if (npages > ORDLOCK_FAST_NPAGES)
+			return -EINVAL;
+		return vm_map_pages_zero(vma, fo->fd->pages, npages);
+	}
+	if (vma->vm_pgoff != ORDLOCK_FAST_OWNER_OFFSET >> PAGE_SHIFT || npages != 1)
+		return -EINVAL;
+	return vm_map_pages_zero(vma, &fo->page, 1);
+}
+
+/**
+ * ordlock_fast_owner_release() - the owner's file is released: let go of
+ *	every word of its domain that names it, then free its index
+ * @owner: an owner being destroyed
+ */
+void ordlock_fast_owner_release(struct ordlock_owner *owner)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_fast_domain *fd;
+	u32 slot, n;
+
+	if (!fo)
+		return;
+	fd = fo->fd;
+	/* pairs with the pin: a slot below the count is written */
+	n = smp_load_acquire(&fd->nslots);
+	for (slot = 0; slot < n; slot++)
+		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fd, slot))) ==
+		    fo->index)
+			ordlock_fast_let_go(fd, slot, fo->index, 0, true);
+	mutex_lock(&ordlock_fast_lock);
+	ida_free(&fd->indices, fo->index);
+	mutex_unlock(&ordlock_fast_lock);
+	owner->fast = NULL;
+	put_page(fo->page);
+	ordlock_domain_put(fo->domain);
+	kfree(fo);
+}
+
+/**
+ * ordlock_fast_domain_free() - free the fast state of a domain that is
+ *	freed, or whose fast path was turned off (nobody is in it, and no
+ *	owner has fast state in it): its keys are unpinned
+ * @domain: the domain
+ */
+void ordlock_fast_domain_free(struct ordlock_domain *domain)
+{
+	struct ordlock_fast_domain *fd;
+	struct ordlock_bucket *bucket;
+	struct ordlock_resource *res;
+	unsigned int i, idle = 0;
+
+	/* against a pin that would find the state after a quick turn on */
+	mutex_lock(&ordlock_fast_lock);
+	fd = xa_load(&ordlock_fast_domains, domain->id);
+	if (!fd) {
+		mutex_unlock(&ordlock_fast_lock);
+		return;
+	}
+	for (i = 0; i < fd->nslots; i++) {
+		res = fd->slots[i].res;
+		bucket = ordlock_res_bucket(res);
+		spin_lock(&bucket->lock);
+		res->fast = 0;
+		idle += ordlock_resource_put_unused(bucket, res);
+		spin_unlock(&bucket->lock);
+	}
+	if (idle)
+		ordlock_table_uncharge(idle);
+	atomic64_sub(fd->nslots, &ordlock_fast_pinned);
+	/* No resource is marked any more: nothing looks it up */
+	xa_erase(&ordlock_fast_domains, domain->id);
+	mutex_unlock(&ordlock_fast_lock);
+	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++)
+		put_page(fd->pages[i]);
+	ida_destroy(&fd->indices);
+	kvfree(fd);
+}
+
+/* ordlock_fast_npinned() - keys pinned now, in all domains */
+s64 ordlock_fast_npinned(void)
+{
+	return atomic64_read(&ordlock_fast_pinned);
+}

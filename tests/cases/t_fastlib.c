@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_fastlib: libordlock uses the fast path transparently in a domain that
+ * has it (issue 28): an uncontended exclusive acquire and release of one
+ * or several keys make no system call (shown in a child whose every
+ * ioctl() a seccomp filter fails with EPERM once its keys are pinned);
+ * a contended key goes to the kernel and is handed over by the fast
+ * holder's release; the order rule against the keys held by the fast
+ * path; shared mode through the kernel; death; a fork child goes to the
+ * kernel instead of touching mappings it does not have.
+ */
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "barrier.h"
+#include "libordlock.h"
+#include "oltest.h"
+#include "tap.h"
+
+#define EX ORDLOCK_MODE_EXCLUSIVE
+#define SH ORDLOCK_MODE_SHARED
+
+static char dom[ORDLOCK_DOMAIN_NAME_MAX];
+
+struct shared {
+	int r[16];
+	struct pbarrier *held;
+	struct pbarrier *go;
+};
+
+static struct shared *sh;
+
+/* A kernel try-acquire (raw, not the fast path) by a fresh owner of dom */
+static int kprobe(uint64_t id)
+{
+	struct ordlock_key k = ordlock_key(1, id, EX);
+	struct ordlock_set_domain sd;
+	struct ordlock_acquire a;
+	int fd = olt_raw_fd(), ret = 0;
+
+	memset(&sd, 0, sizeof(sd));
+	sd.size = sizeof(sd);
+	snprintf(sd.name, sizeof(sd.name), "%s", dom);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = ORDLOCK_ACQUIRE_TRY;
+	a.nkeys = 1;
+	a.keys = (uintptr_t)&k;
+	if (ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/* Fail every ioctl() with EPERM from now on (and nothing else) */
+static int no_ioctl(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = 4, .filter = f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+static int nosys_main(void *arg)
+{
+	struct ordlock_key k1 = ORDLOCK_EX(1, 1);
+	struct ordlock_key k3[3] = { ORDLOCK_EX(1, 2), ORDLOCK_EX(1, 3), ORDLOCK_EX(2, 1) };
+	struct ordlock_key k64[64];
+	struct ordlock_key busy = ORDLOCK_EX(1, 50), fresh = ORDLOCK_EX(1, 99);
+	struct ordlock *ol = ordlock_open(dom);
+	int i;
+
+	(void)arg;
+	if (!ol)
+		return 1;
+	for (i = 0; i < 64; i++)
+		k64[i] = ordlock_key(3, i, EX);
+	/* pin everything once */
+	sh->r[0] = ordlock_acquire(ol, &k1, 1, 1000, 0, NULL) ||
+		   ordlock_release(ol, &k1, 1) ||
+		   ordlock_acquire(ol, k3, 3, 1000, 0, NULL) ||
+		   ordlock_release_all(ol) ||
+		   ordlock_acquire(ol, k64, 64, 1000, 0, NULL) ||
+		   ordlock_release_all(ol) ||
+		   ordlock_try_acquire(ol, &busy, 1, NULL) != -EAGAIN;
+	if (no_ioctl()) {
+		/* a kernel without CONFIG_SECCOMP (the debug kernel) */
+		sh->r[15] = errno;
+		return 2;
+	}
+	sh->r[1] = ordlock_acquire(ol, &k1, 1, 1000, 0, NULL);
+	sh->r[2] = ordlock_release(ol, &k1, 1);
+	sh->r[3] = ordlock_acquire(ol, k3, 3, 1000, 0, NULL);
+	sh->r[4] = ordlock_release_all(ol);
+	sh->r[5] = ordlock_acquire(ol, k64, 64, 1000, 0, NULL);
+	sh->r[6] = ordlock_release(ol, k64, 64);
+	sh->r[7] = ordlock_try_acquire(ol, &busy, 1, NULL);
+	sh->r[8] = ordlock_last_failure(ol)->reason;
+	sh->r[9] = ordlock_acquire(ol, &fresh, 1, 1000, 0, NULL);
+	return 0;
+}
+
+static void test_no_syscall(struct ordlock *ol)
+{
+	struct ordlock_key busy = ORDLOCK_EX(1, 50);
+	pid_t pid;
+	int i, st;
+
+	/* a point the child did not reach fails */
+	for (i = 0; i < 16; i++)
+		sh->r[i] = -9999;
+	is_int(ordlock_acquire(ol, &busy, 1, 1000, 0, NULL), 0,
+	       "the parent holds 1:50 (fast path)");
+	is_int(olt_nheld(ol), 0, "which the kernel does not count as its hold");
+	is_errno(kprobe(50), EAGAIN, "but refuses to another owner");
+	pid = child_start(nosys_main, NULL);
+	st = child_wait(pid, 120);
+	is_int(sh->r[0], 0, "child: keys pinned (first acquires in the kernel)");
+	if (st == 2 && sh->r[15] == EINVAL) {
+		for (i = 0; i < 9; i++)
+			ok(1, "# SKIP no seccomp filter in this kernel: the no-ioctl points");
+		goto out;
+	}
+	is_int(st, 0, "the child ends");
+	is_int(sh->r[1], 0, "no ioctl: acquire 1 key");
+	is_int(sh->r[2], 0, "no ioctl: release it");
+	is_int(sh->r[3], 0, "no ioctl: acquire 3 keys");
+	is_int(sh->r[4], 0, "no ioctl: release all");
+	is_int(sh->r[5], 0, "no ioctl: acquire 64 keys");
+	is_int(sh->r[6], 0, "no ioctl: release the 64");
+	is_int(sh->r[7], -EAGAIN, "no ioctl: a failed try-lock (EAGAIN)");
+	is_int(sh->r[8], ORDLOCK_REASON_BUSY, "its record says BUSY");
+	is_int(sh->r[9], -EPERM,
+	       "a key never pinned goes to the kernel: the filter refuses it");
+out:
+	is_int(ordlock_release(ol, &busy, 1), 0, "the parent lets 1:50 go");
+	is_int(kprobe(50), 0, "free for the kernel");
+}
+
+static int waiter_main(void *arg)
+{
+	struct ordlock_key k = ORDLOCK_EX(1, 60);
+	struct ordlock *ol = ordlock_open(dom);
+
+	(void)arg;
+	if (!ol)
+		return 1;
+	sh->r[0] = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
+	sh->r[1] = olt_nheld(ol);
+	ordlock_close(ol);
+	return 0;
+}
+
+static void test_contention(struct ordlock *ol)
+{
+	struct ordlock_key k = ORDLOCK_EX(1, 60);
+	pid_t pid;
+
+	is_int(ordlock_acquire(ol, &k, 1, 1000, 0, NULL), 0, "hold 1:60");
+	pid = child_start(waiter_main, NULL);
+	is_int(wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 0), 0,
+	       "a waiter sleeps in the kernel");
+	is_int(ordlock_release(ol, &k, 1), 0, "the release hands it over");
+	is_int(child_wait(pid, 60), 0, "the waiter ends");
+	is_int(sh->r[0], 0, "granted");
+	is_int(sh->r[1], 1, "as a kernel hold");
+	is_int(kprobe(60), 0, "free after it closed");
+}
+
+static void test_rules(struct ordlock *ol)
+{
+	struct ordlock_key k5 = ORDLOCK_EX(1, 5), k3 = ORDLOCK_EX(1, 3);
+	struct ordlock_key s7 = ORDLOCK_SH(1, 7), k8 = ORDLOCK_EX(1, 8);
+	struct ordlock_key mixed[2];
+	const struct ordlock_failure *f;
+
+	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "hold 1:5");
+	is_errno(ordlock_acquire(ol, &k3, 1, 1000, 0, NULL), EDEADLK,
+		 "1:3 below it: EDEADLK (enforce)");
+	f = ordlock_last_failure(ol);
+	is_int(f->reason, ORDLOCK_REASON_ORDER, "reason ORDER");
+	ok(olt_key_eq(&f->held, 1, 5, EX), "naming the held 1:5");
+	is_errno(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), EDEADLK,
+		 "1:5 again: EDEADLK");
+	is_int(ordlock_acquire(ol, &s7, 1, 1000, 0, NULL), 0,
+	       "1:7 shared: through the kernel");
+	is_int(olt_nheld(ol), 1, "the kernel holds that one");
+	is_int(ordlock_acquire(ol, &k8, 1, 1000, 0, NULL), 0,
+	       "1:8 exclusive while a kernel hold exists: the kernel's");
+	is_int(olt_nheld(ol), 2, "the kernel holds 2");
+	is_errno(kprobe(5), EAGAIN, "1:5 still held");
+	mixed[0] = k5;
+	mixed[1] = s7;
+	is_int(ordlock_release(ol, mixed, 2), 0,
+	       "release 1:5 (fast) and 1:7 (kernel) in one call");
+	is_int(olt_nheld(ol), 1, "the kernel holds 1:8 only");
+	is_int(kprobe(5), 0, "1:5 free");
+	is_int(ordlock_release_all(ol), 0, "release all");
+	is_int(olt_nheld(ol), 0, "nothing in the kernel");
+	is_int(kprobe(5), 0, "1:5 free");
+	is_int(kprobe(8), 0, "1:8 free");
+}
+
+static int holder_main(void *arg)
+{
+	struct ordlock_key k = ORDLOCK_EX(1, 70);
+	struct ordlock *ol = ordlock_open(dom);
+
+	(void)arg;
+	if (!ol || ordlock_acquire(ol, &k, 1, 1000, 0, NULL))
+		return 1;
+	pbarrier_wait(sh->held);
+	pause();
+	return 0;
+}
+
+static int forked_main(void *arg)
+{
+	struct ordlock *ol = arg;
+	struct ordlock_key k = ORDLOCK_EX(1, 81);
+
+	/* the parent's handle: the mappings are not here, the kernel is */
+	if (ordlock_acquire(ol, &k, 1, 1000, 0, NULL))
+		return 1;
+	if (olt_nheld(ol) != 1)
+		return 2;
+	/* the parent's library does not know of it: let it go here */
+	return ordlock_release_all(ol) ? 3 : 0;
+}
+
+static void test_death_fork(struct ordlock *ol)
+{
+	struct ordlock_key k = ORDLOCK_EX(1, 80);
+	pid_t pid;
+
+	sh->held = pbarrier_new(2);
+	pid = child_start(holder_main, NULL);
+	pbarrier_wait(sh->held);
+	is_errno(kprobe(70), EAGAIN, "a child holds 1:70");
+	child_kill(pid, SIGKILL);
+	child_wait(pid, 60);
+	is_int(kprobe(70), 0, "free after kill -9");
+	pbarrier_free(sh->held);
+
+	is_int(ordlock_acquire(ol, &k, 1, 1000, 0, NULL), 0, "hold 1:80");
+	pid = child_start(forked_main, ol);
+	is_int(child_wait(pid, 60), 0,
+	       "a fork child's acquire on the same handle goes to the kernel");
+	is_int(ordlock_release_all(ol), 0, "release all");
+	is_int(kprobe(80), 0, "1:80 free");
+	is_int(kprobe(81), 0, "1:81 free");
+}
+
+int main(void)
+{
+	struct ordlock *adm, *ol;
+	struct ordlock_domain_config cfg;
+
+	watchdog_start(300);
+	if (geteuid())
+		bail_out("needs root (DOMAIN_CONFIG)");
+	sh = shm_alloc(sizeof(*sh));
+	snprintf(dom, sizeof(dom), "%s", olt_domain("fastlib"));
+	adm = olt_open(NULL);
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
+	cfg.fastpath = 1;
+	cfg.fastpath_uid = getuid();
+	is_int(ordlock_domain_config(adm, dom, &cfg), 0, "%s: fast path on", dom);
+	ordlock_close(adm);
+	ol = olt_open(dom);
+	test_no_syscall(ol);
+	test_contention(ol);
+	test_rules(ol);
+	test_death_fork(ol);
+	ordlock_close(ol);
+	adm = olt_open(NULL);
+	cfg.fastpath = 0;
+	is_int(ordlock_domain_config(adm, dom, &cfg), 0,
+	       "fast path off at the end (its keys unpinned)");
+	ordlock_close(adm);
+	return tap_done();
+}

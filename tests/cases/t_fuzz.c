@@ -41,7 +41,7 @@
 #define MAXBAD		20
 
 static volatile int stop;
-static unsigned long ncalls[16], nok, nnl, nnl_ok;
+static unsigned long ncalls[32], nok, nnl, nnl_ok;
 static unsigned int nbad;
 static pthread_mutex_t bad_lock = PTHREAD_MUTEX_INITIALIZER;
 static char *region;			/* mapped and unmapped by the racer */
@@ -97,6 +97,7 @@ static const struct ioc iocs[] = {
 	{ "unknown", 0, 64, { ENOTTY } },
 };
 #define NIOC (sizeof(iocs) / sizeof(iocs[0]))
+_Static_assert(NIOC <= sizeof(ncalls) / sizeof(ncalls[0]), "ncalls[] holds a count per ioctl");
 
 /* The compact ioctls take no size first (DOC: Compact ioctls) */
 static int compact(unsigned long nr)

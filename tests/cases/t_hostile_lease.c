@@ -51,7 +51,8 @@
 #define SH ORDLOCK_MODE_SHARED
 #define EX ORDLOCK_MODE_EXCLUSIVE
 #define LONG_MS 60000
-#define LEASE_MS 300
+/* long enough for the steps before the deadline on a loaded machine (300 ms was not) */
+#define LEASE_MS 1500
 
 enum op_kind { OP_ACQUIRE, OP_CONVERT };
 

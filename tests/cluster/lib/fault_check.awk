@@ -24,12 +24,15 @@
 #                                  itself (check-token said stale)
 #   store result=accepted|fenced token=T keys=K1,K2
 #                                  the storage's own log
-#   end stale=0|1                  the command ends (markers removed first,
+#   end stale=0|1|N                the command ends (markers removed first,
 #                                  then check-token: 1 when the grant was
 #                                  revoked by then)
 #   exit rc=N                      ordlockctl exec returned N (after the
 #                                  release); an op without "ok" failed
-#   kill node=N                    the host killed node N (SIGKILL, qemu)
+#   kill node=N                    the host killed node N (SIGKILL, qemu):
+#                                  the n-th kill of N ends the life n of
+#                                  its ops (NODE.LIFE.CLIENT.SEQ)
+#   fault kind=K ...               a fault of the schedule: counted by kind
 #   gstop node=N ms=D, part node=N ms=D, and any other host event: counted
 #
 # What is checked (the bounds are the -v values, milliseconds):
@@ -65,8 +68,10 @@ BEGIN {
 NF >= 4 {
 	t = $1 + 0; nd = $2; op = $3; ev = $4
 	if (nd == 0) {
-		hostev[ev]++
-		if (ev == "kill") killed[field("node")] = t
+		if (ev == "fault") { faults[field("kind")]++; nfaults++ }
+		else hostev[ev]++
+		# the n-th kill of node N ends its life n (op ids NODE.LIFE.C.SEQ)
+		if (ev == "kill") { kn = field("node"); nkill[kn]++; killedat[kn, nkill[kn]] = t }
 		next
 	}
 	opnode[op] = nd
@@ -96,18 +101,25 @@ NF >= 4 {
 			slast[ks[i]] = tk
 		}
 	} else if (ev == "end") {
-		endt[op] = t; stale[op] = field("stale") + 0
+		endt[op] = t; stale[op] = (field("stale") == "1")
 		if (stale[op]) nstale++
+		if (field("stale") != "0" && field("stale") != "1") nendbad++
 	} else if (ev == "exit") {
 		exitt[op] = t; rc[op] = field("rc")
 	}
 }
+# the time op's node was killed in op's life (op: NODE.LIFE.CLIENT.SEQ; a
+# shorter op id is of life 1), or -1
+function killtime(op,    p, n) {
+	n = split(op, p, ".")
+	return ((opnode[op], (n >= 4 ? p[2] : 1)) in killedat) ? killedat[opnode[op], (n >= 4 ? p[2] : 1)] : -1
+}
 # the time the holder of op was gone, or -1 (it released)
-function gone(op,    nd) {
+function gone(op,    kt) {
 	if (!(op in okt)) return -1
 	if (stale[op]) return okt[op] + lease_ms
-	nd = opnode[op]
-	if (!(op in exitt) && (nd in killed) && killed[nd] >= okt[op]) return killed[nd]
+	kt = killtime(op)
+	if (!(op in exitt) && kt >= okt[op]) return kt
 	return -1
 }
 # op holds key k (a live holder: not gone) at some moment of [a, b]
@@ -125,7 +137,7 @@ END {
 	for (i = 1; i <= nover; i++) {
 		p = overprev[i]
 		if (stale[p]) { nover_ok++; continue }
-		if ((opnode[p] in killed) && !(p in exitt)) { nover_ok++; continue }
+		if (killtime(p) >= 0 && !(p in exitt)) { nover_ok++; continue }
 		violation("key " overk[i] ": op " overop[i] " was granted while op " p " still held it (not revoked, its node not killed)")
 	}
 	# (b) waits
@@ -159,7 +171,7 @@ END {
 			for (w in inv) {
 				if (w == g || inv[w] > gt) continue
 				endw = (w in okt) ? okt[w] : ((w in exitt) ? exitt[w] : -1)
-				if (endw < 0) { if (opnode[w] in killed) endw = killed[opnode[w]]; else continue }
+				if (endw < 0) { if (killtime(w) >= 0) endw = killtime(w); else continue }
 				if (endw < gt + b) continue
 				nw = split_keys(keys[w], wk); wants = 0; busy = 0
 				for (y = 1; y <= nw; y++) if (wk[y] == k) wants = 1
@@ -177,7 +189,7 @@ END {
 	# (d) nothing lost
 	for (op in okt) {
 		if (op in exitt) continue
-		if ((opnode[op] in killed) && killed[opnode[op]] >= okt[op]) { nlostnode++; continue }
+		if (killtime(op) >= okt[op]) { nlostnode++; continue }
 		violation("op " op " (node " opnode[op] ") was granted " keys[op] " (token " tok[op] ") and never ended")
 	}
 	for (k in kgrants)
@@ -185,9 +197,11 @@ END {
 			if (!(kgop[k, x] in okt))
 				violation("key " k ": grant " x " by op " kgop[k, x] ", which has no ok")
 	hs = ""
+	for (e in faults) hs = hs " " e " " faults[e]
+	hs = hs ";"
 	for (e in hostev) hs = hs " " e " " hostev[e]
-	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends, writes accepted %d fenced %d refused %d, storage accepted %d fenced %d, %d keys of gone holders, longest wait %d ms, longest gone-to-next-grant %d ms, host:%s; %d violations\n",
-		nops, ngranted, ntimeout, ngrants, nover_ok, nstale, writes["accepted"], writes["fenced"], writes["refused"],
-		naccepted, nfenced, ngone, maxwait, maxgone, hs == "" ? " none" : hs, nviol
+	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown), writes accepted %d fenced %d refused %d, storage accepted %d fenced %d, %d keys of gone holders, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
+		nops, ngranted, ntimeout, ngrants, nover_ok, nstale, nendbad, writes["accepted"], writes["fenced"], writes["refused"],
+		naccepted, nfenced, ngone, maxwait, maxgone, nfaults, hs, nviol
 	exit (nviol > 0)
 }

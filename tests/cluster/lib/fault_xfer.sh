@@ -1,0 +1,86 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fault_xfer.sh DIR DOMAIN NODE OP A B HIST -- one transfer of c_faults
+# (tests/cluster/cases/c_faults.sh), run by "ordlockctl exec -x 1:A -x 1:B"
+# under both keys (ORDLOCK_TOKEN: the grant's fencing token).  DIR is the
+# case's shared directory.  Records in HIST (the client's history) and in
+# DIR/grants.K (each key's grant log, written under the key), in the
+# format of tests/cluster/lib/fault_check.awk:
+# - ok, then for each key its grant with the op whose holder marker
+#   (DIR/own.K) was still there (prev), and this op's marker;
+# - the accounts read (DIR/state: "V1 V2 V3 F1 F2 F3", the three accounts'
+#   stock and the highest token the storage accepted for each key);
+# - the write: refused by the holder itself if check-token says its grant
+#   is stale, else given to the storage, which (under its own mutex,
+#   DIR/store.lck) accepts it only if the token is above both keys' fences,
+#   and then writes A's stock - 1 and B's + 1 from the values read under
+#   the keys (two holders that overlap lose an update: the total changes)
+#   in one rename, and logs it (DIR/store.log);
+# - the markers removed, then check-token again (stale=1: the grant was
+#   revoked by then), "end".
+# The storage's mutex left by a holder that died (its node killed: the
+# control directory's .dead.N, or its life over: DIR/life.N) is broken.
+set -u
+dir=$1 dom=$2 node=$3 op=$4 a=$5 b=$6 hist=$7
+olc=$ORDLOCK_REPO/tools/ordlockctl/ordlockctl
+control=${ORDLOCK_CONTROL:-$dir/..}
+tok=$ORDLOCK_TOKEN
+ms() { echo $(($(date +%s%N) / 1000000)); }
+
+echo "$(ms) $node $op ok token=$tok" >>"$hist"
+# the holder's pid, for the pause fault (op: NODE.LIFE.CLIENT.SEQ)
+cl=${op#*.*.} cl=${cl%%.*}
+echo $$ >"$dir/holder.$node.$cl"
+for k in "$a" "$b"; do
+	prev=$(cat "$dir/own.$k" 2>/dev/null) || prev=-
+	echo "$op" >"$dir/own.$k"
+	echo "$(ms) $node $op grant key=1:$k token=$tok prev=${prev:--}" >>"$dir/grants.$k"
+done
+read -r -a st <"$dir/state"
+x=${st[a - 1]} y=${st[b - 1]}
+sleep 0.05
+
+"$olc" check-token -d "$dom" "1:$a" "$tok" >/dev/null 2>&1
+live=$?
+if ((live == 0)); then
+	life=$(cat "$dir/life.$node")
+	for ((i = 0; ; i++)); do
+		mkdir "$dir/store.lck" 2>/dev/null && break
+		if ((i % 50 == 49)); then
+			read -r on ol <"$dir/store.lck/owner" 2>/dev/null
+			if [[ -n ${on:-} ]] && { [[ -e $control/.dead.$on ]] ||
+				[[ $(cat "$dir/life.$on" 2>/dev/null) != "$ol" ]]; }; then
+				rm -rf "$dir/store.lck"
+			fi
+		fi
+		((i < 3000)) || { echo "$(ms) $node $op write result=storage-stuck" >>"$hist"; exit 3; }
+		sleep 0.02
+	done
+	echo "$node $life" >"$dir/store.lck/owner"
+	read -r -a cur <"$dir/state"
+	if ((tok > cur[a + 2] && tok > cur[b + 2])); then
+		cur[a - 1]=$((x - 1))
+		cur[b - 1]=$((y + 1))
+		cur[a + 2]=$tok
+		cur[b + 2]=$tok
+		echo "${cur[*]}" >"$dir/state.$op"
+		mv "$dir/state.$op" "$dir/state"
+		res=accepted
+	else
+		res=fenced
+	fi
+	echo "$(ms) $node $op store result=$res token=$tok keys=1:$a,1:$b" >>"$dir/store.log"
+	rm -rf "$dir/store.lck"
+else
+	res=refused # (check-token's exit: 1 stale, else its own failure)
+	((live == 1)) || res=refused-$live
+fi
+echo "$(ms) $node $op write result=$res" >>"$hist"
+for k in "$a" "$b"; do
+	[[ $(cat "$dir/own.$k" 2>/dev/null) == "$op" ]] && rm -f "$dir/own.$k"
+done
+rm -f "$dir/holder.$node.$cl"
+"$olc" check-token -d "$dom" "1:$a" "$tok" >/dev/null 2>&1
+stale=$?
+echo "$(ms) $node $op end stale=$stale" >>"$hist"

@@ -366,7 +366,8 @@ for ((i = 1; i <= nodes; i++)); do
 		tap_eval "node$i: $name" "$out/$name.tap" "$rc" "$out/$name.err" || true
 	done
 	log=$out/dmesg.txt
-	[[ -f $log ]] || log=$results/node$i.console
+	# a restarted node's dmesg.txt is its last life's: the console has all
+	[[ -f $log && ! -f $results/restarted.$i ]] || log=$results/node$i.console
 	# Known and harmless, not counted: 6.1's DLM copies a message into
 	# struct rq_entry's last member with room allocated behind it
 	# (fs/dlm/requestqueue.c, dlm_add_requestqueue(): kmalloc(sizeof(*e) +

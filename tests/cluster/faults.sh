@@ -18,6 +18,14 @@ repo=$(cd "$here/../.." && pwd)
 seeds=${FAULT_SEED:-${FAULT_SEEDS:-1 2 3 4 5}}
 export FAULTS=${FAULTS:-40}
 export CLUSTER_TIMEOUT=${CLUSTER_TIMEOUT:-$((900 + FAULTS * 90))}
+# the VM lock for all the schedules (run.sh takes it per run otherwise,
+# and another user's run could come between two schedules)
+exec {vmlock}>/tmp/ordlock-vm.lock
+if ! flock -n "$vmlock"; then
+	echo "faults: waiting for the VM lock (/tmp/ordlock-vm.lock)"
+	flock "$vmlock"
+fi
+export ORDLOCK_VM_LOCK_HELD=1
 rc=0
 summary=()
 t_all=$(date +%s)

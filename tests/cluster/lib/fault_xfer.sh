@@ -26,14 +26,15 @@ dir=$1 dom=$2 node=$3 op=$4 a=$5 b=$6 hist=$7
 olc=$ORDLOCK_REPO/tools/ordlockctl/ordlockctl
 control=${ORDLOCK_CONTROL:-$dir/..}
 tok=$ORDLOCK_TOKEN
-ms() { echo $(($(date +%s%N) / 1000000)); }
+# the time in ms, without a program (the guests are slow to start one)
+ms() { local t=${EPOCHREALTIME/./}; echo "${t:0:${#t}-3}"; }
 
 echo "$(ms) $node $op ok token=$tok" >>"$hist"
 # the holder's pid, for the pause fault (op: NODE.LIFE.CLIENT.SEQ)
 cl=${op#*.*.} cl=${cl%%.*}
 echo $$ >"$dir/holder.$node.$cl"
 for k in "$a" "$b"; do
-	prev=$(cat "$dir/own.$k" 2>/dev/null) || prev=-
+	prev=$(<"$dir/own.$k") 2>/dev/null || prev=-
 	echo "$op" >"$dir/own.$k"
 	echo "$(ms) $node $op grant key=1:$k token=$tok prev=${prev:--}" >>"$dir/grants.$k"
 done
@@ -44,13 +45,13 @@ sleep 0.05
 "$olc" check-token -d "$dom" "1:$a" "$tok" >/dev/null 2>&1
 live=$?
 if ((live == 0)); then
-	life=$(cat "$dir/life.$node")
+	life=$(<"$dir/life.$node")
 	for ((i = 0; ; i++)); do
 		mkdir "$dir/store.lck" 2>/dev/null && break
 		if ((i % 50 == 49)); then
 			read -r on ol <"$dir/store.lck/owner" 2>/dev/null
 			if [[ -n ${on:-} ]] && { [[ -e $control/.dead.$on ]] ||
-				[[ $(cat "$dir/life.$on" 2>/dev/null) != "$ol" ]]; }; then
+				[[ $(<"$dir/life.$on") != "$ol" ]]; } 2>/dev/null; then
 				rm -rf "$dir/store.lck"
 			fi
 		fi
@@ -78,7 +79,7 @@ else
 fi
 echo "$(ms) $node $op write result=$res" >>"$hist"
 for k in "$a" "$b"; do
-	[[ $(cat "$dir/own.$k" 2>/dev/null) == "$op" ]] && rm -f "$dir/own.$k"
+	{ [[ $(<"$dir/own.$k") == "$op" ]]; } 2>/dev/null && rm -f "$dir/own.$k"
 done
 rm -f "$dir/holder.$node.$cl"
 "$olc" check-token -d "$dom" "1:$a" "$tok" >/dev/null 2>&1

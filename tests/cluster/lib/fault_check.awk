@@ -22,8 +22,9 @@
 #                                  the holder's write: accepted or fenced
 #                                  by the storage, refused by the holder
 #                                  itself (check-token said stale)
-#   store result=accepted|fenced token=T keys=K1,K2
-#                                  the storage's own log
+#   store result=registered|accepted|fenced|read-fenced token=T keys=K1,K2
+#                                  the storage's own log (a read registers
+#                                  its token; only writes are "accepted")
 #   end stale=0|1|N                the command ends (markers removed first,
 #                                  then check-token: 1 when the grant was
 #                                  revoked by then)
@@ -93,6 +94,7 @@ NF >= 4 {
 		wres[op] = field("result"); writes[field("result")]++
 	} else if (ev == "store") {
 		n = split_keys(field("keys"), ks); tk = field("token") + 0
+		if (field("result") == "registered") { nregistered++; next }
 		if (field("result") != "accepted") { nfenced++; next }
 		naccepted++
 		for (i = 1; i <= n; i++) {
@@ -200,8 +202,8 @@ END {
 	for (e in faults) hs = hs " " e " " faults[e]
 	hs = hs ";"
 	for (e in hostev) hs = hs " " e " " hostev[e]
-	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown), writes accepted %d fenced %d refused %d, storage accepted %d fenced %d, %d keys of gone holders, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
+	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown), writes accepted %d fenced %d refused %d, storage registered %d accepted %d fenced %d, %d keys of gone holders, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
 		nops, ngranted, ntimeout, ngrants, nover_ok, nstale, nendbad, writes["accepted"], writes["fenced"], writes["refused"],
-		naccepted, nfenced, ngone, maxwait, maxgone, nfaults, hs, nviol
+		nregistered, naccepted, nfenced, ngone, maxwait, maxgone, nfaults, hs, nviol
 	exit (nviol > 0)
 }

@@ -9,14 +9,17 @@
 # format of tests/cluster/lib/fault_check.awk:
 # - ok, then for each key its grant with the op whose holder marker
 #   (DIR/own.K) was still there (prev), and this op's marker;
-# - the accounts read (DIR/state: "V1 V2 V3 F1 F2 F3", the three accounts'
-#   stock and the highest token the storage accepted for each key);
+# - the accounts read through the storage (DIR/state: "V1 V2 V3 F1 F2
+#   F3", the three accounts' stock and the highest token the storage has
+#   seen for each key), under its own mutex (DIR/store.lck): a token below
+#   either key's fence is fenced, else both fences rise to it
+#   ("registered", in DIR/store.log);
 # - the write: refused by the holder itself if check-token says its grant
-#   is stale, else given to the storage, which (under its own mutex,
-#   DIR/store.lck) accepts it only if the token is above both keys' fences,
-#   and then writes A's stock - 1 and B's + 1 from the values read under
-#   the keys (two holders that overlap lose an update: the total changes)
-#   in one rename, and logs it (DIR/store.log);
+#   is stale, else given to the storage, which (under its mutex) accepts
+#   it only if the token is still at least both keys' fences, and then
+#   writes A's stock - 1 and B's + 1 from the values read under the keys
+#   (two holders that overlap lose an update: the total changes) in one
+#   rename, and logs it;
 # - the markers removed, then check-token again (stale=1: the grant was
 #   revoked by then), "end".
 # The storage's mutex left by a holder that died (its node killed: the
@@ -34,18 +37,14 @@ echo "$(ms) $node $op ok token=$tok" >>"$hist"
 cl=${op#*.*.} cl=${cl%%.*}
 echo $$ >"$dir/holder.$node.$cl"
 for k in "$a" "$b"; do
-	prev=$(<"$dir/own.$k") 2>/dev/null || prev=-
+	{ prev=$(<"$dir/own.$k"); } 2>/dev/null || prev=-
 	echo "$op" >"$dir/own.$k"
 	echo "$(ms) $node $op grant key=1:$k token=$tok prev=${prev:--}" >>"$dir/grants.$k"
 done
-read -r -a st <"$dir/state"
-x=${st[a - 1]} y=${st[b - 1]}
-sleep 0.05
-
-"$olc" check-token -d "$dom" "1:$a" "$tok" >/dev/null 2>&1
-live=$?
-if ((live == 0)); then
-	life=$(<"$dir/life.$node")
+life=$(<"$dir/life.$node")
+# store_lock / store_unlock: the storage's own mutex
+store_lock() {
+	local i on ol
 	for ((i = 0; ; i++)); do
 		mkdir "$dir/store.lck" 2>/dev/null && break
 		if ((i % 50 == 49)); then
@@ -59,12 +58,39 @@ if ((live == 0)); then
 		sleep 0.02
 	done
 	echo "$node $life" >"$dir/store.lck/owner"
+}
+store_unlock() { rm -rf "$dir/store.lck"; }
+# The read goes through the storage too and registers the token (the
+# keys' fences rise to it): a holder revoked after its last check and
+# before its write is then fenced even if the next holder has only read
+# (a storage that fenced writes alone accepted such a write after the next
+# holder's read, and the next holder's write lost it: seed 1's total 3002)
+store_lock
+read -r -a st <"$dir/state"
+if ((tok >= st[a + 2] && tok >= st[b + 2])); then
+	x=${st[a - 1]} y=${st[b - 1]}
+	st[a + 2]=$tok
+	st[b + 2]=$tok
+	echo "${st[*]}" >"$dir/state.$op"
+	mv "$dir/state.$op" "$dir/state"
+	res=registered
+else
+	res=read-fenced
+fi
+echo "$(ms) $node $op store result=$res token=$tok keys=1:$a,1:$b" >>"$dir/store.log"
+store_unlock
+sleep 0.05
+
+"$olc" check-token -d "$dom" "1:$a" "$tok" >/dev/null 2>&1
+live=$?
+if [[ $res == read-fenced ]]; then
+	res=fenced
+elif ((live == 0)); then
+	store_lock
 	read -r -a cur <"$dir/state"
-	if ((tok > cur[a + 2] && tok > cur[b + 2])); then
+	if ((tok >= cur[a + 2] && tok >= cur[b + 2])); then
 		cur[a - 1]=$((x - 1))
 		cur[b - 1]=$((y + 1))
-		cur[a + 2]=$tok
-		cur[b + 2]=$tok
 		echo "${cur[*]}" >"$dir/state.$op"
 		mv "$dir/state.$op" "$dir/state"
 		res=accepted
@@ -72,7 +98,7 @@ if ((live == 0)); then
 		res=fenced
 	fi
 	echo "$(ms) $node $op store result=$res token=$tok keys=1:$a,1:$b" >>"$dir/store.log"
-	rm -rf "$dir/store.lck"
+	store_unlock
 else
 	res=refused # (check-token's exit: 1 stale, else its own failure)
 	((live == 1)) || res=refused-$live

@@ -91,7 +91,7 @@ hold_clients() {
 	touch "$shared/hold.$node"
 	for _ in $(seq 3000); do
 		for ((c = 1; c <= clients; c++)); do
-			[[ -e $shared/paused.$node.$c ]] || continue 2
+			[[ -e $shared/paused.$node.$c ]] || { sleep 0.1; continue 2; }
 		done
 		return 0
 	done

@@ -21,7 +21,10 @@
 # A case may have the host kill a node (the marker "cluster-kills-a-node" in
 # its source, kill_node of tests/cluster/lib/case.sh): such a case runs
 # last, the node's qemu gets SIGKILL, the two nodes left go on quorate, and
-# the dead node is judged up to that case.
+# the dead node is judged up to that case.  The host's other faults, on a
+# case's request (c_faults): a killed node booted again (it is then judged
+# on its last life), a guest stopped (SIGSTOP to its qemu) for a while, a
+# node's tap down for a while (the killer below).
 #
 # The VM lock (/tmp/ordlock-vm.lock) is held for the whole run: the three
 # guests take the machine.  The namespace is deleted and the guests killed on

@@ -6,7 +6,8 @@
 # passes (with a lease revocation, a fenced stale write and a killed
 # holder, all legitimate), and each planted bug is caught, with its own
 # message: a token going backwards, two live holders overlapping, the
-# storage accepting a lower token, a wait past its timeout, a key held
+# storage accepting a lower token, a lost update (a write accepted after
+# another op's write since it read), a wait past its timeout, a key held
 # after its holder's lease ended, a key held after its node was killed, a
 # grant never released, a grant logged for an op that was never granted.
 # (issue 27: the checker must be able to fail.)  TAP.
@@ -39,7 +40,8 @@ check() { # check DIR: the checker over the files of DIR, output in DIR.out
 # The clean history: node 1 and node 2 take 1:1 and 1:2 in turn; op 1.2
 # is stopped past its lease, revoked (stale), its write fenced; op 2.2 got
 # the keys while 1.2's marker was still there (legitimate: 1.2 was
-# revoked); node 3 holds 1:3 when the host kills it, and op 2.3, waiting
+# revoked), read them through the storage, and the storage fenced 1.2's
+# late write; node 3 holds 1:3 when the host kills it, and op 2.3, waiting
 # for 1:3, gets it 8 s later.
 clean=$tmp/clean
 mkdir -p "$clean"
@@ -96,10 +98,15 @@ cat >"$clean/grants.3" <<'EOF'
 29000 2 2.3 grant key=1:3 token=600 prev=3.1
 EOF
 cat >"$clean/store" <<'EOF'
+1110 1 1.1 store result=registered token=100 keys=1:1,1:2
 1200 1 1.1 store result=accepted token=100 keys=1:1,1:2
+1310 2 2.1 store result=registered token=200 keys=1:1,1:2
 1400 2 2.1 store result=accepted token=200 keys=1:1,1:2
+2110 1 1.2 store result=registered token=300 keys=1:1,1:2
+5310 2 2.2 store result=registered token=400 keys=1:2,1:1
 5400 2 2.2 store result=accepted token=400 keys=1:2,1:1
 9000 1 1.2 store result=fenced token=300 keys=1:1,1:2
+29010 2 2.3 store result=registered token=600 keys=1:3,1:1
 29100 2 2.3 store result=accepted token=600 keys=1:3,1:1
 EOF
 cat >"$clean/host" <<'EOF'
@@ -133,6 +140,8 @@ plant "overlap of live holders" '^violation: key 1:1: op 2.2 was granted while o
 	h.1 's/1.2 end stale=1/1.2 end stale=0/'
 plant "storage accepting a lower token" '^violation: storage: key 1:1 accepted token 300' \
 	store 's/result=fenced token=300/result=accepted token=300/'
+plant "lost update (a write accepted after another op's since it read)" '^violation: storage: key 1:1: op 2.1.s write accepted, but op 1.1.s was accepted after op 2.1 read it' \
+	store '/^1310 2 2.1 store result=registered/d' store '1a 1150 2 2.1 store result=registered token=200 keys=1:1,1:2'
 plant "wait past its timeout" '^violation: op 2.4 .* waited 9100 ms, timeout 2000 ms' \
 	h.2 's/^32100 2 2.4 exit/39100 2 2.4 exit/'
 plant "key held after the lease" '^violation: key 1:1: op 1.2 .* gone at 5100, op 2.2 still waited' \

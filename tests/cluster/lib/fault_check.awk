@@ -38,7 +38,10 @@
 #
 # What is checked (the bounds are the -v values, milliseconds):
 # (a) each key's tokens rise at every grant, in grant order; the storage
-#     accepted each key's writes in rising token order; no two holders
+#     accepted each key's writes in rising token order, and no write of an
+#     op that read the key through the storage (registered) after another
+#     op's write was accepted on the key since that read (a lost update);
+#     no two holders
 #     overlap: a grant that found an earlier holder's marker is a violation
 #     unless that holder's grant was revoked (its end says stale) or its
 #     node was killed while it held;
@@ -94,13 +97,26 @@ NF >= 4 {
 		wres[op] = field("result"); writes[field("result")]++
 	} else if (ev == "store") {
 		n = split_keys(field("keys"), ks); tk = field("token") + 0
-		if (field("result") == "registered") { nregistered++; next }
+		if (field("result") == "registered") {
+			# a read: another op's write accepted on the key before
+			# this op's own write makes that write a lost update
+			nregistered++
+			for (i = 1; i <= n; i++) { readat[op, ks[i]] = 1; pending[ks[i]] = pending[ks[i]] " " op }
+			next
+		}
 		if (field("result") != "accepted") { nfenced++; next }
 		naccepted++
 		for (i = 1; i <= n; i++) {
 			if ((ks[i] in slast) && tk <= slast[ks[i]])
 				violation("storage: key " ks[i] " accepted token " tk " (op " op ") after token " slast[ks[i]])
 			slast[ks[i]] = tk
+			if ((op, ks[i]) in overwritten)
+				violation("storage: key " ks[i] ": op " op "'s write accepted, but op " overwritten[op, ks[i]] "'s was accepted after op " op " read it (a lost update)")
+			np = split(pending[ks[i]], pl, " ")
+			for (j = 1; j <= np; j++)
+				if (pl[j] != op && !((pl[j], ks[i]) in overwritten))
+					overwritten[pl[j], ks[i]] = op
+			pending[ks[i]] = ""
 		}
 	} else if (ev == "end") {
 		endt[op] = t; stale[op] = (field("stale") == "1")

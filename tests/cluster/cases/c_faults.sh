@@ -43,7 +43,8 @@
 # domain left, or its anchors dropped) holds them between two grants.
 # The checker (tests/cluster/lib/fault_check.awk, on one node at the end,
 # over the whole history and the host's log): tokens rise at every grant of
-# a key; no two live holders overlap; the storage accepted rising tokens;
+# a key; no two live holders overlap; the storage accepted rising tokens
+# and no lost update (it registers a holder's token at its read);
 # no wait past its timeout + 10 s (a guest stop of up to 4 s, a program's
 # start under TCG); no key held 10 s after its holder's lease
 # ended or 60 s after its node was killed while a waiter waited; every

@@ -37,16 +37,25 @@ node=$(sed -n 's/.*ordnode=\([0-9]*\).*/\1/p' /proc/cmdline)
 [[ -n $node ]] || { echo "ordlock-cl: FATAL: no ordnode= on the command line"; exit 1; }
 out=$results/node$node
 mkdir -p "$out"
+# A node the host killed and booted again (run.sh: shared/.restart.N) is in
+# its second (or later) life: its harness points say so, the programs that
+# ended in an earlier life are not run again, and the one that was running
+# (the case that killed it) runs again with ORDLOCK_LIFE set: it knows how
+# to rejoin (c_faults).
+life=1
+[[ -f $results/restarted.$node ]] && life=$(($(wc -l <"$results/restarted.$node") + 1))
 t_start=$(cut -d' ' -f1 /proc/uptime)
 
 say() { echo "ordlock-cl: node$node: $*"; }
 npoint=0
+lifename=
+((life > 1)) && lifename=" (life $life)"
 harness() { # harness STATUS NAME: one TAP point into harness.tap
 	npoint=$((npoint + 1))
 	if [[ $1 == 0 ]]; then
-		echo "ok $npoint - $2"
+		echo "ok $npoint - $2$lifename"
 	else
-		echo "not ok $npoint - $2"
+		echo "not ok $npoint - $2$lifename"
 	fi >>"$out/harness.tap"
 	return "$1"
 }
@@ -221,10 +230,17 @@ harness $? "node$node: all $NODES nodes ready" && timing ready
 export ORDLOCK_NODE=$node ORDLOCK_NODES=$NODES ORDLOCK_CLUSTER=$CLUSTER_NAME
 export BENCH_PROFILE=${BENCH_PROFILE:-0}
 export BENCH_ICOUNT=${ICOUNT:-0}
-export FAULT_SEED=${FAULT_SEED:-} FAULTS=${FAULTS:-}
+export FAULT_SEED=${FAULT_SEED:-} FAULTS=${FAULTS:-} FAULT_KINDS=${FAULT_KINDS:-}
+export ORDLOCK_LIFE=$life
 export ORDLOCK_NET_PREFIX=$NET_PREFIX ORDLOCK_CONTROL=$results/shared
 for name in $TESTS; do
 	prog=${PROGDIR:-$REPO/tests/build/cluster}/$name
+	# a later life: what ended before is not run again; the earlier
+	# life's output of the one that was running is kept aside
+	if ((life > 1)); then
+		[[ -f $out/$name.rc ]] && continue
+		[[ -f $out/$name.tap ]] && mv "$out/$name.tap" "$out/$name.life$((life - 1)).tap"
+	fi
 	export ORDLOCK_SHARED=$results/shared/$name
 	mkdir -p "$ORDLOCK_SHARED"
 	# the case's own bound: a line "cluster-timeout: SECONDS" in its source

@@ -21,7 +21,10 @@
 # A case may have the host kill a node (the marker "cluster-kills-a-node" in
 # its source, kill_node of tests/cluster/lib/case.sh): such a case runs
 # last, the node's qemu gets SIGKILL, the two nodes left go on quorate, and
-# the dead node is judged up to that case.
+# the dead node is judged up to that case.  The host's other faults, on a
+# case's request (c_faults): a killed node booted again (it is then judged
+# on its last life), a guest stopped (SIGSTOP to its qemu) for a while, a
+# node's tap down for a while (the killer below).
 #
 # The VM lock (/tmp/ordlock-vm.lock) is held for the whole run: the three
 # guests take the machine.  The namespace is deleted and the guests killed on
@@ -38,8 +41,9 @@
 # its instructions while it runs; make bench-cluster ICOUNT=1),
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
 # 5000: with 2000 a guest the host starved missed it, and the membership
-# split and merged under a test; see node.sh), FAULT_SEED and FAULTS (c_faults: the seed of its schedule, and how
-# many faults), TAP_VERBOSE=1.
+# split and merged under a test; see node.sh), FAULT_SEED, FAULTS and
+# FAULT_KINDS (c_faults: the seed of its schedule, how many faults, of
+# which kinds), TAP_VERBOSE=1.
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 
@@ -133,10 +137,14 @@ tests=(${ordered[@]+"${ordered[@]}"})
 [[ -z $killer ]] || ((nodes >= 3)) || die "$killer kills a node: it needs CLUSTER_NODES >= 3"
 
 # --- the machine is ours -----------------------------------------------------
-exec {vmlock}>/tmp/ordlock-vm.lock
-if ! flock -n "$vmlock"; then
-	echo "cluster: waiting for the VM lock (/tmp/ordlock-vm.lock)"
-	flock "$vmlock"
+# (ORDLOCK_VM_LOCK_HELD=1: the caller holds it for several runs,
+# tests/cluster/faults.sh)
+if [[ ${ORDLOCK_VM_LOCK_HELD:-0} != 1 ]]; then
+	exec {vmlock}>/tmp/ordlock-vm.lock
+	if ! flock -n "$vmlock"; then
+		echo "cluster: waiting for the VM lock (/tmp/ordlock-vm.lock)"
+		flock "$vmlock"
+	fi
 fi
 t0=$(date +%s)
 
@@ -156,6 +164,7 @@ cleanup() {
 	for ((i = 1; i <= nodes; i++)); do
 		p=$(cat "$results/node$i.pid" 2>/dev/null) || continue
 		kill "$p" 2>/dev/null || true
+		kill -CONT "$p" 2>/dev/null || true # (a guest the killer stopped)
 	done
 	for p in ${qpids[@]+"${qpids[@]}"}; do
 		kill "$p" 2>/dev/null || true
@@ -200,6 +209,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "ICOUNT=${CLUSTER_ICOUNT:-0}"
 	echo "FAULT_SEED=${FAULT_SEED:-}"
 	echo "FAULTS=${FAULTS:-}"
+	echo "FAULT_KINDS=$(q "${FAULT_KINDS:-}")"
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz
@@ -210,7 +220,12 @@ clean_console() {
 	sed -u -e 's/\r//g' -e 's/\x1b\[[0-9;?]*[A-Za-z]//g' -e 's/\x1b[c78]//g'
 }
 echo "cluster: booting $nodes guests of $KVER (${#tests[@]} programs; results: ${results#"$repo"/})"
-for ((i = 1; i <= nodes; i++)); do
+# boot_node N: start node N's qemu (a subshell in the background, its pid
+# in $qpid); again for a node the host killed and restarts (the console
+# goes on in the same file)
+boot_node() {
+	local i=$1 left=$((total_timeout - ($(date +%s) - t0)))
+	((left > 60)) || left=60
 	# shellcheck disable=SC2054 # the commas are qemu's
 	qemu=(
 		qemu-system-x86_64 -smp 1 -m "$mem" -accel tcg
@@ -228,12 +243,18 @@ for ((i = 1; i <= nodes; i++)); do
 	# CLUSTER_ICOUNT=1: each guest's clock counts its instructions while it
 	# runs (1 ns each) and real time while it idles (sleep=on keeps the
 	# cluster's timeouts in step with the other guests)
+	# shellcheck disable=SC2054 # the commas are qemu's
 	[[ ${CLUSTER_ICOUNT:-0} == 1 ]] && qemu+=(-icount shift=0,sleep=on)
 	(
-		ip netns exec "$ns" timeout -k 10 "$total_timeout" "${qemu[@]}" </dev/null 2>&1 |
-			clean_console >"$results/node$i.console"
+		ip netns exec "$ns" timeout -k 10 "$left" "${qemu[@]}" </dev/null 2>&1 |
+			clean_console >>"$results/node$i.console"
 	) 2>/dev/null & # (no "Killed" from bash when the killer kills a guest)
-	qpids+=($!)
+	qpid=$!
+}
+for ((i = 1; i <= nodes; i++)); do
+	: >"$results/node$i.console"
+	boot_node "$i"
+	qpids+=("$qpid")
 done
 # progress: the nodes' own lines
 consoles=()
@@ -245,20 +266,60 @@ done
 	echo $! >"$results/.tail.pid"
 	wait
 ) | grep --line-buffered -E '^ordlock-(cl|vm): ' &
-# The killer: a case asks for node N's death with the file shared/.kill.N
-# ("REQUESTER CASE"); its qemu gets SIGKILL, and shared/.dead.N tells the
-# nodes left (their barriers stop waiting for it).
+# The killer, the host's faults: a case asks for node N's death with the
+# file shared/.kill.N ("REQUESTER CASE"); its qemu gets SIGKILL, and
+# shared/.dead.N tells the nodes left (their barriers stop waiting for it).
+# shared/.restart.N (after a kill): node N boots again (a second life:
+# node.sh runs the case that killed it again, which knows from
+# ORDLOCK_LIFE); the case removes .dead.N once the node is back.
+# shared/.gstop.N holding MS: node N's whole guest stopped (SIGSTOP to its
+# qemu) for MS ms, then continued (SIGCONT); shared/.part.N holding MS:
+# node N cut off the network (its tap, the bridge's port, down) for MS ms.
+# Each done, shared/.NAME.N.done; each logged with the host's time (ms) in
+# shared/host.log ("TIME 0 - KIND node=N [ms=MS]", the checker's format:
+# tests/cluster/lib/fault_check.awk).
+hostlog() { echo "$(($(date +%s%N) / 1000000)) 0 - $*" >>"$results/shared/host.log"; }
 (
 	while :; do
 		for ((i = 1; i <= nodes; i++)); do
-			[[ -e $results/shared/.kill.$i && ! -e $results/shared/.dead.$i ]] || continue
-			p=$(cat "$results/node$i.pid" 2>/dev/null) || continue
-			kill -9 "$p" 2>/dev/null
-			while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
-			read -r by kcase <"$results/shared/.kill.$i"
-			echo "node$i $by $kcase $(date +%s.%N)" >"$results/killed.$i"
-			touch "$results/shared/.dead.$i"
-			echo "cluster: node$i killed (SIGKILL to its qemu) on the request of node$by's $kcase"
+			c=$results/shared
+			if [[ -e $c/.kill.$i && ! -e $c/.dead.$i ]]; then
+				p=$(cat "$results/node$i.pid" 2>/dev/null) || continue
+				kill -9 "$p" 2>/dev/null
+				while kill -0 "$p" 2>/dev/null; do sleep 0.05; done
+				hostlog "kill node=$i"
+				read -r by kcase <"$c/.kill.$i"
+				echo "node$i $by $kcase $(date +%s.%N)" >>"$results/killed.$i"
+				touch "$c/.dead.$i"
+				echo "cluster: node$i killed (SIGKILL to its qemu) on the request of node$by's $kcase"
+			fi
+			if [[ -e $c/.restart.$i && -e $c/.dead.$i ]]; then
+				rm -f "$c/.kill.$i" "$c/.restart.$i"
+				date +%s.%N >>"$results/restarted.$i"
+				hostlog "restart node=$i"
+				boot_node "$i"
+				echo "cluster: node$i restarted (life $(($(wc -l <"$results/restarted.$i") + 1)))"
+			fi
+			for f in gstop part; do
+				[[ -e $c/.$f.$i && ! -e $c/.$f.$i.done ]] || continue
+				ms=$(cat "$c/.$f.$i" 2>/dev/null)
+				[[ $ms =~ ^[0-9]+$ ]] && ((ms <= 60000)) || ms=1000
+				if [[ $f == gstop ]]; then
+					p=$(cat "$results/node$i.pid" 2>/dev/null) || continue
+					kill -STOP "$p" 2>/dev/null
+					hostlog "gstop node=$i ms=$ms"
+					sleep "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')"
+					kill -CONT "$p" 2>/dev/null
+				else
+					ip -n "$ns" link set "tap$i" down
+					hostlog "part node=$i ms=$ms"
+					sleep "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')"
+					ip -n "$ns" link set "tap$i" up
+				fi
+				hostlog "$f-end node=$i"
+				rm -f "$c/.$f.$i"
+				touch "$c/.$f.$i.done"
+			done
 		done
 		sleep 0.2
 	done
@@ -266,6 +327,16 @@ done
 killer_pid=$!
 for p in "${qpids[@]}"; do
 	wait "$p" || true
+done
+# a node the killer restarted: its qemu is the killer's child (its own
+# timeout(1) bounds it)
+for ((i = 1; i <= nodes; i++)); do
+	[[ -f $results/restarted.$i ]] || continue
+	while p=$(cat "$results/node$i.pid" 2>/dev/null) && kill -0 "$p" 2>/dev/null &&
+		[[ ! -e $results/node$i/done ]]; do
+		sleep 1
+	done
+	sleep 2
 done
 kill "$killer_pid" 2>/dev/null || true
 wait "$killer_pid" 2>/dev/null || true
@@ -287,7 +358,7 @@ for ((i = 1; i <= nodes; i++)); do
 			esac
 		done <"$out/harness.tap"
 	fi
-	if [[ -f $results/killed.$i ]]; then
+	if [[ -f $results/killed.$i && ! -f $results/restarted.$i ]]; then
 		# killed on a case's request: judged up to that case (whose
 		# points are the survivors')
 		read -r _ by case _ <"$results/killed.$i"
@@ -299,12 +370,13 @@ for ((i = 1; i <= nodes; i++)); do
 		tail -n 30 "$results/node$i.console" | sed 's/^/    | /'
 	fi
 	for name in ${tests[@]+"${tests[@]}"}; do
-		[[ -f $results/killed.$i && $name == "$killer" ]] && break
+		[[ -f $results/killed.$i && ! -f $results/restarted.$i && $name == "$killer" ]] && break
 		rc=$(cat "$out/$name.rc" 2>/dev/null || echo 255)
 		tap_eval "node$i: $name" "$out/$name.tap" "$rc" "$out/$name.err" || true
 	done
 	log=$out/dmesg.txt
-	[[ -f $log ]] || log=$results/node$i.console
+	# a restarted node's dmesg.txt is its last life's: the console has all
+	[[ -f $log && ! -f $results/restarted.$i ]] || log=$results/node$i.console
 	# Known and harmless, not counted: 6.1's DLM copies a message into
 	# struct rq_entry's last member with room allocated behind it
 	# (fs/dlm/requestqueue.c, dlm_add_requestqueue(): kmalloc(sizeof(*e) +

@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# t_fault_check -- the checker of make check-faults
+# (tests/cluster/lib/fault_check.awk) on synthetic histories: a clean one
+# passes (with a lease revocation, a fenced stale write and a killed
+# holder, all legitimate), and each planted bug is caught, with its own
+# message: a token going backwards, two live holders overlapping, the
+# storage accepting a lower token, a lost update (a write accepted after
+# another op's write since it read), a wait past its timeout, a key held
+# after its holder's lease ended, a key held after its node was killed, a
+# grant never released, a grant logged for an op that was never granted.
+# (issue 27: the checker must be able to fail.)  TAP.
+set -uo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
+	repo=$(cd "$here/../.." && pwd)
+[[ -f $repo/tests/cluster/lib/fault_check.awk ]] || repo=$(cd "$here/../../.." && pwd)
+checker=$repo/tests/cluster/lib/fault_check.awk
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+point() { # point STATUS DESCRIPTION
+	n=$((n + 1))
+	if [[ $1 == 0 ]]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+	fi
+}
+check() { # check DIR: the checker over the files of DIR, output in DIR.out
+	awk -v lease_ms=3000 -v wait_bound_ms=5000 -v gone_bound_ms=10000 -v kill_bound_ms=30000 \
+		-f "$checker" "$1"/h.* "$1"/grants.* "$1"/store "$1"/host >"$1.out" 2>&1
+}
+
+# The clean history: node 1 and node 2 take 1:1 and 1:2 in turn; op 1.2
+# is stopped past its lease, revoked (stale), its write fenced; op 2.2 got
+# the keys while 1.2's marker was still there (legitimate: 1.2 was
+# revoked), read them through the storage, and the storage fenced 1.2's
+# late write; node 3 holds 1:3 when the host kills it, and op 2.3, waiting
+# for 1:3, gets it 8 s later.
+clean=$tmp/clean
+mkdir -p "$clean"
+cat >"$clean/h.1" <<'EOF'
+1000 1 1.1 invoke keys=1:1,1:2 timeout=10000
+1100 1 1.1 ok token=100
+1200 1 1.1 write result=accepted
+1210 1 1.1 end stale=0
+1250 1 1.1 exit rc=0
+2000 1 1.2 invoke keys=1:1,1:2 timeout=10000
+2100 1 1.2 ok token=300
+9000 1 1.2 write result=fenced
+9010 1 1.2 end stale=1
+9050 1 1.2 exit rc=0
+EOF
+cat >"$clean/h.2" <<'EOF'
+1050 2 2.1 invoke keys=1:1,1:2 timeout=10000
+1300 2 2.1 ok token=200
+1400 2 2.1 write result=accepted
+1410 2 2.1 end stale=0
+1450 2 2.1 exit rc=0
+2500 2 2.2 invoke keys=1:2,1:1 timeout=10000
+5300 2 2.2 ok token=400
+5400 2 2.2 write result=accepted
+5410 2 2.2 end stale=0
+5450 2 2.2 exit rc=0
+20000 2 2.3 invoke keys=1:3,1:1 timeout=60000
+29000 2 2.3 ok token=600
+29100 2 2.3 write result=accepted
+29110 2 2.3 end stale=0
+29150 2 2.3 exit rc=0
+30000 2 2.4 invoke keys=1:1 timeout=2000
+32100 2 2.4 exit rc=75
+EOF
+cat >"$clean/h.3" <<'EOF'
+10000 3 3.1 invoke keys=1:3 timeout=10000
+10100 3 3.1 ok token=500
+EOF
+cat >"$clean/grants.1" <<'EOF'
+1100 1 1.1 grant key=1:1 token=100 prev=-
+1300 2 2.1 grant key=1:1 token=200 prev=-
+2100 1 1.2 grant key=1:1 token=300 prev=-
+5300 2 2.2 grant key=1:1 token=400 prev=1.2
+29000 2 2.3 grant key=1:1 token=600 prev=-
+EOF
+cat >"$clean/grants.2" <<'EOF'
+1100 1 1.1 grant key=1:2 token=100 prev=-
+1300 2 2.1 grant key=1:2 token=200 prev=-
+2100 1 1.2 grant key=1:2 token=300 prev=-
+5300 2 2.2 grant key=1:2 token=400 prev=1.2
+EOF
+cat >"$clean/grants.3" <<'EOF'
+10100 3 3.1 grant key=1:3 token=500 prev=-
+29000 2 2.3 grant key=1:3 token=600 prev=3.1
+EOF
+cat >"$clean/store" <<'EOF'
+1110 1 1.1 store result=registered token=100 keys=1:1,1:2
+1200 1 1.1 store result=accepted token=100 keys=1:1,1:2
+1310 2 2.1 store result=registered token=200 keys=1:1,1:2
+1400 2 2.1 store result=accepted token=200 keys=1:1,1:2
+2110 1 1.2 store result=registered token=300 keys=1:1,1:2
+5310 2 2.2 store result=registered token=400 keys=1:2,1:1
+5400 2 2.2 store result=accepted token=400 keys=1:2,1:1
+9000 1 1.2 store result=fenced token=300 keys=1:1,1:2
+29010 2 2.3 store result=registered token=600 keys=1:3,1:1
+29100 2 2.3 store result=accepted token=600 keys=1:3,1:1
+EOF
+cat >"$clean/host" <<'EOF'
+3000 0 - gstop node=3 ms=2000
+21000 0 - kill node=3
+EOF
+check "$clean"
+point $? "a clean history passes ($(tail -n 1 "$clean.out"))"
+grep -q '^checked: 7 ops, 6 granted, 1 timed out or refused, 11 key grants, 3 overlaps of revoked or dead holders, 1 stale ends (0 unknown)' "$clean.out"
+point $? "its figures are counted (ops, grants, timeouts, overlaps of revoked or dead holders, stale ends)"
+
+# plant BUG-NAME EXPECTED-MESSAGE-RE SED-ON-FILE...: a copy of the clean
+# history with the files changed by the sed scripts; the checker must fail
+# with a message matching the RE
+plant() {
+	local name=$1 re=$2 d=$tmp/$1
+	shift 2
+	cp -r "$clean" "$d"
+	while (($#)); do
+		sed -i -e "$2" "$d/$1" || return 1
+		shift 2
+	done
+	check "$d"
+	local rc=$?
+	((rc == 1)) && grep -Eq "$re" "$d.out"
+	point $? "planted $name: caught ($(grep -m1 '^violation' "$d.out" || echo "rc $rc, nothing"))"
+}
+plant "backwards token" '^violation: key 1:1: grant 3 .* not above' \
+	grants.1 's/token=300 prev=-/token=150 prev=-/'
+plant "overlap of live holders" '^violation: key 1:1: op 2.2 was granted while op 1.2 still held it' \
+	h.1 's/1.2 end stale=1/1.2 end stale=0/'
+plant "storage accepting a lower token" '^violation: storage: key 1:1 accepted token 300' \
+	store 's/result=fenced token=300/result=accepted token=300/'
+plant "lost update (a write accepted after another op's since it read)" '^violation: storage: key 1:1: op 2.1.s write accepted, but op 1.1.s was accepted after op 2.1 read it' \
+	store '/^1310 2 2.1 store result=registered/d' store '1a 1150 2 2.1 store result=registered token=200 keys=1:1,1:2'
+plant "wait past its timeout" '^violation: op 2.4 .* waited 9100 ms, timeout 2000 ms' \
+	h.2 's/^32100 2 2.4 exit/39100 2 2.4 exit/'
+plant "key held after the lease" '^violation: key 1:1: op 1.2 .* gone at 5100, op 2.2 still waited' \
+	h.2 's/^5300 2 2.2 ok/20000 2 2.2 ok/;s/2.2 invoke keys=1:2,1:1 timeout=10000/2.2 invoke keys=1:2,1:1 timeout=30000/' grants.1 's/^5300 2 2.2/20000 2 2.2/' grants.2 's/^5300 2 2.2/20000 2 2.2/'
+plant "key held after its node was killed" '^violation: key 1:3: op 3.1 .* gone at 21000, op 2.3 still waited' \
+	h.2 's/^29000 2 2.3 ok/59000 2 2.3 ok/;s/^20000 2 2.3 invoke keys=1:3,1:1 timeout=60000/20000 2 2.3 invoke keys=1:3,1:1 timeout=90000/'
+plant "grant never released" '^violation: op 2.1 .* never ended' \
+	h.2 '/^1450 2 2.1 exit/d'
+plant "grant logged without ok" '^violation: key 1:1: grant 2 by op 2.1, which has no ok' \
+	h.2 '/^1300 2 2.1 ok/d'
+
+echo "1..$n"
+((failed == 0))

@@ -161,7 +161,9 @@ corosync_pid=$!
 # wait (seen in CI on 6.12-rt: one guest's knet link came up 55 s late,
 # and a peer's join, begun with two of the three members, failed).
 all_members() {
-	corosync-quorumtool -s | awk -v n="$NODES" '
+	# each look bounded: CI once failed this wait (180 s) on a node whose
+	# quorum.txt, written right after, showed all 3 members quorate
+	timeout 10 corosync-quorumtool -s | awk -v n="$NODES" '
 		/^Quorate:/ { q = ($2 == "Yes") }
 		/^Total votes:/ { v = $3 }
 		END { exit !(q && v == n) }'

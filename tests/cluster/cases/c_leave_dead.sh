@@ -97,7 +97,7 @@ if ((node == victim)); then
 	# node.sh: this node's dlm_controld goes on purpose
 	touch "$control/.dlm_stopped.$node"
 	pid=$(pidof dlm_controld)
-	kill -9 $pid
+	kill -9 "$pid"
 	point $? "node$node: dlm_controld ($pid) killed"
 	for _ in $(seq 150); do
 		dmesg | grep -q 'dlm user daemon left' && break

@@ -28,7 +28,20 @@
  * AST that follows: either the cancel's, or the grant's when the cancel
  * lost the race; a grant is released at once. The caller never waits for
  * the cluster past its deadline; the clean-up may (a lockspace in
- * recovery), and a space is left only when all of its locks are gone.
+ * recovery), and a space is left when all of its locks are gone.
+ *
+ * A lockspace that never recovers (this node lost the cluster for good:
+ * its dlm_controld exited). dlm_lock() and dlm_unlock() wait inside the
+ * DLM, uninterruptibly, for the end of a recovery (the lockspace's
+ * in_recovery semaphore), so the work items never call the DLM while
+ * the space is recovering (odlm_gate()): they wait outside it, for the
+ * recovery's end or the leave giving up, and wait for an AST only until
+ * then (odlm_wait_ast()). The leave (odlm_leave()) is bounded by
+ * leave_timeout_ms and a fatal signal; past them it leaves by force
+ * (odlm_leave_force()): the work items stop (abandoned: no DLM call,
+ * nothing freed), the lockspace is released with the DLM's force level,
+ * and what an AST could still have touched until then is leaked, not
+ * freed. Each space has its own workqueue, which the leave drains.
  *
  * Releases. Every caller of ops->unlock may sleep: ordlock.ko calls it
  * from process context holding only the owner's mutex (the ioctls, the
@@ -133,7 +146,10 @@
  * takes it) protects its done hook and the completion of its AST, and is
  * taken once more before the lock is freed (odlm_complete()); it also
  * protects what is asked of the lock's conversion work (revert_asked,
- * cvt_*) and the re-arming and completion of idle.
+ * cvt_*) and the re-arming and completion of idle. space->gate's own
+ * lock only orders its waiters and wakers (the recovery callbacks, the
+ * leave); space->abandoned is written once (WRITE_ONCE(), by the leave,
+ * before it wakes gate and drains the workqueue) and read without a lock.
  * Each lock's other fields are written by one party at a time, handed
  * over through the work items and the completion: the request work until
  * dlm_lock() returned (flush_work()), the AST until complete() (under
@@ -149,6 +165,7 @@
 #include <linux/hashtable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait.h>
@@ -181,7 +198,7 @@ module_param(direct_release, bool, 0644);
 MODULE_PARM_DESC(direct_release,
 		 "release granted locks in the caller when no recovery is in progress (N: always through the work item, to measure the difference)");
 
-static unsigned int leave_timeout_ms = 20000;
+static unsigned int leave_timeout_ms = 60000;
 module_param(leave_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(leave_timeout_ms,
 		 "how long leaving a lockspace waits for the DLM (its recovery, the releases in flight) before it gives up and leaves by force");
@@ -1270,6 +1287,20 @@ static long odlm_leave_left(unsigned long end)
 }
 
 /*
+ * A wait of the leave until *@v is 0 (woken on @wq), until @end at most;
+ * @killable: ended by a fatal signal too. Return: as
+ * wait_event_killable_timeout() (0: timed out, < 0: a fatal signal).
+ */
+static long odlm_leave_wait(wait_queue_head_t *wq, atomic_t *v,
+			    unsigned long end, bool killable)
+{
+	if (killable)
+		return wait_event_killable_timeout(*wq, !atomic_read(v),
+						   odlm_leave_left(end));
+	return wait_event_timeout(*wq, !atomic_read(v), odlm_leave_left(end));
+}
+
+/*
  * Give up on the DLM of @space (odlm_leave(), its bound passed or a fatal
  * signal): the work items make no more DLM call and exit, then the
  * lockspace is released by force (level 2: whatever locks it holds). The
@@ -1325,13 +1356,16 @@ static int odlm_leave_force(struct ordlock_backend_space *space,
  * Leave @space, which no lock of ordlock uses any more (its releases may
  * still be in flight): release the anchors once the DLM is not recovering,
  * wait for every lock to be gone, release the lockspace. Bounded by
- * leave_timeout_ms (the whole of it), and ended early by a fatal signal:
- * then odlm_leave_force(). Return: 0, or -ETIMEDOUT or -EINTR (left by
- * force: see there).
+ * leave_timeout_ms (the whole of it), and ended early by a fatal signal
+ * (not in a task that is exiting: the last owner's close in the exit of
+ * a killed process leaves as patiently as any other): then
+ * odlm_leave_force(). Return: 0, or -ETIMEDOUT or -EINTR (left by force:
+ * see there).
  */
 static int odlm_leave(struct ordlock_backend_space *space)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(READ_ONCE(leave_timeout_ms));
+	bool killable = !(current->flags & PF_EXITING);
 	struct odlm_anchor *a, *tmp;
 	struct hlist_node *next;
 	LIST_HEAD(anchors);
@@ -1355,9 +1389,8 @@ static int odlm_leave(struct ordlock_backend_space *space)
 	 * lost the cluster, dlm_controld died): wait for its end here first
 	 */
 	if (space->has_cb) {
-		left = wait_event_killable_timeout(space->gate,
-						   !atomic_read(&space->recovering),
-						   odlm_leave_left(end));
+		left = odlm_leave_wait(&space->gate, &space->recovering, end,
+				       killable);
 		if (left <= 0)
 			return odlm_leave_force(space, &anchors,
 						left ? -EINTR : -ETIMEDOUT);
@@ -1368,9 +1401,7 @@ static int odlm_leave(struct ordlock_backend_space *space)
 	}
 
 	/* the releases and cancels still in flight finish first */
-	left = wait_event_killable_timeout(space->idle,
-					   !atomic_read(&space->nlocks),
-					   odlm_leave_left(end));
+	left = odlm_leave_wait(&space->idle, &space->nlocks, end, killable);
 	if (left <= 0)
 		return odlm_leave_force(space, &anchors,
 					left ? -EINTR : -ETIMEDOUT);

@@ -1230,7 +1230,8 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		ret = -ENAMETOOLONG;
 		goto err;
 	}
-	space->wq = alloc_workqueue("ordlock_dlm/%s", WQ_UNBOUND | WQ_MEM_RECLAIM,
+	/* a workqueue's name has room for 23 characters (newer kernels warn) */
+	space->wq = alloc_workqueue("odlm/%.18s", WQ_UNBOUND | WQ_MEM_RECLAIM,
 				    0, domain);
 	if (!space->wq) {
 		ret = -ENOMEM;

@@ -11,7 +11,7 @@
 # lockspaces ("dlm user daemon left"), and they never recover. Asserted
 # on node 3, each operation run in the background and waited for BOUND_S
 # at most (a hang is a failed point, not a hung case): the owner's exit
-# (which releases its cluster key) returns; the seam's "leave" (which
+# (SIGKILL: its close releases its cluster key) returns; the seam's "leave" (which
 # releases (5,3) and leaves) returns ETIMEDOUT; "domain c_leaved set
 # cluster off" fails with ETIMEDOUT and the domain is local afterwards
 # (a local exclusive grant of 1:1 works); the kernel log names both
@@ -108,7 +108,7 @@ if ((node == victim)); then
 		diag "$(dmesg | tail -n 5)"
 
 	# the owner's exit releases its cluster key (a release never waits)
-	kill "$holder"
+	kill -9 "$holder"
 	bounded owner_exit exited "$holder"
 	point $? "node$node: the owner holding 2:3 exits within ${BOUND_S}s"
 

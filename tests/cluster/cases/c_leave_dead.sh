@@ -19,9 +19,10 @@
 # ordlock_dlm.ko and ordlock.ko on node 3 (no space pins them). On nodes
 # 1 and 2 the cluster goes on: node 3 is removed from the lockspaces,
 # 1:1 is granted and "cluster off" succeeds.
-# Before the fix (51d7c3e's parent): the seam's leave and "cluster off"
-# hung in dlm_unlock() <- odlm_anchor_drop() <- odlm_leave() (points 8-12
-# on node 3 failed; the harness's unload of ordlock_dlm.ko then failed).
+# Before the fix (51d7c3e's parent; read from the code, not run yet): the
+# seam's leave and "cluster off" hang in dlm_unlock() <- odlm_anchor_drop()
+# <- odlm_leave(), so their points on node 3 fail at the 60 s bound, and
+# the harness's unload of ordlock_dlm.ko fails (the spaces pin it).
 #
 # cluster-stops-dlm (run.sh runs this case last, at most one per run:
 # node 3's DLM is gone for the rest of the run; node.sh skips its checks of

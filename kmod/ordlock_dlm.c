@@ -1339,7 +1339,12 @@ static int odlm_leave_force(struct ordlock_backend_space *space,
 		destroy_workqueue(space->wq);
 		return err;
 	}
-	/* no AST comes any more: the anchors never released can go */
+	/*
+	 * No AST comes any more (the last one's put of the lock count has let
+	 * go of the space too): the anchors never released can go
+	 */
+	spin_lock_irq(&space->idle.lock);
+	spin_unlock_irq(&space->idle.lock);
 	list_for_each_entry_safe(a, tmp, anchors, lru) {
 		list_del(&a->lru);
 		kfree(a);

@@ -362,6 +362,7 @@ static bool odlm_abandoned(struct ordlock_backend_space *space)
  */
 static int odlm_gate(struct ordlock_backend_space *space)
 {
+	might_sleep();
 	if (space->has_cb)
 		wait_event_idle(space->gate,
 				!atomic_read(&space->recovering) ||
@@ -1379,6 +1380,7 @@ static int odlm_leave(struct ordlock_backend_space *space)
 	long left;
 	int ret;
 
+	might_sleep();
 	/* No lock of the space is left but anchors: release them too */
 	spin_lock(&space->anchor_lock);
 	space->leaving = true;

@@ -251,7 +251,14 @@ struct ordlock_backend_space {
 	 * they call the DLM while it recovers (odlm_gate())
 	 */
 	wait_queue_head_t gate;
-	/* the DLM's recovery callbacks work (otherwise recovering stays 1) */
+	/*
+	 * the DLM has called this space's recover_done once: its recovery
+	 * callbacks are this space's (not without the DLM's
+	 * recover_callbacks, nor in a lockspace another joiner made first on
+	 * this node, which keeps that one's callbacks: dlm_new_lockspace()
+	 * returns 0 all the same, and recovering then stays 1). Until then
+	 * the gate holds nobody back. Written once (WRITE_ONCE()).
+	 */
 	bool has_cb;
 	/*
 	 * Set once by odlm_leave() when it gives up on the DLM: the work items
@@ -358,12 +365,12 @@ static bool odlm_abandoned(struct ordlock_backend_space *space)
  * dlm_lock() or dlm_unlock() would block inside the DLM, uninterruptibly,
  * and forever if the recovery never ends), until the recovery ends or the
  * leave gives up. Return: 0 (call the DLM), or -ESHUTDOWN (abandoned).
- * Without the recovery callbacks the state is unknown: it passes.
+ * Without the recovery callbacks (has_cb) the state is unknown: it passes.
  */
 static int odlm_gate(struct ordlock_backend_space *space)
 {
 	might_sleep();
-	if (space->has_cb)
+	if (READ_ONCE(space->has_cb))
 		wait_event_idle(space->gate,
 				!atomic_read(&space->recovering) ||
 				odlm_abandoned(space));
@@ -1199,6 +1206,7 @@ static void odlm_recover_done(void *arg, struct dlm_slot *slots, int num_slots,
 	struct ordlock_backend_space *space = arg;
 
 	atomic_set(&space->generation, generation);
+	WRITE_ONCE(space->has_cb, true);
 	atomic_set(&space->recovering, 0);
 	wake_up_all(&space->gate);
 	pr_debug("%s: recovered, generation %u, %d members\n", space->name,
@@ -1264,7 +1272,6 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		}
 		goto err_wq;
 	}
-	space->has_cb = !ops_result;
 	pr_debug("%s: joined; ASTs %s\n", space->name,
 		 ORDLOCK_DLM_LSFL_CB ? "called at once (DLM_LSFL_SOFTIRQ)" :
 		 "by the DLM's callback worker");
@@ -1396,7 +1403,7 @@ static int odlm_leave(struct ordlock_backend_space *space)
 	 * uninterruptibly, for ever if the recovery never ends (this node
 	 * lost the cluster, dlm_controld died): wait for its end here first
 	 */
-	if (space->has_cb) {
+	if (READ_ONCE(space->has_cb)) {
 		left = odlm_leave_wait(&space->gate, &space->recovering, end,
 				       killable);
 		if (left <= 0)

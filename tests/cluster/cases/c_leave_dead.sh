@@ -97,9 +97,10 @@ if ((node == victim)); then
 
 	# node.sh: this node's dlm_controld goes on purpose
 	touch "$control/.dlm_stopped.$node"
-	pid=$(pidof dlm_controld)
-	kill -9 "$pid"
-	point $? "node$node: dlm_controld ($pid) killed"
+	# dlm_controld may run as more than one process: kill them all
+	read -ra pids <<<"$(pidof dlm_controld)"
+	((${#pids[@]})) && kill -9 "${pids[@]}"
+	point $? "node$node: dlm_controld (${pids[*]}) killed"
 	for _ in $(seq 150); do
 		dmesg | grep -q 'dlm user daemon left' && break
 		sleep 0.2

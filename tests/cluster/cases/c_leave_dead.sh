@@ -61,11 +61,13 @@ bounded() {
 }
 # the seam's leave on the holder of FD 3, as bounded() runs it
 seam_leave() { clt 3 "leave"; }
-# until process PID has exited (gone, or a zombie not waited for yet)
+# until each process PID given has exited (gone, or a zombie not waited for yet)
 exited() {
-	local s
-	while s=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) && [[ $s != Z ]]; do
-		sleep 0.2
+	local s p
+	for p; do
+		while s=$(awk '{ print $3 }' "/proc/$p/stat" 2>/dev/null) && [[ $s != Z ]]; do
+			sleep 0.2
+		done
 	done
 }
 
@@ -84,7 +86,7 @@ point $? "node$node: (5,$node) of $space taken and released (anchored)"
 barrier anchored
 
 if ((node == victim)); then
-	"$olc" exec -d $dom -w 60 -x 2:3 -- sh -c "touch $shared/held3; sleep 900" &
+	"$olc" exec -d $dom -w 60 -x 2:3 -- sh -c "touch $shared/held3; exec sleep 900" &
 	holder=$!
 	for _ in $(seq 300); do [[ -e $shared/held3 ]] && break; sleep 0.1; done
 	[[ -e $shared/held3 ]]
@@ -110,9 +112,12 @@ if ((node == victim)); then
 		diag "$(dmesg | tail -n 5)"
 
 	# the owner's exit releases its cluster key (a release never waits)
-	kill -9 "$holder"
-	bounded owner_exit exited "$holder"
-	point $? "node$node: the owner holding 2:3 exits within ${BOUND_S}s"
+	# the exec and its command (sleep) both have the owner's file, as
+	# flock(1)'s child has the lock: both are killed
+	read -ra kids <<<"$(cat /proc/"$holder"/task/*/children 2>/dev/null)"
+	kill -9 "$holder" "${kids[@]}"
+	bounded owner_exit exited "$holder" "${kids[@]}"
+	point $? "node$node: the owner holding 2:3 (${kids[*]} under $holder) exits within ${BOUND_S}s"
 
 	# the seam's leave: releases (5,3), leaves by force past 5 s
 	t0=$(ms_now)

@@ -19,10 +19,13 @@
 # ordlock_dlm.ko and ordlock.ko on node 3 (no space pins them). On nodes
 # 1 and 2 the cluster goes on: node 3 is removed from the lockspaces,
 # 1:1 is granted and "cluster off" succeeds.
-# Before the fix (51d7c3e's parent; read from the code, not run yet): the
-# seam's leave and "cluster off" hang in dlm_unlock() <- odlm_anchor_drop()
-# <- odlm_leave(), so their points on node 3 fail at the 60 s bound, and
-# the harness's unload of ordlock_dlm.ko fails (the spaces pin it).
+# Before the fix (main's kmod/, include/ and tests/cluster/kmod/ at
+# 3590637 with this case, 6.1, run 2026-12-04): the seam's leave and
+# "cluster off" hang in dlm_unlock() <- odlm_anchor_drop() <- odlm_leave();
+# node 3 failed points 10-13 (neither returned within 60 s: 102798 and
+# 99605 ms, and neither had ended when the case stopped) and 15, and the
+# harness's unloads of ordlock_dlm.ko, ordlock_cltest.ko and ordlock.ko
+# failed (the spaces pin them). With the fix: 15 of 15, the unloads pass.
 #
 # cluster-stops-dlm (run.sh runs this case last, at most one per run:
 # node 3's DLM is gone for the rest of the run; node.sh skips its checks of

@@ -109,7 +109,9 @@ fi
 # after the others, and each further one in a cluster of its own, booted
 # afresh: run.sh runs itself once per cluster (each run takes the VM lock
 # and has a results directory of its own), and fails if any of them failed.
-kills_a_node() { grep -qs 'cluster-kills-a-node' "$casedir/$1".*; }
+# A case that stops a node's dlm_controld ("cluster-stops-dlm": that
+# node's DLM never recovers) is ordered the same way: last, one a cluster.
+kills_a_node() { grep -qsE 'cluster-kills-a-node|cluster-stops-dlm' "$casedir/$1".*; }
 ordered=() killer='' more_killers=()
 for name in ${tests[@]+"${tests[@]}"}; do
 	if kills_a_node "$name"; then

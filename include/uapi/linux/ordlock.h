@@ -204,6 +204,10 @@
  *              cluster than ordlock_dlm's parameter cluster); nothing changed
  * ENOPKG       %ORDLOCK_DOMAIN_SET_CLUSTER without the cluster backend
  *              (ordlock_dlm.ko not installed, or the kernel has no DLM)
+ * ETIMEDOUT    %ORDLOCK_DOMAIN_SET_CLUSTER 0 (also EINTR): the DLM did not
+ *              let the lockspace go in time (this node lost the cluster):
+ *              the domain is local all the same, the lockspace was left by
+ *              force (the kernel log says what was abandoned)
  * EIO          %ORDLOCK_DOMAIN_SET_CLUSTER: joining the DLM lockspace failed
  *              (the kernel log says why); an acquire in a cluster domain:
  *              the DLM failed the lock of a key (%ORDLOCK_REASON_CLUSTER;
@@ -1548,6 +1552,10 @@ struct ordlock_unlock {
  *             (ordlock_dlm.ko)
  * EIO         DOMAIN_SET %ORDLOCK_A_CLUSTER 1: joining the DLM lockspace
  *             failed
+ * ETIMEDOUT   DOMAIN_SET %ORDLOCK_A_CLUSTER 0: the DLM did not let the
+ *             lockspace go in time (EINTR: a fatal signal came first); the
+ *             domain is local all the same, the lockspace was left by force
+ *             (the one DOMAIN_SET failure that changes something)
  * ENODEV      the module is being unloaded
  * ==========  ===============================================================
  */

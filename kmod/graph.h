@@ -6,6 +6,7 @@
 #ifndef _ORDLOCK_GRAPH_H
 #define _ORDLOCK_GRAPH_H
 
+#include <linux/bits.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -27,7 +28,7 @@ void ordlock_graph_leave(struct ordlock_owner *owner);
  * callback runs under the lock of the domain's fast owner table then
  * (ordlock_fast_holder()): it may not sleep.
  */
-#define ORDLOCK_EDGE_FAST_HOLDER	(1U << 16)
+#define ORDLOCK_EDGE_FAST_HOLDER	BIT(16)
 
 /*
  * ordlock_edge_fn - called for an edge to @to, of type @edge (enum

@@ -252,9 +252,10 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 		ordlock_seq_owner(m, owner);
 		/* owner->domain may change meanwhile: print the owner's copy */
 		ordlock_owner_domain_name(owner, dname);
+		/* held: in the kernel, and by the fast path (the words) */
 		seq_printf(m, " %s %s %u", dname,
 			   owner->kind == ORDLOCK_KIND_NETLINK ? "netlink" : "device",
-			   READ_ONCE(owner->nheld));
+			   READ_ONCE(owner->nheld) + ordlock_fast_held(owner));
 		mode = READ_ONCE(owner->pending.mode);
 		if (mode)
 			seq_printf(m, " %s %u:%llu %llu\n", ordlock_mode_str(mode),

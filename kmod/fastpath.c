@@ -350,6 +350,33 @@ u32 ordlock_fast_index(const struct ordlock_owner *owner)
 	return fo ? fo->index : 0;
 }
 
+/**
+ * ordlock_fast_held() - the keys @owner holds by the fast path now
+ * @owner: an owner on the list of owners, ordlock_owners_lock held (its
+ *	fast state is freed only after it leaves the list)
+ *
+ * Counts the words of its domain that name its index, each read once
+ * without a lock (so a count, not a snapshot): at most ORDLOCK_FAST_SLOTS
+ * loads, for the views of the owners.
+ *
+ * Return: the count; 0 for an owner without fast state.
+ */
+u32 ordlock_fast_held(struct ordlock_owner *owner)
+{
+	/* pairs with ordlock_fast_owner_get() */
+	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	u32 slot, n, held = 0;
+
+	if (!fo)
+		return 0;
+	/* pairs with the pin: a slot below the count is written */
+	n = smp_load_acquire(&fo->fd->nslots);
+	for (slot = 0; slot < n; slot++)
+		held += ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) ==
+			fo->index;
+	return held;
+}
+
 /*
  * Let go of the word of @slot held by owner @index (at generation @gen,
  * unless @any_gen): free it, or hand it to the queue's head. Return: 0,

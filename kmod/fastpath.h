@@ -44,6 +44,7 @@ typedef bool (*ordlock_fast_holder_fn)(void *arg,
 bool ordlock_fast_holder(struct ordlock_resource *res, ordlock_fast_holder_fn fn,
 			 void *arg);
 u32 ordlock_fast_index(const struct ordlock_owner *owner);
+u32 ordlock_fast_held(struct ordlock_owner *owner);
 
 /* The hooks of resource.c, each under the bucket lock of a fast resource */
 bool ordlock_fast_claim(struct ordlock_resource *res);

@@ -431,7 +431,8 @@ int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		      ordlock_nl_put_label(skb, owner->label) ||
 		      nla_put_string(skb, ORDLOCK_E_DOMAIN, dname) ||
 		      nla_put_u32(skb, ORDLOCK_E_KIND, owner->kind) ||
-		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld)) ||
+		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld) +
+				  ordlock_fast_held(owner)) ||
 		      nla_put_u32(skb, ORDLOCK_E_UID, ordlock_user_uid(owner->user)) ||
 		      (mode &&
 		       (ordlock_nl_put_key(skb, ORDLOCK_E_KEY, READ_ONCE(owner->pending.rank),

@@ -314,6 +314,27 @@ static void test_views(void)
 	   !OLC_NL_HAS(&e, ORDLOCK_E_TOKEN),
 	   "the holder's pid and owner id, no token");
 
+	/* the owners' held counts the key */
+	{
+		struct gt_owner o[16];
+		struct olc_nl_entry *v = NULL;
+		struct nlt *s = nlt_must_open();
+		int n, i, dheld = -1, nheld = -1;
+
+		n = gt_owners_read(dom, o, 16);
+		for (i = 0; i < n && i < 16; i++)
+			if (o[i].id == l.owner.id)
+				dheld = o[i].held;
+		is_int(dheld, 1, "debugfs owners: held 1 (the key held by the fast path)");
+		n = nlt_dump(s, ORDLOCK_CMD_GET_OWNERS, dom, &v);
+		for (i = 0; i < n; i++)
+			if (v[i].owner_id == l.owner.id)
+				nheld = v[i].held;
+		is_int(nheld, 1, "GET_OWNERS: held 1");
+		free(v);
+		nlt_close(s);
+	}
+
 	/* ordlockctl locks */
 	is_int(ctl(out, sizeof(out), "locks -d %s -n", dom), 0, "ordlockctl locks");
 	ok(has_line(out, (const char *const[]){ "1:10", "holder", pid, idx,

@@ -1746,7 +1746,8 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_COMM: string
  * @ORDLOCK_E_DOMAIN: string
  * @ORDLOCK_E_KIND: u32, &enum ordlock_owner_kind
- * @ORDLOCK_E_HELD: u32, number of keys held
+ * @ORDLOCK_E_HELD: u32, number of keys held (in the kernel, and by the
+ *	fast path: the domain's words that name the owner's index)
  * @ORDLOCK_E_KEY: nest of &enum ordlock_key_attr
  * @ORDLOCK_E_ROLE: u32, &enum ordlock_role
  * @ORDLOCK_E_POSITION: u32, position among holders or in the queue
@@ -1779,8 +1780,8 @@ enum ordlock_failure_attr {
  *	those of the owner of that index in the domain, or owner id 0, pid 0
  *	and comm "?" when the index names no owner (a corrupt word; such a
  *	holder is shown only to an admin, and gives no graph edge). Such a
- *	holder entry has position 0 and no %ORDLOCK_E_TOKEN, and its
- *	%ORDLOCK_E_HELD (GET_OWNERS) does not count it
+ *	holder entry has position 0 and no %ORDLOCK_E_TOKEN; the
+ *	%ORDLOCK_E_HELD of its owner (GET_OWNERS) counts it
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {

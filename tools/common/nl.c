@@ -622,6 +622,7 @@ static struct nla_policy olc_nl_entry_policy[ORDLOCK_E_MAX + 1] = {
 	[ORDLOCK_E_COUNT] = { .type = NLA_U64 },
 	[ORDLOCK_E_LEASE_LEFT_MS] = { .type = NLA_U64 },
 	[ORDLOCK_E_CLUSTER_WAIT] = { .type = NLA_FLAG },
+	[ORDLOCK_E_FAST] = { .type = NLA_U32 },
 };
 
 static struct nla_policy olc_nl_stats_policy[ORDLOCK_S_MAX + 1] = {
@@ -735,6 +736,8 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 		e->order_kind = nla_get_u32(tb[ORDLOCK_E_ORDER_KIND]);
 	if (tb[ORDLOCK_E_COUNT])
 		e->count = nla_get_u64(tb[ORDLOCK_E_COUNT]);
+	if (tb[ORDLOCK_E_FAST])
+		e->fast = nla_get_u32(tb[ORDLOCK_E_FAST]);
 	if (tb[ORDLOCK_E_BLOCKER]) {
 		struct olc_nl_entry b;
 
@@ -745,6 +748,7 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 		e->blocker.pid = b.pid;
 		memcpy(e->blocker.comm, b.comm, sizeof(b.comm));
 		e->blocker.mode = b.mode;
+		e->blocker.fast = b.fast;
 	}
 	return 0;
 }

@@ -203,12 +203,14 @@ struct olc_nl_entry {
 	uint32_t order_kind;
 	uint64_t count;
 	uint64_t lease_left_ms;
+	uint32_t fast;			/* ORDLOCK_E_FAST: the owner index */
 	struct {
 		uint32_t present;
 		uint64_t owner_id;
 		uint32_t pid;
 		char comm[ORDLOCK_COMM_LEN];
 		uint32_t mode;
+		uint32_t fast;
 	} blocker;
 };
 

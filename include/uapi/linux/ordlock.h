@@ -1431,7 +1431,9 @@ struct ordlock_unlock {
  *   on this node that waits for the key's lock in the cluster has
  *   %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_WAITED_US, no token yet: an
  *   upgrade's entry shows the mode asked for, and the token of its shared
- *   grant, still valid, is not shown until the upgrade's grant replaces it).
+ *   grant, still valid, is not shown until the upgrade's grant replaces it;
+ *   a key of a fast-path domain held by a member through the fast path
+ *   has one holder entry, with %ORDLOCK_E_FAST, read from the key's word).
  * %ORDLOCK_CMD_GET_OWNERS
  *   Dump: %ORDLOCK_A_ENTRY with owner fields, %ORDLOCK_E_DOMAIN,
  *   %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID and, when waiting,
@@ -1439,8 +1441,9 @@ struct ordlock_unlock {
  * %ORDLOCK_CMD_GET_GRAPH
  *   Dump: one %ORDLOCK_A_ENTRY per edge: the waiter's owner fields,
  *   %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it asks for),
- *   %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
- *   %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US. After the edges of the
+ *   %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE, and
+ *   %ORDLOCK_E_FAST when the blocker holds the key by the fast path: a
+ *   %ORDLOCK_EDGE_HARD edge), %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US. After the edges of the
  *   waiters, the %ORDLOCK_EDGE_THREAD edges: the owner that holds, the
  *   domain and key of its thread's wait, the owner waited through as
  *   blocker (with the mode it asks for), how long it has waited. Together
@@ -1751,7 +1754,8 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_COMM: string
  * @ORDLOCK_E_DOMAIN: string
  * @ORDLOCK_E_KIND: u32, &enum ordlock_owner_kind
- * @ORDLOCK_E_HELD: u32, number of keys held
+ * @ORDLOCK_E_HELD: u32, number of keys held (in the kernel, and by the
+ *	fast path: the domain's words that name the owner's index)
  * @ORDLOCK_E_KEY: nest of &enum ordlock_key_attr
  * @ORDLOCK_E_ROLE: u32, &enum ordlock_role
  * @ORDLOCK_E_POSITION: u32, position among holders or in the queue
@@ -1777,6 +1781,15 @@ enum ordlock_failure_attr {
  *	key of a cluster domain is granted on this node and the owner waits
  *	for its lock (or an upgrade's conversion) in the cluster, since
  *	%ORDLOCK_E_WAITED_US; the entry has no %ORDLOCK_E_TOKEN
+ * @ORDLOCK_E_FAST: u32, on a holder of GET_LOCKS and on the
+ *	%ORDLOCK_E_BLOCKER of a GET_GRAPH edge: the owner holds the key by the
+ *	fast path (docs/fastpath.md), exclusively; the value is the owner
+ *	index the key's word named when it was read. The owner fields are
+ *	those of the owner of that index in the domain, or owner id 0, pid 0
+ *	and comm "?" when the index names no owner (a corrupt word; such a
+ *	holder is shown only to an admin, and gives no graph edge). Such a
+ *	holder entry has position 0 and no %ORDLOCK_E_TOKEN; the
+ *	%ORDLOCK_E_HELD of its owner (GET_OWNERS) counts it
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {
@@ -1806,6 +1819,7 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_COUNT,
 	ORDLOCK_E_LEASE_LEFT_MS,
 	ORDLOCK_E_CLUSTER_WAIT,
+	ORDLOCK_E_FAST,
 	__ORDLOCK_E_MAX,
 };
 

@@ -36,11 +36,30 @@ struct fast_slot {
 #define FAST_CACHE	2048	/* twice ORDLOCK_FAST_SLOTS */
 
 /*
+ * The hot lookup in front of that table: direct-mapped by the low bits of
+ * id + rank * a golden-ratio constant, a key compare only. An empty entry holds a key that maps elsewhere (id =
+ * its index ^ 1, rank 0), so it can never match; a miss (a key not seen,
+ * or one that shares an entry with another) is fast_slot_miss()'s.
+ */
+struct fast_dm {
+	uint64_t id;
+	uint32_t rank;
+	uint32_t slot;
+};
+
+#define FAST_DM		1024
+
+/* fast_state.gate when the fast path may not be tried inline */
+#define FAST_GATE_OFF	(~0U)
+
+/*
  * The fast path's state of a handle: @on is 0 before the first exclusive
  * acquire looked, 1 when the domain has it and the mappings are made, -1
  * when not (or after fork() or a move to another domain).
  */
 struct fast_state {
+	/* == fast_fork_gen iff on == 1, not forked, and no kernel holds */
+	unsigned int gate;
 	int on;
 	uint32_t index;
 	unsigned int fork_gen;
@@ -49,6 +68,7 @@ struct fast_state {
 	volatile uint64_t *words;
 	struct ordlock_fast_page *page;
 	struct fast_slot *cache;
+	struct fast_dm *dm;
 	/* the keys of page->held[], same order */
 	struct ordlock_key held[ORDLOCK_FAST_STACK];
 };
@@ -67,6 +87,23 @@ struct ordlock {
 
 static void fast_off(struct ordlock *ol);
 static int fast_holding(const struct ordlock *ol);
+
+/* fork()s seen by this process (fast_child()); never FAST_GATE_OFF */
+static unsigned int fast_fork_gen;
+
+/* Recompute the gate after a change of on, fork_gen or kernel_held */
+static void fast_gate(struct ordlock *ol)
+{
+	struct fast_state *f = &ol->fast;
+
+	f->gate = f->on == 1 && !ol->kernel_held ? f->fork_gen : FAST_GATE_OFF;
+}
+
+static void set_kernel_held(struct ordlock *ol, int held)
+{
+	ol->kernel_held = held;
+	fast_gate(ol);
+}
 
 #define NS_PER_MS 1000000ULL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -144,6 +181,7 @@ struct ordlock *ordlock_open(const char *domain)
 	if (!ol)
 		return NULL;
 	ol->failure.index = ~0U;
+	ol->fast.gate = FAST_GATE_OFF;
 	ol->fd = open(ORDLOCK_DEVICE, O_RDWR | O_CLOEXEC);
 	if (ol->fd < 0) {
 		err = errno;
@@ -175,6 +213,7 @@ struct ordlock *ordlock_open_fd(int fd)
 	if (!ol)
 		return NULL;
 	ol->failure.index = ~0U;
+	ol->fast.gate = FAST_GATE_OFF;
 	ol->fd = fd;
 	/*
 	 * The owner may be another handle's (an inherited descriptor): its
@@ -304,14 +343,16 @@ static int compact_lock(struct ordlock *ol, const struct ordlock_key *keys,
  * conversion, and every request while the owner may hold keys the kernel
  * granted.
  */
-static unsigned int fast_fork_gen;
 static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
 static int fast_atfork_ok;
 
 /* The mappings are not inherited: a child goes to the kernel */
 static void fast_child(void)
 {
-	__atomic_add_fetch(&fast_fork_gen, 1, __ATOMIC_RELAXED);
+	unsigned int g = fast_fork_gen + 1;
+
+	__atomic_store_n(&fast_fork_gen, g == FAST_GATE_OFF ? 0 : g,
+			 __ATOMIC_RELAXED);
 }
 
 static void fast_register(void)
@@ -329,7 +370,10 @@ static void fast_off(struct ordlock *ol)
 	}
 	free(f->cache);
 	f->cache = NULL;
+	free(f->dm);
+	f->dm = NULL;
 	f->on = -1;
+	f->gate = FAST_GATE_OFF;
 }
 
 static unsigned int fast_hash(uint32_t rank, uint64_t id)
@@ -355,37 +399,52 @@ static int fast_pin(struct ordlock *ol, uint32_t rank, uint64_t id,
 	return 0;
 }
 
-/* fast_slot()'s miss: probe on from @h, pin the key, cache its slot */
-static __attribute__((noinline)) int64_t
-fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id, unsigned int h)
+static inline unsigned int fast_dm_index(uint32_t rank, uint64_t id)
+{
+	return ((unsigned int)id + rank * 0x9e3779b1U) & (FAST_DM - 1);
+}
+
+/*
+ * The hot lookup's miss: probe the table from the key's hash, pin the key
+ * if it is not there (once per key and handle), and put it in the
+ * direct-mapped entry. Return its slot, or -1.
+ */
+static __attribute__((noinline, cold)) int64_t
+fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id)
 {
 	struct fast_slot *c = ol->fast.cache;
-	unsigned int i;
+	struct fast_dm *d = &ol->fast.dm[fast_dm_index(rank, id)];
+	unsigned int i, h = fast_hash(rank, id);
 	uint32_t slot = 0;
 
 	for (i = 0; i < FAST_CACHE; i++, h = (h + 1) & (FAST_CACHE - 1)) {
 		if (!c[h].slot1)
 			break;
-		if (c[h].id == id && c[h].rank == rank)
-			return c[h].slot1 - 1;
+		if (c[h].id == id && c[h].rank == rank) {
+			slot = c[h].slot1 - 1;
+			goto found;
+		}
 	}
 	if (i == FAST_CACHE || fast_pin(ol, rank, id, &slot))
 		return -1;
 	c[h].id = id;
 	c[h].rank = rank;
 	c[h].slot1 = slot + 1;
+found:
+	d->id = id;
+	d->rank = rank;
+	d->slot = slot;
 	return slot;
 }
 
 /* The slot of a key: from the cache, else pinned (once); -1 on failure */
 static inline int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id)
 {
-	const struct fast_slot *c = ol->fast.cache;
-	unsigned int h = fast_hash(rank, id);
+	const struct fast_dm *d = &ol->fast.dm[fast_dm_index(rank, id)];
 
-	if (c[h].slot1 && c[h].id == id && c[h].rank == rank)
-		return c[h].slot1 - 1;
-	return fast_slot_miss(ol, rank, id, h);
+	if (__builtin_expect(d->id == id && d->rank == rank, 1))
+		return d->slot;
+	return fast_slot_miss(ol, rank, id);
 }
 
 /* Does the domain have the fast path for this handle? Maps it if so. */
@@ -394,6 +453,7 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	struct ordlock_owner_info info = { .size = sizeof(info) };
 	struct ordlock_domain_config cfg;
 	struct fast_state *f = &ol->fast;
+	unsigned int i;
 	void *p;
 
 	f->on = -1;
@@ -408,8 +468,15 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, &cfg) < 0 || cfg.fastpath != 1)
 		return;
 	f->cache = calloc(FAST_CACHE, sizeof(*f->cache));
-	if (!f->cache)
-		return;
+	f->dm = malloc(FAST_DM * sizeof(*f->dm));
+	if (!f->cache || !f->dm)
+		goto fail;
+	for (i = 0; i < FAST_DM; i++) {
+		/* a key that maps to another entry: matches nothing */
+		f->dm[i].id = i ^ 1;
+		f->dm[i].rank = 0;
+		f->dm[i].slot = 0;
+	}
 	f->policy = info.policy;
 	f->strict = cfg.strict;
 	if (fast_slot(ol, key->rank, key->id) < 0)
@@ -430,10 +497,13 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	f->page->pending = 0;
 	f->fork_gen = fast_fork_gen;
 	f->on = 1;
+	fast_gate(ol);
 	return;
 fail:
 	free(f->cache);
 	f->cache = NULL;
+	free(f->dm);
+	f->dm = NULL;
 }
 
 static int key_cmp(const struct ordlock_key *a, const struct ordlock_key *b)
@@ -638,35 +708,119 @@ static int fast_holding(const struct ordlock *ol)
 	       ol->fast.page->nheld;
 }
 
-int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
-		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
-		    uint64_t *token)
+/*
+ * The fast path's inline part (docs/fastpath.md, "User space"): the common
+ * case only, checked in one pass, then one CAS per key; whatever it does
+ * not cover goes to fast_acquire() and the kernel (FAST_GENERIC), which
+ * decide as before. The held stack is in ascending order (every push is
+ * above its top), so a first key above the top is above every held key:
+ * no key of the request is held already. Return 0 (granted), -EAGAIN (a
+ * try that met a held key; the record written), FAST_SLOW (contended:
+ * what it took is given back, the kernel decides) or FAST_GENERIC.
+ */
+#define FAST_GENERIC 2
+
+/* A failed CAS (or no slot) at key @i: give back what was taken, newest first */
+static __attribute__((noinline, cold)) int
+fast_contended(struct ordlock *ol, const struct ordlock_key *keys,
+	       unsigned int i, unsigned int nheld, unsigned int flags)
 {
-	return ordlock_acquire_lease(ol, keys, n, timeout_ms, flags, 0, token);
+	unsigned int taken = i;
+
+	while (taken--)
+		fast_unlock_at(ol, nheld + taken);
+	if (!(flags & ORDLOCK_ACQUIRE_TRY))
+		return FAST_SLOW;
+	ol->result_flags = 0;
+	return fast_fail(ol, ORDLOCK_REASON_BUSY, EAGAIN, i, &keys[i], NULL);
 }
 
-int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
-			  unsigned int n, unsigned int timeout_ms,
-			  unsigned int flags, unsigned int lease_ms,
-			  uint64_t *token)
+/* The owner page's revoked flag was set: give back the @n just taken */
+static __attribute__((noinline, cold)) int
+fast_revoked(struct ordlock *ol, unsigned int nheld, unsigned int n)
+{
+	while (n--)
+		fast_unlock_at(ol, nheld + n);
+	return FAST_SLOW;
+}
+
+static inline __attribute__((always_inline)) int
+fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
+		 unsigned int n, unsigned int flags)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg;
+	unsigned int i, nheld;
+
+	if (__builtin_expect(f->gate != fast_fork_gen || n - 1 >= ORDLOCK_FAST_STACK, 0))
+		return FAST_GENERIC;
+	pg = f->page;
+	nheld = pg->nheld;
+	if (__builtin_expect(nheld > ORDLOCK_FAST_STACK - n, 0))
+		return FAST_GENERIC;
+	/* the order rule against the top of the held stack */
+	if (nheld) {
+		const struct ordlock_key *top = &f->held[nheld - 1];
+
+		if (top->rank > keys[0].rank ||
+		    (top->rank == keys[0].rank && (f->strict || top->id >= keys[0].id)))
+			return FAST_GENERIC;
+	}
+	/* exclusive, nothing reserved, strictly ascending */
+	for (i = 0; i < n; i++) {
+		if (keys[i].mode != ORDLOCK_MODE_EXCLUSIVE || keys[i].__reserved)
+			return FAST_GENERIC;
+		if (i && (keys[i - 1].rank > keys[i].rank ||
+			  (keys[i - 1].rank == keys[i].rank && keys[i - 1].id >= keys[i].id)))
+			return FAST_GENERIC;
+	}
+	for (i = 0; i < n; i++) {
+		volatile uint64_t *wp;
+		int64_t slot = fast_slot(ol, keys[i].rank, keys[i].id);
+		uint64_t w;
+		uint32_t g;
+
+		if (__builtin_expect(slot < 0, 0))
+			return fast_contended(ol, keys, i, nheld, flags);
+		wp = &f->words[slot];
+		/* pending before the CAS: a death in between is covered */
+		__atomic_store_n(&pg->pending, (uint32_t)slot + 1, __ATOMIC_RELAXED);
+		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		g = ORDLOCK_FAST_GEN(w) + 1;
+		if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
+				     !g, 0) ||
+		    __builtin_expect(!__atomic_compare_exchange_n(wp, &w,
+				     ORDLOCK_FAST_WORD(g, f->index), 0,
+				     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
+			__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+			return fast_contended(ol, keys, i, nheld, flags);
+		}
+		pg->held[nheld + i].slot = (uint32_t)slot;
+		pg->held[nheld + i].gen = g;
+		f->held[nheld + i] = keys[i];
+		__atomic_store_n(&pg->nheld, nheld + i + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+	}
+	/* checks of the owner page after the CASes: the revoked flag */
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0))
+		return fast_revoked(ol, nheld, n);
+	ol->result_flags = 0;
+	return 0;
+}
+
+/* The request in the kernel: the compact ioctl, else the full form */
+static __attribute__((noinline)) int
+acquire_kernel(struct ordlock *ol, const struct ordlock_key *keys,
+	       unsigned int n, unsigned int timeout_ms, unsigned int flags,
+	       unsigned int lease_ms, uint64_t *token)
 {
 	struct ordlock_acquire a;
 	int ret;
 
-	if (!ol)
-		return fail(EINVAL);
-	if (ol->fast.on >= 0 && !lease_ms && !token && n &&
-	    !(flags & ~ORDLOCK_ACQUIRE_TRY)) {
-		ret = fast_acquire(ol, keys, n, flags);
-		if (ret != FAST_SLOW) {
-			ol->result_flags = 0;
-			return ret;
-		}
-	}
 	if (!lease_ms && !ol->full_only) {
 		ret = compact_lock(ol, keys, n, timeout_ms, flags, token);
 		if (!ret)
-			ol->kernel_held = 1;
+			set_kernel_held(ol, 1);
 		if (ret != -ENOTTY || !ol->full_only)
 			return ret;
 	}
@@ -685,10 +839,64 @@ int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
 		return fail(err);
 	}
 	ol->result_flags = a.result_flags;
-	ol->kernel_held = 1;
+	set_kernel_held(ol, 1);
 	if (token)
 		*token = a.token;
 	return 0;
+}
+
+/* Everything the inline part does not cover: fast_acquire(), else the kernel */
+static __attribute__((noinline)) int
+acquire_generic(struct ordlock *ol, const struct ordlock_key *keys,
+		unsigned int n, unsigned int timeout_ms, unsigned int flags,
+		unsigned int lease_ms, uint64_t *token)
+{
+	int ret;
+
+	if (!ol)
+		return fail(EINVAL);
+	if (ol->fast.on >= 0 && !lease_ms && !token && n &&
+	    !(flags & ~ORDLOCK_ACQUIRE_TRY)) {
+		ret = fast_acquire(ol, keys, n, flags);
+		if (ret != FAST_SLOW) {
+			ol->result_flags = 0;
+			return ret;
+		}
+	}
+	return acquire_kernel(ol, keys, n, timeout_ms, flags, lease_ms, token);
+}
+
+static inline __attribute__((always_inline)) int
+acquire(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n,
+	unsigned int timeout_ms, unsigned int flags, unsigned int lease_ms,
+	uint64_t *token)
+{
+	int ret;
+
+	if (__builtin_expect(ol && !lease_ms && !token &&
+			     !(flags & ~ORDLOCK_ACQUIRE_TRY), 1)) {
+		ret = fast_acquire_hot(ol, keys, n, flags);
+		if (__builtin_expect(ret <= 0, 1))
+			return ret;
+		if (ret == FAST_SLOW)
+			return acquire_kernel(ol, keys, n, timeout_ms, flags, 0, NULL);
+	}
+	return acquire_generic(ol, keys, n, timeout_ms, flags, lease_ms, token);
+}
+
+int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
+		    uint64_t *token)
+{
+	return acquire(ol, keys, n, timeout_ms, flags, 0, token);
+}
+
+int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
+			  unsigned int n, unsigned int timeout_ms,
+			  unsigned int flags, unsigned int lease_ms,
+			  uint64_t *token)
+{
+	return acquire(ol, keys, n, timeout_ms, flags, lease_ms, token);
 }
 
 unsigned int ordlock_result_flags(const struct ordlock *ol)
@@ -699,7 +907,7 @@ unsigned int ordlock_result_flags(const struct ordlock *ol)
 int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 			unsigned int n, uint64_t *token)
 {
-	return ordlock_acquire(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, token);
+	return acquire(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, 0, token);
 }
 
 static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
@@ -775,7 +983,7 @@ static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
 			cret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK, &u);
 		if (cret >= 0) {
 			if (flags & ORDLOCK_RELEASE_ALL)
-				ol->kernel_held = 0;
+				set_kernel_held(ol, 0);
 			return 0;
 		}
 		cret = compact_failed(ol, &f);
@@ -794,13 +1002,73 @@ static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
 		return fail(err);
 	}
 	if (flags & ORDLOCK_RELEASE_ALL)
-		ol->kernel_held = 0;
+		set_kernel_held(ol, 0);
 	return 0;
 }
 
+/* A release CAS that failed (WAITERS, or not ours): the kernel decides */
+static __attribute__((noinline, cold)) int
+fast_release_kernel(struct ordlock *ol, uint32_t slot, uint32_t gen)
+{
+	struct ordlock_fast_release r = {
+		.size = sizeof(r), .slot = slot, .gen = gen,
+	};
+
+	if (ioctl(ol->fd, ORDLOCK_IOC_FAST_RELEASE, &r) < 0)
+		return -errno;
+	return 0;
+}
+
+static __attribute__((noinline, cold)) int fast_release_failed(struct ordlock *ol, int err)
+{
+	record_errno(ol, err);
+	return fail(err);
+}
+
+/*
+ * The release's inline part: @keys are the top n of the held stack, in
+ * the order taken (the common case); each word is let go by a CAS, newest
+ * first, and the stack is cut after. Anything else: do_release().
+ */
 int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n)
 {
+	struct fast_state *f;
+	struct ordlock_fast_page *pg;
+	unsigned int i, nheld, base;
+	int ret = 0;
+
+	if (__builtin_expect(!ol || ol->fast.gate != fast_fork_gen, 0))
+		goto generic;
+	f = &ol->fast;
+	pg = f->page;
+	nheld = pg->nheld;
+	if (__builtin_expect(n - 1 >= nheld || nheld > ORDLOCK_FAST_STACK, 0))
+		goto generic;
+	base = nheld - n;
+	for (i = 0; i < n; i++)
+		if (keys[i].id != f->held[base + i].id ||
+		    keys[i].rank != f->held[base + i].rank)
+			goto generic;
+	for (i = n; i-- > 0;) {
+		uint32_t slot = pg->held[base + i].slot, gen = pg->held[base + i].gen;
+		uint64_t w = ORDLOCK_FAST_WORD(gen, f->index);
+
+		if (__builtin_expect(!__atomic_compare_exchange_n(&f->words[slot], &w,
+					ORDLOCK_FAST_WORD(gen, 0), 0,
+					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
+			int r = fast_release_kernel(ol, slot, gen);
+
+			if (r && !ret)
+				ret = r;
+		}
+	}
+	/* after the words: a death in between finds words no longer ours */
+	__atomic_store_n(&pg->nheld, base, __ATOMIC_RELAXED);
+	if (__builtin_expect(ret != 0, 0))
+		return fast_release_failed(ol, -ret);
+	return 0;
+generic:
 	return do_release(ol, keys, n, 0);
 }
 

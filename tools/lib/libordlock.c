@@ -69,6 +69,10 @@ struct fast_state {
 	struct ordlock_fast_page *page;
 	struct fast_slot *cache;
 	struct fast_dm *dm;
+	/* how the inline part of the last request left off (FAST_X_*) */
+	unsigned int x_code, x_base, x_i;
+	/* the request's timeout and flags, for acquire_resume() */
+	unsigned int x_timeout, x_flags;
 	/* the keys of page->held[], same order */
 	struct ordlock_key held[ORDLOCK_FAST_STACK];
 };
@@ -710,81 +714,71 @@ static int fast_holding(const struct ordlock *ol)
 
 /*
  * The fast path's inline part (docs/fastpath.md, "User space"): the common
- * case only, checked in one pass, then one CAS per key; whatever it does
- * not cover goes to fast_acquire() and the kernel (FAST_GENERIC), which
- * decide as before. The held stack is in ascending order (every push is
- * above its top), so a first key above the top is above every held key:
- * no key of the request is held already. Return 0 (granted), -EAGAIN (a
- * try that met a held key; the record written), FAST_SLOW (contended:
- * what it took is given back, the kernel decides) or FAST_GENERIC.
+ * case only, checked in one pass, then one CAS per key, with no function
+ * call (so it needs no stack frame). The held stack is in ascending order
+ * (every push is above its top), so a first key above the top is above
+ * every held key: no key of the request is held already. It returns 0
+ * (granted) or 1: then @x_code says how it left off (FAST_X_*; the keys
+ * taken so far are still on the stack, from @x_base, @x_i of them) and
+ * acquire_resume() finishes the request.
  */
-#define FAST_GENERIC 2
-
-/* A failed CAS (or no slot) at key @i: give back what was taken, newest first */
-static __attribute__((noinline, cold)) int
-fast_contended(struct ordlock *ol, const struct ordlock_key *keys,
-	       unsigned int i, unsigned int nheld, unsigned int flags)
-{
-	unsigned int taken = i;
-
-	while (taken--)
-		fast_unlock_at(ol, nheld + taken);
-	if (!(flags & ORDLOCK_ACQUIRE_TRY))
-		return FAST_SLOW;
-	ol->result_flags = 0;
-	return fast_fail(ol, ORDLOCK_REASON_BUSY, EAGAIN, i, &keys[i], NULL);
-}
-
-/* The owner page's revoked flag was set: give back the @n just taken */
-static __attribute__((noinline, cold)) int
-fast_revoked(struct ordlock *ol, unsigned int nheld, unsigned int n)
-{
-	while (n--)
-		fast_unlock_at(ol, nheld + n);
-	return FAST_SLOW;
-}
+enum {
+	FAST_X_GENERIC = 1,	/* not the common case: nothing taken */
+	FAST_X_MISS,		/* key x_i is not in the direct-mapped cache */
+	FAST_X_BUSY,		/* key x_i is held (or its generation would wrap) */
+	FAST_X_REVOKED,		/* the owner page's revoked flag is set */
+};
 
 static inline __attribute__((always_inline)) int
 fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
-		 unsigned int n, unsigned int flags)
+		 unsigned int n)
 {
 	struct fast_state *f = &ol->fast;
+	const struct ordlock_key *k;
 	struct ordlock_fast_page *pg;
+	struct ordlock_fast_held *ph;
+	struct ordlock_key *fh;
 	unsigned int i, nheld;
 
 	if (__builtin_expect(f->gate != fast_fork_gen || n - 1 >= ORDLOCK_FAST_STACK, 0))
-		return FAST_GENERIC;
+		goto generic;
 	pg = f->page;
 	nheld = pg->nheld;
 	if (__builtin_expect(nheld > ORDLOCK_FAST_STACK - n, 0))
-		return FAST_GENERIC;
+		goto generic;
 	/* the order rule against the top of the held stack */
 	if (nheld) {
 		const struct ordlock_key *top = &f->held[nheld - 1];
 
 		if (top->rank > keys[0].rank ||
 		    (top->rank == keys[0].rank && (f->strict || top->id >= keys[0].id)))
-			return FAST_GENERIC;
+			goto generic;
 	}
 	/* exclusive, nothing reserved, strictly ascending */
 	for (i = 0; i < n; i++) {
 		if (keys[i].mode != ORDLOCK_MODE_EXCLUSIVE || keys[i].__reserved)
-			return FAST_GENERIC;
+			goto generic;
 		if (i && (keys[i - 1].rank > keys[i].rank ||
 			  (keys[i - 1].rank == keys[i].rank && keys[i - 1].id >= keys[i].id)))
-			return FAST_GENERIC;
+			goto generic;
 	}
-	for (i = 0; i < n; i++) {
+	k = keys;
+	ph = &pg->held[nheld];
+	fh = &f->held[nheld];
+	do {
+		const struct fast_dm *d = &f->dm[fast_dm_index(k->rank, k->id)];
 		volatile uint64_t *wp;
-		int64_t slot = fast_slot(ol, keys[i].rank, keys[i].id);
+		uint32_t slot, g;
 		uint64_t w;
-		uint32_t g;
 
-		if (__builtin_expect(slot < 0, 0))
-			return fast_contended(ol, keys, i, nheld, flags);
+		if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0)) {
+			f->x_code = FAST_X_MISS;
+			goto taken;
+		}
+		slot = d->slot;
 		wp = &f->words[slot];
 		/* pending before the CAS: a death in between is covered */
-		__atomic_store_n(&pg->pending, (uint32_t)slot + 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
 		g = ORDLOCK_FAST_GEN(w) + 1;
 		if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
@@ -793,19 +787,31 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 				     ORDLOCK_FAST_WORD(g, f->index), 0,
 				     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 			__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
-			return fast_contended(ol, keys, i, nheld, flags);
+			f->x_code = FAST_X_BUSY;
+			goto taken;
 		}
-		pg->held[nheld + i].slot = (uint32_t)slot;
-		pg->held[nheld + i].gen = g;
-		f->held[nheld + i] = keys[i];
-		__atomic_store_n(&pg->nheld, nheld + i + 1, __ATOMIC_RELAXED);
+		/* push, then clear pending */
+		ph->slot = slot;
+		ph->gen = g;
+		ph++;
+		*fh++ = *k;
+		__atomic_store_n(&pg->nheld, (unsigned int)(ph - pg->held), __ATOMIC_RELAXED);
 		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+	} while (++k != keys + n);
+	/* the checks of the owner page after the CASes: the revoked flag */
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0)) {
+		f->x_code = FAST_X_REVOKED;
+		goto taken;
 	}
-	/* checks of the owner page after the CASes: the revoked flag */
-	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0))
-		return fast_revoked(ol, nheld, n);
 	ol->result_flags = 0;
 	return 0;
+taken:
+	f->x_base = nheld;
+	f->x_i = (unsigned int)(k - keys);
+	return 1;
+generic:
+	f->x_code = FAST_X_GENERIC;
+	return 1;
 }
 
 /* The request in the kernel: the compact ioctl, else the full form */
@@ -866,29 +872,84 @@ acquire_generic(struct ordlock *ol, const struct ordlock_key *keys,
 	return acquire_kernel(ol, keys, n, timeout_ms, flags, lease_ms, token);
 }
 
-static inline __attribute__((always_inline)) int
-acquire(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n,
-	unsigned int timeout_ms, unsigned int flags, unsigned int lease_ms,
-	uint64_t *token)
+/* Finish a request where fast_acquire_hot() left off */
+static __attribute__((noinline)) int
+acquire_resume(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n)
 {
-	int ret;
+	struct fast_state *f = &ol->fast;
+	unsigned int code = f->x_code, timeout_ms = f->x_timeout, flags = f->x_flags;
+	unsigned int taken;
 
-	if (__builtin_expect(ol && !lease_ms && !token &&
-			     !(flags & ~ORDLOCK_ACQUIRE_TRY), 1)) {
-		ret = fast_acquire_hot(ol, keys, n, flags);
-		if (__builtin_expect(ret <= 0, 1))
-			return ret;
-		if (ret == FAST_SLOW)
-			return acquire_kernel(ol, keys, n, timeout_ms, flags, 0, NULL);
+	f->x_code = 0;
+	if (code == FAST_X_GENERIC)
+		return acquire_generic(ol, keys, n, timeout_ms, flags, 0, NULL);
+	/* give back what this request took, newest first */
+	taken = f->x_i;
+	while (taken--)
+		fast_unlock_at(ol, f->x_base + taken);
+	switch (code) {
+	case FAST_X_MISS:
+		/* fast_acquire() pins the key and fills the cache */
+		return acquire_generic(ol, keys, n, timeout_ms, flags, 0, NULL);
+	case FAST_X_BUSY:
+		if (flags & ORDLOCK_ACQUIRE_TRY) {
+			ol->result_flags = 0;
+			return fast_fail(ol, ORDLOCK_REASON_BUSY, EAGAIN, f->x_i,
+					 &keys[f->x_i], NULL);
+		}
+		break;
+	default:
+		/* FAST_X_REVOKED: the kernel answers, as for a lease */
+		break;
 	}
-	return acquire_generic(ol, keys, n, timeout_ms, flags, lease_ms, token);
+	return acquire_kernel(ol, keys, n, timeout_ms, flags, 0, NULL);
+}
+
+/*
+ * A try whose first key is held (nothing taken): the failure record
+ * fast_fail() would write, without the rest of acquire_resume()
+ */
+static __attribute__((noinline)) int
+try_busy(struct ordlock *ol, const struct ordlock_key *keys)
+{
+	struct ordlock_failure *r = &ol->failure;
+
+	ol->fast.x_code = 0;
+	ol->result_flags = 0;
+	r->reason = ORDLOCK_REASON_BUSY;
+	r->error = EAGAIN;
+	r->pid = 0;
+	r->index = 0;
+	r->key = keys[0];
+	memset(&r->held, 0, sizeof(r->held));
+	r->holder_mode = 0;
+	r->cycle_len = 0;
+	errno = EAGAIN;
+	return -EAGAIN;
+}
+
+/* Not for the inline part: a lease, a token, other flags, no handle */
+static __attribute__((noinline)) int
+acquire_other(struct ordlock *ol, const struct ordlock_key *keys,
+	      unsigned int n, unsigned int timeout_ms, unsigned int flags,
+	      uint64_t *token)
+{
+	return acquire_generic(ol, keys, n, timeout_ms, flags, 0, token);
 }
 
 int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
 		    uint64_t *token)
 {
-	return acquire(ol, keys, n, timeout_ms, flags, 0, token);
+	if (__builtin_expect(!ol || token || (flags & ~ORDLOCK_ACQUIRE_TRY), 0))
+		return acquire_other(ol, keys, n, timeout_ms, flags, token);
+	ol->fast.x_timeout = timeout_ms;
+	ol->fast.x_flags = flags;
+	if (__builtin_expect(!fast_acquire_hot(ol, keys, n), 1))
+		return 0;
+	if ((flags & ORDLOCK_ACQUIRE_TRY) && ol->fast.x_code == FAST_X_BUSY && !ol->fast.x_i)
+		return try_busy(ol, keys);
+	return acquire_resume(ol, keys, n);
 }
 
 int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
@@ -896,7 +957,9 @@ int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
 			  unsigned int flags, unsigned int lease_ms,
 			  uint64_t *token)
 {
-	return acquire(ol, keys, n, timeout_ms, flags, lease_ms, token);
+	if (lease_ms)
+		return acquire_generic(ol, keys, n, timeout_ms, flags, lease_ms, token);
+	return ordlock_acquire(ol, keys, n, timeout_ms, flags, token);
 }
 
 unsigned int ordlock_result_flags(const struct ordlock *ol)
@@ -907,7 +970,15 @@ unsigned int ordlock_result_flags(const struct ordlock *ol)
 int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 			unsigned int n, uint64_t *token)
 {
-	return acquire(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, 0, token);
+	if (__builtin_expect(!ol || token, 0))
+		return acquire_other(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, token);
+	ol->fast.x_timeout = 0;
+	ol->fast.x_flags = ORDLOCK_ACQUIRE_TRY;
+	if (__builtin_expect(!fast_acquire_hot(ol, keys, n), 1))
+		return 0;
+	if (ol->fast.x_code == FAST_X_BUSY && !ol->fast.x_i)
+		return try_busy(ol, keys);
+	return acquire_resume(ol, keys, n);
 }
 
 static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
@@ -1019,10 +1090,31 @@ fast_release_kernel(struct ordlock *ol, uint32_t slot, uint32_t gen)
 	return 0;
 }
 
-static __attribute__((noinline, cold)) int fast_release_failed(struct ordlock *ol, int err)
+/*
+ * ordlock_release()'s inline part met a release CAS that failed, at stack
+ * entry x_base + x_i: the kernel decides for that word (WAITERS, or the
+ * word is no longer this hold's); the entries below it are let go as the
+ * inline part would have, then the stack is cut at x_base.
+ */
+static __attribute__((noinline, cold)) int release_resume(struct ordlock *ol)
 {
-	record_errno(ol, err);
-	return fail(err);
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg = f->page;
+	unsigned int i = f->x_i, base = f->x_base;
+	int ret, r;
+
+	ret = fast_release_kernel(ol, pg->held[base + i].slot, pg->held[base + i].gen);
+	while (i-- > 0) {
+		r = fast_unlock_word(ol, base + i);
+		if (r && !ret)
+			ret = r;
+	}
+	pg->nheld = base;
+	if (ret) {
+		record_errno(ol, -ret);
+		return fail(-ret);
+	}
+	return 0;
 }
 
 /*
@@ -1033,10 +1125,10 @@ static __attribute__((noinline, cold)) int fast_release_failed(struct ordlock *o
 int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n)
 {
+	const struct ordlock_key *held;
 	struct fast_state *f;
 	struct ordlock_fast_page *pg;
 	unsigned int i, nheld, base;
-	int ret = 0;
 
 	if (__builtin_expect(!ol || ol->fast.gate != fast_fork_gen, 0))
 		goto generic;
@@ -1046,9 +1138,9 @@ int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
 	if (__builtin_expect(n - 1 >= nheld || nheld > ORDLOCK_FAST_STACK, 0))
 		goto generic;
 	base = nheld - n;
+	held = &f->held[base];
 	for (i = 0; i < n; i++)
-		if (keys[i].id != f->held[base + i].id ||
-		    keys[i].rank != f->held[base + i].rank)
+		if (keys[i].id != held[i].id || keys[i].rank != held[i].rank)
 			goto generic;
 	for (i = n; i-- > 0;) {
 		uint32_t slot = pg->held[base + i].slot, gen = pg->held[base + i].gen;
@@ -1057,16 +1149,13 @@ int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
 		if (__builtin_expect(!__atomic_compare_exchange_n(&f->words[slot], &w,
 					ORDLOCK_FAST_WORD(gen, 0), 0,
 					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
-			int r = fast_release_kernel(ol, slot, gen);
-
-			if (r && !ret)
-				ret = r;
+			f->x_base = base;
+			f->x_i = i;
+			return release_resume(ol);
 		}
 	}
 	/* after the words: a death in between finds words no longer ours */
 	__atomic_store_n(&pg->nheld, base, __ATOMIC_RELAXED);
-	if (__builtin_expect(ret != 0, 0))
-		return fast_release_failed(ol, -ret);
 	return 0;
 generic:
 	return do_release(ol, keys, n, 0);

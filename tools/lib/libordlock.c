@@ -729,6 +729,78 @@ enum {
 	FAST_X_REVOKED,		/* the owner page's revoked flag is set */
 };
 
+/* fast_acquire_hot() for 1 key: the same steps, in a straight line */
+static inline __attribute__((always_inline)) int
+fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg;
+	const struct fast_dm *d;
+	volatile uint64_t *wp;
+	unsigned int nheld;
+	uint32_t slot, g;
+	uint64_t w;
+
+	if (__builtin_expect(f->gate != fast_fork_gen, 0))
+		goto generic;
+	pg = f->page;
+	nheld = pg->nheld;
+	if (__builtin_expect(nheld >= ORDLOCK_FAST_STACK, 0))
+		goto generic;
+	if (__builtin_expect(k->mode != ORDLOCK_MODE_EXCLUSIVE || k->__reserved, 0))
+		goto generic;
+	/* the order rule against the top of the held stack */
+	if (nheld) {
+		const struct ordlock_key *top = &f->held[nheld - 1];
+
+		if (top->rank > k->rank ||
+		    (top->rank == k->rank && (f->strict || top->id >= k->id)))
+			goto generic;
+	}
+	d = &f->dm[fast_dm_index(k->rank, k->id)];
+	if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0)) {
+		f->x_code = FAST_X_MISS;
+		goto taken0;
+	}
+	slot = d->slot;
+	wp = &f->words[slot];
+	/* pending before the CAS: a death in between is covered */
+	__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
+	w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+	g = ORDLOCK_FAST_GEN(w) + 1;
+	if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
+			     !g, 0) ||
+	    __builtin_expect(!__atomic_compare_exchange_n(wp, &w,
+			     ORDLOCK_FAST_WORD(g, f->index), 0,
+			     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
+		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+		f->x_code = FAST_X_BUSY;
+		goto taken0;
+	}
+	/* push, then clear pending */
+	pg->held[nheld].slot = slot;
+	pg->held[nheld].gen = g;
+	f->held[nheld] = *k;
+	__atomic_store_n(&pg->nheld, nheld + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+	/* the checks of the owner page after the CAS: the revoked flag */
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0)) {
+		f->x_code = FAST_X_REVOKED;
+		f->x_base = nheld;
+		f->x_i = 1;
+		return 1;
+	}
+	ol->result_flags = 0;
+	return 0;
+taken0:
+	f->x_base = nheld;
+	f->x_i = 0;
+	return 1;
+generic:
+	f->x_code = FAST_X_GENERIC;
+	return 1;
+}
+
 static inline __attribute__((always_inline)) int
 fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		 unsigned int n)
@@ -937,19 +1009,45 @@ acquire_other(struct ordlock *ol, const struct ordlock_key *keys,
 	return acquire_generic(ol, keys, n, timeout_ms, flags, 0, token);
 }
 
+/* Where the inline part left off: a try's first key held, else the rest */
+static __attribute__((noinline)) int
+acquire_exit(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n)
+{
+	if ((ol->fast.x_flags & ORDLOCK_ACQUIRE_TRY) &&
+	    ol->fast.x_code == FAST_X_BUSY && !ol->fast.x_i)
+		return try_busy(ol, keys);
+	return acquire_resume(ol, keys, n);
+}
+
+/* A request of n != 1 keys (its own function: 1 key needs no frame) */
+static __attribute__((noinline)) int
+acquire_multi(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n)
+{
+	if (__builtin_expect(!fast_acquire_hot(ol, keys, n), 1))
+		return 0;
+	return acquire_exit(ol, keys, n);
+}
+
+static inline __attribute__((always_inline)) int
+acquire_fast(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n,
+	     unsigned int timeout_ms, unsigned int flags)
+{
+	ol->fast.x_timeout = timeout_ms;
+	ol->fast.x_flags = flags;
+	if (n != 1)
+		return acquire_multi(ol, keys, n);
+	if (__builtin_expect(!fast_acquire_one(ol, keys), 1))
+		return 0;
+	return acquire_exit(ol, keys, 1);
+}
+
 int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
 		    uint64_t *token)
 {
 	if (__builtin_expect(!ol || token || (flags & ~ORDLOCK_ACQUIRE_TRY), 0))
 		return acquire_other(ol, keys, n, timeout_ms, flags, token);
-	ol->fast.x_timeout = timeout_ms;
-	ol->fast.x_flags = flags;
-	if (__builtin_expect(!fast_acquire_hot(ol, keys, n), 1))
-		return 0;
-	if ((flags & ORDLOCK_ACQUIRE_TRY) && ol->fast.x_code == FAST_X_BUSY && !ol->fast.x_i)
-		return try_busy(ol, keys);
-	return acquire_resume(ol, keys, n);
+	return acquire_fast(ol, keys, n, timeout_ms, flags);
 }
 
 int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
@@ -972,13 +1070,7 @@ int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 {
 	if (__builtin_expect(!ol || token, 0))
 		return acquire_other(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, token);
-	ol->fast.x_timeout = 0;
-	ol->fast.x_flags = ORDLOCK_ACQUIRE_TRY;
-	if (__builtin_expect(!fast_acquire_hot(ol, keys, n), 1))
-		return 0;
-	if (ol->fast.x_code == FAST_X_BUSY && !ol->fast.x_i)
-		return try_busy(ol, keys);
-	return acquire_resume(ol, keys, n);
+	return acquire_fast(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY);
 }
 
 static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,

@@ -729,8 +729,13 @@ enum {
 	FAST_X_REVOKED,		/* the owner page's revoked flag is set */
 };
 
-/* fast_acquire_hot() for 1 key: the same steps, in a straight line */
-static inline __attribute__((always_inline)) int
+/*
+ * fast_acquire_hot() for 1 key: the same steps, in a straight line. It
+ * returns 0 or how it left off (FAST_X_*; the handle is not written: the
+ * caller notes it for acquire_resume(), a held key was not taken, a
+ * revoked one is the top of the stack).
+ */
+static inline __attribute__((always_inline)) unsigned int
 fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 {
 	struct fast_state *f = &ol->fast;
@@ -742,40 +747,38 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	uint64_t w;
 
 	if (__builtin_expect(f->gate != fast_fork_gen, 0))
-		goto generic;
+		return FAST_X_GENERIC;
 	pg = f->page;
 	nheld = pg->nheld;
 	if (__builtin_expect(nheld >= ORDLOCK_FAST_STACK, 0))
-		goto generic;
+		return FAST_X_GENERIC;
 	if (__builtin_expect(k->mode != ORDLOCK_MODE_EXCLUSIVE || k->__reserved, 0))
-		goto generic;
+		return FAST_X_GENERIC;
 	/* the order rule against the top of the held stack */
 	if (nheld) {
 		const struct ordlock_key *top = &f->held[nheld - 1];
 
 		if (top->rank > k->rank ||
 		    (top->rank == k->rank && (f->strict || top->id >= k->id)))
-			goto generic;
+			return FAST_X_GENERIC;
 	}
 	d = &f->dm[fast_dm_index(k->rank, k->id)];
-	if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0)) {
-		f->x_code = FAST_X_MISS;
-		goto taken0;
-	}
+	if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0))
+		return FAST_X_MISS;
 	slot = d->slot;
 	wp = &f->words[slot];
-	/* pending before the CAS: a death in between is covered */
-	__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
 	w = __atomic_load_n(wp, __ATOMIC_RELAXED);
 	g = ORDLOCK_FAST_GEN(w) + 1;
 	if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
-			     !g, 0) ||
-	    __builtin_expect(!__atomic_compare_exchange_n(wp, &w,
+			     !g, 0))
+		return FAST_X_BUSY;
+	/* pending before the CAS: a death in between is covered */
+	__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
 			     ORDLOCK_FAST_WORD(g, f->index), 0,
 			     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
-		f->x_code = FAST_X_BUSY;
-		goto taken0;
+		return FAST_X_BUSY;
 	}
 	/* push, then clear pending */
 	pg->held[nheld].slot = slot;
@@ -784,21 +787,10 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	__atomic_store_n(&pg->nheld, nheld + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 	/* the checks of the owner page after the CAS: the revoked flag */
-	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0)) {
-		f->x_code = FAST_X_REVOKED;
-		f->x_base = nheld;
-		f->x_i = 1;
-		return 1;
-	}
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0))
+		return FAST_X_REVOKED;
 	ol->result_flags = 0;
 	return 0;
-taken0:
-	f->x_base = nheld;
-	f->x_i = 0;
-	return 1;
-generic:
-	f->x_code = FAST_X_GENERIC;
-	return 1;
 }
 
 static inline __attribute__((always_inline)) int
@@ -849,13 +841,16 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		}
 		slot = d->slot;
 		wp = &f->words[slot];
-		/* pending before the CAS: a death in between is covered */
-		__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
 		g = ORDLOCK_FAST_GEN(w) + 1;
 		if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
-				     !g, 0) ||
-		    __builtin_expect(!__atomic_compare_exchange_n(wp, &w,
+				     !g, 0)) {
+			f->x_code = FAST_X_BUSY;
+			goto taken;
+		}
+		/* pending before the CAS: a death in between is covered */
+		__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
+		if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
 				     ORDLOCK_FAST_WORD(g, f->index), 0,
 				     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 			__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
@@ -1021,24 +1016,50 @@ acquire_exit(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n)
 
 /* A request of n != 1 keys (its own function: 1 key needs no frame) */
 static __attribute__((noinline)) int
-acquire_multi(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n)
+acquire_multi(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n,
+	      unsigned int timeout_ms, unsigned int flags)
 {
+	ol->fast.x_timeout = timeout_ms;
+	ol->fast.x_flags = flags;
 	if (__builtin_expect(!fast_acquire_hot(ol, keys, n), 1))
 		return 0;
 	return acquire_exit(ol, keys, n);
+}
+
+/* Where fast_acquire_one() left off (@code) */
+static __attribute__((noinline)) int
+acquire_one_exit(struct ordlock *ol, const struct ordlock_key *keys,
+		 unsigned int code, unsigned int timeout_ms, unsigned int flags)
+{
+	struct fast_state *f = &ol->fast;
+
+	f->x_timeout = timeout_ms;
+	f->x_flags = flags;
+	f->x_code = code;
+	f->x_i = 0;
+	f->x_base = 0;
+	if (code == FAST_X_REVOKED) {
+		/* taken: the top of the stack */
+		f->x_i = 1;
+		f->x_base = f->page->nheld - 1;
+	}
+	return acquire_exit(ol, keys, 1);
 }
 
 static inline __attribute__((always_inline)) int
 acquire_fast(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n,
 	     unsigned int timeout_ms, unsigned int flags)
 {
-	ol->fast.x_timeout = timeout_ms;
-	ol->fast.x_flags = flags;
+	unsigned int code;
+
 	if (n != 1)
-		return acquire_multi(ol, keys, n);
-	if (__builtin_expect(!fast_acquire_one(ol, keys), 1))
+		return acquire_multi(ol, keys, n, timeout_ms, flags);
+	code = fast_acquire_one(ol, keys);
+	if (__builtin_expect(!code, 1))
 		return 0;
-	return acquire_exit(ol, keys, 1);
+	if (code == FAST_X_BUSY && (flags & ORDLOCK_ACQUIRE_TRY))
+		return try_busy(ol, keys);
+	return acquire_one_exit(ol, keys, code, timeout_ms, flags);
 }
 
 int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,

@@ -217,8 +217,16 @@ static void test_rules(struct ordlock *ol)
 	struct ordlock_key k5 = ORDLOCK_EX(1, 5), k3 = ORDLOCK_EX(1, 3);
 	struct ordlock_key s7 = ORDLOCK_SH(1, 7), k8 = ORDLOCK_EX(1, 8);
 	struct ordlock_key mixed[2];
+	struct ordlock_key warm[6] = {
+		ORDLOCK_EX(1, 3), ORDLOCK_EX(1, 4), ORDLOCK_EX(1, 82),
+		ORDLOCK_EX(1, 83), ORDLOCK_EX(1, 90), ORDLOCK_EX(1, 91),
+	};
 	const struct ordlock_failure *f;
 
+	/* pinned and in the slot cache: the checks below meet the inline path */
+	is_int(ordlock_acquire(ol, warm, 6, 1000, 0, NULL), 0,
+	       "1:3 1:4 1:82 1:83 1:90 1:91 taken once (pinned, cached)");
+	is_int(ordlock_release(ol, warm, 6), 0, "and let go");
 	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "hold 1:5");
 	is_errno(ordlock_acquire(ol, &k3, 1, 1000, 0, NULL), EDEADLK,
 		 "1:3 below it: EDEADLK (enforce)");

@@ -1454,13 +1454,20 @@ struct ordlock_unlock {
  * %ORDLOCK_CMD_DOMAIN_GET
  *   Do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
  *   %ORDLOCK_A_STRICT, %ORDLOCK_A_MAX_HOLD_MS, %ORDLOCK_A_RANK_NAMES,
- *   %ORDLOCK_A_CLUSTER.
+ *   %ORDLOCK_A_CLUSTER, %ORDLOCK_A_FASTPATH, and %ORDLOCK_A_FASTPATH_UID
+ *   when the domain has the fast path (the uid as the sender's user
+ *   namespace sees it, the overflow uid if it does not map there).
  * %ORDLOCK_CMD_DOMAIN_SET
  *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
  *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_STRICT (0 or
  *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_MAX_HOLD_MS,
  *   %ORDLOCK_A_RANK_NAMES (replaces the names), %ORDLOCK_A_CLUSTER (0 or
- *   1: DOC: Cluster domains), %ORDLOCK_A_FLAGS
+ *   1: DOC: Cluster domains), %ORDLOCK_A_FASTPATH (0 or 1: DOC: The fast
+ *   path; 1 needs %ORDLOCK_A_FASTPATH_UID, which is taken only with it and
+ *   ignored with 0; refused, changing nothing, for the default domain
+ *   (EINVAL), in a cluster domain or with %ORDLOCK_A_CLUSTER 1 (EOPNOTSUPP),
+ *   and, when it changes the setting or its uid, for a domain that has
+ *   owners (EBUSY); an uid that does not map is EINVAL), %ORDLOCK_A_FLAGS
  *   (%ORDLOCK_DOMAIN_RESET_ORDER alone, the only flag it takes: forget the
  *   learned lock order, as the ioctl's flag; another bit is EINVAL and
  *   changes nothing). A domain it creates counts
@@ -1522,7 +1529,10 @@ struct ordlock_unlock {
  *             attribute the command does not take, a bad key, mode, flag or
  *             domain name, an unknown policy; DOMAIN_SET with a flag other
  *             than %ORDLOCK_DOMAIN_RESET_ORDER; %ORDLOCK_A_CLUSTER 1 for
- *             the default domain
+ *             the default domain; %ORDLOCK_A_FASTPATH for the default
+ *             domain, %ORDLOCK_A_FASTPATH 1 without %ORDLOCK_A_FASTPATH_UID
+ *             or with one that does not map, %ORDLOCK_A_FASTPATH_UID
+ *             without %ORDLOCK_A_FASTPATH
  * ERANGE      an attribute's value is out of its range (the policy)
  * E2BIG       more keys than max_keys_per_request (or, for RELEASE, than
  *             max_keys_per_release); more rank names than a domain takes
@@ -1531,13 +1541,15 @@ struct ordlock_unlock {
  * EOPNOTSUPP  the request came from a network namespace other than the
  *             initial one; DOMAIN_SET asking for policy detect in a cluster
  *             domain, or %ORDLOCK_A_CLUSTER 1 in a detect domain (DOC:
- *             Cluster domains)
+ *             Cluster domains); %ORDLOCK_A_FASTPATH 1 in a cluster domain
+ *             (or with %ORDLOCK_A_CLUSTER 1), %ORDLOCK_A_CLUSTER 1 in a
+ *             domain with the fast path
  * ENOENT      CANCEL of a cookie the socket has no request with; GET_STATS
  *             or DOMAIN_GET of a domain that does not exist
  * EBUSY       another request of the socket is in progress; ACQUIRE with
  *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys;
- *             DOMAIN_SET changing %ORDLOCK_A_CLUSTER of a domain that has
- *             owners
+ *             DOMAIN_SET changing %ORDLOCK_A_CLUSTER, %ORDLOCK_A_FASTPATH or
+ *             its uid of a domain that has owners
  * EPERM       DOMAIN_SET without CAP_NET_ADMIN
  * EACCES      the first lock request of a socket whose task may not open
  *             /dev/ordlock for reading and writing
@@ -1655,6 +1667,11 @@ enum ordlock_cmd {
  * @ORDLOCK_A_LEFT_MS: u64, as &struct ordlock_renew.left_ms
  * @ORDLOCK_A_CLUSTER: u32, 0 or 1: a cluster domain (see &struct
  *	ordlock_domain_config @cluster; DOC: Cluster domains)
+ * @ORDLOCK_A_FASTPATH: u32, 0 or 1: the domain has the fast path (see
+ *	&struct ordlock_domain_config @fastpath; DOC: The fast path)
+ * @ORDLOCK_A_FASTPATH_UID: u32, the only user (effective uid, in the
+ *	sender's user namespace) whose owners may use the fast path (&struct
+ *	ordlock_domain_config @fastpath_uid)
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -1686,6 +1703,8 @@ enum ordlock_attr {
 	ORDLOCK_A_MAX_HOLD_MS,
 	ORDLOCK_A_LEFT_MS,
 	ORDLOCK_A_CLUSTER,
+	ORDLOCK_A_FASTPATH,
+	ORDLOCK_A_FASTPATH_UID,
 	__ORDLOCK_A_MAX,
 };
 

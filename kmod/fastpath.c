@@ -353,7 +353,7 @@ u32 ordlock_fast_index(const struct ordlock_owner *owner)
 /**
  * ordlock_fast_held() - the keys @owner holds by the fast path now
  * @owner: an owner on the list of owners, ordlock_owners_lock held (its
- *	fast state is freed only after it leaves the list)
+ *	fast state is freed only after it leaves the list), or locked
  *
  * Counts the words of its domain that name its index, each read once
  * without a lock (so a count, not a snapshot): at most ORDLOCK_FAST_SLOTS
@@ -581,12 +581,95 @@ out:
 	return 0;
 }
 
+/**
+ * ordlock_fast_revoke() - @owner's lease expired: let go of the keys it
+ *	holds by the fast path, after raising its owner page's revoked flag
+ * @owner: the owner, locked, being revoked (DOC: Leases)
+ * @keys: receives the keys let go (exclusive, token 0: a fast-path grant
+ *	has none), or NULL
+ * @max: room in @keys
+ *
+ * The flag goes up before the words are read: an acquire whose CAS comes
+ * after the walk read its word reads the flag after its CAS, sees it, and
+ * gives the key back (the library's step 4, docs/fastpath.md); what such
+ * a race leaves is let go by the acknowledgment. A word let go is handed
+ * to the queue's head, or freed, as a release would: the holder's release
+ * CAS then fails (the generation moved on), and FAST_RELEASE says
+ * EKEYEXPIRED.
+ *
+ * Return: the number of keys let go (also those beyond @max).
+ */
+unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
+				 struct ordlock_revoked_key *keys,
+				 unsigned int max)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_fast_page *fp;
+	struct ordlock_resource *res;
+	unsigned int n = 0;
+	u32 slot, nslots;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return 0;
+	fp = page_address(fo->page);
+	WRITE_ONCE(fp->revoked, 1);
+	/* The flag before the words (the library: its CAS, then the flag) */
+	smp_mb();
+	/* pairs with the pin: a slot below the count is written */
+	nslots = smp_load_acquire(&fo->fd->nslots);
+	for (slot = 0; slot < nslots; slot++) {
+		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) !=
+		    fo->index)
+			continue;
+		if (ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true))
+			continue;
+		res = fo->fd->slots[slot].res;
+		if (keys && n < max) {
+			keys[n].key.rank = res->rank;
+			keys[n].key.id = res->id;
+			keys[n].key.mode = ORDLOCK_MODE_EXCLUSIVE;
+			keys[n].key.__reserved = 0;
+			keys[n].token = 0;
+		}
+		n++;
+	}
+	return n;
+}
+
+/**
+ * ordlock_fast_acknowledge() - a revoked @owner acknowledged (RELEASE_ALL):
+ *	let go of a word an acquire racing the revocation took, and lower the
+ *	owner page's revoked flag
+ * @owner: the owner, locked
+ */
+void ordlock_fast_acknowledge(struct ordlock_owner *owner)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_fast_page *fp;
+	u32 slot, nslots;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return;
+	/* pairs with the pin: a slot below the count is written */
+	nslots = smp_load_acquire(&fo->fd->nslots);
+	for (slot = 0; slot < nslots; slot++)
+		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) ==
+		    fo->index)
+			ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true);
+	fp = page_address(fo->page);
+	/* After the words: an acquire that sees it clear finds them let go */
+	smp_store_release(&fp->revoked, 0);
+}
+
 /* ORDLOCK_IOC_FAST_RELEASE */
 static int ordlock_fast_release(struct ordlock_owner *owner,
 				struct ordlock_fast_release *arg)
 {
 	/* pairs with ordlock_fast_owner_get(): no owner->lock here */
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	int ret;
 
 	if (arg->__reserved)
 		return -EINVAL;
@@ -595,7 +678,11 @@ static int ordlock_fast_release(struct ordlock_owner *owner,
 	/* pairs with the pin: a slot below the count is written */
 	if (arg->slot >= smp_load_acquire(&fo->fd->nslots))
 		return -EINVAL;
-	return ordlock_fast_let_go(fo->fd, arg->slot, fo->index, arg->gen, false);
+	ret = ordlock_fast_let_go(fo->fd, arg->slot, fo->index, arg->gen, false);
+	/* The word was let go by the revocation (racy read: a hint only) */
+	if (ret == -ENOENT && READ_ONCE(owner->lease.revoked))
+		ret = -EKEYEXPIRED;
+	return ret;
 }
 
 /**

@@ -14,6 +14,7 @@
 struct ordlock_domain;
 struct ordlock_owner;
 struct ordlock_resource;
+struct ordlock_revoked_key;
 struct vm_area_struct;
 
 long ordlock_fast_ioctl(struct ordlock_owner *owner, unsigned int cmd,
@@ -45,6 +46,10 @@ bool ordlock_fast_holder(struct ordlock_resource *res, ordlock_fast_holder_fn fn
 			 void *arg);
 u32 ordlock_fast_index(const struct ordlock_owner *owner);
 u32 ordlock_fast_held(struct ordlock_owner *owner);
+unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
+				 struct ordlock_revoked_key *keys,
+				 unsigned int max);
+void ordlock_fast_acknowledge(struct ordlock_owner *owner);
 
 /* The hooks of resource.c, each under the bucket lock of a fast resource */
 bool ordlock_fast_claim(struct ordlock_resource *res);

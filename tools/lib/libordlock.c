@@ -1109,15 +1109,19 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 	if (fast_holding(ol)) {
 		if (flags & ORDLOCK_RELEASE_ALL) {
 			unsigned int i = ol->fast.page->nheld;
+			int revoked = 0;
 
 			while (i-- > 0) {
 				int e = fast_unlock_word(ol, i);
 
-				if (e && !ret)
+				/* revoked: the kernel's RELEASE_ALL acknowledges */
+				if (e == -EKEYEXPIRED)
+					revoked = 1;
+				else if (e && !ret)
 					ret = e;
 			}
 			ol->fast.page->nheld = 0;
-			if (!ol->kernel_held)
+			if (!ol->kernel_held && !revoked)
 				return ret ? fail(-ret) : 0;
 		} else if (keys && n) {
 			rest = n <= 8 ? stack_rest : malloc(n * sizeof(*rest));

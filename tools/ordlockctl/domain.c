@@ -74,8 +74,13 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
  */
 static int olc_nl_unusable(const struct olc_nl *nl, int err)
 {
-	/* EOPNOTSUPP is also policy detect refused in a cluster domain */
-	return !nl || (err == -EOPNOTSUPP && !strstr(nl->ext.msg, "cluster domain"));
+	/*
+	 * EOPNOTSUPP is also a setting refused (policy detect in a cluster
+	 * domain, the fast path with a cluster or a max-hold): the kernel's
+	 * message tells them apart
+	 */
+	return !nl || (err == -EOPNOTSUPP &&
+		       (!nl->ext.msg[0] || strstr(nl->ext.msg, "initial network namespace")));
 }
 
 /* The ioctl: read (@flags 0) or change the policy and delay */
@@ -113,7 +118,11 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	if (ret) {
 		olc_err("domain %s: %s%s", name, strerror(-ret),
 			ret == -EPERM ? " (changing a domain needs CAP_SYS_ADMIN)" :
-			ret == -EOPNOTSUPP ? " (a cluster domain takes policy enforce or timeout: the DLM sees no cycles across resources)" :
+			ret == -EOPNOTSUPP && (flags & ORDLOCK_DOMAIN_SET_POLICY) ?
+			" (a cluster domain takes policy enforce or timeout: the DLM sees no cycles across resources)" :
+			ret == -EOPNOTSUPP && (flags & (ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_MAX_HOLD)) ?
+			" (the fast path excludes max-hold and the cluster setting: a fast-path hold has no lease)" :
+			ret == -EOPNOTSUPP ? " (the fast path and the cluster setting exclude each other, and a cluster domain takes policy enforce or timeout)" :
 			ret == -ENOTCONN ? " (no cluster: dlm_controld is not running, or this node is not in a quorate cluster)" :
 			ret == -ENOPKG ? " (no cluster backend: ordlock_dlm.ko is not installed)" :
 			ret == -EBUSY && (flags & ORDLOCK_DOMAIN_SET_CLUSTER) ?

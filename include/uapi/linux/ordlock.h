@@ -190,14 +190,16 @@
  *              %ORDLOCK_RELEASE_ALL (which acknowledges) fails with it, and
  *              does nothing, until the owner acknowledges; a request of the
  *              owner in progress at the deadline ends with it at the
- *              deadline (what it took is released; DOC: Leases)
+ *              deadline (what it took is released; DOC: Leases);
+ *              %ORDLOCK_IOC_FAST_RELEASE of a word the revocation let go
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
  *              the key (the key is not held, or held under another token,
  *              or its holder's lease has reached its deadline)
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
  *              nothing changed; the fast path and the cluster setting
- *              together; %ORDLOCK_IOC_FAST_PIN or %ORDLOCK_IOC_FAST_RELEASE
+ *              together, the fast path and a @max_hold_ms other than 0
+ *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN or %ORDLOCK_IOC_FAST_RELEASE
  *              in a domain without the fast path (or before a pin)
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
@@ -332,7 +334,8 @@
  * A grant may come with a *lease*: %ORDLOCK_IOC_ACQUIRE's @lease_ms, capped
  * by the domain's @max_hold_ms (&struct ordlock_domain_config), which is
  * also the lease of a request that gives none; 0 and 0 mean no lease, the
- * default. An owner has one lease for everything it holds: its deadline is
+ * default. An owner has one lease for everything it holds (the keys it
+ * holds by the fast path included: DOC: The fast path): its deadline is
  * the earliest of its grants' (grant time + lease), and %ORDLOCK_IOC_RENEW
  * moves it to now + the lease period (the shortest lease of the owner's
  * grants, or the one RENEW gives). Renewing costs about what a failed
@@ -2015,10 +2018,24 @@ enum ordlock_role {
  * - When the owner's file is released (close, exit, kill), every word its
  *   owner page's held stack and pending slot name, and that names the
  *   owner, is let go as %ORDLOCK_IOC_FAST_RELEASE would.
+ * - Leases (DOC: Leases): a fast-path grant has no lease and no token of
+ *   its own, so a domain with the fast path takes no @max_hold_ms, and a
+ *   domain with one does not take the fast path (EOPNOTSUPP, nothing
+ *   changed); a request with a lease or that wants a token is the
+ *   kernel's. When an owner's lease expires, the keys it holds by the fast
+ *   path are revoked with the others: the kernel sets the owner page's
+ *   @revoked, then lets each word that names the owner go (handed to the
+ *   first waiter, or freed); the holder's release then fails with
+ *   EKEYEXPIRED (%ORDLOCK_IOC_FAST_RELEASE of a word let go), the revoked
+ *   keys list them with token 0, and %ORDLOCK_RELEASE_ALL acknowledges
+ *   (it lets go of a word an acquire racing the revocation took, and
+ *   clears @revoked). An acquire reads @revoked after its CAS and gives
+ *   the key back when it is set.
+ * - The views (debugfs, the netlink dumps, ordlockctl) and cycle
+ *   detection see a fast-path holder through the word that names it.
  *
- * Not (yet) done for keys held by the fast path: leases, cycle detection
- * (a waiter for a fast-path holder waits until its timeout), the views
- * (debugfs, netlink dumps) and the learned order do not see them.
+ * Not (yet) done for keys held by the fast path: the learned order (a
+ * fast acquire adds no edge), the per-acquire statistics.
  */
 
 /** ORDLOCK_FAST_SLOTS - slots (pinned keys) of a fast-path domain */
@@ -2053,7 +2070,9 @@ struct ordlock_fast_held {
 
 /**
  * struct ordlock_fast_page - the owner page (written by the owner's library)
- * @revoked: set by the kernel (not used yet: fast-path keys have no lease)
+ * @revoked: set by the kernel when the owner's lease is revoked, before it
+ *	lets go of the owner's words; cleared when %ORDLOCK_RELEASE_ALL
+ *	acknowledges (DOC: The fast path)
  * @index: the owner's index in the words, written by the kernel (a copy:
  *	the kernel keeps its own)
  * @pending: slot + 1 of an acquire between its CAS and its push, else 0

@@ -178,6 +178,11 @@ grep -q '3 grants ordered by the marker alone' "$tmp/late log line of a revoked 
 point $? "the late line is counted as ordered by the marker alone"
 plant "token not above the one of the marker found" '^violation: key 1:1: grant of op 2.2 \(token 400\) not above grant of op 1.2 \(token 450\), whose marker it found' \
 	grants.1 '/^2100 1 1.2 grant/d;$a 2100 1 1.2 grant key=1:1 token=450 prev=-'
+# A holder stopped between its two keys, past its lease, finds the marker
+# of the next holder of its second key and logs its line after it (seed
+# 5's replay): legitimate, its own grant was revoked.
+pass "revoked holder finding the next holder's marker" \
+	grants.1 '/^2100 1 1.2 grant/d;/^5300 2 2.2 grant/s/prev=1.2/prev=-/;$a 9000 1 1.2 grant key=1:1 token=300 prev=2.2'
 plant "two grants of one token" '^violation: key 1:1: grant 5 \(op 2.3\) has the token 400 of op 2.2' \
 	grants.1 's/token=600 prev=-/token=400 prev=-/'
 # A partition of the node that masters the key stalls the DLM: a key held

@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -43,28 +42,6 @@ struct shared {
 };
 
 static struct shared *sh;
-
-/* A kernel try-acquire (raw, not the fast path) by a fresh owner of dom */
-static int kprobe(uint64_t id)
-{
-	struct ordlock_key k = ordlock_key(1, id, EX);
-	struct ordlock_set_domain sd;
-	struct ordlock_acquire a;
-	int fd = olt_raw_fd(), ret = 0;
-
-	memset(&sd, 0, sizeof(sd));
-	sd.size = sizeof(sd);
-	snprintf(sd.name, sizeof(sd.name), "%s", dom);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = ORDLOCK_ACQUIRE_TRY;
-	a.nkeys = 1;
-	a.keys = (uintptr_t)&k;
-	if (ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
 
 static int config(const char *name, uint32_t flags, uint32_t fast,
 		  uint32_t max_hold, struct ordlock_domain_config *out)
@@ -219,7 +196,7 @@ static void test_revoke_waiter(void)
 	       "the acknowledged owner takes 1:10 again");
 	is_int(olt_nheld(ol), 0, "by the fast path");
 	is_int(ordlock_release(ol, &fast, 1), 0, "and lets it go");
-	is_int(kprobe(10), 0, "1:10 is free");
+	is_int(olt_probe(dom, 1, 10, EX), 0, "1:10 is free");
 	ordlock_close(ol);
 }
 
@@ -233,9 +210,9 @@ static void test_revoke_free(void)
 	is_int(ordlock_acquire_lease(ol, &leased, 1, 1000, 0, 50, NULL), 0,
 	       "and 1:40 with a lease of 50 ms");
 	is_int(wait_revoked(ol), 0, "POLLPRI: revoked");
-	is_int(kprobe(30), 0,
+	is_int(olt_probe(dom, 1, 30, EX), 0,
 	       "1:30 is free at once: another owner takes it (no waiter: the word freed)");
-	is_int(kprobe(40), 0, "1:40 too");
+	is_int(olt_probe(dom, 1, 40, EX), 0, "1:40 too");
 	is_errno(ordlock_release(ol, &fast, 1), EKEYEXPIRED,
 		 "the holder's release of 1:30: EKEYEXPIRED");
 	is_int(ordlock_release_all(ol), 0, "RELEASE_ALL acknowledges");

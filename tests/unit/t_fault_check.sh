@@ -121,14 +121,21 @@ point $? "its figures are counted (ops, grants, timeouts, overlaps of revoked or
 # plant BUG-NAME EXPECTED-MESSAGE-RE SED-ON-FILE...: a copy of the clean
 # history with the files changed by the sed scripts; the checker must fail
 # with a message matching the RE
-plant() {
-	local name=$1 re=$2 d=$tmp/$1
-	shift 2
+# variant NAME SED-ON-FILE...: a copy of the clean history in $tmp/NAME,
+# changed by the sed scripts
+variant() {
+	local d=$tmp/$1
+	shift
 	cp -r "$clean" "$d"
 	while (($#)); do
 		sed -i -e "$2" "$d/$1" || return 1
 		shift 2
 	done
+}
+plant() {
+	local name=$1 re=$2 d=$tmp/$1
+	shift 2
+	variant "$name" "$@" || return 1
 	check "$d"
 	local rc=$?
 	((rc == 1)) && grep -Eq "$re" "$d.out"
@@ -162,11 +169,7 @@ plant "grant logged without ok" '^violation: key 1:1: grant 2 by op 2.1, which h
 pass() {
 	local name=$1 d=$tmp/$1
 	shift
-	cp -r "$clean" "$d"
-	while (($#)); do
-		sed -i -e "$2" "$d/$1" || return 1
-		shift 2
-	done
+	variant "$name" "$@" || return 1
 	check "$d"
 	point $? "legitimate $name: passes ($(grep -m1 '^violation' "$d.out" || tail -n 1 "$d.out"))"
 }

@@ -158,7 +158,16 @@ if [[ ${CHECK_CLUSTER:-} == 1 && -z ${T:-} && -z ${CHECK_KVER:-} ]]; then
 		# "N passed, N failed", which becomes "check-cluster [6.1]: ..."
 		# so that only this script's total is plain.
 		out=tests/build/kernels/$kver
+		# c_faults' short schedule (run.sh: CLUSTER_SHORT_FAULTS) on the
+		# flavours CHECK_FAULTS_FLAVOURS names (default "6.1": about 4
+		# minutes a kernel; docs/testing.md), "all" for each
+		short=${CLUSTER_SHORT_FAULTS-7 5}
+		case " ${CHECK_FAULTS_FLAVOURS:-6.1} " in
+		*" all "* | *" $flavour "*) ;;
+		*) short= ;;
+		esac
 		(env -u ORDLOCK_SUMMARY KVER="$kver" VMLINUZ="/boot/vmlinuz-$kver" \
+			CLUSTER_SHORT_FAULTS="$short" \
 			ORDLOCK_KO="$repo/$out/kmod/ordlock.ko" \
 			ORDLOCK_CLTEST_KO="$repo/$out/cltest/ordlock_cltest.ko" \
 			bash tests/cluster/run.sh 2>&1 || true) |

@@ -858,9 +858,12 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		slot = d->slot;
 		wp = &f->words[slot];
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		if (__builtin_expect(w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS), 0)) {
+			f->x_code = FAST_X_BUSY;
+			goto taken;
+		}
 		g = ORDLOCK_FAST_GEN(w) + 1;
-		if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
-				     !g, 0)) {
+		if (__builtin_expect(!g, 0)) {
 			f->x_code = FAST_X_BUSY;
 			goto taken;
 		}

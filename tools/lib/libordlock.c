@@ -991,13 +991,21 @@ acquire_resume(struct ordlock *ol, const struct ordlock_key *keys, unsigned int 
 	return acquire_kernel(ol, keys, n, timeout_ms, flags, 0, NULL);
 }
 
-/* try_busy()'s record but for the key, when @ol->failure is another */
+/*
+ * try_busy()'s record in every field but the key (which try_busy() writes
+ * next), when @ol->failure is another
+ */
 static __attribute__((noinline, cold)) void busy_record(struct ordlock *ol)
 {
-	memset(&ol->failure, 0, sizeof(ol->failure));
-	ol->failure.reason = ORDLOCK_REASON_BUSY;
-	ol->failure.error = EAGAIN;
-	ol->failure.index = 0;
+	struct ordlock_failure *r = &ol->failure;
+
+	r->reason = ORDLOCK_REASON_BUSY;
+	r->error = EAGAIN;
+	r->pid = 0;
+	r->index = 0;
+	memset(&r->held, 0, sizeof(r->held));
+	r->holder_mode = 0;
+	r->cycle_len = 0;
 	ol->busy_rec = 1;
 }
 

@@ -7,7 +7,9 @@
  * a contended key goes to the kernel and is handed over by the fast
  * holder's release; the order rule against the keys held by the fast
  * path; shared mode through the kernel; death; a fork child goes to the
- * kernel instead of touching mappings it does not have.
+ * kernel instead of touching mappings it does not have; the failure
+ * record of a failed 1-key try by the fast path, whole and exact, after
+ * any other record, with the caller's key array changed or freed.
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -15,6 +17,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -212,6 +215,129 @@ static void test_try2(struct ordlock *ol)
 	is_int(kprobe(91), 0, "1:91 free");
 }
 
+/* The whole record of a failed 1-key try of (@rank, @id) exclusive */
+static int busy_record_is(const struct ordlock_failure *f, uint32_t rank,
+			  uint64_t id)
+{
+	return f->reason == ORDLOCK_REASON_BUSY && f->error == EAGAIN &&
+	       f->pid == 0 && f->index == 0 && olt_key_eq(&f->key, rank, id, EX) &&
+	       f->key.__reserved == 0 && f->held.rank == 0 && f->held.id == 0 &&
+	       f->held.mode == 0 && f->holder_mode == 0 && f->cycle_len == 0;
+}
+
+static int retry_work(struct ordlock *ol, uint64_t token, void *arg)
+{
+	(void)ol;
+	(void)token;
+	(void)arg;
+	return 0;
+}
+
+/*
+ * The record of a failed 1-key try by the inline path (try_busy()): the
+ * whole record, every time, whatever record was there before (a try's of
+ * another key, a local ORDER, the kernel's BUSY with a pid, an errno's,
+ * ordlock_retry()'s "none"), from a key array the caller then changes and
+ * frees; a success in between leaves it as it was; the pointer
+ * ordlock_last_failure() returns is the same one throughout.
+ */
+static void test_try_record(struct ordlock *ol)
+{
+	struct ordlock_key warm[5] = {
+		ORDLOCK_EX(3, 1), ORDLOCK_EX(4, 1), ORDLOCK_EX(4, 2), ORDLOCK_EX(4, 5),
+		ORDLOCK_EX(4, 9),
+	};
+	struct ordlock_key held[2] = { ORDLOCK_EX(4, 1), ORDLOCK_EX(4, 2) };
+	struct ordlock_key k5 = ORDLOCK_EX(4, 5), k9 = ORDLOCK_EX(4, 9);
+	struct ordlock_key low = ORDLOCK_EX(3, 1);
+	struct ordlock_key s1 = ORDLOCK_SH(4, 1);
+	struct ordlock *other = ordlock_open(dom);
+	const struct ordlock_failure *f = ordlock_last_failure(ol);
+	struct ordlock_key *ka;
+
+	is_int(ordlock_acquire(ol, warm, 5, 1000, 0, NULL), 0,
+	       "rec: 3:1 4:1 4:2 4:5 4:9 taken once (pinned, cached)");
+	is_int(ordlock_release(ol, warm, 5), 0, "rec: and let go");
+	is_int(other ? ordlock_acquire(other, held, 2, 1000, 0, NULL) : -1, 0,
+	       "rec: another owner holds 4:1 and 4:2 (fast path)");
+	is_int(olt_nheld(ol), 0, "rec: no kernel hold (the inline path is on)");
+
+	/* the key array the try was given, changed and freed after it */
+	ka = malloc(sizeof(*ka));
+	*ka = ORDLOCK_EX(4, 1);
+	is_errno(ordlock_try_acquire(ol, ka, 1, NULL), EAGAIN, "rec: try 4:1: EAGAIN");
+	*ka = ORDLOCK_SH(7, 77);
+	free(ka);
+	ok(busy_record_is(ordlock_last_failure(ol), 4, 1),
+	   "rec: BUSY, EAGAIN, index 0, 4:1 exclusive, nothing else (array changed, freed)");
+	ok(ordlock_last_failure(ol) == f, "rec: the same record as before the call");
+	is_int(ordlock_result_flags(ol), 0, "rec: no result flags");
+
+	/* a try of another key right after: its key */
+	ka = malloc(sizeof(*ka));
+	*ka = ORDLOCK_EX(4, 2);
+	is_errno(ordlock_try_acquire(ol, ka, 1, NULL), EAGAIN, "rec: try 4:2: EAGAIN");
+	memset(ka, 0xff, sizeof(*ka));
+	free(ka);
+	ok(busy_record_is(f, 4, 2), "rec: the record says 4:2 now, the rest the same");
+
+	/* successes in between leave the record as it was */
+	is_int(ordlock_acquire(ol, &k9, 1, 1000, 0, NULL), 0, "rec: take 4:9");
+	is_int(ordlock_release(ol, &k9, 1), 0, "rec: let it go");
+	ok(busy_record_is(f, 4, 2), "rec: still the try's record after the successes");
+
+	/* a local ORDER record (held key, EDEADLK), then a try */
+	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "rec: hold 4:5");
+	is_errno(ordlock_acquire(ol, &held[0], 1, 1000, 0, NULL), EDEADLK,
+		 "rec: 4:1 below it: EDEADLK");
+	ok(f->reason == ORDLOCK_REASON_ORDER && olt_key_eq(&f->held, 4, 5, EX),
+	   "rec: ORDER, naming the held 4:5");
+	is_int(ordlock_release(ol, &k5, 1), 0, "rec: let 4:5 go");
+	is_errno(ordlock_try_acquire(ol, &held[1], 1, NULL), EAGAIN, "rec: try 4:2: EAGAIN");
+	ok(busy_record_is(f, 4, 2), "rec: after ORDER: the whole try's record");
+
+	/* with a key held below it (the inline order check passes) */
+	is_int(ordlock_acquire(ol, &low, 1, 1000, 0, NULL), 0, "rec: hold 3:1");
+	is_errno(ordlock_try_acquire(ol, &held[0], 1, NULL), EAGAIN,
+		 "rec: try 4:1 above it: EAGAIN");
+	ok(busy_record_is(f, 4, 1), "rec: holding 3:1: the try's record, index 0");
+	is_int(ordlock_try_acquire(ol, &k9, 1, NULL), 0, "rec: try 4:9 (free): granted");
+	ok(busy_record_is(f, 4, 1), "rec: which leaves the record as it was");
+	is_int(ordlock_release(ol, &k9, 1), 0, "rec: let 4:9 go");
+	is_int(ordlock_release(ol, &low, 1), 0, "rec: let 3:1 go");
+
+	/* the kernel's record: a shared try names the holder's pid */
+	is_errno(ordlock_try_acquire(ol, &s1, 1, NULL), EAGAIN,
+		 "rec: try 4:1 shared (the kernel's): EAGAIN");
+	ok(f->reason == ORDLOCK_REASON_BUSY && f->pid == (uint32_t)getpid() &&
+	   f->holder_mode == EX && olt_key_eq(&f->key, 4, 1, SH),
+	   "rec: the kernel's record: BUSY, pid %u, holder exclusive, 4:1 shared",
+	   f->pid);
+	is_int(olt_nheld(ol), 0, "rec: still no kernel hold");
+	is_errno(ordlock_try_acquire(ol, &held[0], 1, NULL), EAGAIN, "rec: try 4:1: EAGAIN");
+	ok(busy_record_is(f, 4, 1), "rec: after the kernel's: the whole try's record");
+
+	/* an errno's record (no key, index ~0) */
+	is_errno(ordlock_acquire(ol, held, 0, 1000, 0, NULL), EINVAL,
+		 "rec: 0 keys: EINVAL");
+	ok(f->reason != ORDLOCK_REASON_BUSY && f->error == EINVAL,
+	   "rec: its record (reason %u, index %#x)", f->reason, f->index);
+	is_errno(ordlock_try_acquire(ol, &held[1], 1, NULL), EAGAIN, "rec: try 4:2: EAGAIN");
+	ok(busy_record_is(f, 4, 2), "rec: after EINVAL: the whole try's record");
+
+	/* ordlock_retry()'s "no failure" */
+	is_int(ordlock_retry(ol, &k9, 1, NULL, retry_work, NULL), 0,
+	       "rec: ordlock_retry() of 4:9 succeeds");
+	ok(f->reason == ORDLOCK_REASON_NONE && f->index == ~0U,
+	   "rec: its record says none");
+	is_int(ordlock_release_all(ol), 0, "rec: release all (no kernel hold left)");
+	is_errno(ordlock_try_acquire(ol, &held[0], 1, NULL), EAGAIN, "rec: try 4:1: EAGAIN");
+	ok(busy_record_is(f, 4, 1), "rec: after none: the whole try's record");
+	ok(ordlock_last_failure(ol) == f, "rec: the same record throughout");
+
+	ordlock_close(other);
+}
+
 static void test_rules(struct ordlock *ol)
 {
 	struct ordlock_key k5 = ORDLOCK_EX(1, 5), k3 = ORDLOCK_EX(1, 3);
@@ -341,6 +467,7 @@ int main(void)
 	test_no_syscall(ol);
 	test_contention(ol);
 	test_rules(ol);
+	test_try_record(ol);
 	test_death_fork(ol);
 	ordlock_close(ol);
 	adm = olt_open(NULL);

@@ -80,6 +80,13 @@ struct fast_state {
 struct ordlock {
 	int fd;
 	struct ordlock_failure failure;
+	/*
+	 * @failure is the record of a 1-key try that met a held key (what
+	 * try_busy() writes) in every field but @failure.key, so that a
+	 * repeated failed try writes only the key. Every other writer of
+	 * @failure clears it (failure_rec()).
+	 */
+	int busy_rec;
 	unsigned int result_flags;
 	/* the module predates the compact ioctls (ENOTTY): the full forms only */
 	int full_only;
@@ -152,10 +159,17 @@ static unsigned int reason_of_errno(int err)
 	}
 }
 
+/* @ol->failure, to be written by anyone but try_busy() */
+static struct ordlock_failure *failure_rec(struct ordlock *ol)
+{
+	ol->busy_rec = 0;
+	return &ol->failure;
+}
+
 /* Record a failure the kernel did not describe (or could not write). */
 static void record_errno(struct ordlock *ol, int err)
 {
-	memset(&ol->failure, 0, sizeof(ol->failure));
+	memset(failure_rec(ol), 0, sizeof(ol->failure));
 	ol->failure.reason = reason_of_errno(err);
 	ol->failure.error = (unsigned int)err;
 	ol->failure.index = ~0U;
@@ -170,7 +184,7 @@ static void record_failure(struct ordlock *ol,
 			   const struct ordlock_failure *f, int err)
 {
 	if (f->reason != ORDLOCK_REASON_NONE) {
-		ol->failure = *f;
+		*failure_rec(ol) = *f;
 		return;
 	}
 	record_errno(ol, err);
@@ -564,7 +578,7 @@ static int fast_fail(struct ordlock *ol, unsigned int reason, int err,
 		     unsigned int index, const struct ordlock_key *key,
 		     const struct ordlock_key *held)
 {
-	memset(&ol->failure, 0, sizeof(ol->failure));
+	memset(failure_rec(ol), 0, sizeof(ol->failure));
 	ol->failure.reason = reason;
 	ol->failure.error = (unsigned int)err;
 	ol->failure.index = index;
@@ -750,14 +764,14 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 		return FAST_X_GENERIC;
 	pg = f->page;
 	nheld = pg->nheld;
-	if (__builtin_expect(nheld >= ORDLOCK_FAST_STACK, 0))
-		return FAST_X_GENERIC;
 	if (__builtin_expect(k->mode != ORDLOCK_MODE_EXCLUSIVE || k->__reserved, 0))
 		return FAST_X_GENERIC;
-	/* the order rule against the top of the held stack */
+	/* the order rule against the top of the held stack (and room above it) */
 	if (nheld) {
 		const struct ordlock_key *top = &f->held[nheld - 1];
 
+		if (__builtin_expect(nheld >= ORDLOCK_FAST_STACK, 0))
+			return FAST_X_GENERIC;
 		if (top->rank > k->rank ||
 		    (top->rank == k->rank && (f->strict || top->id >= k->id)))
 			return FAST_X_GENERIC;
@@ -768,9 +782,11 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	slot = d->slot;
 	wp = &f->words[slot];
 	w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+	/* held or waited for: tested first, a failed try needs nothing else */
+	if (__builtin_expect(w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS), 0))
+		return FAST_X_BUSY;
 	g = ORDLOCK_FAST_GEN(w) + 1;
-	if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
-			     !g, 0))
+	if (__builtin_expect(!g, 0))
 		return FAST_X_BUSY;
 	/* pending before the CAS: a death in between is covered */
 	__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
@@ -842,9 +858,12 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		slot = d->slot;
 		wp = &f->words[slot];
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		if (__builtin_expect(w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS), 0)) {
+			f->x_code = FAST_X_BUSY;
+			goto taken;
+		}
 		g = ORDLOCK_FAST_GEN(w) + 1;
-		if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
-				     !g, 0)) {
+		if (__builtin_expect(!g, 0)) {
 			f->x_code = FAST_X_BUSY;
 			goto taken;
 		}
@@ -973,24 +992,37 @@ acquire_resume(struct ordlock *ol, const struct ordlock_key *keys, unsigned int 
 }
 
 /*
- * A try whose first key is held (nothing taken): the failure record
- * fast_fail() would write, without the rest of acquire_resume()
+ * try_busy()'s record in every field but the key (which try_busy() writes
+ * next), when @ol->failure is another
  */
-static __attribute__((noinline)) int
-try_busy(struct ordlock *ol, const struct ordlock_key *keys)
+static __attribute__((noinline, cold)) void busy_record(struct ordlock *ol)
 {
 	struct ordlock_failure *r = &ol->failure;
 
-	ol->fast.x_code = 0;
-	ol->result_flags = 0;
 	r->reason = ORDLOCK_REASON_BUSY;
 	r->error = EAGAIN;
 	r->pid = 0;
 	r->index = 0;
-	r->key = keys[0];
 	memset(&r->held, 0, sizeof(r->held));
 	r->holder_mode = 0;
 	r->cycle_len = 0;
+	ol->busy_rec = 1;
+}
+
+/*
+ * A try whose first key is held (nothing taken): the failure record
+ * fast_fail() would write (BUSY, EAGAIN, index 0, the key, nothing else),
+ * without the rest of acquire_resume(). When the record is such a record
+ * already (@busy_rec: a failed try before it, and no other failure
+ * since), only the key changes.
+ */
+static __attribute__((noinline)) int
+try_busy(struct ordlock *ol, const struct ordlock_key *keys)
+{
+	ol->result_flags = 0;
+	if (__builtin_expect(!ol->busy_rec, 0))
+		busy_record(ol);
+	ol->failure.key = keys[0];
 	errno = EAGAIN;
 	return -EAGAIN;
 }
@@ -1797,7 +1829,7 @@ static unsigned int backoff_ms(struct ordlock *ol, const struct ordlock_retry *r
 /* No failure: the record of a call that succeeded */
 static void clear_failure(struct ordlock *ol)
 {
-	memset(&ol->failure, 0, sizeof(ol->failure));
+	memset(failure_rec(ol), 0, sizeof(ol->failure));
 	ol->failure.index = ~0U;
 }
 
@@ -1814,7 +1846,7 @@ static int retry_acknowledge(struct ordlock *ol, int held_before,
 {
 	int ret = held_before ? -EKEYEXPIRED : ordlock_release_all(ol);
 
-	ol->failure = *rec;
+	*failure_rec(ol) = *rec;
 	return !ret;
 }
 
@@ -1882,7 +1914,7 @@ int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 					return fail(EKEYEXPIRED);
 				rel = 0;
 			}
-			ol->failure = saved;
+			*failure_rec(ol) = saved;
 			if (!ret && rel)
 				return rel;
 			if (ret > 0) {

@@ -67,6 +67,8 @@ struct fast_state {
 	uint32_t strict;
 	volatile uint64_t *words;
 	struct ordlock_fast_page *page;
+	/* the pairs of slots the kernel learned (read-only) */
+	const struct ordlock_fast_edges *edges;
 	struct fast_slot *cache;
 	struct fast_dm *dm;
 	/* how the inline part of the last request left off (FAST_X_*) */
@@ -371,6 +373,7 @@ static void fast_off(struct ordlock *ol)
 	if (f->on == 1 && f->fork_gen == fast_fork_gen) {
 		munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
 		munmap(f->page, sizeof(*f->page) > 4096 ? sizeof(*f->page) : 4096);
+		munmap((void *)f->edges, ORDLOCK_FAST_EDGES_SIZE);
 	}
 	free(f->cache);
 	f->cache = NULL;
@@ -497,6 +500,14 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 		goto fail;
 	}
 	f->page = p;
+	p = mmap(NULL, ORDLOCK_FAST_EDGES_SIZE, PROT_READ, MAP_SHARED, ol->fd,
+		 ORDLOCK_FAST_EDGES_OFFSET);
+	if (p == MAP_FAILED) {
+		munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
+		munmap(f->page, 4096);
+		goto fail;
+	}
+	f->edges = p;
 	f->page->nheld = 0;
 	f->page->pending = 0;
 	f->fork_gen = fast_fork_gen;
@@ -574,6 +585,40 @@ static int fast_fail(struct ordlock *ol, unsigned int reason, int err,
 	return fail(err);
 }
 
+/* Tell the kernel the pair held slot @from -> taken slot @to (both held) */
+static __attribute__((noinline)) void fast_learn(struct ordlock *ol, uint32_t from,
+						 uint32_t to)
+{
+	struct ordlock_fast_learn l = {
+		.size = sizeof(l), .from = from, .to = to,
+	};
+
+	/* best effort: the keys are held either way */
+	(void)ioctl(ol->fd, ORDLOCK_IOC_FAST_LEARN, &l);
+}
+
+/*
+ * The learned order (docs/fastpath.md): in a domain that learns, after the
+ * CAS of a request's keys, each pair (the top of the held stack -> the
+ * first new key, and each new key -> the next) must be known to the
+ * kernel (a bit of the read-only edges mapping); one that is not is told
+ * (FAST_LEARN), which learns and reports its edge. A known pair costs the
+ * loads of the bit; a domain that does not learn, one load.
+ */
+static inline void fast_learn_check(struct ordlock *ol, unsigned int nheld,
+				    unsigned int n)
+{
+	const struct ordlock_fast_edges *e = ol->fast.edges;
+	const struct ordlock_fast_held *h = ol->fast.page->held;
+	unsigned int i;
+
+	if (!__atomic_load_n(&e->learning, __ATOMIC_RELAXED))
+		return;
+	for (i = nheld ? nheld : 1; i < nheld + n; i++)
+		if (!ordlock_fast_edge_known(e, h[i - 1].slot, h[i].slot))
+			fast_learn(ol, h[i - 1].slot, h[i].slot);
+}
+
 /*
  * Try the request by the fast path. Return: 0 (granted), -errno (failed
  * here), or FAST_SLOW: the kernel decides (nothing is held of it).
@@ -647,6 +692,7 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 			fast_unlock_at(ol, nheld + taken);
 		return FAST_SLOW;
 	}
+	fast_learn_check(ol, nheld, n);
 	return 0;
 
 contended:

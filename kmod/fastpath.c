@@ -521,8 +521,13 @@ static int ordlock_fast_learn(struct ordlock_owner *owner,
 	u8 *byte, bit;
 
 	lockdep_assert_held(&owner->lock);
+	if (arg->flags || arg->__reserved)
+		return -EINVAL;
 	if (!fo)
 		return -EOPNOTSUPP;
+	/* Revoked: nothing is learned of a hold until it is acknowledged */
+	if (READ_ONCE(owner->lease.revoked))
+		return -EKEYEXPIRED;
 	fd = fo->fd;
 	/* pairs with the pin: a slot below the count is written */
 	n = smp_load_acquire(&fd->nslots);

@@ -13,6 +13,7 @@
 #include <linux/filter.h>
 #include <linux/seccomp.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -42,6 +43,21 @@ static int config(const char *name, uint32_t policy)
 	cfg.fastpath = 1;
 	cfg.fastpath_uid = geteuid();
 	cfg.policy = policy;
+	ret = ordlock_domain_config(adm, name, &cfg);
+	ordlock_close(adm);
+	return ret;
+}
+
+/* The policy of @name alone (its members stay) */
+static int policy(const char *name, uint32_t pol)
+{
+	struct ordlock *adm = olt_open(NULL);
+	struct ordlock_domain_config cfg;
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_POLICY;
+	cfg.policy = pol;
 	ret = ordlock_domain_config(adm, name, &cfg);
 	ordlock_close(adm);
 	return ret;
@@ -207,6 +223,143 @@ static void test_enforce_and_map(void)
 	close(fd);
 }
 
+/* A raw member of @d that pins (rank @r, id 1) for r in 1..@n; its fd */
+static int raw_member(const char *d, unsigned int n, struct ordlock_fast_pin *pins)
+{
+	struct ordlock_set_domain sd;
+	unsigned int r;
+	int fd = olt_raw_fd();
+
+	memset(&sd, 0, sizeof(sd));
+	sd.size = sizeof(sd);
+	snprintf(sd.name, sizeof(sd.name), "%s", d);
+	if (ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd))
+		return -1;
+	for (r = 0; r < n; r++) {
+		memset(&pins[r], 0, sizeof(pins[r]));
+		pins[r].size = sizeof(pins[r]);
+		pins[r].rank = r + 1;
+		pins[r].id = 1;
+		if (ioctl(fd, ORDLOCK_IOC_FAST_PIN, &pins[r]))
+			return -1;
+	}
+	return fd;
+}
+
+static int learn(int fd, uint32_t size, uint32_t flags, uint32_t from, uint32_t to,
+		 uint32_t rsv, uint32_t *known)
+{
+	struct ordlock_fast_learn l[2];
+	int ret;
+
+	memset(l, 0, sizeof(l));
+	l[0].size = size;
+	l[0].flags = flags;
+	l[0].from = from;
+	l[0].to = to;
+	l[0].known = 7;
+	l[0].__reserved = rsv;
+	ret = ioctl(fd, ORDLOCK_IOC_FAST_LEARN, l);
+	if (known)
+		*known = l[0].known;
+	return ret;
+}
+
+/* Take the word of @slot by a raw CAS as owner @index; 0 or -1 */
+static int take(volatile uint64_t *w, uint32_t slot, uint32_t index)
+{
+	uint64_t old = w[slot];
+
+	if (ORDLOCK_FAST_OWNER(old) || (old & ORDLOCK_FAST_WAITERS))
+		return -1;
+	return __atomic_compare_exchange_n(&w[slot], &old,
+					   ORDLOCK_FAST_WORD(ORDLOCK_FAST_GEN(old) + 1, index),
+					   0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED) ? 0 : -1;
+}
+
+static void give(volatile uint64_t *w, uint32_t slot)
+{
+	w[slot] = ORDLOCK_FAST_WORD(ORDLOCK_FAST_GEN(w[slot]), 0);
+}
+
+/* FAST_LEARN is validated like every ioctl, and marks the pair */
+static void test_ioctl(void)
+{
+	struct ordlock_fast_pin pins[3];
+	const struct ordlock_fast_edges *e;
+	volatile uint64_t *w;
+	char d3[ORDLOCK_DOMAIN_NAME_MAX];
+	uint32_t a, b, c, me, known;
+	int fd, plain;
+	void *p;
+
+	snprintf(d3, sizeof(d3), "%s", olt_domain("fl"));
+	is_int(config(d3, ORDLOCK_POLICY_DETECT), 0, "%s: detect, fast path on", d3);
+	plain = olt_raw_fd();
+	is_errno(learn(plain, sizeof(struct ordlock_fast_learn), 0, 0, 1, 0, NULL), EOPNOTSUPP,
+		 "FAST_LEARN by a handle that never used the fast path: EOPNOTSUPP");
+	close(plain);
+	fd = raw_member(d3, 3, pins);
+	ok(fd >= 0, "a raw member pins three keys");
+	if (fd < 0)
+		bail_out("raw member: %s", strerror(errno));
+	a = pins[0].slot;
+	b = pins[1].slot;
+	c = pins[2].slot;
+	me = pins[0].index;
+	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		bail_out("mmap words: %s", strerror(errno));
+	w = p;
+	p = mmap(NULL, ORDLOCK_FAST_EDGES_SIZE, PROT_READ, MAP_SHARED, fd,
+		 ORDLOCK_FAST_EDGES_OFFSET);
+	if (p == MAP_FAILED)
+		bail_out("mmap edges: %s", strerror(errno));
+	e = p;
+	is_int(e->learning, 1, "a detect domain learns");
+	ok(!take(w, a, me) && !take(w, b, me), "the member takes A and B by CAS");
+	is_errno(learn(fd, 8, 0, a, b, 0, NULL), EINVAL, "size too small: EINVAL");
+	is_errno(learn(fd, 8192, 0, a, b, 0, NULL), E2BIG, "size over a page: E2BIG");
+	is_errno(learn(fd, sizeof(struct ordlock_fast_learn), 1, a, b, 0, NULL), EINVAL,
+		 "a flag: EINVAL");
+	is_errno(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, b, 1, NULL), EINVAL,
+		 "a reserved field not 0: EINVAL");
+	is_errno(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, 1000, 0, NULL), EINVAL,
+		 "a slot not pinned: EINVAL");
+	is_errno(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, a, 0, NULL), EINVAL,
+		 "a slot paired with itself: EINVAL");
+	is_errno(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, c, 0, NULL), ENOENT,
+		 "a key not held (C): ENOENT");
+	ok(!ordlock_fast_edge_known(e, a, b) && !ordlock_fast_edge_known(e, a, c),
+	   "the refused calls marked no pair");
+	is_int(nedges(d3, -1, -1), 0, "and learned no edge");
+	known = 9;
+	is_int(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, b, 0, &known), 0,
+	       "A -> B, both held: learned");
+	is_int(known, 1, "known 1");
+	ok(ordlock_fast_edge_known(e, a, b) && !ordlock_fast_edge_known(e, b, a),
+	   "the pair A -> B is marked (not B -> A)");
+	is_int(nedges(d3, 1, 2), 1, "the learned order has 1 -> 2");
+	give(w, b);
+	give(w, a);
+	is_int(policy(d3, ORDLOCK_POLICY_TIMEOUT), 0, "the policy set again (timeout)");
+	ok(!ordlock_fast_edge_known(e, a, b), "every pair is forgotten");
+	is_int(e->learning, 1, "a timeout domain learns");
+	is_int(policy(d3, ORDLOCK_POLICY_ENFORCE), 0, "policy enforce");
+	is_int(e->learning, 0, "an enforce domain does not learn");
+	ok(!take(w, a, me) && !take(w, b, me), "the member takes A and B again");
+	known = 9;
+	is_int(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, b, 0, &known), 0,
+	       "FAST_LEARN in an enforce domain: 0");
+	is_int(known, 0, "known 0, nothing learned");
+	ok(!ordlock_fast_edge_known(e, a, b), "no pair marked");
+	give(w, b);
+	give(w, a);
+	munmap((void *)e, ORDLOCK_FAST_EDGES_SIZE);
+	munmap((void *)w, ORDLOCK_FAST_WORDS_SIZE);
+	close(fd);
+}
+
 int main(void)
 {
 	watchdog_start(300);
@@ -215,5 +368,6 @@ int main(void)
 	res = shm_alloc(16 * sizeof(int));
 	test_learn();
 	test_enforce_and_map();
+	test_ioctl();
 	return tap_done();
 }

@@ -92,9 +92,10 @@
  *              @strict or @cluster other than 0 or 1; the default domain
  *              made a cluster domain; @fastpath other than 0 or 1, an
  *              unmapped @fastpath_uid, the default domain given the fast
- *              path; %ORDLOCK_IOC_FAST_RELEASE of a slot not pinned; mmap()
- *              before %ORDLOCK_IOC_FAST_PIN, private, or at a wrong offset
- *              or size (DOC: The fast path)
+ *              path; %ORDLOCK_IOC_FAST_RELEASE of a slot not pinned;
+ *              %ORDLOCK_IOC_FAST_LEARN of a slot not pinned or of a slot
+ *              paired with itself; mmap() before %ORDLOCK_IOC_FAST_PIN,
+ *              private, or at a wrong offset or size (DOC: The fast path)
  * E2BIG        more keys than max_keys_per_request (a release may name as
  *              many as the larger of max_keys_per_request and
  *              max_keys_per_owner); or @size larger than the
@@ -162,7 +163,9 @@
  *              (%ORDLOCK_REASON_NOT_HELD); %ORDLOCK_IOC_GET_ORDER of a
  *              domain that does not exist; %ORDLOCK_IOC_RENEW when the owner
  *              holds nothing; %ORDLOCK_IOC_FAST_RELEASE of a word that does
- *              not name the caller at that generation
+ *              not name the caller at that generation;
+ *              %ORDLOCK_IOC_FAST_LEARN of a slot whose word does not name
+ *              the caller
  * EBUSY        another request of the same owner (a dup()ed or inherited
  *              descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
  *              %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
@@ -191,7 +194,8 @@
  *              does nothing, until the owner acknowledges; a request of the
  *              owner in progress at the deadline ends with it at the
  *              deadline (what it took is released; DOC: Leases);
- *              %ORDLOCK_IOC_FAST_RELEASE of a word the revocation let go
+ *              %ORDLOCK_IOC_FAST_RELEASE of a word the revocation let go;
+ *              %ORDLOCK_IOC_FAST_LEARN until the owner acknowledges
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
  *              the key (the key is not held, or held under another token,
  *              or its holder's lease has reached its deadline)
@@ -199,7 +203,8 @@
  *              policy detect set in a cluster domain (DOC: Cluster domains);
  *              nothing changed; the fast path and the cluster setting
  *              together, the fast path and a @max_hold_ms other than 0
- *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN or %ORDLOCK_IOC_FAST_RELEASE
+ *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN,
+ *              %ORDLOCK_IOC_FAST_RELEASE or %ORDLOCK_IOC_FAST_LEARN
  *              in a domain without the fast path (or before a pin)
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
@@ -2142,16 +2147,22 @@ static __inline__ int ordlock_fast_edge_known(const struct ordlock_fast_edges *e
 /**
  * struct ordlock_fast_learn - argument of %ORDLOCK_IOC_FAST_LEARN
  * @size: sizeof(struct ordlock_fast_learn)
+ * @flags: must be 0
  * @from: the slot of a key the caller holds by the fast path
  * @to: the slot of a key it took after it by the fast path (and holds)
  * @known: out: 1 when the pair is now known (marked in &struct
- *	ordlock_fast_edges), 0 when the domain does not learn
+ *	ordlock_fast_edges), 0 when the domain does not learn (policy
+ *	enforce, learning off by the module parameter, or no memory for its
+ *	order); its value on input is ignored
+ * @__reserved: must be 0
  */
 struct ordlock_fast_learn {
 	__u32 size;
+	__u32 flags;
 	__u32 from;
 	__u32 to;
 	__u32 known;
+	__u32 __reserved;
 };
 
 /**
@@ -2208,8 +2219,12 @@ struct ordlock_fast_release {
  * it) and took @to after @from; in a domain that learns, the edge is
  * learned and reported (%ORDLOCK_EVENT_POTENTIAL_DEADLOCK, the order's
  * counts) as for a grant through the kernel, and the pair marked known.
- * Errors: ENOENT (a word does not name the caller), EINVAL (a slot not
- * pinned, @from equal to @to), EOPNOTSUPP, EINTR
+ * In a domain that does not learn, nothing changes and @known is 0.
+ * Errors: ENOENT (a word does not name the caller: not held, or let go
+ * by a revocation), EINVAL (@flags or @__reserved not 0, a slot not
+ * pinned, @from equal to @to, @size too small), E2BIG, EFAULT,
+ * EOPNOTSUPP (the handle has not used the fast path), EKEYEXPIRED (the
+ * owner's lease expired: nothing learned until it acknowledges), EINTR
  */
 #define ORDLOCK_IOC_FAST_LEARN		_IO(ORDLOCK_IOC_TYPE, 0x38)
 

@@ -55,8 +55,10 @@
  */
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
 #define ordlock_vm_flags_set(vma, flags) vm_flags_set(vma, flags)
+#define ordlock_vm_flags_clear(vma, flags) vm_flags_clear(vma, flags)
 #else
 #define ordlock_vm_flags_set(vma, flags) ((vma)->vm_flags |= (flags))
+#define ordlock_vm_flags_clear(vma, flags) ((vma)->vm_flags &= ~(flags))
 #endif
 
 #endif /* ORDLOCK_COMPAT_H */

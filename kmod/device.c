@@ -877,7 +877,8 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	int ret;
 
 	/* The fast path's commands (fastpath.c) */
-	if (cmd == ORDLOCK_IOC_FAST_PIN || cmd == ORDLOCK_IOC_FAST_RELEASE)
+	if (cmd == ORDLOCK_IOC_FAST_PIN || cmd == ORDLOCK_IOC_FAST_RELEASE ||
+	    cmd == ORDLOCK_IOC_FAST_LEARN)
 		return ordlock_fast_ioctl(owner, cmd, uarg);
 	if (_IOC_TYPE(cmd) != ORDLOCK_IOC_TYPE || nr < ORDLOCK_IOC_FIRST ||
 	    nr - ORDLOCK_IOC_FIRST >= ARRAY_SIZE(ordlock_ioctl_ops))

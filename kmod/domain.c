@@ -457,6 +457,9 @@ int ordlock_domain_configure(const char *name,
 		ordlock_fast_domain_free(domain);
 	if (flags & ORDLOCK_DOMAIN_RESET_ORDER)
 		ordlock_order_reset(domain);
+	/* After the reset: the fast path's pairs known are forgotten */
+	if (flags & (ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_RESET_ORDER))
+		ordlock_fast_edges_reset(domain);
 	if (ret) {
 		/*
 		 * The one failure that changes something: the cluster setting

@@ -27,6 +27,17 @@
  * word makes its key look busy (or the call fail with EIO), never the
  * kernel spin.
  *
+ * The learned order (policies detect and timeout): a page of header and
+ * ORDLOCK_FAST_SLOTS^2 bits (128 KiB) per domain, struct
+ * ordlock_fast_edges, mapped read-only into the members: a bit per pair
+ * of slots (held -> taken) whose edge the kernel learned. A member that
+ * took a key by the fast path while holding one whose pair is not known
+ * calls ORDLOCK_IOC_FAST_LEARN: the kernel checks that both words name
+ * it, learns the edge (order.c, reported as for any grant) and sets the
+ * bit; a known pair costs the member no system call. Only the kernel
+ * writes these pages (under ordlock_fast_lock); it never reads back
+ * anything of them but its own bits.
+ *
  * Death: the file's release lets go of every word of the domain that
  * names the owner (the kernel scans the words rather than trust the held
  * stack of the owner page); the owner's index is reused only after that.
@@ -51,6 +62,7 @@
 #include "compat.h"
 #include "domain.h"
 #include "fastpath.h"
+#include "order.h"
 #include "owner.h"
 #include "resource.h"
 #include "table.h"
@@ -62,6 +74,8 @@
 /* Compare-and-swap attempts before a word is taken for busy or corrupt */
 #define ORDLOCK_FAST_TRIES	64
 #define ORDLOCK_FAST_K		ORDLOCK_FAST_OWNER_KERNEL
+/* The pages of struct ordlock_fast_edges */
+#define ORDLOCK_FAST_EPAGES	DIV_ROUND_UP(ORDLOCK_FAST_EDGES_SIZE, PAGE_SIZE)
 
 /**
  * struct ordlock_fast_slot - a pinned key
@@ -91,6 +105,8 @@ struct ordlock_fast_slot {
  *	written under ordlock_fast_lock (smp_store_release()), read without
  * @slots: the pinned keys; entry i is written before @hash and @nslots
  *	publish it, and never changes after
+ * @epages: struct ordlock_fast_edges (a header page, then the bits),
+ *	zeroed at creation, written under ordlock_fast_lock only
  */
 struct ordlock_fast_domain {
 	u32 domain_id;
@@ -101,6 +117,7 @@ struct ordlock_fast_domain {
 	struct page *pages[ORDLOCK_FAST_NPAGES];
 	u16 hash[ORDLOCK_FAST_HASH];
 	struct ordlock_fast_slot slots[ORDLOCK_FAST_SLOTS];
+	struct page *epages[ORDLOCK_FAST_EPAGES];
 };
 
 /**
@@ -417,6 +434,121 @@ static int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot,
 	return ret;
 }
 
+/* The pages of the learned pairs; 0 or -ENOMEM (nothing allocated) */
+static int ordlock_fast_edges_alloc(struct ordlock_fast_domain *fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ORDLOCK_FAST_EPAGES; i++) {
+		fd->epages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
+		if (!fd->epages[i])
+			goto fail;
+	}
+	return 0;
+
+fail:
+	while (i--)
+		put_page(fd->epages[i]);
+	return -ENOMEM;
+}
+
+static void ordlock_fast_edges_free(struct ordlock_fast_domain *fd)
+{
+	unsigned int i;
+
+	for (i = 0; i < ORDLOCK_FAST_EPAGES; i++)
+		put_page(fd->epages[i]);
+}
+
+/* The header's @learning from @domain's policy; under ordlock_fast_lock */
+static void ordlock_fast_edges_learning(struct ordlock_fast_domain *fd,
+					struct ordlock_domain *domain)
+{
+	struct ordlock_fast_edges *e = page_address(fd->epages[0]);
+
+	lockdep_assert_held(&ordlock_fast_lock);
+	WRITE_ONCE(e->learning,
+		   READ_ONCE(domain->policy) != ORDLOCK_POLICY_ENFORCE);
+}
+
+/* The byte of pair @from -> @to, and its bit in @bit */
+static u8 *ordlock_fast_edge_byte(struct ordlock_fast_domain *fd, u32 from,
+				  u32 to, u8 *bit)
+{
+	size_t idx = (size_t)from * ORDLOCK_FAST_SLOTS + to;
+	size_t off = offsetof(struct ordlock_fast_edges, bits) + idx / 8;
+
+	*bit = BIT(idx % 8);
+	return (u8 *)page_address(fd->epages[off / PAGE_SIZE]) + off % PAGE_SIZE;
+}
+
+/**
+ * ordlock_fast_edges_reset() - the policy of @domain was set or its
+ *	learned order reset: forget every pair known, and say whether the
+ *	domain learns now
+ * @domain: the domain
+ *
+ * Called after the order's reset, and the pairs are set under
+ * ordlock_fast_lock together with the learning of their edge: a pair set
+ * after this call was learned in the new order.
+ */
+void ordlock_fast_edges_reset(struct ordlock_domain *domain)
+{
+	struct ordlock_fast_domain *fd;
+	unsigned int i;
+
+	mutex_lock(&ordlock_fast_lock);
+	fd = xa_load(&ordlock_fast_domains, domain->id);
+	if (fd) {
+		/* the bits (past the header page) first, then @learning */
+		for (i = 1; i < ORDLOCK_FAST_EPAGES; i++)
+			memset(page_address(fd->epages[i]), 0, PAGE_SIZE);
+		/* pairs with nothing: user space reads @learning, then bits */
+		smp_wmb();
+		ordlock_fast_edges_learning(fd, domain);
+	}
+	mutex_unlock(&ordlock_fast_lock);
+}
+
+/* ORDLOCK_IOC_FAST_LEARN, under owner->lock */
+static int ordlock_fast_learn(struct ordlock_owner *owner,
+			      struct ordlock_fast_learn *arg)
+{
+	/* pairs with ordlock_fast_owner_get() */
+	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	struct ordlock_fast_domain *fd;
+	u32 n, from = arg->from, to = arg->to;
+	u8 *byte, bit;
+
+	lockdep_assert_held(&owner->lock);
+	if (arg->flags || arg->__reserved)
+		return -EINVAL;
+	if (!fo)
+		return -EOPNOTSUPP;
+	/* Revoked: nothing is learned of a hold until it is acknowledged */
+	if (READ_ONCE(owner->lease.revoked))
+		return -EKEYEXPIRED;
+	fd = fo->fd;
+	/* pairs with the pin: a slot below the count is written */
+	n = smp_load_acquire(&fd->nslots);
+	if (from >= n || to >= n || from == to)
+		return -EINVAL;
+	/* Hints from user space: the words must name the caller now */
+	if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fd, from))) != fo->index ||
+	    ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fd, to))) != fo->index)
+		return -ENOENT;
+	arg->known = 0;
+	mutex_lock(&ordlock_fast_lock);
+	if (ordlock_order_learn_pair(owner, fd->slots[from].rank, fd->slots[from].id,
+				     fd->slots[to].rank, fd->slots[to].id)) {
+		byte = ordlock_fast_edge_byte(fd, from, to, &bit);
+		WRITE_ONCE(*byte, *byte | bit);
+		arg->known = 1;
+	}
+	mutex_unlock(&ordlock_fast_lock);
+	return 0;
+}
+
 static struct ordlock_fast_domain *ordlock_fast_domain_create(struct ordlock_domain *domain)
 {
 	struct ordlock_fast_domain *fd;
@@ -435,10 +567,15 @@ static struct ordlock_fast_domain *ordlock_fast_domain_create(struct ordlock_dom
 		if (!fd->pages[i])
 			goto fail;
 	}
-	if (xa_err(xa_store(&ordlock_fast_domains, domain->id, fd, GFP_KERNEL)))
+	if (ordlock_fast_edges_alloc(fd))
 		goto fail;
+	ordlock_fast_edges_learning(fd, domain);
+	if (xa_err(xa_store(&ordlock_fast_domains, domain->id, fd, GFP_KERNEL)))
+		goto fail_edges;
 	return fd;
 
+fail_edges:
+	ordlock_fast_edges_free(fd);
 fail:
 	while (i--)
 		put_page(fd->pages[i]);
@@ -699,6 +836,7 @@ long ordlock_fast_ioctl(struct ordlock_owner *owner, unsigned int cmd,
 	union {
 		struct ordlock_fast_pin pin;
 		struct ordlock_fast_release rel;
+		struct ordlock_fast_learn learn;
 	} buf;
 	size_t size;
 	u32 usize;
@@ -710,6 +848,9 @@ long ordlock_fast_ioctl(struct ordlock_owner *owner, unsigned int cmd,
 		break;
 	case ORDLOCK_IOC_FAST_RELEASE:
 		size = sizeof(buf.rel);
+		break;
+	case ORDLOCK_IOC_FAST_LEARN:
+		size = sizeof(buf.learn);
 		break;
 	default:
 		return -ENOTTY;
@@ -727,12 +868,30 @@ long ordlock_fast_ioctl(struct ordlock_owner *owner, unsigned int cmd,
 		return ordlock_fast_release(owner, &buf.rel);
 	if (mutex_lock_interruptible(&owner->lock))
 		return -ERESTARTSYS;
-	/* A pin is not undone: the key stays pinned if the copy out fails */
-	ret = ordlock_fast_pin(owner, &buf.pin);
+	/* A pin (or a pair learned) is not undone if the copy out fails */
+	if (cmd == ORDLOCK_IOC_FAST_LEARN)
+		ret = ordlock_fast_learn(owner, &buf.learn);
+	else
+		ret = ordlock_fast_pin(owner, &buf.pin);
 	mutex_unlock(&owner->lock);
 	if (!ret && copy_to_user(uarg, &buf, size))
 		ret = -EFAULT;
 	return ret;
+}
+
+/*
+ * The learned pairs: read-only, and never to be made writable (mprotect);
+ * the kernel's own data
+ */
+static int ordlock_fast_edges_mmap(struct ordlock_fast_owner *fo,
+				   struct vm_area_struct *vma)
+{
+	if (vma->vm_flags & VM_WRITE)
+		return -EACCES;
+	if (vma_pages(vma) > ORDLOCK_FAST_EPAGES)
+		return -EINVAL;
+	ordlock_vm_flags_clear(vma, VM_MAYWRITE);
+	return vm_map_pages_zero(vma, fo->fd->epages, vma_pages(vma));
 }
 
 /**
@@ -763,6 +922,8 @@ int ordlock_fast_mmap(struct ordlock_owner *owner, struct vm_area_struct *vma)
 			return -EINVAL;
 		return vm_map_pages_zero(vma, fo->fd->pages, npages);
 	}
+	if (vma->vm_pgoff == ORDLOCK_FAST_EDGES_OFFSET >> PAGE_SHIFT)
+		return ordlock_fast_edges_mmap(fo, vma);
 	if (vma->vm_pgoff != ORDLOCK_FAST_OWNER_OFFSET >> PAGE_SHIFT || npages != 1)
 		return -EINVAL;
 	return vm_map_pages_zero(vma, &fo->page, 1);
@@ -835,6 +996,7 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 	mutex_unlock(&ordlock_fast_lock);
 	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++)
 		put_page(fd->pages[i]);
+	ordlock_fast_edges_free(fd);
 	ida_destroy(&fd->indices);
 	xa_destroy(&fd->owners);
 	kvfree(fd);

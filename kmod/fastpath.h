@@ -23,6 +23,7 @@ int ordlock_fast_mmap(struct ordlock_owner *owner, struct vm_area_struct *vma);
 void ordlock_fast_owner_release(struct ordlock_owner *owner);
 void ordlock_fast_domain_free(struct ordlock_domain *domain);
 s64 ordlock_fast_npinned(void);
+void ordlock_fast_edges_reset(struct ordlock_domain *domain);
 
 /**
  * struct ordlock_fast_holder - a member that holds a key by the fast path,

@@ -26,6 +26,7 @@
  *	    ordlock_fast_lock		mutex, fastpath.c
  *	      bucket->lock
  *	      fd->owners
+ *	      order->lock		(ORDLOCK_IOC_FAST_LEARN)
  *	    bucket->lock
  *	    ordlock_history_lock	spinlock, events.c
  *	    order->lock			mutex, struct ordlock_order (order.c); one at a time

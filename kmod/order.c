@@ -1134,6 +1134,57 @@ many:
 	ordlock_order_grant_many(owner, keys, n);
 }
 
+/**
+ * ordlock_order_learn_pair() - learn from a fast-path grant (fastpath.c)
+ * @owner: the owner, locked, that held key (@hrank, @hid) exclusively when
+ *	it took key (@trank, @tid) exclusively, both by the fast path (so
+ *	not in owner->held)
+ * @hrank: the held key's rank
+ * @hid: its id
+ * @trank: the taken key's rank
+ * @tid: its id
+ *
+ * The edge is learned, counted and reported as a grant through the
+ * kernel would (ordlock_order_learn()).
+ *
+ * Return: true when the domain learns (the edge is known now, or counted
+ * as dropped when the order is full), false when it does not (policy
+ * enforce, learning off, no memory for the order).
+ */
+bool ordlock_order_learn_pair(struct ordlock_owner *owner, u32 hrank, u64 hid,
+			      u32 trank, u64 tid)
+{
+	struct ordlock_domain *domain = owner->domain;
+	struct ordlock_order_pair pair = {
+		.from = hrank,
+		.to = trank,
+		.held = { .rank = hrank, .id = hid, .mode = ORDLOCK_MODE_EXCLUSIVE },
+		.taken = { .rank = trank, .id = tid, .mode = ORDLOCK_MODE_EXCLUSIVE },
+	};
+	struct ordlock_order *order;
+	u32 kind;
+
+	lockdep_assert_held(&owner->lock);
+	if (!READ_ONCE(ordlock_order_learn_on) ||
+	    READ_ONCE(domain->policy) == ORDLOCK_POLICY_ENFORCE)
+		return false;
+	order = ordlock_order_of(domain);
+	if (!order)
+		return false;
+	if (hrank != trank)
+		kind = ORDLOCK_ORDER_RANKS;
+	else if (tid > hid)
+		kind = ORDLOCK_ORDER_ASCENDING;
+	else
+		kind = ORDLOCK_ORDER_DESCENDING;
+	pair.what = ORDLOCK_WHAT(kind, ORDLOCK_MODE_EXCLUSIVE,
+				 ORDLOCK_MODE_EXCLUSIVE);
+	/* The summary of the owner's cache is of owner->held: not this */
+	owner->order_cache.sum_room = 0;
+	ordlock_order_learn(order, owner, &pair, 1);
+	return true;
+}
+
 /* Whether the caller may see who made observation @o */
 static void ordlock_order_hide(struct ordlock_order_edge *o, bool admin, u32 uid)
 {

@@ -94,6 +94,8 @@ static const struct ioc iocs[] = {
 	  { EINVAL, E2BIG, EFAULT, EOPNOTSUPP, EACCES, ENOSPC, ENOMEM, EXDEV } },
 	{ "FAST_RELEASE", ORDLOCK_IOC_FAST_RELEASE, sizeof(struct ordlock_fast_release),
 	  { EINVAL, E2BIG, EFAULT, EOPNOTSUPP, ENOENT, EIO } },
+	{ "FAST_LEARN", ORDLOCK_IOC_FAST_LEARN, sizeof(struct ordlock_fast_learn),
+	  { EINVAL, E2BIG, EFAULT, EOPNOTSUPP, ENOENT, EKEYEXPIRED, EINTR } },
 	{ "unknown", 0, 64, { ENOTTY } },
 };
 #define NIOC (sizeof(iocs) / sizeof(iocs[0]))
@@ -412,8 +414,9 @@ static void *ioctl_fuzzer(void *arg)
 			nr = rn(&seed, 2) ? _IO(ORDLOCK_IOC_TYPE, 12 + rn(&seed, 244))
 					  : (((unsigned long)r64(&seed) & 0xffff00ffUL) |
 					     (ORDLOCK_IOC_TYPE << 8));
-			/* the fast path's two numbers are known */
-			if (nr == ORDLOCK_IOC_FAST_PIN || nr == ORDLOCK_IOC_FAST_RELEASE)
+			/* the fast path's numbers are known */
+			if (nr == ORDLOCK_IOC_FAST_PIN || nr == ORDLOCK_IOC_FAST_RELEASE ||
+			    nr == ORDLOCK_IOC_FAST_LEARN)
 				nr += 2;
 		}
 		if (arg && rn(&seed, 4) == 0) {

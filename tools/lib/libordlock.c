@@ -67,6 +67,8 @@ struct fast_state {
 	uint32_t strict;
 	volatile uint64_t *words;
 	struct ordlock_fast_page *page;
+	/* the pairs of slots the kernel learned (read-only) */
+	const struct ordlock_fast_edges *edges;
 	struct fast_slot *cache;
 	struct fast_dm *dm;
 	/* how the inline part of the last request left off (FAST_X_*) */
@@ -378,6 +380,9 @@ static void fast_register(void)
 	fast_atfork_ok = !pthread_atfork(NULL, NULL, fast_child);
 }
 
+/* The learned pairs of a module that has none: @learning 0, never changed */
+static const struct ordlock_fast_edges fast_no_edges;
+
 static void fast_off(struct ordlock *ol)
 {
 	struct fast_state *f = &ol->fast;
@@ -385,6 +390,8 @@ static void fast_off(struct ordlock *ol)
 	if (f->on == 1 && f->fork_gen == fast_fork_gen) {
 		munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
 		munmap(f->page, sizeof(*f->page) > 4096 ? sizeof(*f->page) : 4096);
+		if (f->edges != &fast_no_edges)
+			munmap((void *)f->edges, ORDLOCK_FAST_EDGES_SIZE);
 	}
 	free(f->cache);
 	f->cache = NULL;
@@ -511,6 +518,17 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 		goto fail;
 	}
 	f->page = p;
+	p = mmap(NULL, ORDLOCK_FAST_EDGES_SIZE, PROT_READ, MAP_SHARED, ol->fd,
+		 ORDLOCK_FAST_EDGES_OFFSET);
+	if (p == MAP_FAILED && errno == EINVAL) {
+		/* a module without the learned order: nothing to learn */
+		p = (void *)&fast_no_edges;
+	} else if (p == MAP_FAILED) {
+		munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
+		munmap(f->page, 4096);
+		goto fail;
+	}
+	f->edges = p;
 	f->page->nheld = 0;
 	f->page->pending = 0;
 	f->fork_gen = fast_fork_gen;
@@ -588,6 +606,40 @@ static int fast_fail(struct ordlock *ol, unsigned int reason, int err,
 	return fail(err);
 }
 
+/* Tell the kernel the pair held slot @from -> taken slot @to (both held) */
+static __attribute__((noinline)) void fast_learn(struct ordlock *ol, uint32_t from,
+						 uint32_t to)
+{
+	struct ordlock_fast_learn l = {
+		.size = sizeof(l), .from = from, .to = to,
+	};
+
+	/* best effort: the keys are held either way */
+	(void)ioctl(ol->fd, ORDLOCK_IOC_FAST_LEARN, &l);
+}
+
+/*
+ * The learned order (docs/fastpath.md): in a domain that learns, after the
+ * CAS of a request's keys, each pair (the top of the held stack -> the
+ * first new key, and each new key -> the next) must be known to the
+ * kernel (a bit of the read-only edges mapping); one that is not is told
+ * (FAST_LEARN), which learns and reports its edge. A known pair costs the
+ * loads of the bit; a domain that does not learn, one load.
+ */
+static inline void fast_learn_check(struct ordlock *ol, unsigned int nheld,
+				    unsigned int n)
+{
+	const struct ordlock_fast_edges *e = ol->fast.edges;
+	const struct ordlock_fast_held *h = ol->fast.page->held;
+	unsigned int i;
+
+	if (!__atomic_load_n(&e->learning, __ATOMIC_RELAXED))
+		return;
+	for (i = nheld ? nheld : 1; i < nheld + n; i++)
+		if (!ordlock_fast_edge_known(e, h[i - 1].slot, h[i].slot))
+			fast_learn(ol, h[i - 1].slot, h[i].slot);
+}
+
 /*
  * Try the request by the fast path. Return: 0 (granted), -errno (failed
  * here), or FAST_SLOW: the kernel decides (nothing is held of it).
@@ -661,6 +713,7 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 			fast_unlock_at(ol, nheld + taken);
 		return FAST_SLOW;
 	}
+	fast_learn_check(ol, nheld, n);
 	return 0;
 
 contended:
@@ -741,6 +794,7 @@ enum {
 	FAST_X_MISS,		/* key x_i is not in the direct-mapped cache */
 	FAST_X_BUSY,		/* key x_i is held (or its generation would wrap) */
 	FAST_X_REVOKED,		/* the owner page's revoked flag is set */
+	FAST_X_LEARN,		/* granted, but a pair is not known to the kernel */
 };
 
 /*
@@ -805,6 +859,14 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	/* the checks of the owner page after the CAS: the revoked flag */
 	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0))
 		return FAST_X_REVOKED;
+	/* the learned order: a pair (top -> this key) the kernel must know */
+	if (nheld) {
+		const struct ordlock_fast_edges *e = f->edges;
+
+		if (__builtin_expect(__atomic_load_n(&e->learning, __ATOMIC_RELAXED) &&
+				     !ordlock_fast_edge_known(e, pg->held[nheld - 1].slot, slot), 0))
+			return FAST_X_LEARN;
+	}
 	ol->result_flags = 0;
 	return 0;
 }
@@ -889,6 +951,17 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		f->x_code = FAST_X_REVOKED;
 		goto taken;
 	}
+	/* the learned order: each new pair (from the old top) the kernel must know */
+	if (__builtin_expect(__atomic_load_n(&f->edges->learning, __ATOMIC_RELAXED), 0)) {
+		const struct ordlock_fast_held *h = &pg->held[nheld ? nheld - 1 : nheld];
+
+		for (; h + 1 != ph; h++)
+			if (!ordlock_fast_edge_known(f->edges, h[0].slot, h[1].slot)) {
+				f->x_code = FAST_X_LEARN;
+				f->x_base = nheld;
+				return 1;
+			}
+	}
 	ol->result_flags = 0;
 	return 0;
 taken:
@@ -969,6 +1042,12 @@ acquire_resume(struct ordlock *ol, const struct ordlock_key *keys, unsigned int 
 	f->x_code = 0;
 	if (code == FAST_X_GENERIC)
 		return acquire_generic(ol, keys, n, timeout_ms, flags, 0, NULL);
+	if (code == FAST_X_LEARN) {
+		/* granted: tell the kernel the pairs it does not know */
+		fast_learn_check(ol, f->x_base, n);
+		ol->result_flags = 0;
+		return 0;
+	}
 	/* give back what this request took, newest first */
 	taken = f->x_i;
 	while (taken--)
@@ -1070,7 +1149,7 @@ acquire_one_exit(struct ordlock *ol, const struct ordlock_key *keys,
 	f->x_code = code;
 	f->x_i = 0;
 	f->x_base = 0;
-	if (code == FAST_X_REVOKED) {
+	if (code == FAST_X_REVOKED || code == FAST_X_LEARN) {
 		/* taken: the top of the stack */
 		f->x_i = 1;
 		f->x_base = f->page->nheld - 1;

@@ -92,9 +92,10 @@
  *              @strict or @cluster other than 0 or 1; the default domain
  *              made a cluster domain; @fastpath other than 0 or 1, an
  *              unmapped @fastpath_uid, the default domain given the fast
- *              path; %ORDLOCK_IOC_FAST_RELEASE of a slot not pinned; mmap()
- *              before %ORDLOCK_IOC_FAST_PIN, private, or at a wrong offset
- *              or size (DOC: The fast path)
+ *              path; %ORDLOCK_IOC_FAST_RELEASE of a slot not pinned;
+ *              %ORDLOCK_IOC_FAST_LEARN of a slot not pinned or of a slot
+ *              paired with itself; mmap() before %ORDLOCK_IOC_FAST_PIN,
+ *              private, or at a wrong offset or size (DOC: The fast path)
  * E2BIG        more keys than max_keys_per_request (a release may name as
  *              many as the larger of max_keys_per_request and
  *              max_keys_per_owner); or @size larger than the
@@ -162,7 +163,9 @@
  *              (%ORDLOCK_REASON_NOT_HELD); %ORDLOCK_IOC_GET_ORDER of a
  *              domain that does not exist; %ORDLOCK_IOC_RENEW when the owner
  *              holds nothing; %ORDLOCK_IOC_FAST_RELEASE of a word that does
- *              not name the caller at that generation
+ *              not name the caller at that generation;
+ *              %ORDLOCK_IOC_FAST_LEARN of a slot whose word does not name
+ *              the caller
  * EBUSY        another request of the same owner (a dup()ed or inherited
  *              descriptor) is waiting: %ORDLOCK_IOC_ACQUIRE, %ORDLOCK_IOC_CONVERT,
  *              %ORDLOCK_IOC_RELEASE and %ORDLOCK_IOC_SET_DOMAIN fail at once
@@ -191,7 +194,8 @@
  *              does nothing, until the owner acknowledges; a request of the
  *              owner in progress at the deadline ends with it at the
  *              deadline (what it took is released; DOC: Leases);
- *              %ORDLOCK_IOC_FAST_RELEASE of a word the revocation let go
+ *              %ORDLOCK_IOC_FAST_RELEASE of a word the revocation let go;
+ *              %ORDLOCK_IOC_FAST_LEARN until the owner acknowledges
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
  *              the key (the key is not held, or held under another token,
  *              or its holder's lease has reached its deadline)
@@ -199,7 +203,8 @@
  *              policy detect set in a cluster domain (DOC: Cluster domains);
  *              nothing changed; the fast path and the cluster setting
  *              together, the fast path and a @max_hold_ms other than 0
- *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN or %ORDLOCK_IOC_FAST_RELEASE
+ *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN,
+ *              %ORDLOCK_IOC_FAST_RELEASE or %ORDLOCK_IOC_FAST_LEARN
  *              in a domain without the fast path (or before a pin)
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
@@ -2033,9 +2038,19 @@ enum ordlock_role {
  *   the key back when it is set.
  * - The views (debugfs, the netlink dumps, ordlockctl) and cycle
  *   detection see a fast-path holder through the word that names it.
+ * - The learned order (policies detect and timeout): at
+ *   %ORDLOCK_FAST_EDGES_OFFSET, read-only (a writable mapping is refused,
+ *   EACCES), the domain's &struct ordlock_fast_edges: whether the domain
+ *   learns, and the pairs of slots (held -> taken) whose edge the kernel
+ *   has learned (ordlock_fast_edge_known()). A member that took a key by the
+ *   fast path while holding another whose pair is not known tells the
+ *   kernel with %ORDLOCK_IOC_FAST_LEARN, which learns and reports the edge
+ *   as a grant through the kernel does, and marks the pair known; a
+ *   known pair costs no system call. A reset of the learned order or a
+ *   change of the policy forgets every pair.
  *
- * Not (yet) done for keys held by the fast path: the learned order (a
- * fast acquire adds no edge), the per-acquire statistics.
+ * Not (yet) done for keys held by the fast path: the per-acquire
+ * statistics.
  */
 
 /** ORDLOCK_FAST_SLOTS - slots (pinned keys) of a fast-path domain */
@@ -2055,6 +2070,14 @@ enum ordlock_role {
 /** ORDLOCK_FAST_WORD - the word of generation @g, owner @o, no waiters */
 #define ORDLOCK_FAST_WORD(g, o)		(((__u64)(g) << 32) | \
 					 ((__u64)((o) & 0xffffffU) << 8))
+/** ORDLOCK_FAST_EDGES_OFFSET - mmap() offset of the learned pairs */
+#define ORDLOCK_FAST_EDGES_OFFSET	(2U << 20)
+/**
+ * ORDLOCK_FAST_EDGES_SIZE - bytes of the mapping of &struct
+ * ordlock_fast_edges: one page of header, then a bit per pair of slots
+ */
+#define ORDLOCK_FAST_EDGES_SIZE		(4096 + ORDLOCK_FAST_SLOTS * \
+					 ORDLOCK_FAST_SLOTS / 8)
 /** ORDLOCK_FAST_STACK - entries of an owner page's held stack */
 #define ORDLOCK_FAST_STACK		64
 
@@ -2085,6 +2108,61 @@ struct ordlock_fast_page {
 	__u32 pending;
 	__u32 nheld;
 	struct ordlock_fast_held held[ORDLOCK_FAST_STACK];
+};
+
+/**
+ * struct ordlock_fast_edges - the learned pairs of a fast-path domain
+ *	(read-only, written by the kernel)
+ * @learning: 1 when the domain learns its lock order (policy detect or
+ *	timeout): a fast acquire while holding a key then needs its pair
+ *	known; 0 (policy enforce): no pair is needed
+ * @__pad: the rest of the header page
+ * @bits: bit (a * %ORDLOCK_FAST_SLOTS + b) is set when the kernel learned
+ *	the edge of holding the key of slot a and taking the key of slot b
+ *	(exclusive both), byte by byte (ordlock_fast_edge_known())
+ */
+struct ordlock_fast_edges {
+	__u32 learning;
+	__u8 __pad[4096 - 4];
+	__u8 bits[ORDLOCK_FAST_SLOTS * ORDLOCK_FAST_SLOTS / 8];
+};
+
+/**
+ * ordlock_fast_edge_known() - whether the pair held slot @a -> taken slot
+ *	@b (both below %ORDLOCK_FAST_SLOTS) is known in @e
+ * @e: the mapping of &struct ordlock_fast_edges
+ * @a: the held key's slot
+ * @b: the taken key's slot
+ *
+ * Return: 1 or 0.
+ */
+static __inline__ int ordlock_fast_edge_known(const struct ordlock_fast_edges *e,
+					      __u32 a, __u32 b)
+{
+	__u32 i = a * ORDLOCK_FAST_SLOTS + b;
+
+	return (e->bits[i >> 3] >> (i & 7)) & 1;
+}
+
+/**
+ * struct ordlock_fast_learn - argument of %ORDLOCK_IOC_FAST_LEARN
+ * @size: sizeof(struct ordlock_fast_learn)
+ * @flags: must be 0
+ * @from: the slot of a key the caller holds by the fast path
+ * @to: the slot of a key it took after it by the fast path (and holds)
+ * @known: out: 1 when the pair is now known (marked in &struct
+ *	ordlock_fast_edges), 0 when the domain does not learn (policy
+ *	enforce, learning off by the module parameter, or no memory for its
+ *	order); its value on input is ignored
+ * @__reserved: must be 0
+ */
+struct ordlock_fast_learn {
+	__u32 size;
+	__u32 flags;
+	__u32 from;
+	__u32 to;
+	__u32 known;
+	__u32 __reserved;
 };
 
 /**
@@ -2135,5 +2213,19 @@ struct ordlock_fast_release {
  * EIO (the word is corrupt), EINVAL, EOPNOTSUPP, EACCES
  */
 #define ORDLOCK_IOC_FAST_RELEASE	_IO(ORDLOCK_IOC_TYPE, 0x31)
+/**
+ * ORDLOCK_IOC_FAST_LEARN - learn the edge of a fast-path grant: the caller
+ * holds the keys of slots @from and @to by the fast path (their words name
+ * it) and took @to after @from; in a domain that learns, the edge is
+ * learned and reported (%ORDLOCK_EVENT_POTENTIAL_DEADLOCK, the order's
+ * counts) as for a grant through the kernel, and the pair marked known.
+ * In a domain that does not learn, nothing changes and @known is 0.
+ * Errors: ENOENT (a word does not name the caller: not held, or let go
+ * by a revocation), EINVAL (@flags or @__reserved not 0, a slot not
+ * pinned, @from equal to @to, @size too small), E2BIG, EFAULT,
+ * EOPNOTSUPP (the handle has not used the fast path), EKEYEXPIRED (the
+ * owner's lease expired: nothing learned until it acknowledges), EINTR
+ */
+#define ORDLOCK_IOC_FAST_LEARN		_IO(ORDLOCK_IOC_TYPE, 0x38)
 
 #endif /* _UAPI_LINUX_ORDLOCK_H */

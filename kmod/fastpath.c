@@ -6,6 +6,11 @@
  * go of its own by compare-and-swap in user space, and enters the kernel
  * only when there is something to referee.
  *
+ * Over 1000 lines: the words, the owner pages, the learned pairs' bitmap
+ * and the fast ioctls share this file's slot and owner helpers; the ioctls
+ * (with FAST_LEARN, which calls the learned order of order.c: an allowed
+ * upward call, kmod/layers.txt) are to move to a file of their own.
+ *
  * A word is {generation: 32, owner: 24, WAITERS: 1, spare: 7}. Owner 0 is
  * free; ORDLOCK_FAST_OWNER_KERNEL stands for the holders the kernel granted
  * (struct ordlock_resource's holders, any mode); any other owner is the

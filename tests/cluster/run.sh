@@ -273,7 +273,17 @@ echo "cluster: booting $nodes guests of $KVER (${#tests[@]} programs; results: $
 # goes on in the same file)
 boot_node() {
 	local i=$1 left=$((total_timeout - ($(date +%s) - t0)))
-	local append="console=ttyS0 panic=-1 quiet loglevel=5 no_timer_check ordnode=$i"
+	local level=5
+	# the debug kernel: errors only on the serial console. Three debug
+	# guests on two cores make 6.1 warn "hrtimer: interrupt took" from a
+	# timer interrupt, whose console write takes the 8250's port lock
+	# there; its lockdep (PROVE_RAW_LOCK_NESTING) calls that an "Invalid
+	# wait context" and turns itself off before ordlock is loaded. The
+	# judge reads the whole log (dmesg) of a node that ran to its end; a
+	# killed node's is its console: its errors (KASAN, BUG, Oops), not
+	# its warnings (docs/testing.md)
+	((debug)) && level=4
+	local append="console=ttyS0 panic=-1 quiet loglevel=$level no_timer_check ordnode=$i"
 	((left > 60)) || left=60
 	# the debug kernel: make check-debug's options (tests/vm/run.sh)
 	((debug)) && append+=" kasan_multi_shot slab_nomerge pci=noacpi"
@@ -405,8 +415,10 @@ echo "cluster: guests stopped after $((t1 - t0))s"
 # after the modules were unloaded (none for a node the host killed)
 debug_node() { # debug_node N LOG
 	local i=$1 log=$2 ck hits
+	local known='^$'
+	kcheck_dlm_known "$log" && known=$kcheck_dlm_line
 	for ck in "${!kcheck_names[@]}"; do
-		hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "${kcheck_res[ck]}" || true)
+		hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "${kcheck_res[ck]}" | grep -Ev "$known" || true)
 		if [[ -z $hits ]]; then
 			tap_point 0 "node$i: no ${kcheck_names[ck]} report" || true
 		else
@@ -464,6 +476,12 @@ for ((i = 1; i <= nodes; i++)); do
 		echo "cluster: node$i: the known FORTIFY warning of 6.1's dlm_add_requestqueue() (a false positive), not counted"
 	else
 		known='^$'
+	fi
+	# and with the debug kernel, 6.1's DLM's own lockdep report when a node
+	# leaves (tests/harness/kcheck.sh), named here and left out
+	if ((debug)) && kcheck_dlm_known "$log"; then
+		echo "cluster: node$i: the known lockdep report of 6.1's DLM (close_connection() flushes its send work under its sock_mutex; when a node leaves), not counted: lockdep checked ordlock up to $(grep -m1 -o "^\[ *[0-9.]*\] $kcheck_dlm_line" "$log" | sed 's/\].*/]/')"
+		known="($known)|$kcheck_dlm_line"
 	fi
 	if hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "$fatal" | grep -Ev "$known"); then
 		tap_point 1 "node$i: kernel log clean" "$(head -n 1 <<<"$hits")" || true

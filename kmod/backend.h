@@ -44,7 +44,12 @@ struct ordlock_backend_lock;
  *	lockspace of the DLM); returns it or an ERR_PTR(): -ENOTCONN no
  *	cluster (or no quorum), another errno for a join that failed. May
  *	sleep long (a cluster-wide join); interruptible by a fatal signal.
- * @leave: close a space that no lock of it uses any more; may sleep
+ * @leave: close a space that no lock of it uses any more; may sleep, but
+ *	within a bound of the backend's (ordlock_dlm: leave_timeout_ms), and
+ *	less on a fatal signal. Returns 0, or -ETIMEDOUT (the bound passed)
+ *	or -EINTR (a fatal signal): the backend then left the space by force
+ *	and logged what it abandoned. Either way the space is gone for the
+ *	caller.
  * @lock: take key (@rank, @id) of @space, exclusive or shared, waiting
  *	until @deadline (CLOCK_MONOTONIC, KTIME_MAX: no deadline) at most.
  *	Returns 0 and the lock in *@out, or -EAGAIN (%ORDLOCK_BACKEND_TRY and
@@ -107,7 +112,7 @@ struct ordlock_backend_lock;
  */
 struct ordlock_backend_ops {
 	struct ordlock_backend_space *(*join)(const char *domain);
-	void (*leave)(struct ordlock_backend_space *space);
+	int (*leave)(struct ordlock_backend_space *space);
 	int (*lock)(struct ordlock_backend_space *space, u32 rank, u64 id,
 		    bool exclusive, u32 flags, ktime_t deadline,
 		    struct ordlock_backend_lock **out);

@@ -392,13 +392,19 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 
 /*
  * Leave a cluster domain's space and release its backend; with no lock
- * held (the leave waits for the releases still in flight in the cluster)
+ * held (the leave waits for the releases still in flight in the cluster,
+ * within the backend's bound). Return: 0, or -ETIMEDOUT or -EINTR: the
+ * space was left by force (the backend logged what it abandoned); it is
+ * gone either way.
  */
-void ordlock_cluster_leave(struct ordlock_backend *backend,
-			   struct ordlock_backend_space *space)
+int ordlock_cluster_leave(struct ordlock_backend *backend,
+			  struct ordlock_backend_space *space)
 {
-	backend->ops->leave(space);
+	int ret;
+
+	ret = backend->ops->leave(space);
 	ordlock_backend_put(backend);
+	return ret;
 }
 
 /*

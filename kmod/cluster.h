@@ -63,8 +63,8 @@ void ordlock_cluster_unlock(struct ordlock_hold *hold);
 int ordlock_cluster_join(const char *name, const char **why,
 			 struct ordlock_backend **backendp,
 			 struct ordlock_backend_space **spacep);
-void ordlock_cluster_leave(struct ordlock_backend *backend,
-			   struct ordlock_backend_space *space);
+int ordlock_cluster_leave(struct ordlock_backend *backend,
+			  struct ordlock_backend_space *space);
 
 /*
  * The hooks of the request code: each returns at once for a local domain

@@ -71,8 +71,42 @@ static void ordlock_seq_owner(struct seq_file *m, struct ordlock_owner *owner)
 	seq_printf(m, "%llu %d %s", owner->id, READ_ONCE(owner->pid), comm);
 }
 
+/**
+ * struct ordlock_edge_print - what ordlock_graph_print_edge() and
+ *	ordlock_locks_fast() print
+ * @m: the seq_file
+ * @res: the resource waited for
+ * @w: the waiter
+ */
+struct ordlock_edge_print {
+	struct seq_file *m;
+	struct ordlock_resource *res;
+	struct ordlock_waiter *w;
+};
+
+/*
+ * The member that holds a fast key by the fast path, as its word names it:
+ * a holder line with "fast:INDEX" for its token (no token, no lease); an
+ * index that names no owner shows as owner 0, pid 0, comm "?"
+ */
+static bool ordlock_locks_fast(void *arg, const struct ordlock_fast_holder *h)
+{
+	struct ordlock_edge_print *p = arg;
+
+	seq_printf(p->m, "%s %u:%llu holder 0 ", h->domain->name, p->res->rank,
+		   p->res->id);
+	if (h->owner)
+		ordlock_seq_owner(p->m, h->owner);
+	else
+		seq_puts(p->m, "0 0 ?");
+	seq_printf(p->m, " %s fast:%u -\n",
+		   ordlock_mode_str(ORDLOCK_MODE_EXCLUSIVE), h->index);
+	return false;
+}
+
 static int ordlock_locks_show(struct seq_file *m, void *v)
 {
+	struct ordlock_edge_print p = { .m = m };
 	struct ordlock_bucket *bucket = v;
 	struct ordlock_resource *res;
 	struct ordlock_waiter *w;
@@ -84,7 +118,7 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 
 	if (v == SEQ_START_TOKEN) {
 		seq_puts(m, "# ordlock locks v1\n"
-			 "# domain rank:id role position owner_id pid comm mode token|waited_us|cluster:waited_us lease_left_ms|-\n");
+			 "# domain rank:id role position owner_id pid comm mode token|waited_us|cluster:waited_us|fast:index lease_left_ms|-\n");
 		return 0;
 	}
 	spin_lock(&bucket->lock);
@@ -112,6 +146,9 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 			else
 				seq_puts(m, " -\n");
 		}
+		/* A member that holds it by the fast path (no kernel holder then) */
+		p.res = res;
+		ordlock_fast_holder(res, ordlock_locks_fast, &p);
 		i = 0;
 		list_for_each_entry(w, &res->waiters, node) {
 			seq_printf(m, "%s %u:%llu %s %u ",
@@ -127,18 +164,6 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-/**
- * struct ordlock_edge_print - what ordlock_graph_print_edge() prints
- * @m: the seq_file
- * @res: the resource waited for
- * @w: the waiter
- */
-struct ordlock_edge_print {
-	struct seq_file *m;
-	struct ordlock_resource *res;
-	struct ordlock_waiter *w;
-};
-
 static bool ordlock_graph_print_edge(void *arg, struct ordlock_owner *to,
 				     u32 edge, u32 mode)
 {
@@ -148,8 +173,10 @@ static bool ordlock_graph_print_edge(void *arg, struct ordlock_owner *to,
 	seq_printf(p->m, " %s %u:%llu %s ", p->w->hold->owner->domain->name, p->res->rank,
 		   p->res->id, ordlock_mode_str(p->w->mode));
 	ordlock_seq_owner(p->m, to);
+	/* "fast": a hard edge to the member the key's word names */
 	seq_printf(p->m, " %s %s %llu\n", ordlock_mode_str(mode),
-		   edge == ORDLOCK_EDGE_SOFT ? "soft" : "hard",
+		   edge == ORDLOCK_EDGE_SOFT ? "soft" :
+		   edge & ORDLOCK_EDGE_FAST_HOLDER ? "fast" : "hard",
 		   ordlock_us_since(p->w->since));
 	return false;
 }
@@ -225,9 +252,10 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 		ordlock_seq_owner(m, owner);
 		/* owner->domain may change meanwhile: print the owner's copy */
 		ordlock_owner_domain_name(owner, dname);
+		/* held: in the kernel, and by the fast path (the words) */
 		seq_printf(m, " %s %s %u", dname,
 			   owner->kind == ORDLOCK_KIND_NETLINK ? "netlink" : "device",
-			   READ_ONCE(owner->nheld));
+			   READ_ONCE(owner->nheld) + ordlock_fast_held(owner));
 		mode = READ_ONCE(owner->pending.mode);
 		if (mode)
 			seq_printf(m, " %s %u:%llu %llu\n", ordlock_mode_str(mode),

@@ -177,7 +177,11 @@ static void ordlock_domain_free(struct kref *ref)
 	list_del(&domain->node);
 	ordlock_ndomains--;
 	mutex_unlock(&ordlock_domains_lock);
-	/* The last owner is gone: its releases are on their way */
+	/*
+	 * The last owner is gone: its releases are on their way. A leave by
+	 * force (the DLM did not answer within the backend's bound) is logged
+	 * by the backend; the domain goes all the same.
+	 */
 	if (domain->space)
 		ordlock_cluster_leave(domain->backend, domain->space);
 	free_percpu(domain->stats);
@@ -225,6 +229,8 @@ static const char ordlock_why_detect[] =
 	"detect is not available in a cluster domain: the DLM sees no cycles across resources";
 static const char ordlock_why_owners[] =
 	"the domain has owners (holders, waiters or idle ones): change it when nobody is in it";
+static const char ordlock_why_forced[] =
+	"cluster off, but the DLM did not answer: its lockspace was left by force (kernel log)";
 /*
  * The checks of a cluster change that hold whatever the join does: the
  * result of @set on @domain, whose lock is held. Return: 0 or an errno,
@@ -271,10 +277,17 @@ static int ordlock_domain_fast_check(struct ordlock_domain *domain,
 		       !!domain->backend;
 	bool fast = set->flags & ORDLOCK_DOMAIN_SET_FASTPATH ? set->fastpath :
 		    domain->fastpath;
+	u32 max_hold = set->flags & ORDLOCK_DOMAIN_SET_MAX_HOLD ? set->max_hold_ms :
+		       domain->max_hold_ms;
 
 	lockdep_assert_held(&ordlock_domains_lock);
 	if (cluster && fast) {
 		set->why = "the fast path is not available in a cluster domain";
+		return -EOPNOTSUPP;
+	}
+	/* A hold taken in user space has no lease: max_hold_ms could not hold */
+	if (fast && max_hold) {
+		set->why = "the fast path excludes max-hold: a fast-path hold has no lease";
 		return -EOPNOTSUPP;
 	}
 	if (!(set->flags & ORDLOCK_DOMAIN_SET_FASTPATH))
@@ -338,7 +351,11 @@ static int ordlock_domain_join(struct ordlock_domain *domain,
  * a name appears twice in @names, -EOPNOTSUPP for policy detect in a
  * cluster domain, -EBUSY for a cluster change of a domain with owners,
  * -ENOPKG (no backend), -ENOTCONN (no cluster) or -EIO (the join failed),
- * -ENOSPC, -EDQUOT or -ENOMEM.
+ * -ENOSPC, -EDQUOT or -ENOMEM; or, turning the cluster setting off, the
+ * one failure that changes something: -ETIMEDOUT (the DLM did not let the
+ * lockspace go within the backend's bound) or -EINTR (a fatal signal
+ * came meanwhile): the change is made all the same (the domain is a local
+ * one), the lockspace was left by force, and set->why says so.
  */
 int ordlock_domain_configure(const char *name,
 			     struct ordlock_domain_settings *set,
@@ -434,12 +451,23 @@ int ordlock_domain_configure(const char *name,
 	mutex_unlock(&ordlock_domains_lock);
 	kfree(copy);
 	if (old_space)
-		ordlock_cluster_leave(old_backend, old_space);
+		ret = ordlock_cluster_leave(old_backend, old_space);
 	/* Turned off with nobody in it: the pinned keys are let go */
 	if ((flags & ORDLOCK_DOMAIN_SET_FASTPATH) && !set->fastpath)
 		ordlock_fast_domain_free(domain);
 	if (flags & ORDLOCK_DOMAIN_RESET_ORDER)
 		ordlock_order_reset(domain);
+	if (ret) {
+		/*
+		 * The one failure that changes something: the cluster setting
+		 * is off (the domain is local, consistent, usable), but the
+		 * backend left the DLM lockspace by force (its log says what
+		 * it abandoned)
+		 */
+		set->why = ordlock_why_forced;
+		ordlock_domain_put(domain);
+		return ret;
+	}
 	*out = domain;
 	return 0;
 

@@ -80,7 +80,12 @@ struct ordlock_fast_slot {
  * @domain_id: the domain's id
  * @nslots: slots in use; written under ordlock_fast_lock with
  *	smp_store_release(), read with smp_load_acquire()
+ * @domain: the domain (the fast state is freed before it)
  * @indices: the owner indices in use (1 to ORDLOCK_FAST_OWNER_KERNEL - 1)
+ * @owners: the owner of each index in use (the owner table the words
+ *	name); stored before the index is handed out, erased before it is
+ *	freed. Its xa_lock nests inside the bucket locks: a lookup under it
+ *	may use the owner until it is dropped (ordlock_fast_holder())
  * @pages: the words, zeroed at creation
  * @hash: slot + 1 of a key by its hash (linear probing), 0 when empty;
  *	written under ordlock_fast_lock (smp_store_release()), read without
@@ -90,7 +95,9 @@ struct ordlock_fast_slot {
 struct ordlock_fast_domain {
 	u32 domain_id;
 	u32 nslots;
+	struct ordlock_domain *domain;
 	struct ida indices;
+	struct xarray owners;
 	struct page *pages[ORDLOCK_FAST_NPAGES];
 	u16 hash[ORDLOCK_FAST_HASH];
 	struct ordlock_fast_slot slots[ORDLOCK_FAST_SLOTS];
@@ -277,6 +284,99 @@ void ordlock_fast_queued(struct ordlock_resource *res)
 	}
 }
 
+/**
+ * ordlock_fast_holder() - the member that holds @res by the fast path, as
+ *	the key's word names it
+ * @res: a resource; its bucket lock held
+ * @fn: called when the word names a member's index (not free, not the
+ *	kernel's holders), with the key's domain, the owner of that index in
+ *	the domain's owner table (NULL when the index names no owner: the word
+ *	is garbage, or names an owner that is going), the index and the
+ *	generation. Called under the owner table's lock: @fn may not sleep,
+ *	and the owner may be used only until it returns
+ * @arg: passed to @fn
+ *
+ * The word is read once (READ_ONCE()); a member may rewrite it at any time,
+ * so what @fn gets is what the word said at that instant, and the owner is
+ * looked up in the kernel's own table, never taken from a user page.
+ * Bounded: one hash lookup and one xarray lookup.
+ *
+ * Return: what @fn returned; false when @res is not a fast key or no member
+ * holds it.
+ */
+bool ordlock_fast_holder(struct ordlock_resource *res, ordlock_fast_holder_fn fn,
+			 void *arg)
+{
+	struct ordlock_fast_holder h = {};
+	struct ordlock_fast_domain *fd;
+	u64 word;
+	int slot;
+	bool ret;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (likely(!res->fast))
+		return false;
+	/* res->fast under the bucket lock: the fast state is not freed */
+	fd = xa_load(&ordlock_fast_domains, res->domain_id);
+	if (WARN_ON_ONCE(!fd))
+		return false;
+	slot = ordlock_fast_lookup(fd, res->rank, res->id);
+	if (WARN_ON_ONCE(slot < 0))
+		return false;
+	word = READ_ONCE(*ordlock_fast_wordp(fd, slot));
+	h.index = ORDLOCK_FAST_OWNER(word);
+	if (!h.index || h.index == ORDLOCK_FAST_K)
+		return false;
+	h.gen = ORDLOCK_FAST_GEN(word);
+	h.domain = fd->domain;
+	xa_lock(&fd->owners);
+	h.owner = xa_load(&fd->owners, h.index);
+	ret = fn(arg, &h);
+	xa_unlock(&fd->owners);
+	return ret;
+}
+
+/**
+ * ordlock_fast_index() - the index of @owner in its domain's owner table
+ * @owner: an owner that an ordlock_fast_holder_fn got (under the table's
+ *	lock, which keeps its fast state)
+ *
+ * Return: the index, 0 when the owner has no fast state.
+ */
+u32 ordlock_fast_index(const struct ordlock_owner *owner)
+{
+	const struct ordlock_fast_owner *fo = READ_ONCE(owner->fast);
+
+	return fo ? fo->index : 0;
+}
+
+/**
+ * ordlock_fast_held() - the keys @owner holds by the fast path now
+ * @owner: an owner on the list of owners, ordlock_owners_lock held (its
+ *	fast state is freed only after it leaves the list), or locked
+ *
+ * Counts the words of its domain that name its index, each read once
+ * without a lock (so a count, not a snapshot): at most ORDLOCK_FAST_SLOTS
+ * loads, for the views of the owners.
+ *
+ * Return: the count; 0 for an owner without fast state.
+ */
+u32 ordlock_fast_held(struct ordlock_owner *owner)
+{
+	/* pairs with ordlock_fast_owner_get() */
+	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	u32 slot, n, held = 0;
+
+	if (!fo)
+		return 0;
+	/* pairs with the pin: a slot below the count is written */
+	n = smp_load_acquire(&fo->fd->nslots);
+	for (slot = 0; slot < n; slot++)
+		held += ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) ==
+			fo->index;
+	return held;
+}
+
 /*
  * Let go of the word of @slot held by owner @index (at generation @gen,
  * unless @any_gen): free it, or hand it to the queue's head. Return: 0,
@@ -327,7 +427,9 @@ static struct ordlock_fast_domain *ordlock_fast_domain_create(struct ordlock_dom
 	if (!fd)
 		return ERR_PTR(-ENOMEM);
 	fd->domain_id = domain->id;
+	fd->domain = domain;
 	ida_init(&fd->indices);
+	xa_init(&fd->owners);
 	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++) {
 		fd->pages[i] = alloc_page(GFP_KERNEL_ACCOUNT | __GFP_ZERO);
 		if (!fd->pages[i])
@@ -383,6 +485,10 @@ static struct ordlock_fast_owner *ordlock_fast_owner_get(struct ordlock_owner *o
 	if (ret < 0)
 		goto fail_fd;
 	fo->index = ret;
+	/* In the owner table before any word can name the index */
+	ret = xa_err(xa_store(&fd->owners, fo->index, owner, GFP_KERNEL));
+	if (ret)
+		goto fail_index;
 	mutex_unlock(&ordlock_fast_lock);
 	fo->fd = fd;
 	fo->domain = domain;
@@ -393,6 +499,8 @@ static struct ordlock_fast_owner *ordlock_fast_owner_get(struct ordlock_owner *o
 	smp_store_release(&owner->fast, fo);
 	return fo;
 
+fail_index:
+	ida_free(&fd->indices, fo->index);
 fail_fd:
 	mutex_unlock(&ordlock_fast_lock);
 	put_page(fo->page);
@@ -473,12 +581,95 @@ out:
 	return 0;
 }
 
+/**
+ * ordlock_fast_revoke() - @owner's lease expired: let go of the keys it
+ *	holds by the fast path, after raising its owner page's revoked flag
+ * @owner: the owner, locked, being revoked (DOC: Leases)
+ * @keys: receives the keys let go (exclusive, token 0: a fast-path grant
+ *	has none), or NULL
+ * @max: room in @keys
+ *
+ * The flag goes up before the words are read: an acquire whose CAS comes
+ * after the walk read its word reads the flag after its CAS, sees it, and
+ * gives the key back (the library's step 4, docs/fastpath.md); what such
+ * a race leaves is let go by the acknowledgment. A word let go is handed
+ * to the queue's head, or freed, as a release would: the holder's release
+ * CAS then fails (the generation moved on), and FAST_RELEASE says
+ * EKEYEXPIRED.
+ *
+ * Return: the number of keys let go (also those beyond @max).
+ */
+unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
+				 struct ordlock_revoked_key *keys,
+				 unsigned int max)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_fast_page *fp;
+	struct ordlock_resource *res;
+	unsigned int n = 0;
+	u32 slot, nslots;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return 0;
+	fp = page_address(fo->page);
+	WRITE_ONCE(fp->revoked, 1);
+	/* The flag before the words (the library: its CAS, then the flag) */
+	smp_mb();
+	/* pairs with the pin: a slot below the count is written */
+	nslots = smp_load_acquire(&fo->fd->nslots);
+	for (slot = 0; slot < nslots; slot++) {
+		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) !=
+		    fo->index)
+			continue;
+		if (ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true))
+			continue;
+		res = fo->fd->slots[slot].res;
+		if (keys && n < max) {
+			keys[n].key.rank = res->rank;
+			keys[n].key.id = res->id;
+			keys[n].key.mode = ORDLOCK_MODE_EXCLUSIVE;
+			keys[n].key.__reserved = 0;
+			keys[n].token = 0;
+		}
+		n++;
+	}
+	return n;
+}
+
+/**
+ * ordlock_fast_acknowledge() - a revoked @owner acknowledged (RELEASE_ALL):
+ *	let go of a word an acquire racing the revocation took, and lower the
+ *	owner page's revoked flag
+ * @owner: the owner, locked
+ */
+void ordlock_fast_acknowledge(struct ordlock_owner *owner)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_fast_page *fp;
+	u32 slot, nslots;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return;
+	/* pairs with the pin: a slot below the count is written */
+	nslots = smp_load_acquire(&fo->fd->nslots);
+	for (slot = 0; slot < nslots; slot++)
+		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) ==
+		    fo->index)
+			ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true);
+	fp = page_address(fo->page);
+	/* After the words: an acquire that sees it clear finds them let go */
+	smp_store_release(&fp->revoked, 0);
+}
+
 /* ORDLOCK_IOC_FAST_RELEASE */
 static int ordlock_fast_release(struct ordlock_owner *owner,
 				struct ordlock_fast_release *arg)
 {
 	/* pairs with ordlock_fast_owner_get(): no owner->lock here */
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	int ret;
 
 	if (arg->__reserved)
 		return -EINVAL;
@@ -487,7 +678,11 @@ static int ordlock_fast_release(struct ordlock_owner *owner,
 	/* pairs with the pin: a slot below the count is written */
 	if (arg->slot >= smp_load_acquire(&fo->fd->nslots))
 		return -EINVAL;
-	return ordlock_fast_let_go(fo->fd, arg->slot, fo->index, arg->gen, false);
+	ret = ordlock_fast_let_go(fo->fd, arg->slot, fo->index, arg->gen, false);
+	/* The word was let go by the revocation (racy read: a hint only) */
+	if (ret == -ENOENT && READ_ONCE(owner->lease.revoked))
+		ret = -EKEYEXPIRED;
+	return ret;
 }
 
 /**
@@ -594,6 +789,8 @@ void ordlock_fast_owner_release(struct ordlock_owner *owner)
 		    fo->index)
 			ordlock_fast_let_go(fd, slot, fo->index, 0, true);
 	mutex_lock(&ordlock_fast_lock);
+	/* Waits for the views and walks that look at it (ordlock_fast_holder()) */
+	xa_erase(&fd->owners, fo->index);
 	ida_free(&fd->indices, fo->index);
 	mutex_unlock(&ordlock_fast_lock);
 	owner->fast = NULL;
@@ -639,6 +836,7 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++)
 		put_page(fd->pages[i]);
 	ida_destroy(&fd->indices);
+	xa_destroy(&fd->owners);
 	kvfree(fd);
 }
 

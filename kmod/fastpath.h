@@ -14,6 +14,7 @@
 struct ordlock_domain;
 struct ordlock_owner;
 struct ordlock_resource;
+struct ordlock_revoked_key;
 struct vm_area_struct;
 
 long ordlock_fast_ioctl(struct ordlock_owner *owner, unsigned int cmd,
@@ -22,6 +23,33 @@ int ordlock_fast_mmap(struct ordlock_owner *owner, struct vm_area_struct *vma);
 void ordlock_fast_owner_release(struct ordlock_owner *owner);
 void ordlock_fast_domain_free(struct ordlock_domain *domain);
 s64 ordlock_fast_npinned(void);
+
+/**
+ * struct ordlock_fast_holder - a member that holds a key by the fast path,
+ *	as the key's word names it (ordlock_fast_holder())
+ * @domain: the key's domain
+ * @owner: the owner of the word's index in the domain's owner table; NULL
+ *	when the index names no owner (shown as unknown)
+ * @index: the word's owner index
+ * @gen: the word's generation
+ */
+struct ordlock_fast_holder {
+	struct ordlock_domain *domain;
+	struct ordlock_owner *owner;
+	u32 index;
+	u32 gen;
+};
+
+typedef bool (*ordlock_fast_holder_fn)(void *arg,
+				       const struct ordlock_fast_holder *h);
+bool ordlock_fast_holder(struct ordlock_resource *res, ordlock_fast_holder_fn fn,
+			 void *arg);
+u32 ordlock_fast_index(const struct ordlock_owner *owner);
+u32 ordlock_fast_held(struct ordlock_owner *owner);
+unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
+				 struct ordlock_revoked_key *keys,
+				 unsigned int max);
+void ordlock_fast_acknowledge(struct ordlock_owner *owner);
 
 /* The hooks of resource.c, each under the bucket lock of a fast resource */
 bool ordlock_fast_claim(struct ordlock_resource *res);

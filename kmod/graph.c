@@ -73,6 +73,35 @@ static struct hlist_head *ordlock_tid_head(pid_t tid)
 	return &ordlock_waiting_tids[hash_32((u32)tid, ORDLOCK_TID_HASH_BITS)];
 }
 
+/**
+ * struct ordlock_graph_fast - an edge to a fast-path holder, for
+ *	ordlock_graph_fast_edge()
+ * @self: the waiting owner
+ * @fn: the edge callback
+ * @arg: its argument
+ */
+struct ordlock_graph_fast {
+	struct ordlock_owner *self;
+	ordlock_edge_fn fn;
+	void *arg;
+};
+
+/*
+ * The member that holds the key by the fast path, as its word names it (as
+ * rt_mutex chain walks follow the owner a lock's word names): a hard edge,
+ * exclusive. An index that names no owner gives no edge (nothing to
+ * follow): the waiter waits for its timeout.
+ */
+static bool ordlock_graph_fast_edge(void *arg, const struct ordlock_fast_holder *h)
+{
+	struct ordlock_graph_fast *e = arg;
+
+	if (!h->owner || h->owner == e->self)
+		return false;
+	return e->fn(e->arg, h->owner, ORDLOCK_EDGE_HARD | ORDLOCK_EDGE_FAST_HOLDER,
+		     ORDLOCK_MODE_EXCLUSIVE);
+}
+
 /*
  * The edges out of waiter @w, for ordlock_graph_edges() and the walk: inlined
  * into the walk with its own @fn, so that following an edge there is a
@@ -91,6 +120,13 @@ static __always_inline bool __ordlock_graph_edges(struct ordlock_resource *res,
 		if (hold->owner == self || !ordlock_modes_conflict(hold->mode, w->mode))
 			continue;
 		if (fn(arg, hold->owner, ORDLOCK_EDGE_HARD, hold->mode))
+			return true;
+	}
+	if (unlikely(res->fast)) {
+		struct ordlock_graph_fast e = { .self = self, .fn = fn, .arg = arg };
+
+		/* @fn runs under the owner table's lock: the owner stays */
+		if (ordlock_fast_holder(res, ordlock_graph_fast_edge, &e))
 			return true;
 	}
 	list_for_each_entry(ahead, &res->waiters, node) {
@@ -233,7 +269,7 @@ static __always_inline bool ordlock_graph_visit(void *arg,
 	if (to != walk->start && to->walk_gen == walk->gen)
 		return false;
 	to->walk_parent = walk->from;
-	to->walk_edge = edge;
+	to->walk_edge = edge & ~ORDLOCK_EDGE_FAST_HOLDER;
 	to->walk_mode = mode;
 	if (to == walk->start)
 		return true;

@@ -6,6 +6,7 @@
 #ifndef _ORDLOCK_GRAPH_H
 #define _ORDLOCK_GRAPH_H
 
+#include <linux/bits.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -21,8 +22,18 @@ unsigned int ordlock_graph_find_cycle(struct ordlock_owner *start,
 void ordlock_graph_join(struct ordlock_owner *owner, struct ordlock_waiter *w);
 void ordlock_graph_leave(struct ordlock_owner *owner);
 /*
+ * ORDLOCK_EDGE_FAST_HOLDER - or'd into the @edge of an ordlock_edge_fn
+ * (never into what user space sees as an edge): a hard edge to the member
+ * that holds the key by the fast path, as the key's word names it. The
+ * callback runs under the lock of the domain's fast owner table then
+ * (ordlock_fast_holder()): it may not sleep.
+ */
+#define ORDLOCK_EDGE_FAST_HOLDER	BIT(16)
+
+/*
  * ordlock_edge_fn - called for an edge to @to, of type @edge (enum
- * ordlock_edge), where @to blocks the waiter in @mode; true stops the walk
+ * ordlock_edge, maybe with ORDLOCK_EDGE_FAST_HOLDER), where @to blocks the
+ * waiter in @mode; true stops the walk
  */
 typedef bool (*ordlock_edge_fn)(void *arg, struct ordlock_owner *to, u32 edge,
 				u32 mode);

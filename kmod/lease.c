@@ -30,6 +30,11 @@
  * From the deadline on, the owner's tokens are stale to the token check
  * even before the work has run (ordlock_lease_live()).
  *
+ * The keys the owner holds by the fast path (taken in user space, with no
+ * lease of their own) are revoked with the rest: ordlock_fast_revoke()
+ * raises the owner page's flag and lets their words go; the failure
+ * record lists them with token 0, among the others in key order.
+ *
  * Locks: the work takes owner->lock and what nests in it (bucket locks
  * through the release, the event chain); it is queued under nothing but
  * the hrtimer's base lock. The owner's destruction marks the lease dead
@@ -40,9 +45,11 @@
 #include <linux/poll.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 
 #include "domain.h"
 #include "events.h"
+#include "fastpath.h"
 #include "keys.h"
 #include "lease.h"
 #include "owner.h"
@@ -123,6 +130,14 @@ static void ordlock_lease_release_but(struct ordlock_owner *owner,
 	ordlock_owner_put_holds(owner, &done);
 }
 
+/* sort() of the revoked keys: key order */
+static int ordlock_lease_key_cmp(const void *a, const void *b)
+{
+	const struct ordlock_revoked_key *x = a, *y = b;
+
+	return ordlock_key_cmp(x->key.rank, x->key.id, y->key.rank, y->key.id);
+}
+
 /*
  * The lease of @owner expired at l->expires: revoke what it holds, whether
  * or not a request of it is in progress (then it is woken, and fails)
@@ -130,14 +145,16 @@ static void ordlock_lease_release_but(struct ordlock_owner *owner,
 static void ordlock_lease_revoke(struct ordlock_owner *owner, ktime_t now)
 {
 	struct ordlock_lease *l = &owner->lease;
+	unsigned int i = 0, room, nfast;
 	struct ordlock_revoked_key r;
 	struct ordlock_hold *hold;
-	unsigned int i = 0;
 
 	lockdep_assert_held(&owner->lock);
 	l->late_ns = ktime_to_ns(ktime_sub(now, l->expires));
 	kfree(l->keys);
-	l->keys = kmalloc_array(owner->nheld, sizeof(*l->keys),
+	/* A count of the fast-path holds: room for them in the record */
+	room = owner->nheld + ordlock_fast_held(owner);
+	l->keys = kmalloc_array(room, sizeof(*l->keys),
 				GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	list_for_each_entry(hold, &owner->held, owner_node) {
 		r.key.rank = hold->res->rank;
@@ -151,6 +168,17 @@ static void ordlock_lease_revoke(struct ordlock_owner *owner, ktime_t now)
 		if (l->keys)
 			l->keys[i] = r;
 		i++;
+	}
+	/* The fast-path holds too; their waiters are granted here */
+	nfast = ordlock_fast_revoke(owner, l->keys ? l->keys + i : NULL, room - i);
+	if (l->keys && nfast) {
+		i += min(nfast, room - i);
+		sort(l->keys, i, sizeof(*l->keys), ordlock_lease_key_cmp, NULL);
+		l->first = l->keys[0];
+		l->last = l->keys[i - 1];
+	} else if (nfast) {
+		/* Out of memory: counted, not listed */
+		i += nfast;
 	}
 	l->nkeys = i;
 	WRITE_ONCE(l->revoked, true);
@@ -379,6 +407,8 @@ void ordlock_lease_acknowledge(struct ordlock_owner *owner)
 	ordlock_lease_clear(l);
 	if (!l->revoked)
 		return;
+	/* What an acquire racing the revocation took by the fast path */
+	ordlock_fast_acknowledge(owner);
 	WRITE_ONCE(l->revoked, false);
 	kfree(l->keys);
 	l->keys = NULL;

@@ -22,8 +22,10 @@
  *	    owner->domain_seq		seqcount of owner->lock, write side
  *	    ordlock_graph_lock		spinlock, graph.c
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
+ *		fd->owners		xa_lock of a fast owner table, fastpath.c
  *	    ordlock_fast_lock		mutex, fastpath.c
  *	      bucket->lock
+ *	      fd->owners
  *	    bucket->lock
  *	    ordlock_history_lock	spinlock, events.c
  *	    order->lock			mutex, struct ordlock_order (order.c); one at a time
@@ -97,6 +99,11 @@
  *   freed (the fast path turned off, or the domain freed). A pinned key's
  *   word is only loaded and cmpxchg'd under its bucket lock, and mmap()
  *   (under the mm's lock) takes no lock at all.
+ * - fd->owners (the xa_lock of a domain's fast owner table, index ->
+ *   owner, fastpath.c) is a leaf: taken under a bucket lock (and so under
+ *   whatever is above it) by ordlock_fast_holder(), which names the member
+ *   a word names for the views, the failure record and the graph walk;
+ *   under ordlock_fast_lock when an index is handed out or given back.
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
  *   when a deadlock is recorded (under owner->lock) and by debugfs
  *   "deadlocks".

@@ -3,7 +3,8 @@
  * Netlink domain administration: DOMAIN_GET and GET_STATS read a domain's
  * settings or counters (anyone); DOMAIN_SET changes its settings (with
  * CAP_NET_ADMIN), creating it if needed, and with ORDLOCK_A_FLAGS
- * ORDLOCK_DOMAIN_RESET_ORDER forgets its learned lock order (order.h).
+ * ORDLOCK_DOMAIN_RESET_ORDER forgets its learned lock order (order.h);
+ * ORDLOCK_A_FASTPATH gives it the fast path or takes it away (fastpath.h).
  */
 #include <linux/cred.h>
 #include <linux/slab.h>
@@ -30,6 +31,8 @@ const struct ordlock_nl_take ordlock_nl_domain_set_takes[] = {
 	{ ORDLOCK_A_STRICT, ORDLOCK_NL_TAKES_STRICT },
 	{ ORDLOCK_A_MAX_HOLD_MS, ORDLOCK_NL_TAKES_MAX_HOLD_MS },
 	{ ORDLOCK_A_CLUSTER, ORDLOCK_NL_TAKES_CLUSTER },
+	{ ORDLOCK_A_FASTPATH, ORDLOCK_NL_TAKES_FASTPATH },
+	{ ORDLOCK_A_FASTPATH_UID, ORDLOCK_NL_TAKES_FASTPATH_UID },
 	{ }
 };
 
@@ -63,6 +66,57 @@ out:
 	return ret;
 }
 
+/* The fast-path setting: whether the domain has it, and then its user */
+static int ordlock_nl_put_fastpath(struct sk_buff *skb,
+				   struct ordlock_domain *domain)
+{
+	bool fast = READ_ONCE(domain->fastpath);
+
+	if (nla_put_u32(skb, ORDLOCK_A_FASTPATH, fast))
+		return -EMSGSIZE;
+	if (fast && nla_put_u32(skb, ORDLOCK_A_FASTPATH_UID,
+				from_kuid_munged(current_user_ns(), domain->fast_uid)))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/*
+ * DOMAIN_SET's ORDLOCK_A_FASTPATH and ORDLOCK_A_FASTPATH_UID into @set:
+ * the uid is needed with 1, taken only with the setting and ignored with 0.
+ * Return: 0 or -EINVAL with the extack.
+ */
+static int ordlock_nl_take_fastpath(struct genl_info *info,
+				    struct ordlock_domain_settings *set)
+{
+	struct nlattr *fast = info->attrs[ORDLOCK_A_FASTPATH];
+	struct nlattr *uid = info->attrs[ORDLOCK_A_FASTPATH_UID];
+
+	if (!fast) {
+		if (uid) {
+			NL_SET_ERR_MSG_ATTR(info->extack, uid,
+					    "the fast path's uid is taken only with ORDLOCK_A_FASTPATH");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	set->flags |= ORDLOCK_DOMAIN_SET_FASTPATH;
+	set->fastpath = nla_get_u32(fast);
+	if (!set->fastpath)
+		return 0;
+	if (!uid) {
+		NL_SET_ERR_MSG_ATTR(info->extack, fast,
+				    "the fast path needs ORDLOCK_A_FASTPATH_UID, its user");
+		return -EINVAL;
+	}
+	set->fast_uid = make_kuid(current_user_ns(), nla_get_u32(uid));
+	if (!uid_valid(set->fast_uid)) {
+		NL_SET_ERR_MSG_ATTR(info->extack, uid,
+				    "the fast path's uid does not map in the sender's user namespace");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* A gauge as two counters: @type now, and the peak in the next attribute */
 static int ordlock_nl_put_gauge(struct sk_buff *skb, int type,
 				struct ordlock_gauge *g)
@@ -93,7 +147,8 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 	    nla_put_u32(msg, ORDLOCK_A_DETECT_DELAY_MS, READ_ONCE(domain->detect_delay_ms)) ||
 	    nla_put_u32(msg, ORDLOCK_A_STRICT, READ_ONCE(domain->strict)) ||
 	    nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, READ_ONCE(domain->max_hold_ms)) ||
-	    nla_put_u32(msg, ORDLOCK_A_CLUSTER, !!READ_ONCE(domain->backend)))
+	    nla_put_u32(msg, ORDLOCK_A_CLUSTER, !!READ_ONCE(domain->backend)) ||
+	    ordlock_nl_put_fastpath(msg, domain))
 		goto err;
 	if (stats) {
 		static const u8 map[ORDLOCK_STAT_NR] = {
@@ -220,6 +275,10 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 		flags |= ORDLOCK_DOMAIN_SET_CLUSTER;
 		set.cluster = nla_get_u32(info->attrs[ORDLOCK_A_CLUSTER]);
 	}
+	ret = ordlock_nl_take_fastpath(info, &set);
+	if (ret)
+		return ret;
+	flags |= set.flags;
 	if (info->attrs[ORDLOCK_A_RANK_NAMES]) {
 		names = kcalloc(ORDLOCK_RANK_NAMES_MAX, sizeof(*names), GFP_KERNEL);
 		if (!names)
@@ -276,8 +335,12 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info)
 		if (set.why && info->extack) {
 			/* A static string of domain.c (the macros take literals) */
 			info->extack->_msg = set.why;
-			info->extack->bad_attr = info->attrs[ORDLOCK_A_CLUSTER] ?:
-						 info->attrs[ORDLOCK_A_POLICY];
+			info->extack->bad_attr = strstr(set.why, "fast path") ?
+						 info->attrs[ORDLOCK_A_FASTPATH] : NULL;
+			if (!info->extack->bad_attr)
+				info->extack->bad_attr = info->attrs[ORDLOCK_A_CLUSTER] ?:
+							 info->attrs[ORDLOCK_A_FASTPATH] ?:
+							 info->attrs[ORDLOCK_A_POLICY];
 		} else if (ret == -EEXIST) {
 			NL_SET_ERR_MSG(info->extack, "a rank or a name appears twice");
 		} else if (ret == -EDQUOT) {

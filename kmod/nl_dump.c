@@ -154,6 +154,38 @@ static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
 		(cluster && nla_put_flag(d->skb, ORDLOCK_E_CLUSTER_WAIT)));
 }
 
+/*
+ * The member that holds a fast key by the fast path, as the key's word
+ * names it (ordlock_fast_holder()): a holder entry with ORDLOCK_E_FAST (the
+ * index), no token; an index that names no owner: owner 0, pid 0, "?",
+ * shown to admins only. True when the message is full.
+ */
+static bool ordlock_nl_lock_fast(void *arg, const struct ordlock_fast_holder *h)
+{
+	struct ordlock_owner *owner = h->owner;
+	struct ordlock_nl_dump *d = arg;
+	struct nlattr *entry;
+	void *hdr;
+
+	if (owner ? ordlock_nl_dump_hides(d, owner) : d->own_only)
+		return false;
+	hdr = ordlock_nl_dump_start(d, ORDLOCK_CMD_GET_LOCKS, &entry);
+	if (IS_ERR_OR_NULL(hdr))
+		return IS_ERR(hdr);
+	return ordlock_nl_dump_end(d, hdr, entry,
+		nla_put_string(d->skb, ORDLOCK_E_DOMAIN, h->domain->name) ||
+		ordlock_nl_put_key(d->skb, ORDLOCK_E_KEY, d->res->rank, d->res->id, 0) ||
+		nla_put_u32(d->skb, ORDLOCK_E_ROLE, ORDLOCK_ROLE_HOLDER) ||
+		nla_put_u32(d->skb, ORDLOCK_E_POSITION, 0) ||
+		(owner ?
+		 ordlock_nl_put_owner(d->skb, owner->id, READ_ONCE(owner->pid),
+				      owner->comm) ||
+		 ordlock_nl_put_label(d->skb, owner->label) :
+		 ordlock_nl_put_owner(d->skb, 0, 0, "?")) ||
+		nla_put_u32(d->skb, ORDLOCK_E_MODE, ORDLOCK_MODE_EXCLUSIVE) ||
+		nla_put_u32(d->skb, ORDLOCK_E_FAST, h->index)) != 0;
+}
+
 static u64 ordlock_nl_us_since(ktime_t since)
 {
 	return div_u64(ktime_to_ns(ktime_sub(ktime_get(), since)), NSEC_PER_USEC);
@@ -189,6 +221,11 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 						    hold->token, cluster);
 			if (ret)
 				goto out;
+		}
+		if (unlikely(res->fast) &&
+		    ordlock_fast_holder(res, ordlock_nl_lock_fast, d)) {
+			ret = -EMSGSIZE;
+			goto out;
 		}
 		pos = 0;
 		list_for_each_entry(w, &res->waiters, node) {
@@ -227,13 +264,16 @@ static bool ordlock_nl_graph_edge(void *arg, struct ordlock_owner *to, u32 edge,
 	      nla_put_string(d->skb, ORDLOCK_E_DOMAIN, from->domain->name) ||
 	      ordlock_nl_put_key(d->skb, ORDLOCK_E_KEY, d->res->rank, d->res->id,
 				 d->w->mode) ||
-	      nla_put_u32(d->skb, ORDLOCK_E_EDGE, edge) ||
+	      nla_put_u32(d->skb, ORDLOCK_E_EDGE, edge & ~ORDLOCK_EDGE_FAST_HOLDER) ||
 	      nla_put_u64_64bit(d->skb, ORDLOCK_E_WAITED_US,
 				ordlock_nl_us_since(d->w->since), ORDLOCK_E_PAD);
 	blocker = err ? NULL : nla_nest_start(d->skb, ORDLOCK_E_BLOCKER);
 	if (!blocker ||
 	    ordlock_nl_put_owner(d->skb, to->id, READ_ONCE(to->pid), to->comm) ||
-	    nla_put_u32(d->skb, ORDLOCK_E_MODE, mode))
+	    nla_put_u32(d->skb, ORDLOCK_E_MODE, mode) ||
+	    /* the fast-path holder the key's word names (its index: to's) */
+	    ((edge & ORDLOCK_EDGE_FAST_HOLDER) &&
+	     nla_put_u32(d->skb, ORDLOCK_E_FAST, ordlock_fast_index(to))))
 		err = -EMSGSIZE;
 	else
 		nla_nest_end(d->skb, blocker);
@@ -391,7 +431,8 @@ int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		      ordlock_nl_put_label(skb, owner->label) ||
 		      nla_put_string(skb, ORDLOCK_E_DOMAIN, dname) ||
 		      nla_put_u32(skb, ORDLOCK_E_KIND, owner->kind) ||
-		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld)) ||
+		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld) +
+				  ordlock_fast_held(owner)) ||
 		      nla_put_u32(skb, ORDLOCK_E_UID, ordlock_user_uid(owner->user)) ||
 		      (mode &&
 		       (ordlock_nl_put_key(skb, ORDLOCK_E_KEY, READ_ONCE(owner->pending.rank),

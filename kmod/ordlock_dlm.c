@@ -28,7 +28,20 @@
  * AST that follows: either the cancel's, or the grant's when the cancel
  * lost the race; a grant is released at once. The caller never waits for
  * the cluster past its deadline; the clean-up may (a lockspace in
- * recovery), and a space is left only when all of its locks are gone.
+ * recovery), and a space is left when all of its locks are gone.
+ *
+ * A lockspace that never recovers (this node lost the cluster for good:
+ * its dlm_controld exited). dlm_lock() and dlm_unlock() wait inside the
+ * DLM, uninterruptibly, for the end of a recovery (the lockspace's
+ * in_recovery semaphore), so the work items never call the DLM while
+ * the space is recovering (odlm_gate()): they wait outside it, for the
+ * recovery's end or the leave giving up, and wait for an AST only until
+ * then (odlm_wait_ast()). The leave (odlm_leave()) is bounded by
+ * leave_timeout_ms and a fatal signal; past them it leaves by force
+ * (odlm_leave_force()): the work items stop (abandoned: no DLM call,
+ * nothing freed), the lockspace is released with the DLM's force level,
+ * and what an AST could still have touched until then is leaked, not
+ * freed. Each space has its own workqueue, which the leave drains.
  *
  * Releases. Every caller of ops->unlock may sleep: ordlock.ko calls it
  * from process context holding only the owner's mutex (the ioctls, the
@@ -133,7 +146,10 @@
  * takes it) protects its done hook and the completion of its AST, and is
  * taken once more before the lock is freed (odlm_complete()); it also
  * protects what is asked of the lock's conversion work (revert_asked,
- * cvt_*) and the re-arming and completion of idle.
+ * cvt_*) and the re-arming and completion of idle. space->gate's own
+ * lock only orders its waiters and wakers (the recovery callbacks, the
+ * leave); space->abandoned is written once (WRITE_ONCE(), by the leave,
+ * before it wakes gate and drains the workqueue) and read without a lock.
  * Each lock's other fields are written by one party at a time, handed
  * over through the work items and the completion: the request work until
  * dlm_lock() returned (flush_work()), the AST until complete() (under
@@ -149,6 +165,7 @@
 #include <linux/hashtable.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/wait.h>
@@ -181,7 +198,10 @@ module_param(direct_release, bool, 0644);
 MODULE_PARM_DESC(direct_release,
 		 "release granted locks in the caller when no recovery is in progress (N: always through the work item, to measure the difference)");
 
-static struct workqueue_struct *odlm_wq;
+static unsigned int leave_timeout_ms = 60000;
+module_param(leave_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(leave_timeout_ms,
+		 "how long leaving a lockspace waits for the DLM (its recovery, the releases in flight) before it gives up and leaves by force");
 
 /* ANCHOR_BITS: the size of a space's hash of anchors */
 #define ODLM_ANCHOR_BITS	8
@@ -225,6 +245,28 @@ struct ordlock_backend_space {
 	/* locks of the space still alive, also those being cleaned up */
 	atomic_t nlocks;
 	wait_queue_head_t idle;
+	/*
+	 * gate: woken when a recovery ends (recover_done) and when the leave
+	 * gives up on the DLM (abandoned); the work items wait on it before
+	 * they call the DLM while it recovers (odlm_gate())
+	 */
+	wait_queue_head_t gate;
+	/*
+	 * the DLM has called this space's recover_done once: its recovery
+	 * callbacks are this space's (not without the DLM's
+	 * recover_callbacks, nor in a lockspace another joiner made first on
+	 * this node, which keeps that one's callbacks: dlm_new_lockspace()
+	 * returns 0 all the same, and recovering then stays 1). Until then
+	 * the gate holds nobody back. Written once (WRITE_ONCE()).
+	 */
+	bool has_cb;
+	/*
+	 * Set once by odlm_leave() when it gives up on the DLM: the work items
+	 * make no more DLM calls and free nothing (see odlm_leave())
+	 */
+	bool abandoned;
+	/* the work items of the space's locks (drained by odlm_leave()) */
+	struct workqueue_struct *wq;
 	/* the anchors (see above), under anchor_lock */
 	spinlock_t anchor_lock;
 	DECLARE_HASHTABLE(anchors, ODLM_ANCHOR_BITS);
@@ -306,6 +348,47 @@ static void odlm_space_put_lock(struct ordlock_backend_space *space)
 	if (atomic_dec_and_test(&space->nlocks))
 		wake_up_locked(&space->idle);
 	spin_unlock_irqrestore(&space->idle.lock, flags);
+}
+
+/*
+ * Whether odlm_leave() gave up on the DLM of @space: the caller (a work
+ * item) then makes no DLM call and frees nothing of what it was doing
+ * (the lock stays allocated and counted: odlm_leave() accounts for it)
+ */
+static bool odlm_abandoned(struct ordlock_backend_space *space)
+{
+	return READ_ONCE(space->abandoned);
+}
+
+/*
+ * Before a work item calls the DLM: wait while the lockspace recovers (a
+ * dlm_lock() or dlm_unlock() would block inside the DLM, uninterruptibly,
+ * and forever if the recovery never ends), until the recovery ends or the
+ * leave gives up. Return: 0 (call the DLM), or -ESHUTDOWN (abandoned).
+ * Without the recovery callbacks (has_cb) the state is unknown: it passes.
+ */
+static int odlm_gate(struct ordlock_backend_space *space)
+{
+	might_sleep();
+	if (READ_ONCE(space->has_cb))
+		wait_event_idle(space->gate,
+				!atomic_read(&space->recovering) ||
+				odlm_abandoned(space));
+	return odlm_abandoned(space) ? -ESHUTDOWN : 0;
+}
+
+/*
+ * A work item waits for the AST @done of an operation it made: until it
+ * came (0) or the leave gave up on the DLM (-ESHUTDOWN), looking at the
+ * latter every 200 ms (the AST's completion has its own wait queue)
+ */
+static int odlm_wait_ast(struct ordlock_backend_space *space,
+			 struct completion *done)
+{
+	while (!wait_for_completion_timeout(done, HZ / 5))
+		if (odlm_abandoned(space))
+			return -ESHUTDOWN;
+	return 0;
 }
 
 static void odlm_anchor_ast(void *arg)
@@ -393,11 +476,15 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 	atomic_inc(&space->nlocks);
 	/* the generation before the grant: a recovery after it is seen */
 	a->gen = atomic_read(&space->generation);
-	ret = dlm_lock(space->ls, DLM_LOCK_NL, &a->lksb,
-		       DLM_LKF_VALBLK | DLM_LKF_EXPEDITE, res, strlen(res), 0,
-		       odlm_anchor_ast, a, NULL);
+	ret = odlm_gate(space);
+	if (!ret)
+		ret = dlm_lock(space->ls, DLM_LOCK_NL, &a->lksb,
+			       DLM_LKF_VALBLK | DLM_LKF_EXPEDITE, res,
+			       strlen(res), 0, odlm_anchor_ast, a, NULL);
 	if (!ret) {
-		wait_for_completion(&a->granted);
+		if (odlm_wait_ast(space, &a->granted))
+			/* abandoned: its AST may still come; counted, kept */
+			return;
 		ret = a->lksb.sb_status;
 	}
 	if (ret) {
@@ -410,7 +497,9 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 	spin_lock(&space->anchor_lock);
 	if (space->leaving || odlm_anchor_find(space, rank, id)) {
 		spin_unlock(&space->anchor_lock);
-		odlm_anchor_drop(a);
+		/* abandoned: kept, counted (odlm_leave()) */
+		if (!odlm_gate(space))
+			odlm_anchor_drop(a);
 		return;
 	}
 	hash_add(space->anchors, &a->hnode, id ^ rank);
@@ -422,7 +511,7 @@ static void odlm_anchor(struct ordlock_backend_space *space, const char *res,
 		space->nanchors--;
 	}
 	spin_unlock(&space->anchor_lock);
-	if (victim)
+	if (victim && !odlm_gate(space))
 		odlm_anchor_drop(victim);
 }
 
@@ -485,6 +574,9 @@ static void odlm_request_fn(struct work_struct *work)
 	pr_debug("%s: %s: requested by the work item\n", l->space->name,
 		 l->res);
 	odlm_anchor(l->space, l->res, l->rank, l->id);
+	/* abandoned: nobody waits for it but work items, which look too */
+	if (odlm_gate(l->space))
+		return;
 	odlm_request(l);
 }
 
@@ -501,7 +593,7 @@ static bool odlm_direct(struct ordlock_backend_lock *l)
 		odlm_request(l);
 		return true;
 	}
-	queue_work(odlm_wq, &l->request);
+	queue_work(l->space->wq, &l->request);
 	return false;
 }
 
@@ -522,6 +614,9 @@ static int odlm_unlock_retry(struct ordlock_backend_lock *l, u32 flags)
 	int ret;
 
 	for (;;) {
+		ret = odlm_gate(l->space);
+		if (ret)
+			return ret;
 		ret = dlm_unlock(l->space->ls, l->lksb.sb_lkid, flags, &l->lksb,
 				 l);
 		if (ret != -EBUSY)
@@ -543,13 +638,19 @@ static void odlm_cleanup_fn(struct work_struct *work)
 	flush_work(&l->revert);
 	/* dlm_lock() has returned: sb_lkid is set, or the request failed */
 	flush_work(&l->request);
+	/* abandoned: l may still be in the DLM; odlm_leave() accounts for it */
+	if (odlm_abandoned(l->space))
+		return;
 	if (!completion_done(&l->ast)) {
 		/* still queued in the DLM: cancel; one AST says who won */
 		ret = odlm_unlock_retry(l, DLM_LKF_CANCEL);
+		if (ret == -ESHUTDOWN)
+			return;
 		if (ret && ret != -EBUSY)
 			pr_warn_ratelimited("%s: cancel of %s failed: %d\n",
 					    l->space->name, l->res, ret);
-		wait_for_completion(&l->ast);
+		if (odlm_wait_ast(l->space, &l->ast))
+			return;
 		pr_debug("%s: %s: cancel %d, then status %d\n", l->space->name,
 			 l->res, ret, l->status);
 	}
@@ -565,7 +666,7 @@ static void odlm_cleanup_fn(struct work_struct *work)
 			 l->space->name, l->res);
 		l->releasing = true;
 		ret = odlm_unlock_retry(l, l->write_lvb ? DLM_LKF_VALBLK : 0);
-		if (!ret)
+		if (!ret || ret == -ESHUTDOWN)
 			return;
 		pr_warn_ratelimited("%s: unlock of %s failed: %d\n",
 				    l->space->name, l->res, ret);
@@ -598,7 +699,8 @@ static void odlm_revert(struct ordlock_backend_lock *l)
 
 	flush_work(&l->request);
 	if (l->old_mode == DLM_LOCK_EX && l->mode == DLM_LOCK_PR) {
-		wait_for_completion(&l->ast);
+		if (odlm_wait_ast(l->space, &l->ast))
+			return;
 		if (l->status) {
 			/* still exclusive in the DLM, shared here: safe */
 			pr_warn_ratelimited("%s: converting %s down failed: %d\n",
@@ -610,10 +712,13 @@ static void odlm_revert(struct ordlock_backend_lock *l)
 	}
 	if (!completion_done(&l->ast)) {
 		ret = odlm_unlock_retry(l, DLM_LKF_CANCEL);
+		if (ret == -ESHUTDOWN)
+			return;
 		if (ret && ret != -EBUSY)
 			pr_warn_ratelimited("%s: cancel of the conversion of %s failed: %d\n",
 					    l->space->name, l->res, ret);
-		wait_for_completion(&l->ast);
+		if (odlm_wait_ast(l->space, &l->ast))
+			return;
 	}
 	if (!l->status) {
 		/* converted after all: back to the old mode */
@@ -622,9 +727,10 @@ static void odlm_revert(struct ordlock_backend_lock *l)
 		l->flags = DLM_LKF_CONVERT;
 		if (!(l->lksb.sb_flags & DLM_SBF_VALNOTVALID))
 			l->flags |= DLM_LKF_VALBLK;
-		queue_work(odlm_wq, &l->request);
+		queue_work(l->space->wq, &l->request);
 		flush_work(&l->request);
-		wait_for_completion(&l->ast);
+		if (odlm_wait_ast(l->space, &l->ast))
+			return;
 		if (l->status)
 			pr_warn_ratelimited("%s: converting %s back failed: %d\n",
 					    l->space->name, l->res, l->status);
@@ -674,7 +780,7 @@ static void odlm_cvt_make(struct ordlock_backend_lock *l)
 	if (same)
 		/* a downgrade the DLM refused before left it in that mode */
 		odlm_complete(l, 0);
-	else
+	else if (!odlm_gate(l->space))
 		odlm_request(l);
 }
 
@@ -755,7 +861,7 @@ static int odlm_convert(struct ordlock_backend_lock *l, bool exclusive,
 		l->revert_asked = true;
 		reinit_completion(&l->idle);
 		spin_unlock_bh(&l->done_lock);
-		queue_work(odlm_wq, &l->revert);
+		queue_work(l->space->wq, &l->revert);
 		/* a downgrade cannot fail: the revert work finishes it */
 		if (!exclusive)
 			return 0;
@@ -790,7 +896,7 @@ static int odlm_convert_async(struct ordlock_backend_lock *l, bool exclusive,
 	l->cvt_state = ODLM_CVT_QUEUED;
 	reinit_completion(&l->idle);
 	spin_unlock_bh(&l->done_lock);
-	queue_work(odlm_wq, &l->revert);
+	queue_work(l->space->wq, &l->revert);
 	return 0;
 }
 
@@ -806,7 +912,7 @@ static int odlm_convert_result(struct ordlock_backend_lock *l, bool abandon)
 			/* cancelled, or converted back after a grant */
 			l->revert_asked = true;
 			reinit_completion(&l->idle);
-			queue_work(odlm_wq, &l->revert);
+			queue_work(l->space->wq, &l->revert);
 		}
 		/* not made yet: the conversion work drops it */
 		l->cvt_state = ODLM_CVT_NONE;
@@ -899,7 +1005,7 @@ static int odlm_lock(struct ordlock_backend_space *space, u32 rank, u64 id,
 							 odlm_timeout(deadline));
 	if (left <= 0) {
 		/* the deadline passed or a signal came: nothing is held */
-		queue_work(odlm_wq, &l->cleanup);
+		queue_work(l->space->wq, &l->cleanup);
 		return left ? -EINTR : -ETIMEDOUT;
 	}
 	/* a request by the work: dlm_lock() has returned (sb_lkid set) */
@@ -933,7 +1039,7 @@ static int odlm_lock_async(struct ordlock_backend_space *space, u32 rank,
 	l->done = done;
 	l->done_data = data;
 	*out = l;
-	queue_work(odlm_wq, &l->request);
+	queue_work(l->space->wq, &l->request);
 	return 0;
 }
 
@@ -981,7 +1087,7 @@ static void odlm_unlock(struct ordlock_backend_lock *l)
 	spin_unlock_bh(&l->done_lock);
 	if (odlm_release_direct(l))
 		return;
-	queue_work(odlm_wq, &l->cleanup);
+	queue_work(l->space->wq, &l->cleanup);
 }
 
 static int odlm_lock_result(struct ordlock_backend_lock *l)
@@ -1100,7 +1206,9 @@ static void odlm_recover_done(void *arg, struct dlm_slot *slots, int num_slots,
 	struct ordlock_backend_space *space = arg;
 
 	atomic_set(&space->generation, generation);
+	WRITE_ONCE(space->has_cb, true);
 	atomic_set(&space->recovering, 0);
+	wake_up_all(&space->gate);
 	pr_debug("%s: recovered, generation %u, %d members\n", space->name,
 		 generation, num_slots);
 }
@@ -1122,12 +1230,20 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 	atomic_set(&space->nlocks, 0);
 	atomic_set(&space->recovering, 1);
 	init_waitqueue_head(&space->idle);
+	init_waitqueue_head(&space->gate);
 	spin_lock_init(&space->anchor_lock);
 	hash_init(space->anchors);
 	INIT_LIST_HEAD(&space->lru);
 	if (snprintf(space->name, sizeof(space->name), ODLM_LS_PREFIX "%s",
 		     domain) >= sizeof(space->name)) {
 		ret = -ENAMETOOLONG;
+		goto err;
+	}
+	/* a workqueue's name has room for 23 characters (newer kernels warn) */
+	space->wq = alloc_workqueue("odlm/%.18s", WQ_UNBOUND | WQ_MEM_RECLAIM,
+				    0, domain);
+	if (!space->wq) {
+		ret = -ENOMEM;
 		goto err;
 	}
 	/*
@@ -1154,7 +1270,7 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 				space->name, ret);
 			break;
 		}
-		goto err;
+		goto err_wq;
 	}
 	pr_debug("%s: joined; ASTs %s\n", space->name,
 		 ORDLOCK_DLM_LSFL_CB ? "called at once (DLM_LSFL_SOFTIRQ)" :
@@ -1163,19 +1279,115 @@ static struct ordlock_backend_space *odlm_join(const char *domain)
 		pr_info("%s: no recovery callbacks (%d): every request goes through the work item, and every value block is read as untrusted (the fencing floor is the clock)\n",
 			space->name, ops_result);
 	return space;
+err_wq:
+	destroy_workqueue(space->wq);
 err:
 	kfree(space);
 	return ERR_PTR(ret);
 }
 
-static void odlm_leave(struct ordlock_backend_space *space)
+/*
+ * The rest of the leave's bound (leave_timeout_ms from @start), in
+ * jiffies; at least 1, so that a wait that ran out says so
+ */
+static long odlm_leave_left(unsigned long end)
 {
+	return time_before(jiffies, end) ? (long)(end - jiffies) : 1;
+}
+
+/*
+ * A wait of the leave until *@v is 0 (woken on @wq), until @end at most;
+ * @killable: ended by a fatal signal too. Return: as
+ * wait_event_killable_timeout() (0: timed out, < 0: a fatal signal).
+ */
+static long odlm_leave_wait(wait_queue_head_t *wq, atomic_t *v,
+			    unsigned long end, bool killable)
+{
+	if (killable)
+		return wait_event_killable_timeout(*wq, !atomic_read(v),
+						   odlm_leave_left(end));
+	return wait_event_timeout(*wq, !atomic_read(v), odlm_leave_left(end));
+}
+
+/*
+ * Give up on the DLM of @space (odlm_leave(), its bound passed or a fatal
+ * signal): the work items make no more DLM call and exit, then the
+ * lockspace is released by force (level 2: whatever locks it holds). The
+ * DLM frees its own lock blocks and stops its callbacks before it returns
+ * 0 for the last user of the lockspace on this node, so that no AST comes
+ * after it: the anchors never released (@anchors) are freed then. The
+ * locks the work items left (their AST may have been due until the
+ * release) and the releases whose AST never came are not freed but
+ * leaked, counted in the log line: ordlock_dlm.ko does not know them all
+ * by address, and an AST of one before the release could have freed it.
+ * If the DLM does not release the lockspace (another user of it on this
+ * node, or an error), an AST may still come: everything is leaked,
+ * the space too. Return: @err.
+ */
+static int odlm_leave_force(struct ordlock_backend_space *space,
+			    struct list_head *anchors, int err)
+{
+	struct odlm_anchor *a, *tmp;
+	unsigned int nanchors = 0;
+	int ret, nlocks;
+
+	WRITE_ONCE(space->abandoned, true);
+	wake_up_all(&space->gate);
+	/* the work items see it within 200 ms and exit (odlm_wait_ast()) */
+	drain_workqueue(space->wq);
+	list_for_each_entry(a, anchors, lru)
+		nanchors++;
+	ret = dlm_release_lockspace(space->ls, 2);
+	/* what the ASTs the release let run did not free */
+	nlocks = atomic_read(&space->nlocks);
+	if (ret) {
+		pr_err("%s: leaving by force (%s): the DLM kept the lockspace (%d): leaked it with %d locks (%u of them anchors)\n",
+		       space->name, err == -EINTR ? "a fatal signal" : "timed out",
+		       ret, nlocks, nanchors);
+		destroy_workqueue(space->wq);
+		return err;
+	}
+	/*
+	 * No AST comes any more (the last one's put of the lock count has let
+	 * go of the space too): the anchors never released can go
+	 */
+	spin_lock_irq(&space->idle.lock);
+	spin_unlock_irq(&space->idle.lock);
+	list_for_each_entry_safe(a, tmp, anchors, lru) {
+		list_del(&a->lru);
+		kfree(a);
+	}
+	pr_err("%s: left by force (%s; the DLM %s): abandoned %u anchors (freed) and %d locks in flight (leaked)\n",
+	       space->name, err == -EINTR ? "a fatal signal" : "timed out",
+	       atomic_read(&space->recovering) ? "never ended its recovery" :
+	       "did not answer every release", nanchors, nlocks - (int)nanchors);
+	destroy_workqueue(space->wq);
+	kfree(space);
+	return err;
+}
+
+/*
+ * Leave @space, which no lock of ordlock uses any more (its releases may
+ * still be in flight): release the anchors once the DLM is not recovering,
+ * wait for every lock to be gone, release the lockspace. Bounded by
+ * leave_timeout_ms (the whole of it), and ended early by a fatal signal
+ * (not in a task that is exiting: the last owner's close in the exit of
+ * a killed process leaves as patiently as any other): then
+ * odlm_leave_force(). Return: 0, or -ETIMEDOUT or -EINTR (left by force:
+ * see there).
+ */
+static int odlm_leave(struct ordlock_backend_space *space)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(READ_ONCE(leave_timeout_ms));
+	bool killable = !(current->flags & PF_EXITING);
 	struct odlm_anchor *a, *tmp;
 	struct hlist_node *next;
 	LIST_HEAD(anchors);
 	unsigned int bkt;
+	long left;
 	int ret;
 
+	might_sleep();
 	/* No lock of the space is left but anchors: release them too */
 	spin_lock(&space->anchor_lock);
 	space->leaving = true;
@@ -1185,16 +1397,29 @@ static void odlm_leave(struct ordlock_backend_space *space)
 	}
 	space->nanchors = 0;
 	spin_unlock(&space->anchor_lock);
+
+	/*
+	 * dlm_unlock() blocks inside the DLM while the lockspace recovers,
+	 * uninterruptibly, for ever if the recovery never ends (this node
+	 * lost the cluster, dlm_controld died): wait for its end here first
+	 */
+	if (READ_ONCE(space->has_cb)) {
+		left = odlm_leave_wait(&space->gate, &space->recovering, end,
+				       killable);
+		if (left <= 0)
+			return odlm_leave_force(space, &anchors,
+						left ? -EINTR : -ETIMEDOUT);
+	}
 	list_for_each_entry_safe(a, tmp, &anchors, lru) {
 		list_del(&a->lru);
 		odlm_anchor_drop(a);
 	}
 
 	/* the releases and cancels still in flight finish first */
-	while (!wait_event_timeout(space->idle, !atomic_read(&space->nlocks),
-				   30 * HZ))
-		pr_warn("%s: leaving waits for %d locks still in the cluster\n",
-			space->name, atomic_read(&space->nlocks));
+	left = odlm_leave_wait(&space->idle, &space->nlocks, end, killable);
+	if (left <= 0)
+		return odlm_leave_force(space, &anchors,
+					left ? -EINTR : -ETIMEDOUT);
 	/* the last put has let go of the space (odlm_space_put_lock()) */
 	spin_lock_irq(&space->idle.lock);
 	spin_unlock_irq(&space->idle.lock);
@@ -1202,7 +1427,9 @@ static void odlm_leave(struct ordlock_backend_space *space)
 	if (ret)
 		pr_warn("%s: leaving the lockspace failed: %d\n",
 			space->name, ret);
+	destroy_workqueue(space->wq);
 	kfree(space);
+	return 0;
 }
 
 static const struct ordlock_backend_ops odlm_ops = {
@@ -1229,22 +1456,16 @@ static int __init odlm_init(void)
 {
 	int ret;
 
-	odlm_wq = alloc_workqueue("ordlock_dlm", WQ_UNBOUND | WQ_MEM_RECLAIM, 0);
-	if (!odlm_wq)
-		return -ENOMEM;
 	ret = ordlock_backend_register(&odlm_backend);
-	if (ret) {
-		destroy_workqueue(odlm_wq);
+	if (ret)
 		return ret;
-	}
 	return 0;
 }
 
 static void __exit odlm_exit(void)
 {
-	ordlock_backend_unregister(&odlm_backend);
 	/* no space is left (each pinned the module): nothing is queued */
-	destroy_workqueue(odlm_wq);
+	ordlock_backend_unregister(&odlm_backend);
 }
 
 module_init(odlm_init);

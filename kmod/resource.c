@@ -180,9 +180,21 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 		ordlock_table_uncharge(1);
 }
 
+/* A member holds the key by the fast path: it blocks any request */
+static bool ordlock_res_blame_fast(void *arg, const struct ordlock_fast_holder *h)
+{
+	struct ordlock_failure *f = arg;
+
+	/* An index that names no owner: blamed, with no pid (0) */
+	f->pid = h->owner ? READ_ONCE(h->owner->pid) : 0;
+	f->holder_mode = ORDLOCK_MODE_EXCLUSIVE;
+	return true;
+}
+
 /*
  * Name who blocks a request for @mode on @res in the failure record: the
- * first other holder in a conflicting mode (and the mode it holds) or,
+ * first other holder in a conflicting mode (and the mode it holds), the
+ * member that holds a fast key by the fast path (exclusive), or,
  * when only the queue blocks it, the first conflicting waiter ahead of
  * @self (NULL: the whole queue), with holder_mode 0: it holds nothing.
  */
@@ -202,6 +214,9 @@ void ordlock_res_blame(struct ordlock_resource *res,
 			return;
 		}
 	}
+	if (unlikely(res->fast) &&
+	    ordlock_fast_holder(res, ordlock_res_blame_fast, f))
+		return;
 	list_for_each_entry(w, &res->waiters, node) {
 		if (w == self)
 			break;

@@ -41,7 +41,7 @@ static const struct {
 	const char *fields[2];
 } files[] = {
 	{ "graph", { "# waiter_id waiter_pid waiter_comm domain rank:id mode blocker_id blocker_pid blocker_comm blocker_mode edge waited_us" } },
-	{ "locks", { "# domain rank:id role position owner_id pid comm mode token|waited_us|cluster:waited_us lease_left_ms|-" } },
+	{ "locks", { "# domain rank:id role position owner_id pid comm mode token|waited_us|cluster:waited_us|fast:index lease_left_ms|-" } },
 	{ "owners", { "# id pid comm domain kind held waiting_mode waiting_key waited_us" } },
 	{ "deadlocks", { "# deadlock seq time_ns domain length",
 			 "# step seq index owner_id pid comm mode rank:id edge blocker_mode domain" } },

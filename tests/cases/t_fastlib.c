@@ -184,13 +184,49 @@ static void test_contention(struct ordlock *ol)
 	is_int(kprobe(60), 0, "free after it closed");
 }
 
+/* A try of 2 keys whose second one another owner holds (fast path) */
+static void test_try2(struct ordlock *ol)
+{
+	struct ordlock_key two[2] = { ORDLOCK_EX(1, 90), ORDLOCK_EX(1, 91) };
+	struct ordlock *other = ordlock_open(dom);
+	const struct ordlock_failure *f;
+
+	is_int(other ? ordlock_acquire(other, &two[1], 1, 1000, 0, NULL) : -1, 0,
+	       "another owner holds 1:91");
+	is_errno(ordlock_try_acquire(ol, two, 2, NULL), EAGAIN,
+		 "k=2 try of 1:90 + 1:91: EAGAIN");
+	f = ordlock_last_failure(ol);
+	is_int(f->reason, ORDLOCK_REASON_BUSY, "k=2 try: reason BUSY");
+	is_int(f->index, 1, "k=2 try: at index 1");
+	ok(olt_key_eq(&f->key, 1, 91, EX), "k=2 try: naming 1:91");
+	is_int(kprobe(90), 0, "k=2 try: 1:90 given back");
+	is_errno(ordlock_try_acquire(ol, &two[1], 1, NULL), EAGAIN,
+		 "k=1 try of 1:91: EAGAIN");
+	f = ordlock_last_failure(ol);
+	ok(f->reason == ORDLOCK_REASON_BUSY && f->index == 0 &&
+	   olt_key_eq(&f->key, 1, 91, EX) && f->held.rank == 0 && f->held.id == 0,
+	   "k=1 try: the record says BUSY, index 0, 1:91, no held key");
+	ordlock_close(other);
+	is_int(ordlock_try_acquire(ol, two, 2, NULL), 0, "k=2 try once 1:91 is free");
+	is_int(ordlock_release(ol, two, 2), 0, "and its release");
+	is_int(kprobe(91), 0, "1:91 free");
+}
+
 static void test_rules(struct ordlock *ol)
 {
 	struct ordlock_key k5 = ORDLOCK_EX(1, 5), k3 = ORDLOCK_EX(1, 3);
 	struct ordlock_key s7 = ORDLOCK_SH(1, 7), k8 = ORDLOCK_EX(1, 8);
 	struct ordlock_key mixed[2];
+	struct ordlock_key warm[6] = {
+		ORDLOCK_EX(1, 3), ORDLOCK_EX(1, 4), ORDLOCK_EX(1, 82),
+		ORDLOCK_EX(1, 83), ORDLOCK_EX(1, 90), ORDLOCK_EX(1, 91),
+	};
 	const struct ordlock_failure *f;
 
+	/* pinned and in the slot cache: the checks below meet the inline path */
+	is_int(ordlock_acquire(ol, warm, 6, 1000, 0, NULL), 0,
+	       "1:3 1:4 1:82 1:83 1:90 1:91 taken once (pinned, cached)");
+	is_int(ordlock_release(ol, warm, 6), 0, "and let go");
 	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "hold 1:5");
 	is_errno(ordlock_acquire(ol, &k3, 1, 1000, 0, NULL), EDEADLK,
 		 "1:3 below it: EDEADLK (enforce)");
@@ -199,6 +235,16 @@ static void test_rules(struct ordlock *ol)
 	ok(olt_key_eq(&f->held, 1, 5, EX), "naming the held 1:5");
 	is_errno(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), EDEADLK,
 		 "1:5 again: EDEADLK");
+	/* the same rules for a request of 2 keys (the inline loop) */
+	mixed[0] = ORDLOCK_EX(1, 3);
+	mixed[1] = ORDLOCK_EX(1, 4);
+	is_errno(ordlock_acquire(ol, mixed, 2, 1000, 0, NULL), EDEADLK,
+		 "k=2: 1:3 + 1:4 below 1:5: EDEADLK");
+	f = ordlock_last_failure(ol);
+	is_int(f->reason, ORDLOCK_REASON_ORDER, "k=2: reason ORDER");
+	ok(olt_key_eq(&f->held, 1, 5, EX), "k=2: naming the held 1:5");
+	is_int(kprobe(3), 0, "k=2: 1:3 was not taken");
+	test_try2(ol);
 	is_int(ordlock_acquire(ol, &s7, 1, 1000, 0, NULL), 0,
 	       "1:7 shared: through the kernel");
 	is_int(olt_nheld(ol), 1, "the kernel holds that one");
@@ -235,6 +281,7 @@ static int forked_main(void *arg)
 {
 	struct ordlock *ol = arg;
 	struct ordlock_key k = ORDLOCK_EX(1, 81);
+	struct ordlock_key two[2] = { ORDLOCK_EX(1, 82), ORDLOCK_EX(1, 83) };
 
 	/* the parent's handle: the mappings are not here, the kernel is */
 	if (ordlock_acquire(ol, &k, 1, 1000, 0, NULL))
@@ -242,7 +289,12 @@ static int forked_main(void *arg)
 	if (olt_nheld(ol) != 1)
 		return 2;
 	/* the parent's library does not know of it: let it go here */
-	return ordlock_release_all(ol) ? 3 : 0;
+	if (ordlock_release_all(ol))
+		return 3;
+	/* 2 keys (the inline loop's request) go to the kernel too */
+	if (ordlock_acquire(ol, two, 2, 1000, 0, NULL) || olt_nheld(ol) != 2)
+		return 4;
+	return ordlock_release_all(ol) ? 5 : 0;
 }
 
 static void test_death_fork(struct ordlock *ol)

@@ -340,6 +340,13 @@ for name in $TESTS; do
 	# never returns). Say so, skip the node's later programs, and let the
 	# other nodes stop waiting for it (shared/.dead.N, as for a killed
 	# node).
+	# A case that stops this node's dlm_controld on purpose (c_leave_dead)
+	# says so first (shared/.dlm_stopped.N): only its later programs are
+	# skipped; the node stays for the end (the unloads are judged).
+	if ! kill -0 "$dlm_pid" 2>/dev/null && [[ -e $results/shared/.dlm_stopped.$node ]]; then
+		say "dlm_controld stopped by $name on purpose: the node's later programs not run"
+		break
+	fi
 	if ! kill -0 "$corosync_pid" 2>/dev/null || ! kill -0 "$dlm_pid" 2>/dev/null; then
 		harness 1 "node$node: corosync and dlm_controld still running after $name"
 		say "corosync or dlm_controld exited during $name: the node's cluster is down, its later programs not run"

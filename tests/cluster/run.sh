@@ -119,11 +119,19 @@ if (($#)); then
 		tests+=("$name")
 	done
 elif [[ -d $progdir ]]; then
-	# a case marked "cluster-named-only" (c_faults: make check-faults, a
-	# longer corosync token) runs only when named
+	# a case marked "cluster-named-only" (c_faults: make check-faults'
+	# schedules) runs only when named; but c_faults runs one short
+	# schedule in every default run, in a cluster of its own after the
+	# others: CLUSTER_SHORT_FAULTS="SEED N", default "7 5" (seed 7's
+	# first five faults: pause, reload, kill, restart, part), "" for none
+	short_faults=${CLUSTER_SHORT_FAULTS-7 5}
 	for f in "$progdir"/*; do
 		[[ -f $f && -x $f ]] || continue
-		grep -qs 'cluster-named-only' "$casedir/$(basename "$f")".* && continue
+		if grep -qs 'cluster-named-only' "$casedir/$(basename "$f")".*; then
+			[[ $(basename "$f") == c_faults && -n $short_faults ]] &&
+				short_run=$short_faults
+			continue
+		fi
 		tests+=("$(basename "$f")")
 	done
 fi
@@ -134,7 +142,9 @@ fi
 # after the others, and each further one in a cluster of its own, booted
 # afresh: run.sh runs itself once per cluster (each run takes the VM lock
 # and has a results directory of its own), and fails if any of them failed.
-kills_a_node() { grep -qs 'cluster-kills-a-node' "$casedir/$1".*; }
+# A case that stops a node's dlm_controld ("cluster-stops-dlm": that
+# node's DLM never recovers) is ordered the same way: last, one a cluster.
+kills_a_node() { grep -qsE 'cluster-kills-a-node|cluster-stops-dlm' "$casedir/$1".*; }
 ordered=() killer='' more_killers=()
 for name in ${tests[@]+"${tests[@]}"}; do
 	if kills_a_node "$name"; then
@@ -147,13 +157,21 @@ for name in ${tests[@]+"${tests[@]}"}; do
 		ordered+=("$name")
 	fi
 done
-if ((${#more_killers[@]})); then
-	echo "cluster: more cases kill a node (${more_killers[*]}): a cluster of its own for each, after this one"
+if ((${#more_killers[@]})) || [[ -n ${short_run:-} ]]; then
+	((${#more_killers[@]})) &&
+		echo "cluster: more cases kill a node (${more_killers[*]}): a cluster of its own for each, after this one"
 	rc=0
-	bash "${BASH_SOURCE[0]}" ${ordered[@]+"${ordered[@]}"} "$killer" || rc=1
-	for name in "${more_killers[@]}"; do
+	if ((${#ordered[@]})) || [[ -n $killer ]]; then
+		bash "${BASH_SOURCE[0]}" ${ordered[@]+"${ordered[@]}"} ${killer:+"$killer"} || rc=1
+	fi
+	for name in ${more_killers[@]+"${more_killers[@]}"}; do
 		bash "${BASH_SOURCE[0]}" "$name" || rc=1
 	done
+	if [[ -n ${short_run:-} ]]; then
+		read -r seed n <<<"$short_run"
+		echo "cluster: c_faults, one short schedule (seed $seed, $n faults; make check-faults runs the long ones)"
+		FAULT_SEED=$seed FAULTS=${n:-5} bash "${BASH_SOURCE[0]}" c_faults || rc=1
+	fi
 	((rc == 0)) || echo "cluster: a run of the ones above failed"
 	exit "$rc"
 fi

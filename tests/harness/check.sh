@@ -158,20 +158,37 @@ if [[ ${CHECK_CLUSTER:-} == 1 && -z ${T:-} && -z ${CHECK_KVER:-} ]]; then
 		# "N passed, N failed", which becomes "check-cluster [6.1]: ..."
 		# so that only this script's total is plain.
 		out=tests/build/kernels/$kver
+		# c_faults' short schedule (run.sh: CLUSTER_SHORT_FAULTS) on the
+		# flavours CHECK_FAULTS_FLAVOURS names (default "6.1": about 2.5
+		# minutes a kernel; docs/testing.md), "all" for each
+		short=${CLUSTER_SHORT_FAULTS-7 5}
+		case " ${CHECK_FAULTS_FLAVOURS:-6.1} " in
+		*" all "* | *" $flavour "*) ;;
+		*) short= ;;
+		esac
 		(env -u ORDLOCK_SUMMARY KVER="$kver" VMLINUZ="/boot/vmlinuz-$kver" \
+			CLUSTER_SHORT_FAULTS="$short" \
 			ORDLOCK_KO="$repo/$out/kmod/ordlock.ko" \
 			ORDLOCK_CLTEST_KO="$repo/$out/cltest/ordlock_cltest.ko" \
-			bash tests/cluster/run.sh 2>&1 || true) |
+			bash tests/cluster/run.sh 2>&1; echo "cluster-exit: $?") |
 			sed -u -E "s/^([0-9]+ passed, [0-9]+ failed)\$/check-cluster [$flavour]: \1/" |
 			tee -a "$clog" || true
 		# one closing line per cluster booted (a case that kills a node
-		# beyond the first gets a cluster of its own): all of them count
+		# beyond the first gets a cluster of its own): all of them count;
+		# a run that failed with no failed point in them (a cluster that
+		# never gave its verdict) is one failure more
 		verdicts=$(grep -E "^check-cluster \[$flavour\]: [0-9]+ passed, [0-9]+ failed\$" "$clog" || true)
 		if [[ -n $verdicts ]]; then
+			nfail=0
 			while read -r line; do
 				[[ $line =~ ([0-9]+)\ passed,\ ([0-9]+)\ failed ]] &&
-					add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+					add_summary "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" &&
+					nfail=$((nfail + BASH_REMATCH[2]))
 			done <<<"$verdicts"
+			if ! grep -qx 'cluster-exit: 0' "$clog" && ((nfail == 0)); then
+				echo "FAIL [$flavour] cluster suite: a run failed without a failed point (see $clog)"
+				add_summary 0 1
+			fi
 		else
 			echo "FAIL [$flavour] cluster suite: no verdict (see $clog)"
 			add_summary 0 1

@@ -31,7 +31,21 @@
  * death clean-up ignores the pending slot), BUG_OWNER_ONLY (a release
  * compares the owner, not the generation), BUG_RELEASE_IGNORES_W (the
  * user's release CAS ignores WAITERS), BUG_WAKE_RETRY (a release frees the
- * word and wakes the head to retry, instead of handing over: barging).
+ * word and wakes the head to retry, instead of handing over: barging),
+ * BUG_WALK_BEFORE_FLAG (the revocation walks the words, then raises the
+ * flag) and BUG_FLAG_BEFORE_CAS (the library reads the flag before its
+ * CAS, not after): either lets an acquire that races the revocation take
+ * the key unseen by both, and its owner use it after the revocation ended.
+ *
+ * The revocation handshake (kmod/fastpath.c, ordlock_fast_revoke(); the
+ * library's acquire): the kernel raises the owner page's revoked flag,
+ * then (a full barrier) walks the words and lets go of every word that
+ * names the owner; the library's acquire does its CAS, then reads the
+ * flag, and acknowledges (RELEASE_ALL) instead of using the key if it is
+ * set. One of the two sees the other: the walk finds the word, or the
+ * acquire finds the flag. The model checks it: once a revocation has
+ * ended, its owner is in no critical section with a key the revocation
+ * did not take, until it acknowledges.
  */
 
 #ifndef NU
@@ -85,6 +99,8 @@ bool held[NU + 1];		/* the owner believes it holds the key ... */
 byte hg[NU + 1];		/* ... granted at this generation */
 bool rv[NU + 1];		/* that hold was revoked by the kernel */
 bool dead[NU + 1], kill[NU + 1], inkernel[NU + 1], fin[NU + 1];
+bool revdone[NU + 1];		/* a revocation of the owner ended, not acknowledged */
+bool incs[NU + 1];		/* the owner is in its critical section */
 byte nfin, nkilled, nrevoked;
 
 #define LOCK(u)		atomic { !locked -> locked = true; inkernel[u] = true }
@@ -254,7 +270,8 @@ inline release_all(u)
 		:: else -> skip
 		fi;
 		held[u] = false;
-		revoked[u] = false
+		revoked[u] = false;
+		revdone[u] = false
 	};
 	stk[u] = false;
 	UNLOCK(u)
@@ -263,7 +280,7 @@ inline release_all(u)
 proctype User(byte u)
 {
 	byte r, lg, lo, i, nx;
-	bool lw, ok, got;
+	bool lw, ok, got, sawrv;
 
 	{
 		r = 0;
@@ -271,6 +288,9 @@ proctype User(byte u)
 		:: r < ROUNDS || LIVENESS_LOOP ->
 			/* uncontended acquire: pending, CAS {g, 0, 0} -> {g+1, u, 0}, push */
 			pend[u] = true;
+#ifdef BUG_FLAG_BEFORE_CAS
+			sawrv = revoked[u];
+#endif
 			atomic { lg = gen; lo = owner; lw = W };
 			atomic {
 				if
@@ -293,14 +313,19 @@ proctype User(byte u)
 				fi
 			fi;
 			/* a revocation that came first: acknowledge, the acquire failed */
+#ifndef BUG_FLAG_BEFORE_CAS
+			sawrv = revoked[u];
+#endif
 			if
-			:: got && revoked[u] -> release_all(u); got = false
+			:: got && sawrv -> release_all(u); got = false
 			:: else -> skip
 			fi;
 			if
 			:: got ->
+				incs[u] = true;
 				/* the critical section (the monitor checks it) */
 				/* release: CAS {g, u, 0} -> {g, 0, 0}, then pop */
+				incs[u] = false;
 				atomic {
 					if
 					:: RELEASE_OK(u, stkgen[u]) ->
@@ -373,7 +398,7 @@ proctype User(byte u)
 /* the lease timer: revokes an owner at any time */
 proctype Revoker()
 {
-	byte x, lg, i, nx;
+	byte x, i, nx;
 
 	do
 	:: nrevoked < REVOKES ->
@@ -382,29 +407,29 @@ proctype Revoker()
 		:: x = 2
 		fi;
 		LOCK(0);
+#ifndef BUG_WALK_BEFORE_FLAG
 		revoked[x] = true;	/* the flag first, then the words */
-		atomic { lg = gen };
-		/* the walk: the stack and the pending slot name the key */
-		if
-		:: stk[x] || pend[x] ->
-			atomic {
-				if
-				:: owner == x && gen == lg ->
-					rv[x] = true; held[x] = false;
-#ifndef BUG_WAKE_RETRY
-					if
-					:: qlen == 0 -> gen = NEXTGEN(gen)	/* the holder's CAS must fail */
-					:: else -> skip
-					fi;
 #endif
-					HANDOFF()
+		/* the walk: every word that names the owner (not its stack) */
+		atomic {
+			if
+			:: owner == x ->
+				rv[x] = true; held[x] = false;
+#ifndef BUG_WAKE_RETRY
+				if
+				:: qlen == 0 -> gen = NEXTGEN(gen)	/* the holder's CAS must fail */
 				:: else -> skip
-				fi
-			}
-		:: else -> skip
-		fi;
+				fi;
+#endif
+				HANDOFF()
+			:: else -> skip
+			fi
+		};
+#ifdef BUG_WALK_BEFORE_FLAG
+		revoked[x] = true;
+#endif
 		/* a holder the walk missed is mid-acquire and reads the flag next */
-		UNLOCK(0);
+		atomic { UNLOCK(0); revdone[x] = true };
 		nrevoked++
 	:: nrevoked >= REVOKES -> break
 	od
@@ -479,7 +504,11 @@ proctype Monitor()
 		};
 		assert(owner == 0 || dead[owner] || (held[owner] && !rv[owner] && hg[owner] == gen));
 		assert(W == (qlen > 0));
-		assert(qlen == 0 || owner != 0)
+		assert(qlen == 0 || owner != 0);
+		/* a revocation that ended took every key its owner uses */
+		for (u : 1 .. NU) {
+			assert(!(revdone[u] && incs[u] && !rv[u] && !dead[u]))
+		}
 	}
 }
 

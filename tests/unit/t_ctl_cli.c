@@ -603,6 +603,43 @@ static void test_cluster_wait(void)
 	      "locks: cluster: on a waiter's row is refused");
 }
 
+/*
+ * A key held by the fast path (debugfs "locks": TOKEN "fast:INDEX"; "graph":
+ * edge "fast"): locks, graph, blockers, their JSON; garbage refused
+ */
+static void test_fast_holder(void)
+{
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "fw 1:1 holder 0 8 78 fa exclusive fast:3 -\n"
+	    "fw 1:1 waiter 0 9 77 w exclusive 1234 -\n"
+	    "fw 1:2 holder 0 0 0 ? exclusive fast:16777200 -\n");
+	put("graph", "# ordlock graph v1\n# c\n"
+	    "9 77 w fw 1:1 exclusive 8 78 fa exclusive fast 1234\n");
+	check(run("$C locks -d fw -r -n") == 0 &&
+	      strstr(R.out, "fw 1:1 holder 0 8 78 fa exclusive fast:3 - -") &&
+	      strstr(R.out, "fw 1:2 holder 0 0 0 ? exclusive fast:16777200 - -"),
+	      "locks -r: a fast holder's TOKEN is fast:INDEX, no WAITED; unknown owner 0 ?");
+	jq("locks -j: fast_index, token null", "$C locks -j -d fw",
+	   "([.locks[] | select(.pid == 78)][0] | .role == \"holder\" and .fast_index == 3 and"
+	   " .token == null and .waited_us == null) and"
+	   " ([.locks[] | select(.pid == 77)][0].fast_index == null) and"
+	   " ([.locks[] | keys] | unique | length == 1)");
+	check(run("$C graph -d fw") == 0 && strstr(R.out, "fast"),
+	      "graph: the edge is shown as fast");
+	jq("graph -j: edge fast", "$C graph -j -d fw",
+	   ".edges[0].edge == \"fast\" and .edges[0].blocker.pid == 78");
+	check(run("$C blockers -r -n 77") == 1 && strstr(R.out, "78 fa 8 holds-exclusive 1:1 fast"),
+	      "blockers 77: exit 1, the fast holder, edge fast");
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "fw 1:1 holder 0 8 78 fa exclusive fast:x -\n");
+	check(run("$C locks") == 70 && strstr(R.err, "line 3: field 9 (fast:index)"),
+	      "locks: fast: without a number is refused, naming the field");
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "fw 1:1 waiter 0 8 78 fa exclusive fast:5 -\n");
+	check(run("$C locks") == 70 && strstr(R.err, "line 3: field 9"),
+	      "locks: fast: on a waiter's row is refused");
+}
+
 int main(void)
 {
 	char self[PATH_MAX - 64], *slash;
@@ -637,6 +674,7 @@ int main(void)
 	test_usage();
 	test_cluster();
 	test_cluster_wait();
+	test_fast_holder();
 	run("rm -rf \"$ORDLOCK_DEBUGFS\"");
 	return tap_done();
 }

@@ -135,7 +135,15 @@ static void test_parse_ok(void)
 		   e.v[1].mode == ORDLOCK_MODE_SHARED && e.v[1].type == ORDLOCK_EDGE_SOFT &&
 		   !strcmp(e.v[1].waiter.comm, "rep.ort-x_1") && e.v[1].line == 4,
 		   "the largest rank and id, shared, soft");
+		ok(!e.v[0].fast && !e.v[1].fast, "neither is a fast edge");
 	}
+	olc_edges_free(&e);
+	/* a hard edge to a holder by the fast path */
+	text = HDR "5 101 transfer wh 1:2 exclusive 6 102 transfer exclusive fast 7\n";
+	ret = olc_parse_graph(text, strlen(text), &e, &err);
+	ok(ret == 0 && e.n == 1 && e.v[0].type == ORDLOCK_EDGE_HARD && e.v[0].fast &&
+	   !strcmp(olc_edge_shown(&e.v[0]), "fast"),
+	   "edge \"fast\": hard, marked fast, shown as fast");
 	olc_edges_free(&e);
 
 	ret = olc_parse_graph(HDR, strlen(HDR), &e, &err);
@@ -170,7 +178,7 @@ static void test_parse_errors(void)
 		{ HDR "5 4294967296 a d 1:1 shared 6 2 b exclusive hard 0\n", 3, "32-bit" },
 		{ HDR "18446744073709551616 1 a d 1:1 shared 6 2 b exclusive hard 0\n", 3, "64-bit" },
 		{ HDR "5 1 a d 1:1 sharde 6 2 b exclusive hard 0\n", 3, "shared or exclusive" },
-		{ HDR "5 1 a d 1:1 shared 6 2 b exclusive firm 0\n", 3, "hard, soft or thread" },
+		{ HDR "5 1 a d 1:1 shared 6 2 b exclusive firm 0\n", 3, "hard, soft, thread or fast" },
 		{ HDR "5 1 a d 11 shared 6 2 b exclusive hard 0\n", 3, "no ':'" },
 		{ HDR "5 1 a d 1:x shared 6 2 b exclusive hard 0\n", 3, "RANK:ID" },
 		{ HDR "5 1 a d :1 shared 6 2 b exclusive hard 0\n", 3, "RANK:ID" },

@@ -33,7 +33,7 @@ point() { # point STATUS DESCRIPTION
 	fi
 }
 check() { # check DIR: the checker over the files of DIR, output in DIR.out
-	awk -v lease_ms=3000 -v wait_bound_ms=5000 -v gone_bound_ms=10000 -v kill_bound_ms=30000 \
+	awk -v lease_ms=3000 -v wait_bound_ms=5000 -v gone_bound_ms=10000 -v kill_bound_ms=30000 -v clock_skew_ms=500 \
 		-f "$checker" "$1"/h.* "$1"/grants.* "$1"/store "$1"/host >"$1.out" 2>&1
 }
 
@@ -121,21 +121,32 @@ point $? "its figures are counted (ops, grants, timeouts, overlaps of revoked or
 # plant BUG-NAME EXPECTED-MESSAGE-RE SED-ON-FILE...: a copy of the clean
 # history with the files changed by the sed scripts; the checker must fail
 # with a message matching the RE
-plant() {
-	local name=$1 re=$2 d=$tmp/$1
-	shift 2
+# variant NAME SED-ON-FILE...: a copy of the clean history in $tmp/NAME,
+# changed by the sed scripts
+variant() {
+	local d=$tmp/$1
+	shift
 	cp -r "$clean" "$d"
 	while (($#)); do
 		sed -i -e "$2" "$d/$1" || return 1
 		shift 2
 	done
+}
+plant() {
+	local name=$1 re=$2 d=$tmp/$1
+	shift 2
+	variant "$name" "$@" || return 1
 	check "$d"
 	local rc=$?
 	((rc == 1)) && grep -Eq "$re" "$d.out"
 	point $? "planted $name: caught ($(grep -m1 '^violation' "$d.out" || echo "rc $rc, nothing"))"
 }
-plant "backwards token" '^violation: key 1:1: grant 3 .* not above' \
-	grants.1 's/token=300 prev=-/token=150 prev=-/'
+plant "backwards token" '^violation: key 1:1: grant 5 \(op 2.3, token 350\) not above grant of op 2.2' \
+	grants.1 's/token=600 prev=-/token=350 prev=-/'
+plant "backwards token of a revoked holder" '^violation: key 1:1: grant of op 1.2 \(token 50\) not above grant of op 1.1 \(token 100\), granted before op 1.2 asked' \
+	grants.1 's/token=300 prev=-/token=50 prev=-/'
+plant "token of a revoked holder not below a later grant's" '^violation: key 1:1: grant 5 \(op 2.3, token 600\) not above grant of op 1.2 \(token 700\), logged before it' \
+	grants.1 's/token=300 prev=-/token=700 prev=-/'
 plant "overlap of live holders" '^violation: key 1:1: op 2.2 was granted while op 1.2 still held it' \
 	h.1 's/1.2 end stale=1/1.2 end stale=0/'
 plant "storage accepting a lower token" '^violation: storage: key 1:1 accepted token 300' \
@@ -152,6 +163,36 @@ plant "grant never released" '^violation: op 2.1 .* never ended' \
 	h.2 '/^1450 2 2.1 exit/d'
 plant "grant logged without ok" '^violation: key 1:1: grant 2 by op 2.1, which has no ok' \
 	h.2 '/^1300 2 2.1 ok/d'
+
+# pass NAME SED-ON-FILE...: a copy of the clean history changed by the sed
+# scripts, still legitimate: the checker must pass it
+pass() {
+	local name=$1 d=$tmp/$1
+	shift
+	variant "$name" "$@" || return 1
+	check "$d"
+	point $? "legitimate $name: passes ($(grep -m1 '^violation' "$d.out" || tail -n 1 "$d.out"))"
+}
+# A holder stopped right after its grant, past its lease, writes its key
+# log line after the next holder's (seed 5 on 6.12-rt): the marker orders it.
+pass "late log line of a revoked holder" \
+	grants.1 '/^2100 1 1.2 grant/d;$a 2100 1 1.2 grant key=1:1 token=300 prev=-'
+grep -q '3 grants ordered by the marker alone' "$tmp/late log line of a revoked holder.out"
+point $? "the late line is counted as ordered by the marker alone"
+plant "token not above the one of the marker found" '^violation: key 1:1: grant of op 2.2 \(token 400\) not above grant of op 1.2 \(token 450\), whose marker it found' \
+	grants.1 '/^2100 1 1.2 grant/d;$a 2100 1 1.2 grant key=1:1 token=450 prev=-'
+# A holder stopped between its two keys, past its lease, finds the marker
+# of the next holder of its second key and logs its line after it (seed
+# 5's replay): legitimate, its own grant was revoked.
+pass "revoked holder finding the next holder's marker" \
+	grants.1 '/^2100 1 1.2 grant/d;/^5300 2 2.2 grant/s/prev=1.2/prev=-/;$a 9000 1 1.2 grant key=1:1 token=300 prev=2.2'
+plant "two grants of one token" '^violation: key 1:1: grant 5 \(op 2.3\) has the token 400 of op 2.2' \
+	grants.1 's/token=600 prev=-/token=400 prev=-/'
+# A partition of the node that masters the key stalls the DLM: a key held
+# past the lease's bound while it lasted gets the kill bound (seed 2 on 6.1)
+pass "a key held past the lease's bound during a partition" \
+	h.2 's/^5300 2 2.2 ok/20000 2 2.2 ok/;s/2.2 invoke keys=1:2,1:1 timeout=10000/2.2 invoke keys=1:2,1:1 timeout=30000/' grants.1 's/^5300 2 2.2/20000 2 2.2/' grants.2 's/^5300 2 2.2/20000 2 2.2/' \
+	host '1a 9000 0 - part node=1 ms=4000' host '2a 13000 0 - part-end node=1'
 
 echo "1..$n"
 ((failed == 0))

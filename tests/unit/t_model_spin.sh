@@ -48,6 +48,7 @@ search() {
 cfgs=(
 	"-DNU=2 -DKILLS=0 -DNOSTALE|2 owners, lease revocation at any step, timeouts"
 	"-DNU=2 -DREVOKES=0 -DNOSTALE|2 owners killed at any step outside the kernel (between CAS and push, asleep), timeouts"
+	"-DNU=2 -DNOSTALE|2 owners, one killed and one revoked at any steps, timeouts"
 	"-DNU=2 -DKILLS=0 -DREVOKES=0 -DNOTIMEOUT -DROUNDS=2|2 owners taking the key twice, a stale copy of owner 1 releasing an old hold"
 	"-DNU=3 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT|3 owners: two waiters queued FIFO behind a holder"
 )
@@ -64,6 +65,8 @@ bugs=(
 	"-DBUG_OWNER_ONLY -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOTIMEOUT -DROUNDS=2|a release compares the owner, not the generation (a stale copy frees a newer hold)"
 	"-DBUG_RELEASE_IGNORES_W -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE|the user's release CAS ignores WAITERS"
 	"-DBUG_WAKE_RETRY -DNU=3 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT|a release wakes the head to retry instead of handing over (barging)"
+	"-DBUG_WALK_BEFORE_FLAG -DNU=2 -DKILLS=0 -DNOSTALE|the revocation walks the words before it raises the flag (an acquire between the two keeps the key)"
+	"-DBUG_FLAG_BEFORE_CAS -DNU=2 -DKILLS=0 -DNOSTALE|the library reads the revoked flag before its CAS, not after (the same acquire, seen by neither side)"
 )
 for c in "${bugs[@]}"; do
 	# shellcheck disable=SC2086

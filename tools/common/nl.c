@@ -577,6 +577,9 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_LEASE_MS] = { .type = NLA_U32 },
 	[ORDLOCK_A_MAX_HOLD_MS] = { .type = NLA_U32 },
 	[ORDLOCK_A_LEFT_MS] = { .type = NLA_U64 },
+	[ORDLOCK_A_CLUSTER] = { .type = NLA_U32 },
+	[ORDLOCK_A_FASTPATH] = { .type = NLA_U32 },
+	[ORDLOCK_A_FASTPATH_UID] = { .type = NLA_U32 },
 };
 
 static struct nla_policy olc_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -622,6 +625,7 @@ static struct nla_policy olc_nl_entry_policy[ORDLOCK_E_MAX + 1] = {
 	[ORDLOCK_E_COUNT] = { .type = NLA_U64 },
 	[ORDLOCK_E_LEASE_LEFT_MS] = { .type = NLA_U64 },
 	[ORDLOCK_E_CLUSTER_WAIT] = { .type = NLA_FLAG },
+	[ORDLOCK_E_FAST] = { .type = NLA_U32 },
 };
 
 static struct nla_policy olc_nl_stats_policy[ORDLOCK_S_MAX + 1] = {
@@ -735,6 +739,8 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 		e->order_kind = nla_get_u32(tb[ORDLOCK_E_ORDER_KIND]);
 	if (tb[ORDLOCK_E_COUNT])
 		e->count = nla_get_u64(tb[ORDLOCK_E_COUNT]);
+	if (tb[ORDLOCK_E_FAST])
+		e->fast = nla_get_u32(tb[ORDLOCK_E_FAST]);
 	if (tb[ORDLOCK_E_BLOCKER]) {
 		struct olc_nl_entry b;
 
@@ -745,6 +751,7 @@ int olc_nl_parse_entry(struct nlattr *nest, struct olc_nl_entry *e)
 		e->blocker.pid = b.pid;
 		memcpy(e->blocker.comm, b.comm, sizeof(b.comm));
 		e->blocker.mode = b.mode;
+		e->blocker.fast = b.fast;
 	}
 	return 0;
 }
@@ -925,6 +932,10 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)
 		d->max_hold_ms = nla_get_u32(tb[ORDLOCK_A_MAX_HOLD_MS]);
 	if (tb[ORDLOCK_A_CLUSTER])
 		d->cluster = nla_get_u32(tb[ORDLOCK_A_CLUSTER]);
+	if (tb[ORDLOCK_A_FASTPATH])
+		d->fastpath = nla_get_u32(tb[ORDLOCK_A_FASTPATH]);
+	if (d->fastpath && tb[ORDLOCK_A_FASTPATH_UID])
+		d->fastpath_uid = nla_get_u32(tb[ORDLOCK_A_FASTPATH_UID]);
 	if (!tb[ORDLOCK_A_RANK_NAMES])
 		return 0;
 	d->have_names = 1;
@@ -987,6 +998,16 @@ int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
 			  long cluster, const struct olc_rank_names *names,
 			  struct olc_nl_domain *out)
 {
+	return olc_nl_domain_set_fast(nl, domain, policy, delay_ms, strict,
+				      max_hold_ms, cluster, -1, -1, names, out);
+}
+
+int olc_nl_domain_set_fast(struct olc_nl *nl, const char *domain, long policy,
+			   long delay_ms, long strict, long max_hold_ms,
+			   long cluster, long fastpath, long fast_uid,
+			   const struct olc_rank_names *names,
+			   struct olc_nl_domain *out)
+{
 	struct nl_msg *msg = olc_nl_domain_msg(nl, ORDLOCK_CMD_DOMAIN_SET, domain);
 	struct nlattr *tb[ORDLOCK_A_MAX + 1];
 	struct olc_nl_domain tmp;
@@ -1004,7 +1025,9 @@ int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
 	    (strict >= 0 && nla_put_u32(msg, ORDLOCK_A_STRICT, (uint32_t)strict)) ||
 	    (max_hold_ms >= 0 &&
 	     nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, (uint32_t)max_hold_ms)) ||
-	    (cluster >= 0 && nla_put_u32(msg, ORDLOCK_A_CLUSTER, (uint32_t)cluster)))
+	    (cluster >= 0 && nla_put_u32(msg, ORDLOCK_A_CLUSTER, (uint32_t)cluster)) ||
+	    (fastpath >= 0 && nla_put_u32(msg, ORDLOCK_A_FASTPATH, (uint32_t)fastpath)) ||
+	    (fast_uid >= 0 && nla_put_u32(msg, ORDLOCK_A_FASTPATH_UID, (uint32_t)fast_uid)))
 		goto full;
 	if (names) {
 		nest = olc_nl_nest_start(msg, ORDLOCK_A_RANK_NAMES);

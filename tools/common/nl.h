@@ -203,12 +203,14 @@ struct olc_nl_entry {
 	uint32_t order_kind;
 	uint64_t count;
 	uint64_t lease_left_ms;
+	uint32_t fast;			/* ORDLOCK_E_FAST: the owner index */
 	struct {
 		uint32_t present;
 		uint64_t owner_id;
 		uint32_t pid;
 		char comm[ORDLOCK_COMM_LEN];
 		uint32_t mode;
+		uint32_t fast;
 	} blocker;
 };
 
@@ -299,6 +301,8 @@ struct olc_nl_domain {
 	int have_strict;
 	uint32_t strict;
 	uint32_t cluster;
+	uint32_t fastpath;
+	uint32_t fastpath_uid;	/* when @fastpath */
 };
 
 int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d);
@@ -320,6 +324,15 @@ int olc_nl_domain_set_all(struct olc_nl *nl, const char *domain, long policy,
 			  long delay_ms, long strict, long max_hold_ms,
 			  long cluster, const struct olc_rank_names *names,
 			  struct olc_nl_domain *out);
+/*
+ * olc_nl_domain_set_fast() - olc_nl_domain_set_all() and the fast path
+ * (unless @fastpath is negative; @fast_uid is sent unless negative)
+ */
+int olc_nl_domain_set_fast(struct olc_nl *nl, const char *domain, long policy,
+			   long delay_ms, long strict, long max_hold_ms,
+			   long cluster, long fastpath, long fast_uid,
+			   const struct olc_rank_names *names,
+			   struct olc_nl_domain *out);
 
 /**
  * struct olc_nl_stats - the reply of GET_STATS

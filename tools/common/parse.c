@@ -164,6 +164,12 @@ const char *olc_edge_str(unsigned int type)
 	       type == ORDLOCK_EDGE_THREAD ? "thread" : "hard";
 }
 
+const char *olc_edge_shown(const struct olc_edge *e)
+{
+	/* a hard edge to a holder by the fast path, as debugfs "graph" says */
+	return e->fast && e->type == ORDLOCK_EDGE_HARD ? "fast" : olc_edge_str(e->type);
+}
+
 static const char *const olc_policies[] = {
 	[ORDLOCK_POLICY_ENFORCE] = "enforce",
 	[ORDLOCK_POLICY_DETECT] = "detect",
@@ -601,7 +607,7 @@ static void olc_reader_init(struct olc_reader *r, const char *buf, size_t len,
 
 /*
  * graph: WAITER_ID WAITER_PID WAITER_COMM DOMAIN RANK:ID MODE BLOCKER_ID
- * BLOCKER_PID BLOCKER_COMM BLOCKER_MODE hard|soft WAITED_US
+ * BLOCKER_PID BLOCKER_COMM BLOCKER_MODE hard|soft|thread|fast WAITED_US
  */
 static int olc_graph_line(struct olc_reader *r, struct olc_edge *e)
 {
@@ -623,8 +629,12 @@ static int olc_graph_line(struct olc_reader *r, struct olc_edge *e)
 		e->type = ORDLOCK_EDGE_SOFT;
 	else if (!strcmp(r->f[10], "thread"))
 		e->type = ORDLOCK_EDGE_THREAD;
-	else
-		return olc_fail(r, "field 11 (edge): \"%s\" is not hard, soft or thread",
+	else if (!strcmp(r->f[10], "fast")) {
+		/* a hard edge to the holder the key's word names */
+		e->type = ORDLOCK_EDGE_HARD;
+		e->fast = 1;
+	} else
+		return olc_fail(r, "field 11 (edge): \"%s\" is not hard, soft, thread or fast",
 				olc_show(r->f[10]));
 	if (e->waiter.id == e->blocker.id)
 		return olc_fail(r, "owner %llu waits for itself",
@@ -663,11 +673,12 @@ int olc_parse_graph(const char *buf, size_t len, struct olc_edges *out,
  * DOMAIN RANK:ID waiter|converter POS OWNER_ID PID COMM MODE WAITED_US -;
  * LEASE is the lease's milliseconds left, or "-". A kernel without leases
  * writes no tenth field. A holder of a cluster domain's key granted here
- * that waits for the cluster has "cluster:WAITED_US" for its TOKEN.
+ * that waits for the cluster has "cluster:WAITED_US" for its TOKEN; a
+ * member that holds a fast-path key by the fast path "fast:INDEX".
  */
 static int olc_locks_line(struct olc_reader *r, struct olc_lock *l)
 {
-	static const char cl[] = "cluster:";
+	static const char cl[] = "cluster:", fa[] = "fast:";
 	int ret;
 
 	if (r->nf == 10) {
@@ -690,9 +701,12 @@ static int olc_locks_line(struct olc_reader *r, struct olc_lock *l)
 	if (!strcmp(r->f[2], "holder") && !strncmp(r->f[8], cl, sizeof(cl) - 1)) {
 		l->cluster_wait = 1;
 		r->f[8] += sizeof(cl) - 1;
+	} else if (!strcmp(r->f[2], "holder") && !strncmp(r->f[8], fa, sizeof(fa) - 1)) {
+		l->fast = 1;
+		r->f[8] += sizeof(fa) - 1;
 	}
-	ret = olc_field_u64(r, 8, l->cluster_wait ? "cluster:waited_us" : "token or waited_us",
-			    &l->value);
+	ret = olc_field_u64(r, 8, l->cluster_wait ? "cluster:waited_us" :
+			    l->fast ? "fast:index" : "token or waited_us", &l->value);
 	if (ret)
 		return ret;
 	if (!strcmp(r->f[2], "holder"))

@@ -42,6 +42,9 @@ struct olc_edge {
 	unsigned int type;		/* ORDLOCK_EDGE_HARD or _SOFT */
 	uint64_t waited_us;
 	unsigned int line;		/* line of the graph file; 0: netlink */
+	int fast;			/* hard: the blocker holds the key by
+					 * the fast path (debugfs "fast") */
+	uint32_t fast_index;		/* then, from netlink: its owner index */
 };
 
 struct olc_edges {
@@ -62,6 +65,9 @@ struct olc_lock {
 	int cluster_wait;		/* a holder granted here that waits for
 					 * the cluster: @value is waited_us */
 	int has_lease;			/* a holder with a lease */
+	int fast;			/* a holder by the fast path (TOKEN
+					 * "fast:INDEX"): @value is the owner
+					 * index its key's word names */
 	uint64_t lease_left_ms;		/* then: its milliseconds left */
 };
 
@@ -186,6 +192,8 @@ int olc_mode_parse(const char *s);
 const char *olc_mode_str(unsigned int mode);
 /* "hard", "soft", "thread" */
 const char *olc_edge_str(unsigned int type);
+/* "fast" for a hard edge whose blocker holds by the fast path, else as above */
+const char *olc_edge_shown(const struct olc_edge *e);
 /* "enforce" 0, "detect" 1, "timeout" 2; else -1 */
 int olc_policy_parse(const char *s);
 const char *olc_policy_str(unsigned int policy);

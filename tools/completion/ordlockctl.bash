@@ -110,10 +110,12 @@ _ordlockctl()
 		if [[ $cur != -* ]]; then
 			case $prev in
 			policy) COMPREPLY=($(compgen -W "enforce detect timeout" -- "$cur")) ;;
-			strict) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
+			strict | cluster | fastpath) COMPREPLY=($(compgen -W "on off" -- "$cur")) ;;
+			on) [[ ${words[cword - 2]} == fastpath ]] && COMPREPLY=($(compgen -W "uid" -- "$cur")) ;;
+			uid) COMPREPLY=($(compgen -u -- "$cur")) ;;
 			delay | rank | max-hold) ;;
 			domain) COMPREPLY=($(compgen -W "$(_ordlockctl_domains)" -- "$cur")) ;;
-			*) COMPREPLY=($(compgen -W "set policy delay max-hold strict rank norank" -- "$cur")) ;;
+			*) COMPREPLY=($(compgen -W "set policy delay max-hold strict cluster fastpath rank norank" -- "$cur")) ;;
 			esac
 			return
 		fi

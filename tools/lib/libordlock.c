@@ -36,11 +36,30 @@ struct fast_slot {
 #define FAST_CACHE	2048	/* twice ORDLOCK_FAST_SLOTS */
 
 /*
+ * The hot lookup in front of that table: direct-mapped by the low bits of
+ * id + rank * a golden-ratio constant, a key compare only. An empty entry holds a key that maps elsewhere (id =
+ * its index ^ 1, rank 0), so it can never match; a miss (a key not seen,
+ * or one that shares an entry with another) is fast_slot_miss()'s.
+ */
+struct fast_dm {
+	uint64_t id;
+	uint32_t rank;
+	uint32_t slot;
+};
+
+#define FAST_DM		1024
+
+/* fast_state.gate when the fast path may not be tried inline */
+#define FAST_GATE_OFF	(~0U)
+
+/*
  * The fast path's state of a handle: @on is 0 before the first exclusive
  * acquire looked, 1 when the domain has it and the mappings are made, -1
  * when not (or after fork() or a move to another domain).
  */
 struct fast_state {
+	/* == fast_fork_gen iff on == 1, not forked, and no kernel holds */
+	unsigned int gate;
 	int on;
 	uint32_t index;
 	unsigned int fork_gen;
@@ -49,6 +68,11 @@ struct fast_state {
 	volatile uint64_t *words;
 	struct ordlock_fast_page *page;
 	struct fast_slot *cache;
+	struct fast_dm *dm;
+	/* how the inline part of the last request left off (FAST_X_*) */
+	unsigned int x_code, x_base, x_i;
+	/* the request's timeout and flags, for acquire_resume() */
+	unsigned int x_timeout, x_flags;
 	/* the keys of page->held[], same order */
 	struct ordlock_key held[ORDLOCK_FAST_STACK];
 };
@@ -67,6 +91,23 @@ struct ordlock {
 
 static void fast_off(struct ordlock *ol);
 static int fast_holding(const struct ordlock *ol);
+
+/* fork()s seen by this process (fast_child()); never FAST_GATE_OFF */
+static unsigned int fast_fork_gen;
+
+/* Recompute the gate after a change of on, fork_gen or kernel_held */
+static void fast_gate(struct ordlock *ol)
+{
+	struct fast_state *f = &ol->fast;
+
+	f->gate = f->on == 1 && !ol->kernel_held ? f->fork_gen : FAST_GATE_OFF;
+}
+
+static void set_kernel_held(struct ordlock *ol, int held)
+{
+	ol->kernel_held = held;
+	fast_gate(ol);
+}
 
 #define NS_PER_MS 1000000ULL
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -144,6 +185,7 @@ struct ordlock *ordlock_open(const char *domain)
 	if (!ol)
 		return NULL;
 	ol->failure.index = ~0U;
+	ol->fast.gate = FAST_GATE_OFF;
 	ol->fd = open(ORDLOCK_DEVICE, O_RDWR | O_CLOEXEC);
 	if (ol->fd < 0) {
 		err = errno;
@@ -175,6 +217,7 @@ struct ordlock *ordlock_open_fd(int fd)
 	if (!ol)
 		return NULL;
 	ol->failure.index = ~0U;
+	ol->fast.gate = FAST_GATE_OFF;
 	ol->fd = fd;
 	/*
 	 * The owner may be another handle's (an inherited descriptor): its
@@ -304,14 +347,16 @@ static int compact_lock(struct ordlock *ol, const struct ordlock_key *keys,
  * conversion, and every request while the owner may hold keys the kernel
  * granted.
  */
-static unsigned int fast_fork_gen;
 static pthread_once_t fast_once = PTHREAD_ONCE_INIT;
 static int fast_atfork_ok;
 
 /* The mappings are not inherited: a child goes to the kernel */
 static void fast_child(void)
 {
-	__atomic_add_fetch(&fast_fork_gen, 1, __ATOMIC_RELAXED);
+	unsigned int g = fast_fork_gen + 1;
+
+	__atomic_store_n(&fast_fork_gen, g == FAST_GATE_OFF ? 0 : g,
+			 __ATOMIC_RELAXED);
 }
 
 static void fast_register(void)
@@ -329,7 +374,10 @@ static void fast_off(struct ordlock *ol)
 	}
 	free(f->cache);
 	f->cache = NULL;
+	free(f->dm);
+	f->dm = NULL;
 	f->on = -1;
+	f->gate = FAST_GATE_OFF;
 }
 
 static unsigned int fast_hash(uint32_t rank, uint64_t id)
@@ -355,37 +403,52 @@ static int fast_pin(struct ordlock *ol, uint32_t rank, uint64_t id,
 	return 0;
 }
 
-/* fast_slot()'s miss: probe on from @h, pin the key, cache its slot */
-static __attribute__((noinline)) int64_t
-fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id, unsigned int h)
+static inline unsigned int fast_dm_index(uint32_t rank, uint64_t id)
+{
+	return ((unsigned int)id + rank * 0x9e3779b1U) & (FAST_DM - 1);
+}
+
+/*
+ * The hot lookup's miss: probe the table from the key's hash, pin the key
+ * if it is not there (once per key and handle), and put it in the
+ * direct-mapped entry. Return its slot, or -1.
+ */
+static __attribute__((noinline, cold)) int64_t
+fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id)
 {
 	struct fast_slot *c = ol->fast.cache;
-	unsigned int i;
+	struct fast_dm *d = &ol->fast.dm[fast_dm_index(rank, id)];
+	unsigned int i, h = fast_hash(rank, id);
 	uint32_t slot = 0;
 
 	for (i = 0; i < FAST_CACHE; i++, h = (h + 1) & (FAST_CACHE - 1)) {
 		if (!c[h].slot1)
 			break;
-		if (c[h].id == id && c[h].rank == rank)
-			return c[h].slot1 - 1;
+		if (c[h].id == id && c[h].rank == rank) {
+			slot = c[h].slot1 - 1;
+			goto found;
+		}
 	}
 	if (i == FAST_CACHE || fast_pin(ol, rank, id, &slot))
 		return -1;
 	c[h].id = id;
 	c[h].rank = rank;
 	c[h].slot1 = slot + 1;
+found:
+	d->id = id;
+	d->rank = rank;
+	d->slot = slot;
 	return slot;
 }
 
 /* The slot of a key: from the cache, else pinned (once); -1 on failure */
 static inline int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id)
 {
-	const struct fast_slot *c = ol->fast.cache;
-	unsigned int h = fast_hash(rank, id);
+	const struct fast_dm *d = &ol->fast.dm[fast_dm_index(rank, id)];
 
-	if (c[h].slot1 && c[h].id == id && c[h].rank == rank)
-		return c[h].slot1 - 1;
-	return fast_slot_miss(ol, rank, id, h);
+	if (__builtin_expect(d->id == id && d->rank == rank, 1))
+		return d->slot;
+	return fast_slot_miss(ol, rank, id);
 }
 
 /* Does the domain have the fast path for this handle? Maps it if so. */
@@ -394,6 +457,7 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	struct ordlock_owner_info info = { .size = sizeof(info) };
 	struct ordlock_domain_config cfg;
 	struct fast_state *f = &ol->fast;
+	unsigned int i;
 	void *p;
 
 	f->on = -1;
@@ -408,8 +472,15 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	if (ioctl(ol->fd, ORDLOCK_IOC_DOMAIN_CONFIG, &cfg) < 0 || cfg.fastpath != 1)
 		return;
 	f->cache = calloc(FAST_CACHE, sizeof(*f->cache));
-	if (!f->cache)
-		return;
+	f->dm = malloc(FAST_DM * sizeof(*f->dm));
+	if (!f->cache || !f->dm)
+		goto fail;
+	for (i = 0; i < FAST_DM; i++) {
+		/* a key that maps to another entry: matches nothing */
+		f->dm[i].id = i ^ 1;
+		f->dm[i].rank = 0;
+		f->dm[i].slot = 0;
+	}
 	f->policy = info.policy;
 	f->strict = cfg.strict;
 	if (fast_slot(ol, key->rank, key->id) < 0)
@@ -430,10 +501,13 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	f->page->pending = 0;
 	f->fork_gen = fast_fork_gen;
 	f->on = 1;
+	fast_gate(ol);
 	return;
 fail:
 	free(f->cache);
 	f->cache = NULL;
+	free(f->dm);
+	f->dm = NULL;
 }
 
 static int key_cmp(const struct ordlock_key *a, const struct ordlock_key *b)
@@ -638,35 +712,188 @@ static int fast_holding(const struct ordlock *ol)
 	       ol->fast.page->nheld;
 }
 
-int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
-		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
-		    uint64_t *token)
+/*
+ * The fast path's inline part (docs/fastpath.md, "User space"): the common
+ * case only, checked in one pass, then one CAS per key, with no function
+ * call (so it needs no stack frame). The held stack is in ascending order
+ * (every push is above its top), so a first key above the top is above
+ * every held key: no key of the request is held already. It returns 0
+ * (granted) or 1: then @x_code says how it left off (FAST_X_*; the keys
+ * taken so far are still on the stack, from @x_base, @x_i of them) and
+ * acquire_resume() finishes the request.
+ */
+enum {
+	FAST_X_GENERIC = 1,	/* not the common case: nothing taken */
+	FAST_X_MISS,		/* key x_i is not in the direct-mapped cache */
+	FAST_X_BUSY,		/* key x_i is held (or its generation would wrap) */
+	FAST_X_REVOKED,		/* the owner page's revoked flag is set */
+};
+
+/*
+ * fast_acquire_hot() for 1 key: the same steps, in a straight line. It
+ * returns 0 or how it left off (FAST_X_*; the handle is not written: the
+ * caller notes it for acquire_resume(), a held key was not taken, a
+ * revoked one is the top of the stack).
+ */
+static inline __attribute__((always_inline)) unsigned int
+fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 {
-	return ordlock_acquire_lease(ol, keys, n, timeout_ms, flags, 0, token);
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg;
+	const struct fast_dm *d;
+	volatile uint64_t *wp;
+	unsigned int nheld;
+	uint32_t slot, g;
+	uint64_t w;
+
+	if (__builtin_expect(f->gate != fast_fork_gen, 0))
+		return FAST_X_GENERIC;
+	pg = f->page;
+	nheld = pg->nheld;
+	if (__builtin_expect(nheld >= ORDLOCK_FAST_STACK, 0))
+		return FAST_X_GENERIC;
+	if (__builtin_expect(k->mode != ORDLOCK_MODE_EXCLUSIVE || k->__reserved, 0))
+		return FAST_X_GENERIC;
+	/* the order rule against the top of the held stack */
+	if (nheld) {
+		const struct ordlock_key *top = &f->held[nheld - 1];
+
+		if (top->rank > k->rank ||
+		    (top->rank == k->rank && (f->strict || top->id >= k->id)))
+			return FAST_X_GENERIC;
+	}
+	d = &f->dm[fast_dm_index(k->rank, k->id)];
+	if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0))
+		return FAST_X_MISS;
+	slot = d->slot;
+	wp = &f->words[slot];
+	w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+	g = ORDLOCK_FAST_GEN(w) + 1;
+	if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
+			     !g, 0))
+		return FAST_X_BUSY;
+	/* pending before the CAS: a death in between is covered */
+	__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
+	if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
+			     ORDLOCK_FAST_WORD(g, f->index), 0,
+			     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
+		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+		return FAST_X_BUSY;
+	}
+	/* push, then clear pending */
+	pg->held[nheld].slot = slot;
+	pg->held[nheld].gen = g;
+	f->held[nheld] = *k;
+	__atomic_store_n(&pg->nheld, nheld + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+	/* the checks of the owner page after the CAS: the revoked flag */
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0))
+		return FAST_X_REVOKED;
+	ol->result_flags = 0;
+	return 0;
 }
 
-int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
-			  unsigned int n, unsigned int timeout_ms,
-			  unsigned int flags, unsigned int lease_ms,
-			  uint64_t *token)
+static inline __attribute__((always_inline)) int
+fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
+		 unsigned int n)
+{
+	struct fast_state *f = &ol->fast;
+	const struct ordlock_key *k;
+	struct ordlock_fast_page *pg;
+	struct ordlock_fast_held *ph;
+	struct ordlock_key *fh;
+	unsigned int i, nheld;
+
+	if (__builtin_expect(f->gate != fast_fork_gen || n - 1 >= ORDLOCK_FAST_STACK, 0))
+		goto generic;
+	pg = f->page;
+	nheld = pg->nheld;
+	if (__builtin_expect(nheld > ORDLOCK_FAST_STACK - n, 0))
+		goto generic;
+	/* the order rule against the top of the held stack */
+	if (nheld) {
+		const struct ordlock_key *top = &f->held[nheld - 1];
+
+		if (top->rank > keys[0].rank ||
+		    (top->rank == keys[0].rank && (f->strict || top->id >= keys[0].id)))
+			goto generic;
+	}
+	/* exclusive, nothing reserved, strictly ascending */
+	for (i = 0; i < n; i++) {
+		if (keys[i].mode != ORDLOCK_MODE_EXCLUSIVE || keys[i].__reserved)
+			goto generic;
+		if (i && (keys[i - 1].rank > keys[i].rank ||
+			  (keys[i - 1].rank == keys[i].rank && keys[i - 1].id >= keys[i].id)))
+			goto generic;
+	}
+	k = keys;
+	ph = &pg->held[nheld];
+	fh = &f->held[nheld];
+	do {
+		const struct fast_dm *d = &f->dm[fast_dm_index(k->rank, k->id)];
+		volatile uint64_t *wp;
+		uint32_t slot, g;
+		uint64_t w;
+
+		if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0)) {
+			f->x_code = FAST_X_MISS;
+			goto taken;
+		}
+		slot = d->slot;
+		wp = &f->words[slot];
+		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		g = ORDLOCK_FAST_GEN(w) + 1;
+		if (__builtin_expect((w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS)) ||
+				     !g, 0)) {
+			f->x_code = FAST_X_BUSY;
+			goto taken;
+		}
+		/* pending before the CAS: a death in between is covered */
+		__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
+		if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
+				     ORDLOCK_FAST_WORD(g, f->index), 0,
+				     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
+			__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+			f->x_code = FAST_X_BUSY;
+			goto taken;
+		}
+		/* push, then clear pending */
+		ph->slot = slot;
+		ph->gen = g;
+		ph++;
+		*fh++ = *k;
+		__atomic_store_n(&pg->nheld, (unsigned int)(ph - pg->held), __ATOMIC_RELAXED);
+		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
+	} while (++k != keys + n);
+	/* the checks of the owner page after the CASes: the revoked flag */
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0)) {
+		f->x_code = FAST_X_REVOKED;
+		goto taken;
+	}
+	ol->result_flags = 0;
+	return 0;
+taken:
+	f->x_base = nheld;
+	f->x_i = (unsigned int)(k - keys);
+	return 1;
+generic:
+	f->x_code = FAST_X_GENERIC;
+	return 1;
+}
+
+/* The request in the kernel: the compact ioctl, else the full form */
+static __attribute__((noinline)) int
+acquire_kernel(struct ordlock *ol, const struct ordlock_key *keys,
+	       unsigned int n, unsigned int timeout_ms, unsigned int flags,
+	       unsigned int lease_ms, uint64_t *token)
 {
 	struct ordlock_acquire a;
 	int ret;
 
-	if (!ol)
-		return fail(EINVAL);
-	if (ol->fast.on >= 0 && !lease_ms && !token && n &&
-	    !(flags & ~ORDLOCK_ACQUIRE_TRY)) {
-		ret = fast_acquire(ol, keys, n, flags);
-		if (ret != FAST_SLOW) {
-			ol->result_flags = 0;
-			return ret;
-		}
-	}
 	if (!lease_ms && !ol->full_only) {
 		ret = compact_lock(ol, keys, n, timeout_ms, flags, token);
 		if (!ret)
-			ol->kernel_held = 1;
+			set_kernel_held(ol, 1);
 		if (ret != -ENOTTY || !ol->full_only)
 			return ret;
 	}
@@ -685,10 +912,173 @@ int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
 		return fail(err);
 	}
 	ol->result_flags = a.result_flags;
-	ol->kernel_held = 1;
+	set_kernel_held(ol, 1);
 	if (token)
 		*token = a.token;
 	return 0;
+}
+
+/* Everything the inline part does not cover: fast_acquire(), else the kernel */
+static __attribute__((noinline)) int
+acquire_generic(struct ordlock *ol, const struct ordlock_key *keys,
+		unsigned int n, unsigned int timeout_ms, unsigned int flags,
+		unsigned int lease_ms, uint64_t *token)
+{
+	int ret;
+
+	if (!ol)
+		return fail(EINVAL);
+	if (ol->fast.on >= 0 && !lease_ms && !token && n &&
+	    !(flags & ~ORDLOCK_ACQUIRE_TRY)) {
+		ret = fast_acquire(ol, keys, n, flags);
+		if (ret != FAST_SLOW) {
+			ol->result_flags = 0;
+			return ret;
+		}
+	}
+	return acquire_kernel(ol, keys, n, timeout_ms, flags, lease_ms, token);
+}
+
+/* Finish a request where fast_acquire_hot() left off */
+static __attribute__((noinline)) int
+acquire_resume(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n)
+{
+	struct fast_state *f = &ol->fast;
+	unsigned int code = f->x_code, timeout_ms = f->x_timeout, flags = f->x_flags;
+	unsigned int taken;
+
+	f->x_code = 0;
+	if (code == FAST_X_GENERIC)
+		return acquire_generic(ol, keys, n, timeout_ms, flags, 0, NULL);
+	/* give back what this request took, newest first */
+	taken = f->x_i;
+	while (taken--)
+		fast_unlock_at(ol, f->x_base + taken);
+	switch (code) {
+	case FAST_X_MISS:
+		/* fast_acquire() pins the key and fills the cache */
+		return acquire_generic(ol, keys, n, timeout_ms, flags, 0, NULL);
+	case FAST_X_BUSY:
+		if (flags & ORDLOCK_ACQUIRE_TRY) {
+			ol->result_flags = 0;
+			return fast_fail(ol, ORDLOCK_REASON_BUSY, EAGAIN, f->x_i,
+					 &keys[f->x_i], NULL);
+		}
+		break;
+	default:
+		/* FAST_X_REVOKED: the kernel answers, as for a lease */
+		break;
+	}
+	return acquire_kernel(ol, keys, n, timeout_ms, flags, 0, NULL);
+}
+
+/*
+ * A try whose first key is held (nothing taken): the failure record
+ * fast_fail() would write, without the rest of acquire_resume()
+ */
+static __attribute__((noinline)) int
+try_busy(struct ordlock *ol, const struct ordlock_key *keys)
+{
+	struct ordlock_failure *r = &ol->failure;
+
+	ol->fast.x_code = 0;
+	ol->result_flags = 0;
+	r->reason = ORDLOCK_REASON_BUSY;
+	r->error = EAGAIN;
+	r->pid = 0;
+	r->index = 0;
+	r->key = keys[0];
+	memset(&r->held, 0, sizeof(r->held));
+	r->holder_mode = 0;
+	r->cycle_len = 0;
+	errno = EAGAIN;
+	return -EAGAIN;
+}
+
+/* Not for the inline part: a lease, a token, other flags, no handle */
+static __attribute__((noinline)) int
+acquire_other(struct ordlock *ol, const struct ordlock_key *keys,
+	      unsigned int n, unsigned int timeout_ms, unsigned int flags,
+	      uint64_t *token)
+{
+	return acquire_generic(ol, keys, n, timeout_ms, flags, 0, token);
+}
+
+/* Where the inline part left off: a try's first key held, else the rest */
+static __attribute__((noinline)) int
+acquire_exit(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n)
+{
+	if ((ol->fast.x_flags & ORDLOCK_ACQUIRE_TRY) &&
+	    ol->fast.x_code == FAST_X_BUSY && !ol->fast.x_i)
+		return try_busy(ol, keys);
+	return acquire_resume(ol, keys, n);
+}
+
+/* A request of n != 1 keys (its own function: 1 key needs no frame) */
+static __attribute__((noinline)) int
+acquire_multi(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n,
+	      unsigned int timeout_ms, unsigned int flags)
+{
+	ol->fast.x_timeout = timeout_ms;
+	ol->fast.x_flags = flags;
+	if (__builtin_expect(!fast_acquire_hot(ol, keys, n), 1))
+		return 0;
+	return acquire_exit(ol, keys, n);
+}
+
+/* Where fast_acquire_one() left off (@code) */
+static __attribute__((noinline)) int
+acquire_one_exit(struct ordlock *ol, const struct ordlock_key *keys,
+		 unsigned int code, unsigned int timeout_ms, unsigned int flags)
+{
+	struct fast_state *f = &ol->fast;
+
+	f->x_timeout = timeout_ms;
+	f->x_flags = flags;
+	f->x_code = code;
+	f->x_i = 0;
+	f->x_base = 0;
+	if (code == FAST_X_REVOKED) {
+		/* taken: the top of the stack */
+		f->x_i = 1;
+		f->x_base = f->page->nheld - 1;
+	}
+	return acquire_exit(ol, keys, 1);
+}
+
+static inline __attribute__((always_inline)) int
+acquire_fast(struct ordlock *ol, const struct ordlock_key *keys, unsigned int n,
+	     unsigned int timeout_ms, unsigned int flags)
+{
+	unsigned int code;
+
+	if (n != 1)
+		return acquire_multi(ol, keys, n, timeout_ms, flags);
+	code = fast_acquire_one(ol, keys);
+	if (__builtin_expect(!code, 1))
+		return 0;
+	if (code == FAST_X_BUSY && (flags & ORDLOCK_ACQUIRE_TRY))
+		return try_busy(ol, keys);
+	return acquire_one_exit(ol, keys, code, timeout_ms, flags);
+}
+
+int ordlock_acquire(struct ordlock *ol, const struct ordlock_key *keys,
+		    unsigned int n, unsigned int timeout_ms, unsigned int flags,
+		    uint64_t *token)
+{
+	if (__builtin_expect(!ol || token || (flags & ~ORDLOCK_ACQUIRE_TRY), 0))
+		return acquire_other(ol, keys, n, timeout_ms, flags, token);
+	return acquire_fast(ol, keys, n, timeout_ms, flags);
+}
+
+int ordlock_acquire_lease(struct ordlock *ol, const struct ordlock_key *keys,
+			  unsigned int n, unsigned int timeout_ms,
+			  unsigned int flags, unsigned int lease_ms,
+			  uint64_t *token)
+{
+	if (lease_ms)
+		return acquire_generic(ol, keys, n, timeout_ms, flags, lease_ms, token);
+	return ordlock_acquire(ol, keys, n, timeout_ms, flags, token);
 }
 
 unsigned int ordlock_result_flags(const struct ordlock *ol)
@@ -699,7 +1089,9 @@ unsigned int ordlock_result_flags(const struct ordlock *ol)
 int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 			unsigned int n, uint64_t *token)
 {
-	return ordlock_acquire(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, token);
+	if (__builtin_expect(!ol || token, 0))
+		return acquire_other(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY, token);
+	return acquire_fast(ol, keys, n, 0, ORDLOCK_ACQUIRE_TRY);
 }
 
 static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
@@ -717,15 +1109,19 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 	if (fast_holding(ol)) {
 		if (flags & ORDLOCK_RELEASE_ALL) {
 			unsigned int i = ol->fast.page->nheld;
+			int revoked = 0;
 
 			while (i-- > 0) {
 				int e = fast_unlock_word(ol, i);
 
-				if (e && !ret)
+				/* revoked: the kernel's RELEASE_ALL acknowledges */
+				if (e == -EKEYEXPIRED)
+					revoked = 1;
+				else if (e && !ret)
 					ret = e;
 			}
 			ol->fast.page->nheld = 0;
-			if (!ol->kernel_held)
+			if (!ol->kernel_held && !revoked)
 				return ret ? fail(-ret) : 0;
 		} else if (keys && n) {
 			rest = n <= 8 ? stack_rest : malloc(n * sizeof(*rest));
@@ -775,7 +1171,7 @@ static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
 			cret = ioctl(ol->fd, ORDLOCK_IOC_UNLOCK, &u);
 		if (cret >= 0) {
 			if (flags & ORDLOCK_RELEASE_ALL)
-				ol->kernel_held = 0;
+				set_kernel_held(ol, 0);
 			return 0;
 		}
 		cret = compact_failed(ol, &f);
@@ -794,13 +1190,91 @@ static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
 		return fail(err);
 	}
 	if (flags & ORDLOCK_RELEASE_ALL)
-		ol->kernel_held = 0;
+		set_kernel_held(ol, 0);
 	return 0;
 }
 
+/* A release CAS that failed (WAITERS, or not ours): the kernel decides */
+static __attribute__((noinline, cold)) int
+fast_release_kernel(struct ordlock *ol, uint32_t slot, uint32_t gen)
+{
+	struct ordlock_fast_release r = {
+		.size = sizeof(r), .slot = slot, .gen = gen,
+	};
+
+	if (ioctl(ol->fd, ORDLOCK_IOC_FAST_RELEASE, &r) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * ordlock_release()'s inline part met a release CAS that failed, at stack
+ * entry x_base + x_i: the kernel decides for that word (WAITERS, or the
+ * word is no longer this hold's); the entries below it are let go as the
+ * inline part would have, then the stack is cut at x_base.
+ */
+static __attribute__((noinline, cold)) int release_resume(struct ordlock *ol)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg = f->page;
+	unsigned int i = f->x_i, base = f->x_base;
+	int ret, r;
+
+	ret = fast_release_kernel(ol, pg->held[base + i].slot, pg->held[base + i].gen);
+	while (i-- > 0) {
+		r = fast_unlock_word(ol, base + i);
+		if (r && !ret)
+			ret = r;
+	}
+	pg->nheld = base;
+	if (ret) {
+		record_errno(ol, -ret);
+		return fail(-ret);
+	}
+	return 0;
+}
+
+/*
+ * The release's inline part: @keys are the top n of the held stack, in
+ * the order taken (the common case); each word is let go by a CAS, newest
+ * first, and the stack is cut after. Anything else: do_release().
+ */
 int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
 		    unsigned int n)
 {
+	const struct ordlock_key *held;
+	struct fast_state *f;
+	struct ordlock_fast_page *pg;
+	unsigned int i, nheld, base;
+
+	if (__builtin_expect(!ol || ol->fast.gate != fast_fork_gen, 0))
+		goto generic;
+	f = &ol->fast;
+	pg = f->page;
+	nheld = pg->nheld;
+	if (__builtin_expect(n - 1 >= nheld || nheld > ORDLOCK_FAST_STACK, 0))
+		goto generic;
+	base = nheld - n;
+	held = &f->held[base];
+	for (i = 0; i < n; i++)
+		if (keys[i].id != held[i].id || keys[i].rank != held[i].rank)
+			goto generic;
+	for (i = n; i-- > 0;) {
+		uint32_t slot = pg->held[base + i].slot, gen = pg->held[base + i].gen;
+		uint64_t w = ORDLOCK_FAST_WORD(gen, f->index);
+
+		if (__builtin_expect(!__atomic_compare_exchange_n(&f->words[slot], &w,
+					ORDLOCK_FAST_WORD(gen, 0), 0,
+					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
+			f->x_base = base;
+			f->x_i = i;
+			return release_resume(ol);
+		}
+	}
+	/* after the words: a death in between finds words no longer ours */
+	__atomic_store_n(&pg->nheld, base, __ATOMIC_RELAXED);
+	return 0;
+generic:
 	return do_release(ol, keys, n, 0);
 }
 

@@ -287,7 +287,7 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_str(&j, "mode", olc_mode_str(e->blocker_mode));
 			olc_json_str(&j, "domain", e->domain);
 			olc_json_key(&j, e->domain, e->rank, e->id);
-			olc_json_str(&j, "edge", olc_edge_str(e->type));
+			olc_json_str(&j, "edge", olc_edge_shown(e));
 			olc_json_u64(&j, "waiter_owner_id", e->waiter.id);
 			olc_json_str(&j, "wants", olc_mode_str(e->mode));
 			olc_json_u64(&j, "waited_us", e->waited_us);
@@ -303,7 +303,7 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_table_cell(t, soft ? OLC_DIM : OLC_RESET, "%s%s%s", soft ? "queued" : "holds",
 			       olc_cell_sep(), olc_mode_str(e->blocker_mode));
 		olc_table_cell(t, OLC_RESET, "%s", olc_key(e->domain, e->rank, e->id));
-		olc_table_cell(t, OLC_RESET, "%s", olc_edge_str(e->type));
+		olc_table_cell(t, OLC_RESET, "%s", olc_edge_shown(e));
 		olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)e->waiter.id);
 		olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(e->mode));
 		olc_table_cell(t, OLC_RESET, "%s", olc_us_cell(buf, sizeof(buf), e->waited_us));

@@ -154,7 +154,7 @@ static void olc_cycle_json(struct olc_json *j, const struct olc_cycles *c, size_
 		olc_json_str(j, "comm", e->waiter.comm);
 		olc_json_str(j, "mode", olc_mode_str(e->mode));
 		olc_json_key(j, e->domain, e->rank, e->id);
-		olc_json_str(j, "edge", olc_edge_str(e->type));
+		olc_json_str(j, "edge", olc_edge_shown(e));
 		olc_json_u64(j, "waited_us", e->waited_us);
 		olc_json_obj(j, "blocker");
 		olc_json_u64(j, "owner_id", e->blocker.id);

@@ -6,6 +6,7 @@
  * changed through the ioctl ORDLOCK_IOC_DOMAIN_CONFIG instead.
  */
 #include <errno.h>
+#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,8 @@ static void olc_domain_text(const struct olc_nl_domain *d)
 		printf(", cluster on");
 	if (d->max_hold_ms)
 		printf(", max_hold_ms %u", d->max_hold_ms);
+	if (d->fastpath)
+		printf(", fastpath uid %u", d->fastpath_uid);
 	putchar('\n');
 	if (!d->have_names)
 		return;
@@ -45,6 +48,11 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
 	olc_json_bool(j, "strict", d->strict);
 	olc_json_u64(j, "max_hold_ms", d->max_hold_ms);
 	olc_json_bool(j, "cluster", d->cluster);
+	olc_json_bool(j, "fastpath", d->fastpath);
+	if (d->fastpath)
+		olc_json_u64(j, "fastpath_uid", d->fastpath_uid);
+	else
+		olc_json_null(j, "fastpath_uid");
 	if (d->have_names) {
 		olc_json_arr(j, "rank_names");
 		for (i = 0; i < d->names.n; i++) {
@@ -66,15 +74,21 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
  */
 static int olc_nl_unusable(const struct olc_nl *nl, int err)
 {
-	/* EOPNOTSUPP is also policy detect refused in a cluster domain */
-	return !nl || (err == -EOPNOTSUPP && !strstr(nl->ext.msg, "cluster domain"));
+	/*
+	 * EOPNOTSUPP is also a setting refused (policy detect in a cluster
+	 * domain, the fast path with a cluster or a max-hold): the kernel's
+	 * message tells them apart
+	 */
+	return !nl || (err == -EOPNOTSUPP &&
+		       (!nl->ext.msg[0] || strstr(nl->ext.msg, "initial network namespace")));
 }
 
 /* The ioctl: read (@flags 0) or change the policy and delay */
 static int olc_domain_ioctl(const char *name, unsigned int flags,
 			    unsigned int policy, unsigned int delay,
 			    unsigned int strict, unsigned int max_hold,
-			    unsigned int cluster, struct olc_nl_domain *out)
+			    unsigned int cluster, unsigned int fastpath,
+			    unsigned int fast_uid, struct olc_nl_domain *out)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *ol;
@@ -97,16 +111,24 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	cfg.strict = strict;
 	cfg.max_hold_ms = max_hold;
 	cfg.cluster = cluster;
+	cfg.fastpath = fastpath;
+	cfg.fastpath_uid = fast_uid;
 	ret = ordlock_domain_config(ol, name, &cfg);
 	ordlock_close(ol);
 	if (ret) {
 		olc_err("domain %s: %s%s", name, strerror(-ret),
 			ret == -EPERM ? " (changing a domain needs CAP_SYS_ADMIN)" :
-			ret == -EOPNOTSUPP ? " (a cluster domain takes policy enforce or timeout: the DLM sees no cycles across resources)" :
+			ret == -EOPNOTSUPP && (flags & ORDLOCK_DOMAIN_SET_POLICY) ?
+			" (a cluster domain takes policy enforce or timeout: the DLM sees no cycles across resources)" :
+			ret == -EOPNOTSUPP && (flags & (ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_MAX_HOLD)) ?
+			" (the fast path excludes max-hold and the cluster setting: a fast-path hold has no lease)" :
+			ret == -EOPNOTSUPP ? " (the fast path and the cluster setting exclude each other, and a cluster domain takes policy enforce or timeout)" :
 			ret == -ENOTCONN ? " (no cluster: dlm_controld is not running, or this node is not in a quorate cluster)" :
 			ret == -ENOPKG ? " (no cluster backend: ordlock_dlm.ko is not installed)" :
 			ret == -EBUSY && (flags & ORDLOCK_DOMAIN_SET_CLUSTER) ?
-			" (the cluster setting changes only in a domain without owners)" : "");
+			" (the cluster setting changes only in a domain without owners)" :
+			ret == -EBUSY && (flags & ORDLOCK_DOMAIN_SET_FASTPATH) ?
+			" (the fast path changes only in a domain without owners)" : "");
 		return ret;
 	}
 	memset(out, 0, sizeof(*out));
@@ -117,6 +139,8 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	out->strict = cfg.strict;
 	out->max_hold_ms = cfg.max_hold_ms;
 	out->cluster = cfg.cluster;
+	out->fastpath = cfg.fastpath;
+	out->fastpath_uid = cfg.fastpath ? cfg.fastpath_uid : 0;
 	return 0;
 }
 
@@ -142,7 +166,7 @@ static int olc_domain_get(const char *name, struct olc_nl_domain *out)
 	if (olc_opt.verbose)
 		olc_err("netlink cannot serve (%s); reading through the ioctl",
 			strerror(-ret));
-	return olc_domain_ioctl(name, 0, 0, 0, 0, 0, 0, out);
+	return olc_domain_ioctl(name, 0, 0, 0, 0, 0, 0, 0, 0, out);
 }
 
 /* The names of the domains: from debugfs stats, else the owners and "default" */
@@ -262,7 +286,36 @@ struct olc_domain_set {
 	unsigned int strict;
 	int set_cluster;
 	unsigned int cluster;
+	int set_fastpath;
+	unsigned int fastpath;
+	unsigned int fast_uid;
 };
+
+/* "fastpath on uid USER|UID" or "fastpath off": the words used, or an exit status */
+static int olc_fastpath_arg(const struct olc_cmd *cmd, int argc, char **argv,
+			    struct olc_domain_set *set)
+{
+	const struct passwd *pw;
+	uint32_t uid;
+
+	if (argc < 1 || (strcmp(argv[0], "on") && strcmp(argv[0], "off")))
+		return -olc_usage(cmd, "fastpath needs on uid USER|UID, or off");
+	set->set_fastpath = 1;
+	set->fastpath = !strcmp(argv[0], "on");
+	if (!set->fastpath)
+		return 1;
+	if (argc < 3 || strcmp(argv[1], "uid"))
+		return -olc_usage(cmd, "fastpath on needs uid USER|UID: the only user whose owners may use it");
+	if (!olc_parse_u32(argv[2], &uid) && uid != (uint32_t)-1) {
+		set->fast_uid = uid;
+		return 3;
+	}
+	pw = getpwnam(argv[2]);
+	if (!pw)
+		return -olc_usage(cmd, "fastpath uid \"%s\": no such user", argv[2]);
+	set->fast_uid = pw->pw_uid;
+	return 3;
+}
 
 static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 			      int argc, char **argv)
@@ -276,7 +329,7 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 
 	memset(&set, 0, sizeof(set));
 	if (argc < 1)
-		return olc_usage(cmd, "set what? policy, delay, max-hold, strict, cluster, rank or norank");
+		return olc_usage(cmd, "set what? policy, delay, max-hold, strict, cluster, fastpath, rank or norank");
 	for (i = 0; i < argc; i++) {
 		const char *word = argv[i], *arg = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -326,20 +379,28 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 			set.set_cluster = 1;
 			set.cluster = !strcmp(arg, "on");
 			i++;
+		} else if (!strcmp(word, "fastpath")) {
+			ret = olc_fastpath_arg(cmd, argc - i - 1, argv + i + 1, &set);
+			if (ret <= 0)
+				return -ret;
+			i += ret;
 		} else {
 			return olc_usage(cmd,
-					 "\"%s\" is not policy, delay, timeout, max-hold, strict, cluster, rank or norank",
+					 "\"%s\" is not policy, delay, timeout, max-hold, strict, cluster, fastpath, rank or norank",
 					 word);
 		}
 	}
 	snprintf(what, sizeof(what), "domain %s", name);
 	nl = olc_netlink(1);
-	ret = nl ? olc_nl_domain_set_all(nl, name, set.set_policy ? (long)set.policy : -1,
-					 set.set_delay ? (long)set.detect_delay_ms : -1,
-					 set.set_strict ? (long)set.strict : -1,
-					 set.set_max_hold ? (long)set.max_hold_ms : -1,
-					 set.set_cluster ? (long)set.cluster : -1,
-					 set.set_names ? &set.names : NULL, &info) : -ENOENT;
+	ret = nl ? olc_nl_domain_set_fast(nl, name, set.set_policy ? (long)set.policy : -1,
+					  set.set_delay ? (long)set.detect_delay_ms : -1,
+					  set.set_strict ? (long)set.strict : -1,
+					  set.set_max_hold ? (long)set.max_hold_ms : -1,
+					  set.set_cluster ? (long)set.cluster : -1,
+					  set.set_fastpath ? (long)set.fastpath : -1,
+					  set.set_fastpath && set.fastpath ?
+					  (long)set.fast_uid : -1,
+					  set.set_names ? &set.names : NULL, &info) : -ENOENT;
 	if (ret && olc_nl_unusable(nl, ret)) {
 		if (olc_module_missing()) {
 			olc_err("%s: %s", what, olc_module_missing());
@@ -357,9 +418,11 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 				       (set.set_delay ? ORDLOCK_DOMAIN_SET_DETECT_DELAY : 0) |
 				       (set.set_strict ? ORDLOCK_DOMAIN_SET_STRICT : 0) |
 				       (set.set_max_hold ? ORDLOCK_DOMAIN_SET_MAX_HOLD : 0) |
-				       (set.set_cluster ? ORDLOCK_DOMAIN_SET_CLUSTER : 0),
+				       (set.set_cluster ? ORDLOCK_DOMAIN_SET_CLUSTER : 0) |
+				       (set.set_fastpath ? ORDLOCK_DOMAIN_SET_FASTPATH : 0),
 				       set.policy, set.detect_delay_ms, set.strict,
-				       set.max_hold_ms, set.cluster, &info);
+				       set.max_hold_ms, set.cluster, set.fastpath,
+				       set.fast_uid, &info);
 		if (ret)
 			return olc_exit_errno(ret);
 	} else if (ret) {
@@ -421,7 +484,9 @@ const struct olc_cmd olc_cmd_domain = {
 	.usage = "domain [-j]\n"
 		 "domain [-j] NAME\n"
 		 "domain [-j] NAME set [policy enforce|detect|timeout] [delay MS] [max-hold MS]\n"
-		 "                     [strict on|off] [cluster on|off] [rank NAME=N]... [norank]",
+		 "                     [strict on|off] [cluster on|off]\n"
+		 "                     [fastpath on uid USER|UID | fastpath off]\n"
+		 "                     [rank NAME=N]... [norank]",
 	.about =
 	"Without NAME: every domain (those in debugfs stats; through netlink only,\n"
 	"\"default\" and the domains that have owners). With NAME: that domain.\n"
@@ -444,9 +509,17 @@ const struct olc_cmd olc_cmd_domain = {
 	"  cluster on|off  a cluster domain: its keys are also locks of the Linux\n"
 	"                  DLM across the corosync cluster's nodes (lockspace\n"
 	"                  ordlock.NAME); only in a domain without owners; not\n"
-	"                  with policy detect (the DLM sees no cycles across keys)\n",
+	"                  with policy detect (the DLM sees no cycles across keys)\n"
+	"  fastpath on uid USER|UID\n"
+	"                  the fast path: uncontended exclusive keys taken and let\n"
+	"                  go in user space by libordlock; only the owners of that\n"
+	"                  user may use it (they can write each other's words);\n"
+	"                  only in a domain without owners, not the default\n"
+	"                  domain, not a cluster domain\n"
+	"  fastpath off    take the fast path away (the default)\n",
 	.help =
 	"JSON: {\"domain\", \"policy\", \"detect_delay_ms\", \"max_hold_ms\", \"cluster\",\n"
+	"\"fastpath\" (bool), \"fastpath_uid\" (null without the fast path),\n"
 	"\"rank_names\": [{\"rank\",\n"
 	"\"name\"}] or null (unknown: read through the ioctl)}; without NAME:\n"
 	"{\"domains\": [...]}.\n",

@@ -222,7 +222,7 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_str(&j, "comm", e->blocker.comm);
 			olc_json_str(&j, "mode", olc_mode_str(e->blocker_mode));
 			olc_json_obj_end(&j);
-			olc_json_str(&j, "edge", olc_edge_str(e->type));
+			olc_json_str(&j, "edge", olc_edge_shown(e));
 			olc_json_u64(&j, "waited_us", e->waited_us);
 			olc_json_obj_end(&j);
 		}
@@ -250,7 +250,7 @@ static int olc_graph_run(const struct olc_cmd *cmd, int argc, char **argv)
 			       e->type == ORDLOCK_EDGE_THREAD ? "thread waits" : "holds",
 			       olc_mode_str(e->blocker_mode));
 		olc_table_cell(t, e->type == ORDLOCK_EDGE_SOFT ? OLC_DIM : OLC_RESET,
-			       "%s", olc_edge_str(e->type));
+			       "%s", olc_edge_shown(e));
 		olc_table_cell(t, OLC_RESET, "%s",
 			       olc_us_str(buf, sizeof(buf), e->waited_us));
 	}
@@ -274,5 +274,6 @@ const struct olc_cmd olc_cmd_graph = {
 	.help =
 	"JSON: {\"source\", \"edges\": [{\"domain\", \"waiter\": {\"owner_id\", \"pid\", \"comm\"},\n"
 	"\"mode\", \"key\", \"rank\", \"id\", \"blocker\": {\"owner_id\", \"pid\", \"comm\", \"mode\"},\n"
-	"\"edge\" (hard|soft), \"waited_us\"}]}.\n",
+	"\"edge\" (hard|soft|thread|fast: a hard edge to a holder by the fast path),\n"
+	"\"waited_us\"}]}.\n",
 };

@@ -259,6 +259,7 @@ static void olc_locks_json_remote(struct olc_json *j, const struct olc_lrow *w)
 	olc_json_null(j, "waited_us");
 	olc_json_null(j, "lease_left_ms");
 	olc_json_null(j, "cluster_wait");
+	olc_json_null(j, "fast_index");
 	olc_json_int(j, "node", r->node);
 	if (r->grmode == OLC_DLM_IV)
 		olc_json_null(j, "dlm_granted");
@@ -362,7 +363,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				continue;
 			}
 			/* granted here, waiting for the cluster: no token yet */
-			holder = l->role == ORDLOCK_ROLE_HOLDER && !l->cluster_wait;
+			holder = l->role == ORDLOCK_ROLE_HOLDER && !l->cluster_wait &&
+				 !l->fast;
 			olc_json_str(&j, "domain", l->domain);
 			olc_json_key(&j, l->domain, l->rank, l->id);
 			olc_json_str(&j, "role", olc_role_str(l->role));
@@ -376,7 +378,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				olc_json_u64(&j, "token", l->value);
 			else
 				olc_json_null(&j, "token");
-			if (holder)
+			if (holder || l->fast)
 				olc_json_null(&j, "waited_us");
 			else
 				olc_json_u64(&j, "waited_us", l->value);
@@ -385,6 +387,11 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			else
 				olc_json_null(&j, "lease_left_ms");
 			olc_json_bool(&j, "cluster_wait", l->cluster_wait);
+			/* held by the fast path: the owner index its word names */
+			if (l->fast)
+				olc_json_u64(&j, "fast_index", l->value);
+			else
+				olc_json_null(&j, "fast_index");
 			/* every row has the keys of every other row */
 			olc_json_null(&j, "node");
 			olc_json_null(&j, "dlm_granted");
@@ -419,7 +426,12 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_table_cell(t, OLC_RESET, "%u", l->owner.pid);
 		olc_table_cell(t, OLC_RESET, "%s", olc_comm_shown(l->owner.pid, l->owner.comm));
 		olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(l->mode));
-		if (holder) {
+		if (holder && l->fast) {
+			/* held by the fast path: no token, the word's owner index */
+			olc_table_cell(t, OLC_RESET, "fast:%llu",
+				       (unsigned long long)l->value);
+			olc_table_cell(t, OLC_RESET, "-");
+		} else if (holder) {
 			olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)l->value);
 			olc_table_cell(t, OLC_RESET, "-");
 		} else {

@@ -146,6 +146,9 @@ static int olc_nl_graph_fn(struct nlattr **tb, void *arg)
 	d.blocker_mode = e.blocker.mode;
 	d.type = OLC_NL_HAS(&e, ORDLOCK_E_EDGE) ? e.edge : ORDLOCK_EDGE_HARD;
 	d.waited_us = e.waited_us;
+	/* the blocker holds the key by the fast path */
+	d.fast = (e.blocker.present >> ORDLOCK_E_FAST) & 1;
+	d.fast_index = e.blocker.fast;
 	p = olc_edges_add(out);
 	if (!p)
 		return -ENOMEM;
@@ -177,8 +180,12 @@ static int olc_nl_locks_fn(struct nlattr **tb, void *arg)
 	/* a holder waiting for the cluster: no token, the time waited */
 	l.cluster_wait = l.role == ORDLOCK_ROLE_HOLDER &&
 			 OLC_NL_HAS(&e, ORDLOCK_E_CLUSTER_WAIT);
-	if (l.role == ORDLOCK_ROLE_HOLDER && !l.cluster_wait &&
-	    OLC_NL_HAS(&e, ORDLOCK_E_TOKEN))
+	/* a holder by the fast path: no token, the owner index instead */
+	l.fast = l.role == ORDLOCK_ROLE_HOLDER && OLC_NL_HAS(&e, ORDLOCK_E_FAST);
+	if (l.fast)
+		l.value = e.fast;
+	else if (l.role == ORDLOCK_ROLE_HOLDER && !l.cluster_wait &&
+		 OLC_NL_HAS(&e, ORDLOCK_E_TOKEN))
 		l.value = e.token;
 	else
 		l.value = e.waited_us;

@@ -190,20 +190,26 @@
  *              %ORDLOCK_RELEASE_ALL (which acknowledges) fails with it, and
  *              does nothing, until the owner acknowledges; a request of the
  *              owner in progress at the deadline ends with it at the
- *              deadline (what it took is released; DOC: Leases)
+ *              deadline (what it took is released; DOC: Leases);
+ *              %ORDLOCK_IOC_FAST_RELEASE of a word the revocation let go
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
  *              the key (the key is not held, or held under another token,
  *              or its holder's lease has reached its deadline)
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
  *              nothing changed; the fast path and the cluster setting
- *              together; %ORDLOCK_IOC_FAST_PIN or %ORDLOCK_IOC_FAST_RELEASE
+ *              together, the fast path and a @max_hold_ms other than 0
+ *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN or %ORDLOCK_IOC_FAST_RELEASE
  *              in a domain without the fast path (or before a pin)
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
  *              quorate corosync/DLM cluster (no dlm_controld, or another
  *              cluster than ordlock_dlm's parameter cluster); nothing changed
  * ENOPKG       %ORDLOCK_DOMAIN_SET_CLUSTER without the cluster backend
  *              (ordlock_dlm.ko not installed, or the kernel has no DLM)
+ * ETIMEDOUT    %ORDLOCK_DOMAIN_SET_CLUSTER 0 (also EINTR): the DLM did not
+ *              let the lockspace go in time (this node lost the cluster):
+ *              the domain is local all the same, the lockspace was left by
+ *              force (the kernel log says what was abandoned)
  * EIO          %ORDLOCK_DOMAIN_SET_CLUSTER: joining the DLM lockspace failed
  *              (the kernel log says why); an acquire in a cluster domain:
  *              the DLM failed the lock of a key (%ORDLOCK_REASON_CLUSTER;
@@ -328,7 +334,8 @@
  * A grant may come with a *lease*: %ORDLOCK_IOC_ACQUIRE's @lease_ms, capped
  * by the domain's @max_hold_ms (&struct ordlock_domain_config), which is
  * also the lease of a request that gives none; 0 and 0 mean no lease, the
- * default. An owner has one lease for everything it holds: its deadline is
+ * default. An owner has one lease for everything it holds (the keys it
+ * holds by the fast path included: DOC: The fast path): its deadline is
  * the earliest of its grants' (grant time + lease), and %ORDLOCK_IOC_RENEW
  * moves it to now + the lease period (the shortest lease of the owner's
  * grants, or the one RENEW gives). Renewing costs about what a failed
@@ -1427,7 +1434,9 @@ struct ordlock_unlock {
  *   on this node that waits for the key's lock in the cluster has
  *   %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_WAITED_US, no token yet: an
  *   upgrade's entry shows the mode asked for, and the token of its shared
- *   grant, still valid, is not shown until the upgrade's grant replaces it).
+ *   grant, still valid, is not shown until the upgrade's grant replaces it;
+ *   a key of a fast-path domain held by a member through the fast path
+ *   has one holder entry, with %ORDLOCK_E_FAST, read from the key's word).
  * %ORDLOCK_CMD_GET_OWNERS
  *   Dump: %ORDLOCK_A_ENTRY with owner fields, %ORDLOCK_E_DOMAIN,
  *   %ORDLOCK_E_KIND, %ORDLOCK_E_HELD, %ORDLOCK_E_UID and, when waiting,
@@ -1435,8 +1444,9 @@ struct ordlock_unlock {
  * %ORDLOCK_CMD_GET_GRAPH
  *   Dump: one %ORDLOCK_A_ENTRY per edge: the waiter's owner fields,
  *   %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY (the mode it asks for),
- *   %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE),
- *   %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US. After the edges of the
+ *   %ORDLOCK_E_BLOCKER (nested owner fields and %ORDLOCK_E_MODE, and
+ *   %ORDLOCK_E_FAST when the blocker holds the key by the fast path: a
+ *   %ORDLOCK_EDGE_HARD edge), %ORDLOCK_E_EDGE, %ORDLOCK_E_WAITED_US. After the edges of the
  *   waiters, the %ORDLOCK_EDGE_THREAD edges: the owner that holds, the
  *   domain and key of its thread's wait, the owner waited through as
  *   blocker (with the mode it asks for), how long it has waited. Together
@@ -1447,13 +1457,20 @@ struct ordlock_unlock {
  * %ORDLOCK_CMD_DOMAIN_GET
  *   Do, %ORDLOCK_A_DOMAIN: %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS,
  *   %ORDLOCK_A_STRICT, %ORDLOCK_A_MAX_HOLD_MS, %ORDLOCK_A_RANK_NAMES,
- *   %ORDLOCK_A_CLUSTER.
+ *   %ORDLOCK_A_CLUSTER, %ORDLOCK_A_FASTPATH, and %ORDLOCK_A_FASTPATH_UID
+ *   when the domain has the fast path (the uid as the sender's user
+ *   namespace sees it, the overflow uid if it does not map there).
  * %ORDLOCK_CMD_DOMAIN_SET
  *   Do, needs CAP_NET_ADMIN: %ORDLOCK_A_DOMAIN and any of
  *   %ORDLOCK_A_POLICY, %ORDLOCK_A_DETECT_DELAY_MS, %ORDLOCK_A_STRICT (0 or
  *   1, as &struct ordlock_domain_config @strict), %ORDLOCK_A_MAX_HOLD_MS,
  *   %ORDLOCK_A_RANK_NAMES (replaces the names), %ORDLOCK_A_CLUSTER (0 or
- *   1: DOC: Cluster domains), %ORDLOCK_A_FLAGS
+ *   1: DOC: Cluster domains), %ORDLOCK_A_FASTPATH (0 or 1: DOC: The fast
+ *   path; 1 needs %ORDLOCK_A_FASTPATH_UID, which is taken only with it and
+ *   ignored with 0; refused, changing nothing, for the default domain
+ *   (EINVAL), in a cluster domain or with %ORDLOCK_A_CLUSTER 1 (EOPNOTSUPP),
+ *   and, when it changes the setting or its uid, for a domain that has
+ *   owners (EBUSY); an uid that does not map is EINVAL), %ORDLOCK_A_FLAGS
  *   (%ORDLOCK_DOMAIN_RESET_ORDER alone, the only flag it takes: forget the
  *   learned lock order, as the ioctl's flag; another bit is EINVAL and
  *   changes nothing). A domain it creates counts
@@ -1515,7 +1532,10 @@ struct ordlock_unlock {
  *             attribute the command does not take, a bad key, mode, flag or
  *             domain name, an unknown policy; DOMAIN_SET with a flag other
  *             than %ORDLOCK_DOMAIN_RESET_ORDER; %ORDLOCK_A_CLUSTER 1 for
- *             the default domain
+ *             the default domain; %ORDLOCK_A_FASTPATH for the default
+ *             domain, %ORDLOCK_A_FASTPATH 1 without %ORDLOCK_A_FASTPATH_UID
+ *             or with one that does not map, %ORDLOCK_A_FASTPATH_UID
+ *             without %ORDLOCK_A_FASTPATH
  * ERANGE      an attribute's value is out of its range (the policy)
  * E2BIG       more keys than max_keys_per_request (or, for RELEASE, than
  *             max_keys_per_release); more rank names than a domain takes
@@ -1524,13 +1544,15 @@ struct ordlock_unlock {
  * EOPNOTSUPP  the request came from a network namespace other than the
  *             initial one; DOMAIN_SET asking for policy detect in a cluster
  *             domain, or %ORDLOCK_A_CLUSTER 1 in a detect domain (DOC:
- *             Cluster domains)
+ *             Cluster domains); %ORDLOCK_A_FASTPATH 1 in a cluster domain
+ *             (or with %ORDLOCK_A_CLUSTER 1), %ORDLOCK_A_CLUSTER 1 in a
+ *             domain with the fast path
  * ENOENT      CANCEL of a cookie the socket has no request with; GET_STATS
  *             or DOMAIN_GET of a domain that does not exist
  * EBUSY       another request of the socket is in progress; ACQUIRE with
  *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys;
- *             DOMAIN_SET changing %ORDLOCK_A_CLUSTER of a domain that has
- *             owners
+ *             DOMAIN_SET changing %ORDLOCK_A_CLUSTER, %ORDLOCK_A_FASTPATH or
+ *             its uid of a domain that has owners
  * EPERM       DOMAIN_SET without CAP_NET_ADMIN
  * EACCES      the first lock request of a socket whose task may not open
  *             /dev/ordlock for reading and writing
@@ -1548,6 +1570,10 @@ struct ordlock_unlock {
  *             (ordlock_dlm.ko)
  * EIO         DOMAIN_SET %ORDLOCK_A_CLUSTER 1: joining the DLM lockspace
  *             failed
+ * ETIMEDOUT   DOMAIN_SET %ORDLOCK_A_CLUSTER 0: the DLM did not let the
+ *             lockspace go in time (EINTR: a fatal signal came first); the
+ *             domain is local all the same, the lockspace was left by force
+ *             (the one DOMAIN_SET failure that changes something)
  * ENODEV      the module is being unloaded
  * ==========  ===============================================================
  */
@@ -1644,6 +1670,11 @@ enum ordlock_cmd {
  * @ORDLOCK_A_LEFT_MS: u64, as &struct ordlock_renew.left_ms
  * @ORDLOCK_A_CLUSTER: u32, 0 or 1: a cluster domain (see &struct
  *	ordlock_domain_config @cluster; DOC: Cluster domains)
+ * @ORDLOCK_A_FASTPATH: u32, 0 or 1: the domain has the fast path (see
+ *	&struct ordlock_domain_config @fastpath; DOC: The fast path)
+ * @ORDLOCK_A_FASTPATH_UID: u32, the only user (effective uid, in the
+ *	sender's user namespace) whose owners may use the fast path (&struct
+ *	ordlock_domain_config @fastpath_uid)
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -1675,6 +1706,8 @@ enum ordlock_attr {
 	ORDLOCK_A_MAX_HOLD_MS,
 	ORDLOCK_A_LEFT_MS,
 	ORDLOCK_A_CLUSTER,
+	ORDLOCK_A_FASTPATH,
+	ORDLOCK_A_FASTPATH_UID,
 	__ORDLOCK_A_MAX,
 };
 
@@ -1743,7 +1776,8 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_COMM: string
  * @ORDLOCK_E_DOMAIN: string
  * @ORDLOCK_E_KIND: u32, &enum ordlock_owner_kind
- * @ORDLOCK_E_HELD: u32, number of keys held
+ * @ORDLOCK_E_HELD: u32, number of keys held (in the kernel, and by the
+ *	fast path: the domain's words that name the owner's index)
  * @ORDLOCK_E_KEY: nest of &enum ordlock_key_attr
  * @ORDLOCK_E_ROLE: u32, &enum ordlock_role
  * @ORDLOCK_E_POSITION: u32, position among holders or in the queue
@@ -1769,6 +1803,15 @@ enum ordlock_failure_attr {
  *	key of a cluster domain is granted on this node and the owner waits
  *	for its lock (or an upgrade's conversion) in the cluster, since
  *	%ORDLOCK_E_WAITED_US; the entry has no %ORDLOCK_E_TOKEN
+ * @ORDLOCK_E_FAST: u32, on a holder of GET_LOCKS and on the
+ *	%ORDLOCK_E_BLOCKER of a GET_GRAPH edge: the owner holds the key by the
+ *	fast path (docs/fastpath.md), exclusively; the value is the owner
+ *	index the key's word named when it was read. The owner fields are
+ *	those of the owner of that index in the domain, or owner id 0, pid 0
+ *	and comm "?" when the index names no owner (a corrupt word; such a
+ *	holder is shown only to an admin, and gives no graph edge). Such a
+ *	holder entry has position 0 and no %ORDLOCK_E_TOKEN; the
+ *	%ORDLOCK_E_HELD of its owner (GET_OWNERS) counts it
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {
@@ -1798,6 +1841,7 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_COUNT,
 	ORDLOCK_E_LEASE_LEFT_MS,
 	ORDLOCK_E_CLUSTER_WAIT,
+	ORDLOCK_E_FAST,
 	__ORDLOCK_E_MAX,
 };
 
@@ -1974,10 +2018,24 @@ enum ordlock_role {
  * - When the owner's file is released (close, exit, kill), every word its
  *   owner page's held stack and pending slot name, and that names the
  *   owner, is let go as %ORDLOCK_IOC_FAST_RELEASE would.
+ * - Leases (DOC: Leases): a fast-path grant has no lease and no token of
+ *   its own, so a domain with the fast path takes no @max_hold_ms, and a
+ *   domain with one does not take the fast path (EOPNOTSUPP, nothing
+ *   changed); a request with a lease or that wants a token is the
+ *   kernel's. When an owner's lease expires, the keys it holds by the fast
+ *   path are revoked with the others: the kernel sets the owner page's
+ *   @revoked, then lets each word that names the owner go (handed to the
+ *   first waiter, or freed); the holder's release then fails with
+ *   EKEYEXPIRED (%ORDLOCK_IOC_FAST_RELEASE of a word let go), the revoked
+ *   keys list them with token 0, and %ORDLOCK_RELEASE_ALL acknowledges
+ *   (it lets go of a word an acquire racing the revocation took, and
+ *   clears @revoked). An acquire reads @revoked after its CAS and gives
+ *   the key back when it is set.
+ * - The views (debugfs, the netlink dumps, ordlockctl) and cycle
+ *   detection see a fast-path holder through the word that names it.
  *
- * Not (yet) done for keys held by the fast path: leases, cycle detection
- * (a waiter for a fast-path holder waits until its timeout), the views
- * (debugfs, netlink dumps) and the learned order do not see them.
+ * Not (yet) done for keys held by the fast path: the learned order (a
+ * fast acquire adds no edge), the per-acquire statistics.
  */
 
 /** ORDLOCK_FAST_SLOTS - slots (pinned keys) of a fast-path domain */
@@ -2012,7 +2070,9 @@ struct ordlock_fast_held {
 
 /**
  * struct ordlock_fast_page - the owner page (written by the owner's library)
- * @revoked: set by the kernel (not used yet: fast-path keys have no lease)
+ * @revoked: set by the kernel when the owner's lease is revoked, before it
+ *	lets go of the owner's words; cleared when %ORDLOCK_RELEASE_ALL
+ *	acknowledges (DOC: The fast path)
  * @index: the owner's index in the words, written by the kernel (a copy:
  *	the kernel keeps its own)
  * @pending: slot + 1 of an acquire between its CAS and its push, else 0

@@ -10,7 +10,9 @@
  *	join DOMAIN		take backend "dlm" and join DOMAIN's space
  *	lock RANK ID ex|sh TIMEOUT_MS [try]	TIMEOUT_MS -1: no deadline
  *	unlock RANK ID
- *	leave			release everything, leave, put the backend
+ *	leave			release everything, leave, put the backend (its
+ *				errno: the leave's, ETIMEDOUT or EINTR when the
+ *				backend left by force)
  * read() lists the held keys, "RANK ID ex|sh" a line. Closing the file
  * leaves.
  *
@@ -224,9 +226,10 @@ static int clt_bench(struct clt_file *f, u32 rank, u64 id, u64 n)
 	return ret;
 }
 
-static void clt_leave(struct clt_file *f)
+static int clt_leave(struct clt_file *f)
 {
 	struct clt_held *h, *tmp;
+	int ret = 0;
 
 	list_for_each_entry_safe(h, tmp, &f->held, node) {
 		f->backend->ops->unlock(h->lock);
@@ -234,11 +237,12 @@ static void clt_leave(struct clt_file *f)
 		kfree(h);
 	}
 	if (f->space)
-		f->backend->ops->leave(f->space);
+		ret = f->backend->ops->leave(f->space);
 	f->space = NULL;
 	if (f->backend)
 		ordlock_backend_put(f->backend);
 	f->backend = NULL;
+	return ret;
 }
 
 static int clt_join(struct clt_file *f, const char *domain)
@@ -339,10 +343,8 @@ static int clt_command(struct clt_file *f, char *cmd)
 		return clt_rawhold(f, rank, id);
 	if (sscanf(cmd, "rawbench %u %llu %llu", &rank, &id, &count) == 3)
 		return count ? clt_rawbench(f, rank, id, count) : -EINVAL;
-	if (!strcmp(cmd, "leave")) {
-		clt_leave(f);
-		return 0;
-	}
+	if (!strcmp(cmd, "leave"))
+		return clt_leave(f);
 	return -EINVAL;
 }
 

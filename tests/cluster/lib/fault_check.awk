@@ -6,13 +6,14 @@
 # of figures ("checked: ..."); exits 1 when it found a violation.
 #
 #   awk -v lease_ms=L -v wait_bound_ms=W -v gone_bound_ms=G -v kill_bound_ms=K \
-#       -f fault_check.awk FILE...
+#       [-v clock_skew_ms=S] -f fault_check.awk FILE...
 #
 # Every line: TIME_MS NODE OP EVENT [NAME=VALUE]...  (NODE 0: the host).
 # The lines of one file are in the order they were written; a key's grants
 # are in a file of their own (written under the key: the file's order is
-# the order of the grants), the storage's in one file (written under the
-# storage's own mutex).  Events:
+# the order of the grants, but for holders revoked before they wrote; see
+# (a)), the storage's in one file (written under the storage's own
+# mutex).  Events:
 #   invoke keys=K1,K2 timeout=MS   a client asks for the keys (exclusive)
 #   ok token=T                     granted (recorded by the command, under them)
 #   grant key=K token=T prev=OP|-  the key's grant log; prev: the op whose
@@ -37,14 +38,25 @@
 #   gstop node=N ms=D, part node=N ms=D, and any other host event: counted
 #
 # What is checked (the bounds are the -v values, milliseconds):
-# (a) each key's tokens rise at every grant, in grant order; the storage
+# (a) each key's tokens rise at every grant, in grant order, and no two
+#     grants of a key share a token.  Grant order: the key log's order
+#     between grants held to their end (check-token said so after the line
+#     was written); a holder stopped after its grant and revoked may write
+#     its line after the next holder's (seed 5 of the 200-fault run), so
+#     its grant is ordered by evidence alone: a grant that found its marker
+#     (prev) while itself held to its end, or was logged after it while
+#     held to its end, came after it; a
+#     grant acknowledged (ok) more than clock_skew_ms (1000) before it was
+#     asked for (invoke) came before it.  The storage
 #     accepted each key's writes in rising token order, and no write of an
 #     op that read the key through the storage (registered) after another
 #     op's write was accepted on the key since that read (a lost update);
 #     no two holders
 #     overlap: a grant that found an earlier holder's marker is a violation
 #     unless that holder's grant was revoked (its end says stale) or its
-#     node was killed while it held;
+#     node was killed while it held, or the finder's own grant was revoked
+#     (stopped after its grant, it may read the marker of the holder that
+#     rightly came after it);
 # (b) no wait lasted past its timeout plus wait_bound_ms (invoke to ok, or
 #     to the exit of a request that was not granted);
 # (c) no key stays held after its owner is gone: when a holder is gone
@@ -52,7 +64,11 @@
 #     node, if it held then), a waiter for the key that asked before and was
 #     still waiting gone_bound_ms later (kill_bound_ms for a kill), while no
 #     live holder had its other key, means a violation unless the key was
-#     granted to someone within that bound;
+#     granted to someone within that bound; a cluster fault (a kill, a
+#     stopped guest or a partition) in that window gives the kill bound,
+#     because the DLM grants nothing while it recovers (seed 2: a node
+#     killed 0.5 s after a holder's lease ended, no grant anywhere for the
+#     next 17.5 s);
 # (d) nothing lost: every granted op ended (exit), unless its node was
 #     killed; every exclusive grant of the key log is an op that was granted.
 function split_keys(s, arr) { return split(s, arr, ",") }
@@ -68,6 +84,7 @@ BEGIN {
 	if (wait_bound_ms == "") wait_bound_ms = 5000
 	if (gone_bound_ms == "") gone_bound_ms = 10000
 	if (kill_bound_ms == "") kill_bound_ms = 30000
+	if (clock_skew_ms == "") clock_skew_ms = 1000
 }
 NF >= 4 {
 	t = $1 + 0; nd = $2; op = $3; ev = $4
@@ -76,6 +93,15 @@ NF >= 4 {
 		else hostev[ev]++
 		# the n-th kill of node N ends its life n (op ids NODE.LIFE.C.SEQ)
 		if (ev == "kill") { kn = field("node"); nkill[kn]++; killedat[kn, nkill[kn]] = t }
+		# the cluster faults that stall the DLM: a kill (until recovery),
+		# a stopped guest or a partition (until its end)
+		if (ev == "kill") { nstall++; stalla[nstall] = t; stallb[nstall] = t + kill_bound_ms }
+		if (ev == "gstop" || ev == "part") {
+			nstall++; stalla[nstall] = t; stallb[nstall] = t + field("ms")
+			stallof[ev, field("node")] = nstall
+		}
+		if ((ev == "gstop-end" || ev == "part-end") && ((substr(ev, 1, length(ev) - 4), field("node")) in stallof))
+			stallb[stallof[substr(ev, 1, length(ev) - 4), field("node")]] = t
 		next
 	}
 	opnode[op] = nd
@@ -89,10 +115,10 @@ NF >= 4 {
 		ngrants++
 		kgrants[k]++
 		kgop[k, kgrants[k]] = op
-		if (k in last && tk <= last[k])
-			violation("key " k ": grant " kgrants[k] " (op " op ", token " tk ") not above grant of op " lastop[k] " (token " last[k] ")")
-		if (!(k in last) || tk > last[k]) { last[k] = tk; lastop[k] = op }
-		if (pv != "-" && pv != "") { nover++; overk[nover] = k; overop[nover] = op; overprev[nover] = pv }
+		# the token as written (a subscript made of the number would
+		# be rounded to 6 digits)
+		kgtok[k, kgrants[k]] = field("token")
+		if (pv != "-" && pv != "") { nover++; overk[nover] = k; overop[nover] = op; overprev[nover] = pv; overtok[nover] = tk }
 	} else if (ev == "write") {
 		wres[op] = field("result"); writes[field("result")]++
 	} else if (ev == "store") {
@@ -150,11 +176,66 @@ function holds(op, k, a, b,    e, ks, n, i, found) {
 	if (gone(op) >= 0 && gone(op) < e) e = gone(op)
 	return e > a
 }
+# op held its grant until its end: check-token said so after the key's log
+# line was written, so the line was written while it held the key
+function held_to_end(op) { return (op in endt) && !stale[op] }
+# a cluster fault (a kill, a stopped guest, a partition) stalled the DLM at
+# some moment of [a, b]
+function stalled(a, b,    i) {
+	for (i = 1; i <= nstall; i++)
+		if (stalla[i] <= b && stallb[i] >= a) return 1
+	return 0
+}
 END {
+	# (a) tokens: a key's log is in grant order between the grants held to
+	# their end; a holder revoked first (paused past its lease) may have
+	# written its line after the next holder's, so its grant is ordered by
+	# the marker the next holder found (prev), which it wrote after its
+	# grant.  No two grants of a key share a token.
+	for (k in kgrants) {
+		lastc = ""
+		for (x = 1; x <= kgrants[k]; x++) {
+			g = kgop[k, x]; tk = kgtok[k, x]
+			if ((k, tk) in tokop)
+				violation("key " k ": grant " x " (op " g ") has the token " tk " of op " tokop[k, tk] "'s grant")
+			tokop[k, tk] = g
+			if (!held_to_end(g)) { nlate++; continue }
+			if (lastc != "" && tk + 0 <= lastt + 0)
+				violation("key " k ": grant " x " (op " g ", token " tk ") not above grant of op " lastc " (token " lastt ")")
+			lastc = g; lastt = tk
+		}
+	}
+	for (k in kgrants) for (x = 1; x <= kgrants[k]; x++) tokof[k, kgop[k, x]] = kgtok[k, x]
+	# a grant held to its end logged after any grant was granted after it
+	# (it held the key when it wrote its line, and the other one had
+	# written its own line after its grant); a grant that was acknowledged
+	# (ok, after the grant) before another op asked (invoke, before its
+	# grant), with clock_skew_ms between two guests' clocks, came first
+	for (k in kgrants)
+		for (x = 1; x <= kgrants[k]; x++) {
+			g = kgop[k, x]
+			for (y = 1; y <= kgrants[k]; y++) {
+				h = kgop[k, y]
+				if (y == x || !(h in okt) || !(g in inv)) continue
+				if (y > x + 1 && !held_to_end(g) && held_to_end(h) && kgtok[k, y] + 0 <= kgtok[k, x] + 0)
+					violation("key " k ": grant " y " (op " h ", token " kgtok[k, y] ") not above grant of op " g " (token " kgtok[k, x] "), logged before it")
+				if (okt[h] + clock_skew_ms < inv[g] && kgtok[k, x] + 0 <= kgtok[k, y] + 0)
+					violation("key " k ": grant of op " g " (token " kgtok[k, x] ") not above grant of op " h " (token " kgtok[k, y] "), granted before op " g " asked")
+			}
+		}
+	# (a marker found by a holder revoked before it read it, stopped
+	# after its grant, says nothing of the order: seed 5's replay)
+	for (i = 1; i <= nover; i++)
+		if (held_to_end(overop[i]) && ((overk[i], overprev[i]) in tokof) &&
+		    overtok[i] <= tokof[overk[i], overprev[i]] + 0)
+			violation("key " overk[i] ": grant of op " overop[i] " (token " overtok[i] ") not above grant of op " overprev[i] " (token " tokof[overk[i], overprev[i]] "), whose marker it found")
 	# (a) overlaps
 	for (i = 1; i <= nover; i++) {
 		p = overprev[i]
 		if (stale[p]) { nover_ok++; continue }
+		# the finder itself was revoked: it may have read the marker
+		# after its lease ended, while p held the key rightly
+		if (stale[overop[i]]) { nover_ok++; continue }
 		if (killtime(p) >= 0 && !(p in exitt)) { nover_ok++; continue }
 		violation("key " overk[i] ": op " overop[i] " was granted while op " p " still held it (not revoked, its node not killed)")
 	}
@@ -173,10 +254,12 @@ END {
 		gt = gone(g)
 		if (gt < 0) continue
 		b = (stale[g] ? gone_bound_ms : kill_bound_ms)
+		# the DLM grants nothing while it recovers from a cluster fault
+		if (b < kill_bound_ms && stalled(gt, gt + b)) { b = kill_bound_ms; install = 1 } else install = 0
 		ng = split_keys(keys[g], gk)
 		for (j = 1; j <= ng; j++) {
 			k = gk[j]
-			ngone++
+			ngone++; nstalled += install
 			# the next grant of k after g
 			granted_at = -1
 			for (x = 1; x <= kgrants[k]; x++) {
@@ -218,8 +301,8 @@ END {
 	for (e in faults) hs = hs " " e " " faults[e]
 	hs = hs ";"
 	for (e in hostev) hs = hs " " e " " hostev[e]
-	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown), writes accepted %d fenced %d refused %d, storage registered %d accepted %d fenced %d, %d keys of gone holders, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
+	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown), writes accepted %d fenced %d refused %d, storage registered %d accepted %d fenced %d, %d keys of gone holders (%d in a cluster fault), %d grants ordered by the marker alone, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
 		nops, ngranted, ntimeout, ngrants, nover_ok, nstale, nendbad, writes["accepted"], writes["fenced"], writes["refused"],
-		nregistered, naccepted, nfenced, ngone, maxwait, maxgone, nfaults, hs, nviol
+		nregistered, naccepted, nfenced, ngone, nstalled, nlate, maxwait, maxgone, nfaults, hs, nviol
 	exit (nviol > 0)
 }

@@ -94,7 +94,11 @@ if ! flock -n "$lock"; then
 fi
 mkdir -p "$dir"
 touch "$dir/used"
-echo "$variant" >"$dir/variant"
+# a variant's tree says so; the default's gets no file (its tree, which CI
+# caches, stays as build.sh always made it)
+if [[ $variant != default ]]; then
+	echo "$variant" >"$dir/variant"
+fi
 
 # --- prune: keep the two trees of this variant used last (and never one in
 # use; a tree without a "variant" file is the default's) ----------------------

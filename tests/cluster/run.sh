@@ -274,14 +274,11 @@ echo "cluster: booting $nodes guests of $KVER (${#tests[@]} programs; results: $
 boot_node() {
 	local i=$1 left=$((total_timeout - ($(date +%s) - t0)))
 	local level=5
-	# the debug kernel: errors only on the serial console. Three debug
-	# guests on two cores make 6.1 warn "hrtimer: interrupt took" from a
-	# timer interrupt, whose console write takes the 8250's port lock
-	# there; its lockdep (PROVE_RAW_LOCK_NESTING) calls that an "Invalid
-	# wait context" and turns itself off before ordlock is loaded. The
-	# judge reads the whole log (dmesg) of a node that ran to its end; a
-	# killed node's is its console: its errors (KASAN, BUG, Oops), not
-	# its warnings (docs/testing.md)
+	# the debug kernel: errors only on the serial console too (below:
+	# a printk from a hard interrupt writes to the 8250 there). The judge
+	# reads the whole log (dmesg) of a node that ran to its end; a killed
+	# node's is its console: its errors (KASAN, BUG, Oops), not its
+	# warnings (docs/testing.md)
 	((debug)) && level=4
 	local append="console=ttyS0 panic=-1 quiet loglevel=$level no_timer_check ordnode=$i"
 	((left > 60)) || left=60

@@ -485,7 +485,7 @@ for ((i = 1; i <= nodes; i++)); do
 	# and with the debug kernel, 6.1's DLM's own lockdep report when a node
 	# leaves (tests/harness/kcheck.sh), named here and left out
 	if ((debug)) && kcheck_dlm_known "$log"; then
-		echo "cluster: node$i: the known lockdep report of 6.1's DLM (close_connection() flushes its send work under its sock_mutex; when a node leaves), not counted: lockdep checked ordlock up to $(grep -m1 -o "^\[ *[0-9.]*\] $kcheck_dlm_line" "$log" | sed 's/\].*/]/')"
+		echo "cluster: node$i: a lockdep report of 6.1's DLM on its own locks (tests/harness/kcheck.sh), not counted: lockdep checked ordlock up to $(grep -m1 -o "^\[ *[0-9.]*\] $kcheck_dlm_line" "$log" | sed 's/\].*/]/')"
 		known="($known)|$kcheck_dlm_line"
 	fi
 	if hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "$fatal" | grep -Ev "$known"); then

@@ -22,6 +22,13 @@
 #                       tests on every node; not part of make check (the
 #                       guests take ~2.7 GiB and the machine's cores);
 #                       ends "N passed, N failed" (T= works)
+#   make check-cluster-debug
+#                       the same cluster on a debug kernel (check-debug's,
+#                       plus the DLM and a network card: tests/debug-kernel/
+#                       cluster.config, cached apart), every node judged
+#                       by KASAN, lockdep, UBSAN, DEBUG_OBJECTS, kmemleak
+#                       too (tests/cluster/check-debug.sh); a long target,
+#                       not CI (T= works)
 #   make check-faults   the cluster with c_faults alone, over several seeded
 #                       schedules (a fresh cluster each) of faults (nodes
 #                       killed and restarted, guests stopped, partitions,
@@ -100,7 +107,7 @@ vm_env = KVER="$(KVER)" VMLINUZ="$(VMLINUZ)"
 # make check T="a b": only these in-VM tests
 T ?=
 
-.PHONY: all modules tools tests unit check check-debug check-cluster check-faults bench-cluster vm demo demo-run bench clean deps \
+.PHONY: all modules tools tests unit check check-debug check-cluster check-cluster-debug check-faults bench-cluster vm demo demo-run bench clean deps \
 	stress fuzz fuzz-parsers fuzz-vm stress-debug fuzz-vm-debug \
 	kdir-check vm-env install uninstall install-module dkms-source \
 	dkms-install dkms-uninstall dkms-check
@@ -155,6 +162,11 @@ check-cluster:
 	+$(MAKE) -C $(KDIR) M=$(CURDIR)/tests/cluster/kmod \
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 	@$(vm_env) bash tests/cluster/run.sh $(T)
+
+# The cluster tests on the debug kernel (tests/cluster/check-debug.sh
+# builds its kernel variant, the modules against it, the programs); T= works
+check-cluster-debug:
+	+@bash tests/cluster/check-debug.sh $(T)
 
 # The fault-injection case alone, over several seeds, a cluster each
 # (tests/cluster/faults.sh: FAULT_SEEDS, FAULT_SEED, FAULTS, FAULT_KINDS

@@ -13,6 +13,9 @@
 #     NAME.dmesg NAME.dlm   after one that timed out: the kernel log with
 #                     the blocked tasks, the DLM's lockspaces and locks
 #     corosync.log dlm_controld.log dmesg.txt timing
+#     kmemleak.txt kmemleak-loaded.txt   DEBUG=1 (the debug kernel of make
+#                     check-cluster-debug): kmemleak's scan after the
+#                     modules were unloaded, and one just before
 #     done            written last
 #   shared/           the tests' meeting point (cluster barriers, shared
 #                     files): shared/NAME/ for test NAME
@@ -32,6 +35,8 @@ results=$1
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TMPDIR=/tmp LC_ALL=C.UTF-8 ORDLOCK_REPO=$REPO
 cd "$REPO" || exit 1
+# shellcheck source-path=SCRIPTDIR source=../harness/kcheck.sh
+. "$REPO/tests/harness/kcheck.sh"
 
 node=$(sed -n 's/.*ordnode=\([0-9]*\).*/\1/p' /proc/cmdline)
 [[ -n $node ]] || { echo "ordlock-cl: FATAL: no ordnode= on the command line"; exit 1; }
@@ -91,8 +96,31 @@ barrier() {
 	return 1
 }
 
+# kmod NAME: modprobe NAME; nothing on a kernel without /lib/modules (the
+# debug kernel of make check-cluster-debug: all built in)
+kmod() {
+	[[ -d /lib/modules/$(uname -r) ]] || return 0
+	modprobe "$1"
+}
+
+# DEBUG=1, the debug kernel: its checkers must really be on, the boot's
+# leak suspects are not ours, the hang guards of the tests are stretched
+kmemleak=/sys/kernel/debug/kmemleak
+if [[ ${DEBUG:-0} == 1 ]]; then
+	export ORDLOCK_WATCHDOG_SCALE=${ORDLOCK_WATCHDOG_SCALE:-3}
+	export BARRIER_S=${BARRIER_S:-$BARRIER_TIMEOUT}
+	missing=
+	[[ $(dmesg) == *'KernelAddressSanitizer initialized'* ]] || missing+=" KASAN"
+	[[ -e /proc/lockdep ]] || missing+=" lockdep"
+	[[ -w $kmemleak ]] || missing+=" kmemleak"
+	[[ -d /sys/kernel/debug/debug_objects ]] || missing+=" DEBUG_OBJECTS"
+	[[ -z $missing ]]
+	harness $? "node$node: debug kernel: KASAN, lockdep, kmemleak, DEBUG_OBJECTS on" ||
+		say "debug kernel without:$missing"
+fi
+
 # --- network: the guest's one interface, a link-local address ---------------
-modprobe virtio_net
+kmod virtio_net
 ip link set lo up
 ifc=
 for _ in $(seq 50); do
@@ -173,7 +201,7 @@ harness $? "node$node: corosync quorate, all $NODES nodes members (${QUORUM_TIME
 corosync-quorumtool -s >"$out/quorum.txt" 2>&1
 
 # --- the DLM -----------------------------------------------------------------
-modprobe dlm
+kmod dlm
 mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
 dlm_controld --foreground 1 --enable_fencing 0 --protocol tcp \
 	>"$out/dlm_controld.log" 2>&1 &
@@ -188,6 +216,12 @@ wait_for 120 dlm_tool join ordlock_harness
 harness $? "node$node: the harness's lockspace joined"
 
 # --- ordlock ------------------------------------------------------------------
+# the debug kernel: what the boot and the daemons' start left unreferenced
+# is not ours (scanned once and forgotten)
+if [[ ${DEBUG:-0} == 1 && -w $kmemleak ]]; then
+	echo scan >"$kmemleak"
+	echo clear >"$kmemleak"
+fi
 echo "ordlock-cl: begin" >/dev/kmsg
 insmod_out=$(insmod "$KO" 2>&1)
 loaded=$?
@@ -206,7 +240,8 @@ if [[ -f $companion && -w /proc/sys/kernel/modprobe && -d /proc/1/root/newroot ]
 		echo 'for a in "$@"; do'
 		echo '	case $a in'
 		echo '	ordlock_dlm)'
-		echo '		/sbin/modprobe dlm || exit 1'
+		# shellcheck disable=SC2016 # the script's own $(uname -r)
+		echo '		[ ! -d /lib/modules/$(uname -r) ] || /sbin/modprobe dlm || exit 1'
 		echo "		exec /sbin/insmod $(printf %q "$companion") cluster=$CLUSTER_NAME dyndbg=+p"
 		echo '		;;'
 		echo '	esac'
@@ -248,6 +283,8 @@ for name in $TESTS; do
 	# the case's own bound: a line "cluster-timeout: SECONDS" in its source
 	bound=$(sed -n 's/.*cluster-timeout: *\([0-9][0-9]*\).*/\1/p;T;q' \
 		"${CASEDIR:-$REPO/tests/cluster/cases}/$name".* 2>/dev/null)
+	# (on the debug kernel three times that)
+	[[ -n $bound && ${DEBUG:-0} == 1 ]] && bound=$((bound * 3))
 	bound=${bound:-$TEST_TIMEOUT}
 	# every node starts a program together: their barriers count on it
 	barrier "start-$name" || say "start-$name: the other nodes did not come"
@@ -323,6 +360,10 @@ done
 
 barrier end
 harness $? "node$node: all nodes finished their programs"
+if [[ $loaded == 0 && ${DEBUG:-0} == 1 && -w $kmemleak ]]; then
+	echo scan >"$kmemleak"
+	cat "$kmemleak" >"$out/kmemleak-loaded.txt"
+fi
 if [[ $loaded == 0 ]]; then
 	if grep -q '^ordlock_dlm ' /proc/modules; then
 		rmmod ordlock_dlm
@@ -334,6 +375,32 @@ if [[ $loaded == 0 ]]; then
 	fi
 	rmmod ordlock
 	harness $? "node$node: ordlock.ko unloaded"
+fi
+if [[ ${DEBUG:-0} == 1 ]]; then
+	# lockdep switches itself off after its first report (or out of
+	# room): then it checked only part of the run
+	if grep -q 'debug_locks: *1$' /proc/lockdep_stats; then
+		harness 0 "node$node: lockdep still on at the end"
+	else
+		# ... except after 6.1's DLM's own report when a node leaves
+		# (tests/harness/kcheck.sh): ordlock was checked up to it
+		dmesg >"$out/lockdep-off.txt" 2>&1
+		if kcheck_dlm_known "$out/lockdep-off.txt"; then
+			say "lockdep turned itself off after the DLM's own report: $(grep -m1 "$kcheck_dlm_line" "$out/lockdep-off.txt")"
+			harness 0 "node$node: lockdep still on at the end, or off only after 6.1's DLM's own report"
+		else
+			harness 1 "node$node: lockdep still on at the end"
+		fi
+	fi
+	# kmemleak reports an object unreferenced for 5 s, over two scans
+	if [[ $loaded == 0 && -w $kmemleak ]]; then
+		say "kmemleak scan"
+		sleep 6
+		echo scan >"$kmemleak"
+		sleep 1
+		echo scan >"$kmemleak"
+		cat "$kmemleak" >"$out/kmemleak.txt"
+	fi
 fi
 # The daemons go with the guest: dlm_controld ignores SIGTERM while a
 # lockspace (the harness's) is active, and leaving it could wait in the

@@ -44,6 +44,19 @@
 # split and merged under a test; see node.sh), FAULT_SEED, FAULTS and
 # FAULT_KINDS (c_faults: the seed of its schedule, how many faults, of
 # which kinds), TAP_VERBOSE=1.
+#
+# CLUSTER_DEBUG=1 (make check-cluster-debug, tests/cluster/check-debug.sh):
+# KVER and VMLINUZ are the debug kernel of tests/debug-kernel/build.sh
+# --variant cluster, with everything built in (no /lib/modules: the
+# initramfs has no modules, node.sh modprobes nothing); the kernel command
+# line of make check-debug's guest (every KASAN report, caches of their
+# own, PCI interrupts without ACPI); the guests check that the checkers are
+# on, and scan for kmemleak after unloading the modules; each node is
+# judged as make check-debug judges its guest (tests/harness/kcheck.sh:
+# KASAN, lockdep, UBSAN, DEBUG_OBJECTS, kmemleak, lockdep still on at the
+# end).  The defaults are then slower: TEST_TIMEOUT 900, a case's own
+# "cluster-timeout" times 3, CLUSTER_TIMEOUT 5400, QUORUM_TIMEOUT and
+# BARRIER_TIMEOUT 900, CLUSTER_TOKEN_MS 10000, CLUSTER_MEM 1024.
 set -euo pipefail
 export PATH=$PATH:/usr/sbin:/sbin
 
@@ -52,13 +65,25 @@ repo=$(cd "$here/../.." && pwd)
 build=$repo/tests/build
 # shellcheck source-path=SCRIPTDIR source=../harness/tap.sh
 . "$repo/tests/harness/tap.sh"
+# shellcheck source-path=SCRIPTDIR source=../harness/kcheck.sh
+. "$repo/tests/harness/kcheck.sh"
 
 die() { echo "cluster: $*" >&2; exit 2; }
 
 nodes=${CLUSTER_NODES:-3}
 ((nodes >= 2 && nodes <= 9)) || die "CLUSTER_NODES must be 2..9"
-mem=${CLUSTER_MEM:-768}
-total_timeout=${CLUSTER_TIMEOUT:-1200}
+debug=${CLUSTER_DEBUG:-0}
+if [[ $debug == 1 ]]; then
+	# the debug kernel: KASAN, lockdep... several times slower
+	mem=${CLUSTER_MEM:-1024}
+	total_timeout=${CLUSTER_TIMEOUT:-5400}
+	: "${TEST_TIMEOUT:=900}" "${QUORUM_TIMEOUT:=900}" "${BARRIER_TIMEOUT:=900}"
+	: "${CLUSTER_TOKEN_MS:=10000}"
+else
+	debug=0
+	mem=${CLUSTER_MEM:-768}
+	total_timeout=${CLUSTER_TIMEOUT:-1200}
+fi
 net_prefix=169.254.77
 cluster_name=ordlockcl
 
@@ -228,10 +253,15 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "FAULT_SEED=${FAULT_SEED:-}"
 	echo "FAULTS=${FAULTS:-}"
 	echo "FAULT_KINDS=$(q "${FAULT_KINDS:-}")"
+	echo "DEBUG=$debug"
 } >"$results/run.env"
 
 initrd=$build/initramfs-$KVER.cpio.gz
-bash "$repo/tests/vm/mkinitramfs.sh" "$KVER" "$initrd"
+if ((debug)); then
+	bash "$repo/tests/vm/mkinitramfs.sh" --builtin "$KVER" "$initrd"
+else
+	bash "$repo/tests/vm/mkinitramfs.sh" "$KVER" "$initrd"
+fi
 
 # --- boot -------------------------------------------------------------------------
 clean_console() {
@@ -243,13 +273,31 @@ echo "cluster: booting $nodes guests of $KVER (${#tests[@]} programs; results: $
 # goes on in the same file)
 boot_node() {
 	local i=$1 left=$((total_timeout - ($(date +%s) - t0)))
+	local level=5
+	# the debug kernel: errors only on the serial console too (below:
+	# a printk from a hard interrupt writes to the 8250 there). The judge
+	# reads the whole log (dmesg) of a node that ran to its end; a killed
+	# node's is its console: its errors (KASAN, BUG, Oops), not its
+	# warnings (docs/testing.md)
+	((debug)) && level=4
+	local append="console=ttyS0 panic=-1 quiet loglevel=$level no_timer_check ordnode=$i"
 	((left > 60)) || left=60
+	# the debug kernel: make check-debug's options (tests/vm/run.sh), and
+	# highres=off: three TCG guests on a loaded host make hrtimer_interrupt
+	# overrun, and its "hrtimer: interrupt took N ns" printk from hard IRQ
+	# takes the 8250 console's spinlock_t, which 6.1's
+	# PROVE_RAW_LOCK_NESTING reports ("Invalid wait context", a known
+	# false positive of that option) and lockdep then switches itself off
+	# for the rest of the run (every node, the first run of
+	# check-cluster-debug); in low-resolution mode the tick runs the
+	# timers and that printk does not exist
+	((debug)) && append+=" kasan_multi_shot slab_nomerge pci=noacpi highres=off"
 	# shellcheck disable=SC2054 # the commas are qemu's
 	qemu=(
 		qemu-system-x86_64 -smp 1 -m "$mem" -accel tcg
 		-nographic -no-reboot
 		-kernel "$VMLINUZ" -initrd "$initrd"
-		-append "console=ttyS0 panic=-1 quiet loglevel=5 no_timer_check ordnode=$i"
+		-append "$append"
 		-fsdev "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap"
 		-device virtio-9p-pci,fsdev=root,mount_tag=hostroot
 		-fsdev "local,id=results,path=$results,security_model=none,multidevs=remap"
@@ -365,6 +413,33 @@ t1=$(date +%s)
 echo "cluster: guests stopped after $((t1 - t0))s"
 
 # --- judge -------------------------------------------------------------------------
+# CLUSTER_DEBUG=1: for node N, one point per checker of the debug kernel
+# (tests/harness/kcheck.sh, as make check-debug judges its guest) from the
+# marker on; what a checker said before it (the boot, the daemons' start:
+# not ordlock's) is shown, not counted; kmemleak from the node's own scan
+# after the modules were unloaded (none for a node the host killed)
+debug_node() { # debug_node N LOG
+	local i=$1 log=$2 ck hits
+	local known='^$'
+	kcheck_dlm_known "$log" && known=$kcheck_dlm_line
+	for ck in "${!kcheck_names[@]}"; do
+		hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "${kcheck_res[ck]}" | grep -Ev "$known" || true)
+		if [[ -z $hits ]]; then
+			tap_point 0 "node$i: no ${kcheck_names[ck]} report" || true
+		else
+			tap_point 1 "node$i: no ${kcheck_names[ck]} report" "$(grep -c . <<<"$hits") lines" || true
+			head -n 5 <<<"$hits" | sed 's/^/    | /'
+		fi
+		hits=$(sed '/ordlock-cl: begin/,$d' "$log" | grep -E "${kcheck_res[ck]}" || true)
+		[[ -z $hits ]] ||
+			echo "cluster: node$i: ${kcheck_names[ck]} before ordlock was loaded (not counted): $(head -n 1 <<<"$hits")"
+	done
+	if [[ -f $results/killed.$i && ! -f $results/restarted.$i ]]; then
+		echo "cluster: node$i: killed by the host: no kmemleak scan"
+	else
+		kcheck_kmemleak "node$i" "$results/node$i/kmemleak.txt" "$results/node$i/kmemleak-loaded.txt"
+	fi
+}
 fatal='(BUG:|Oops|Kernel panic|kernel BUG|soft lockup|hard LOCKUP|rcu: INFO: .* stall|WARNING:)'
 for ((i = 1; i <= nodes; i++)); do
 	out=$results/node$i
@@ -407,12 +482,19 @@ for ((i = 1; i <= nodes; i++)); do
 	else
 		known='^$'
 	fi
+	# and with the debug kernel, 6.1's DLM's own lockdep report when a node
+	# leaves (tests/harness/kcheck.sh), named here and left out
+	if ((debug)) && kcheck_dlm_known "$log"; then
+		echo "cluster: node$i: a lockdep report of 6.1's DLM on its own locks (tests/harness/kcheck.sh), not counted: lockdep checked ordlock up to $(grep -m1 -o "^\[ *[0-9.]*\] $kcheck_dlm_line" "$log" | sed 's/\].*/]/')"
+		known="($known)|$kcheck_dlm_line"
+	fi
 	if hits=$(sed -n '/ordlock-cl: begin/,$p' "$log" | grep -E "$fatal" | grep -Ev "$known"); then
 		tap_point 1 "node$i: kernel log clean" "$(head -n 1 <<<"$hits")" || true
 		head -n 10 <<<"$hits" | sed 's/^/    | /'
 	else
 		tap_point 0 "node$i: kernel log clean" || true
 	fi
+	((debug == 0)) || debug_node "$i" "$log"
 done
 
 # --- what the run cost --------------------------------------------------------

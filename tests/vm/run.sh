@@ -45,6 +45,8 @@ repo=$(cd "$here/../.." && pwd)
 build=$repo/tests/build
 # shellcheck source-path=SCRIPTDIR source=../harness/tap.sh
 . "$repo/tests/harness/tap.sh"
+# shellcheck source-path=SCRIPTDIR source=../harness/kcheck.sh
+. "$repo/tests/harness/kcheck.sh"
 
 mode=check
 debug=0
@@ -479,35 +481,13 @@ debug_point() { # debug_point NAME REGEX: NAME reported nothing after our marker
 	fi
 }
 if ((debug)); then
-	debug_point KASAN 'KASAN:'
-	lockdep='possible (circular|recursive) locking|inconsistent lock state|'
-	lockdep+='suspicious RCU usage|lock inversion|-safe -> [A-Z]+-[a-z]*unsafe|'
-	lockdep+='bad unlock balance|held lock freed|lock held when returning|'
-	lockdep+='Nested lock was not taken|Invalid wait context|'
-	lockdep+='sleeping function called from invalid context|scheduling while atomic|'
-	lockdep+='BUG: MAX_|has not been registered|non-static key|DEBUG_LOCKS_WARN_ON|'
-	lockdep+='locking correctness validator'
-	debug_point "lockdep (or atomic sleep)" "$lockdep"
-	debug_point UBSAN 'UBSAN:'
-	debug_point DEBUG_OBJECTS 'ODEBUG:'
+	for ck in "${!kcheck_names[@]}"; do
+		debug_point "${kcheck_names[ck]}" "${kcheck_res[ck]}"
+	done
 	# kmemleak: guest.sh cleared the boot's suspects before loading the
 	# module and scanned after unloading it; every object it reports now
 	# was allocated during the run and is unreachable.
-	leaks=$results/kmemleak.txt
-	if [[ ! -f $leaks ]]; then
-		tap_point 1 "vm: kmemleak: no leak after the module was unloaded" \
-			"no kmemleak report saved" || true
-	elif ! grep -q '^unreferenced object' "$leaks"; then
-		tap_point 0 "vm: kmemleak: no leak after the module was unloaded" || true
-	else
-		tap_point 1 "vm: kmemleak: no leak after the module was unloaded" \
-			"$(grep -c '^unreferenced object' "$leaks") objects; see ${leaks#"$repo"/}" || true
-		head -n 40 "$leaks" | sed 's/^/    | /'
-		if grep -q '^unreferenced object' "$results/kmemleak-loaded.txt" 2>/dev/null; then
-			echo "    | (the same scan with the module loaded names its functions:" \
-				"${results#"$repo"/}/kmemleak-loaded.txt)"
-		fi
-	fi
+	kcheck_kmemleak vm "$results/kmemleak.txt" "$results/kmemleak-loaded.txt"
 fi
 if ((finished && TAP_FAILED > failed_before)) && [[ $mode == check ]] && grep -q FATAL "$console"; then
 	show_console

@@ -29,7 +29,7 @@
 
 #define EX ORDLOCK_MODE_EXCLUSIVE
 
-static char dom[ORDLOCK_DOMAIN_NAME_MAX];
+static char dom[ORDLOCK_DOMAIN_NAME_MAX], d2[ORDLOCK_DOMAIN_NAME_MAX], d3[ORDLOCK_DOMAIN_NAME_MAX];
 static int *res;
 
 static int config(const char *name, uint32_t policy)
@@ -43,6 +43,21 @@ static int config(const char *name, uint32_t policy)
 	cfg.fastpath = 1;
 	cfg.fastpath_uid = geteuid();
 	cfg.policy = policy;
+	ret = ordlock_domain_config(adm, name, &cfg);
+	ordlock_close(adm);
+	return ret;
+}
+
+/* The fast path of @name off: its keys unpinned (no resource left in use) */
+static int fast_off(const char *name)
+{
+	struct ordlock *adm = olt_open(NULL);
+	struct ordlock_domain_config cfg;
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
+	cfg.fastpath = 0;
 	ret = ordlock_domain_config(adm, name, &cfg);
 	ordlock_close(adm);
 	return ret;
@@ -174,7 +189,6 @@ static void test_learn(void)
 static void test_enforce_and_map(void)
 {
 	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1);
-	char d2[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_fast_pin pin;
 	struct ordlock_set_domain sd;
 	struct ordlock *ol;
@@ -288,7 +302,6 @@ static void test_ioctl(void)
 	struct ordlock_fast_pin pins[3];
 	const struct ordlock_fast_edges *e;
 	volatile uint64_t *w;
-	char d3[ORDLOCK_DOMAIN_NAME_MAX];
 	uint32_t a, b, c, me, known;
 	int fd, plain;
 	void *p;
@@ -369,5 +382,9 @@ int main(void)
 	test_learn();
 	test_enforce_and_map();
 	test_ioctl();
+	/* every domain's fast path off: later programs count resources */
+	is_int(fast_off(dom), 0, "%s: fast path off at the end (its keys unpinned)", dom);
+	is_int(fast_off(d2), 0, "%s: fast path off at the end", d2);
+	is_int(fast_off(d3), 0, "%s: fast path off at the end", d3);
 	return tap_done();
 }

@@ -12,15 +12,12 @@
  * any other record, with the caller's key array changed or freed.
  */
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -65,22 +62,6 @@ static int kprobe(uint64_t id)
 	return ret;
 }
 
-/* Fail every ioctl() with EPERM from now on (and nothing else) */
-static int no_ioctl(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = 4, .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
-
 static int nosys_main(void *arg)
 {
 	struct ordlock_key k1 = ORDLOCK_EX(1, 1);
@@ -103,7 +84,7 @@ static int nosys_main(void *arg)
 		   ordlock_acquire(ol, k64, 64, 1000, 0, NULL) ||
 		   ordlock_release_all(ol) ||
 		   ordlock_try_acquire(ol, &busy, 1, NULL) != -EAGAIN;
-	if (no_ioctl()) {
+	if (olt_no_ioctl()) {
 		/* a kernel without CONFIG_SECCOMP (the debug kernel) */
 		sh->r[15] = errno;
 		return 2;

@@ -10,15 +10,12 @@
  * kernel's path refuses it; the mapping of the pairs is read-only.
  */
 #include <errno.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -98,21 +95,6 @@ static int nedges(const char *name, long from, long to)
 	return n;
 }
 
-static int no_ioctl(void)
-{
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_ioctl, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = 4, .filter = f };
-
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
-}
-
 /* In a child: A, B again (known), then A, C (not known) with no ioctl */
 static int nosys_main(void *arg)
 {
@@ -126,7 +108,7 @@ static int nosys_main(void *arg)
 	res[0] = ordlock_acquire(ol, &a, 1, 1000, 0, NULL) || ordlock_release(ol, &a, 1) ||
 		 ordlock_acquire(ol, &b, 1, 1000, 0, NULL) || ordlock_release(ol, &b, 1) ||
 		 ordlock_acquire(ol, &c, 1, 1000, 0, NULL) || ordlock_release(ol, &c, 1);
-	if (no_ioctl()) {
+	if (olt_no_ioctl()) {
 		res[15] = errno;
 		return 2;
 	}

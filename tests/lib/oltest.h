@@ -48,6 +48,13 @@ long olt_stats_resources(void);
 int olt_probe(const char *domain, uint32_t rank, uint64_t id,
 	      unsigned int mode);
 
+/*
+ * olt_no_ioctl() - from now on every ioctl() of the calling thread (and its
+ * children) fails with EPERM, and nothing else (a seccomp filter): proves a
+ * path makes no system call into the module. 0, or -1 with errno.
+ */
+int olt_no_ioctl(void);
+
 /* olt_nheld() - keys held by @ol (OWNER_INFO), or -errno. */
 long olt_nheld(struct ordlock *ol);
 long olt_fd_nheld(int fd);

@@ -400,6 +400,132 @@ u32 ordlock_fast_held(struct ordlock_owner *owner)
 }
 
 /*
+ * The first fast hold of @owner (as a word names it) that @key may not
+ * follow: it does not sort below @key, or with @strict ranks its rank is
+ * not below. The lowest such, and in *@top the highest fast hold.
+ */
+static const struct ordlock_fast_slot *
+ordlock_fast_above(struct ordlock_fast_owner *fo, const struct ordlock_rkey *key,
+		   bool strict, const struct ordlock_fast_slot **top)
+{
+	const struct ordlock_fast_slot *s, *low = NULL;
+	u32 slot, nslots;
+
+	*top = NULL;
+	/* pairs with the pin: a slot below the count is written */
+	nslots = smp_load_acquire(&fo->fd->nslots);
+	for (slot = 0; slot < nslots; slot++) {
+		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) !=
+		    fo->index)
+			continue;
+		s = &fo->fd->slots[slot];
+		if (!*top || ordlock_key_cmp(s->rank, s->id, (*top)->rank, (*top)->id) > 0)
+			*top = s;
+		if (ordlock_key_cmp(s->rank, s->id, key->rank, key->id) < 0 &&
+		    !(strict && s->rank >= key->rank))
+			continue;
+		if (!low || ordlock_key_cmp(s->rank, s->id, low->rank, low->id) < 0)
+			low = s;
+	}
+	return low;
+}
+
+/**
+ * ordlock_fast_check() - the order checks of a request in the kernel
+ *	against the keys its owner holds by the fast path
+ * @owner: the owner, locked
+ * @keys: the request's keys, validated, sorted and merged
+ * @n: their number, at least 1
+ * @order: the order rule (an enforce domain): the first key must sort above
+ *	every key held by the fast path (with @strict ranks, have a rank above
+ *	every such key's); without it, only that no key of the request is one
+ * @strict: strict ranks
+ *
+ * The kernel's own holds are checked by the caller (request.c); the keys
+ * taken by a compare-and-swap in user space are not among them, yet they
+ * bind a request that goes to the kernel as much: one in shared mode, with
+ * a lease or a token, REORDER, or of another process of the same owner (a
+ * fork child, a nested "ordlockctl exec"). The fast holds are the words of
+ * the domain that name the owner, each read once (the held stack of the
+ * owner page is the library's and not trusted): a member that rewrites its
+ * words changes only what its own requests are judged against.
+ *
+ * Return: 0, or -EDEADLK with the failure recorded: reason ORDER (STRICT
+ * when only the strict rule is broken), the key and the lowest fast hold
+ * it may not follow, or the key that is held already.
+ */
+int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
+		       unsigned int n, bool order, bool strict)
+{
+	/* pairs with ordlock_fast_owner_get() */
+	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	const struct ordlock_fast_slot *bad = NULL, *top;
+	const struct ordlock_rkey *key = &keys[0];
+	u32 reason = ORDLOCK_REASON_ORDER;
+	unsigned int i;
+	int slot, ret;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return 0;
+	if (order) {
+		bad = ordlock_fast_above(fo, key, false, &top);
+		if (!bad && strict) {
+			bad = ordlock_fast_above(fo, key, true, &top);
+			reason = ORDLOCK_REASON_STRICT;
+		}
+	} else {
+		/* A key held already: the request would wait for itself */
+		for (i = 0; i < n && !bad; i++) {
+			slot = ordlock_fast_lookup(fo->fd, keys[i].rank, keys[i].id);
+			if (slot >= 0 &&
+			    ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) ==
+			    fo->index) {
+				bad = &fo->fd->slots[slot];
+				key = &keys[i];
+			}
+		}
+	}
+	if (!bad)
+		return 0;
+	ret = ordlock_owner_fail(owner, reason, -EDEADLK, key);
+	owner->failure.held.rank = bad->rank;
+	owner->failure.held.id = bad->id;
+	owner->failure.held.mode = ORDLOCK_MODE_EXCLUSIVE;
+	return ret;
+}
+
+/**
+ * ordlock_fast_granted() - learn the order of a grant in the kernel after
+ *	keys held by the fast path
+ * @owner: the owner, locked, whose request was granted @keys
+ * @keys: the keys granted
+ * @n: their number
+ *
+ * In a domain that learns, the edges from the highest key the owner holds
+ * by the fast path (the top of an honest member's stack: its fast
+ * acquires are ascending) to each key granted are learned and reported,
+ * as for a grant after the kernel's own holds (ordlock_order_grant()).
+ */
+void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
+			  unsigned int n)
+{
+	/* pairs with ordlock_fast_owner_get() */
+	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	const struct ordlock_fast_slot *top;
+	unsigned int i;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo || READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_ENFORCE)
+		return;
+	ordlock_fast_above(fo, &keys[0], false, &top);
+	for (i = 0; top && i < n; i++)
+		if (!ordlock_order_learn_pair(owner, top->rank, top->id, keys[i].rank,
+					      keys[i].id, keys[i].mode))
+			break;
+}
+
+/*
  * Let go of the word of @slot held by owner @index (at generation @gen,
  * unless @any_gen): free it, or hand it to the queue's head. Return: 0,
  * -ENOENT when the word is not that owner's, -EIO when it kept changing.
@@ -545,7 +671,8 @@ static int ordlock_fast_learn(struct ordlock_owner *owner,
 	arg->known = 0;
 	mutex_lock(&ordlock_fast_lock);
 	if (ordlock_order_learn_pair(owner, fd->slots[from].rank, fd->slots[from].id,
-				     fd->slots[to].rank, fd->slots[to].id)) {
+				     fd->slots[to].rank, fd->slots[to].id,
+				     ORDLOCK_MODE_EXCLUSIVE)) {
 		byte = ordlock_fast_edge_byte(fd, from, to, &bit);
 		WRITE_ONCE(*byte, *byte | bit);
 		arg->known = 1;

@@ -13,6 +13,7 @@
 
 struct ordlock_domain;
 struct ordlock_owner;
+struct ordlock_rkey;
 struct ordlock_resource;
 struct ordlock_revoked_key;
 struct vm_area_struct;
@@ -51,6 +52,10 @@ unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
 				 struct ordlock_revoked_key *keys,
 				 unsigned int max);
 void ordlock_fast_acknowledge(struct ordlock_owner *owner);
+int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
+		       unsigned int n, bool order, bool strict);
+void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
+			  unsigned int n);
 
 /* The hooks of resource.c, each under the bucket lock of a fast resource */
 bool ordlock_fast_claim(struct ordlock_resource *res);

@@ -1135,14 +1135,16 @@ many:
 }
 
 /**
- * ordlock_order_learn_pair() - learn from a fast-path grant (fastpath.c)
- * @owner: the owner, locked, that held key (@hrank, @hid) exclusively when
- *	it took key (@trank, @tid) exclusively, both by the fast path (so
- *	not in owner->held)
+ * ordlock_order_learn_pair() - learn from a grant after a fast-path hold
+ *	(fastpath.c)
+ * @owner: the owner, locked, that held key (@hrank, @hid) exclusively by
+ *	the fast path (so not in owner->held) when it took key (@trank, @tid)
+ *	in mode @tmode: by the fast path too, or granted by the kernel
  * @hrank: the held key's rank
  * @hid: its id
  * @trank: the taken key's rank
  * @tid: its id
+ * @tmode: its mode (exclusive for a fast-path grant)
  *
  * The edge is learned, counted and reported as a grant through the
  * kernel would (ordlock_order_learn()).
@@ -1152,14 +1154,14 @@ many:
  * enforce, learning off, no memory for the order).
  */
 bool ordlock_order_learn_pair(struct ordlock_owner *owner, u32 hrank, u64 hid,
-			      u32 trank, u64 tid)
+			      u32 trank, u64 tid, u32 tmode)
 {
 	struct ordlock_domain *domain = owner->domain;
 	struct ordlock_order_pair pair = {
 		.from = hrank,
 		.to = trank,
 		.held = { .rank = hrank, .id = hid, .mode = ORDLOCK_MODE_EXCLUSIVE },
-		.taken = { .rank = trank, .id = tid, .mode = ORDLOCK_MODE_EXCLUSIVE },
+		.taken = { .rank = trank, .id = tid, .mode = tmode },
 	};
 	struct ordlock_order *order;
 	u32 kind;
@@ -1177,8 +1179,7 @@ bool ordlock_order_learn_pair(struct ordlock_owner *owner, u32 hrank, u64 hid,
 		kind = ORDLOCK_ORDER_ASCENDING;
 	else
 		kind = ORDLOCK_ORDER_DESCENDING;
-	pair.what = ORDLOCK_WHAT(kind, ORDLOCK_MODE_EXCLUSIVE,
-				 ORDLOCK_MODE_EXCLUSIVE);
+	pair.what = ORDLOCK_WHAT(kind, ORDLOCK_MODE_EXCLUSIVE, tmode);
 	/* The summary of the owner's cache is of owner->held: not this */
 	owner->order_cache.sum_room = 0;
 	ordlock_order_learn(order, owner, &pair, 1);

@@ -159,7 +159,7 @@ static inline void ordlock_order_grant(struct ordlock_owner *owner,
 }
 
 bool ordlock_order_learn_pair(struct ordlock_owner *owner, u32 hrank, u64 hid,
-			      u32 trank, u64 tid);
+			      u32 trank, u64 tid, u32 tmode);
 int ordlock_order_label_check(const char *label);
 void ordlock_order_free(struct ordlock_domain *domain);
 void ordlock_order_reset(struct ordlock_domain *domain);

@@ -28,6 +28,7 @@
 #include "cluster.h"
 #include "domain.h"
 #include "events.h"
+#include "fastpath.h"
 #include "keys.h"
 #include "order.h"
 #include "owner.h"
@@ -298,6 +299,8 @@ static int ordlock_request_done(struct ordlock_request *req)
 		return 0;
 	}
 	ordlock_order_grant(owner, req->keys, req->n, owner->nheld);
+	if (unlikely(owner->fast))
+		ordlock_fast_granted(owner, req->keys, req->n);
 	if (READ_ONCE(owner->domain->backend))
 		owner->last_token = ordlock_cluster_token(owner->domain, &req->holds);
 	else
@@ -553,6 +556,14 @@ static int ordlock_request_init(struct ordlock_request *req, bool convert)
 	return 0;
 }
 
+/* The checks against the keys the owner holds by the fast path, if any */
+static int ordlock_request_check_fast(struct ordlock_request *req, bool order)
+{
+	if (likely(!req->owner->fast))
+		return 0;
+	return ordlock_fast_check(req->owner, req->keys, req->n, order, req->strict);
+}
+
 /*
  * The order checks of an acquire: the order rule in an enforce domain
  * (which a REORDER request may break: ordlock_reorder_split()), else only
@@ -565,13 +576,17 @@ static int ordlock_request_check(struct ordlock_request *req)
 
 	lockdep_assert_held(&owner->lock);
 	if (READ_ONCE(domain->policy) != ORDLOCK_POLICY_ENFORCE)
-		return ordlock_check_held(owner, req->keys, req->n);
+		return ordlock_check_held(owner, req->keys, req->n) ?:
+		       ordlock_request_check_fast(req, false);
 	req->strict = READ_ONCE(domain->strict);
 	if (!req->reorder)
-		return ordlock_check_order(owner, &req->keys[0], req->strict);
+		return ordlock_check_order(owner, &req->keys[0], req->strict) ?:
+		       ordlock_request_check_fast(req, true);
 	if (!req->try)
 		req->try_upto = ordlock_reorder_split(req);
-	return ordlock_check_held(owner, req->keys, req->n);
+	/* The keys held by the fast path are not reordered: the rule holds */
+	return ordlock_check_held(owner, req->keys, req->n) ?:
+	       ordlock_request_check_fast(req, true);
 }
 
 /**
@@ -752,12 +767,16 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 		return ORDLOCK_ONE_SLOW;
 	ordlock_owner_touch(owner);
 	/* Both order checks pass when nothing is held: every policy alike */
-	if (owner->nheld) {
-		if (READ_ONCE(domain->policy) != ORDLOCK_POLICY_ENFORCE)
+	if (owner->nheld || unlikely(owner->fast)) {
+		bool order = READ_ONCE(domain->policy) == ORDLOCK_POLICY_ENFORCE;
+		bool strict = order && READ_ONCE(domain->strict);
+
+		if (!order)
 			ret = ordlock_check_held(owner, key, 1);
 		else
-			ret = ordlock_check_order(owner, key,
-						  READ_ONCE(domain->strict));
+			ret = ordlock_check_order(owner, key, strict);
+		if (!ret && unlikely(owner->fast))
+			ret = ordlock_fast_check(owner, key, 1, order, strict);
 		if (ret)
 			goto fail;
 	}
@@ -831,6 +850,8 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 
 	/* As ordlock_request_done() */
 	ordlock_order_grant(owner, key, 1, owner->nheld);
+	if (unlikely(owner->fast))
+		ordlock_fast_granted(owner, key, 1);
 	owner->last_token = ordlock_domain_next_token(domain);
 	hold->token = owner->last_token;
 	*token = hold->token;

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_fastmixed: the kernel's order rule counts the keys an owner holds by
+ * the fast path (issue 28). A request that goes to the kernel while its
+ * owner holds keys taken in user space (shared mode, a token, a lease,
+ * REORDER, another process on the same owner: a fork child, a nested
+ * "ordlockctl exec") is judged against them as against the kernel's own
+ * holds:
+ *  - enforce: a key below a fast-held one is refused with EDEADLK, reason
+ *    ORDER (STRICT for strict ranks), the record naming the fast-held key,
+ *    nothing taken; a key above is granted; the fast-held key itself,
+ *    asked again in shared mode, is refused (it would wait for itself);
+ *  - detect: the key asked again is refused; a key below is granted and
+ *    its edge (fast-held -> taken) is learned;
+ *  - "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path
+ *    enforce domain is refused (65), as in a domain without it (exec
+ *    asks for a token, so its keys are the kernel's: a regression check).
+ * Each of these but the exec was granted before the kernel looked at the
+ * words.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "libordlock.h"
+#include "oltest.h"
+#include "tap.h"
+
+#define EX ORDLOCK_MODE_EXCLUSIVE
+
+/* A kernel try-acquire of (@rank, @id) by a fresh owner of @dom: 0 or -errno */
+static int kprobe(const char *dom, uint32_t rank, uint64_t id)
+{
+	struct ordlock_key k = ordlock_key(rank, id, EX);
+	struct ordlock_set_domain sd;
+	struct ordlock_acquire a;
+	int fd = olt_raw_fd(), ret = 0;
+
+	memset(&sd, 0, sizeof(sd));
+	sd.size = sizeof(sd);
+	snprintf(sd.name, sizeof(sd.name), "%s", dom);
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = ORDLOCK_ACQUIRE_TRY;
+	a.nkeys = 1;
+	a.keys = (uintptr_t)&k;
+	if (ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static int config(const char *dom, uint32_t policy, int strict, int fast)
+{
+	struct ordlock *adm = olt_open(NULL);
+	struct ordlock_domain_config cfg;
+	int ret;
+
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.flags = ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_SET_STRICT |
+		    ORDLOCK_DOMAIN_SET_FASTPATH;
+	cfg.policy = policy;
+	cfg.strict = strict;
+	cfg.fastpath = fast;
+	cfg.fastpath_uid = getuid();
+	ret = ordlock_domain_config(adm, dom, &cfg);
+	ordlock_close(adm);
+	return ret;
+}
+
+/* Edges learned in @dom from key (1, @from) to key (1, @to) */
+static int nedges(const char *dom, uint64_t from, uint64_t to)
+{
+	struct ordlock_order_edge e[64];
+	struct ordlock_order_get info;
+	struct ordlock *adm = olt_open(NULL);
+	unsigned int i;
+	int ret, n = 0;
+
+	memset(&info, 0, sizeof(info));
+	ret = ordlock_get_order(adm, dom, e, 64, NULL, 0, &info);
+	ordlock_close(adm);
+	if (ret)
+		return -1;
+	for (i = 0; i < info.nedges && i < 64; i++)
+		if (e[i].from_rank == 1 && e[i].to_rank == 1 &&
+		    e[i].held.id == from && e[i].taken.id == to)
+			n++;
+	return n;
+}
+
+/* Hold (1, 5) by the fast path (pinned first, so no kernel hold remains) */
+static void hold_fast(struct ordlock *ol, uint64_t id)
+{
+	struct ordlock_key k = ORDLOCK_EX(1, id);
+
+	is_int(ordlock_acquire(ol, &k, 1, 1000, 0, NULL), 0, "pin 1:%llu",
+	       (unsigned long long)id);
+	is_int(ordlock_release(ol, &k, 1), 0, "and let it go");
+	is_int(ordlock_acquire(ol, &k, 1, 1000, 0, NULL), 0, "hold 1:%llu",
+	       (unsigned long long)id);
+	is_int(olt_nheld(ol), 0, "by the fast path (the kernel holds nothing)");
+}
+
+static void refused(struct ordlock *ol, const char *dom, int ret, uint32_t reason,
+		    uint64_t held, uint64_t probe, const char *what)
+{
+	const struct ordlock_failure *f = ordlock_last_failure(ol);
+
+	is_errno(ret, EDEADLK, "%s: EDEADLK", what);
+	is_int(f->reason, reason, "%s: reason %u", what, reason);
+	ok(olt_key_eq(&f->held, 1, held, EX), "%s: naming the fast-held 1:%llu",
+	   what, (unsigned long long)held);
+	is_int(olt_nheld(ol), 0, "%s: nothing taken by the kernel", what);
+	if (probe)
+		is_int(kprobe(dom, 1, probe), 0, "%s: 1:%llu free", what,
+		       (unsigned long long)probe);
+}
+
+/* A fork child on the same owner (it goes to the kernel) */
+static int child_main(void *arg)
+{
+	struct ordlock *ol = arg;
+	struct ordlock_key k3 = ORDLOCK_EX(1, 3), k6 = ORDLOCK_EX(1, 6);
+
+	if (ordlock_acquire(ol, &k3, 1, 1000, 0, NULL) != -EDEADLK)
+		return 1;
+	if (!olt_key_eq(&ordlock_last_failure(ol)->held, 1, 5, EX))
+		return 2;
+	if (ordlock_acquire(ol, &k6, 1, 1000, 0, NULL))
+		return 3;
+	return ordlock_release(ol, &k6, 1) ? 4 : 0;
+}
+
+static void test_enforce(void)
+{
+	char dom[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key s3 = ORDLOCK_SH(1, 3), s5 = ORDLOCK_SH(1, 5);
+	struct ordlock_key s6 = ORDLOCK_SH(1, 6), k3 = ORDLOCK_EX(1, 3);
+	struct ordlock_key two[2] = { ORDLOCK_SH(1, 3), ORDLOCK_SH(1, 6) };
+	struct ordlock *ol;
+	uint64_t token = 0;
+	pid_t pid;
+
+	snprintf(dom, sizeof(dom), "%s", olt_domain("fmix"));
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
+	ol = olt_open(dom);
+	hold_fast(ol, 5);
+	refused(ol, dom, ordlock_acquire(ol, &s3, 1, 1000, 0, NULL), ORDLOCK_REASON_ORDER,
+		5, 3, "1:3 shared below it");
+	refused(ol, dom, ordlock_acquire(ol, &k3, 1, 1000, 0, &token), ORDLOCK_REASON_ORDER,
+		5, 3, "1:3 with a token");
+	refused(ol, dom, ordlock_acquire_lease(ol, &k3, 1, 1000, 0, 60000, NULL),
+		ORDLOCK_REASON_ORDER, 5, 3, "1:3 with a lease");
+	refused(ol, dom, ordlock_acquire(ol, two, 2, 1000, 0, NULL), ORDLOCK_REASON_ORDER,
+		5, 6, "1:3 + 1:6 shared");
+	refused(ol, dom, ordlock_acquire(ol, &k3, 1, 1000, ORDLOCK_ACQUIRE_REORDER, NULL),
+		ORDLOCK_REASON_ORDER, 5, 3, "1:3 with REORDER");
+	refused(ol, dom, ordlock_acquire(ol, &s5, 1, 1000, 0, NULL), ORDLOCK_REASON_ORDER,
+		5, 0, "1:5 again, shared");
+	pid = child_start(child_main, ol);
+	is_int(child_wait(pid, 60), 0,
+	       "a fork child on the owner: 1:3 refused naming 1:5, 1:6 granted");
+	is_int(ordlock_acquire(ol, &s6, 1, 1000, 0, NULL), 0, "1:6 shared above it: granted");
+	is_int(olt_nheld(ol), 1, "by the kernel");
+	is_int(ordlock_release_all(ol), 0, "release all");
+	is_int(kprobe(dom, 1, 5), 0, "1:5 free");
+	is_int(kprobe(dom, 1, 6), 0, "1:6 free");
+	ordlock_close(ol);
+
+	/* strict ranks: a key of the same rank above it is refused, reason STRICT */
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 1, 1), 0, "%s: strict ranks", dom);
+	ol = olt_open(dom);
+	hold_fast(ol, 5);
+	refused(ol, dom, ordlock_acquire(ol, &s6, 1, 1000, 0, NULL), ORDLOCK_REASON_STRICT,
+		5, 6, "strict: 1:6 shared");
+	is_int(ordlock_release_all(ol), 0, "release all");
+	ordlock_close(ol);
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
+}
+
+static void test_detect(void)
+{
+	char dom[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key s3 = ORDLOCK_SH(1, 3), s5 = ORDLOCK_SH(1, 5);
+	struct ordlock *ol;
+
+	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixd"));
+	is_int(config(dom, ORDLOCK_POLICY_DETECT, 0, 1), 0, "%s: detect, fast path", dom);
+	ol = olt_open(dom);
+	hold_fast(ol, 5);
+	refused(ol, dom, ordlock_acquire(ol, &s5, 1, 1000, 0, NULL), ORDLOCK_REASON_ORDER,
+		5, 0, "detect: 1:5 again, shared");
+	is_int(nedges(dom, 5, 3), 0, "detect: 1:5 -> 1:3 not learned yet");
+	is_int(ordlock_acquire(ol, &s3, 1, 1000, 0, NULL), 0, "detect: 1:3 shared below it: granted");
+	is_int(nedges(dom, 5, 3), 1, "detect: 1:5 (fast) -> 1:3 learned");
+	is_int(ordlock_release_all(ol), 0, "release all");
+	is_int(kprobe(dom, 1, 5), 0, "1:5 free");
+	ordlock_close(ol);
+	is_int(config(dom, ORDLOCK_POLICY_DETECT, 0, 0), 0, "fast path off at the end");
+}
+
+/* "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path domain */
+static void test_exec(void)
+{
+	char dom[ORDLOCK_DOMAIN_NAME_MAX], ctl[PATH_MAX], cmd[4 * PATH_MAX];
+	char errf[64], msg[2048];
+	int st;
+
+	snprintf(errf, sizeof(errf), "/tmp/t_fastmixed.%d.err", (int)getpid());
+	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixe"));
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
+	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
+	snprintf(cmd, sizeof(cmd),
+		 "unset ORDLOCK_FD; %s exec -d %s -x 1:2 -- %s exec -d %s -x 1:1 -- true 2>%s",
+		 ctl, dom, ctl, dom, errf);
+	st = system(cmd);
+	is_int(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 65,
+	       "exec: 1:1 inside an exec holding 1:2 by the fast path is refused (65)");
+	if (read_small_file(errf, msg, sizeof(msg)) < 0)
+		msg[0] = '\0';
+	unlink(errf);
+	ok(strstr(msg, "1:2") && strstr(msg, "1:1"),
+	   "exec: with the order error naming both keys (%s)", msg);
+	snprintf(cmd, sizeof(cmd),
+		 "unset ORDLOCK_FD; %s exec -d %s -x 1:1 -- %s exec -d %s -x 1:2 -- true",
+		 ctl, dom, ctl, dom);
+	st = system(cmd);
+	is_int(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0, "exec: the right order works");
+	is_int(kprobe(dom, 1, 1), 0, "exec: 1:1 free");
+	is_int(kprobe(dom, 1, 2), 0, "exec: 1:2 free");
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
+}
+
+int main(void)
+{
+	watchdog_start(300);
+	if (geteuid())
+		bail_out("needs root (DOMAIN_CONFIG)");
+	test_enforce();
+	test_detect();
+	test_exec();
+	return tap_done();
+}

@@ -248,9 +248,14 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	if (ret)
 		goto out;
 	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_ACQUIRE, arg->timeout_ns);
+	/* The owner's processes on the fast path ask the kernel meanwhile */
+	if (unlikely(owner->fast))
+		ordlock_fast_kernel_sync(owner, true);
 	/* the clock is read only by a wait: its deadline is the restart's */
 	ret = ordlock_req_acquire(owner, keys, n, timeout_ns, arg->flags,
 				  &arg->token, &arg->result_flags, &deadline);
+	if (unlikely(owner->fast))
+		ordlock_fast_kernel_sync(owner, false);
 	/* (kvfree(NULL) is two calls: the keys are on the stack mostly) */
 	if (kb.heap)
 		kvfree(kb.heap);
@@ -307,6 +312,8 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		/* And acknowledges a revocation */
 		if (!ordlock_lease_none(&owner->lease))
 			ordlock_lease_acknowledge(owner);
+		if (unlikely(owner->fast))
+			ordlock_fast_kernel_sync(owner, false);
 		return 0;
 	}
 	if (!owner->busy && !ordlock_lease_none(&owner->lease)) {
@@ -320,6 +327,8 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 	ret = ordlock_req_release_keys(owner, keys, n);
 	if (!ret)
 		arg->released = n;
+	if (unlikely(owner->fast))
+		ordlock_fast_kernel_sync(owner, false);
 	if (kb.heap)
 		kvfree(kb.heap);
 out:

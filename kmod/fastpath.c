@@ -764,6 +764,8 @@ static struct ordlock_fast_owner *ordlock_fast_owner_get(struct ordlock_owner *o
 	kref_get(&domain->ref);
 	fp = page_address(fo->page);
 	WRITE_ONCE(fp->index, fo->index);
+	if (owner->nheld || owner->busy)
+		WRITE_ONCE(fp->revoked, ORDLOCK_FAST_PAGE_KERNEL);
 	/* ordlock_fast_mmap() reads it without owner->lock: fo first */
 	smp_store_release(&owner->fast, fo);
 	return fo;
@@ -882,7 +884,7 @@ unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
 	if (!fo)
 		return 0;
 	fp = page_address(fo->page);
-	WRITE_ONCE(fp->revoked, 1);
+	WRITE_ONCE(fp->revoked, READ_ONCE(fp->revoked) | ORDLOCK_FAST_PAGE_REVOKED);
 	/* The flag before the words (the library: its CAS, then the flag) */
 	smp_mb();
 	/* pairs with the pin: a slot below the count is written */
@@ -929,7 +931,49 @@ void ordlock_fast_acknowledge(struct ordlock_owner *owner)
 			ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true);
 	fp = page_address(fo->page);
 	/* After the words: an acquire that sees it clear finds them let go */
-	smp_store_release(&fp->revoked, 0);
+	smp_store_release(&fp->revoked,
+			  READ_ONCE(fp->revoked) & ORDLOCK_FAST_PAGE_KERNEL);
+}
+
+/**
+ * ordlock_fast_kernel_sync() - tell @owner's library whether the kernel
+ *	holds keys for it (%ORDLOCK_FAST_PAGE_KERNEL in the owner page)
+ * @owner: the owner, locked
+ * @busy: a request of the owner is starting in the kernel
+ *
+ * The bit is set while the owner holds keys the kernel granted, or a
+ * request of it is in the kernel: an acquire that took words by CAS then
+ * gives them back and goes to the kernel, which judges it against both
+ * kinds of holds. The library of the process that holds the kernel's keys
+ * knows it already; this is for another process on the same owner (a fork
+ * child, a nested script). A request sets it before its order checks read
+ * the words (ordlock_fast_check()), with a full barrier between, and an
+ * acquire reads it after its CAS: of a CAS and a request racing, either
+ * the check sees the word or the acquire sees the bit (the handshake of a
+ * revocation, tests/model/fastpath.pml). Cleared when the owner holds
+ * nothing in the kernel and no request of it is there; a hold the kernel
+ * lets go elsewhere (a lease's revocation) leaves it set until the next
+ * request or release of the owner: one detour through the kernel.
+ */
+void ordlock_fast_kernel_sync(struct ordlock_owner *owner, bool busy)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_fast_page *fp;
+	u32 old, new;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return;
+	fp = page_address(fo->page);
+	old = READ_ONCE(fp->revoked);
+	new = old & ~ORDLOCK_FAST_PAGE_KERNEL;
+	if (busy || owner->busy || owner->nheld)
+		new |= ORDLOCK_FAST_PAGE_KERNEL;
+	if (new != old)
+		WRITE_ONCE(fp->revoked, new);
+	/* The bit before the words that the request's checks read */
+	if (busy)
+		smp_mb();
 }
 
 /* ORDLOCK_IOC_FAST_RELEASE */

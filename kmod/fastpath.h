@@ -54,6 +54,7 @@ unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
 void ordlock_fast_acknowledge(struct ordlock_owner *owner);
 int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 		       unsigned int n, bool order, bool strict);
+void ordlock_fast_kernel_sync(struct ordlock_owner *owner, bool busy);
 void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 			  unsigned int n);
 

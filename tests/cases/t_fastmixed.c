@@ -12,6 +12,12 @@
  *    asked again in shared mode, is refused (it would wait for itself);
  *  - detect: the key asked again is refused; a key below is granted and
  *    its edge (fast-held -> taken) is learned;
+ *  - the other way round: while a fork child on the same owner holds 1:5
+ *    in the kernel, the parent's acquire of 1:3, which its library takes
+ *    by CAS (it knows of no kernel hold), is given back and refused by
+ *    the kernel (the owner page's ORDLOCK_FAST_PAGE_KERNEL sends it
+ *    there), held in lockstep by barriers; once the child let go, 1:3 is
+ *    the fast path's again;
  *  - "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path
  *    enforce domain is refused (65), as in a domain without it (exec
  *    asks for a token, so its keys are the kernel's: a regression check).
@@ -28,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "barrier.h"
 #include "libordlock.h"
 #include "oltest.h"
 #include "tap.h"
@@ -206,6 +213,63 @@ static void test_detect(void)
 	is_int(config(dom, ORDLOCK_POLICY_DETECT, 0, 0), 0, "fast path off at the end");
 }
 
+struct sib {
+	struct pbarrier *held;
+	struct pbarrier *go;
+	int ret;
+};
+
+static struct sib *sib;
+
+/* A fork child on the parent's owner takes 1:5 in the kernel, holds it */
+static int sibling_main(void *arg)
+{
+	struct ordlock *ol = arg;
+	struct ordlock_key k5 = ORDLOCK_EX(1, 5);
+
+	sib->ret = ordlock_acquire(ol, &k5, 1, 1000, 0, NULL);
+	if (pbarrier_wait(sib->held) || pbarrier_wait(sib->go))
+		return 1;
+	return sib->ret || ordlock_release(ol, &k5, 1) ? 2 : 0;
+}
+
+static void test_sibling(void)
+{
+	char dom[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key k3 = ORDLOCK_EX(1, 3);
+	struct ordlock *ol;
+	pid_t pid;
+
+	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixs"));
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
+	ol = olt_open(dom);
+	hold_fast(ol, 3);
+	is_int(ordlock_release(ol, &k3, 1), 0, "let 1:3 go (pinned, cached)");
+	sib = shm_alloc(sizeof(*sib));
+	sib->held = pbarrier_new(2);
+	sib->go = pbarrier_new(2);
+	pid = child_start(sibling_main, ol);
+	pbarrier_wait(sib->held);
+	is_int(sib->ret, 0, "sibling: a fork child holds 1:5 in the kernel");
+	is_errno(ordlock_acquire(ol, &k3, 1, 1000, 0, NULL), EDEADLK,
+		 "sibling: the parent's 1:3 below it: EDEADLK");
+	is_int(ordlock_last_failure(ol)->reason, ORDLOCK_REASON_ORDER, "sibling: reason ORDER");
+	ok(olt_key_eq(&ordlock_last_failure(ol)->held, 1, 5, EX),
+	   "sibling: naming the child's 1:5");
+	is_int(kprobe(dom, 1, 3), 0, "sibling: 1:3 was given back");
+	pbarrier_wait(sib->go);
+	is_int(child_wait(pid, 60), 0, "sibling: the child let 1:5 go");
+	is_int(ordlock_acquire(ol, &k3, 1, 1000, 0, NULL), 0, "sibling: then 1:3 is granted");
+	is_int(olt_nheld(ol), 0, "sibling: by the fast path again");
+	is_errno(kprobe(dom, 1, 3), EAGAIN, "sibling: held");
+	is_int(ordlock_release(ol, &k3, 1), 0, "sibling: and let go");
+	is_int(kprobe(dom, 1, 5), 0, "sibling: 1:5 free");
+	ordlock_close(ol);
+	pbarrier_free(sib->held);
+	pbarrier_free(sib->go);
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
+}
+
 /* "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path domain */
 static void test_exec(void)
 {
@@ -245,6 +309,7 @@ int main(void)
 		bail_out("needs root (DOMAIN_CONFIG)");
 	test_enforce();
 	test_detect();
+	test_sibling();
 	test_exec();
 	return tap_done();
 }

@@ -2093,15 +2093,28 @@ struct ordlock_fast_held {
 
 /**
  * struct ordlock_fast_page - the owner page (written by the owner's library)
- * @revoked: set by the kernel when the owner's lease is revoked, before it
- *	lets go of the owner's words; cleared when %ORDLOCK_RELEASE_ALL
- *	acknowledges (DOC: The fast path)
+ * @revoked: written by the kernel only; while it is not 0, an acquire that
+ *	took words by CAS gives them back and asks the kernel (the library
+ *	reads it after its CASes). %ORDLOCK_FAST_PAGE_REVOKED: set when the
+ *	owner's lease is revoked, before the kernel lets go of the owner's
+ *	words; cleared when %ORDLOCK_RELEASE_ALL acknowledges (DOC: The fast
+ *	path). %ORDLOCK_FAST_PAGE_KERNEL: set while the kernel holds keys for
+ *	the owner or a request of it is in the kernel (another process on the
+ *	same owner: a fork child, a nested script), before that request's
+ *	order checks read the words, so that a key taken by CAS is judged
+ *	against the kernel's holds too; cleared when the owner's requests and
+ *	releases leave it holding nothing in the kernel.
  * @index: the owner's index in the words, written by the kernel (a copy:
  *	the kernel keeps its own)
  * @pending: slot + 1 of an acquire between its CAS and its push, else 0
  * @nheld: entries in @held
  * @held: the keys held by the fast path, in the order taken
  */
+/** ORDLOCK_FAST_PAGE_REVOKED - &struct ordlock_fast_page @revoked: the lease */
+#define ORDLOCK_FAST_PAGE_REVOKED	(1U << 0)
+/** ORDLOCK_FAST_PAGE_KERNEL - @revoked: the kernel holds keys for the owner */
+#define ORDLOCK_FAST_PAGE_KERNEL	(1U << 1)
+
 struct ordlock_fast_page {
 	__u32 revoked;
 	__u32 index;

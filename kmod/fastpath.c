@@ -971,12 +971,13 @@ void ordlock_fast_kernel_sync(struct ordlock_owner *owner, bool busy)
 		new |= ORDLOCK_FAST_PAGE_KERNEL;
 	if (new != old)
 		WRITE_ONCE(fp->revoked, new);
+	if (!busy)
+		return;
 	/*
 	 * The bit before the words that the request's checks read; pairs
 	 * with the library's CAS, then its load of the bit
 	 */
-	if (busy)
-		smp_mb();
+	smp_mb();
 }
 
 /* ORDLOCK_IOC_FAST_RELEASE */

@@ -2038,6 +2038,13 @@ enum ordlock_role {
  *   the key back when it is set.
  * - The views (debugfs, the netlink dumps, ordlockctl) and cycle
  *   detection see a fast-path holder through the word that names it.
+ * - The order rule binds both kinds of holds: a request in the kernel is
+ *   checked against the keys its owner holds by the fast path (the words
+ *   that name it) as against the kernel's (EDEADLK naming the fast-held
+ *   key, or learned as an edge from it), and while the kernel holds keys
+ *   for the owner or a request of it is there, the owner page's @revoked
+ *   has %ORDLOCK_FAST_PAGE_KERNEL, so that an acquire by CAS (of another
+ *   process on the same owner) goes to the kernel instead.
  * - The learned order (policies detect and timeout): at
  *   %ORDLOCK_FAST_EDGES_OFFSET, read-only (a writable mapping is refused,
  *   EACCES), the domain's &struct ordlock_fast_edges: whether the domain

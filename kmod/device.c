@@ -248,14 +248,9 @@ static int ordlock_ioctl_acquire(struct ordlock_owner *owner,
 	if (ret)
 		goto out;
 	timeout_ns = ordlock_wait_timeout(owner, ORDLOCK_IOC_ACQUIRE, arg->timeout_ns);
-	/* The owner's processes on the fast path ask the kernel meanwhile */
-	if (unlikely(owner->fast))
-		ordlock_fast_kernel_sync(owner, true);
 	/* the clock is read only by a wait: its deadline is the restart's */
 	ret = ordlock_req_acquire(owner, keys, n, timeout_ns, arg->flags,
 				  &arg->token, &arg->result_flags, &deadline);
-	if (unlikely(owner->fast))
-		ordlock_fast_kernel_sync(owner, false);
 	/* (kvfree(NULL) is two calls: the keys are on the stack mostly) */
 	if (kb.heap)
 		kvfree(kb.heap);

@@ -71,6 +71,7 @@
 #include "owner.h"
 #include "resource.h"
 #include "table.h"
+#include "user.h"
 
 #define ORDLOCK_FAST_WPP	(PAGE_SIZE / sizeof(u64))
 #define ORDLOCK_FAST_NPAGES	DIV_ROUND_UP(ORDLOCK_FAST_SLOTS, ORDLOCK_FAST_WPP)
@@ -523,6 +524,96 @@ void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey
 		if (!ordlock_order_learn_pair(owner, top->rank, top->id, keys[i].rank,
 					      keys[i].id, keys[i].mode))
 			break;
+}
+
+/**
+ * ordlock_fast_adopt() - turn a key @owner holds by the fast path into a
+ *	hold of the kernel's, for a request that needs it there
+ * @owner: the owner, locked
+ * @key: the key (its mode is ignored)
+ *
+ * A conversion (ORDLOCK_IOC_CONVERT) works on the kernel's holds; a key
+ * taken by CAS is the owner's all the same, so the kernel takes it over
+ * first: under the key's bucket lock its word goes from {g, owner, W} to
+ * {g + 1, KERNEL} (WAITERS is for members' holds only; the queue stays
+ * and is granted from when the kernel's hold goes), and the owner gets an
+ * exclusive hold with a new token, as a grant would give it. The member's
+ * library drops the key from its stack (its word no longer names it).
+ *
+ * Return: the hold (on owner->held), NULL when the owner does not hold
+ * @key by the fast path, or an ERR_PTR with the failure recorded (-ENOMEM,
+ * the user's key limit, -EIO when the word kept changing); nothing is
+ * changed then.
+ */
+struct ordlock_hold *ordlock_fast_adopt(struct ordlock_owner *owner,
+					const struct ordlock_rkey *key)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	struct ordlock_resource *res;
+	struct ordlock_bucket *bucket;
+	struct ordlock_hold *hold;
+	LIST_HEAD(list);
+	int slot, ret, i;
+	u64 *wp, old;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return NULL;
+	slot = ordlock_fast_lookup(fo->fd, key->rank, key->id);
+	if (slot < 0)
+		return NULL;
+	wp = ordlock_fast_wordp(fo->fd, slot);
+	if (ORDLOCK_FAST_OWNER(READ_ONCE(*wp)) != fo->index)
+		return NULL;
+	ret = ordlock_owner_get_holds(owner, 1, &list);
+	if (ret) {
+		ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, key);
+		return ERR_PTR(ret);
+	}
+	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1, owner->user_exempt);
+	if (ret) {
+		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
+		goto put;
+	}
+	hold = list_first_entry(&list, struct ordlock_hold, owner_node);
+	res = fo->fd->slots[slot].res;
+	bucket = ordlock_res_bucket(res);
+	spin_lock(&bucket->lock);
+	old = READ_ONCE(*wp);
+	ret = -EIO;
+	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
+		if (ORDLOCK_FAST_OWNER(old) != fo->index) {
+			ret = -ENOENT;
+			break;
+		}
+		if (try_cmpxchg(wp, &old, ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+							    ORDLOCK_FAST_K))) {
+			ret = 0;
+			break;
+		}
+	}
+	if (!ret) {
+		hold->res = res;
+		hold->owner = owner;
+		hold->mode = ORDLOCK_MODE_EXCLUSIVE;
+		ordlock_res_add_holder(res, &hold->res_node, ORDLOCK_MODE_EXCLUSIVE);
+	}
+	spin_unlock(&bucket->lock);
+	if (ret)
+		goto uncharge;
+	list_del(&hold->owner_node);
+	owner->last_token = ordlock_domain_next_token(owner->domain);
+	hold->token = owner->last_token;
+	ordlock_owner_insert_hold(owner, hold);
+	return hold;
+
+uncharge:
+	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
+	if (ret == -EIO)
+		ordlock_owner_fail(owner, ORDLOCK_REASON_INVALID, ret, key);
+put:
+	ordlock_owner_put_holds(owner, &list);
+	return ret == -ENOENT ? NULL : ERR_PTR(ret);
 }
 
 /*

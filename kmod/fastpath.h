@@ -12,6 +12,7 @@
 #include <linux/types.h>
 
 struct ordlock_domain;
+struct ordlock_hold;
 struct ordlock_owner;
 struct ordlock_rkey;
 struct ordlock_resource;
@@ -54,6 +55,8 @@ unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
 void ordlock_fast_acknowledge(struct ordlock_owner *owner);
 int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 		       unsigned int n, bool order, bool strict);
+struct ordlock_hold *ordlock_fast_adopt(struct ordlock_owner *owner,
+					const struct ordlock_rkey *key);
 void ordlock_fast_kernel_sync(struct ordlock_owner *owner, bool busy);
 void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 			  unsigned int n);

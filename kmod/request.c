@@ -872,24 +872,13 @@ fail:
 	return ret;
 }
 
-/**
- * ordlock_req_acquire() - take a set of keys, all or nothing, waiting in the
- * calling task
- * @owner: the owner, locked
- * @keys: the keys, validated, sorted and merged
- * @n: number of keys, at least 1
- * @timeout_ns: the longest the whole request may wait
- * @flags: ORDLOCK_ACQUIRE_* flags (validated)
- * @token: receives the fencing token
- * @result_flags: receives the ORDLOCK_RESULT_* flags, on failure too
- * @deadline: receives the deadline of the request's wait (set when it first
- *	queued; 0 if it never did), for the restart of an interrupted wait
- *
- * Return: as ordlock_request_start().
- */
-int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
-			unsigned int n, u64 timeout_ns, u32 flags, u64 *token,
-			u32 *result_flags, ktime_t *deadline)
+/* The body of ordlock_req_acquire(), inlined in both of its cases */
+static __always_inline int __ordlock_req_acquire(struct ordlock_owner *owner,
+						 const struct ordlock_rkey *keys,
+						 unsigned int n, u64 timeout_ns,
+						 u32 flags, u64 *token,
+						 u32 *result_flags,
+						 ktime_t *deadline)
 {
 	int ret;
 
@@ -921,6 +910,41 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
 }
 
 /**
+ * ordlock_req_acquire() - take a set of keys, all or nothing, waiting in the
+ * calling task
+ * @owner: the owner, locked
+ * @keys: the keys, validated, sorted and merged
+ * @n: number of keys, at least 1
+ * @timeout_ns: the longest the whole request may wait
+ * @flags: ORDLOCK_ACQUIRE_* flags (validated)
+ * @token: receives the fencing token
+ * @result_flags: receives the ORDLOCK_RESULT_* flags, on failure too
+ * @deadline: receives the deadline of the request's wait (set when it first
+ *	queued; 0 if it never did), for the restart of an interrupted wait
+ *
+ * Return: as ordlock_request_start().
+ */
+int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
+			unsigned int n, u64 timeout_ns, u32 flags, u64 *token,
+			u32 *result_flags, ktime_t *deadline)
+{
+	int ret;
+
+	if (likely(!owner->fast))
+		return __ordlock_req_acquire(owner, keys, n, timeout_ns, flags, token,
+					     result_flags, deadline);
+	/*
+	 * The owner page says that the kernel holds keys for the owner (or
+	 * is deciding) meanwhile: the owner's other processes come here too
+	 */
+	ordlock_fast_kernel_sync(owner, true);
+	ret = __ordlock_req_acquire(owner, keys, n, timeout_ns, flags, token,
+				    result_flags, deadline);
+	ordlock_fast_kernel_sync(owner, false);
+	return ret;
+}
+
+/**
  * ordlock_request_convert() - start changing the mode of a held key
  * @req: the request: owner (locked), keys (one key, with its new mode), n
  *	(1), try and notify filled in
@@ -942,6 +966,11 @@ int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
 	if (ret)
 		return ret;
 	hold = ordlock_owner_find_hold(owner, key);
+	/* A key taken by the fast path is the kernel's from now on */
+	if (!hold && unlikely(owner->fast))
+		hold = ordlock_fast_adopt(owner, key);
+	if (IS_ERR(hold))
+		return PTR_ERR(hold);
 	if (!hold)
 		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, key);
 	req->hold = hold;

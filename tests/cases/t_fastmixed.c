@@ -18,6 +18,11 @@
  *    the kernel (the owner page's ORDLOCK_FAST_PAGE_KERNEL sends it
  *    there), held in lockstep by barriers; once the child let go, 1:3 is
  *    the fast path's again;
+ *  - a conversion of a key held by the fast path (which the kernel's
+ *    CONVERT did not find: ENOENT) works as for a kernel hold: the kernel
+ *    takes the key over (a token, held in the kernel, shared probes then
+ *    granted), a kernel waiter queued behind the fast hold is granted by
+ *    the downgrade, and the key is the fast path's again once let go;
  *  - "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path
  *    enforce domain is refused (65), as in a domain without it (exec
  *    asks for a token, so its keys are the kernel's: a regression check).
@@ -35,16 +40,17 @@
 #include <unistd.h>
 
 #include "barrier.h"
+#include "graphtest.h"
 #include "libordlock.h"
 #include "oltest.h"
 #include "tap.h"
 
 #define EX ORDLOCK_MODE_EXCLUSIVE
 
-/* A kernel try-acquire of (@rank, @id) by a fresh owner of @dom: 0 or -errno */
-static int kprobe(const char *dom, uint32_t rank, uint64_t id)
+/* A kernel try-acquire of (@rank, @id, @mode) by a fresh owner of @dom: 0 or -errno */
+static int kprobe_mode(const char *dom, uint32_t rank, uint64_t id, uint32_t mode)
 {
-	struct ordlock_key k = ordlock_key(rank, id, EX);
+	struct ordlock_key k = ordlock_key(rank, id, mode);
 	struct ordlock_set_domain sd;
 	struct ordlock_acquire a;
 	int fd = olt_raw_fd(), ret = 0;
@@ -61,6 +67,11 @@ static int kprobe(const char *dom, uint32_t rank, uint64_t id)
 		ret = -errno;
 	close(fd);
 	return ret;
+}
+
+static int kprobe(const char *dom, uint32_t rank, uint64_t id)
+{
+	return kprobe_mode(dom, rank, id, EX);
 }
 
 static int config(const char *dom, uint32_t policy, int strict, int fast)
@@ -270,6 +281,69 @@ static void test_sibling(void)
 	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
 }
 
+/* A child of its own (another owner) waits for 1:6 shared in the kernel */
+static int waiter_main(void *arg)
+{
+	const char *dom = arg;
+	struct ordlock_key s6 = ORDLOCK_SH(1, 6);
+	struct ordlock *ol = ordlock_open(dom);
+
+	if (!ol)
+		return 1;
+	if (ordlock_acquire(ol, &s6, 1, 60000, 0, NULL))
+		return 2;
+	ordlock_close(ol);
+	return 0;
+}
+
+static void test_convert(void)
+{
+	char dom[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key s5 = ORDLOCK_SH(1, 5), k5 = ORDLOCK_EX(1, 5);
+	struct ordlock_key s6 = ORDLOCK_SH(1, 6), k6 = ORDLOCK_EX(1, 6);
+	struct ordlock *ol;
+	uint64_t token = 0;
+	pid_t pid;
+
+	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixc"));
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
+	ol = olt_open(dom);
+	hold_fast(ol, 5);
+	is_int(ordlock_convert(ol, s5, 1000, 0, &token), 0,
+	       "convert: 1:5 held by the fast path, to shared");
+	ok(token > 0, "convert: with a token (%llu)", (unsigned long long)token);
+	is_int(olt_nheld(ol), 1, "convert: the kernel holds it now");
+	is_int(kprobe_mode(dom, 1, 5, ORDLOCK_MODE_SHARED), 0, "convert: a shared probe is granted");
+	is_errno(kprobe(dom, 1, 5), EAGAIN, "convert: an exclusive one is not");
+	is_int(ordlock_convert(ol, k5, 1000, 0, NULL), 0, "convert: back to exclusive");
+	is_errno(kprobe_mode(dom, 1, 5, ORDLOCK_MODE_SHARED), EAGAIN,
+		 "convert: a shared probe is refused again");
+	is_int(ordlock_release(ol, &k5, 1), 0, "convert: released");
+	is_int(kprobe(dom, 1, 5), 0, "convert: 1:5 free");
+	is_int(ordlock_release_all(ol), 0, "convert: release all (nothing)");
+	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "convert: 1:5 again");
+	is_int(olt_nheld(ol), 0, "convert: by the fast path again");
+	is_int(ordlock_convert(ol, k5, 1000, 0, &token), 0,
+	       "convert: to the mode it has (exclusive)");
+	is_int(olt_nheld(ol), 1, "convert: the kernel holds it then");
+	is_int(ordlock_release_all(ol), 0, "convert: release all");
+
+	/* a kernel waiter behind a fast hold: the downgrade grants it */
+	hold_fast(ol, 6);
+	pid = child_start(waiter_main, (void *)dom);
+	is_int(gt_wait_edges(dom, 1, 60000), 0,
+	       "convert: a waiter queued for 1:6 shared (its edge to the fast holder)");
+	is_int(ordlock_convert(ol, s6, 1000, 0, NULL), 0, "convert: 1:6 to shared");
+	is_int(child_wait(pid, 60), 0, "convert: the waiter was granted");
+	is_int(ordlock_release_all(ol), 0, "convert: 1:6 released (release all)");
+	is_int(kprobe(dom, 1, 6), 0, "convert: 1:6 free");
+	is_int(ordlock_acquire(ol, &k6, 1, 1000, 0, NULL), 0, "convert: 1:6 again");
+	is_int(olt_nheld(ol), 0, "convert: by the fast path again");
+	is_int(ordlock_release_all(ol), 0, "convert: release all");
+	ordlock_close(ol);
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
+}
+
 /* "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path domain */
 static void test_exec(void)
 {
@@ -310,6 +384,7 @@ int main(void)
 	test_enforce();
 	test_detect();
 	test_sibling();
+	test_convert();
 	test_exec();
 	return tap_done();
 }

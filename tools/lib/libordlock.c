@@ -1638,13 +1638,40 @@ char *ordlock_strfailure(const struct ordlock_failure *f, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * After a CONVERT of a key this handle holds by the fast path: the kernel
+ * took it over (its word names the kernel's holders now), so it leaves the
+ * stack, and the handle's next requests go to the kernel
+ */
+static void fast_adopted(struct ordlock *ol, const struct ordlock_key *key)
+{
+	struct fast_state *f = &ol->fast;
+	struct ordlock_fast_page *pg = f->page;
+	unsigned int i, n = pg->nheld;
+
+	for (i = 0; i < n; i++)
+		if (!key_cmp(&f->held[i], key))
+			break;
+	if (i == n || ORDLOCK_FAST_OWNER(f->words[pg->held[i].slot]) == f->index)
+		return;
+	for (; i + 1 < n; i++) {
+		pg->held[i] = pg->held[i + 1];
+		f->held[i] = f->held[i + 1];
+	}
+	__atomic_store_n(&pg->nheld, n - 1, __ATOMIC_RELAXED);
+	set_kernel_held(ol, 1);
+}
+
 int ordlock_convert(struct ordlock *ol, struct ordlock_key key,
 		    unsigned int timeout_ms, unsigned int flags, uint64_t *token)
 {
 	struct ordlock_convert c;
+	int fast, ret = 0;
 
 	if (!ol)
 		return fail(EINVAL);
+	/* a key held by the fast path: the kernel takes it over (adopts it) */
+	fast = fast_holding(ol);
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
 	c.flags = flags;
@@ -1654,11 +1681,13 @@ int ordlock_convert(struct ordlock *ol, struct ordlock_key key,
 		int err = errno;
 
 		record_failure(ol, &c.failure, err);
-		return fail(err);
-	}
-	if (token)
+		ret = fail(err);
+	} else if (token) {
 		*token = c.token;
-	return 0;
+	}
+	if (fast)
+		fast_adopted(ol, &key);
+	return ret;
 }
 
 int ordlock_domain_config(struct ordlock *ol, const char *domain,

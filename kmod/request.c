@@ -746,12 +746,15 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * lock). A try-lock that finds the key taken fails here, as ordlock_take()
  * and ordlock_request_fail() would make it fail.
  *
+ * @fast (the owner has fast state) adds the checks and the learning
+ * against the keys it holds by the fast path; a constant where inlined.
+ *
  * Return: 0 (granted, *@token set), ORDLOCK_ONE_SLOW, or a negative errno
  * with the failure recorded and reported.
  */
-static int ordlock_acquire_one(struct ordlock_owner *owner,
-			       const struct ordlock_rkey *key, bool try,
-			       u64 *token)
+static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
+					       const struct ordlock_rkey *key,
+					       bool try, u64 *token, bool fast)
 {
 	struct ordlock_domain *domain = owner->domain;
 	struct ordlock_resource *res;
@@ -767,7 +770,7 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 		return ORDLOCK_ONE_SLOW;
 	ordlock_owner_touch(owner);
 	/* Both order checks pass when nothing is held: every policy alike */
-	if (owner->nheld || unlikely(owner->fast)) {
+	if (owner->nheld || fast) {
 		bool order = READ_ONCE(domain->policy) == ORDLOCK_POLICY_ENFORCE;
 		bool strict = order && READ_ONCE(domain->strict);
 
@@ -775,7 +778,7 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 			ret = ordlock_check_held(owner, key, 1);
 		else
 			ret = ordlock_check_order(owner, key, strict);
-		if (!ret && unlikely(owner->fast))
+		if (!ret && fast)
 			ret = ordlock_fast_check(owner, key, 1, order, strict);
 		if (ret)
 			goto fail;
@@ -850,7 +853,7 @@ static int ordlock_acquire_one(struct ordlock_owner *owner,
 
 	/* As ordlock_request_done() */
 	ordlock_order_grant(owner, key, 1, owner->nheld);
-	if (unlikely(owner->fast))
+	if (fast)
 		ordlock_fast_granted(owner, key, 1);
 	owner->last_token = ordlock_domain_next_token(domain);
 	hold->token = owner->last_token;
@@ -872,13 +875,17 @@ fail:
 	return ret;
 }
 
-/* The body of ordlock_req_acquire(), inlined in both of its cases */
+/*
+ * The body of ordlock_req_acquire(), inlined in both of its cases: @fast,
+ * the owner has fast state (a constant in each, so that an owner without
+ * it tests nothing more)
+ */
 static __always_inline int __ordlock_req_acquire(struct ordlock_owner *owner,
 						 const struct ordlock_rkey *keys,
 						 unsigned int n, u64 timeout_ns,
 						 u32 flags, u64 *token,
 						 u32 *result_flags,
-						 ktime_t *deadline)
+						 ktime_t *deadline, bool fast)
 {
 	int ret;
 
@@ -887,7 +894,7 @@ static __always_inline int __ordlock_req_acquire(struct ordlock_owner *owner,
 	*result_flags = 0;
 	if (n == 1 && !(flags & ORDLOCK_ACQUIRE_REORDER)) {
 		ret = ordlock_acquire_one(owner, keys, flags & ORDLOCK_ACQUIRE_TRY,
-					  token);
+					  token, fast);
 		if (ret != ORDLOCK_ONE_SLOW)
 			return ret;
 	}
@@ -932,14 +939,14 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
 
 	if (likely(!owner->fast))
 		return __ordlock_req_acquire(owner, keys, n, timeout_ns, flags, token,
-					     result_flags, deadline);
+					     result_flags, deadline, false);
 	/*
 	 * The owner page says that the kernel holds keys for the owner (or
 	 * is deciding) meanwhile: the owner's other processes come here too
 	 */
 	ordlock_fast_kernel_sync(owner, true);
 	ret = __ordlock_req_acquire(owner, keys, n, timeout_ns, flags, token,
-				    result_flags, deadline);
+				    result_flags, deadline, true);
 	ordlock_fast_kernel_sync(owner, false);
 	return ret;
 }

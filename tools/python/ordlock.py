@@ -730,7 +730,8 @@ class Owner:
     def acquire(self, *keys: KeySpec, timeout: Optional[float] = None,
                 mode: Mode = EXCLUSIVE, nowait: bool = False,
                 reorder: bool = False,
-                lease: Optional[float] = None) -> "Held":
+                lease: Optional[float] = None,
+                token: bool = True) -> "Held":
         """Take the keys all or nothing; returns a Held (a context manager
         that releases them). timeout: seconds (None: the domain default;
         0 or nowait=True: do not wait; -1, as filelock's: the longest wait
@@ -743,7 +744,13 @@ class Owner:
         would have to wait, the kernel lets go of the held keys above and
         takes them all again in order. Held.reacquired then says so: read
         again what those keys guard. If such a request fails, the
-        exception's .let_go says the keys from .held up are gone."""
+        exception's .let_go says the keys from .held up are gone.
+
+        token=False: no fencing token is asked for (Held.token is None), so
+        that in a domain with the fast path (docs/fastpath.md) an
+        uncontended request of exclusive keys is taken in user space,
+        without a system call; with a token (the default) it is the
+        kernel's, as a fast-path grant has none."""
         ks = self._keys(keys, mode)
         if not ks:
             raise ValueError("ordlock: no keys")
@@ -753,16 +760,16 @@ class Owner:
         if reorder:
             flags |= ACQUIRE_REORDER
         arr = (_Key * len(ks))(*[k._c() for k in ks])
-        token = ctypes.c_uint64(0)
+        tok = ctypes.c_uint64(0)
         ret = _lib.ordlock_acquire_lease(self._handle(), arr, len(ks), ms,
                                          flags, _lease_ms(lease),
-                                         ctypes.byref(token))
+                                         ctypes.byref(tok) if token else None)
         rflags = _lib.ordlock_result_flags(self._handle())
         if ret < 0:
             exc = self._error(ret, "acquire")
             exc.let_go = bool(rflags & RESULT_RELEASED)
             raise exc
-        held = Held(self, ks, token.value)
+        held = Held(self, ks, tok.value if token else None)
         held.reacquired = bool(rflags & RESULT_RELEASED)
         return held
 
@@ -934,7 +941,7 @@ class Held:
     """Keys held after a successful acquire; ``with`` releases them (and
     closes the owner when acquire() opened it)."""
 
-    def __init__(self, owner: Owner, keys: Sequence[Key], token: int,
+    def __init__(self, owner: Owner, keys: Sequence[Key], token: Optional[int],
                  own_owner: bool = False) -> None:
         self.owner = owner
         self.keys: List[Key] = list(keys)
@@ -996,9 +1003,11 @@ class Held:
 def acquire(*keys: KeySpec, domain: Optional[str] = None,
             timeout: Optional[float] = None, mode: Mode = EXCLUSIVE,
             ranks: Optional[Mapping[str, int]] = None,
-            nowait: bool = False, lease: Optional[float] = None) -> Held:
+            nowait: bool = False, lease: Optional[float] = None,
+            token: bool = True) -> Held:
     """Open an owner in domain and take the keys all or nothing; returns a
     Held whose release (or the end of the ``with`` block) closes the owner.
+    token=False: see Owner.acquire() (the fast path, no Held.token).
 
         with ordlock.acquire(("orders", 10), ("inventories", 20), timeout=5):
             ...
@@ -1006,7 +1015,7 @@ def acquire(*keys: KeySpec, domain: Optional[str] = None,
     owner = Owner(domain, ranks)
     try:
         held = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait,
-                             lease=lease)
+                             lease=lease, token=token)
     except BaseException:
         owner.close()
         raise

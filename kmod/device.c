@@ -308,7 +308,7 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		if (!ordlock_lease_none(&owner->lease))
 			ordlock_lease_acknowledge(owner);
 		if (unlikely(owner->fast))
-			ordlock_fast_kernel_sync(owner, false);
+			arg->released += ordlock_fast_release_all(owner);
 		return 0;
 	}
 	if (!owner->busy && !ordlock_lease_none(&owner->lease)) {

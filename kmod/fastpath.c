@@ -656,6 +656,92 @@ static int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot,
 	return ret;
 }
 
+/**
+ * ordlock_fast_holds() - whether @owner holds @key by the fast path
+ * @owner: the owner, locked
+ * @key: the key (its mode is ignored)
+ *
+ * Return: its slot when the key's word names the owner, else -1.
+ */
+int ordlock_fast_holds(struct ordlock_owner *owner, const struct ordlock_rkey *key)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	int slot;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return -1;
+	slot = ordlock_fast_lookup(fo->fd, key->rank, key->id);
+	if (slot < 0 ||
+	    ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) != fo->index)
+		return -1;
+	return slot;
+}
+
+/**
+ * ordlock_fast_drop() - a RELEASE in the kernel of keys @owner holds by the
+ *	fast path
+ * @owner: the owner, locked
+ * @slot: a slot ordlock_fast_holds() found, or -1 for every word that
+ *	names the owner (RELEASE_ALL)
+ *
+ * The keys an owner holds are its own whichever way it took them: a
+ * process of the owner that took none of them by CAS (a fork child, which
+ * goes to the kernel) may let them go, as it may let go of the kernel's.
+ * Each word is let go as a release would (handed to the queue's head, or
+ * freed); one that changed meanwhile (its holder let it go) is left.
+ *
+ * Return: the number of keys let go.
+ */
+static unsigned int ordlock_fast_drop(struct ordlock_owner *owner, int slot)
+{
+	struct ordlock_fast_owner *fo = owner->fast;
+	unsigned int n = 0;
+	u32 s, nslots;
+
+	lockdep_assert_held(&owner->lock);
+	if (!fo)
+		return 0;
+	if (slot >= 0)
+		return !ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true);
+	/* pairs with the pin: a slot below the count is written */
+	nslots = smp_load_acquire(&fo->fd->nslots);
+	for (s = 0; s < nslots; s++)
+		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, s))) ==
+		    fo->index && !ordlock_fast_let_go(fo->fd, s, fo->index, 0, true))
+			n++;
+	return n;
+}
+
+/**
+ * ordlock_fast_release_key() - RELEASE's part of the fast path: let go of
+ *	@key if @owner holds it by the fast path (ordlock_fast_drop())
+ * @owner: the owner, locked
+ * @key: a key of the RELEASE that the kernel does not hold for @owner
+ */
+void ordlock_fast_release_key(struct ordlock_owner *owner, const struct ordlock_rkey *key)
+{
+	int slot = ordlock_fast_holds(owner, key);
+
+	if (slot >= 0)
+		ordlock_fast_drop(owner, slot);
+}
+
+/**
+ * ordlock_fast_release_all() - RELEASE_ALL's part of the fast path
+ * @owner: the owner, locked, whose kernel holds were just let go
+ *
+ * Return: the number of keys held by the fast path that were let go
+ * (ordlock_fast_drop()); the owner page's KERNEL bit is cleared.
+ */
+unsigned int ordlock_fast_release_all(struct ordlock_owner *owner)
+{
+	unsigned int n = ordlock_fast_drop(owner, -1);
+
+	ordlock_fast_kernel_sync(owner, false);
+	return n;
+}
+
 /* The pages of the learned pairs; 0 or -ENOMEM (nothing allocated) */
 static int ordlock_fast_edges_alloc(struct ordlock_fast_domain *fd)
 {

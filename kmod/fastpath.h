@@ -57,6 +57,9 @@ int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *k
 		       unsigned int n, bool order, bool strict);
 struct ordlock_hold *ordlock_fast_adopt(struct ordlock_owner *owner,
 					const struct ordlock_rkey *key);
+int ordlock_fast_holds(struct ordlock_owner *owner, const struct ordlock_rkey *key);
+void ordlock_fast_release_key(struct ordlock_owner *owner, const struct ordlock_rkey *key);
+unsigned int ordlock_fast_release_all(struct ordlock_owner *owner);
 void ordlock_fast_kernel_sync(struct ordlock_owner *owner, bool busy);
 void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
 			  unsigned int n);

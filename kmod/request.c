@@ -1085,22 +1085,33 @@ int ordlock_req_release_keys(struct ordlock_owner *owner,
 	lockdep_assert_held(&owner->lock);
 	if (owner->busy)
 		return -EBUSY;
-	/* Both lists are sorted: one merge walk finds every key or the culprit */
+	/*
+	 * Both lists are sorted: one merge walk finds every key or the
+	 * culprit. A key the kernel does not hold may be held by the fast path
+	 * (of another process of the owner): let go of it too.
+	 */
 	hold = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
 	for (i = 0; i < n; i++) {
 		while (!list_entry_is_head(hold, &owner->held, owner_node) &&
 		       ordlock_hold_cmp(hold, &keys[i]) < 0)
 			hold = list_next_entry(hold, owner_node);
-		if (list_entry_is_head(hold, &owner->held, owner_node) ||
-		    ordlock_hold_cmp(hold, &keys[i]))
+		if ((list_entry_is_head(hold, &owner->held, owner_node) ||
+		     ordlock_hold_cmp(hold, &keys[i])) &&
+		    (likely(!owner->fast) || ordlock_fast_holds(owner, &keys[i]) < 0))
 			return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD,
 						  -ENOENT, &keys[i]);
 	}
 
 	hold = list_first_entry(&owner->held, struct ordlock_hold, owner_node);
 	for (i = 0; i < n; i++) {
-		while (ordlock_hold_cmp(hold, &keys[i]) < 0)
+		while (!list_entry_is_head(hold, &owner->held, owner_node) &&
+		       ordlock_hold_cmp(hold, &keys[i]) < 0)
 			hold = list_next_entry(hold, owner_node);
+		if (list_entry_is_head(hold, &owner->held, owner_node) ||
+		    ordlock_hold_cmp(hold, &keys[i])) {
+			ordlock_fast_release_key(owner, &keys[i]);
+			continue;
+		}
 		next = list_next_entry(hold, owner_node);
 		ordlock_owner_drop_hold(owner, hold, &done);
 		hold = next;

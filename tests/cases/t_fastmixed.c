@@ -23,6 +23,11 @@
  *    takes the key over (a token, held in the kernel, shared probes then
  *    granted), a kernel waiter queued behind the fast hold is granted by
  *    the downgrade, and the key is the fast path's again once let go;
+ *  - a fork child on the owner lets go of its parent's keys held by the
+ *    fast path as of the kernel's: RELEASE of 1:5 (the key freed, the
+ *    parent's own release then ENOENT, as in a domain without the fast
+ *    path), RELEASE_ALL of 1:5 and 1:6 (both freed), a RELEASE naming a
+ *    key nobody holds changes nothing (ENOENT, 1:5 still held);
  *  - "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path
  *    enforce domain is refused (65), as in a domain without it (exec
  *    asks for a token, so its keys are the kernel's: a regression check).
@@ -344,6 +349,54 @@ static void test_convert(void)
 	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
 }
 
+/* A fork child lets go of the parent's fast holds: @arg 0 one key, 1 all, 2 a bad pair */
+static int releaser_main(void *arg)
+{
+	struct ordlock *ol = *(struct ordlock **)arg;
+	long what = ((long *)arg)[1];
+	struct ordlock_key k5 = ORDLOCK_EX(1, 5);
+	struct ordlock_key bad[2] = { ORDLOCK_EX(1, 5), ORDLOCK_EX(1, 9) };
+
+	if (what == 0)
+		return ordlock_release(ol, &k5, 1) ? 1 : 0;
+	if (what == 1)
+		return ordlock_release_all(ol) ? 1 : 0;
+	return ordlock_release(ol, bad, 2) == -ENOENT ? 0 : 1;
+}
+
+static int run_releaser(struct ordlock *ol, long what)
+{
+	void *arg[2] = { ol, (void *)what };
+
+	return child_wait(child_start(releaser_main, arg), 60);
+}
+
+static void test_child_release(void)
+{
+	char dom[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key k5 = ORDLOCK_EX(1, 5), k6 = ORDLOCK_EX(1, 6);
+	struct ordlock *ol;
+
+	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixr"));
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
+	ol = olt_open(dom);
+	hold_fast(ol, 5);
+	is_int(run_releaser(ol, 2), 0, "child: RELEASE of 1:5 and 1:9 (not held): ENOENT");
+	is_errno(kprobe(dom, 1, 5), EAGAIN, "child: 1:5 still held");
+	is_int(run_releaser(ol, 0), 0, "child: RELEASE of the parent's 1:5");
+	is_int(kprobe(dom, 1, 5), 0, "child: 1:5 free");
+	is_errno(ordlock_release(ol, &k5, 1), ENOENT, "the parent's release then: ENOENT");
+	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "1:5 again");
+	is_int(ordlock_acquire(ol, &k6, 1, 1000, 0, NULL), 0, "and 1:6");
+	is_int(olt_nheld(ol), 0, "both by the fast path");
+	is_int(run_releaser(ol, 1), 0, "child: RELEASE_ALL");
+	is_int(kprobe(dom, 1, 5), 0, "child: 1:5 free");
+	is_int(kprobe(dom, 1, 6), 0, "child: 1:6 free");
+	ordlock_release_all(ol);
+	ordlock_close(ol);
+	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
+}
+
 /* "ordlockctl exec -x 1:2 -- ordlockctl exec -x 1:1" in a fast-path domain */
 static void test_exec(void)
 {
@@ -385,6 +438,7 @@ int main(void)
 	test_detect();
 	test_sibling();
 	test_convert();
+	test_child_release();
 	test_exec();
 	return tap_done();
 }

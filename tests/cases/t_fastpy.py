@@ -8,8 +8,10 @@
 # with its fast_index (the word names it) and this pid, another owner's
 # try_acquire raises Busy naming this pid; Held.convert() to shared works
 # (the kernel adopts the key: a token, the holder row a kernel one); the
-# default (a token) stays the kernel's: a token, no fast_index; a child
-# killed holding a key by the fast path leaves it free.
+# default (a token) stays the kernel's: a token, no fast_index; a fork
+# child's Held.release() lets the parent's fast hold go (the owner is
+# shared, as the binding documents); a child killed holding a key by the
+# fast path leaves it free.
 # TAP on stdout. Standard library only.
 import json
 import os
@@ -83,6 +85,26 @@ try:
             ok(r is not None and len(r) == 1 and r[0]["fast_index"] is None
                and r[0]["token"] == k.token,
                "its holder row is the kernel's, with that token", repr(r))
+
+    # a child forked while the parent holds a key by the fast path: its
+    # Held.release() lets it go for the parent too (the owner is shared)
+    with ordlock.Owner(dom) as o:
+        h = o.acquire((1, 8), token=False, timeout=5)
+        h.release()
+        h = o.acquire((1, 8), token=False, timeout=5)
+        ok(o.info()["nheld"] == 0, "1:8 held by the fast path")
+        pid = os.fork()
+        if pid == 0:
+            try:
+                h.release()
+                os._exit(0)
+            except BaseException:
+                os._exit(1)
+        _, st = os.waitpid(pid, 0)
+        ok(os.WIFEXITED(st) and os.WEXITSTATUS(st) == 0,
+           "a fork child's Held.release() of the parent's 1:8")
+        with ordlock.try_acquire((1, 8), domain=dom) as t:
+            ok(t.token > 0, "1:8 is free for another owner")
 
     # a child killed while it holds a key by the fast path
     rd, wr = os.pipe()

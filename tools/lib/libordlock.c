@@ -1228,7 +1228,11 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 				/* revoked: the kernel's RELEASE_ALL acknowledges */
 				if (e == -EKEYEXPIRED)
 					revoked = 1;
-				else if (e && !ret)
+				/*
+				 * Not held any more (another process of the
+				 * owner let it go): nothing to release
+				 */
+				else if (e && e != -ENOENT && !ret)
 					ret = e;
 			}
 			ol->fast.page->nheld = 0;

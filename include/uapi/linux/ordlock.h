@@ -2098,6 +2098,11 @@ struct ordlock_fast_held {
 	__u32 gen;
 };
 
+/** ORDLOCK_FAST_PAGE_REVOKED - &struct ordlock_fast_page @revoked: the lease */
+#define ORDLOCK_FAST_PAGE_REVOKED	(1U << 0)
+/** ORDLOCK_FAST_PAGE_KERNEL - @revoked: the kernel holds the owner's keys */
+#define ORDLOCK_FAST_PAGE_KERNEL	(1U << 1)
+
 /**
  * struct ordlock_fast_page - the owner page (written by the owner's library)
  * @revoked: written by the kernel only; while it is not 0, an acquire that
@@ -2117,11 +2122,6 @@ struct ordlock_fast_held {
  * @nheld: entries in @held
  * @held: the keys held by the fast path, in the order taken
  */
-/** ORDLOCK_FAST_PAGE_REVOKED - &struct ordlock_fast_page @revoked: the lease */
-#define ORDLOCK_FAST_PAGE_REVOKED	(1U << 0)
-/** ORDLOCK_FAST_PAGE_KERNEL - @revoked: the kernel holds keys for the owner */
-#define ORDLOCK_FAST_PAGE_KERNEL	(1U << 1)
-
 struct ordlock_fast_page {
 	__u32 revoked;
 	__u32 index;

@@ -10,7 +10,8 @@
 // granted to the waiter; the event loop runs while a lock is awaited; an
 // AbortSignal withdraws the wait in the kernel (ordlockctl no longer lists
 // the waiter); errors, sync calls, leases, tokens, labels, the learned
-// order, the retry helpers; npm pack, npm install into a fresh directory,
+// order, the retry helpers; token: false in a fast-path domain; npm pack,
+// npm install into a fresh directory,
 // and the README's example run there as printed. TAP on stdout.
 'use strict';
 
@@ -486,6 +487,35 @@ async function main() {
       `exit codes ${codes}`);
     fs.unlinkSync(file);
     keep.close();
+  }
+
+  mark('before: the fast path');
+  // ---- the fast path (issue 28): token: false takes a key without a system call ----
+  {
+    const dom = `${TAG}-fast`;
+    const set = cp.spawnSync(CTL, ['domain', dom, 'set', 'fastpath', 'on', 'uid', String(process.getuid())],
+      { encoding: 'utf8' });
+    ok(set.status === 0, `ordlockctl: ${dom} set fastpath on`, set.stderr);
+    const o = new ordlock.Owner(dom);
+    o.acquireSync([[1, 5]], { token: false }).release(); // the first pins the key
+    const h = o.acquireSync([[1, 5]], { token: false });
+    ok(h.token === null, `acquireSync token: false: Held.token is null (${h.token})`);
+    const row = locks(dom).filter((l) => l.key === '1:5');
+    ok(row.length === 1 && row[0].fast_index !== null && row[0].pid === process.pid && row[0].token === null,
+      'ordlockctl locks -j: held by the fast path (fast_index), this pid', JSON.stringify(row));
+    h.release();
+    const a = await o.acquire([[1, 6]], { token: false });
+    ok(a.token === null && locks(dom).some((l) => l.key === '1:6' && l.fast_index !== null),
+      'acquire (async) token: false: by the fast path too');
+    a.release();
+    const k = o.acquireSync([[1, 7]]);
+    ok(k.token !== null && Number(k.token) > 0 &&
+      locks(dom).some((l) => l.key === '1:7' && l.fast_index === null),
+    `the default asks for a token (${k.token}): the kernel's grant`);
+    k.release();
+    o.close();
+    const off = cp.spawnSync(CTL, ['domain', dom, 'set', 'fastpath', 'off'], { encoding: 'utf8' });
+    ok(off.status === 0, 'fast path off at the end', off.stderr);
   }
 
   mark('before: npm pack');

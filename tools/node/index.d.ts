@@ -56,6 +56,12 @@ export interface AcquireOptions {
   lease?: number;
   /** withdraws the waiting request in the kernel; rejects with AbortError */
   signal?: AbortSignal;
+  /**
+   * false: ask for no fencing token (Held.token is null), so that in a
+   * domain with the fast path an uncontended request of exclusive keys is
+   * taken without a system call (default true: a token, the kernel's grant)
+   */
+  token?: boolean;
 }
 
 export interface OwnerOptions {
@@ -107,7 +113,8 @@ export declare class Owner {
 export declare class Held {
   readonly owner: Owner;
   readonly keys: Key[];
-  token: Id;
+  /** null when acquired with token: false */
+  token: Id | null;
   released: boolean;
   /** held keys were let go and taken again (reorder): read again what they guard */
   reacquired: boolean;

@@ -42,6 +42,8 @@ const DETECT = 1;
 const TIMEOUT = 2;
 const ACQUIRE_TRY = 1;
 const ACQUIRE_REORDER = 2;
+// the addon's, never the kernel's: ask libordlock for no token (src/addon.c)
+const NO_TOKEN = 0x80000000;
 const RESULT_RELEASED = 1;
 const RANK_MAX = 0xffffffff;
 const ID_MAX = (1n << 64n) - 1n;
@@ -388,11 +390,13 @@ class Owner {
     let [ms, flags] = timeoutOf(opts.timeout);
     if (opts.nowait) flags |= ACQUIRE_TRY;
     if (opts.reorder) flags |= ACQUIRE_REORDER;
+    // no token asked for: the fast path may take the keys (the addon's flag)
+    if (opts.token === false) flags = (flags | NO_TOKEN) >>> 0;
     return { ks, ms, flags, lease: leaseOf(opts.lease) };
   }
 
-  _held(rec, ks) {
-    const held = new Held(this, ks, rec.token);
+  _held(rec, ks, flags) {
+    const held = new Held(this, ks, flags & NO_TOKEN ? null : rec.token);
     held.reacquired = !!(rec.resultFlags & RESULT_RELEASED);
     return held;
   }
@@ -407,7 +411,7 @@ class Owner {
    * rejects with AbortError).
    */
   acquire(keys, opts) {
-    return this._async(0, keys, opts || {}, (rec, ks) => this._held(rec, ks));
+    return this._async(0, keys, opts || {}, (rec, ks, flags) => this._held(rec, ks, flags));
   }
 
   _async(op, keys, opts, done) {
@@ -433,7 +437,7 @@ class Owner {
         } else if (rec.errno) {
           reject(errorOf(rec, this.ranks));
         } else {
-          resolve(done(rec, r.ks));
+          resolve(done(rec, r.ks, r.flags));
         }
       };
       req = plain(() => native.start(h, op, pack(r.ks), r.ms, r.flags, r.lease || 0, cb));
@@ -449,7 +453,7 @@ class Owner {
   acquireSync(keys, opts) {
     const r = this._request(keys, opts);
     const rec = plain(() => native.acquireSync(this._handle(), pack(r.ks), r.ms, r.flags, r.lease));
-    return this._held(this._check(rec, 'acquire'), r.ks);
+    return this._held(this._check(rec, 'acquire'), r.ks, r.flags);
   }
 
   /** Never waits: rejects/throws BusyError when a key is taken. */

@@ -46,6 +46,12 @@
 #include "libordlock.h"
 
 #define REVOKED_MAX 256
+/*
+ * A flag of index.js's acquire, never the kernel's (stripped here): ask
+ * libordlock for no fencing token (opts.token === false), so that the fast
+ * path may take the keys (docs/fastpath.md)
+ */
+#define NO_TOKEN 0x80000000U
 #define MSG_LEN 4096
 
 /* one owner: what index.js holds as Owner._h */
@@ -584,7 +590,8 @@ static napi_value js_acquire_sync(napi_env env, napi_callback_info info)
 		free(keys);
 		return NULL;
 	}
-	ret = ordlock_acquire_lease(h->ol, keys, n, t, fl, lease, &r->token);
+	ret = ordlock_acquire_lease(h->ol, keys, n, t, fl & ~NO_TOKEN, lease,
+				   fl & NO_TOKEN ? NULL : &r->token);
 	r->rflags = ordlock_result_flags(h->ol);
 	collect(h->ol, ret, r, "acquire");
 	free(keys);
@@ -985,7 +992,8 @@ static void run_req(struct req *q)
 	} else {
 		if (q->op == OP_ACQUIRE)
 			ret = ordlock_acquire_lease(ol, q->keys, q->n, q->timeout_ms,
-						    q->flags, q->lease_ms,
+						    q->flags & ~NO_TOKEN, q->lease_ms,
+						    q->flags & NO_TOKEN ? NULL :
 						    &q->res.token);
 		else
 			ret = ordlock_convert(ol, q->keys[0], q->timeout_ms,

@@ -1095,17 +1095,11 @@ void ordlock_fast_acknowledge(struct ordlock_owner *owner)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_fast_page *fp;
-	u32 slot, nslots;
 
 	lockdep_assert_held(&owner->lock);
 	if (!fo)
 		return;
-	/* pairs with the pin: a slot below the count is written */
-	nslots = smp_load_acquire(&fo->fd->nslots);
-	for (slot = 0; slot < nslots; slot++)
-		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) ==
-		    fo->index)
-			ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true);
+	ordlock_fast_drop(owner, -1);
 	fp = page_address(fo->page);
 	/* After the words: an acquire that sees it clear finds them let go */
 	smp_store_release(&fp->revoked,

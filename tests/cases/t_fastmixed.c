@@ -52,33 +52,6 @@
 
 #define EX ORDLOCK_MODE_EXCLUSIVE
 
-/* A kernel try-acquire of (@rank, @id, @mode) by a fresh owner of @dom: 0 or -errno */
-static int kprobe_mode(const char *dom, uint32_t rank, uint64_t id, uint32_t mode)
-{
-	struct ordlock_key k = ordlock_key(rank, id, mode);
-	struct ordlock_set_domain sd;
-	struct ordlock_acquire a;
-	int fd = olt_raw_fd(), ret = 0;
-
-	memset(&sd, 0, sizeof(sd));
-	sd.size = sizeof(sd);
-	snprintf(sd.name, sizeof(sd.name), "%s", dom);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = ORDLOCK_ACQUIRE_TRY;
-	a.nkeys = 1;
-	a.keys = (uintptr_t)&k;
-	if (ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-static int kprobe(const char *dom, uint32_t rank, uint64_t id)
-{
-	return kprobe_mode(dom, rank, id, EX);
-}
-
 static int config(const char *dom, uint32_t policy, int strict, int fast)
 {
 	struct ordlock *adm = olt_open(NULL);
@@ -142,7 +115,7 @@ static void refused(struct ordlock *ol, const char *dom, int ret, uint32_t reaso
 	   what, (unsigned long long)held);
 	is_int(olt_nheld(ol), 0, "%s: nothing taken by the kernel", what);
 	if (probe)
-		is_int(kprobe(dom, 1, probe), 0, "%s: 1:%llu free", what,
+		is_int(olt_probe(dom, 1, probe, EX), 0, "%s: 1:%llu free", what,
 		       (unsigned long long)probe);
 }
 
@@ -193,8 +166,8 @@ static void test_enforce(void)
 	is_int(ordlock_acquire(ol, &s6, 1, 1000, 0, NULL), 0, "1:6 shared above it: granted");
 	is_int(olt_nheld(ol), 1, "by the kernel");
 	is_int(ordlock_release_all(ol), 0, "release all");
-	is_int(kprobe(dom, 1, 5), 0, "1:5 free");
-	is_int(kprobe(dom, 1, 6), 0, "1:6 free");
+	is_int(olt_probe(dom, 1, 5, EX), 0, "1:5 free");
+	is_int(olt_probe(dom, 1, 6, EX), 0, "1:6 free");
 	ordlock_close(ol);
 
 	/* strict ranks: a key of the same rank above it is refused, reason STRICT */
@@ -224,7 +197,7 @@ static void test_detect(void)
 	is_int(ordlock_acquire(ol, &s3, 1, 1000, 0, NULL), 0, "detect: 1:3 shared below it: granted");
 	is_int(nedges(dom, 5, 3), 1, "detect: 1:5 (fast) -> 1:3 learned");
 	is_int(ordlock_release_all(ol), 0, "release all");
-	is_int(kprobe(dom, 1, 5), 0, "1:5 free");
+	is_int(olt_probe(dom, 1, 5, EX), 0, "1:5 free");
 	ordlock_close(ol);
 	is_int(config(dom, ORDLOCK_POLICY_DETECT, 0, 0), 0, "fast path off at the end");
 }
@@ -272,14 +245,14 @@ static void test_sibling(void)
 	is_int(ordlock_last_failure(ol)->reason, ORDLOCK_REASON_ORDER, "sibling: reason ORDER");
 	ok(olt_key_eq(&ordlock_last_failure(ol)->held, 1, 5, EX),
 	   "sibling: naming the child's 1:5");
-	is_int(kprobe(dom, 1, 3), 0, "sibling: 1:3 was given back");
+	is_int(olt_probe(dom, 1, 3, EX), 0, "sibling: 1:3 was given back");
 	pbarrier_wait(sib->go);
 	is_int(child_wait(pid, 60), 0, "sibling: the child let 1:5 go");
 	is_int(ordlock_acquire(ol, &k3, 1, 1000, 0, NULL), 0, "sibling: then 1:3 is granted");
 	is_int(olt_nheld(ol), 0, "sibling: by the fast path again");
-	is_errno(kprobe(dom, 1, 3), EAGAIN, "sibling: held");
+	is_errno(olt_probe(dom, 1, 3, EX), EAGAIN, "sibling: held");
 	is_int(ordlock_release(ol, &k3, 1), 0, "sibling: and let go");
-	is_int(kprobe(dom, 1, 5), 0, "sibling: 1:5 free");
+	is_int(olt_probe(dom, 1, 5, EX), 0, "sibling: 1:5 free");
 	ordlock_close(ol);
 	pbarrier_free(sib->held);
 	pbarrier_free(sib->go);
@@ -318,13 +291,13 @@ static void test_convert(void)
 	       "convert: 1:5 held by the fast path, to shared");
 	ok(token > 0, "convert: with a token (%llu)", (unsigned long long)token);
 	is_int(olt_nheld(ol), 1, "convert: the kernel holds it now");
-	is_int(kprobe_mode(dom, 1, 5, ORDLOCK_MODE_SHARED), 0, "convert: a shared probe is granted");
-	is_errno(kprobe(dom, 1, 5), EAGAIN, "convert: an exclusive one is not");
+	is_int(olt_probe(dom, 1, 5, ORDLOCK_MODE_SHARED), 0, "convert: a shared probe is granted");
+	is_errno(olt_probe(dom, 1, 5, EX), EAGAIN, "convert: an exclusive one is not");
 	is_int(ordlock_convert(ol, k5, 1000, 0, NULL), 0, "convert: back to exclusive");
-	is_errno(kprobe_mode(dom, 1, 5, ORDLOCK_MODE_SHARED), EAGAIN,
+	is_errno(olt_probe(dom, 1, 5, ORDLOCK_MODE_SHARED), EAGAIN,
 		 "convert: a shared probe is refused again");
 	is_int(ordlock_release(ol, &k5, 1), 0, "convert: released");
-	is_int(kprobe(dom, 1, 5), 0, "convert: 1:5 free");
+	is_int(olt_probe(dom, 1, 5, EX), 0, "convert: 1:5 free");
 	is_int(ordlock_release_all(ol), 0, "convert: release all (nothing)");
 	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "convert: 1:5 again");
 	is_int(olt_nheld(ol), 0, "convert: by the fast path again");
@@ -341,7 +314,7 @@ static void test_convert(void)
 	is_int(ordlock_convert(ol, s6, 1000, 0, NULL), 0, "convert: 1:6 to shared");
 	is_int(child_wait(pid, 60), 0, "convert: the waiter was granted");
 	is_int(ordlock_release_all(ol), 0, "convert: 1:6 released (release all)");
-	is_int(kprobe(dom, 1, 6), 0, "convert: 1:6 free");
+	is_int(olt_probe(dom, 1, 6, EX), 0, "convert: 1:6 free");
 	is_int(ordlock_acquire(ol, &k6, 1, 1000, 0, NULL), 0, "convert: 1:6 again");
 	is_int(olt_nheld(ol), 0, "convert: by the fast path again");
 	is_int(ordlock_release_all(ol), 0, "convert: release all");
@@ -382,16 +355,16 @@ static void test_child_release(void)
 	ol = olt_open(dom);
 	hold_fast(ol, 5);
 	is_int(run_releaser(ol, 2), 0, "child: RELEASE of 1:5 and 1:9 (not held): ENOENT");
-	is_errno(kprobe(dom, 1, 5), EAGAIN, "child: 1:5 still held");
+	is_errno(olt_probe(dom, 1, 5, EX), EAGAIN, "child: 1:5 still held");
 	is_int(run_releaser(ol, 0), 0, "child: RELEASE of the parent's 1:5");
-	is_int(kprobe(dom, 1, 5), 0, "child: 1:5 free");
+	is_int(olt_probe(dom, 1, 5, EX), 0, "child: 1:5 free");
 	is_errno(ordlock_release(ol, &k5, 1), ENOENT, "the parent's release then: ENOENT");
 	is_int(ordlock_acquire(ol, &k5, 1, 1000, 0, NULL), 0, "1:5 again");
 	is_int(ordlock_acquire(ol, &k6, 1, 1000, 0, NULL), 0, "and 1:6");
 	is_int(olt_nheld(ol), 0, "both by the fast path");
 	is_int(run_releaser(ol, 1), 0, "child: RELEASE_ALL");
-	is_int(kprobe(dom, 1, 5), 0, "child: 1:5 free");
-	is_int(kprobe(dom, 1, 6), 0, "child: 1:6 free");
+	is_int(olt_probe(dom, 1, 5, EX), 0, "child: 1:5 free");
+	is_int(olt_probe(dom, 1, 6, EX), 0, "child: 1:6 free");
 	ordlock_release_all(ol);
 	ordlock_close(ol);
 	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
@@ -424,8 +397,8 @@ static void test_exec(void)
 		 ctl, dom, ctl, dom);
 	st = system(cmd);
 	is_int(WIFEXITED(st) ? WEXITSTATUS(st) : -1, 0, "exec: the right order works");
-	is_int(kprobe(dom, 1, 1), 0, "exec: 1:1 free");
-	is_int(kprobe(dom, 1, 2), 0, "exec: 1:2 free");
+	is_int(olt_probe(dom, 1, 1, EX), 0, "exec: 1:1 free");
+	is_int(olt_probe(dom, 1, 2, EX), 0, "exec: 1:2 free");
 	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 0), 0, "fast path off at the end");
 }
 

@@ -70,6 +70,14 @@ static int config(const char *dom, uint32_t policy, int strict, int fast)
 	return ret;
 }
 
+/* A fresh domain @dom (named from @prefix) with @policy and the fast path, and an owner */
+static struct ordlock *fast_domain(char *dom, const char *prefix, uint32_t policy)
+{
+	snprintf(dom, ORDLOCK_DOMAIN_NAME_MAX, "%s", olt_domain(prefix));
+	is_int(config(dom, policy, 0, 1), 0, "%s: policy %u, fast path", dom, policy);
+	return olt_open(dom);
+}
+
 /* Edges learned in @dom from key (1, @from) to key (1, @to) */
 static int nedges(const char *dom, uint64_t from, uint64_t to)
 {
@@ -144,9 +152,7 @@ static void test_enforce(void)
 	uint64_t token = 0;
 	pid_t pid;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("fmix"));
-	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
-	ol = olt_open(dom);
+	ol = fast_domain(dom, "fmix", ORDLOCK_POLICY_ENFORCE);
 	hold_fast(ol, 5);
 	refused(ol, dom, ordlock_acquire(ol, &s3, 1, 1000, 0, NULL), ORDLOCK_REASON_ORDER,
 		5, 3, "1:3 shared below it");
@@ -187,9 +193,7 @@ static void test_detect(void)
 	struct ordlock_key s3 = ORDLOCK_SH(1, 3), s5 = ORDLOCK_SH(1, 5);
 	struct ordlock *ol;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixd"));
-	is_int(config(dom, ORDLOCK_POLICY_DETECT, 0, 1), 0, "%s: detect, fast path", dom);
-	ol = olt_open(dom);
+	ol = fast_domain(dom, "fmixd", ORDLOCK_POLICY_DETECT);
 	hold_fast(ol, 5);
 	refused(ol, dom, ordlock_acquire(ol, &s5, 1, 1000, 0, NULL), ORDLOCK_REASON_ORDER,
 		5, 0, "detect: 1:5 again, shared");
@@ -229,9 +233,7 @@ static void test_sibling(void)
 	struct ordlock *ol;
 	pid_t pid;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixs"));
-	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
-	ol = olt_open(dom);
+	ol = fast_domain(dom, "fmixs", ORDLOCK_POLICY_ENFORCE);
 	hold_fast(ol, 3);
 	is_int(ordlock_release(ol, &k3, 1), 0, "let 1:3 go (pinned, cached)");
 	sib = shm_alloc(sizeof(*sib));
@@ -283,9 +285,7 @@ static void test_convert(void)
 	uint64_t token = 0;
 	pid_t pid;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixc"));
-	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
-	ol = olt_open(dom);
+	ol = fast_domain(dom, "fmixc", ORDLOCK_POLICY_ENFORCE);
 	hold_fast(ol, 5);
 	is_int(ordlock_convert(ol, s5, 1000, 0, &token), 0,
 	       "convert: 1:5 held by the fast path, to shared");
@@ -350,9 +350,7 @@ static void test_child_release(void)
 	struct ordlock_key k5 = ORDLOCK_EX(1, 5), k6 = ORDLOCK_EX(1, 6);
 	struct ordlock *ol;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("fmixr"));
-	is_int(config(dom, ORDLOCK_POLICY_ENFORCE, 0, 1), 0, "%s: enforce, fast path", dom);
-	ol = olt_open(dom);
+	ol = fast_domain(dom, "fmixr", ORDLOCK_POLICY_ENFORCE);
 	hold_fast(ol, 5);
 	is_int(run_releaser(ol, 2), 0, "child: RELEASE of 1:5 and 1:9 (not held): ENOENT");
 	is_errno(olt_probe(dom, 1, 5, EX), EAGAIN, "child: 1:5 still held");

@@ -7,7 +7,12 @@
  * second time the pair is known and no ioctl is made (a seccomp filter
  * refuses every ioctl; a pair not known then stays unlearned); in an
  * enforce domain a fast acquire against the order is refused as the
- * kernel's path refuses it; the mapping of the pairs is read-only.
+ * kernel's path refuses it; the mapping of the pairs is read-only. An
+ * edge learned through FAST_LEARN that closes a cycle of ranks (2 -> 1
+ * learned before, then a member takes 1 then 2 by the fast path) is
+ * reported as a potential deadlock before the acquire returns, naming the
+ * member's pid; a revoked owner's FAST_LEARN says EKEYEXPIRED and learns
+ * nothing, even with both words naming it, until RELEASE_ALL acknowledges.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -27,6 +32,7 @@
 #define EX ORDLOCK_MODE_EXCLUSIVE
 
 static char dom[ORDLOCK_DOMAIN_NAME_MAX], d2[ORDLOCK_DOMAIN_NAME_MAX], d3[ORDLOCK_DOMAIN_NAME_MAX];
+static char d4[ORDLOCK_DOMAIN_NAME_MAX], d5[ORDLOCK_DOMAIN_NAME_MAX];
 static int *res;
 
 static int config(const char *name, uint32_t policy)
@@ -355,6 +361,173 @@ static void test_ioctl(void)
 	close(fd);
 }
 
+/* Potential deadlocks @name reported so far (GET_ORDER), -1 on error */
+static long npotential(const char *name)
+{
+	struct ordlock_order_get info;
+	struct ordlock *adm = olt_open(NULL);
+	int ret;
+
+	memset(&info, 0, sizeof(info));
+	ret = ordlock_get_order(adm, name, NULL, 0, NULL, 0, &info);
+	ordlock_close(adm);
+	return ret ? -1 : (long)info.npotential;
+}
+
+/* The pid of the first observation of rank @from -> rank @to in @name, or -1 */
+static long edge_pid(const char *name, uint32_t from, uint32_t to)
+{
+	struct ordlock_order_edge e[64];
+	struct ordlock_order_get info;
+	struct ordlock *adm = olt_open(NULL);
+	unsigned int i;
+	long pid = -1;
+
+	memset(&info, 0, sizeof(info));
+	if (!ordlock_get_order(adm, name, e, 64, NULL, 0, &info))
+		for (i = 0; i < info.nedges && i < 64; i++)
+			if (e[i].from_rank == from && e[i].to_rank == to)
+				pid = e[i].pid;
+	ordlock_close(adm);
+	return pid;
+}
+
+/* In a child: A then B, both by the fast path (B's pair learned by FAST_LEARN) */
+static int fast_ab_main(void *arg)
+{
+	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1);
+	struct ordlock *ol = ordlock_open(d4);
+
+	(void)arg;
+	if (!ol)
+		return 1;
+	/* pinned alone first (no pair), then the pair in one go */
+	if (ordlock_acquire(ol, &a, 1, 1000, 0, NULL) || ordlock_release(ol, &a, 1) ||
+	    ordlock_acquire(ol, &b, 1, 1000, 0, NULL) || ordlock_release(ol, &b, 1))
+		return 2;
+	if (ordlock_acquire(ol, &a, 1, 1000, 0, NULL) || ordlock_acquire(ol, &b, 1, 1000, 0, NULL))
+		return 3;
+	/* right after the acquire returned: the report is there already */
+	res[0] = (int)npotential(d4);
+	res[1] = (int)edge_pid(d4, 1, 2);
+	res[2] = (int)olt_nheld(ol);
+	return ordlock_release_all(ol) ? 4 : 0;
+}
+
+/*
+ * An edge learned through FAST_LEARN that closes a cycle of ranks is a
+ * potential deadlock, reported as a kernel grant's would be, before the
+ * acquire returns, naming the member that took it
+ */
+static void test_potential(void)
+{
+	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1);
+	struct ordlock *ol;
+	pid_t pid;
+
+	snprintf(d4, sizeof(d4), "%s", olt_domain("fp"));
+	is_int(config(d4, ORDLOCK_POLICY_DETECT), 0, "%s: detect, fast path on", d4);
+	ol = olt_open(d4);
+	is_int(ordlock_acquire(ol, &b, 1, 1000, 0, NULL), 0, "potential: B (rank 2) first");
+	is_int(ordlock_acquire(ol, &a, 1, 1000, 0, NULL), 0,
+	       "then A (rank 1): the kernel grants it (detect)");
+	is_int(ordlock_release_all(ol), 0, "release both");
+	ordlock_close(ol);
+	is_int(nedges(d4, 2, 1), 1, "potential: 2 -> 1 learned");
+	is_int(npotential(d4), 0, "no potential deadlock yet");
+	memset(res, 0, 16 * sizeof(int));
+	pid = child_start(fast_ab_main, NULL);
+	is_int(child_wait(pid, 60), 0, "a member takes A then B by the fast path");
+	is_int(res[2], 0, "both by the fast path (the kernel holds none)");
+	is_int(res[0], 1, "the potential deadlock 1 -> 2 -> 1 is reported before the acquire returns");
+	is_int(res[1], (int)pid, "the edge 1 -> 2 names the member's pid");
+}
+
+/* Wait (bounded) until FAST_LEARN of @fd says EKEYEXPIRED; the last errno */
+static int learn_until_revoked(int fd, uint32_t a, uint32_t b, uint32_t *known)
+{
+	int i, err = 0;
+
+	for (i = 0; i < 3000; i++) {
+		if (!learn(fd, sizeof(struct ordlock_fast_learn), 0, a, b, 0, known))
+			return 0;
+		err = errno;
+		if (err == EKEYEXPIRED)
+			break;
+		usleep(10000);
+	}
+	return err;
+}
+
+/*
+ * A revoked owner learns nothing: FAST_LEARN says EKEYEXPIRED even with
+ * both words naming it (an acquire that raced the revocation), until
+ * RELEASE_ALL acknowledges
+ */
+static void test_revoked(void)
+{
+	struct ordlock_fast_pin pins[3];
+	struct ordlock_key c = ORDLOCK_EX(3, 1);
+	const struct ordlock_fast_edges *e;
+	struct ordlock_acquire acq;
+	struct ordlock_release rel;
+	volatile uint64_t *w;
+	uint32_t a, b, me, known = 7;
+	int fd, err;
+	void *p;
+
+	snprintf(d5, sizeof(d5), "%s", olt_domain("fr"));
+	is_int(config(d5, ORDLOCK_POLICY_DETECT), 0, "%s: detect, fast path on", d5);
+	fd = raw_member(d5, 2, pins);
+	if (fd < 0)
+		bail_out("raw member: %s", strerror(errno));
+	a = pins[0].slot;
+	b = pins[1].slot;
+	me = pins[0].index;
+	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED)
+		bail_out("mmap words: %s", strerror(errno));
+	w = p;
+	p = mmap(NULL, ORDLOCK_FAST_EDGES_SIZE, PROT_READ, MAP_SHARED, fd,
+		 ORDLOCK_FAST_EDGES_OFFSET);
+	if (p == MAP_FAILED)
+		bail_out("mmap edges: %s", strerror(errno));
+	e = p;
+	memset(&acq, 0, sizeof(acq));
+	acq.size = sizeof(acq);
+	acq.nkeys = 1;
+	acq.keys = (uintptr_t)&c;
+	acq.lease_ms = 50;
+	is_int(ioctl(fd, ORDLOCK_IOC_ACQUIRE, &acq), 0, "revoked: C granted with a 50 ms lease");
+	err = learn_until_revoked(fd, a, b, &known);
+	is_int(err, EKEYEXPIRED, "revoked: once the lease expired, FAST_LEARN says EKEYEXPIRED");
+	/* as an acquire that raced the revocation: the words name the member */
+	ok(!take(w, a, me) && !take(w, b, me), "revoked: the member takes A and B by CAS");
+	known = 7;
+	is_errno(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, b, 0, &known), EKEYEXPIRED,
+		 "revoked: FAST_LEARN of A -> B, both words its: EKEYEXPIRED");
+	is_int(known, 7, "revoked: known not written");
+	ok(!ordlock_fast_edge_known(e, a, b), "revoked: no pair marked");
+	is_int(nedges(d5, 1, 2), 0, "revoked: no edge learned");
+	memset(&rel, 0, sizeof(rel));
+	rel.size = sizeof(rel);
+	rel.flags = ORDLOCK_RELEASE_ALL;
+	is_int(ioctl(fd, ORDLOCK_IOC_RELEASE, &rel), 0, "revoked: RELEASE_ALL acknowledges");
+	ok(!ORDLOCK_FAST_OWNER(w[a]) && !ORDLOCK_FAST_OWNER(w[b]),
+	   "revoked: the acknowledgment let go of A and B");
+	ok(!take(w, a, me) && !take(w, b, me), "acknowledged: the member takes A and B again");
+	known = 7;
+	is_int(learn(fd, sizeof(struct ordlock_fast_learn), 0, a, b, 0, &known), 0,
+	       "acknowledged: FAST_LEARN of A -> B learns");
+	is_int(known, 1, "acknowledged: known 1");
+	is_int(nedges(d5, 1, 2), 1, "acknowledged: 1 -> 2 learned");
+	give(w, b);
+	give(w, a);
+	munmap((void *)e, ORDLOCK_FAST_EDGES_SIZE);
+	munmap((void *)w, ORDLOCK_FAST_WORDS_SIZE);
+	close(fd);
+}
+
 int main(void)
 {
 	watchdog_start(300);
@@ -364,9 +537,13 @@ int main(void)
 	test_learn();
 	test_enforce_and_map();
 	test_ioctl();
+	test_potential();
+	test_revoked();
 	/* every domain's fast path off: later programs count resources */
 	is_int(fast_off(dom), 0, "%s: fast path off at the end (its keys unpinned)", dom);
 	is_int(fast_off(d2), 0, "%s: fast path off at the end", d2);
 	is_int(fast_off(d3), 0, "%s: fast path off at the end", d3);
+	is_int(fast_off(d4), 0, "%s: fast path off at the end", d4);
+	is_int(fast_off(d5), 0, "%s: fast path off at the end", d5);
 	return tap_done();
 }

@@ -277,17 +277,10 @@ static int ordlock_domain_fast_check(struct ordlock_domain *domain,
 		       !!domain->backend;
 	bool fast = set->flags & ORDLOCK_DOMAIN_SET_FASTPATH ? set->fastpath :
 		    domain->fastpath;
-	u32 max_hold = set->flags & ORDLOCK_DOMAIN_SET_MAX_HOLD ? set->max_hold_ms :
-		       domain->max_hold_ms;
 
 	lockdep_assert_held(&ordlock_domains_lock);
 	if (cluster && fast) {
 		set->why = "the fast path is not available in a cluster domain";
-		return -EOPNOTSUPP;
-	}
-	/* A hold taken in user space has no lease: max_hold_ms could not hold */
-	if (fast && max_hold) {
-		set->why = "the fast path excludes max-hold: a fast-path hold has no lease";
 		return -EOPNOTSUPP;
 	}
 	if (!(set->flags & ORDLOCK_DOMAIN_SET_FASTPATH))

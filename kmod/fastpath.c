@@ -67,6 +67,7 @@
 #include "compat.h"
 #include "domain.h"
 #include "fastpath.h"
+#include "lease.h"
 #include "order.h"
 #include "owner.h"
 #include "resource.h"
@@ -274,6 +275,18 @@ void ordlock_fast_settle(struct ordlock_resource *res)
 	}
 }
 
+/*
+ * The holder of a key that a waiter just queued behind (WAITERS set): its
+ * lease starts (ordlock_lease_fast_seen()); under the owner table's lock
+ */
+static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_fast_holder *h)
+{
+	/* An owner whose index is being freed has no fast state any more */
+	if (h->owner && ordlock_fast_index(h->owner) == h->index)
+		ordlock_lease_fast_seen(h->owner, READ_ONCE(h->domain->max_hold_ms));
+	return true;
+}
+
 /**
  * ordlock_fast_queued() - a waiter was queued on @res: make sure it will
  *	be woken
@@ -302,8 +315,11 @@ void ordlock_fast_queued(struct ordlock_resource *res)
 		}
 		if (old & ORDLOCK_FAST_WAITERS)
 			return;
-		if (try_cmpxchg(wp, &old, old | ORDLOCK_FAST_WAITERS))
+		if (try_cmpxchg(wp, &old, old | ORDLOCK_FAST_WAITERS)) {
+			/* First seen contended: the holder's lease starts */
+			ordlock_fast_holder(res, ordlock_fast_seen_fn, NULL);
 			return;
+		}
 	}
 }
 

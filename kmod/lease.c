@@ -35,9 +35,28 @@
  * raises the owner page's flag and lets their words go; the failure
  * record lists them with token 0, among the others in key order.
  *
+ * A fast-path hold has no lease of its own until the kernel first sees it
+ * contended: when a kernel request queues behind it (ordlock_fast_queued()
+ * sets WAITERS), ordlock_lease_fast_seen() gives its holder's lease the
+ * deadline now + the domain's max_hold_ms (or keeps an earlier one). That
+ * happens under the waiter's owner->lock and the key's bucket lock, where
+ * the holder's owner->lock may not be taken (two owners' locks): the
+ * deadline is posted in l->fast_due (a lockless minimum) and the work is
+ * queued; the work, under the holder's lock, takes it into l->expires and
+ * arms the timer, or revokes at once when it is already due. The holder
+ * cannot be freed meanwhile: it is looked up in its domain's owner table,
+ * under that table's lock, which its destruction takes (erasing it) before
+ * ordlock_lease_owner_free() cancels the work. From then on the lease is
+ * the owner's one lease, as a kernel grant's: RENEW moves it, it ends when
+ * the owner holds nothing (kernel or fast-path holds) as the work or a
+ * request sees it, and an owner that keeps holding something is revoked
+ * at the deadline. A fast-path hold that nobody waits for gets no lease.
+ *
  * Locks: the work takes owner->lock and what nests in it (bucket locks
- * through the release, the event chain); it is queued under nothing but
- * the hrtimer's base lock. The owner's destruction marks the lease dead
+ * through the release, the event chain); it is queued under the hrtimer's
+ * base lock, or under a bucket lock and the fast owner table's lock
+ * (ordlock_lease_fast_seen(): queue_work() takes only the workqueue's
+ * own raw locks). The owner's destruction marks the lease dead
  * under owner->lock, then cancels the timer and the work with no lock held.
  * No new lock: see the lock order in main.c.
  */
@@ -89,6 +108,67 @@ static void ordlock_lease_arm(struct ordlock_lease *l)
 		return;
 	hrtimer_start_range_ns(&l->timer, l->expires, l->slack_ns,
 			       HRTIMER_MODE_ABS);
+}
+
+/* Whether @owner, locked, holds anything: kernel grants or fast-path holds */
+static bool ordlock_lease_holds(struct ordlock_owner *owner)
+{
+	lockdep_assert_held(&owner->lock);
+	return owner->nheld || ordlock_fast_held(owner);
+}
+
+/*
+ * Take the deadline that ordlock_lease_fast_seen() posted into the lease
+ * of @owner, locked: the earlier of it and the current deadline; the
+ * timer is armed for it. Nothing when the owner no longer holds anything
+ * by the fast path (the contended hold was let go), or is revoked.
+ */
+static void ordlock_lease_fast_take(struct ordlock_owner *owner)
+{
+	struct ordlock_lease *l = &owner->lease;
+	s64 due = atomic64_xchg(&l->fast_due, 0);
+	u64 ns;
+
+	lockdep_assert_held(&owner->lock);
+	if (!due || l->revoked || !ordlock_fast_held(owner))
+		return;
+	/* The domain's max-hold, the period of a renewal without one */
+	ns = (u64)READ_ONCE(owner->domain->max_hold_ms) * NSEC_PER_MSEC;
+	if (!ns)
+		return;
+	if (!l->expires || ktime_before(ns_to_ktime(due), l->expires))
+		WRITE_ONCE(l->expires, ns_to_ktime(due));
+	if (!l->period_ns)
+		l->period_ns = ns;
+	ordlock_lease_arm(l);
+}
+
+/**
+ * ordlock_lease_fast_seen() - a kernel request queued behind a fast-path
+ *	hold of @owner: start its lease (see the head of the file)
+ * @owner: the holder, as ordlock_fast_holder() found it: its owner->lock
+ *	NOT held (the waiter's is), the fast owner table's lock held, which
+ *	keeps it from being freed
+ * @max_hold_ms: the domain's max_hold_ms; 0: no lease
+ *
+ * The deadline is now + @max_hold_ms, or an earlier one already posted.
+ */
+void ordlock_lease_fast_seen(struct ordlock_owner *owner, u32 max_hold_ms)
+{
+	struct ordlock_lease *l = &owner->lease;
+	s64 due, old;
+
+	if (!max_hold_ms)
+		return;
+	due = ktime_to_ns(ktime_add_ns(ktime_get(),
+				       (u64)max_hold_ms * NSEC_PER_MSEC));
+	old = atomic64_read(&l->fast_due);
+	do {
+		/* An earlier one is posted: its work is queued */
+		if (old && old <= due)
+			return;
+	} while (!atomic64_try_cmpxchg(&l->fast_due, &old, due));
+	queue_work(ordlock_lease_wq, &l->work);
 }
 
 /* The owner holds nothing: no lease */
@@ -210,9 +290,12 @@ static void ordlock_lease_work(struct work_struct *work)
 
 	mutex_lock(&owner->lock);
 	/* A busy owner too: its request waits with the lock dropped */
-	if (l->dead || !l->expires)
+	if (l->dead)
 		goto out;
-	if (!owner->nheld) {
+	ordlock_lease_fast_take(owner);
+	if (!l->expires)
+		goto out;
+	if (!ordlock_lease_holds(owner)) {
 		ordlock_lease_clear(l);
 		goto out;
 	}
@@ -283,7 +366,7 @@ int ordlock_lease_check(struct ordlock_owner *owner)
 	}
 	if (likely(!l->expires) || owner->busy)
 		return 0;
-	if (!owner->nheld) {
+	if (!ordlock_lease_holds(owner)) {
 		ordlock_lease_clear(l);
 		return 0;
 	}
@@ -358,8 +441,10 @@ int ordlock_lease_renew(struct ordlock_owner *owner, u32 lease_ms, u64 *left_ms)
 	ret = ordlock_lease_check(owner);
 	if (ret)
 		return ret;
-	if (!owner->nheld)
+	if (!ordlock_lease_holds(owner))
 		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, NULL);
+	/* A fast-path hold's deadline not yet taken: the renewal replaces it */
+	atomic64_xchg(&l->fast_due, 0);
 	if (lease_ms)
 		ns = ordlock_lease_ns(owner->domain, lease_ms);
 	else

@@ -47,6 +47,11 @@ struct pid;
  *	tells the socket), or NULL
  * @hook_data: for @revoked_hook
  * @late_ns: how late the last revocation ran after @expires (bench)
+ * @fast_due: the deadline (ktime_get()) of a fast-path hold of the owner
+ *	that the kernel first saw contended (a waiter queued behind it), not
+ *	yet taken into @expires, 0 when none: lowered locklessly (a
+ *	cmpxchg loop) by ordlock_lease_fast_seen(), which queues @work;
+ *	taken (xchg to 0) by @work and by a renewal, under owner->lock
  */
 struct ordlock_lease {
 	struct hrtimer timer;
@@ -66,6 +71,7 @@ struct ordlock_lease {
 	void (*revoked_hook)(struct ordlock_owner *owner, void *data);
 	void *hook_data;
 	u64 late_ns;
+	atomic64_t fast_due;
 };
 
 /*
@@ -89,6 +95,7 @@ void ordlock_lease_owner_free(struct ordlock_owner *owner);
 int ordlock_lease_check(struct ordlock_owner *owner);
 int ordlock_lease_refuse(struct ordlock_owner *owner);
 void ordlock_lease_granted(struct ordlock_owner *owner, u32 lease_ms);
+void ordlock_lease_fast_seen(struct ordlock_owner *owner, u32 max_hold_ms);
 int ordlock_lease_renew(struct ordlock_owner *owner, u32 lease_ms, u64 *left_ms);
 int ordlock_lease_set_signal(struct ordlock_owner *owner, u32 signal);
 void ordlock_lease_acknowledge(struct ordlock_owner *owner);

@@ -103,8 +103,10 @@
  * - fd->owners (the xa_lock of a domain's fast owner table, index ->
  *   owner, fastpath.c) is a leaf: taken under a bucket lock (and so under
  *   whatever is above it) by ordlock_fast_holder(), which names the member
- *   a word names for the views, the failure record and the graph walk;
- *   under ordlock_fast_lock when an index is handed out or given back.
+ *   a word names for the views, the failure record and the graph walk,
+ *   and for the lease of a fast hold a waiter queued behind (which only
+ *   queues the holder's lease work under it, lease.c); under
+ *   ordlock_fast_lock when an index is handed out or given back.
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
  *   when a deadlock is recorded (under owner->lock) and by debugfs
  *   "deadlocks".

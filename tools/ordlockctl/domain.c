@@ -76,7 +76,7 @@ static int olc_nl_unusable(const struct olc_nl *nl, int err)
 {
 	/*
 	 * EOPNOTSUPP is also a setting refused (policy detect in a cluster
-	 * domain, the fast path with a cluster or a max-hold): the kernel's
+	 * domain, the fast path with a cluster): the kernel's
 	 * message tells them apart
 	 */
 	return !nl || (err == -EOPNOTSUPP &&
@@ -120,8 +120,6 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 			ret == -EPERM ? " (changing a domain needs CAP_SYS_ADMIN)" :
 			ret == -EOPNOTSUPP && (flags & ORDLOCK_DOMAIN_SET_POLICY) ?
 			" (a cluster domain takes policy enforce or timeout: the DLM sees no cycles across resources)" :
-			ret == -EOPNOTSUPP && (flags & (ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_MAX_HOLD)) ?
-			" (the fast path excludes max-hold and the cluster setting: a fast-path hold has no lease)" :
 			ret == -EOPNOTSUPP ? " (the fast path and the cluster setting exclude each other, and a cluster domain takes policy enforce or timeout)" :
 			ret == -ENOTCONN ? " (no cluster: dlm_controld is not running, or this node is not in a quorate cluster)" :
 			ret == -ENOPKG ? " (no cluster backend: ordlock_dlm.ko is not installed)" :

@@ -202,7 +202,6 @@
  * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
  *              policy detect set in a cluster domain (DOC: Cluster domains);
  *              nothing changed; the fast path and the cluster setting
- *              together, the fast path and a @max_hold_ms other than 0
  *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN,
  *              %ORDLOCK_IOC_FAST_RELEASE or %ORDLOCK_IOC_FAST_LEARN
  *              in a domain without the fast path (or before a pin)
@@ -341,7 +340,8 @@
  * also the lease of a request that gives none; 0 and 0 mean no lease, the
  * default. An owner has one lease for everything it holds (the keys it
  * holds by the fast path included: DOC: The fast path): its deadline is
- * the earliest of its grants' (grant time + lease), and %ORDLOCK_IOC_RENEW
+ * the earliest of its grants' (grant time + lease; for a key held by the
+ * fast path, the time a request first queued behind it + @max_hold_ms), and %ORDLOCK_IOC_RENEW
  * moves it to now + the lease period (the shortest lease of the owner's
  * grants, or the one RENEW gives). Renewing costs about what a failed
  * try-lock does, and allocates nothing.
@@ -2023,11 +2023,16 @@ enum ordlock_role {
  * - When the owner's file is released (close, exit, kill), every word its
  *   owner page's held stack and pending slot name, and that names the
  *   owner, is let go as %ORDLOCK_IOC_FAST_RELEASE would.
- * - Leases (DOC: Leases): a fast-path grant has no lease and no token of
- *   its own, so a domain with the fast path takes no @max_hold_ms, and a
- *   domain with one does not take the fast path (EOPNOTSUPP, nothing
- *   changed); a request with a lease or that wants a token is the
- *   kernel's. When an owner's lease expires, the keys it holds by the fast
+ * - Leases (DOC: Leases): a fast-path grant has no token, and no lease
+ *   while nobody waits for it: an uncontended fast-path hold is never
+ *   revoked. A domain may have both the fast path and a @max_hold_ms:
+ *   when a request in the kernel first queues behind a key held by the
+ *   fast path (the kernel sets %ORDLOCK_FAST_WAITERS), the holder's owner
+ *   gets a lease from that moment: its deadline becomes the earlier of its
+ *   deadline (if any) and now + @max_hold_ms, with @max_hold_ms as its
+ *   period; from then on it is the owner's one lease (RENEW moves it, it
+ *   ends when the owner holds nothing). A request with a lease or that
+ *   wants a token is the kernel's. When an owner's lease expires, the keys it holds by the fast
  *   path are revoked with the others: the kernel sets the owner page's
  *   @revoked, then lets each word that names the owner go (handed to the
  *   first waiter, or freed); the holder's release then fails with

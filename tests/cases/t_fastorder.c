@@ -284,6 +284,21 @@ static void give(volatile uint64_t *w, uint32_t slot)
 	w[slot] = ORDLOCK_FAST_WORD(ORDLOCK_FAST_GEN(w[slot]), 0);
 }
 
+/* Map a raw member's words (read-write) and learned pairs (read-only) */
+static void map_member(int fd, volatile uint64_t **w, const struct ordlock_fast_edges **e)
+{
+	void *p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p == MAP_FAILED)
+		bail_out("mmap words: %s", strerror(errno));
+	*w = p;
+	p = mmap(NULL, ORDLOCK_FAST_EDGES_SIZE, PROT_READ, MAP_SHARED, fd,
+		 ORDLOCK_FAST_EDGES_OFFSET);
+	if (p == MAP_FAILED)
+		bail_out("mmap edges: %s", strerror(errno));
+	*e = p;
+}
+
 /* FAST_LEARN is validated like every ioctl, and marks the pair */
 static void test_ioctl(void)
 {
@@ -292,7 +307,6 @@ static void test_ioctl(void)
 	volatile uint64_t *w;
 	uint32_t a, b, c, me, known;
 	int fd, plain;
-	void *p;
 
 	snprintf(d3, sizeof(d3), "%s", olt_domain("fl"));
 	is_int(config(d3, ORDLOCK_POLICY_DETECT), 0, "%s: detect, fast path on", d3);
@@ -308,15 +322,7 @@ static void test_ioctl(void)
 	b = pins[1].slot;
 	c = pins[2].slot;
 	me = pins[0].index;
-	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		bail_out("mmap words: %s", strerror(errno));
-	w = p;
-	p = mmap(NULL, ORDLOCK_FAST_EDGES_SIZE, PROT_READ, MAP_SHARED, fd,
-		 ORDLOCK_FAST_EDGES_OFFSET);
-	if (p == MAP_FAILED)
-		bail_out("mmap edges: %s", strerror(errno));
-	e = p;
+	map_member(fd, &w, &e);
 	is_int(e->learning, 1, "a detect domain learns");
 	ok(!take(w, a, me) && !take(w, b, me), "the member takes A and B by CAS");
 	is_errno(learn(fd, 8, 0, a, b, 0, NULL), EINVAL, "size too small: EINVAL");
@@ -474,7 +480,6 @@ static void test_revoked(void)
 	volatile uint64_t *w;
 	uint32_t a, b, me, known = 7;
 	int fd, err;
-	void *p;
 
 	snprintf(d5, sizeof(d5), "%s", olt_domain("fr"));
 	is_int(config(d5, ORDLOCK_POLICY_DETECT), 0, "%s: detect, fast path on", d5);
@@ -484,15 +489,7 @@ static void test_revoked(void)
 	a = pins[0].slot;
 	b = pins[1].slot;
 	me = pins[0].index;
-	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		bail_out("mmap words: %s", strerror(errno));
-	w = p;
-	p = mmap(NULL, ORDLOCK_FAST_EDGES_SIZE, PROT_READ, MAP_SHARED, fd,
-		 ORDLOCK_FAST_EDGES_OFFSET);
-	if (p == MAP_FAILED)
-		bail_out("mmap edges: %s", strerror(errno));
-	e = p;
+	map_member(fd, &w, &e);
 	memset(&acq, 0, sizeof(acq));
 	acq.size = sizeof(acq);
 	acq.nkeys = 1;

@@ -277,7 +277,8 @@ void ordlock_fast_settle(struct ordlock_resource *res)
 
 /*
  * The holder of a key that a waiter just queued behind (WAITERS set): its
- * lease starts (ordlock_lease_fast_seen()); under the owner table's lock
+ * lease starts, or keeps an earlier deadline (ordlock_lease_fast_seen());
+ * under the owner table's lock
  */
 static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_fast_holder *h)
 {
@@ -306,21 +307,27 @@ void ordlock_fast_queued(struct ordlock_resource *res)
 	if (!wp)
 		return;
 	old = READ_ONCE(*wp);
-	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
+	for (i = 0; ; i++) {
 		u32 owner = ORDLOCK_FAST_OWNER(old);
 
+		/* A member that keeps rewriting the word: left busy */
+		if (i == ORDLOCK_FAST_TRIES)
+			return;
 		if (owner == ORDLOCK_FAST_K || !owner) {
 			ordlock_fast_settle(res);
 			return;
 		}
-		if (old & ORDLOCK_FAST_WAITERS)
-			return;
-		if (try_cmpxchg(wp, &old, old | ORDLOCK_FAST_WAITERS)) {
-			/* First seen contended: the holder's lease starts */
-			ordlock_fast_holder(res, ordlock_fast_seen_fn, NULL);
-			return;
-		}
+		if ((old & ORDLOCK_FAST_WAITERS) ||
+		    try_cmpxchg(wp, &old, old | ORDLOCK_FAST_WAITERS))
+			break;
 	}
+	/*
+	 * Seen contended: the holder's lease starts, or keeps its earlier
+	 * deadline. Each waiter that queues says so, not only the first: a
+	 * max-hold set while the key was contended already applies from the
+	 * next waiter on.
+	 */
+	ordlock_fast_holder(res, ordlock_fast_seen_fn, NULL);
 }
 
 /**

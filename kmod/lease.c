@@ -37,8 +37,10 @@
  *
  * A fast-path hold has no lease of its own until the kernel first sees it
  * contended: when a kernel request queues behind it (ordlock_fast_queued()
- * sets WAITERS), ordlock_lease_fast_seen() gives its holder's lease the
- * deadline now + the domain's max_hold_ms (or keeps an earlier one). That
+ * sets WAITERS, or finds it set), ordlock_lease_fast_seen() gives its
+ * holder's lease the deadline now + the domain's max_hold_ms (or keeps an
+ * earlier one). Every waiter that queues does so, so that a max-hold set
+ * while the key was contended applies from the next waiter on. That
  * happens under the waiter's owner->lock and the key's bucket lock, where
  * the holder's owner->lock may not be taken (two owners' locks): the
  * deadline is posted in l->fast_due (a lockless minimum) and the work is

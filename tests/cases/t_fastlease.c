@@ -21,7 +21,9 @@
  *   release EKEYEXPIRED, the record, RELEASE_ALL). A fast hold nobody
  *   waits for is not revoked (held 3 x max-hold). RENEW keeps a contended
  *   fast hold alive past its first deadline. A holder killed while its
- *   lease runs hands the key to the waiter, and nothing stays held.
+ *   lease runs hands the key to the waiter, and nothing stays held. A
+ *   max-hold set while a fast hold is contended applies from the next
+ *   waiter on (the holder revoked, the waiters granted in turn).
  */
 #include <errno.h>
 #include <poll.h>
@@ -44,6 +46,7 @@ static char dom[ORDLOCK_DOMAIN_NAME_MAX];
 
 struct shared {
 	int ret;
+	int ret2;
 	long nheld;
 	uint64_t token;
 	uint64_t id;
@@ -379,6 +382,68 @@ static void test_death(void)
 	is_int(olt_probe(ld, 2, 4, EX), 0, "2:4 is free");
 }
 
+/* Waits for 2:sh->id in ld in the kernel, then lets it go and ends */
+static int lwaiter2_main(void *arg)
+{
+	struct ordlock_key k = ORDLOCK_EX(2, 0);
+	struct ordlock *ol = ordlock_open(ld);
+
+	(void)arg;
+	if (!ol)
+		return 1;
+	k.id = sh->id;
+	sh->ret2 = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL) ? -errno : 0;
+	ordlock_close(ol);
+	return 0;
+}
+
+/*
+ * A max-hold set while a fast hold is contended already: the next waiter
+ * that queues starts the holder's lease (the first one found no max-hold)
+ */
+static void test_late_max_hold(void)
+{
+	struct ordlock_key k = ORDLOCK_EX(2, 6);
+	struct ordlock *ol = olt_open(ld);
+	struct pollfd p;
+	pid_t b, c;
+
+	is_int(config(ld, ORDLOCK_DOMAIN_SET_MAX_HOLD, 0, 0, NULL), 0,
+	       "max-hold off");
+	is_int(ordlock_acquire(ol, &k, 1, 1000, 0, NULL), 0, "A holds 2:6");
+	is_int(olt_nheld(ol), 0, "by the fast path");
+	sh->id = 6;
+	b = child_start(lwaiter_main, NULL);
+	is_int(wait_blocked_ioctl(b, ORDLOCK_IOC_ACQUIRE, 0), 0,
+	       "B waits for 2:6 in the kernel (no max-hold: A gets no lease)");
+	p.fd = ordlock_fd(ol);
+	p.events = POLLPRI;
+	is_int(poll(&p, 1, 0), 0, "A not revoked");
+	is_int(config(ld, ORDLOCK_DOMAIN_SET_MAX_HOLD, 0, LEASE_MS, NULL), 0,
+	       "max-hold %d ms set while B waits", LEASE_MS);
+	c = child_start(lwaiter2_main, NULL);
+	is_int(wait_blocked_ioctl(c, ORDLOCK_IOC_ACQUIRE, 0), 0,
+	       "C waits for 2:6 too");
+	if (!is_int(wait_revoked(ol), 0,
+		    "POLLPRI: A's lease, started when C queued, expired and was revoked")) {
+		child_kill(b, SIGKILL);
+		child_kill(c, SIGKILL);
+		ordlock_close(ol);
+		return;
+	}
+	is_int(pbarrier_wait(sh->go), 0, "B is done waiting");
+	is_int(sh->ret, 0, "B (the queue's head) was granted 2:6");
+	is_errno(ordlock_release(ol, &k, 1), EKEYEXPIRED,
+		 "A's release of 2:6: EKEYEXPIRED");
+	is_int(ordlock_release_all(ol), 0, "RELEASE_ALL acknowledges");
+	is_int(pbarrier_wait(sh->go), 0, "B lets 2:6 go");
+	is_int(child_wait(b, 60), 0, "B ends");
+	is_int(child_wait(c, 60), 0, "C ends");
+	is_int(sh->ret2, 0, "C was granted 2:6 after B");
+	is_int(olt_probe(ld, 2, 6, EX), 0, "2:6 is free");
+	ordlock_close(ol);
+}
+
 int main(void)
 {
 	watchdog_start(300);
@@ -402,6 +467,7 @@ int main(void)
 	test_uncontended();
 	test_renew();
 	test_death();
+	test_late_max_hold();
 	is_int(config(ld, ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_MAX_HOLD,
 		      0, 0, NULL), 0, "off at the end (nobody is in it)");
 	return tap_done();

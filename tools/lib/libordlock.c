@@ -695,7 +695,7 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		g = ORDLOCK_FAST_GEN(w) + 1;
 		if (ORDLOCK_FAST_OWNER(w) || (w & ORDLOCK_FAST_WAITERS) || !g ||
 		    !__atomic_compare_exchange_n(wp, &w, ORDLOCK_FAST_WORD(g, f->index),
-						 0, __ATOMIC_ACQUIRE,
+						 0, __ATOMIC_SEQ_CST,
 						 __ATOMIC_RELAXED)) {
 			pg->pending = 0;
 			goto contended;
@@ -708,7 +708,7 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		taken++;
 	}
 	/* a revocation the kernel's walk did not see (never set yet) */
-	if (__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST)) {
 		while (taken--)
 			fast_unlock_at(ol, nheld + taken);
 		return FAST_SLOW;
@@ -856,8 +856,12 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	f->held[nheld] = *k;
 	__atomic_store_n(&pg->nheld, nheld + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
-	/* the checks of the owner page after the CAS: the revoked flag */
-	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0))
+	/*
+	 * The checks of the owner page after the CAS: the revoked word. Both
+	 * seq_cst (the kernel: flag, full barrier, words): this load may not
+	 * pass the CAS's store (an acquire load might, on arm64's LDAPR)
+	 */
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST) != 0, 0))
 		return FAST_X_REVOKED;
 	/* the learned order: a pair (top -> this key) the kernel must know */
 	if (nheld) {
@@ -947,7 +951,7 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 	} while (++k != keys + n);
 	/* the checks of the owner page after the CASes: the revoked flag */
-	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_ACQUIRE) != 0, 0)) {
+	if (__builtin_expect(__atomic_load_n(&pg->revoked, __ATOMIC_SEQ_CST) != 0, 0)) {
 		f->x_code = FAST_X_REVOKED;
 		goto taken;
 	}

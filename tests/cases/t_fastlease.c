@@ -234,20 +234,32 @@ static void test_revoke_free(void)
 #define LEASE_MS 200
 static char ld[ORDLOCK_DOMAIN_NAME_MAX];
 
-/* Waits for 2:sh->id in ld in the kernel, then holds it until told */
+/* child_start()'s argument for a waiter that lets the key go at once */
+static int once;
+
+/*
+ * Waits for 2:sh->id in ld in the kernel, then holds it until told; with
+ * &once, lets it go at once and ends (its result in sh->ret2)
+ */
 static int lwaiter_main(void *arg)
 {
 	struct ordlock_key k = ORDLOCK_EX(2, 0);
 	struct ordlock *ol = ordlock_open(ld);
+	int ret;
 
-	(void)arg;
 	if (!ol)
 		return 1;
 	k.id = sh->id;
-	sh->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, &sh->token) ? -errno : 0;
-	sh->nheld = olt_nheld(ol);
-	pbarrier_wait(sh->go);	/* granted (or failed) */
-	pbarrier_wait(sh->go);	/* let it go */
+	ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0,
+			      arg ? NULL : &sh->token) ? -errno : 0;
+	if (arg) {
+		sh->ret2 = ret;
+	} else {
+		sh->ret = ret;
+		sh->nheld = olt_nheld(ol);
+		pbarrier_wait(sh->go);	/* granted (or failed) */
+		pbarrier_wait(sh->go);	/* let it go */
+	}
 	ordlock_close(ol);
 	return 0;
 }
@@ -382,21 +394,6 @@ static void test_death(void)
 	is_int(olt_probe(ld, 2, 4, EX), 0, "2:4 is free");
 }
 
-/* Waits for 2:sh->id in ld in the kernel, then lets it go and ends */
-static int lwaiter2_main(void *arg)
-{
-	struct ordlock_key k = ORDLOCK_EX(2, 0);
-	struct ordlock *ol = ordlock_open(ld);
-
-	(void)arg;
-	if (!ol)
-		return 1;
-	k.id = sh->id;
-	sh->ret2 = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL) ? -errno : 0;
-	ordlock_close(ol);
-	return 0;
-}
-
 /*
  * A max-hold set while a fast hold is contended already: the next waiter
  * that queues starts the holder's lease (the first one found no max-hold)
@@ -421,7 +418,7 @@ static void test_late_max_hold(void)
 	is_int(poll(&p, 1, 0), 0, "A not revoked");
 	is_int(config(ld, ORDLOCK_DOMAIN_SET_MAX_HOLD, 0, LEASE_MS, NULL), 0,
 	       "max-hold %d ms set while B waits", LEASE_MS);
-	c = child_start(lwaiter2_main, NULL);
+	c = child_start(lwaiter_main, &once);
 	is_int(wait_blocked_ioctl(c, ORDLOCK_IOC_ACQUIRE, 0), 0,
 	       "C waits for 2:6 too");
 	if (!is_int(wait_revoked(ol), 0,

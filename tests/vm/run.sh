@@ -350,33 +350,49 @@ watch_console() {
 	done
 }
 
+boot() {
+	watch_console &
+	watcher=$!
+	set +e
+	if [[ $mode == demo ]]; then
+		# everything the guest prints, live
+		timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null 2>&1 |
+			clean_console | tee "$console"
+	else
+		# only the guest's progress lines
+		timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null 2>&1 |
+			clean_console | tee "$console" |
+			grep --line-buffered -E '^ordlock-vm: (run|end|FATAL|insmod|rmmod|kernel|guest|bench)' |
+			sed -u 's/^ordlock-vm: /vm: /'
+	fi
+	qrc=${PIPESTATUS[0]}
+	kill "$watcher" 2>/dev/null
+	wait "$watcher" 2>/dev/null
+	set -e
+}
+
 echo "vm: booting $KVER (${#tests[@]} $mode programs; log: ${console#"$repo"/})"
 t0=$(date +%s)
-watch_console &
-watcher=$!
-set +e
-if [[ $mode == demo ]]; then
-	# everything the guest prints, live
-	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null 2>&1 |
-		clean_console | tee "$console"
-else
-	# only the guest's progress lines
-	timeout -k 10 "$vm_timeout" "${qemu[@]}" </dev/null 2>&1 |
-		clean_console | tee "$console" |
-		grep --line-buffered -E '^ordlock-vm: (run|end|FATAL|insmod|rmmod|kernel|guest|bench)' |
-		sed -u 's/^ordlock-vm: /vm: /'
+boot
+# qemu itself killed by a signal (exit 128+N; timeout's are 124 and 137)
+# before the guest's init printed a line: nothing of ordlock ran, the host's
+# qemu crashed (seen once: SIGSEGV 3 s after the start, the console empty,
+# while another guest booted beside it).  Booted once more, and said so.
+if ((qrc > 128 && qrc != 137)) && [[ ! -f "$results/done" ]] &&
+	! grep -q '^ordlock-vm:' "$console" 2>/dev/null; then
+	echo "vm: qemu died (exit $qrc) before the guest started; booting once more"
+	mv -f "$console" "$console.qemu-$qrc"
+	rm -f "$results/qemu.pid"
+	boot
 fi
-qrc=${PIPESTATUS[0]}
-kill "$watcher" 2>/dev/null
-wait "$watcher" 2>/dev/null
-set -e
 t1=$(date +%s)
 echo "vm: qemu exited ($qrc) after $((t1 - t0))s"
 
 # --- judge ----------------------------------------------------------------------
 show_console() {
 	local first
-	first=$(grep -m1 -n -E "$fatal" "$console" | cut -d: -f1)
+	# (|| true: no failure on the console is no reason to stop here)
+	first=$(grep -m1 -n -E "$fatal" "$console" | cut -d: -f1) || true
 	if [[ -n "$first" ]]; then
 		# the first kernel failure, not the lock-up noise after it
 		echo "---- console (from line $((first > 5 ? first - 5 : 1)) of ${console#"$repo"/}) ----"

@@ -377,8 +377,9 @@ boot
 # qemu itself killed by a signal (exit 128+N; timeout's are 124 and 137)
 # before the guest's init printed a line: nothing of ordlock ran, the host's
 # qemu crashed (seen once: SIGSEGV 3 s after the start, the console empty,
-# while another guest booted beside it).  Booted once more, and said so.
-if ((qrc > 128 && qrc != 137)) && [[ ! -f "$results/done" ]] &&
+# while another guest booted beside it).  Booted once more, and said so;
+# not a guest watch_console() stopped for a kernel failure on the console.
+if ((qrc > 128 && qrc != 137)) && [[ ! -f "$results/done" && ! -f "$results/stopped" ]] &&
 	! grep -q '^ordlock-vm:' "$console" 2>/dev/null; then
 	echo "vm: qemu died (exit $qrc) before the guest started; booting once more"
 	mv -f "$console" "$console.qemu-$qrc"

@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t_layers -- the layer check of kmod/ (tests/lib/layers.py, the layers and
-# the allowlist in kmod/layers.txt): from nm on the built objects, no file
-# calls a layer above its own but for the allowlisted calls; no kmod/*.c is
-# over 1000 lines without a comment line saying why; only cluster.c,
+# t_layers -- the layer check of kmod/ (tests/lib/layers.py, the layers,
+# the allowlist, the loops and the size caps in kmod/layers.txt): from nm
+# on the built objects, no file calls a layer above its own but for the
+# allowlisted calls, and no files of one layer call each other in a loop
+# but those listed; no kmod/*.c is longer than its cap; only cluster.c,
 # backend.c and ordlock_dlm.c include backend.h; every object of Kbuild has
 # a layer and a row in docs/design.md's layout table.  Then it plants each
-# kind of fault (an upward call in the nm listing, a long file, an include,
-# a missing row, an object without a layer) into a copy and sees the check
-# fail on it.  The module is built first when its objects are missing or
+# kind of fault (an upward call and a loop in the nm listing, a listed loop
+# or cap removed, a stale line, a long file, an include, a missing row, an
+# object without a layer) into a copy and sees the check fail on it, naming
+# the files.  The module is built first when its objects are missing or
 # older than its sources.  TAP.
 set -uo pipefail
 
@@ -46,7 +48,7 @@ fi
 out=$(python3 "$check" "$kmod" "$design" 2>&1)
 rc=$?
 [[ -n $out ]] && echo "# ${out//$'\n'/$'\n'# }"
-point $rc "kmod/ keeps its layers, sizes and seam, and design.md has a row per object"
+point $rc "kmod/ keeps its layers, loops, sizes and seam, and design.md has a row per object"
 
 # the real listing, as the planted cases read it
 for o in $objs; do
@@ -76,15 +78,64 @@ out=$(python3 "$check" --nm "$work/nm" "$work/k1" 2>&1)
 [[ $? == 1 && $out == *"resource.c (data) calls ordlock_cluster_unlock()"* ]]
 point $? "an allowlisted call fails once its allow line is removed"
 
-# a file over 1000 lines without a reason; then with one
+# a loop planted in one layer: topo.c (pure logic) calling back the learned
+# order that calls it
+{ cat "$work/nm"; echo "topo:                  U ordlock_order_reset"; } >"$work/nm-loop"
+out=$(python3 "$check" --nm "$work/nm-loop" "$kmod" 2>&1)
+rc=$?
+echo "# ${out//$'\n'/$'\n'# }"
+[[ $rc == 1 && $out == "loop within a layer: order.c -> topo.c -> order.c (engine): order.c calls "*" of topo.c, whose calls lead back to it;"* ]]
+point $? "a planted loop in one layer (topo.c -> ordlock_order_reset) fails the check, naming both files"
+
+# a longer loop: graph.c calling the request engine that waits on it
+{ cat "$work/nm"; echo "graph:                  U ordlock_req_acquire"; } >"$work/nm-loop3"
+out=$(python3 "$check" --nm "$work/nm-loop3" "$kmod" 2>&1)
+rc=$?
+echo "# ${out//$'\n'/$'\n'# }"
+[[ $rc == 1 && $out == "loop within a layer: graph.c -> request.c -> wait.c -> graph.c (engine): graph.c calls ordlock_req_acquire() of request.c"* ]]
+point $? "a planted loop of three files (graph -> request -> wait -> graph) fails the check"
+
+# a listed loop with its line gone; a loop line of files that no longer
+# call each other (on the real objects); a loop line without a reason
+cp -r "$kmod" "$work/k5"
+sed -i '/^loop netlink nl_lock /d' "$work/k5/layers.txt"
+out=$(python3 "$check" --nm "$work/nm" "$work/k5" 2>&1)
+[[ $? == 1 && $out == *"loop within a layer: netlink.c -> nl_lock.c -> netlink.c (front)"* ]]
+point $? "a listed loop fails once its loop line is removed"
+cp -r "$kmod" "$work/k6"
+echo "loop keys params -- a test" >>"$work/k6/layers.txt"
+out=$(python3 "$check" "$work/k6" 2>&1)
+[[ $? == 1 && $out == *"loop keys params: no such loop any more (no call keys.c -> params.c, params.c -> keys.c): drop the line"* ]]
+point $? "a loop line of files that do not call each other fails on the real objects"
+sed -i 's/^loop keys params -- a test$/loop keys params/' "$work/k6/layers.txt"
+out=$(python3 "$check" --nm "$work/nm" "$work/k6" 2>&1)
+[[ $? != 0 && $out == *"a loop or size line needs"*"loop keys params"* ]]
+point $? "a loop line without its reason is refused"
+
+# a file over its cap: the default; a comment does not raise it, a size
+# line with its reason does; a cap of a file within the default is stale;
+# ordlock_dlm.c without its cap
 cp -r "$kmod" "$work/k2"
 for i in $(seq 1 1001); do echo "/* line $i */"; done >>"$work/k2/keys.c"
 out=$(python3 "$check" --nm "$work/nm" "$work/k2" 2>&1)
-[[ $? == 1 && $out == *"size: keys.c has"* ]]
+[[ $? == 1 && $out == *"size: keys.c has "*" lines, over its cap of 1000 (size * 1000)"* ]]
 point $? "keys.c grown over 1000 lines fails the check"
-sed -i '1a /* Over 1000 lines: a test */' "$work/k2/keys.c"
+sed -i '1a /* Over 1000 lines: to be split */' "$work/k2/keys.c"
 out=$(python3 "$check" --nm "$work/nm" "$work/k2" 2>&1)
-point $? "... and passes with a comment line that says why"
+[[ $? == 1 && $out == *"size: keys.c has "* ]]
+point $? "... and a comment that promises a split does not raise the cap"
+echo "size keys 1200 -- a test" >>"$work/k2/layers.txt"
+out=$(python3 "$check" --nm "$work/nm" "$work/k2" 2>&1)
+point $? "... a size line with its reason does"
+cp -r "$kmod" "$work/k7"
+echo "size keys 1200 -- a test" >>"$work/k7/layers.txt"
+out=$(python3 "$check" --nm "$work/nm" "$work/k7" 2>&1)
+[[ $? == 1 && $out == *"size keys 1200: keys.c has "*" lines, within the default 1000: drop the line"* ]]
+point $? "a size line of a file within the default cap fails the check"
+sed -i '/^size ordlock_dlm /d' "$work/k7/layers.txt"
+out=$(python3 "$check" --nm "$work/nm" "$work/k7" 2>&1)
+[[ $? == 1 && $out == *"size: ordlock_dlm.c has "*" lines, over its cap of 1000"* ]]
+point $? "ordlock_dlm.c fails without its size line"
 
 # backend.h included outside the seam
 cp -r "$kmod" "$work/k3"

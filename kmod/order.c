@@ -475,10 +475,10 @@ struct ordlock_order_walk {
 	unsigned int n;
 	unsigned int i, j;			/* the rank taken: keys[i .. j - 1] */
 	u32 tmode;				/* ... its strongest mode */
-	u32 kind;				/* the next pair's; 0: next ranks */
+	u32 kind;				/* the next pair's; 0: the next ranks */
 };
 
-/* The next rank held, set up with the taken ranks to walk; false after the last */
+/* The next rank held, its taken ranks to walk from the first; false after the last */
 static bool ordlock_order_walk_held(struct ordlock_order_walk *w)
 {
 	const struct ordlock_hold *h = w->next;
@@ -496,7 +496,6 @@ static bool ordlock_order_walk_held(struct ordlock_order_walk *w)
 		w->hmode = ordlock_order_max_mode(w->hmode, h->mode);
 	}
 	w->next = h;
-	w->i = 0;
 	w->j = 0;
 	return true;
 }

@@ -163,9 +163,11 @@ bool ordlock_order_learn_pair(struct ordlock_owner *owner, u32 hrank, u64 hid,
 int ordlock_order_label_check(const char *label);
 void ordlock_order_free(struct ordlock_domain *domain);
 void ordlock_order_reset(struct ordlock_domain *domain);
+void ordlock_order_exit(void);
+
+/* The views (order_view.c): GET_ORDER and debugfs "order" */
 int ordlock_order_get(struct ordlock_domain *domain,
 		      struct ordlock_order_get *arg, bool admin, u32 uid);
 void ordlock_order_show(struct seq_file *m);
-void ordlock_order_exit(void);
 
 #endif /* _ORDLOCK_ORDER_H */

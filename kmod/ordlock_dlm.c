@@ -1,10 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Over 1000 lines: the DLM backend is being changed; it is to be split by
- * concern (spaces and locks, the asynchronous calls, the value blocks)
- * once that is merged.
- */
-/*
  * ordlock_dlm: the cluster backend of ordlock, on the Linux DLM (fs/dlm).
  *
  * A companion module of ordlock.ko, built only when the kernel has the DLM

@@ -10,7 +10,7 @@
  *  - refused, and nothing forgotten: another flag bit (EINVAL, extack
  *    naming the flag; the policy given with it is not applied either),
  *    a sender without CAP_NET_ADMIN (EPERM), FLAGS in DOMAIN_GET (EINVAL);
- *  - the fast path (an owner's cache of known edges): one owner repeating
+ *  - the edge cache (an owner's cache of known edges): one owner repeating
  *    a grant 130 times counts it exactly as batched (129: the first
  *    learned, then two batches of 64 added, one grant pending), for a
  *    rank pair, ids up and down within a rank (reported once), two

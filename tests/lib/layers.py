@@ -8,15 +8,21 @@ calls each global symbol) and the declared layers of kmod/layers.txt, it
 fails on
   - a call from a file to a file of a layer above it that the allowlist of
     kmod/layers.txt does not name (caller file and symbol),
-  - an object of Kbuild with no layer, or a layer's file not in Kbuild,
-  - a kmod/*.c over 1000 lines without a comment line that says why
-    ("over 1000 lines" in it),
+  - a loop between files of one layer (X calls Y and Y calls X, or a
+    longer cycle) that no "loop" line of kmod/layers.txt lists with its
+    reason: a call from X to Y of X's layer, where Y's calls in that
+    layer lead back to X, must be one that a "loop" line names,
+  - a kmod/*.c longer than its cap: the "size" lines of kmod/layers.txt,
+    a default for every file and a cap, with its reason, for a few,
   - an #include "backend.h" outside cluster.c, backend.c and ordlock_dlm.c,
-  - an object of Kbuild without a row in docs/design.md's layout table.
+  - an object of Kbuild with no layer, or a layer's file not in Kbuild,
+  - an object of Kbuild without a row in docs/design.md's layout table,
+  - and on the real objects, a stale line: an "allow" or "loop" line whose
+    calls are gone, a "size" line of a file within the default cap.
 
 Usage: layers.py [--nm LISTING] KMOD_DIR [DESIGN_MD]
   --nm LISTING: read "FILE: nm line" lines from LISTING instead of running
-  nm on KMOD_DIR/*.o (the unit test plants an upward call so).
+  nm on KMOD_DIR/*.o (the unit test plants an upward call and a loop so).
 Prints one line per problem; exits 1 when there is one, 2 on a usage error.
 """
 import os
@@ -24,7 +30,6 @@ import re
 import subprocess
 import sys
 
-SIZE_LIMIT = 1000
 SEAM = {"cluster.c", "backend.c", "ordlock_dlm.c"}
 
 
@@ -45,8 +50,9 @@ def kbuild_objects(kmod):
 
 
 def read_layers(kmod):
-    """Layers top first: [(name, [patterns])], allow {(file, symbol)}"""
-    layers, allow = [], set()
+    """Layers top first: [(name, [patterns])], allow {(file, symbol)},
+    loops [(files, line)], sizes [(pattern, cap, line)]"""
+    layers, allow, loops, sizes = [], set(), [], []
     for raw in open(os.path.join(kmod, "layers.txt")):
         line = raw.split("#", 1)[0].strip()
         if not line:
@@ -59,16 +65,111 @@ def read_layers(kmod):
         if m:
             allow.add((m.group(1), m.group(2)))
             continue
-        raise SystemExit("layers.txt: cannot read: " + raw.rstrip())
-    return layers, allow
+        # loop FILE FILE... -- REASON; size STEM-PATTERN LINES -- REASON
+        m = re.match(r"loop\s+(\w+(?:\s+\w+)+)\s+--\s+\S", line)
+        if m:
+            loops.append((m.group(1).split(), line.split(" --")[0]))
+            continue
+        m = re.match(r"size\s+(\S+)\s+(\d+)\s+--\s+\S", line)
+        if m:
+            sizes.append((m.group(1), int(m.group(2)), line.split(" --")[0]))
+            continue
+        raise SystemExit("layers.txt: cannot read (a loop or size line needs "
+                         "\"-- reason\"): " + raw.rstrip())
+    return layers, allow, loops, sizes
+
+
+def stem_match(pattern, stem):
+    return re.fullmatch(re.escape(pattern).replace(r"\*", ".*"), stem) is not None
 
 
 def layer_of(stem, layers):
     for i, (_, pats) in enumerate(layers):
         for p in pats:
-            if re.fullmatch(p.replace("*", ".*"), stem):
+            if stem_match(p, stem):
                 return i
     return None
+
+
+def path_back(graph, start, goal):
+    """The shortest path of calls start .. goal in graph, or None"""
+    prev, todo = {start: None}, [start]
+    while todo:
+        nxt = []
+        for f in todo:
+            for g in sorted(graph.get(f, ())):
+                if g in prev:
+                    continue
+                prev[g] = f
+                if g == goal:
+                    path = [g]
+                    while prev[path[-1]] is not None:
+                        path.append(prev[path[-1]])
+                    return path[::-1]
+                nxt.append(g)
+        todo = nxt
+    return None
+
+
+def check_loops(calls, layers, loops, stale):
+    """The loops between files of one layer that no loop line lists.
+    calls: {(caller, callee): {symbols}} of files of one layer."""
+    bad, graph, listed = [], {}, set()
+    for f, g in calls:
+        graph.setdefault(f, set()).add(g)
+    for files, line in loops:
+        lays = {layer_of(f, layers) for f in files}
+        if None in lays or len(lays) != 1:
+            bad.append("%s: its files are not objects of one layer" % line)
+        steps = list(zip(files, files[1:] + files[:1]))
+        listed.update(steps)
+        gone = ["%s.c -> %s.c" % s for s in steps if s not in calls]
+        if stale and gone:
+            bad.append("%s: no such loop any more (no call %s): drop the line"
+                       % (line, ", ".join(gone)))
+    seen = set()
+    for (f, g), syms in sorted(calls.items()):
+        if (f, g) in listed:
+            continue
+        back = path_back(graph, g, f)
+        if back is None:
+            continue
+        cycle = [f] + back
+        key = frozenset(cycle)
+        if key in seen:
+            continue
+        seen.add(key)
+        bad.append("loop within a layer: %s (%s): %s.c calls %s() of %s.c, whose "
+                   "calls lead back to it; break it, or list it in layers.txt "
+                   "(loop %s -- reason)"
+                   % (" -> ".join(c + ".c" for c in cycle),
+                      layers[layer_of(f, layers)][0], f, sorted(syms)[0], g,
+                      " ".join(cycle[:-1])))
+    return bad
+
+
+def check_sizes(kmod, sizes):
+    """kmod/*.c longer than their caps; caps of files within the default"""
+    bad = []
+    default = [(p, c, l) for p, c, l in sizes if "*" in p]
+    named = {p: (c, l) for p, c, l in sizes if "*" not in p}
+    stems = [n[:-2] for n in sorted(os.listdir(kmod))
+             if n.endswith(".c") and not n.endswith(".mod.c")]
+    for stem in stems:
+        n = open(os.path.join(kmod, stem + ".c")).read().count("\n")
+        dflt = next(((c, l) for p, c, l in default if stem_match(p, stem)), None)
+        cap = named.get(stem, dflt)
+        if cap is None:
+            bad.append("size: %s.c has no cap in layers.txt (a \"size\" line)" % stem)
+        elif n > cap[0]:
+            bad.append("size: %s.c has %d lines, over its cap of %d (%s): split it by "
+                       "concern, or give it a cap with its reason" % (stem, n, cap[0], cap[1]))
+        elif stem in named and dflt and n <= dflt[0]:
+            bad.append("%s: %s.c has %d lines, within the default %d: drop the line"
+                       % (named[stem][1], stem, n, dflt[0]))
+    for stem in sorted(set(named) - set(stems)):
+        bad.append("%s: no kmod/%s.c" % (named[stem][1], stem))
+    return bad
 
 
 def nm_listing(kmod, objs):
@@ -94,7 +195,7 @@ def main(argv):
     design = argv[1] if len(argv) > 1 else None
     bad = []
     objs = kbuild_objects(kmod)
-    layers, allow = read_layers(kmod)
+    layers, allow, loops, sizes = read_layers(kmod)
 
     # every object has a layer; every named file is an object
     for o in objs:
@@ -115,12 +216,14 @@ def main(argv):
             uses.append((f, parts[1]))
         elif len(parts) == 3 and parts[1] in "TDBRV":
             defs[parts[2]] = f
-    used_allow = set()
+    used_allow, within = set(), {}
     for f, sym in uses:
         g = defs.get(sym)
         if g is None or g == f:
             continue
         lf, lg = layer_of(f, layers), layer_of(g, layers)
+        if lf is not None and lf == lg:
+            within.setdefault((f, g), set()).add(sym)
         if lf is None or lg is None or lg >= lf:
             continue
         if (f, sym) in allow:
@@ -132,17 +235,16 @@ def main(argv):
         for f, sym in sorted(allow - used_allow):
             bad.append("allow %s %s: no such upward call any more: drop the line" % (f, sym))
 
-    # sizes, and who includes backend.h
+    # the loops within a layer; the sizes
+    bad += check_loops(within, layers, loops, not nm_file)
+    bad += check_sizes(kmod, sizes)
+
+    # who includes backend.h
     for name in sorted(os.listdir(kmod)):
         path = os.path.join(kmod, name)
         if not name.endswith((".c", ".h")) or not os.path.isfile(path):
             continue
         text = open(path).read()
-        if name.endswith(".c") and text.count("\n") > SIZE_LIMIT and \
-                not re.search(r"^\s*(/?\*|//).*over %d lines" % SIZE_LIMIT, text,
-                              re.M | re.I):
-            bad.append("size: %s has %d lines (over %d) and no comment line saying why"
-                       % (name, text.count("\n"), SIZE_LIMIT))
         if name not in SEAM and re.search(r'^\s*#\s*include\s+"backend\.h"', text, re.M):
             bad.append("seam: %s includes backend.h (only %s may)" % (name, ", ".join(sorted(SEAM))))
 

@@ -43,23 +43,7 @@ static struct shared *sh;
 /* A kernel try-acquire (raw, not the fast path) by a fresh owner of dom */
 static int kprobe(uint64_t id)
 {
-	struct ordlock_key k = ordlock_key(1, id, EX);
-	struct ordlock_set_domain sd;
-	struct ordlock_acquire a;
-	int fd = olt_raw_fd(), ret = 0;
-
-	memset(&sd, 0, sizeof(sd));
-	sd.size = sizeof(sd);
-	snprintf(sd.name, sizeof(sd.name), "%s", dom);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = ORDLOCK_ACQUIRE_TRY;
-	a.nkeys = 1;
-	a.keys = (uintptr_t)&k;
-	if (ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
-		ret = -errno;
-	close(fd);
-	return ret;
+	return olt_ktry(dom, ordlock_key(1, id, EX), NULL);
 }
 
 static int nosys_main(void *arg)

@@ -37,48 +37,28 @@ static int *res;
 
 static int config(const char *name, uint32_t policy)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = {
+		.flags = ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_POLICY,
+		.fastpath = 1, .fastpath_uid = geteuid(), .policy = policy,
+	};
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_POLICY;
-	cfg.fastpath = 1;
-	cfg.fastpath_uid = geteuid();
-	cfg.policy = policy;
-	ret = ordlock_domain_config(adm, name, &cfg);
-	ordlock_close(adm);
-	return ret;
+	return olt_domain_set(name, &cfg);
 }
 
 /* The fast path of @name off: its keys unpinned (no resource left in use) */
 static int fast_off(const char *name)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = { .flags = ORDLOCK_DOMAIN_SET_FASTPATH };
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
-	cfg.fastpath = 0;
-	ret = ordlock_domain_config(adm, name, &cfg);
-	ordlock_close(adm);
-	return ret;
+	return olt_domain_set(name, &cfg);
 }
 
 /* The policy of @name alone (its members stay) */
 static int policy(const char *name, uint32_t pol)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = { .flags = ORDLOCK_DOMAIN_SET_POLICY, .policy = pol };
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_POLICY;
-	cfg.policy = pol;
-	ret = ordlock_domain_config(adm, name, &cfg);
-	ordlock_close(adm);
-	return ret;
+	return olt_domain_set(name, &cfg);
 }
 
 /* Edges of the learned order of @name from rank @from to rank @to (-1: any) */
@@ -86,16 +66,11 @@ static int nedges(const char *name, long from, long to)
 {
 	struct ordlock_order_edge e[64];
 	struct ordlock_order_get info;
-	struct ordlock *adm = olt_open(NULL);
-	unsigned int i;
-	int ret, n = 0;
+	int i, n = 0, ne = olt_order_get(name, e, 64, &info);
 
-	memset(&info, 0, sizeof(info));
-	ret = ordlock_get_order(adm, name, e, 64, NULL, 0, &info);
-	ordlock_close(adm);
-	if (ret)
-		return ret;
-	for (i = 0; i < info.nedges && i < 64; i++)
+	if (ne < 0)
+		return ne;
+	for (i = 0; i < ne; i++)
 		if ((from < 0 || e[i].from_rank == from) && (to < 0 || e[i].to_rank == to))
 			n++;
 	return n;
@@ -371,13 +346,8 @@ static void test_ioctl(void)
 static long npotential(const char *name)
 {
 	struct ordlock_order_get info;
-	struct ordlock *adm = olt_open(NULL);
-	int ret;
 
-	memset(&info, 0, sizeof(info));
-	ret = ordlock_get_order(adm, name, NULL, 0, NULL, 0, &info);
-	ordlock_close(adm);
-	return ret ? -1 : (long)info.npotential;
+	return olt_order_get(name, NULL, 0, &info) < 0 ? -1 : (long)info.npotential;
 }
 
 /* The pid of the first observation of rank @from -> rank @to in @name, or -1 */
@@ -385,16 +355,12 @@ static long edge_pid(const char *name, uint32_t from, uint32_t to)
 {
 	struct ordlock_order_edge e[64];
 	struct ordlock_order_get info;
-	struct ordlock *adm = olt_open(NULL);
-	unsigned int i;
+	int i, ne = olt_order_get(name, e, 64, &info);
 	long pid = -1;
 
-	memset(&info, 0, sizeof(info));
-	if (!ordlock_get_order(adm, name, e, 64, NULL, 0, &info))
-		for (i = 0; i < info.nedges && i < 64; i++)
-			if (e[i].from_rank == from && e[i].to_rank == to)
-				pid = e[i].pid;
-	ordlock_close(adm);
+	for (i = 0; i < ne; i++)
+		if (e[i].from_rank == from && e[i].to_rank == to)
+			pid = e[i].pid;
 	return pid;
 }
 

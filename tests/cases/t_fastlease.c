@@ -115,11 +115,9 @@ static void test_settings(void)
 static int waiter_main(void *arg)
 {
 	struct ordlock_key k = ORDLOCK_EX(1, 10);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	sh->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, &sh->token) ? -errno : 0;
 	sh->nheld = olt_nheld(ol);
 	pbarrier_wait(sh->go);	/* granted: the holder tries its release */
@@ -219,11 +217,9 @@ static int once;
 static int lwaiter_main(void *arg)
 {
 	struct ordlock_key k = ORDLOCK_EX(2, 0);
-	struct ordlock *ol = ordlock_open(ld);
+	struct ordlock *ol = olt_child_open(ld);
 	int ret;
 
-	if (!ol)
-		return 1;
 	k.id = sh->id;
 	ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0,
 			      arg ? NULL : &sh->token) ? -errno : 0;

@@ -182,10 +182,8 @@ static int waiter_main(void *arg)
 	uint64_t id = (uintptr_t)arg;
 	struct ordlock_key k = ordlock_key(1, id, EX);
 	unsigned int ms = id == 11 ? 300 : OLT_LONG_MS;
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
-	if (!ol)
-		return 1;
 	sh->ret[0] = ordlock_acquire(ol, &k, 1, ms, 0, NULL) ? -errno : 0;
 	sh->f[0] = *ordlock_last_failure(ol);
 	ordlock_close(ol);
@@ -377,11 +375,9 @@ static void test_timeout(void)
 static int a_main(void *arg)
 {
 	struct ordlock_key k1 = ORDLOCK_EX(1, 1), k2 = ORDLOCK_EX(1, 2);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	sh->ret[1] = ordlock_acquire(ol, &k1, 1, 1000, 0, NULL) ? -errno : 0;
 	sh->nheld[1] = olt_nheld(ol);
 	pbarrier_wait(sh->b1);
@@ -395,12 +391,10 @@ static int a_main(void *arg)
 static int b_main(void *arg)
 {
 	struct ordlock_key k1 = ORDLOCK_EX(1, 1), k2 = ORDLOCK_EX(1, 2);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 	int n;
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	sh->ret[0] = ordlock_acquire(ol, &k2, 1, 1000, 0, NULL) ? -errno : 0;
 	sh->nheld[0] = olt_nheld(ol);
 	pbarrier_wait(sh->b1);

@@ -48,12 +48,10 @@ static int waiter_main(void *arg)
 {
 	struct waiter *w = arg;
 	struct ordlock_key k[2] = { ORDLOCK_EX(1, 1), ORDLOCK_EX(1, 2) };
-	struct ordlock *ol = ordlock_open(w->domain);
+	struct ordlock *ol = olt_child_open(w->domain);
 	struct ordlock_acquire a;
 	int ret;
 
-	if (!ol)
-		return 1;
 	usr1_counter_start(w->handler);
 	ret = olt_fd_acquire(ordlock_fd(ol), k, 2, 0, ASK_NS, &a);
 	w->res->err = ret ? errno : 0;

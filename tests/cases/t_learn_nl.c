@@ -59,10 +59,8 @@ static struct ordlock_order_get G;
 
 static void get_order(const char *domain)
 {
-	int ret = ordlock_get_order(admin, domain, E, 64, W, 256, &G);
-
-	if (ret)
-		bail_out("get_order(%s): %s", domain, strerror(-ret));
+	if (olt_order_read(admin, domain, E, ARRAY_SIZE(E), W, ARRAY_SIZE(W), &G))
+		bail_out("no learned order of %s", domain);
 }
 
 /* A program: takes ranks r[0], r[1], ... one request each, holding all */

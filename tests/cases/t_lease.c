@@ -96,15 +96,13 @@ struct stopped {
 static int stopped_main(void *arg)
 {
 	struct stopped *st = arg;
-	struct ordlock *ol = ordlock_open(st->domain);
+	struct ordlock *ol = olt_child_open(st->domain);
 	struct ordlock_key k = ORDLOCK_EX(1, 1), k2 = ORDLOCK_EX(2, 2);
 	struct ordlock_revoked_key rk[4];
 	struct ordlock_owner_info info;
 	struct pollfd pfd;
 	int i, n;
 
-	if (!ol)
-		return 1;
 	if (ordlock_acquire_lease(ol, &k, 1, 0, 0, 400, &st->token))
 		return 2;
 	if (storage_write(&st->storage, st->domain, 1, 1, st->token, 1))
@@ -216,13 +214,11 @@ struct renewer {
 static int renewer_main(void *arg)
 {
 	struct renewer *r = arg;
-	struct ordlock *ol = ordlock_open(r->domain);
+	struct ordlock *ol = olt_child_open(r->domain);
 	struct ordlock_key k = ORDLOCK_EX(3, 3);
 	struct pollfd pfd;
 	uint64_t token, left, t0;
 
-	if (!ol)
-		return 1;
 	if (ordlock_acquire_lease(ol, &k, 1, 0, 0, 1000, &token))
 		return 2;
 	if (pbarrier_wait(r->held) || pbarrier_wait(r->go))
@@ -257,12 +253,10 @@ struct waiter {
 static int waiter_main(void *arg)
 {
 	struct waiter *w = arg;
-	struct ordlock *ol = ordlock_open(w->domain);
+	struct ordlock *ol = olt_child_open(w->domain);
 	struct ordlock_key k = ORDLOCK_EX(3, 3);
 	uint64_t t0;
 
-	if (!ol)
-		return 1;
 	t0 = now_ms();
 	w->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
 	w->ms = now_ms() - t0;

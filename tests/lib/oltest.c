@@ -34,6 +34,15 @@ struct ordlock *olt_open(const char *domain)
 	return ol;
 }
 
+struct ordlock *olt_child_open(const char *domain)
+{
+	struct ordlock *ol = ordlock_open(domain);
+
+	if (!ol)
+		_exit(1);
+	return ol;
+}
+
 int olt_raw_fd(void)
 {
 	int fd = open(ORDLOCK_DEVICE, O_RDWR | O_CLOEXEC);
@@ -133,6 +142,17 @@ int olt_domain_set(const char *domain, struct ordlock_domain_config *cfg)
 	return ret;
 }
 
+int olt_order_read(struct ordlock *ol, const char *domain,
+		   struct ordlock_order_edge *e, unsigned int emax,
+		   uint32_t *w, unsigned int wmax, struct ordlock_order_get *info)
+{
+	int ret = ordlock_get_order(ol, domain, e, emax, w, wmax, info);
+
+	if (ret)
+		diag("get_order(%s): %s", domain, strerror(-ret));
+	return ret;
+}
+
 int olt_order_get(const char *domain, struct ordlock_order_edge *e,
 		  unsigned int max, struct ordlock_order_get *info)
 {
@@ -204,6 +224,13 @@ int olt_fd_acquire(int fd, const struct ordlock_key *keys, unsigned int n,
 		*out = a;
 	errno = err;
 	return ret;
+}
+
+int olt_fd_release_all(int fd)
+{
+	struct ordlock_release r = { .size = sizeof(r), .flags = ORDLOCK_RELEASE_ALL };
+
+	return ioctl(fd, ORDLOCK_IOC_RELEASE, &r) < 0 ? -errno : (int)r.released;
 }
 
 int olt_ktry(const char *domain, struct ordlock_key k, struct ordlock_failure *f)

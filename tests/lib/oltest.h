@@ -24,6 +24,13 @@
 /* olt_open() - ordlock_open() or bail out of the test. */
 struct ordlock *olt_open(const char *domain);
 
+/*
+ * olt_child_open() - in a child of child_start(): ordlock_open(@domain), or
+ * the child ends with status 1 (a child may not bail out: its parent owns
+ * the TAP output)
+ */
+struct ordlock *olt_child_open(const char *domain);
+
 /* olt_raw_fd() - open /dev/ordlock directly, or bail out. */
 int olt_raw_fd(void);
 
@@ -77,6 +84,15 @@ int olt_no_ioctl(void);
  * -1 with errno set).
  */
 int olt_domain_set(const char *domain, struct ordlock_domain_config *cfg);
+
+/*
+ * olt_order_read() - GET_ORDER of @domain through @ol into @e (@emax
+ * edges), @w (@wmax label words) and *@info: ordlock_get_order()'s result,
+ * with a diag() naming @domain when it failed
+ */
+int olt_order_read(struct ordlock *ol, const char *domain,
+		   struct ordlock_order_edge *e, unsigned int emax,
+		   uint32_t *w, unsigned int wmax, struct ordlock_order_get *info);
 
 /*
  * olt_order_get() - the learned order of @domain (GET_ORDER through an
@@ -182,6 +198,9 @@ int olt_fd_set_domain(int fd, const char *name);
  */
 int olt_fd_acquire(int fd, const struct ordlock_key *keys, unsigned int n,
 		   uint32_t flags, uint64_t timeout_ns, struct ordlock_acquire *out);
+
+/* olt_fd_release_all() - a raw RELEASE_ALL on @fd: how many keys it released, or -errno */
+int olt_fd_release_all(int fd);
 
 /*
  * olt_ktry() - a kernel try-acquire of @k by a fresh raw owner of @domain

@@ -276,12 +276,7 @@ static int acquire(int fd, const struct ordlock_key *keys, unsigned int n,
 
 static int release_all(int fd)
 {
-	struct ordlock_release r;
-
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.flags = ORDLOCK_RELEASE_ALL;
-	return ioctl(fd, ORDLOCK_IOC_RELEASE, &r) < 0 ? -errno : (int)r.released;
+	return olt_fd_release_all(fd);
 }
 
 static int convert(int fd, struct ordlock_key k, uint32_t flags, uint64_t timeout_ns,

@@ -80,11 +80,9 @@ static int nedges(const char *name, long from, long to)
 static int nosys_main(void *arg)
 {
 	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1), c = ORDLOCK_EX(3, 1);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	/* pin the three keys (alone: no pair) */
 	res[0] = ordlock_acquire(ol, &a, 1, 1000, 0, NULL) || ordlock_release(ol, &a, 1) ||
 		 ordlock_acquire(ol, &b, 1, 1000, 0, NULL) || ordlock_release(ol, &b, 1) ||
@@ -102,6 +100,24 @@ static int nosys_main(void *arg)
 	return 0;
 }
 
+/*
+ * @d a fresh domain (named from @prefix) with @policy (@pname) and the fast
+ * path, a point; an owner of it that took and released @a once, which
+ * pinned it (two points)
+ */
+static struct ordlock *pinned_owner(char *d, const char *prefix, uint32_t policy,
+				    const char *pname, const struct ordlock_key *a)
+{
+	struct ordlock *ol;
+
+	snprintf(d, ORDLOCK_DOMAIN_NAME_MAX, "%s", olt_domain(prefix));
+	is_int(config(d, policy), 0, "%s: %s, fast path on", d, pname);
+	ol = olt_open(d);
+	is_int(ordlock_acquire(ol, a, 1, 1000, 0, NULL), 0, "acquire A (pins it)");
+	is_int(ordlock_release(ol, a, 1), 0, "release A");
+	return ol;
+}
+
 static void test_learn(void)
 {
 	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1), c = ORDLOCK_EX(3, 1);
@@ -109,11 +125,7 @@ static void test_learn(void)
 	pid_t pid;
 	int i, st;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("fo"));
-	is_int(config(dom, ORDLOCK_POLICY_DETECT), 0, "%s: detect, fast path on", dom);
-	ol = olt_open(dom);
-	is_int(ordlock_acquire(ol, &a, 1, 1000, 0, NULL), 0, "acquire A (pins it)");
-	is_int(ordlock_release(ol, &a, 1), 0, "release A");
+	ol = pinned_owner(dom, "fo", ORDLOCK_POLICY_DETECT, "detect", &a);
 	is_int(ordlock_acquire(ol, &b, 1, 1000, 0, NULL), 0, "acquire B (pins it)");
 	is_int(ordlock_release(ol, &b, 1), 0, "release B");
 	is_int(nedges(dom, -1, -1), 0, "no edge learned yet");
@@ -158,11 +170,7 @@ static void test_enforce_and_map(void)
 	void *p;
 	int fd, ret;
 
-	snprintf(d2, sizeof(d2), "%s", olt_domain("fe"));
-	is_int(config(d2, ORDLOCK_POLICY_ENFORCE), 0, "%s: enforce, fast path on", d2);
-	ol = olt_open(d2);
-	is_int(ordlock_acquire(ol, &a, 1, 1000, 0, NULL), 0, "acquire A (pins it)");
-	is_int(ordlock_release(ol, &a, 1), 0, "release A");
+	ol = pinned_owner(d2, "fe", ORDLOCK_POLICY_ENFORCE, "enforce", &a);
 	is_int(ordlock_acquire(ol, &b, 1, 1000, 0, NULL), 0, "acquire B");
 	is_int(olt_nheld(ol), 0, "by the fast path");
 	ret = ordlock_acquire(ol, &a, 1, 1000, 0, NULL);
@@ -368,11 +376,9 @@ static long edge_pid(const char *name, uint32_t from, uint32_t to)
 static int fast_ab_main(void *arg)
 {
 	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1);
-	struct ordlock *ol = ordlock_open(d4);
+	struct ordlock *ol = olt_child_open(d4);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	/* pinned alone first (no pair), then the pair in one go */
 	if (ordlock_acquire(ol, &a, 1, 1000, 0, NULL) || ordlock_release(ol, &a, 1) ||
 	    ordlock_acquire(ol, &b, 1, 1000, 0, NULL) || ordlock_release(ol, &b, 1))

@@ -71,22 +71,39 @@ static int step_is(const struct ordlock_cycle_step *s, uint64_t owner_id,
 }
 
 /*
+ * The crossing of most tests here: fresh domains X and Y ("@tag" x, y, of
+ * @px and @py) and actors P (fd 0 in X, fd 1 in Y) and Q (fd 0 in Y, fd 1
+ * in X), "@tag-p" and "@tag-q"
+ */
+static void cross(char *x, char *y, const char *tag, unsigned int px,
+		  unsigned int py, struct gt_actor **p, struct gt_actor **q)
+{
+	const char *pd[2] = { x, y }, *qd[2] = { y, x };
+	char name[16];
+
+	snprintf(name, sizeof(name), "%sx", tag);
+	gt_new_domain(x, name, px, 0);
+	snprintf(name, sizeof(name), "%sy", tag);
+	gt_new_domain(y, name, py, 0);
+	snprintf(name, sizeof(name), "%s-p", tag);
+	*p = gt_actor_start_in(name, pd, 2);
+	snprintf(name, sizeof(name), "%s-q", tag);
+	*q = gt_actor_start_in(name, qd, 2);
+}
+
+/*
  * Two processes, each with a descriptor in X and one in Y (P: fd 0 in X,
  * fd 1 in Y; Q: fd 0 in Y, fd 1 in X). @policy: of both domains.
  */
 static void test_two(unsigned int policy, const char *what)
 {
 	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX], line[512];
-	const char *pd[2] = { x, y }, *qd[2] = { y, x };
 	struct gt_actor *p, *q;
 	const struct gt_result *res;
 	struct gt_deadlock d;
 	int ret, i, kmsg;
 
-	gt_new_domain(x, "xdx", policy, 0);
-	gt_new_domain(y, "xdy", policy, 0);
-	p = gt_actor_start_in("xd-p", pd, 2);
-	q = gt_actor_start_in("xd-q", qd, 2);
+	cross(x, y, "xd", policy, policy, &p, &q);
 	/* the tests before may have spent the log's rate limit */
 	gt_kmsg_settle();
 	kmsg = gt_kmsg_open();
@@ -245,18 +262,10 @@ static void test_no_false(void)
 static void test_timeout_domain(void)
 {
 	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX];
-	const char *pd[2], *qd[2];
 	struct gt_actor *p, *q;
 	int ret;
 
-	gt_new_domain(x, "xdtx", ORDLOCK_POLICY_TIMEOUT, 0);
-	gt_new_domain(y, "xdty", ORDLOCK_POLICY_DETECT, 0);
-	pd[0] = x;
-	pd[1] = y;
-	qd[0] = y;
-	qd[1] = x;
-	p = gt_actor_start_in("xdt-p", pd, 2);
-	q = gt_actor_start_in("xdt-q", qd, 2);
+	cross(x, y, "xdt", ORDLOCK_POLICY_TIMEOUT, ORDLOCK_POLICY_DETECT, &p, &q);
 	is_int(gt_call1(p, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
 	       "timeout domain: P holds 1:1 in X (policy timeout)");
 	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
@@ -285,20 +294,12 @@ static void test_views(void)
 {
 	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX];
 	static char out[16384];
-	const char *pd[2], *qd[2];
 	struct gt_actor *p, *q;
 	struct gt_edge e[16];
 	int n, i, hard = 0, thread = 0, st, s;
 	static const char *const sources[2] = { "debugfs", "netlink" };
 
-	gt_new_domain(x, "xdvx", ORDLOCK_POLICY_TIMEOUT, 0);
-	gt_new_domain(y, "xdvy", ORDLOCK_POLICY_TIMEOUT, 0);
-	pd[0] = x;
-	pd[1] = y;
-	qd[0] = y;
-	qd[1] = x;
-	p = gt_actor_start_in("xdv-p", pd, 2);
-	q = gt_actor_start_in("xdv-q", qd, 2);
+	cross(x, y, "xdv", ORDLOCK_POLICY_TIMEOUT, ORDLOCK_POLICY_TIMEOUT, &p, &q);
 	is_int(gt_call1(p, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0, "views: P holds 1:1 in X");
 	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0, "views: Q holds 1:1 in Y");
 	gt_submit1(p, GT_OP_ACQUIRE, 1, 1, 1, EX, LONG_MS, 0);

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ordlock-specific helpers of the in-VM tests: opening owners, probing
- * whether a key is held, raw ioctl structures, module parameters.
+ * ordlock-specific helpers of the in-VM tests: opening owners (in the test
+ * and in its children), probing whether a key is held, raw ioctls and raw
+ * fast-path members, domain settings and the learned order, module
+ * parameters, running a command (ordlockctl) for its output, capabilities.
+ * A test that wants one of these and finds a copy in another test should
+ * find it here instead (and one missing belongs here, not in a second copy).
  */
 #ifndef ORDLOCK_TEST_OLTEST_H
 #define ORDLOCK_TEST_OLTEST_H

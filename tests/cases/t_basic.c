@@ -232,6 +232,7 @@ static void test_release(void)
 	struct ordlock_release r;
 	struct ordlock_key k, two[2];
 	char buf[200];
+	int n;
 
 	is_int(ordlock_acquire(a, three, 3, OLT_LONG_MS, 0, NULL), 0,
 	       "acquire 4:1, 4:2, 4:3");
@@ -271,22 +272,16 @@ static void test_release(void)
 	k = ORDLOCK_EX(4, 9);
 	is_int(ordlock_acquire(a, &k, 1, OLT_LONG_MS, 0, NULL), 0,
 	       "acquire 4:9 above 4:1");
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.flags = ORDLOCK_RELEASE_ALL;
-	is_int(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_RELEASE, &r), 0,
-	       "RELEASE_ALL");
-	is_int(r.released, 2, "released counts 2 keys");
+	n = olt_fd_release_all(ordlock_fd(a));
+	is_int(n < 0 ? n : 0, 0, "RELEASE_ALL");
+	is_int(n, 2, "released counts 2 keys");
 	is_int(olt_nheld(a), 0, "holds nothing");
 	is_int(olt_probe(NULL, 4, 1, EX), 0, "4:1 free");
 	is_int(olt_probe(NULL, 4, 9, EX), 0, "4:9 free");
 
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.flags = ORDLOCK_RELEASE_ALL;
-	is_int(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_RELEASE, &r), 0,
-	       "RELEASE_ALL holding nothing succeeds");
-	is_int(r.released, 0, "and releases 0");
+	n = olt_fd_release_all(ordlock_fd(a));
+	is_int(n < 0 ? n : 0, 0, "RELEASE_ALL holding nothing succeeds");
+	is_int(n, 0, "and releases 0");
 
 	/* a subset release through the raw ioctl also counts */
 	ordlock_acquire(a, three, 3, OLT_LONG_MS, 0, NULL);

@@ -59,20 +59,7 @@ static void find_tree(void)
 /* Run @cmd through the shell; its output into @out. Returns the exit status */
 static int run(const char *cmd, char *out, size_t len)
 {
-	char full[PATH_MAX + 512];
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	snprintf(full, sizeof(full), "%s 2>&1", cmd);
-	p = popen(full, "r");
-	if (!p)
-		bail_out("popen: %s", strerror(errno));
-	while (n + 1 < len && fgets(out + n, (int)(len - n), p))
-		n += strlen(out + n);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return olt_run(out, len, "%s 2>&1", cmd);
 }
 
 static int ctl(const char *args, char *out, size_t len)
@@ -195,21 +182,15 @@ static void test_modules(const char *dom)
 	       "the failed join left the companion unpinned: rmmod works %s", out);
 }
 
+/* DOMAIN_SET of cluster @v, and @policy unless < 0 */
 static int nl_set(struct nlt *s, const char *dom, int policy, uint32_t v,
 		  struct olc_nl_domain *d)
 {
-	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_DOMAIN_SET, 0);
-	struct nlattr *tb[ORDLOCK_A_MAX + 1];
-	int ret;
+	const struct nlt_u32 a[] = {
+		{ ORDLOCK_A_CLUSTER, v }, { ORDLOCK_A_POLICY, (uint32_t)policy },
+	};
 
-	if (!msg || nla_put_string(msg, ORDLOCK_A_DOMAIN, dom) ||
-	    nla_put_u32(msg, ORDLOCK_A_CLUSTER, v) ||
-	    (policy >= 0 && nla_put_u32(msg, ORDLOCK_A_POLICY, (uint32_t)policy)))
-		bail_out("cannot build DOMAIN_SET");
-	ret = nlt_request(s, msg, tb);
-	if (!ret && d)
-		ret = olc_nl_parse_domain(tb, d);
-	return ret;
+	return nlt_domain_set_u32(s, dom, a, policy >= 0 ? 2 : 1, d);
 }
 
 static void test_netlink(const char *dom)

@@ -124,14 +124,8 @@ static int child_wait_on_fd(void *arg)
 {
 	struct shwait *s = arg;
 	struct ordlock_key k = ORDLOCK_EX(2, 5);
-	struct ordlock_acquire a;
 
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.nkeys = 1;
-	a.keys = (uintptr_t)&k;
-	a.timeout_ns = (uint64_t)SHWAIT_MS * 1000000;
-	s->ret = olt_ioctl(s->fd, ORDLOCK_IOC_ACQUIRE, &a) ? -errno : 0;
+	s->ret = olt_fd_acquire(s->fd, &k, 1, 0, (uint64_t)SHWAIT_MS * 1000000, NULL) ? -errno : 0;
 	return 0;
 }
 

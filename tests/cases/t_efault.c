@@ -37,69 +37,72 @@ static void *ro_copy(const void *src, size_t len)
 	return p;
 }
 
-static void test_convert(void)
+/* A point (@what): ioctl @req of @ol with a read-only copy of @arg fails, EFAULT */
+static void is_efault(struct ordlock *ol, unsigned long req, const void *arg,
+		      size_t len, const char *what)
+{
+	void *ro = ro_copy(arg, len);
+
+	is_errno(olt_ioctl(ordlock_fd(ol), req, ro), EFAULT, "%s", what);
+	munmap(ro, pagesz);
+}
+
+/* Owners A and B of a fresh domain, A holding @k (a point, @what) */
+static void a_holds(struct ordlock **a, struct ordlock **b, struct ordlock_key k,
+		    const char *what)
 {
 	const char *dom = olt_domain("efault");
-	struct ordlock *a = olt_open(dom), *b = olt_open(dom);
-	struct ordlock_key k = ORDLOCK_EX(3, 3);
-	struct ordlock_convert cv;
-	void *ro;
 
-	is_int(ordlock_acquire(a, &k, 1, OLT_LONG_MS, 0, NULL), 0, "A holds 3:3 exclusive");
-	memset(&cv, 0, sizeof(cv));
-	cv.size = sizeof(cv);
-	cv.key = (struct ordlock_key)ORDLOCK_SH(3, 3);
-	cv.timeout_ns = 1000000000ULL;
-	ro = ro_copy(&cv, sizeof(cv));
-	is_errno(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_CONVERT, ro), EFAULT,
-		 "CONVERT to shared with a read-only argument: EFAULT");
+	*a = olt_open(dom);
+	*b = olt_open(dom);
+	is_int(ordlock_acquire(*a, &k, 1, OLT_LONG_MS, 0, NULL), 0, "%s", what);
+}
+
+static void test_convert(void)
+{
+	struct ordlock_key k = ORDLOCK_EX(3, 3);
+	struct ordlock_convert cv = {
+		.size = sizeof(cv), .key = ORDLOCK_SH(3, 3), .timeout_ns = 1000000000ULL,
+	};
+	struct ordlock *a, *b;
+
+	a_holds(&a, &b, k, "A holds 3:3 exclusive");
+	is_efault(a, ORDLOCK_IOC_CONVERT, &cv, sizeof(cv),
+		  "CONVERT to shared with a read-only argument: EFAULT");
 	k.mode = SH;
 	is_errno(ordlock_try_acquire(b, &k, 1, NULL), EAGAIN,
 		 "the key is still exclusive: B's shared try-lock is refused");
-	munmap(ro, pagesz);
 
 	/* and an upgrade back from shared */
 	is_int(ordlock_convert(a, ORDLOCK_SH(3, 3), OLT_LONG_MS, 0, NULL), 0,
 	       "A downgrades 3:3 to shared (writable argument)");
 	cv.key = (struct ordlock_key)ORDLOCK_EX(3, 3);
-	ro = ro_copy(&cv, sizeof(cv));
-	is_errno(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_CONVERT, ro), EFAULT,
-		 "CONVERT to exclusive with a read-only argument: EFAULT");
+	is_efault(a, ORDLOCK_IOC_CONVERT, &cv, sizeof(cv),
+		  "CONVERT to exclusive with a read-only argument: EFAULT");
 	is_int(ordlock_try_acquire(b, &k, 1, NULL), 0,
 	       "the key is still shared: B's shared try-lock is granted");
-	munmap(ro, pagesz);
 	ordlock_close(a);
 	ordlock_close(b);
 }
 
 static void test_release(void)
 {
-	const char *dom = olt_domain("efault");
-	struct ordlock *a = olt_open(dom), *b = olt_open(dom);
 	struct ordlock_key k = ORDLOCK_EX(4, 4);
-	struct ordlock_release rel;
-	void *ro;
+	struct ordlock_release rel = { .size = sizeof(rel), .keys = (uintptr_t)&k, .nkeys = 1 };
+	struct ordlock *a, *b;
 
-	is_int(ordlock_acquire(a, &k, 1, OLT_LONG_MS, 0, NULL), 0, "A holds 4:4");
-	memset(&rel, 0, sizeof(rel));
-	rel.size = sizeof(rel);
-	rel.keys = (uintptr_t)&k;
-	rel.nkeys = 1;
-	ro = ro_copy(&rel, sizeof(rel));
-	is_errno(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_RELEASE, ro), EFAULT,
-		 "RELEASE of 4:4 with a read-only argument: EFAULT");
+	a_holds(&a, &b, k, "A holds 4:4");
+	is_efault(a, ORDLOCK_IOC_RELEASE, &rel, sizeof(rel),
+		  "RELEASE of 4:4 with a read-only argument: EFAULT");
 	is_int(olt_nheld(a), 1, "A still holds its key");
 	is_errno(ordlock_try_acquire(b, &k, 1, NULL), EAGAIN, "and B cannot take it");
-	munmap(ro, pagesz);
 
 	memset(&rel, 0, sizeof(rel));
 	rel.size = sizeof(rel);
 	rel.flags = ORDLOCK_RELEASE_ALL;
-	ro = ro_copy(&rel, sizeof(rel));
-	is_errno(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_RELEASE, ro), EFAULT,
-		 "RELEASE_ALL with a read-only argument: EFAULT");
+	is_efault(a, ORDLOCK_IOC_RELEASE, &rel, sizeof(rel),
+		  "RELEASE_ALL with a read-only argument: EFAULT");
 	is_int(olt_nheld(a), 1, "A still holds its key");
-	munmap(ro, pagesz);
 	ordlock_close(a);
 	ordlock_close(b);
 }
@@ -109,7 +112,6 @@ static void test_domain_config(void)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock *a;
 	struct ordlock_domain_config dc, now;
-	void *ro;
 
 	snprintf(dom, sizeof(dom), "%s", olt_domain("efault"));
 	a = olt_open(dom);
@@ -118,10 +120,8 @@ static void test_domain_config(void)
 	dc.flags = ORDLOCK_DOMAIN_SET_POLICY;
 	dc.policy = ORDLOCK_POLICY_DETECT;
 	memcpy(dc.name, dom, sizeof(dc.name));
-	ro = ro_copy(&dc, sizeof(dc));
-	is_errno(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_DOMAIN_CONFIG, ro), EFAULT,
-		 "DOMAIN_CONFIG setting policy detect with a read-only argument: EFAULT");
-	munmap(ro, pagesz);
+	is_efault(a, ORDLOCK_IOC_DOMAIN_CONFIG, &dc, sizeof(dc),
+		  "DOMAIN_CONFIG setting policy detect with a read-only argument: EFAULT");
 	memset(&now, 0, sizeof(now));
 	now.size = sizeof(now);
 	memcpy(now.name, dom, sizeof(now.name));
@@ -136,15 +136,12 @@ static void test_set_domain(void)
 	struct ordlock *a = olt_open(NULL);
 	struct ordlock_set_domain sd;
 	struct ordlock_owner_info info;
-	void *ro;
 
 	memset(&sd, 0, sizeof(sd));
 	sd.size = sizeof(sd);
 	snprintf(sd.name, sizeof(sd.name), "%s", olt_domain("efault-move"));
-	ro = ro_copy(&sd, sizeof(sd));
-	is_errno(olt_ioctl(ordlock_fd(a), ORDLOCK_IOC_SET_DOMAIN, ro), EFAULT,
-		 "SET_DOMAIN with a read-only argument: EFAULT");
-	munmap(ro, pagesz);
+	is_efault(a, ORDLOCK_IOC_SET_DOMAIN, &sd, sizeof(sd),
+		  "SET_DOMAIN with a read-only argument: EFAULT");
 	if (is_int(ordlock_owner_info(a, &info), 0, "OWNER_INFO"))
 		ok(!strcmp(info.domain, "default"), "the owner is still in \"default\" (%.32s)",
 		   info.domain);

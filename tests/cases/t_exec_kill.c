@@ -85,16 +85,29 @@ static int wait_taken(const char *domain, uint32_t rank, uint64_t id)
 	return 0;
 }
 
+/*
+ * "ordlockctl exec @opts -d @d -x 1:@id -- sleep 30": a point (@what) that
+ * the key is taken; the pid of the sleep in *@cmd; ordlockctl's pid
+ */
+static pid_t exec_sleep(const char *opts, const char *d, unsigned int id,
+			const char *what, pid_t *cmd)
+{
+	char args[256];
+	pid_t ctlpid;
+
+	snprintf(args, sizeof(args), "%s-d %s -x 1:%u -- sleep 30", opts, d, id);
+	ctlpid = start_exec(args);
+	ok(wait_taken(d, 1, id), "%s", what);
+	*cmd = child_of(ctlpid, "sleep", 5000);
+	return ctlpid;
+}
+
 static void test_kill_wrapper(void)
 {
 	const char *d = olt_domain("exec-kill");
-	char args[256];
-	pid_t ctlpid, cmd;
+	pid_t cmd, ctlpid = exec_sleep("", d, 6,
+				       "ordlockctl exec -x 1:6 -- sleep 30: the key is taken", &cmd);
 
-	snprintf(args, sizeof(args), "-d %s -x 1:6 -- sleep 30", d);
-	ctlpid = start_exec(args);
-	ok(wait_taken(d, 1, 6), "ordlockctl exec -x 1:6 -- sleep 30: the key is taken");
-	cmd = child_of(ctlpid, "sleep", 5000);
 	ok(cmd > 0, "the command runs (pid %d)", (int)cmd);
 	kill(ctlpid, SIGKILL);
 	waitpid(ctlpid, NULL, 0);
@@ -132,13 +145,8 @@ static void test_daemon(void)
 static void test_close_opt(void)
 {
 	const char *d = olt_domain("exec-o");
-	char args[256];
-	pid_t ctlpid, cmd;
+	pid_t cmd, ctlpid = exec_sleep("-o ", d, 8, "exec -o -x 1:8: the key is taken", &cmd);
 
-	snprintf(args, sizeof(args), "-o -d %s -x 1:8 -- sleep 30", d);
-	ctlpid = start_exec(args);
-	ok(wait_taken(d, 1, 8), "exec -o -x 1:8: the key is taken");
-	cmd = child_of(ctlpid, "sleep", 5000);
 	kill(ctlpid, SIGKILL);
 	waitpid(ctlpid, NULL, 0);
 	usleep(200000);

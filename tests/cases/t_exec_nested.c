@@ -65,63 +65,24 @@ static void path_of(char *buf, size_t len, const char *name)
 /* Start "sh -c CMD" ($C ordlockctl, $T scratch, $D $E domains); out to $T/JOB.{out,err} */
 static pid_t start(const char *job, const char *d, const char *e, const char *cmd)
 {
+	const char *env[] = {
+		"ORDLOCK_FD", NULL, "C", ctl, "T", dir, "D", d ? d : "", "E", e ? e : "", NULL,
+	};
 	char o[PATH_MAX + 64], x[PATH_MAX + 64], name[64];
-	pid_t pid;
 
 	snprintf(name, sizeof(name), "%s.out", job);
 	path_of(o, sizeof(o), name);
 	snprintf(name, sizeof(name), "%s.err", job);
 	path_of(x, sizeof(x), name);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (!pid) {
-		int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(x, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fi = open("/dev/null", O_RDONLY);
-
-		if (fo < 0 || fe < 0 || fi < 0)
-			_exit(125);
-		dup2(fi, 0);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		signal(SIGPIPE, SIG_DFL);
-		unsetenv("ORDLOCK_FD");
-		setenv("C", ctl, 1);
-		setenv("T", dir, 1);
-		setenv("D", d ? d : "", 1);
-		setenv("E", e ? e : "", 1);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(125);
-	}
-	return pid;
+	return sh_start(cmd, o, x, SH_NULL_STDIN, env);
 }
 
 /* Reap @pid (hang guard RUN_TIMEOUT_MS, then SIGKILL): status, 128+N, -1; output in out/err */
 static int finish(const char *job, pid_t pid)
 {
 	char o[PATH_MAX + 64], x[PATH_MAX + 64], name[64];
-	uint64_t deadline = now_ms() + RUN_TIMEOUT_MS;
-	int status, ret = -1;
+	int ret = sh_reap(pid, RUN_TIMEOUT_MS, job);
 
-	for (;;) {
-		pid_t p = waitpid(pid, &status, WNOHANG);
-
-		if (p == pid) {
-			ret = WIFEXITED(status) ? WEXITSTATUS(status) :
-			      WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-			break;
-		}
-		if (now_ms() > deadline) {
-			diag("%s (pid %d) still runs after %d ms: killing it", job, (int)pid,
-			     RUN_TIMEOUT_MS);
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			break;
-		}
-		usleep(2000);
-	}
 	snprintf(name, sizeof(name), "%s.out", job);
 	path_of(o, sizeof(o), name);
 	snprintf(name, sizeof(name), "%s.err", job);
@@ -337,9 +298,7 @@ int main(void)
 {
 	watchdog_start(400);
 	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
-	snprintf(dir, sizeof(dir), "/tmp/t_exec_nested.%d", (int)getpid());
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		bail_out("mkdir %s: %s", dir, strerror(errno));
+	olt_scratch_dir(dir, sizeof(dir), "t_exec_nested");
 	signal(SIGPIPE, SIG_IGN);
 	test_enforce();
 	test_other_domain();

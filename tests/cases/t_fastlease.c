@@ -58,40 +58,15 @@ static struct shared *sh;
 static int config(const char *name, uint32_t flags, uint32_t fast,
 		  uint32_t max_hold, struct ordlock_domain_config *out)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = {
+		.flags = flags, .fastpath = fast, .fastpath_uid = getuid(),
+		.max_hold_ms = max_hold,
+	};
+	int ret = olt_domain_set(name, &cfg) ? -errno : 0;
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = flags;
-	cfg.fastpath = fast;
-	cfg.fastpath_uid = getuid();
-	cfg.max_hold_ms = max_hold;
-	ret = ordlock_domain_config(adm, name, &cfg);
-	if (ret)
-		ret = -errno;
 	if (out)
 		*out = cfg;
-	ordlock_close(adm);
 	return ret;
-}
-
-/* ordlockctl ARGS..., its exit status; its stderr in @err */
-static int ctl(char *err, size_t size, const char *args)
-{
-	char cmd[512];
-	FILE *p;
-	size_t n;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", olt_ctl_path(), args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	n = fread(err, 1, size - 1, p);
-	err[n] = 0;
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void test_settings(void)
@@ -106,7 +81,7 @@ static void test_settings(void)
 	ok(c.fastpath == 1 && c.max_hold_ms == 1000,
 	   "both set (fastpath %u, max_hold_ms %u)", c.fastpath, c.max_hold_ms);
 	snprintf(args, sizeof(args), "domain %s set max-hold 500", dom);
-	is_int(ctl(err, sizeof(err), args), 0, "ordlockctl set max-hold 500 too: %s", err);
+	is_int(olt_ctl(err, sizeof(err), "%s", args), 0, "ordlockctl set max-hold 500 too: %s", err);
 	config(dom, 0, 0, 0, &c);
 	is_int(c.max_hold_ms, 500, "max-hold 500");
 	is_int(config(dom, ORDLOCK_DOMAIN_SET_MAX_HOLD, 0, 0, NULL), 0,
@@ -117,7 +92,7 @@ static void test_settings(void)
 	       "a domain with max-hold 500");
 	snprintf(args, sizeof(args), "domain %s set fastpath on uid %u", other,
 		 (unsigned int)getuid());
-	is_int(ctl(err, sizeof(err), args), 0,
+	is_int(olt_ctl(err, sizeof(err), "%s", args), 0,
 	       "ordlockctl set fastpath on it: taken: %s", err);
 	config(other, 0, 0, 0, &c);
 	ok(c.fastpath == 1 && c.max_hold_ms == 500,
@@ -140,11 +115,9 @@ static void test_settings(void)
 static int waiter_main(void *arg)
 {
 	struct ordlock_key k = ORDLOCK_EX(1, 10);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	sh->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, &sh->token) ? -errno : 0;
 	sh->nheld = olt_nheld(ol);
 	pbarrier_wait(sh->go);	/* granted: the holder tries its release */
@@ -244,11 +217,9 @@ static int once;
 static int lwaiter_main(void *arg)
 {
 	struct ordlock_key k = ORDLOCK_EX(2, 0);
-	struct ordlock *ol = ordlock_open(ld);
+	struct ordlock *ol = olt_child_open(ld);
 	int ret;
 
-	if (!ol)
-		return 1;
 	k.id = sh->id;
 	ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0,
 			      arg ? NULL : &sh->token) ? -errno : 0;

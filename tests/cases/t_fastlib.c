@@ -43,23 +43,7 @@ static struct shared *sh;
 /* A kernel try-acquire (raw, not the fast path) by a fresh owner of dom */
 static int kprobe(uint64_t id)
 {
-	struct ordlock_key k = ordlock_key(1, id, EX);
-	struct ordlock_set_domain sd;
-	struct ordlock_acquire a;
-	int fd = olt_raw_fd(), ret = 0;
-
-	memset(&sd, 0, sizeof(sd));
-	sd.size = sizeof(sd);
-	snprintf(sd.name, sizeof(sd.name), "%s", dom);
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = ORDLOCK_ACQUIRE_TRY;
-	a.nkeys = 1;
-	a.keys = (uintptr_t)&k;
-	if (ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
-		ret = -errno;
-	close(fd);
-	return ret;
+	return olt_ktry(dom, ordlock_key(1, id, EX), NULL);
 }
 
 static int nosys_main(void *arg)
@@ -68,12 +52,10 @@ static int nosys_main(void *arg)
 	struct ordlock_key k3[3] = { ORDLOCK_EX(1, 2), ORDLOCK_EX(1, 3), ORDLOCK_EX(2, 1) };
 	struct ordlock_key k64[64];
 	struct ordlock_key busy = ORDLOCK_EX(1, 50), fresh = ORDLOCK_EX(1, 99);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 	int i;
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	for (i = 0; i < 64; i++)
 		k64[i] = ordlock_key(3, i, EX);
 	/* pin everything once */
@@ -141,11 +123,9 @@ out:
 static int waiter_main(void *arg)
 {
 	struct ordlock_key k = ORDLOCK_EX(1, 60);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	sh->r[0] = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
 	sh->r[1] = olt_nheld(ol);
 	ordlock_close(ol);

@@ -54,20 +54,14 @@
 
 static int config(const char *dom, uint32_t policy, int strict, int fast)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = {
+		.flags = ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_SET_STRICT |
+			 ORDLOCK_DOMAIN_SET_FASTPATH,
+		.policy = policy, .strict = strict, .fastpath = fast,
+		.fastpath_uid = getuid(),
+	};
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_SET_STRICT |
-		    ORDLOCK_DOMAIN_SET_FASTPATH;
-	cfg.policy = policy;
-	cfg.strict = strict;
-	cfg.fastpath = fast;
-	cfg.fastpath_uid = getuid();
-	ret = ordlock_domain_config(adm, dom, &cfg);
-	ordlock_close(adm);
-	return ret;
+	return olt_domain_set(dom, &cfg);
 }
 
 /* A fresh domain @dom (named from @prefix) with @policy and the fast path, and an owner */
@@ -83,16 +77,11 @@ static int nedges(const char *dom, uint64_t from, uint64_t to)
 {
 	struct ordlock_order_edge e[64];
 	struct ordlock_order_get info;
-	struct ordlock *adm = olt_open(NULL);
-	unsigned int i;
-	int ret, n = 0;
+	int i, n = 0, ne = olt_order_get(dom, e, 64, &info);
 
-	memset(&info, 0, sizeof(info));
-	ret = ordlock_get_order(adm, dom, e, 64, NULL, 0, &info);
-	ordlock_close(adm);
-	if (ret)
+	if (ne < 0)
 		return -1;
-	for (i = 0; i < info.nedges && i < 64; i++)
+	for (i = 0; i < ne; i++)
 		if (e[i].from_rank == 1 && e[i].to_rank == 1 &&
 		    e[i].held.id == from && e[i].taken.id == to)
 			n++;
@@ -266,10 +255,8 @@ static int waiter_main(void *arg)
 {
 	const char *dom = arg;
 	struct ordlock_key s6 = ORDLOCK_SH(1, 6);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
-	if (!ol)
-		return 1;
 	if (ordlock_acquire(ol, &s6, 1, 60000, 0, NULL))
 		return 2;
 	ordlock_close(ol);

@@ -37,48 +37,28 @@ static int *res;
 
 static int config(const char *name, uint32_t policy)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = {
+		.flags = ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_POLICY,
+		.fastpath = 1, .fastpath_uid = geteuid(), .policy = policy,
+	};
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH | ORDLOCK_DOMAIN_SET_POLICY;
-	cfg.fastpath = 1;
-	cfg.fastpath_uid = geteuid();
-	cfg.policy = policy;
-	ret = ordlock_domain_config(adm, name, &cfg);
-	ordlock_close(adm);
-	return ret;
+	return olt_domain_set(name, &cfg);
 }
 
 /* The fast path of @name off: its keys unpinned (no resource left in use) */
 static int fast_off(const char *name)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = { .flags = ORDLOCK_DOMAIN_SET_FASTPATH };
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
-	cfg.fastpath = 0;
-	ret = ordlock_domain_config(adm, name, &cfg);
-	ordlock_close(adm);
-	return ret;
+	return olt_domain_set(name, &cfg);
 }
 
 /* The policy of @name alone (its members stay) */
 static int policy(const char *name, uint32_t pol)
 {
-	struct ordlock *adm = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = { .flags = ORDLOCK_DOMAIN_SET_POLICY, .policy = pol };
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_POLICY;
-	cfg.policy = pol;
-	ret = ordlock_domain_config(adm, name, &cfg);
-	ordlock_close(adm);
-	return ret;
+	return olt_domain_set(name, &cfg);
 }
 
 /* Edges of the learned order of @name from rank @from to rank @to (-1: any) */
@@ -86,16 +66,11 @@ static int nedges(const char *name, long from, long to)
 {
 	struct ordlock_order_edge e[64];
 	struct ordlock_order_get info;
-	struct ordlock *adm = olt_open(NULL);
-	unsigned int i;
-	int ret, n = 0;
+	int i, n = 0, ne = olt_order_get(name, e, 64, &info);
 
-	memset(&info, 0, sizeof(info));
-	ret = ordlock_get_order(adm, name, e, 64, NULL, 0, &info);
-	ordlock_close(adm);
-	if (ret)
-		return ret;
-	for (i = 0; i < info.nedges && i < 64; i++)
+	if (ne < 0)
+		return ne;
+	for (i = 0; i < ne; i++)
 		if ((from < 0 || e[i].from_rank == from) && (to < 0 || e[i].to_rank == to))
 			n++;
 	return n;
@@ -105,11 +80,9 @@ static int nedges(const char *name, long from, long to)
 static int nosys_main(void *arg)
 {
 	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1), c = ORDLOCK_EX(3, 1);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	/* pin the three keys (alone: no pair) */
 	res[0] = ordlock_acquire(ol, &a, 1, 1000, 0, NULL) || ordlock_release(ol, &a, 1) ||
 		 ordlock_acquire(ol, &b, 1, 1000, 0, NULL) || ordlock_release(ol, &b, 1) ||
@@ -127,6 +100,24 @@ static int nosys_main(void *arg)
 	return 0;
 }
 
+/*
+ * @d a fresh domain (named from @prefix) with @policy (@pname) and the fast
+ * path, a point; an owner of it that took and released @a once, which
+ * pinned it (two points)
+ */
+static struct ordlock *pinned_owner(char *d, const char *prefix, uint32_t policy,
+				    const char *pname, const struct ordlock_key *a)
+{
+	struct ordlock *ol;
+
+	snprintf(d, ORDLOCK_DOMAIN_NAME_MAX, "%s", olt_domain(prefix));
+	is_int(config(d, policy), 0, "%s: %s, fast path on", d, pname);
+	ol = olt_open(d);
+	is_int(ordlock_acquire(ol, a, 1, 1000, 0, NULL), 0, "acquire A (pins it)");
+	is_int(ordlock_release(ol, a, 1), 0, "release A");
+	return ol;
+}
+
 static void test_learn(void)
 {
 	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1), c = ORDLOCK_EX(3, 1);
@@ -134,11 +125,7 @@ static void test_learn(void)
 	pid_t pid;
 	int i, st;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("fo"));
-	is_int(config(dom, ORDLOCK_POLICY_DETECT), 0, "%s: detect, fast path on", dom);
-	ol = olt_open(dom);
-	is_int(ordlock_acquire(ol, &a, 1, 1000, 0, NULL), 0, "acquire A (pins it)");
-	is_int(ordlock_release(ol, &a, 1), 0, "release A");
+	ol = pinned_owner(dom, "fo", ORDLOCK_POLICY_DETECT, "detect", &a);
 	is_int(ordlock_acquire(ol, &b, 1, 1000, 0, NULL), 0, "acquire B (pins it)");
 	is_int(ordlock_release(ol, &b, 1), 0, "release B");
 	is_int(nedges(dom, -1, -1), 0, "no edge learned yet");
@@ -183,11 +170,7 @@ static void test_enforce_and_map(void)
 	void *p;
 	int fd, ret;
 
-	snprintf(d2, sizeof(d2), "%s", olt_domain("fe"));
-	is_int(config(d2, ORDLOCK_POLICY_ENFORCE), 0, "%s: enforce, fast path on", d2);
-	ol = olt_open(d2);
-	is_int(ordlock_acquire(ol, &a, 1, 1000, 0, NULL), 0, "acquire A (pins it)");
-	is_int(ordlock_release(ol, &a, 1), 0, "release A");
+	ol = pinned_owner(d2, "fe", ORDLOCK_POLICY_ENFORCE, "enforce", &a);
 	is_int(ordlock_acquire(ol, &b, 1, 1000, 0, NULL), 0, "acquire B");
 	is_int(olt_nheld(ol), 0, "by the fast path");
 	ret = ordlock_acquire(ol, &a, 1, 1000, 0, NULL);
@@ -371,13 +354,8 @@ static void test_ioctl(void)
 static long npotential(const char *name)
 {
 	struct ordlock_order_get info;
-	struct ordlock *adm = olt_open(NULL);
-	int ret;
 
-	memset(&info, 0, sizeof(info));
-	ret = ordlock_get_order(adm, name, NULL, 0, NULL, 0, &info);
-	ordlock_close(adm);
-	return ret ? -1 : (long)info.npotential;
+	return olt_order_get(name, NULL, 0, &info) < 0 ? -1 : (long)info.npotential;
 }
 
 /* The pid of the first observation of rank @from -> rank @to in @name, or -1 */
@@ -385,16 +363,12 @@ static long edge_pid(const char *name, uint32_t from, uint32_t to)
 {
 	struct ordlock_order_edge e[64];
 	struct ordlock_order_get info;
-	struct ordlock *adm = olt_open(NULL);
-	unsigned int i;
+	int i, ne = olt_order_get(name, e, 64, &info);
 	long pid = -1;
 
-	memset(&info, 0, sizeof(info));
-	if (!ordlock_get_order(adm, name, e, 64, NULL, 0, &info))
-		for (i = 0; i < info.nedges && i < 64; i++)
-			if (e[i].from_rank == from && e[i].to_rank == to)
-				pid = e[i].pid;
-	ordlock_close(adm);
+	for (i = 0; i < ne; i++)
+		if (e[i].from_rank == from && e[i].to_rank == to)
+			pid = e[i].pid;
 	return pid;
 }
 
@@ -402,11 +376,9 @@ static long edge_pid(const char *name, uint32_t from, uint32_t to)
 static int fast_ab_main(void *arg)
 {
 	struct ordlock_key a = ORDLOCK_EX(1, 1), b = ORDLOCK_EX(2, 1);
-	struct ordlock *ol = ordlock_open(d4);
+	struct ordlock *ol = olt_child_open(d4);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	/* pinned alone first (no pair), then the pair in one go */
 	if (ordlock_acquire(ol, &a, 1, 1000, 0, NULL) || ordlock_release(ol, &a, 1) ||
 	    ordlock_acquire(ol, &b, 1, 1000, 0, NULL) || ordlock_release(ol, &b, 1))

@@ -26,55 +26,14 @@
 
 static char dom[ORDLOCK_DOMAIN_NAME_MAX];
 
-/* A fast-path member: its fd, index, words and owner page */
-struct fast {
-	int fd;
-	uint32_t index;
-	volatile uint64_t *words;
-	struct ordlock_fast_page *page;
-};
-
-static int set_domain(int fd, const char *name)
-{
-	struct ordlock_set_domain sd;
-
-	memset(&sd, 0, sizeof(sd));
-	sd.size = sizeof(sd);
-	snprintf(sd.name, sizeof(sd.name), "%s", name);
-	return ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd);
-}
 
 static int fast_config(const char *name, uint32_t on, uint32_t uid)
 {
-	struct ordlock *ol = olt_open(NULL);
-	struct ordlock_domain_config cfg;
-	int ret;
+	struct ordlock_domain_config cfg = {
+		.flags = ORDLOCK_DOMAIN_SET_FASTPATH, .fastpath = on, .fastpath_uid = uid,
+	};
 
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
-	cfg.fastpath = on;
-	cfg.fastpath_uid = uid;
-	ret = ordlock_domain_config(ol, name, &cfg);
-	ordlock_close(ol);
-	return ret;
-}
-
-static int pin(int fd, uint32_t rank, uint64_t id, uint32_t *slot, uint32_t *index)
-{
-	struct ordlock_fast_pin p;
-	int ret;
-
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.rank = rank;
-	p.id = id;
-	ret = ioctl(fd, ORDLOCK_IOC_FAST_PIN, &p);
-	if (!ret) {
-		*slot = p.slot;
-		if (index)
-			*index = p.index;
-	}
-	return ret;
+	return olt_domain_set(name, &cfg);
 }
 
 static int fast_release(int fd, uint32_t slot, uint32_t gen)
@@ -88,28 +47,6 @@ static int fast_release(int fd, uint32_t slot, uint32_t gen)
 	return ioctl(fd, ORDLOCK_IOC_FAST_RELEASE, &r);
 }
 
-/* Open a member of dom, pin key 1:@id, map everything; bails out */
-static void fast_open(struct fast *f, uint64_t id, uint32_t *slot)
-{
-	void *p;
-
-	f->fd = olt_raw_fd();
-	if (set_domain(f->fd, dom))
-		bail_out("SET_DOMAIN %s: %s", dom, strerror(errno));
-	if (pin(f->fd, 1, id, slot, &f->index))
-		bail_out("PIN: %s", strerror(errno));
-	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, f->fd, 0);
-	if (p == MAP_FAILED)
-		bail_out("mmap words: %s", strerror(errno));
-	f->words = p;
-	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
-		 ORDLOCK_FAST_OWNER_OFFSET);
-	if (p == MAP_FAILED)
-		bail_out("mmap owner page: %s", strerror(errno));
-	f->page = p;
-}
-
 static int cas(volatile uint64_t *w, uint64_t old, uint64_t new)
 {
 	return __atomic_compare_exchange_n(w, &old, new, 0, __ATOMIC_ACQ_REL,
@@ -120,7 +57,7 @@ static int cas(volatile uint64_t *w, uint64_t old, uint64_t new)
  * The library's acquire, step by step: @stop_at (1..4) stops the process
  * with SIGSTOP before that step. Returns the generation, or 0 (busy).
  */
-static uint32_t fast_acquire(struct fast *f, uint32_t slot, int stop_at)
+static uint32_t fast_acquire(struct olt_fast *f, uint32_t slot, int stop_at)
 {
 	uint64_t w;
 	uint32_t g;
@@ -152,7 +89,7 @@ static uint32_t fast_acquire(struct fast *f, uint32_t slot, int stop_at)
 }
 
 /* The library's release: CAS, else the kernel; then pop */
-static int fast_unlock(struct fast *f, uint32_t slot, uint32_t g)
+static int fast_unlock(struct olt_fast *f, uint32_t slot, uint32_t g)
 {
 	int ret = 0;
 
@@ -164,32 +101,10 @@ static int fast_unlock(struct fast *f, uint32_t slot, uint32_t g)
 	return ret;
 }
 
-static void fast_close(struct fast *f)
-{
-	munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
-	munmap(f->page, 4096);
-	close(f->fd);
-}
-
-/*
- * A kernel try-acquire of 1:@id by a fresh owner of dom (raw: libordlock
- * would take the fast path): 0 or -errno
- */
+/* A kernel try-acquire of 1:@id by a fresh owner of dom: 0 or -errno */
 static int probe(uint64_t id)
 {
-	struct ordlock_key k = ordlock_key(1, id, EX);
-	struct ordlock_acquire a;
-	int fd = olt_raw_fd(), ret = 0;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = ORDLOCK_ACQUIRE_TRY;
-	a.nkeys = 1;
-	a.keys = (uintptr_t)&k;
-	if (set_domain(fd, dom) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
-		ret = -errno;
-	close(fd);
-	return ret;
+	return olt_ktry(dom, ordlock_key(1, id, EX), NULL);
 }
 
 static void test_setting(void)
@@ -202,8 +117,8 @@ static void test_setting(void)
 
 	snprintf(dom, sizeof(dom), "%s", olt_domain("fast"));
 	fd = olt_raw_fd();
-	is_int(set_domain(fd, dom), 0, "an owner in %s", dom);
-	is_errno(pin(fd, 1, 1, &slot, NULL), EOPNOTSUPP,
+	is_int(olt_fd_set_domain(fd, dom), 0, "an owner in %s", dom);
+	is_errno(olt_fast_pin(fd, 1, 1, &slot, NULL), EOPNOTSUPP,
 		 "PIN without the fast path: EOPNOTSUPP (off by default)");
 	is_errno(fast_config(dom, 1, getuid()), EBUSY,
 		 "turning it on while the domain has an owner: EBUSY");
@@ -213,8 +128,8 @@ static void test_setting(void)
 		 "the default domain cannot have it");
 	is_int(fast_config(dom, 1, getuid() + 1), 0, "on, for another uid");
 	fd = olt_raw_fd();
-	is_int(set_domain(fd, dom), 0, "a member of another uid may join");
-	is_errno(pin(fd, 1, 1, &slot, NULL), EACCES,
+	is_int(olt_fd_set_domain(fd, dom), 0, "a member of another uid may join");
+	is_errno(olt_fast_pin(fd, 1, 1, &slot, NULL), EACCES,
 		 "but not use the fast path: EACCES");
 	p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	ok(p == MAP_FAILED && errno == EINVAL, "nor map the words (EINVAL)");
@@ -233,14 +148,14 @@ static void test_pin_mmap(void)
 	int fd = olt_raw_fd();
 	void *p;
 
-	is_int(set_domain(fd, dom), 0, "join %s", dom);
+	is_int(olt_fd_set_domain(fd, dom), 0, "join %s", dom);
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	ok(p == MAP_FAILED && errno == EINVAL, "mmap before a PIN: EINVAL");
-	is_int(pin(fd, 1, 100, &s1, &idx), 0, "PIN 1:100");
+	is_int(olt_fast_pin(fd, 1, 100, &s1, &idx), 0, "PIN 1:100");
 	ok(idx > 0 && idx < K, "an owner index (%u)", idx);
-	is_int(pin(fd, 1, 100, &s2, NULL), 0, "PIN 1:100 again");
+	is_int(olt_fast_pin(fd, 1, 100, &s2, NULL), 0, "PIN 1:100 again");
 	is_int(s2, s1, "the same slot");
-	is_int(pin(fd, 1, 101, &s3, NULL), 0, "PIN 1:101");
+	is_int(olt_fast_pin(fd, 1, 101, &s3, NULL), 0, "PIN 1:101");
 	ok(s3 != s1 && s3 < ORDLOCK_FAST_SLOTS, "another slot");
 	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	ok(p == MAP_FAILED && errno == EINVAL, "a private mapping: EINVAL");
@@ -263,11 +178,11 @@ static void test_pin_mmap(void)
 /* A user CAS hold is respected by the kernel, and the kernel's by users */
 static void test_exclusion(void)
 {
-	struct fast f;
+	struct olt_fast f;
 	uint32_t slot, g;
 	uint64_t w;
 
-	fast_open(&f, 200, &slot);
+	olt_fast_open(&f, dom, 200, &slot, 1);
 	w = f.words[slot];
 	is_int(ORDLOCK_FAST_OWNER(w), 0, "a new key's word is free");
 	g = fast_acquire(&f, slot, 0);
@@ -281,7 +196,7 @@ static void test_exclusion(void)
 	w = f.words[slot];
 	is_int(ORDLOCK_FAST_OWNER(w), 0, "free after the kernel's release");
 	ok(ORDLOCK_FAST_GEN(w) == g + 1, "the kernel's grant bumped the generation");
-	fast_close(&f);
+	olt_fast_close(&f);
 }
 
 struct waiter_ctl {
@@ -298,10 +213,8 @@ static int waiter_main(void *arg)
 {
 	int i = (int)(intptr_t)arg;
 	struct ordlock_key k = ordlock_key(1, wc->id, EX);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
-	if (!ol)
-		return 1;
 	wc->ret[i] = ordlock_acquire(ol, &k, 1, wc->timeout_ms, 0, NULL) ? -errno : 0;
 	if (!wc->ret[i])
 		wc->order[i] = shared_counter_next(&wc->seq);
@@ -313,7 +226,7 @@ static int waiter_main(void *arg)
 static void test_handoff(void)
 {
 	pid_t pid[2];
-	struct fast f;
+	struct olt_fast f;
 	uint32_t slot, g;
 	uint64_t w;
 	int i;
@@ -321,7 +234,7 @@ static void test_handoff(void)
 	wc = shm_alloc(sizeof(*wc));
 	wc->id = 300;
 	wc->timeout_ms = OLT_LONG_MS;
-	fast_open(&f, 300, &slot);
+	olt_fast_open(&f, dom, 300, &slot, 1);
 	g = fast_acquire(&f, slot, 0);
 	ok(g, "the fast path holds 1:300");
 	for (i = 0; i < 2; i++) {
@@ -347,13 +260,13 @@ static void test_handoff(void)
 	ok(!(w & ORDLOCK_FAST_WAITERS), "without WAITERS");
 	ok(ORDLOCK_FAST_GEN(w) != g, "at a newer generation");
 	is_errno(fast_release(f.fd, slot, g), ENOENT, "a second release: ENOENT");
-	fast_close(&f);
+	olt_fast_close(&f);
 	shm_free(wc, sizeof(*wc));
 }
 
 static void test_timeout(void)
 {
-	struct fast f;
+	struct olt_fast f;
 	uint32_t slot, g;
 	pid_t pid;
 	uint64_t w;
@@ -361,7 +274,7 @@ static void test_timeout(void)
 	wc = shm_alloc(sizeof(*wc));
 	wc->id = 400;
 	wc->timeout_ms = 300;
-	fast_open(&f, 400, &slot);
+	olt_fast_open(&f, dom, 400, &slot, 1);
 	g = fast_acquire(&f, slot, 0);
 	pid = child_start(waiter_main, (void *)(intptr_t)0);
 	is_int(child_wait(pid, 60), 0, "the waiter ends");
@@ -369,7 +282,7 @@ static void test_timeout(void)
 	w = f.words[slot];
 	is_int(w, ORDLOCK_FAST_WORD(g, f.index), "WAITERS cleared when it left");
 	is_int(fast_unlock(&f, slot, g), 0, "the release CAS works again");
-	fast_close(&f);
+	olt_fast_close(&f);
 	shm_free(wc, sizeof(*wc));
 }
 
@@ -385,11 +298,11 @@ static struct death_ctl *dc;
 
 static int holder_main(void *arg)
 {
-	struct fast f;
+	struct olt_fast f;
 	uint32_t slot;
 
 	(void)arg;
-	fast_open(&f, 500, &slot);
+	olt_fast_open(&f, dom, 500, &slot, 1);
 	dc->slot = slot;
 	if (!fast_acquire(&f, slot, dc->stop_at))
 		return 3;
@@ -472,13 +385,13 @@ static int segv_main(void *arg)
 /* Garbage in the words breaks that key only, never the kernel */
 static void test_hostile(void)
 {
-	struct fast f, o;
+	struct olt_fast f, o;
 	uint32_t slot, oslot, g;
 	pid_t pid;
 	int st;
 
-	fast_open(&f, 600, &slot);
-	fast_open(&o, 600, &oslot);
+	olt_fast_open(&f, dom, 600, &slot, 1);
+	olt_fast_open(&o, dom, 600, &oslot, 1);
 	is_int(oslot, slot, "two members, one slot");
 	ok(o.index != f.index, "different indices");
 	f.words[slot] = ORDLOCK_FAST_WAITERS | (7ULL << 32);
@@ -511,7 +424,7 @@ static void test_hostile(void)
 	g = fast_acquire(&o, slot, 0);
 	ok(g, "the other member takes it by the fast path");
 	is_int(fast_unlock(&o, slot, g), 0, "and lets it go");
-	fast_close(&o);
+	olt_fast_close(&o);
 }
 
 int main(void)

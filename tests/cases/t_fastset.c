@@ -30,23 +30,16 @@ static char out[16384];
 static int nl_set(const char *dom, long fast, long uid, long cluster,
 		  struct olc_nl_domain *d)
 {
-	struct nlattr *tb[ORDLOCK_A_MAX + 1];
-	struct nl_msg *msg = nlt_msg_new(S, ORDLOCK_CMD_DOMAIN_SET, 0);
-	int ret;
+	struct nlt_u32 a[3];
+	unsigned int n = 0;
 
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_string(msg, ORDLOCK_A_DOMAIN, dom) ||
-	    (fast >= 0 && nla_put_u32(msg, ORDLOCK_A_FASTPATH, (uint32_t)fast)) ||
-	    (uid >= 0 && nla_put_u32(msg, ORDLOCK_A_FASTPATH_UID, (uint32_t)uid)) ||
-	    (cluster >= 0 && nla_put_u32(msg, ORDLOCK_A_CLUSTER, (uint32_t)cluster))) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	ret = nlt_request(S, msg, tb);
-	if (!ret && d)
-		ret = olc_nl_parse_domain(tb, d);
-	return ret;
+	if (fast >= 0)
+		a[n++] = (struct nlt_u32){ ORDLOCK_A_FASTPATH, (uint32_t)fast };
+	if (uid >= 0)
+		a[n++] = (struct nlt_u32){ ORDLOCK_A_FASTPATH_UID, (uint32_t)uid };
+	if (cluster >= 0)
+		a[n++] = (struct nlt_u32){ ORDLOCK_A_CLUSTER, (uint32_t)cluster };
+	return nlt_domain_set_u32(S, dom, a, n, d);
 }
 
 /* The setting as DOMAIN_GET and the ioctl read it agree with @fast, @uid */
@@ -164,24 +157,12 @@ static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int run(const char *fmt, ...)
 {
 	char cmd[4096 + 512];
-	size_t n = 0, got;
 	va_list ap;
-	FILE *p;
-	int st;
 
 	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd) - 8, fmt, ap);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
-	strcat(cmd, " 2>&1");
-	p = popen(cmd, "r");
-	if (!p)
-		bail_out("popen: %s", strerror(errno));
-	while (n < sizeof(out) - 1 &&
-	       (got = fread(out + n, 1, sizeof(out) - 1 - n, p)) > 0)
-		n += got;
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return olt_run(out, sizeof(out), "%s 2>&1", cmd);
 }
 
 static int check(int cond, const char *what)

@@ -34,46 +34,6 @@
 
 static char dom[ORDLOCK_DOMAIN_NAME_MAX];
 
-/* A raw fast-path member: its fd, index, words */
-struct fast {
-	int fd;
-	uint32_t index;
-	volatile uint64_t *words;
-};
-
-static int set_domain(int fd, const char *name)
-{
-	struct ordlock_set_domain sd;
-
-	memset(&sd, 0, sizeof(sd));
-	sd.size = sizeof(sd);
-	snprintf(sd.name, sizeof(sd.name), "%s", name);
-	return ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd);
-}
-
-/* Join dom, pin 1:@id, map the words; bails out */
-static void fast_open(struct fast *f, uint64_t id, uint32_t *slot)
-{
-	struct ordlock_fast_pin p;
-	void *m;
-
-	f->fd = olt_raw_fd();
-	if (set_domain(f->fd, dom))
-		bail_out("SET_DOMAIN %s: %s", dom, strerror(errno));
-	memset(&p, 0, sizeof(p));
-	p.size = sizeof(p);
-	p.rank = 1;
-	p.id = id;
-	if (ioctl(f->fd, ORDLOCK_IOC_FAST_PIN, &p))
-		bail_out("PIN: %s", strerror(errno));
-	*slot = p.slot;
-	f->index = p.index;
-	m = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_SHARED, f->fd, 0);
-	if (m == MAP_FAILED)
-		bail_out("mmap words: %s", strerror(errno));
-	f->words = m;
-}
 
 static int cas(volatile uint64_t *w, uint64_t old, uint64_t new)
 {
@@ -81,26 +41,10 @@ static int cas(volatile uint64_t *w, uint64_t old, uint64_t new)
 					   __ATOMIC_ACQUIRE);
 }
 
-/*
- * A kernel try-acquire of 1:@id by a fresh owner of dom (raw: libordlock
- * would try the word first): -errno, and the failure record in *@f
- */
+/* A kernel try-acquire of 1:@id by a fresh owner of dom: -errno, the failure in *@f */
 static int ktry(uint64_t id, struct ordlock_failure *f)
 {
-	struct ordlock_key k = ordlock_key(1, id, EX);
-	struct ordlock_acquire a;
-	int fd = olt_raw_fd(), ret = 0;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = ORDLOCK_ACQUIRE_TRY;
-	a.nkeys = 1;
-	a.keys = (uintptr_t)&k;
-	if (set_domain(fd, dom) || ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a))
-		ret = -errno;
-	*f = a.failure;
-	close(fd);
-	return ret;
+	return olt_ktry(dom, ordlock_key(1, id, EX), f);
 }
 
 /* The debugfs "locks" record of 1:@id in dom held by the fast path */
@@ -191,31 +135,6 @@ static int nl_edge(uint64_t id, pid_t wpid, struct olc_nl_entry *out)
 	return found;
 }
 
-/* ordlockctl @args, its stdout in @buf; its exit status, or -1 */
-static int ctl(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int ctl(char *buf, size_t size, const char *fmt, ...)
-{
-	char cmd[512], args[256];
-	size_t n = 0, r;
-	va_list ap;
-	FILE *p;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", olt_ctl_path(), args);
-	p = popen(cmd, "r");
-	if (!p)
-		return -1;
-	while (n + 1 < size && (r = fread(buf + n, 1, size - 1 - n, p)) > 0)
-		n += r;
-	buf[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 /* Does a line of @out have all of the words of @want, space-separated? */
 static int has_line(const char *out, const char *const *want)
 {
@@ -263,10 +182,8 @@ static int waiter_main(void *arg)
 	uint64_t id = (uintptr_t)arg;
 	struct ordlock_key k = ordlock_key(1, id, EX);
 	unsigned int ms = id == 11 ? 300 : OLT_LONG_MS;
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
-	if (!ol)
-		return 1;
 	sh->ret[0] = ordlock_acquire(ol, &k, 1, ms, 0, NULL) ? -errno : 0;
 	sh->f[0] = *ordlock_last_failure(ol);
 	ordlock_close(ol);
@@ -282,11 +199,11 @@ static void test_views(void)
 	struct olc_edge g;
 	uint32_t slot, slot2, gen;
 	char out[8192], pid[16], idx[24], wpid[16];
-	struct fast fa;
+	struct olt_fast fa;
 	pid_t w;
 	uint64_t old;
 
-	fast_open(&fa, 10, &slot);
+	olt_fast_open(&fa, dom, 10, &slot, 0);
 	old = fa.words[slot];
 	gen = ORDLOCK_FAST_GEN(old) + 1;
 	ok(!ORDLOCK_FAST_OWNER(old) &&
@@ -336,13 +253,13 @@ static void test_views(void)
 	}
 
 	/* ordlockctl locks */
-	is_int(ctl(out, sizeof(out), "locks -d %s -n", dom), 0, "ordlockctl locks");
+	is_int(olt_ctl(out, sizeof(out), "locks -d %s -n", dom), 0, "ordlockctl locks");
 	ok(has_line(out, (const char *const[]){ "1:10", "holder", pid, idx,
 						 "exclusive", NULL }),
 	   "a row: 1:10 holder pid %s %s", pid, idx);
 	if (!has_line(out, (const char *const[]){ "1:10", idx, NULL }))
 		diag("%s", out);
-	is_int(ctl(out, sizeof(out), "locks -d %s -j", dom), 0, "ordlockctl locks -j");
+	is_int(olt_ctl(out, sizeof(out), "locks -d %s -j", dom), 0, "ordlockctl locks -j");
 	{
 		const char *q = strstr(out, "\"fast_index\"");
 
@@ -376,12 +293,12 @@ static void test_views(void)
 	   ((e.blocker.present >> ORDLOCK_E_FAST) & 1) && e.blocker.fast == fa.index,
 	   "blocker: the holder, hard, ORDLOCK_E_FAST %u", e.blocker.fast);
 	snprintf(wpid, sizeof(wpid), "%d", w);
-	is_int(ctl(out, sizeof(out), "graph -d %s", dom), 0, "ordlockctl graph");
+	is_int(olt_ctl(out, sizeof(out), "graph -d %s", dom), 0, "ordlockctl graph");
 	ok(has_line(out, (const char *const[]){ wpid, pid, "fast", NULL }),
 	   "a row: waiter %s, blocker %s, edge fast", wpid, pid);
 	if (!has_line(out, (const char *const[]){ wpid, pid, "fast", NULL }))
 		diag("%s", out);
-	is_int(ctl(out, sizeof(out), "blockers %d -n", w), 1,
+	is_int(olt_ctl(out, sizeof(out), "blockers %d -n", w), 1,
 	       "ordlockctl blockers: exit 1, the pid is blocked");
 	ok(has_line(out, (const char *const[]){ pid, "1:10", "fast", NULL }),
 	   "names pid %s holding 1:10, edge fast", pid);
@@ -406,9 +323,9 @@ static void test_views(void)
 
 	/* a word whose index names no owner */
 	{
-		struct fast fb;
+		struct olt_fast fb;
 
-		fast_open(&fb, 12, &slot2);
+		olt_fast_open(&fb, dom, 12, &slot2, 0);
 		fb.words[slot2] = ORDLOCK_FAST_WORD(5, BOGUS);
 		memset(&l, 0, sizeof(l));
 		is_int(fast_lock_row(12, &l), 1, "a forged index: a fast holder row");
@@ -424,22 +341,20 @@ static void test_views(void)
 		ok(f.pid == 0 && f.holder_mode == EX,
 		   "the failure: holder exclusive, no pid (%u)", f.pid);
 		fb.words[slot2] = ORDLOCK_FAST_WORD(5, 0);
-		munmap((void *)fb.words, ORDLOCK_FAST_WORDS_SIZE);
-		close(fb.fd);
+		olt_fast_close(&fb);
 	}
-	munmap((void *)fa.words, ORDLOCK_FAST_WORDS_SIZE);
-	close(fa.fd);
+	olt_fast_close(&fa);
 }
 
 /* A timeout behind a fast holder names it */
 static void test_timeout(void)
 {
-	struct fast fa;
+	struct olt_fast fa;
 	uint32_t slot, gen;
 	uint64_t old;
 	pid_t w;
 
-	fast_open(&fa, 11, &slot);
+	olt_fast_open(&fa, dom, 11, &slot, 0);
 	old = fa.words[slot];
 	gen = ORDLOCK_FAST_GEN(old) + 1;
 	ok(cas(&fa.words[slot], old, ORDLOCK_FAST_WORD(gen, fa.index)),
@@ -453,19 +368,16 @@ static void test_timeout(void)
 	is_int(sh->f[0].holder_mode, EX, "holding it exclusive");
 	ok(cas(&fa.words[slot], ORDLOCK_FAST_WORD(gen, fa.index),
 	       ORDLOCK_FAST_WORD(gen, 0)), "released by CAS");
-	munmap((void *)fa.words, ORDLOCK_FAST_WORDS_SIZE);
-	close(fa.fd);
+	olt_fast_close(&fa);
 }
 
 /* A: 1:1 by the fast path, then 1:2 (held by B): waits */
 static int a_main(void *arg)
 {
 	struct ordlock_key k1 = ORDLOCK_EX(1, 1), k2 = ORDLOCK_EX(1, 2);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	sh->ret[1] = ordlock_acquire(ol, &k1, 1, 1000, 0, NULL) ? -errno : 0;
 	sh->nheld[1] = olt_nheld(ol);
 	pbarrier_wait(sh->b1);
@@ -479,12 +391,10 @@ static int a_main(void *arg)
 static int b_main(void *arg)
 {
 	struct ordlock_key k1 = ORDLOCK_EX(1, 1), k2 = ORDLOCK_EX(1, 2);
-	struct ordlock *ol = ordlock_open(dom);
+	struct ordlock *ol = olt_child_open(dom);
 	int n;
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	sh->ret[0] = ordlock_acquire(ol, &k2, 1, 1000, 0, NULL) ? -errno : 0;
 	sh->nheld[0] = olt_nheld(ol);
 	pbarrier_wait(sh->b1);

@@ -608,90 +608,19 @@ static void test_two_descriptors(void)
  * descriptor and stays awake; thread 2 waits on the second. Thread 1 can
  * still release, so there is no deadlock, and none may be reported.
  */
-struct twothreads {
-	char domain[ORDLOCK_DOMAIN_NAME_MAX];
-	struct pbarrier *held;		/* P1 holds 1:2 */
-	struct pbarrier *go;		/* Q waits: start thread 2 */
-	struct pbarrier *blocked;	/* thread 2 sleeps */
-	struct pbarrier *release;	/* the parent saw it: release 1:2 */
-	pid_t tid2;
-	int ret1, ret2, blocked_ret;
-	int error;
-};
-
-static struct twothreads *tt;
-
-static void *thread2_main(void *arg)
-{
-	struct ordlock *ol2 = arg;
-	struct ordlock_key k = ORDLOCK_EX(1, 1);
-
-	tt->tid2 = (pid_t)syscall(SYS_gettid);
-	tt->ret2 = ordlock_acquire(ol2, &k, 1, LONG_MS, 0, NULL);
-	return NULL;
-}
-
-static int twothreads_main(void *arg)
-{
-	struct ordlock_key k = ORDLOCK_EX(1, 2);
-	struct ordlock *ol1, *ol2;
-	uint64_t deadline;
-	pthread_t t;
-
-	(void)arg;
-	prctl(PR_SET_NAME, "twothr-p", 0, 0, 0);
-	ol1 = ordlock_open(tt->domain);
-	ol2 = ordlock_open(tt->domain);
-	if (!ol1 || !ol2) {
-		tt->error = -errno;
-		pbarrier_break(tt->held);
-		return 1;
-	}
-	tt->ret1 = ordlock_acquire(ol1, &k, 1, LONG_MS, 0, NULL);
-	if (pbarrier_wait(tt->held) || tt->ret1)
-		return 2;
-	if (pbarrier_wait(tt->go))
-		return 3;
-	if (pthread_create(&t, NULL, thread2_main, ol2)) {
-		tt->error = -EAGAIN;
-		pbarrier_break(tt->blocked);
-		return 4;
-	}
-	deadline = now_ms() + 10000;
-	while (!__atomic_load_n(&tt->tid2, __ATOMIC_SEQ_CST) &&
-	       now_ms() < deadline)
-		sched_yield();
-	tt->blocked_ret = wait_blocked_ioctl(tt->tid2, ACQ, 0);
-	if (pbarrier_wait(tt->blocked) || pbarrier_wait(tt->release)) {
-		ordlock_release_all(ol1);
-		pthread_join(t, NULL);
-		return 5;
-	}
-	/* thread 1 is awake: it lets go, and the waits unwind */
-	ordlock_release_all(ol1);
-	pthread_join(t, NULL);
-	ordlock_close(ol2);
-	ordlock_close(ol1);
-	return 0;
-}
-
 static void test_two_threads(void)
 {
+	char d[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_twothr *tt;
 	struct gt_actor *q;
 	struct gt_edge e[4];
 	pid_t pid;
 	int n, i, p2q = 0, q2p = 0;
 
-	tt = shm_alloc(sizeof(*tt));
-	gt_new_domain(tt->domain, "twothr", ORDLOCK_POLICY_ENFORCE, 0);
-	tt->held = pbarrier_new(2);
-	tt->go = pbarrier_new(2);
-	tt->blocked = pbarrier_new(2);
-	tt->release = pbarrier_new(2);
-	tt->ret2 = 1;
-	q = gt_actor_start("twothr-q", tt->domain, 1);
-
-	pid = child_start(twothreads_main, NULL);
+	gt_new_domain(d, "twothr", ORDLOCK_POLICY_ENFORCE, 0);
+	q = gt_actor_start("twothr-q", d, 1);
+	tt = gt_twothr_start("twothr-p", d, ORDLOCK_EX(1, 2), d, ORDLOCK_EX(1, 1));
+	pid = tt->pid;
 	pbarrier_wait(tt->held);
 	is_int(tt->ret1, 0, "two threads: P's thread 1 holds 1:2 on descriptor 1");
 	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
@@ -703,7 +632,7 @@ static void test_two_threads(void)
 	is_int(tt->blocked_ret, 0,
 	       "two threads: P's thread 2 waits for 1:1 on descriptor 2 (thread 1 is awake: no deadlock)");
 	is_int(tt->ret2, 1, "two threads: thread 2's request has not returned");
-	n = gt_graph_read(tt->domain, e, 4);
+	n = gt_graph_read(d, e, 4);
 	for (i = 0; i < n && i < 4; i++) {
 		if (e[i].waiter_pid == pid && e[i].blocker_id == q->owner_id[0])
 			p2q = 1;
@@ -721,11 +650,7 @@ static void test_two_threads(void)
 	is_int(child_wait(pid, 0), 0, "two threads: P ends");
 	is_int(tt->ret2, 0, "two threads: thread 2 is granted 1:1");
 	gt_actor_stop(q);
-	pbarrier_free(tt->held);
-	pbarrier_free(tt->go);
-	pbarrier_free(tt->blocked);
-	pbarrier_free(tt->release);
-	shm_free(tt, sizeof(*tt));
+	gt_twothr_free(tt);
 }
 
 int main(void)

@@ -368,13 +368,11 @@ struct lw_arg {
 static int learn_worker(void *arg)
 {
 	struct lw_arg *la = arg;
-	struct ordlock *ol = ordlock_open(la->d);
+	struct ordlock *ol = olt_child_open(la->d);
 	struct ordlock_key k1 = ORDLOCK_EX(1, la->i), k2 = ORDLOCK_SH(2, 0);
 	unsigned int r;
 	int ret;
 
-	if (!ol)
-		return 1;
 	__atomic_fetch_add(&la->sh->started, 1, __ATOMIC_SEQ_CST);
 	for (r = 0; r < LW_ROUNDS || !__atomic_load_n(&la->sh->stop, __ATOMIC_SEQ_CST); r++) {
 		ret = ordlock_acquire(ol, &k1, 1, LONG_MS, 0, NULL);

@@ -56,56 +56,20 @@ static void slurp(const char *path, char *buf, size_t len)
 /* Start "sh -c CMD" ($C: ordlockctl, $T: a scratch directory); its pid */
 static pid_t start(const char *cmd)
 {
+	const char *env[] = { "C", ctl, "T", dir, NULL };
 	char o[PATH_MAX + 16], e[PATH_MAX + 16];
-	pid_t pid;
 
 	snprintf(o, sizeof(o), "%s/out", dir);
 	snprintf(e, sizeof(e), "%s/err", dir);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (!pid) {
-		int fo = open(o, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int fe = open(e, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (fo < 0 || fe < 0)
-			_exit(125);
-		dup2(fo, 1);
-		dup2(fe, 2);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		setenv("C", ctl, 1);
-		setenv("T", dir, 1);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(125);
-	}
-	return pid;
+	return sh_start(cmd, o, e, SH_DFL_SIGINT, env);
 }
 
 /* Reap @pid (at most RUN_TIMEOUT_MS, then SIGKILL); its status, 128+N, -1 */
 static int finish(pid_t pid)
 {
 	char o[PATH_MAX + 16], e[PATH_MAX + 16];
-	uint64_t deadline = now_ms() + RUN_TIMEOUT_MS;
-	int status, ret = -1;
+	int ret = sh_reap(pid, RUN_TIMEOUT_MS, "the command");
 
-	for (;;) {
-		pid_t p = waitpid(pid, &status, WNOHANG);
-
-		if (p == pid) {
-			ret = WIFEXITED(status) ? WEXITSTATUS(status) :
-			      WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
-			break;
-		}
-		if (now_ms() > deadline) {
-			diag("pid %d still runs after %d ms: killing it", (int)pid, RUN_TIMEOUT_MS);
-			kill(pid, SIGKILL);
-			waitpid(pid, NULL, 0);
-			break;
-		}
-		usleep(2000);
-	}
 	snprintf(o, sizeof(o), "%s/out", dir);
 	snprintf(e, sizeof(e), "%s/err", dir);
 	slurp(o, out, sizeof(out));
@@ -411,9 +375,7 @@ int main(void)
 {
 	watchdog_start(300);
 	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
-	snprintf(dir, sizeof(dir), "/tmp/t_hostile_exec.%d", (int)getpid());
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		bail_out("mkdir %s: %s", dir, strerror(errno));
+	olt_scratch_dir(dir, sizeof(dir), "t_hostile_exec");
 	signal(SIGPIPE, SIG_IGN);
 	test_forward(SIGTERM, "TERM");
 	test_forward(SIGHUP, "HUP");

@@ -44,37 +44,16 @@ struct waiter {
 	struct res *res;
 };
 
-static volatile sig_atomic_t handled;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	handled++;
-}
-
 static int waiter_main(void *arg)
 {
 	struct waiter *w = arg;
 	struct ordlock_key k[2] = { ORDLOCK_EX(1, 1), ORDLOCK_EX(1, 2) };
-	struct ordlock *ol = ordlock_open(w->domain);
+	struct ordlock *ol = olt_child_open(w->domain);
 	struct ordlock_acquire a;
-	struct sigaction sa;
 	int ret;
 
-	if (!ol)
-		return 1;
-	if (w->handler) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_usr1;
-		sa.sa_flags = w->handler == 1 ? SA_RESTART : 0;
-		sigaction(SIGUSR1, &sa, NULL);
-	}
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.nkeys = 2;
-	a.keys = (uintptr_t)k;
-	a.timeout_ns = ASK_NS;
-	ret = olt_ioctl(ordlock_fd(ol), ORDLOCK_IOC_ACQUIRE, &a);
+	usr1_counter_start(w->handler);
+	ret = olt_fd_acquire(ordlock_fd(ol), k, 2, 0, ASK_NS, &a);
 	w->res->err = ret ? errno : 0;
 	w->res->ret = ret;
 	w->res->reason = a.failure.reason;
@@ -82,7 +61,7 @@ static int waiter_main(void *arg)
 	w->res->left_ns = a.timeout_ns;
 	w->res->nheld = olt_nheld(ol);
 	w->res->free_after = olt_probe(w->domain, 1, 1, EX);
-	w->res->handled = handled;
+	w->res->handled = usr1_counted();
 	ordlock_close(ol);
 	return 0;
 }

@@ -39,31 +39,15 @@ struct waiter {
 	struct result *res;
 };
 
-static volatile sig_atomic_t handled;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	handled++;
-}
-
 static int waiter_main(void *arg)
 {
 	struct waiter *w = arg;
-	struct ordlock *ol = ordlock_open(w->domain);
+	struct ordlock *ol = olt_child_open(w->domain);
 	struct ordlock_key k = ORDLOCK_EX(2, 2);
-	struct sigaction sa;
 	uint64_t t0;
 	int ret;
 
-	if (!ol)
-		return 1;
-	if (w->handler) {
-		memset(&sa, 0, sizeof(sa));
-		sa.sa_handler = on_usr1;
-		sa.sa_flags = w->handler == 1 ? SA_RESTART : 0;
-		sigaction(SIGUSR1, &sa, NULL);
-	}
+	usr1_counter_start(w->handler);
 	if (w->convert) {
 		k.mode = SH;
 		if (ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL))
@@ -79,7 +63,7 @@ static int waiter_main(void *arg)
 	w->res->ret = ret;
 	w->res->reason = ret ? ordlock_last_failure(ol)->reason : 0;
 	w->res->nheld = olt_nheld(ol);
-	w->res->handled = handled;
+	w->res->handled = usr1_counted();
 	ordlock_close(ol);
 	return 0;
 }
@@ -138,19 +122,25 @@ static void test_granted(int convert)
 	ordlock_close(holder);
 }
 
+/* A holder of 2:2 exclusive in a fresh domain (@w's), and a waiter asleep: its pid */
+static pid_t hold_and_wait(struct waiter *w, struct ordlock **holder)
+{
+	struct ordlock_key k = ORDLOCK_EX(2, 2);
+
+	snprintf(w->domain, sizeof(w->domain), "%s", olt_domain("jobctl"));
+	*holder = olt_open(w->domain);
+	ordlock_acquire(*holder, &k, 1, OLT_LONG_MS, 0, NULL);
+	memset(res, 0, sizeof(*res));
+	return start_waiter(w);
+}
+
 /* Stopped and continued, never granted: times out at the first deadline */
 static void test_deadline(void)
 {
 	struct waiter w = { .timeout_ms = 4000, .res = res };
 	struct ordlock *holder;
-	struct ordlock_key k = ORDLOCK_EX(2, 2);
-	pid_t pid;
+	pid_t pid = hold_and_wait(&w, &holder);
 
-	snprintf(w.domain, sizeof(w.domain), "%s", olt_domain("jobctl"));
-	holder = olt_open(w.domain);
-	ordlock_acquire(holder, &k, 1, OLT_LONG_MS, 0, NULL);
-	memset(res, 0, sizeof(*res));
-	pid = start_waiter(&w);
 	usleep(300000);
 	stop_cont(pid, 2500);
 	is_int(child_wait(pid, 60), 0, "the waiter finished");
@@ -173,14 +163,8 @@ static void test_handled(int restart)
 {
 	struct waiter w = { .timeout_ms = 30000, .handler = restart ? 1 : 2, .res = res };
 	struct ordlock *holder;
-	struct ordlock_key k = ORDLOCK_EX(2, 2);
-	pid_t pid;
+	pid_t pid = hold_and_wait(&w, &holder);
 
-	snprintf(w.domain, sizeof(w.domain), "%s", olt_domain("jobctl"));
-	holder = olt_open(w.domain);
-	ordlock_acquire(holder, &k, 1, OLT_LONG_MS, 0, NULL);
-	memset(res, 0, sizeof(*res));
-	pid = start_waiter(&w);
 	kill(pid, SIGUSR1);
 	if (restart) {
 		ok(wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 10000) == 0,

@@ -31,15 +31,22 @@ struct waiter {
 static int waiter_main(void *arg)
 {
 	struct waiter *w = arg;
-	struct ordlock *ol = ordlock_open(NULL);
+	struct ordlock *ol = olt_child_open(NULL);
 	uint64_t t0 = now_ms();
 
-	if (!ol)
-		return 1;
 	w->ret = ordlock_acquire(ol, w->keys, w->nkeys, OLT_LONG_MS, 0, NULL);
 	w->elapsed = now_ms() - t0;
 	w->failure = *ordlock_last_failure(ol);
 	return w->ret ? 2 : 0;
+}
+
+/* A waiter (a child) for @w's keys, asleep in ACQUIRE (a point, @what): its pid */
+static pid_t start_waiter(struct waiter *w, const char *what)
+{
+	pid_t pid = child_start(waiter_main, w);
+
+	is_int(wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 0), 0, "%s", what);
+	return pid;
 }
 
 static void test_kill_holder(void)
@@ -56,9 +63,7 @@ static void test_kill_holder(void)
 	w->keys[0] = ORDLOCK_EX(10, 2);
 	w->keys[1] = ORDLOCK_EX(10, 3);
 	w->nkeys = 2;
-	pid = child_start(waiter_main, w);
-	is_int(wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 0), 0,
-	       "a waiter for {10:2, 10:3} blocks");
+	pid = start_waiter(w, "a waiter for {10:2, 10:3} blocks");
 	status = olt_holder_kill(h, SIGKILL);
 	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
 	   "kill -9 the holder");
@@ -83,14 +88,10 @@ static void test_kill_waiter(void)
 	w1->keys[0] = ORDLOCK_EX(10, 12);
 	w1->keys[1] = ORDLOCK_EX(10, 11);
 	w1->nkeys = 2;
-	p1 = child_start(waiter_main, w1);
-	is_int(wait_blocked_ioctl(p1, ORDLOCK_IOC_ACQUIRE, 0), 0,
-	       "waiter 1 for {10:11, 10:12} blocks (holding 10:11)");
+	p1 = start_waiter(w1, "waiter 1 for {10:11, 10:12} blocks (holding 10:11)");
 	w2->keys[0] = ORDLOCK_SH(10, 12);
 	w2->nkeys = 1;
-	p2 = child_start(waiter_main, w2);
-	is_int(wait_blocked_ioctl(p2, ORDLOCK_IOC_ACQUIRE, 0), 0,
-	       "waiter 2 for 10:12 queues behind it");
+	p2 = start_waiter(w2, "waiter 2 for 10:12 queues behind it");
 	is_errno(olt_probe(NULL, 10, 11, SH), EAGAIN, "10:11 is held by waiter 1");
 
 	status = child_kill(p1, SIGKILL);
@@ -238,12 +239,10 @@ static void test_fork(void)
 static int exit_holding(void *arg)
 {
 	struct ordlock_key keys[64];
-	struct ordlock *ol = ordlock_open(NULL);
+	struct ordlock *ol = olt_child_open(NULL);
 	int i;
 
 	(void)arg;
-	if (!ol)
-		return 1;
 	for (i = 0; i < 64; i++)
 		keys[i] = ORDLOCK_EX(11, (uint64_t)i);
 	if (ordlock_acquire(ol, keys, 64, OLT_LONG_MS, 0, NULL))

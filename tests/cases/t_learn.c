@@ -109,11 +109,7 @@ static struct ordlock_order_get G;
 
 static int get_order(const char *domain)
 {
-	int ret = ordlock_get_order(admin, domain, E, 512, W, 2048, &G);
-
-	if (ret)
-		diag("get_order(%s): %s", domain, strerror(-ret));
-	return ret;
+	return olt_order_read(admin, domain, E, ARRAY_SIZE(E), W, ARRAY_SIZE(W), &G);
 }
 
 /*
@@ -141,31 +137,6 @@ static int count_pots(uint32_t kind, const char *a, const char *b, uint32_t n)
 		at += 2 + len;
 	}
 	return found;
-}
-
-/* Run a shell command; its output in @out (@len bytes); its exit status */
-static int capture(char *out, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int capture(char *out, size_t len, const char *fmt, ...)
-{
-	char cmd[2048];
-	size_t at = 0, n;
-	va_list ap;
-	FILE *f;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (at + 1 < len && (n = fread(out + at, 1, len - at - 1, f)) > 0)
-		at += n;
-	out[at] = '\0';
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
 static void show(const char *what, const char *text)
@@ -198,7 +169,7 @@ static void test_seed004(void)
 	unsigned int orders = 0, inv = 0;
 	int st;
 
-	st = capture(out, sizeof(out), "%s domain %s set rank orders=2 rank inventories=1 2>&1",
+	st = olt_run(out, sizeof(out), "%s domain %s set rank orders=2 rank inventories=1 2>&1",
 		     ctl, d);
 	if (st) {
 		show("domain set", out);
@@ -217,36 +188,36 @@ static void test_seed004(void)
 	is_int(G.npotential, 2, "004: exactly those two, each reported once");
 	is_int(G.dropped, 0, "004: nothing dropped");
 
-	st = capture(out, sizeof(out), "dmesg | grep -A12 'potential deadlock (learned order, none happened yet) in domain \"%s\": circular lock order'", d);
+	st = olt_run(out, sizeof(out), "dmesg | grep -A12 'potential deadlock (learned order, none happened yet) in domain \"%s\": circular lock order'", d);
 	ok(!st && strstr(out, "label \"batch\"") && strstr(out, "label \"api\"") &&
 	   strstr(out, "held 1:20 exclusive, then took 2:10 exclusive"),
 	   "004: the kernel log reports it before any deadlock, with both paths by label and their keys");
 	if (st)
 		show("dmesg", out);
 
-	st = capture(out, sizeof(out), "grep ' %s ' /sys/kernel/debug/ordlock/order", d);
+	st = olt_run(out, sizeof(out), "grep ' %s ' /sys/kernel/debug/ordlock/order", d);
 	ok(!st && strstr(out, "potential ") && strstr(out, " batch ") && strstr(out, " api ") &&
 	   strstr(out, "inverted,reported"), "004: debugfs order has the edges, labels and reports");
 
-	st = capture(out, sizeof(out), "%s order -d %s 2>&1", ctl, d);
+	st = olt_run(out, sizeof(out), "%s order -d %s 2>&1", ctl, d);
 	ok(st == 1 && strstr(out, "possible circular locking dependency") &&
 	   strstr(out, "\"api\"") && strstr(out, "\"batch\"") && strstr(out, "orders:10"),
 	   "004: ordlockctl order shows it with labels and named keys (exit 1)");
 	if (st != 1)
 		show("order", out);
 
-	st = capture(out, sizeof(out), "%s order --dot -d %s 2>&1", ctl, d);
+	st = olt_run(out, sizeof(out), "%s order --dot -d %s 2>&1", ctl, d);
 	ok(!st && strstr(out, "\"inventories\" -> \"orders\"") && strstr(out, "color=red"),
 	   "004: --dot draws the inverted edge in red");
 
-	st = capture(out, sizeof(out), "%s order -j -d %s 2>&1", ctl, d);
+	st = olt_run(out, sizeof(out), "%s order -j -d %s 2>&1", ctl, d);
 	ok(st == 1 && out[0] == '{' && strstr(out, "\"kind\":\"cycle\"") &&
 	   strstr(out, "\"label\":\"batch\""),
 	   "004: -j has the potential deadlocks and labels, in one object; exit 1 as the text form");
 	if (st != 1)
 		show("json", out);
 
-	st = capture(out, sizeof(out), "%s order --suggest -d %s 2>&1", ctl, d);
+	st = olt_run(out, sizeof(out), "%s order --suggest -d %s 2>&1", ctl, d);
 	p = strstr(out, "ordlockctl domain ");
 	ok(!st && strstr(out, "orders < inventories") && p,
 	   "004: --suggest puts orders before inventories, with the command to enforce it");
@@ -266,7 +237,7 @@ static void test_seed004(void)
 	ok(orders == 1 && inv == 2 && strstr(cmdline, "policy enforce"),
 	   "004: the command renumbers orders=1 inventories=2 and enforces");
 	/* "ordlockctl" is the tool of this tree */
-	st = capture(out, sizeof(out), "%s%s 2>&1", ctl, cmdline + strlen("ordlockctl"));
+	st = olt_run(out, sizeof(out), "%s%s 2>&1", ctl, cmdline + strlen("ordlockctl"));
 	is_int(st, 0, "004: the suggested command runs");
 
 	/* The programs take their keys by name: with the new numbers */
@@ -388,12 +359,12 @@ static void test_bound(void)
 	get_order(d);
 	ok(G.nedges == 4 && G.max_edges == 4, "bound: 4 edges kept (%u)", G.nedges);
 	is_int(G.dropped, 11, "bound: 11 dropped, counted");
-	st = capture(out, sizeof(out), "grep '^domain %s ' /sys/kernel/debug/ordlock/order", d);
+	st = olt_run(out, sizeof(out), "grep '^domain %s ' /sys/kernel/debug/ordlock/order", d);
 	ok(!st && strstr(out, "dropped 11"), "bound: debugfs says dropped 11");
-	st = capture(out, sizeof(out), "%s order -d %s 2>&1", ctl, d);
+	st = olt_run(out, sizeof(out), "%s order -d %s 2>&1", ctl, d);
 	ok(strstr(out, "11 dropped") && strstr(out, "not all there is"),
 	   "bound: ordlockctl order says so");
-	st = capture(out, sizeof(out), "%s order -j -d %s 2>&1", ctl, d);
+	st = olt_run(out, sizeof(out), "%s order -j -d %s 2>&1", ctl, d);
 	ok(strstr(out, "\"dropped\":11") != NULL, "bound: and its JSON");
 	olt_param_restore();
 
@@ -442,14 +413,14 @@ static void test_labels(void)
 	ret = ioctl(ordlock_fd(ol), ORDLOCK_IOC_SET_LABEL, &sl);
 	ok(ret < 0 && errno == EINVAL, "labels: unknown flags are EINVAL");
 	is_int(ordlock_set_label(ol, "checkout.v2"), 0, "labels: a good label");
-	capture(out, sizeof(out), "grep ' checkout.v2$' /sys/kernel/debug/ordlock/labels");
+	olt_run(out, sizeof(out), "grep ' checkout.v2$' /sys/kernel/debug/ordlock/labels");
 	ok(strstr(out, "checkout.v2") != NULL, "labels: debugfs labels shows it");
-	capture(out, sizeof(out), "%s owners -d %s 2>&1", ctl, d);
+	olt_run(out, sizeof(out), "%s owners -d %s 2>&1", ctl, d);
 	ok(strstr(out, "checkout.v2") && strstr(out, "LABEL"),
 	   "labels: ordlockctl owners (debugfs) shows it");
 	if (!strstr(out, "checkout.v2"))
 		show("owners", out);
-	capture(out, sizeof(out), "%s owners -S netlink -j -d %s 2>&1", ctl, d);
+	olt_run(out, sizeof(out), "%s owners -S netlink -j -d %s 2>&1", ctl, d);
 	ok(strstr(out, "\"label\":\"checkout.v2\"") != NULL,
 	   "labels: and through netlink (GET_OWNERS)");
 	if (!strstr(out, "checkout.v2"))
@@ -460,7 +431,7 @@ static void test_labels(void)
 	msg = nlt_msg_new(s, ORDLOCK_CMD_SET_LABEL, 0);
 	nla_put_string(msg, ORDLOCK_A_LABEL, "nl-path");
 	is_int(nlt_request(s, msg, NULL), 0, "labels: netlink SET_LABEL");
-	capture(out, sizeof(out), "grep ' nl-path$' /sys/kernel/debug/ordlock/labels");
+	olt_run(out, sizeof(out), "grep ' nl-path$' /sys/kernel/debug/ordlock/labels");
 	ok(strstr(out, "nl-path") != NULL, "labels: the socket's owner has it");
 	msg = nlt_msg_new(s, ORDLOCK_CMD_SET_LABEL, 0);
 	nla_put_string(msg, ORDLOCK_A_LABEL, "no/slash");

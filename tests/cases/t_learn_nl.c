@@ -53,19 +53,14 @@
 static char ctl[PATH_MAX];
 static struct ordlock *admin;
 
-static int capture(char *out, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 static struct ordlock_order_edge E[64];
 static uint32_t W[256];
 static struct ordlock_order_get G;
 
 static void get_order(const char *domain)
 {
-	int ret = ordlock_get_order(admin, domain, E, 64, W, 256, &G);
-
-	if (ret)
-		bail_out("get_order(%s): %s", domain, strerror(-ret));
+	if (olt_order_read(admin, domain, E, ARRAY_SIZE(E), W, ARRAY_SIZE(W), &G))
+		bail_out("no learned order of %s", domain);
 }
 
 /* A program: takes ranks r[0], r[1], ... one request each, holding all */
@@ -114,33 +109,20 @@ static const char *new_domain(const char *prefix)
 static int nl_set_flags(struct nlt *s, const char *domain, uint32_t flags,
 			int policy, struct olc_nl_domain *d)
 {
-	struct nlattr *tb[ORDLOCK_A_MAX + 1];
-	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_DOMAIN_SET, 0);
-	int ret;
+	const struct nlt_u32 a[] = {
+		{ ORDLOCK_A_FLAGS, flags }, { ORDLOCK_A_POLICY, (uint32_t)policy },
+	};
 
-	if (nla_put_string(msg, ORDLOCK_A_DOMAIN, domain) ||
-	    nla_put_u32(msg, ORDLOCK_A_FLAGS, flags) ||
-	    (policy >= 0 && nla_put_u32(msg, ORDLOCK_A_POLICY, (uint32_t)policy)))
-		bail_out("DOMAIN_SET: message too big");
-	ret = nlt_request(s, msg, tb);
-	if (!ret && d && olc_nl_parse_domain(tb, d))
-		return -EPROTO;
-	return ret;
+	return nlt_domain_set_u32(s, domain, a, policy >= 0 ? 2 : 1, d);
 }
 
 /* A child without CAP_NET_ADMIN: the errno of its reset */
 static int unprivileged_reset(void *arg)
 {
-	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
-	struct __user_cap_data_struct data[2];
 	struct nlt *s;
 	int ret;
 
-	if (syscall(SYS_capget, &hdr, data))
-		return 90;
-	data[CAP_TO_INDEX(CAP_NET_ADMIN)].effective &= ~CAP_TO_MASK(CAP_NET_ADMIN);
-	data[CAP_TO_INDEX(CAP_NET_ADMIN)].permitted &= ~CAP_TO_MASK(CAP_NET_ADMIN);
-	if (syscall(SYS_capset, &hdr, data))
+	if (olt_drop_cap(CAP_NET_ADMIN))
 		return 91;
 	s = nlt_open(&ret);
 	if (!s)
@@ -241,7 +223,7 @@ static void test_dropped_reported(void)
 	ok(!ret && ev.npotential == 2 && ev.order_dropped == 1,
 	   "drop: the event carries both edges and the dropped count 1 (%u, %llu)",
 	   ret ? 0 : ev.npotential, ret ? 0ULL : (unsigned long long)ev.order_dropped);
-	st = capture(out, sizeof(out),
+	st = olt_run(out, sizeof(out),
 		     "dmesg | grep -A8 'potential deadlock (learned order, none happened yet) in domain \"%s\"' | grep 'learned 4 edges, 1 potential deadlocks, 1 dropped'",
 		     d);
 	is_int(st, 0, "drop: the kernel log says 1 dropped");
@@ -333,31 +315,6 @@ static void test_fast_counts(void)
 	ordlock_close(e);
 }
 
-/* Run a shell command; its output in @out; its exit status */
-static int capture(char *out, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int capture(char *out, size_t len, const char *fmt, ...)
-{
-	char cmd[2048];
-	size_t at = 0, n;
-	va_list ap;
-	FILE *f;
-	int st;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (at + 1 < len && (n = fread(out + at, 1, len - at - 1, f)) > 0)
-		at += n;
-	out[at] = '\0';
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void test_exec_fd_label(void)
 {
 	const char *d = new_domain("execlbl");
@@ -367,31 +324,31 @@ static void test_exec_fd_label(void)
 
 	if (fcntl(fd, F_SETFD, 0))
 		bail_out("fcntl: %s", strerror(errno));
-	st = capture(out, sizeof(out), "%s exec -L 'bad label' -x 1:1 %d 2>&1", ctl, fd);
+	st = olt_run(out, sizeof(out), "%s exec -L 'bad label' -x 1:1 %d 2>&1", ctl, fd);
 	is_int(st, 64, "exec -L 'bad label' FD: usage error (64)");
-	st = capture(out, sizeof(out), "%s exec -u -L webhook %d 2>&1", ctl, fd);
+	st = olt_run(out, sizeof(out), "%s exec -u -L webhook %d 2>&1", ctl, fd);
 	is_int(st, 64, "exec -u -L LABEL FD: usage error (64)");
 	ok(strstr(out, "-u") != NULL, "  it says why: %s", out);
 	is_int(olt_nheld(ol), 0, "  and nothing was taken");
 
-	st = capture(out, sizeof(out), "%s exec -L webhook -x 1:1 %d 2>&1", ctl, fd);
+	st = olt_run(out, sizeof(out), "%s exec -L webhook -x 1:1 %d 2>&1", ctl, fd);
 	is_int(st, 0, "exec -L webhook -x 1:1 FD: %s", st ? out : "taken");
-	st = capture(out, sizeof(out), "%s exec -x 2:1 %d 2>&1", ctl, fd);
+	st = olt_run(out, sizeof(out), "%s exec -x 2:1 %d 2>&1", ctl, fd);
 	is_int(st, 0, "exec -x 2:1 FD, without -L: %s", st ? out : "taken");
 	is_int(olt_nheld(ol), 2, "the descriptor's owner holds both keys");
 	get_order(d);
 	is_int(G.nedges, 1, "one edge learned, 1 -> 2");
 	ok(!strcmp(E[0].label, "webhook"),
 	   "its first observation names the label set through FD (\"%s\")", E[0].label);
-	st = capture(out, sizeof(out), "grep -c ' webhook$' /sys/kernel/debug/ordlock/labels");
+	st = olt_run(out, sizeof(out), "grep -c ' webhook$' /sys/kernel/debug/ordlock/labels");
 	ok(st == 0 && atoi(out) == 1, "debugfs labels shows it (%d lines)", atoi(out));
 
-	st = capture(out, sizeof(out), "%s exec -L api -x 3:1 %d 2>&1", ctl, fd);
+	st = olt_run(out, sizeof(out), "%s exec -L api -x 3:1 %d 2>&1", ctl, fd);
 	is_int(st, 0, "exec -L api -x 3:1 FD: the label changes");
 	get_order(d);
 	ok(G.nedges == 3 && !strcmp(E[1].label, "api") && !strcmp(E[2].label, "api"),
 	   "the edges 1 -> 3 and 2 -> 3 name \"api\" (%u edges)", G.nedges);
-	st = capture(out, sizeof(out), "%s exec -u %d 2>&1", ctl, fd);
+	st = olt_run(out, sizeof(out), "%s exec -u %d 2>&1", ctl, fd);
 	is_int(st, 0, "exec -u FD releases everything");
 	is_int(olt_nheld(ol), 0, "nothing held");
 	ordlock_close(ol);

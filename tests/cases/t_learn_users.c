@@ -177,11 +177,7 @@ static struct ordlock_order_get G;
 
 static int get_order(const char *domain)
 {
-	int ret = ordlock_get_order(admin, domain, E, 256, W, 1024, &G);
-
-	if (ret)
-		diag("get_order(%s): %s", domain, strerror(-ret));
-	return ret;
+	return olt_order_read(admin, domain, E, ARRAY_SIZE(E), W, ARRAY_SIZE(W), &G);
 }
 
 static const char *new_domain(const char *prefix)

@@ -345,22 +345,6 @@ static void test_upgrade_wait(void)
 	is_int(olt_probe(d, 1, 1, EX), 0, "%s: 1:1 free at the end", what);
 }
 
-/* An ACQUIRE with ORDLOCK_A_LEASE_MS over netlink */
-static int nl_acquire_lease(struct nlt *s, const char *domain, struct ordlock_key k,
-			    uint32_t lease, uint64_t cookie, struct olc_nl_outcome *o)
-{
-	struct nlattr *tb[ORDLOCK_A_MAX + 1];
-	struct nl_msg *msg = nlt_acquire_msg(s, domain, &k, 1, 0, 0, cookie);
-	int ret;
-
-	if (!msg || nla_put_u32(msg, ORDLOCK_A_LEASE_MS, lease))
-		bail_out("acquire_lease: message too big");
-	ret = nlt_request(s, msg, tb);
-	if (ret)
-		return ret;
-	return olc_nl_parse_outcome(tb, ORDLOCK_CMD_ACQUIRE, o);
-}
-
 /*
  * The netlink socket A holds 1:1 with a lease (exclusive; shared for the
  * upgrade, B holding it shared too) and queues an ACQUIRE of {1:2, 1:3}
@@ -390,7 +374,7 @@ static void test_netlink_wait(int convert)
 	       "%s: B holds %s", what, convert ? "1:1 shared" : "1:3");
 	memset(&o, 0, sizeof(o));
 	t0 = now_ns();
-	ret = nl_acquire_lease(s, d, k1, lease_ms, 1, &o);
+	ret = nlt_acquire_lease(s, d, k1, 0, lease_ms, 1, &o);
 	t1 = now_ns();
 	ok(!ret && o.status == ORDLOCK_STATUS_GRANTED, "%s: A holds 1:1 with a %llu ms lease (%d)",
 	   what, (unsigned long long)lease_ms, ret);

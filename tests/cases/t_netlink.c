@@ -155,6 +155,22 @@ static void test_grant_and_refusals(void)
 	is_int(olt_holder_stop(h), 0, "holder exits");
 }
 
+/*
+ * The opening of a test of a queued request: @what as a diagnostic; @dom a
+ * fresh domain (named from @prefix) where a child holds @key (a point,
+ * @held); a socket to ask with
+ */
+static struct nlt *held_by_child(const char *what, char *dom, const char *prefix,
+				 struct ordlock_key key, struct olt_holder **h,
+				 const char *held)
+{
+	diag("%s", what);
+	snprintf(dom, ORDLOCK_DOMAIN_NAME_MAX, "%s", olt_domain(prefix));
+	*h = olt_holder_start(dom, &key, 1);
+	is_int((*h)->result, 0, "%s", held);
+	return nlt_must_open();
+}
+
 static void test_async_grant(void)
 {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
@@ -168,11 +184,8 @@ static void test_async_grant(void)
 	uint64_t th;
 	int ret;
 
-	diag("an asynchronous acquire, granted when the ioctl holder leaves");
-	snprintf(dom, sizeof(dom), "%s", olt_domain("nla"));
-	h = olt_holder_start(dom, &key, 1);
-	is_int(h->result, 0, "an ioctl owner (child) holds x1:5");
-	s = nlt_must_open();
+	s = held_by_child("an asynchronous acquire, granted when the ioctl holder leaves",
+			  dom, "nla", key, &h, "an ioctl owner (child) holds x1:5");
 
 	ret = nlt_acquire(s, dom, &key, 1, LONG_NS, 0, 42, &o);
 	st_ok(s, ret, &o, ORDLOCK_STATUS_QUEUED, "ACQUIRE x1:5 is QUEUED");
@@ -251,11 +264,8 @@ static void test_timeout(void)
 	uint64_t t0, dt;
 	int ret;
 
-	diag("a queued request that times out");
-	snprintf(dom, sizeof(dom), "%s", olt_domain("nlt"));
-	h = olt_holder_start(dom, &key, 1);
-	is_int(h->result, 0, "an ioctl owner (child) holds x1:6");
-	s = nlt_must_open();
+	s = held_by_child("a queued request that times out", dom, "nlt", key, &h,
+			  "an ioctl owner (child) holds x1:6");
 
 	t0 = now_ms();
 	ret = nlt_acquire(s, dom, &key, 1, 300 * NS_PER_MS, 0, 9, &o);

@@ -40,21 +40,14 @@
 
 #include "barrier.h"
 #include "libordlock.h"
+#include "nlcheck.h"	/* SH, EX, LONG_MS, LONG_NS, WAIT_MS */
 #include "nltest.h"
 #include "oltest.h"
 #include "tap.h"
 
-#define SH ORDLOCK_MODE_SHARED
-#define EX ORDLOCK_MODE_EXCLUSIVE
-
-#define NS_PER_MS	1000000ULL
-#define LONG_MS		60000
-#define WAIT_MS		20000
-
 /* The socket that sends the malformed requests; it never owns anything */
 static struct nlt *S;
-/* Queries */
-static struct nlt *Q;
+/* Queries: nlcheck's L (my_nl_owners() asks through it), opened by main() */
 /* The domain the malformed requests name; it must never come to exist */
 static char dom[ORDLOCK_DOMAIN_NAME_MAX];
 /* A configured domain that malformed DOMAIN_SETs must leave alone */
@@ -71,22 +64,6 @@ struct want {
 	long off;		/* offset of the attribute named, or -1 */
 	long miss;		/* type of the missing attribute, or -1 */
 };
-
-/* The netlink owners of this process, anywhere */
-static int my_nl_owners(void)
-{
-	struct olc_nl_entry *v;
-	int i, n, c = 0;
-
-	n = nlt_dump(Q, ORDLOCK_CMD_GET_OWNERS, NULL, &v);
-	if (n < 0)
-		return n;
-	for (i = 0; i < n; i++)
-		c += v[i].kind == ORDLOCK_KIND_NETLINK &&
-		     (pid_t)v[i].pid == getpid();
-	free(v);
-	return c;
-}
 
 static int same_domain(const struct olc_nl_domain *a, const struct olc_nl_domain *b)
 {
@@ -107,18 +84,19 @@ static int unchanged(void)
 {
 	struct olc_nl_domain d;
 	int owners, ret, cond = 1;
+	long held;
 
-	owners = my_nl_owners();
+	owners = my_nl_owners(NULL, &held);
 	if (owners) {
 		diag("  %d netlink owners of this process exist", owners);
 		cond = 0;
 	}
-	ret = nlt_domain_get(Q, dom, &d);
+	ret = nlt_domain_get(L, dom, &d);
 	if (ret != -ENOENT) {
 		diag("  domain %s: %s", dom, ret ? strerror(-ret) : "exists");
 		cond = 0;
 	}
-	ret = nlt_domain_get(Q, cfgdom, &d);
+	ret = nlt_domain_get(L, cfgdom, &d);
 	if (ret || !same_domain(&d, &cfg0)) {
 		diag("  domain %s changed (%s)", cfgdom,
 		     ret ? strerror(-ret) : "settings differ");
@@ -638,23 +616,6 @@ struct priv {
 	int pass_fd;		/* a socketpair end to pass a socket on */
 };
 
-static int drop_net_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_TO_INDEX(CAP_NET_ADMIN)].effective &= ~CAP_TO_MASK(CAP_NET_ADMIN);
-	data[CAP_TO_INDEX(CAP_NET_ADMIN)].permitted &= ~CAP_TO_MASK(CAP_NET_ADMIN);
-	data[CAP_TO_INDEX(CAP_NET_ADMIN)].inheritable &= ~CAP_TO_MASK(CAP_NET_ADMIN);
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
 static int priv_main(void *arg)
 {
 	struct ordlock_key key = ORDLOCK_SH(1, 9);
@@ -664,7 +625,7 @@ static int priv_main(void *arg)
 	int ret;
 
 	if (p->how == 0) {
-		ret = drop_net_admin();
+		ret = olt_drop_cap(CAP_NET_ADMIN);
 		if (ret)
 			return 10;
 		s = nlt_open(&ret);
@@ -774,7 +735,7 @@ static void test_unprivileged(void)
 			is_int(p->acq_ret, -EACCES,
 			       "%s: ACQUIRE: EACCES (nobody may not open /dev/ordlock)",
 			       how[i]);
-		ret = nlt_domain_get(Q, cfgdom, &d);
+		ret = nlt_domain_get(L, cfgdom, &d);
 		ok(!ret && same_domain(&d, &cfg0), "%s: the domain is unchanged",
 		   how[i]);
 	}
@@ -803,7 +764,7 @@ static void test_unprivileged(void)
 		       "DOMAIN_SET written by root on an unprivileged opener's socket: EPERM");
 		ret = nlt_domain_get(s, cfgdom, &d);
 		is_int(ret, 0, "DOMAIN_GET written on it works");
-		ret = nlt_domain_get(Q, cfgdom, &d);
+		ret = nlt_domain_get(L, cfgdom, &d);
 		ok(!ret && same_domain(&d, &cfg0), "the domain is unchanged");
 		nlt_close(s);
 	}
@@ -1014,13 +975,13 @@ int main(void)
 	int ret;
 
 	watchdog_start(280);
-	Q = nlt_must_open();
+	L = nlt_must_open();
 	S = nlt_must_open();
 	snprintf(dom, sizeof(dom), "%s", olt_domain("nlbad"));
 	snprintf(cfgdom, sizeof(cfgdom), "%s", olt_domain("nlbadcfg"));
-	ret = nlt_domain_set(Q, cfgdom, ORDLOCK_POLICY_DETECT, 40, names, 2, &cfg0);
+	ret = nlt_domain_set(L, cfgdom, ORDLOCK_POLICY_DETECT, 40, names, 2, &cfg0);
 	if (ret)
-		bail_out("DOMAIN_SET %s: %s", cfgdom, nlt_extack_str(Q));
+		bail_out("DOMAIN_SET %s: %s", cfgdom, nlt_extack_str(L));
 	ok(unchanged(), "to begin with: no netlink owner, no domain %s", dom);
 	{
 		uint32_t version = 0, maxattr = 0;
@@ -1040,6 +1001,6 @@ int main(void)
 	test_netns();
 	test_keys_entry_type();
 	nlt_close(S);
-	nlt_close(Q);
+	nlt_close(L);
 	return tap_done();
 }

@@ -20,16 +20,10 @@
 
 #include "barrier.h"
 #include "libordlock.h"
+#include "nlcheck.h"	/* SH, EX, LONG_MS, LONG_NS, WAIT_MS */
 #include "nltest.h"
 #include "oltest.h"
 #include "tap.h"
-
-#define EX ORDLOCK_MODE_EXCLUSIVE
-
-#define NS_PER_MS	1000000ULL
-#define LONG_MS		60000
-#define LONG_NS		(LONG_MS * NS_PER_MS)
-#define WAIT_MS		20000
 
 #define NKEYS		3000
 #define CHUNK		1000

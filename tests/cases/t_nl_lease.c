@@ -27,22 +27,6 @@
 
 #define EX ORDLOCK_MODE_EXCLUSIVE
 
-static int acquire_lease(struct nlt *s, const char *domain, struct ordlock_key k,
-			 uint64_t timeout_ns, uint32_t lease_ms, uint64_t cookie,
-			 struct olc_nl_outcome *o)
-{
-	struct nlattr *tb[ORDLOCK_A_MAX + 1];
-	struct nl_msg *msg = nlt_acquire_msg(s, domain, &k, 1, timeout_ns, 0, cookie);
-	int ret;
-
-	if (!msg || nla_put_u32(msg, ORDLOCK_A_LEASE_MS, lease_ms))
-		bail_out("acquire_lease: message too big");
-	ret = nlt_request(s, msg, tb);
-	if (ret)
-		return ret;
-	return olc_nl_parse_outcome(tb, ORDLOCK_CMD_ACQUIRE, o);
-}
-
 /* RENEW: 0 with the outcome and *@left (-1 without ORDLOCK_A_LEFT_MS), or -errno */
 static int renew(struct nlt *s, long lease_ms, struct olc_nl_outcome *o, long long *left)
 {
@@ -144,7 +128,7 @@ static void test_revoke(void)
 
 	snprintf(dom, sizeof(dom), "%s", olt_domain("nllease"));
 	is_int(nlt_subscribe(ev), 0, "events: subscribed");
-	is_int(acquire_lease(a, dom, k, 0, 500, 1, &o), 0, "acquire with a 500 ms lease");
+	is_int(nlt_acquire_lease(a, dom, k, 0, 500, 1, &o), 0, "acquire with a 500 ms lease");
 	is_int(o.status, ORDLOCK_STATUS_GRANTED, "granted");
 	t1 = o.token;
 	is_int(renew(a, -1, &o, &left), 0, "RENEW");
@@ -220,7 +204,7 @@ static void test_max_hold(void)
 	is_int(d.max_hold_ms, 2000, "DOMAIN_SET: the reply says 2000");
 	is_int(nlt_domain_get(a, dom, &d), 0, "DOMAIN_GET");
 	is_int(d.max_hold_ms, 2000, "DOMAIN_GET: max_hold_ms 2000");
-	is_int(acquire_lease(a, dom, k, 0, 600000, 1, &o), 0, "acquire asking for 10 minutes");
+	is_int(nlt_acquire_lease(a, dom, k, 0, 600000, 1, &o), 0, "acquire asking for 10 minutes");
 	is_int(o.status, ORDLOCK_STATUS_GRANTED, "granted");
 	is_int(nlt_find_lock(a, dom, 3, 3, ORDLOCK_ROLE_HOLDER, 0, &e), 0, "GET_LOCKS: the holder");
 	ok(OLC_NL_HAS(&e, ORDLOCK_E_LEASE_LEFT_MS), "GET_LOCKS: the holder has a lease");

@@ -30,17 +30,11 @@
 #include "barrier.h"
 #include "graphtest.h"
 #include "libordlock.h"
+#include "nlcheck.h"	/* SH, EX, LONG_MS, LONG_NS, WAIT_MS */
 #include "nltest.h"
 #include "oltest.h"
 #include "tap.h"
 
-#define SH ORDLOCK_MODE_SHARED
-#define EX ORDLOCK_MODE_EXCLUSIVE
-
-#define NS_PER_MS	1000000ULL
-#define LONG_MS		60000
-#define LONG_NS		(LONG_MS * NS_PER_MS)
-#define WAIT_MS		20000
 #define FILL_REQUESTS	200
 
 /* What reading a flooded socket found */

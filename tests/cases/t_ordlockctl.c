@@ -83,30 +83,13 @@ struct bg {
 /* Start "sh -c CMD" with $C the CLI; its output goes to files */
 static void bg_start(struct bg *b, const char *cmd)
 {
+	const char *env[] = { "C", ctl, "NO_COLOR", "1", NULL };
+
 	snprintf(b->out, sizeof(b->out), "ctl.%d.%u.out", (int)getpid(), nfile);
 	snprintf(b->err, sizeof(b->err), "ctl.%d.%u.err", (int)getpid(), nfile++);
 	b->start = now_ms();
-	fflush(NULL);
-	b->pid = fork();
-	if (b->pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (!b->pid) {
-		int o = open(b->out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(b->err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int in = open("/dev/null", O_RDONLY);
-
-		if (o < 0 || e < 0 || in < 0)
-			_exit(125);
-		dup2(in, 0);
-		dup2(o, 1);
-		dup2(e, 2);
-		/* main() ignores SIGPIPE; the commands must not inherit that */
-		signal(SIGPIPE, SIG_DFL);
-		setenv("C", ctl, 1);
-		setenv("NO_COLOR", "1", 1);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(125);
-	}
+	/* main() ignores SIGPIPE; sh_start() gives the commands the default */
+	b->pid = sh_start(cmd, b->out, b->err, SH_NULL_STDIN, env);
 }
 
 /* 1 when it ended (status in @r), 0 while it runs */
@@ -118,8 +101,7 @@ static int bg_poll(struct bg *b, struct run *r)
 	if (p != b->pid)
 		return 0;
 	r->ms = now_ms() - b->start;
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) :
-		    WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+	r->status = sh_status(status);
 	read_file(b->out, r->out, sizeof(r->out));
 	read_file(b->err, r->err, sizeof(r->err));
 	return 1;

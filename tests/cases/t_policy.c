@@ -153,24 +153,6 @@ static void test_config(void)
 	ordlock_close(ol);
 }
 
-/* Drop CAP_SYS_ADMIN from every set of this process, staying root */
-static int drop_sys_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -errno;
-	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].effective &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
-	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].permitted &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
-	data[CAP_TO_INDEX(CAP_SYS_ADMIN)].inheritable &= ~CAP_TO_MASK(CAP_SYS_ADMIN);
-	if (syscall(SYS_capset, &hdr, data))
-		return -errno;
-	return 0;
-}
-
 struct unpriv {
 	char domain[ORDLOCK_DOMAIN_NAME_MAX];
 	int as_nobody;
@@ -201,7 +183,7 @@ static int unpriv_main(void *arg)
 	if (up->as_nobody)
 		up->drop_ret = setgid(65534) || setuid(65534) ? -errno : 0;
 	else
-		up->drop_ret = drop_sys_admin();
+		up->drop_ret = olt_drop_cap(CAP_SYS_ADMIN);
 	if (up->drop_ret)
 		return 2;
 	up->set_ret = ordlock_set_policy(ol, up->domain, ORDLOCK_POLICY_DETECT, 0);

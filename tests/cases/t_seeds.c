@@ -101,11 +101,9 @@ static int ring_worker(void *arg)
 {
 	int me = (int)(intptr_t)arg;
 	struct job *j = &ring->job[me];
-	struct ordlock *ol = ordlock_open(ring->domain);
+	struct ordlock *ol = olt_child_open(ring->domain);
 	int i, p;
 
-	if (!ol)
-		return 1;
 	/*
 	 * Its own pid, before the first barrier: the parent's store of the
 	 * pid child_start() returned may come after the others passed it
@@ -147,12 +145,10 @@ static int ring_worker(void *arg)
 static int ring_auditor(void *arg)
 {
 	struct ordlock_key all[MAXP + 1], k;
-	struct ordlock *ol = ordlock_open(ring->domain);
+	struct ordlock *ol = olt_child_open(ring->domain);
 	int c, n = 0;
 
 	(void)arg;
-	if (!ol)
-		return 1;
 
 	/* the nightly audit with the bug: Plovdiv first, then Sofia */
 	k = ORDLOCK_SH(R_STORE, PLOVDIV);
@@ -376,12 +372,10 @@ static struct late *late;
 static int late_worker(void *arg)
 {
 	int me = (int)(intptr_t)arg;
-	struct ordlock *ol = ordlock_open(late->domain);
+	struct ordlock *ol = olt_child_open(late->domain);
 	struct ordlock_key k;
 	uint64_t t0;
 
-	if (!ol)
-		return 1;
 	k = ORDLOCK_EX(R_STORE, late->t[me].src);
 	if (ordlock_acquire(ol, &k, 1, WAIT_MS, 0, NULL))
 		return 2;
@@ -504,12 +498,10 @@ static int backoff_worker(void *arg)
 	struct ordlock_key k[2] = {
 		ORDLOCK_EX(R_STORE, src), ORDLOCK_EX(R_STORE, dst),
 	};
-	struct ordlock *ol = ordlock_open(bo->domain);
+	struct ordlock *ol = olt_child_open(bo->domain);
 	unsigned int seed = (unsigned int)getpid();
 	int i;
 
-	if (!ol)
-		return 1;
 	for (i = 0; i < 300; i++) {
 		uint64_t deadline = now_ms() + WAIT_MS;
 
@@ -606,11 +598,9 @@ static int shop_worker(void *arg)
 	} paths[3] = {
 		{ api, 2 }, { batch, 4 }, { hook, 5 },
 	};
-	struct ordlock *ol = ordlock_open(shop->domain);
+	struct ordlock *ol = olt_child_open(shop->domain);
 	int i;
 
-	if (!ol)
-		return 1;
 	for (i = 0; i < SHOP_ROUNDS; i++) {
 		if (pbarrier_wait(shop->meet))
 			return 2;

@@ -133,17 +133,9 @@ static void test_ioctl(const char *dom)
 static int nl_set_strict(struct nlt *s, const char *dom, uint32_t v,
 			 struct olc_nl_domain *d)
 {
-	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_DOMAIN_SET, 0);
-	struct nlattr *tb[ORDLOCK_A_MAX + 1];
-	int ret;
+	const struct nlt_u32 a = { ORDLOCK_A_STRICT, v };
 
-	if (!msg || nla_put_string(msg, ORDLOCK_A_DOMAIN, dom) ||
-	    nla_put_u32(msg, ORDLOCK_A_STRICT, v))
-		bail_out("cannot build DOMAIN_SET");
-	ret = nlt_request(s, msg, tb);
-	if (!ret && d)
-		ret = olc_nl_parse_domain(tb, d);
-	return ret;
+	return nlt_domain_set_u32(s, dom, &a, 1, d);
 }
 
 static void test_netlink(const char *dom)
@@ -193,49 +185,26 @@ static void test_netlink(const char *dom)
 	nlt_close(s);
 }
 
-static char ctl[PATH_MAX];
-
-/* Run ordlockctl with @args; its stdout into @out. Returns the exit status */
-static int run_ctl(const char *args, char *out, size_t len)
-{
-	char cmd[PATH_MAX + 256];
-	size_t n = 0;
-	FILE *p;
-	int st;
-
-	snprintf(cmd, sizeof(cmd), "%s %s 2>&1", ctl, args);
-	p = popen(cmd, "r");
-	if (!p)
-		bail_out("popen: %s", strerror(errno));
-	while (n + 1 < len && fgets(out + n, (int)(len - n), p))
-		n += strlen(out + n);
-	out[n] = '\0';
-	st = pclose(p);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
-
 static void test_ctl(const char *dom)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *adm = olt_open(NULL);
 	char args[128], out[4096];
 
-	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
-
 	snprintf(args, sizeof(args), "domain %s set strict on", dom);
-	is_int(run_ctl(args, out, sizeof(out)), 0, "ctl: %s", args);
+	is_int(olt_ctl(out, sizeof(out), "%s", args), 0, "ctl: %s", args);
 	ok(strstr(out, "strict ranks") != NULL, "ctl: the output says strict ranks: %s", out);
 	is_int(config(adm, dom, 0, 0, &cfg), 0, "ctl: read through the ioctl");
 	is_int(cfg.strict, 1, "ctl: the domain is strict");
 	snprintf(args, sizeof(args), "--json domain %s", dom);
-	is_int(run_ctl(args, out, sizeof(out)), 0, "ctl: %s", args);
+	is_int(olt_ctl(out, sizeof(out), "%s", args), 0, "ctl: %s", args);
 	ok(strstr(out, "\"strict\":true") || strstr(out, "\"strict\": true"),
 	   "ctl: the JSON has \"strict\": true: %s", out);
 	snprintf(args, sizeof(args), "domain %s set strict maybe", dom);
-	is_int(run_ctl(args, out, sizeof(out)), 64, "ctl: strict maybe is a usage error (EX_USAGE)");
+	is_int(olt_ctl(out, sizeof(out), "%s", args), 64, "ctl: strict maybe is a usage error (EX_USAGE)");
 	ok(strstr(out, "strict needs on or off") != NULL, "ctl: saying so: %s", out);
 	snprintf(args, sizeof(args), "domain %s set strict off", dom);
-	is_int(run_ctl(args, out, sizeof(out)), 0, "ctl: %s", args);
+	is_int(olt_ctl(out, sizeof(out), "%s", args), 0, "ctl: %s", args);
 	ok(strstr(out, "strict ranks") == NULL, "ctl: no longer strict: %s", out);
 	is_int(config(adm, dom, 0, 0, &cfg), 0, "ctl: read again");
 	is_int(cfg.strict, 0, "ctl: the domain is not strict");

@@ -806,21 +806,6 @@ static void test_isolation(void)
 
 /* --- limits ---------------------------------------------------------------- */
 
-/* Drop CAP_SYS_RESOURCE from the calling process: 0 or -1 */
-static int drop_sys_resource(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].effective &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
-	data[CAP_TO_INDEX(CAP_SYS_RESOURCE)].permitted &= ~CAP_TO_MASK(CAP_SYS_RESOURCE);
-	return syscall(SYS_capset, &hdr, data) ? -1 : 0;
-}
-
 /* A root process without CAP_SYS_RESOURCE: the limits apply to it */
 static int nocap_main(void *arg)
 {
@@ -828,7 +813,7 @@ static int nocap_main(void *arg)
 	int *ret = arg;
 	struct ordlock *ol;
 
-	if (drop_sys_resource())
+	if (olt_drop_cap(CAP_SYS_RESOURCE))
 		return 2;
 	ol = ordlock_open(lim2);
 	if (!ol)
@@ -1024,7 +1009,7 @@ static int nocap_domain_main(void *arg)
 	int *ret = arg;
 	struct ordlock *ol;
 
-	if (drop_sys_resource())
+	if (olt_drop_cap(CAP_SYS_RESOURCE))
 		return 2;
 	ol = ordlock_open(NULL);
 	if (!ol)

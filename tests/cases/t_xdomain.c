@@ -71,22 +71,39 @@ static int step_is(const struct ordlock_cycle_step *s, uint64_t owner_id,
 }
 
 /*
+ * The crossing of most tests here: fresh domains X and Y ("@tag" x, y, of
+ * @px and @py) and actors P (fd 0 in X, fd 1 in Y) and Q (fd 0 in Y, fd 1
+ * in X), "@tag-p" and "@tag-q"
+ */
+static void cross(char *x, char *y, const char *tag, unsigned int px,
+		  unsigned int py, struct gt_actor **p, struct gt_actor **q)
+{
+	const char *pd[2] = { x, y }, *qd[2] = { y, x };
+	char name[16];
+
+	snprintf(name, sizeof(name), "%sx", tag);
+	gt_new_domain(x, name, px, 0);
+	snprintf(name, sizeof(name), "%sy", tag);
+	gt_new_domain(y, name, py, 0);
+	snprintf(name, sizeof(name), "%s-p", tag);
+	*p = gt_actor_start_in(name, pd, 2);
+	snprintf(name, sizeof(name), "%s-q", tag);
+	*q = gt_actor_start_in(name, qd, 2);
+}
+
+/*
  * Two processes, each with a descriptor in X and one in Y (P: fd 0 in X,
  * fd 1 in Y; Q: fd 0 in Y, fd 1 in X). @policy: of both domains.
  */
 static void test_two(unsigned int policy, const char *what)
 {
 	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX], line[512];
-	const char *pd[2] = { x, y }, *qd[2] = { y, x };
 	struct gt_actor *p, *q;
 	const struct gt_result *res;
 	struct gt_deadlock d;
 	int ret, i, kmsg;
 
-	gt_new_domain(x, "xdx", policy, 0);
-	gt_new_domain(y, "xdy", policy, 0);
-	p = gt_actor_start_in("xd-p", pd, 2);
-	q = gt_actor_start_in("xd-q", qd, 2);
+	cross(x, y, "xd", policy, policy, &p, &q);
 	/* the tests before may have spent the log's rate limit */
 	gt_kmsg_settle();
 	kmsg = gt_kmsg_open();
@@ -201,85 +218,22 @@ static void test_three(void)
  * awake; P's thread 2 waits for Y 1:1 (descriptor 2), held by Q; Q asks for
  * X 1:1. Thread 1 can still let go: nothing is deadlocked.
  */
-struct twothr {
-	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX];
-	struct pbarrier *held, *go, *blocked, *release;
-	pid_t tid2;
-	int ret1, ret2, blocked_ret, error;
-};
-
-static struct twothr *tt;
-
-static void *thread2_main(void *arg)
-{
-	struct ordlock_key k = ORDLOCK_EX(1, 1);
-
-	tt->tid2 = (pid_t)syscall(SYS_gettid);
-	tt->ret2 = ordlock_acquire(arg, &k, 1, LONG_MS, 0, NULL);
-	return NULL;
-}
-
-static int twothr_main(void *arg)
-{
-	struct ordlock_key k = ORDLOCK_EX(1, 1);
-	struct ordlock *ol1, *ol2;
-	uint64_t deadline;
-	pthread_t t;
-
-	(void)arg;
-	prctl(PR_SET_NAME, "xdthr-p", 0, 0, 0);
-	ol1 = ordlock_open(tt->x);
-	ol2 = ordlock_open(tt->y);
-	if (!ol1 || !ol2) {
-		tt->error = -errno;
-		pbarrier_break(tt->held);
-		return 1;
-	}
-	tt->ret1 = ordlock_acquire(ol1, &k, 1, LONG_MS, 0, NULL);
-	if (pbarrier_wait(tt->held) || tt->ret1)
-		return 2;
-	if (pbarrier_wait(tt->go))
-		return 3;
-	if (pthread_create(&t, NULL, thread2_main, ol2)) {
-		pbarrier_break(tt->blocked);
-		return 4;
-	}
-	deadline = now_ms() + 10000;
-	while (!__atomic_load_n(&tt->tid2, __ATOMIC_SEQ_CST) && now_ms() < deadline)
-		sched_yield();
-	tt->blocked_ret = wait_blocked_ioctl(tt->tid2, ACQ, 0);
-	if (pbarrier_wait(tt->blocked) || pbarrier_wait(tt->release)) {
-		ordlock_release_all(ol1);
-		pthread_join(t, NULL);
-		return 5;
-	}
-	ordlock_release_all(ol1);	/* thread 1 is awake: it lets go */
-	pthread_join(t, NULL);
-	ordlock_close(ol2);
-	ordlock_close(ol1);
-	return 0;
-}
-
 static void test_no_false(void)
 {
+	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX];
+	struct gt_twothr *tt;
 	struct gt_actor *q;
 	const char *qd[2];
 	pid_t pid;
 	int ret;
 
-	tt = shm_alloc(sizeof(*tt));
-	gt_new_domain(tt->x, "xdfx", ORDLOCK_POLICY_DETECT, 0);
-	gt_new_domain(tt->y, "xdfy", ORDLOCK_POLICY_DETECT, 0);
-	qd[0] = tt->y;
-	qd[1] = tt->x;
-	tt->held = pbarrier_new(2);
-	tt->go = pbarrier_new(2);
-	tt->blocked = pbarrier_new(2);
-	tt->release = pbarrier_new(2);
-	tt->ret2 = 1;
+	gt_new_domain(x, "xdfx", ORDLOCK_POLICY_DETECT, 0);
+	gt_new_domain(y, "xdfy", ORDLOCK_POLICY_DETECT, 0);
+	qd[0] = y;
+	qd[1] = x;
 	q = gt_actor_start_in("xdthr-q", qd, 2);
-
-	pid = child_start(twothr_main, NULL);
+	tt = gt_twothr_start("xdthr-p", x, ORDLOCK_EX(1, 1), y, ORDLOCK_EX(1, 1));
+	pid = tt->pid;
 	pbarrier_wait(tt->held);
 	is_int(tt->ret1, 0, "no false: P's thread 1 holds 1:1 in X");
 	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
@@ -301,29 +255,17 @@ static void test_no_false(void)
 	is_int(child_wait(pid, 0), 0, "no false: P ends");
 	is_int(tt->ret2, 0, "no false: thread 2 was granted 1:1 in Y");
 	gt_actor_stop(q);
-	pbarrier_free(tt->held);
-	pbarrier_free(tt->go);
-	pbarrier_free(tt->blocked);
-	pbarrier_free(tt->release);
-	shm_free(tt, sizeof(*tt));
+	gt_twothr_free(tt);
 }
 
 /* The closing wait is in a "timeout" domain: the timeouts end it */
 static void test_timeout_domain(void)
 {
 	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX];
-	const char *pd[2], *qd[2];
 	struct gt_actor *p, *q;
 	int ret;
 
-	gt_new_domain(x, "xdtx", ORDLOCK_POLICY_TIMEOUT, 0);
-	gt_new_domain(y, "xdty", ORDLOCK_POLICY_DETECT, 0);
-	pd[0] = x;
-	pd[1] = y;
-	qd[0] = y;
-	qd[1] = x;
-	p = gt_actor_start_in("xdt-p", pd, 2);
-	q = gt_actor_start_in("xdt-q", qd, 2);
+	cross(x, y, "xdt", ORDLOCK_POLICY_TIMEOUT, ORDLOCK_POLICY_DETECT, &p, &q);
 	is_int(gt_call1(p, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
 	       "timeout domain: P holds 1:1 in X (policy timeout)");
 	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0,
@@ -345,42 +287,19 @@ static void test_timeout_domain(void)
 /* The output of "ordlockctl -S @source cycles"; its exit status */
 static int ctl_cycles(const char *source, char *out, size_t len)
 {
-	char ctl[PATH_MAX], cmd[PATH_MAX + 64];
-	size_t got = 0, r;
-	FILE *f;
-	int st;
-
-	snprintf(ctl, sizeof(ctl), "%s", olt_ctl_path());
-	snprintf(cmd, sizeof(cmd), "NO_COLOR=1 %s -S %s cycles 2>&1", ctl, source);
-	out[0] = 0;
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (got + 1 < len && (r = fread(out + got, 1, len - 1 - got, f)) > 0)
-		got += r;
-	out[got] = 0;
-	st = pclose(f);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return olt_run(out, len, "NO_COLOR=1 %s -S %s cycles 2>&1", olt_ctl_path(), source);
 }
 
 static void test_views(void)
 {
 	char x[ORDLOCK_DOMAIN_NAME_MAX], y[ORDLOCK_DOMAIN_NAME_MAX];
 	static char out[16384];
-	const char *pd[2], *qd[2];
 	struct gt_actor *p, *q;
 	struct gt_edge e[16];
 	int n, i, hard = 0, thread = 0, st, s;
 	static const char *const sources[2] = { "debugfs", "netlink" };
 
-	gt_new_domain(x, "xdvx", ORDLOCK_POLICY_TIMEOUT, 0);
-	gt_new_domain(y, "xdvy", ORDLOCK_POLICY_TIMEOUT, 0);
-	pd[0] = x;
-	pd[1] = y;
-	qd[0] = y;
-	qd[1] = x;
-	p = gt_actor_start_in("xdv-p", pd, 2);
-	q = gt_actor_start_in("xdv-q", qd, 2);
+	cross(x, y, "xdv", ORDLOCK_POLICY_TIMEOUT, ORDLOCK_POLICY_TIMEOUT, &p, &q);
 	is_int(gt_call1(p, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0, "views: P holds 1:1 in X");
 	is_int(gt_call1(q, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0), 0, "views: Q holds 1:1 in Y");
 	gt_submit1(p, GT_OP_ACQUIRE, 1, 1, 1, EX, LONG_MS, 0);

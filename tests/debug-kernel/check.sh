@@ -23,9 +23,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-MAKE=${MAKE:-make}
-mk() { $MAKE --no-print-directory "$@"; }
-
+# $MAKE, mk, summary_init, add_summary, finish
 # shellcheck source-path=SCRIPTDIR source=../harness/summary.sh
 . tests/harness/summary.sh
 summary_init check-debug tests/build/results/debug

@@ -20,9 +20,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 cd "$repo"
-MAKE=${MAKE:-make}
-mk() { $MAKE --no-print-directory "$@"; }
-
+# $MAKE, mk, summary_init, add_summary, finish
 # shellcheck source-path=SCRIPTDIR source=summary.sh
 . tests/harness/summary.sh
 summary_init check tests/build/results/

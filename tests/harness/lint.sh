@@ -7,21 +7,9 @@
 # (extracted once into tests/build/).
 set -euo pipefail
 
-repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"	# $repo, point STATUS (0: ok)
 cd "$repo"
 MAKE=${MAKE:-make}
-n=0
-failed=0
-
-point() { # point OK DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 1 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # For every kernel of $LINT_KVERS (default: tests/kver.sh's default): the
 # module built with -Werror from a copy in tests/build/kernels/KVER/ (what
@@ -33,31 +21,31 @@ for kver in ${LINT_KVERS:-$(sh tests/kver.sh)}; do
 	if ! MAKE=$MAKE bash tests/harness/build-module.sh "/lib/modules/$kver/build" \
 		"tests/build/kernels/$kver" C=2 ORDLOCK_WERROR=1 >"$log" 2>&1; then
 		sed 's/^/# /' "$log" | grep -E 'error|warning' | head -20
-		point 0 "$kver: the module builds with -Werror"
-		point 0 "$kver: sparse: no warnings in kmod/"
+		point 1 "$kver: the module builds with -Werror"
+		point 1 "$kver: sparse: no warnings in kmod/"
 		continue
 	fi
-	point 1 "$kver: the module builds with -Werror"
+	point 0 "$kver: the module builds with -Werror"
 	# the cluster companion (kmod/ordlock_dlm.c) is built wherever the
 	# kernel has the DLM
 	if grep -q '^CONFIG_DLM=[my]' "/lib/modules/$kver/build/include/config/auto.conf" 2>/dev/null; then
 		[[ -f tests/build/kernels/$kver/kmod/ordlock_dlm.ko ]]
-		point $((1 - $?)) "$kver: the cluster companion ordlock_dlm.ko builds"
+		point $? "$kver: the cluster companion ordlock_dlm.ko builds"
 	fi
 	if grep -E 'warning:|error:' "$log" | grep -v 'Skipping BTF' >"$log.warn"; then
 		sed 's/^/# /' "$log.warn"
-		point 0 "$kver: sparse: no warnings in kmod/"
-	else
 		point 1 "$kver: sparse: no warnings in kmod/"
+	else
+		point 0 "$kver: sparse: no warnings in kmod/"
 	fi
 done
 
 # the kernel API differences live in kmod/compat.h alone
 if grep -nE 'LINUX_VERSION_CODE|KERNEL_VERSION\(|RHEL_RELEASE' kmod/*.[ch] | grep -v '^kmod/compat.h:' |
 	grep -v '\.mod\.c:' | sed 's/^/# /' | grep .; then
-	point 0 "kernel version tests only in kmod/compat.h"
-else
 	point 1 "kernel version tests only in kmod/compat.h"
+else
+	point 0 "kernel version tests only in kmod/compat.h"
 fi
 
 tarball=$(ls /usr/src/linux-source-*.tar.xz 2>/dev/null | sort -V | tail -1 || true)
@@ -87,9 +75,8 @@ if [[ -x $cp ]]; then
 			bad=1
 		fi
 	done
-	point $((1 - bad)) "checkpatch --strict: kmod/, the UAPI header and the cluster test module are clean"
+	point $bad "checkpatch --strict: kmod/, the UAPI header and the cluster test module are clean"
 else
-	point 0 "checkpatch --strict: linux-source is not installed (make deps)"
+	point 1 "checkpatch --strict: linux-source is not installed (make deps)"
 fi
-echo "1..$n"
-((failed == 0))
+unit_done

@@ -1,11 +1,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# summary.sh -- the closing tally of make check and make check-debug, sourced.
+# summary.sh -- what make check and make check-debug share, sourced from the
+# top of the tree: $MAKE (default make) and mk (it, without the directory
+# messages), and the closing tally.
 # summary_init NAME RESULTS starts it: every part appends "PASSED FAILED"
 # to $ORDLOCK_SUMMARY (add_summary here, tap.sh and run.sh there); finish
 # prints the time, where RESULTS are, and the closing "N passed, N failed",
 # then exits non-zero when anything failed.
+
+MAKE=${MAKE:-make}
+mk() { $MAKE --no-print-directory "$@"; }
 
 summary_init() { # NAME RESULTS
 	summary_name=$1

@@ -44,7 +44,7 @@ uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-static void sleep_ms(unsigned int ms)
+void sleep_ms(unsigned int ms)
 {
 	struct timespec ts = {
 		.tv_sec = ms / 1000,
@@ -193,6 +193,90 @@ pid_t child_start(int (*fn)(void *arg), void *arg)
 		_exit(fn(arg) & 0xff);
 	}
 	return pid;
+}
+
+static volatile sig_atomic_t usr1_count;
+
+static void usr1_counter(int sig)
+{
+	(void)sig;
+	usr1_count++;
+}
+
+void usr1_counter_start(int how)
+{
+	struct sigaction sa;
+
+	if (!how)
+		return;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = usr1_counter;
+	sa.sa_flags = how == 1 ? SA_RESTART : 0;
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+int usr1_counted(void)
+{
+	return usr1_count;
+}
+
+pid_t sh_start(const char *cmd, const char *out_path, const char *err_path,
+	       unsigned int flags, const char *const *env)
+{
+	pid_t pid;
+	int o, e, in;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (pid)
+		return pid;
+	o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	in = flags & SH_NULL_STDIN ? open("/dev/null", O_RDONLY) : 0;
+	if (o < 0 || e < 0 || in < 0)
+		_exit(125);
+	dup2(in, 0);
+	dup2(o, 1);
+	dup2(e, 2);
+	signal(SIGPIPE, SIG_DFL);
+	if (flags & SH_DFL_SIGINT)
+		signal(SIGINT, SIG_DFL);
+	for (; env && env[0]; env += 2)
+		if (env[1])
+			setenv(env[0], env[1], 1);
+		else
+			unsetenv(env[0]);
+	execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+	_exit(125);
+}
+
+int sh_status(int status)
+{
+	return WIFEXITED(status) ? WEXITSTATUS(status) :
+	       WIFSIGNALED(status) ? 128 + WTERMSIG(status) : -1;
+}
+
+int sh_reap(pid_t pid, unsigned int timeout_ms, const char *what)
+{
+	uint64_t deadline = now_ms() + timeout_ms;
+	int status;
+
+	for (;;) {
+		pid_t p = waitpid(pid, &status, WNOHANG);
+
+		if (p == pid)
+			return sh_status(status);
+		if (now_ms() > deadline) {
+			diag("%s (pid %d) still runs after %u ms: killing it", what,
+			     (int)pid, timeout_ms);
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+			return -1;
+		}
+		usleep(2000);
+	}
 }
 
 int child_wait(pid_t pid, unsigned int timeout_s)

@@ -78,6 +78,33 @@ int child_wait(pid_t pid, unsigned int timeout_s);
 int child_kill(pid_t pid, int sig);
 
 /*
+ * Shell commands run in the background, their output in files (the CLI
+ * tests: t_ordlockctl, t_exec_nested, t_hostile_exec, unit/t_ctl_cli).
+ *
+ * sh_start() - fork "sh -c @cmd": its stdout to @out_path, its stderr to
+ * @err_path (created or truncated), SIGPIPE back to the default, and
+ * SH_NULL_STDIN: its stdin from /dev/null; SH_DFL_SIGINT: SIGINT back to
+ * the default too. @env: NULL-terminated pairs NAME, VALUE put in its
+ * environment (VALUE NULL: NAME removed), or NULL. The child exits 125
+ * when it cannot set that up or run sh. Returns its pid; bails out when
+ * fork() fails.
+ */
+#define SH_NULL_STDIN	1
+#define SH_DFL_SIGINT	2
+pid_t sh_start(const char *cmd, const char *out_path, const char *err_path,
+	       unsigned int flags, const char *const *env);
+
+/* sh_status() - a wait status as the shell says it: N, 128 + signal, or -1 */
+int sh_status(int status);
+
+/*
+ * sh_reap() - wait for @pid at most @timeout_ms: its sh_status(); -1 when it
+ * still ran (it is killed with SIGKILL and reaped, after a diag() naming
+ * @what).
+ */
+int sh_reap(pid_t pid, unsigned int timeout_ms, const char *what);
+
+/*
  * read_small_file() - at most @len - 1 bytes of @path into @buf, NUL
  * terminated ("" when it cannot be read): the bytes read, or -errno
  */
@@ -112,8 +139,20 @@ char proc_state(pid_t pid);
  */
 void watchdog_start(unsigned int seconds);
 
+/*
+ * usr1_counter_start() - from now on this process counts the SIGUSR1s it
+ * handles (usr1_counted()): @how 1 with SA_RESTART, 2 without; 0 installs
+ * nothing (SIGUSR1 keeps its disposition). For a waiter that a test
+ * interrupts (t_jobctl, t_hostile_sig).
+ */
+void usr1_counter_start(int how);
+int usr1_counted(void);
+
 /* now_ms() - CLOCK_MONOTONIC in milliseconds. */
 uint64_t now_ms(void);
+
+/* sleep_ms() - sleep @ms milliseconds (a signal does not cut it short). */
+void sleep_ms(unsigned int ms);
 
 /*
  * wait_path() - wait until @path exists (a marker file another process

@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -19,17 +22,6 @@
 #include "oltest.h"
 #include "parse.h"
 #include "tap.h"
-
-static void gt_sleep_ms(unsigned int ms)
-{
-	struct timespec ts = {
-		.tv_sec = ms / 1000,
-		.tv_nsec = (long)(ms % 1000) * 1000000L,
-	};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 /* Actors */
 
@@ -368,6 +360,95 @@ int gt_actor_stop(struct gt_actor *a)
 	return status;
 }
 
+/* A process of two threads (struct gt_twothr); its acquires wait 30 s at most */
+#define GT_TWOTHR_MS	30000
+
+struct gt_twothr_thread {
+	struct gt_twothr *t;
+	struct ordlock *ol2;
+};
+
+static void *gt_twothr_thread2(void *arg)
+{
+	struct gt_twothr_thread *th = arg;
+
+	th->t->tid2 = (pid_t)syscall(SYS_gettid);
+	th->t->ret2 = ordlock_acquire(th->ol2, &th->t->k2, 1, GT_TWOTHR_MS, 0, NULL);
+	return NULL;
+}
+
+static int gt_twothr_main(void *arg)
+{
+	struct gt_twothr *t = arg;
+	struct gt_twothr_thread th = { .t = t };
+	struct ordlock *ol1;
+	uint64_t deadline;
+	pthread_t thread;
+
+	prctl(PR_SET_NAME, t->comm, 0, 0, 0);
+	ol1 = ordlock_open(t->d1);
+	th.ol2 = ordlock_open(t->d2);
+	if (!ol1 || !th.ol2) {
+		t->error = -errno;
+		pbarrier_break(t->held);
+		return 1;
+	}
+	t->ret1 = ordlock_acquire(ol1, &t->k1, 1, GT_TWOTHR_MS, 0, NULL);
+	if (pbarrier_wait(t->held) || t->ret1)
+		return 2;
+	if (pbarrier_wait(t->go))
+		return 3;
+	if (pthread_create(&thread, NULL, gt_twothr_thread2, &th)) {
+		t->error = -EAGAIN;
+		pbarrier_break(t->blocked);
+		return 4;
+	}
+	deadline = now_ms() + 10000;
+	while (!__atomic_load_n(&t->tid2, __ATOMIC_SEQ_CST) && now_ms() < deadline)
+		sched_yield();
+	t->blocked_ret = wait_blocked_ioctl(t->tid2, ORDLOCK_IOC_ACQUIRE, 0);
+	if (pbarrier_wait(t->blocked) || pbarrier_wait(t->release)) {
+		ordlock_release_all(ol1);
+		pthread_join(thread, NULL);
+		return 5;
+	}
+	/* thread 1 is awake: it lets go, and the waits unwind */
+	ordlock_release_all(ol1);
+	pthread_join(thread, NULL);
+	ordlock_close(th.ol2);
+	ordlock_close(ol1);
+	return 0;
+}
+
+struct gt_twothr *gt_twothr_start(const char *comm, const char *d1,
+				  struct ordlock_key k1, const char *d2,
+				  struct ordlock_key k2)
+{
+	struct gt_twothr *t = shm_alloc(sizeof(*t));
+
+	snprintf(t->comm, sizeof(t->comm), "%s", comm);
+	snprintf(t->d1, sizeof(t->d1), "%s", d1);
+	snprintf(t->d2, sizeof(t->d2), "%s", d2);
+	t->k1 = k1;
+	t->k2 = k2;
+	t->held = pbarrier_new(2);
+	t->go = pbarrier_new(2);
+	t->blocked = pbarrier_new(2);
+	t->release = pbarrier_new(2);
+	t->ret2 = 1;
+	t->pid = child_start(gt_twothr_main, t);
+	return t;
+}
+
+void gt_twothr_free(struct gt_twothr *t)
+{
+	pbarrier_free(t->held);
+	pbarrier_free(t->go);
+	pbarrier_free(t->blocked);
+	pbarrier_free(t->release);
+	shm_free(t, sizeof(*t));
+}
+
 const char *gt_step_str(const struct ordlock_cycle_step *s)
 {
 	static char buf[256];
@@ -686,7 +767,7 @@ int gt_wait_edges(const char *domain, int n, unsigned int timeout_ms)
 			return 0;
 		if (now_ms() >= deadline)
 			break;
-		gt_sleep_ms(5);
+		sleep_ms(5);
 	}
 	diag("graph of %s: %d edges after %u ms, want %d", domain, got,
 	     timeout_ms, n);
@@ -748,7 +829,7 @@ int gt_kmsg_find(int fd, const char *needle, char *out, size_t len,
 				return 0;
 			if (now_ms() >= deadline)
 				return 0;
-			gt_sleep_ms(10);
+			sleep_ms(10);
 			continue;
 		}
 		buf[n] = '\0';
@@ -781,7 +862,7 @@ void gt_kmsg_settle(void)
 			close(fd);
 		if (wfd >= 0)
 			close(wfd);
-		gt_sleep_ms(GT_LOG_INTERVAL_MS + 1000);
+		sleep_ms(GT_LOG_INTERVAL_MS + 1000);
 		return;
 	}
 	/*
@@ -820,7 +901,7 @@ void gt_kmsg_settle(void)
 	close(fd);
 	if (!mark_ts) {
 		diag("clock mark not found in /dev/kmsg; waiting out the rate limit");
-		gt_sleep_ms(GT_LOG_INTERVAL_MS + 1000);
+		sleep_ms(GT_LOG_INTERVAL_MS + 1000);
 		return;
 	}
 	for (i = 0; i < nrecent && i < 64; i++)
@@ -829,6 +910,6 @@ void gt_kmsg_settle(void)
 	if (count >= GT_LOG_BURST - 1) {
 		diag("%u deadlock reports in the last %d ms: waiting out the rate limit",
 		     count, GT_LOG_INTERVAL_MS + 1000);
-		gt_sleep_ms(GT_LOG_INTERVAL_MS + 1000);
+		sleep_ms(GT_LOG_INTERVAL_MS + 1000);
 	}
 }

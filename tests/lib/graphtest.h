@@ -148,6 +148,38 @@ int gt_blocked(struct gt_actor *a, unsigned long request);
  */
 int gt_actor_stop(struct gt_actor *a);
 
+/**
+ * struct gt_twothr - a process P of two threads on two owners: thread 1
+ * takes @k1 on owner 1 (in @d1) and stays awake; thread 2 then asks @k2 on
+ * owner 2 (in @d2) and sleeps. P still has a thread that can let go, so a
+ * cycle through thread 2 is no deadlock (t_graph: one domain; t_xdomain:
+ * two). In shared memory; the parent steps P through the barriers:
+ *
+ *	t = gt_twothr_start("comm", d1, k1, d2, k2);
+ *	pbarrier_wait(t->held);		@ret1: thread 1's acquire of @k1
+ *	pbarrier_wait(t->go);		P starts thread 2
+ *	pbarrier_wait(t->blocked);	@blocked_ret 0: thread 2 sleeps in it
+ *	pbarrier_wait(t->release);	thread 1 releases; thread 2 returns
+ *	child_wait(t->pid, 0);		0: P ended cleanly; @ret2 thread 2's
+ *	gt_twothr_free(t);
+ *
+ * @ret2 is 1 until thread 2's acquire returns; @error is -errno when P
+ * could not open its owners or start thread 2.
+ */
+struct gt_twothr {
+	char d1[ORDLOCK_DOMAIN_NAME_MAX], d2[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key k1, k2;
+	char comm[16];
+	struct pbarrier *held, *go, *blocked, *release;
+	pid_t pid, tid2;
+	int ret1, ret2, blocked_ret, error;
+};
+
+struct gt_twothr *gt_twothr_start(const char *comm, const char *d1,
+				  struct ordlock_key k1, const char *d2,
+				  struct ordlock_key k2);
+void gt_twothr_free(struct gt_twothr *t);
+
 /* gt_step_str() - "pid P (comm) owner O waits for MODE R:I EDGE/BMODE" */
 const char *gt_step_str(const struct ordlock_cycle_step *s);
 

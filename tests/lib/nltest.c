@@ -143,11 +143,12 @@ static int nlt_lock_request(struct nlt *s, struct nl_msg *msg,
 	return nlt_diag(olc_nl_parse_outcome(tb, cmd, out ? out : &tmp), "lock reply");
 }
 
-struct nl_msg *nlt_acquire_msg(struct nlt *s, const char *domain,
-			       const struct ordlock_key *keys, unsigned int n,
-			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie)
+/* An ACQUIRE or CONVERT request (@cmd): the attributes they share */
+static struct nl_msg *nlt_lock_msg(struct nlt *s, int cmd, const char *domain,
+				   const struct ordlock_key *keys, unsigned int n,
+				   uint64_t timeout_ns, uint32_t flags, uint64_t cookie)
 {
-	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_ACQUIRE, 0);
+	struct nl_msg *msg = nlt_msg_new(s, cmd, 0);
 
 	if ((domain && nla_put_string(msg, ORDLOCK_A_DOMAIN, domain)) ||
 	    olc_nl_put_keys(msg, keys, n) ||
@@ -158,6 +159,14 @@ struct nl_msg *nlt_acquire_msg(struct nlt *s, const char *domain,
 		return NULL;
 	}
 	return msg;
+}
+
+struct nl_msg *nlt_acquire_msg(struct nlt *s, const char *domain,
+			       const struct ordlock_key *keys, unsigned int n,
+			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie)
+{
+	return nlt_lock_msg(s, ORDLOCK_CMD_ACQUIRE, domain, keys, n, timeout_ns,
+			    flags, cookie);
 }
 
 int nlt_acquire(struct nlt *s, const char *domain,
@@ -171,19 +180,25 @@ int nlt_acquire(struct nlt *s, const char *domain,
 	return msg ? nlt_lock_request(s, msg, out) : -EMSGSIZE;
 }
 
+int nlt_acquire_lease(struct nlt *s, const char *domain, struct ordlock_key key,
+		      uint64_t timeout_ns, uint32_t lease_ms, uint64_t cookie,
+		      struct olc_nl_outcome *out)
+{
+	struct nl_msg *msg = nlt_acquire_msg(s, domain, &key, 1, timeout_ns, 0,
+					     cookie);
+
+	if (!msg || nla_put_u32(msg, ORDLOCK_A_LEASE_MS, lease_ms)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	return nlt_lock_request(s, msg, out);
+}
+
 struct nl_msg *nlt_convert_msg(struct nlt *s, struct ordlock_key key,
 			       uint64_t timeout_ns, uint32_t flags, uint64_t cookie)
 {
-	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_CONVERT, 0);
-
-	if (olc_nl_put_keys(msg, &key, 1) ||
-	    (timeout_ns && nla_put_u64(msg, ORDLOCK_A_TIMEOUT_NS, timeout_ns)) ||
-	    (flags && nla_put_u32(msg, ORDLOCK_A_FLAGS, flags)) ||
-	    nla_put_u64(msg, ORDLOCK_A_COOKIE, cookie)) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	return msg;
+	return nlt_lock_msg(s, ORDLOCK_CMD_CONVERT, NULL, &key, 1, timeout_ns,
+			    flags, cookie);
 }
 
 int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
@@ -416,6 +431,28 @@ int nlt_domain_set(struct nlt *s, const char *domain, int policy,
 	ret = olc_nl_domain_set(s->nl, domain, policy, delay_ms, -1,
 				nnames >= 0 ? &rn : NULL, d);
 	return ret == -EPROTO ? nlt_diag(ret, "DOMAIN_SET") : ret;
+}
+
+int nlt_domain_set_u32(struct nlt *s, const char *domain,
+		       const struct nlt_u32 *a, unsigned int n,
+		       struct olc_nl_domain *d)
+{
+	struct nl_msg *msg = nlt_msg_new(s, ORDLOCK_CMD_DOMAIN_SET, 0);
+	struct nlattr *tb[ORDLOCK_A_MAX + 1];
+	unsigned int i;
+	int ret;
+
+	ret = nla_put_string(msg, ORDLOCK_A_DOMAIN, domain);
+	for (i = 0; !ret && i < n; i++)
+		ret = nla_put_u32(msg, a[i].type, a[i].value);
+	if (ret) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	ret = nlt_request(s, msg, tb);
+	if (!ret && d)
+		ret = olc_nl_parse_domain(tb, d);
+	return ret;
 }
 
 int nlt_get_stats(struct nlt *s, const char *domain,

@@ -70,6 +70,10 @@ int nlt_acquire(struct nlt *s, const char *domain,
 		const struct ordlock_key *keys, unsigned int n,
 		uint64_t timeout_ns, uint32_t flags, uint64_t cookie,
 		struct olc_nl_outcome *out);
+/* nlt_acquire_lease() - an ACQUIRE of @key with ORDLOCK_A_LEASE_MS @lease_ms */
+int nlt_acquire_lease(struct nlt *s, const char *domain, struct ordlock_key key,
+		      uint64_t timeout_ns, uint32_t lease_ms, uint64_t cookie,
+		      struct olc_nl_outcome *out);
 int nlt_convert(struct nlt *s, struct ordlock_key key, uint64_t timeout_ns,
 		uint32_t flags, uint64_t cookie, struct olc_nl_outcome *out);
 /* nlt_release() - release @keys, or everything with @n 0 (RELEASE_ALL) */
@@ -130,6 +134,21 @@ int nlt_domain_get(struct nlt *s, const char *domain, struct olc_nl_domain *d);
 int nlt_domain_set(struct nlt *s, const char *domain, int policy,
 		   long delay_ms, const struct nlt_rank_name *names,
 		   int nnames, struct olc_nl_domain *d);
+/* A u32 attribute of a request: its type (ORDLOCK_A_*) and value */
+struct nlt_u32 {
+	uint16_t type;
+	uint32_t value;
+};
+/*
+ * nlt_domain_set_u32() - a DOMAIN_SET of @domain carrying the @n u32
+ * attributes @a (and nothing else), for the settings nlt_domain_set() does
+ * not take (strict, cluster, fastpath, flags...): 0 and the reply in @d
+ * (may be NULL), the negative errno of a netlink error, -EMSGSIZE when the
+ * message cannot hold them
+ */
+int nlt_domain_set_u32(struct nlt *s, const char *domain,
+		       const struct nlt_u32 *a, unsigned int n,
+		       struct olc_nl_domain *d);
 /* nlt_get_stats() - the counters of @domain, indexed by ORDLOCK_S_* */
 int nlt_get_stats(struct nlt *s, const char *domain,
 		  uint64_t stats[ORDLOCK_S_MAX + 1]);

@@ -3,15 +3,20 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/capability.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "oltest.h"
@@ -26,6 +31,15 @@ struct ordlock *olt_open(const char *domain)
 	if (!ol)
 		bail_out("ordlock_open(%s): %s", domain ? domain : "NULL",
 			 strerror(errno));
+	return ol;
+}
+
+struct ordlock *olt_child_open(const char *domain)
+{
+	struct ordlock *ol = ordlock_open(domain);
+
+	if (!ol)
+		_exit(1);
 	return ol;
 }
 
@@ -61,9 +75,224 @@ const char *olt_ctl_path(void)
 	return path;
 }
 
+static int olt_vrun(char *out, size_t len, const char *prefix,
+		    const char *suffix, const char *fmt, va_list ap)
+{
+	char cmd[8192];
+	size_t at = 0, n;
+	FILE *f;
+	int st, k;
+
+	k = snprintf(cmd, sizeof(cmd), "%s", prefix);
+	k += vsnprintf(cmd + k, sizeof(cmd) - k, fmt, ap);
+	if (k + strlen(suffix) >= sizeof(cmd)) {
+		diag("olt_run: command line too long: %.80s...", cmd);
+		out[0] = '\0';
+		return -1;
+	}
+	strcat(cmd, suffix);
+	if (len)
+		out[0] = '\0';
+	f = popen(cmd, "r");
+	if (!f) {
+		diag("popen %s: %s", cmd, strerror(errno));
+		return -1;
+	}
+	while (at + 1 < len && (n = fread(out + at, 1, len - at - 1, f)) > 0)
+		at += n;
+	if (len)
+		out[at] = '\0';
+	st = pclose(f);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+int olt_run(char *out, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = olt_vrun(out, len, "", "", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int olt_ctl(char *out, size_t len, const char *fmt, ...)
+{
+	char prefix[PATH_MAX + 1];
+	va_list ap;
+	int ret;
+
+	snprintf(prefix, sizeof(prefix), "%s ", olt_ctl_path());
+	va_start(ap, fmt);
+	ret = olt_vrun(out, len, prefix, " 2>&1", fmt, ap);
+	va_end(ap);
+	return ret;
+}
+
+int olt_domain_set(const char *domain, struct ordlock_domain_config *cfg)
+{
+	struct ordlock *adm = olt_open(NULL);
+	int ret, err;
+
+	ret = ordlock_domain_config(adm, domain, cfg);
+	err = errno;
+	ordlock_close(adm);
+	errno = err;
+	return ret;
+}
+
+int olt_order_read(struct ordlock *ol, const char *domain,
+		   struct ordlock_order_edge *e, unsigned int emax,
+		   uint32_t *w, unsigned int wmax, struct ordlock_order_get *info)
+{
+	int ret = ordlock_get_order(ol, domain, e, emax, w, wmax, info);
+
+	if (ret)
+		diag("get_order(%s): %s", domain, strerror(-ret));
+	return ret;
+}
+
+int olt_order_get(const char *domain, struct ordlock_order_edge *e,
+		  unsigned int max, struct ordlock_order_get *info)
+{
+	struct ordlock *adm = olt_open(NULL);
+	int ret;
+
+	memset(info, 0, sizeof(*info));
+	ret = ordlock_get_order(adm, domain, e, max, NULL, 0, info);
+	ordlock_close(adm);
+	if (ret)
+		return ret;
+	return info->nedges < max ? (int)info->nedges : (int)max;
+}
+
+void olt_scratch_dir(char *dir, size_t len, const char *name)
+{
+	snprintf(dir, len, "/tmp/%s.%d", name, (int)getpid());
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		bail_out("mkdir %s: %s", dir, strerror(errno));
+}
+
+int olt_drop_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -errno;
+	data[CAP_TO_INDEX(cap)].effective &= ~CAP_TO_MASK(cap);
+	data[CAP_TO_INDEX(cap)].permitted &= ~CAP_TO_MASK(cap);
+	data[CAP_TO_INDEX(cap)].inheritable &= ~CAP_TO_MASK(cap);
+	if (syscall(SYS_capset, &hdr, data))
+		return -errno;
+	return 0;
+}
+
 int olt_ioctl(int fd, unsigned long request, void *arg)
 {
 	return ioctl(fd, request, arg);
+}
+
+int olt_fd_set_domain(int fd, const char *name)
+{
+	struct ordlock_set_domain sd;
+
+	memset(&sd, 0, sizeof(sd));
+	sd.size = sizeof(sd);
+	snprintf(sd.name, sizeof(sd.name), "%s", name);
+	return ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd);
+}
+
+int olt_fd_acquire(int fd, const struct ordlock_key *keys, unsigned int n,
+		   uint32_t flags, uint64_t timeout_ns, struct ordlock_acquire *out)
+{
+	struct ordlock_acquire a;
+	int ret, err;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.flags = flags;
+	a.nkeys = n;
+	a.keys = (uintptr_t)keys;
+	a.timeout_ns = timeout_ns;
+	ret = ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a);
+	err = errno;
+	if (out)
+		*out = a;
+	errno = err;
+	return ret;
+}
+
+int olt_fd_release_all(int fd)
+{
+	struct ordlock_release r = { .size = sizeof(r), .flags = ORDLOCK_RELEASE_ALL };
+
+	return ioctl(fd, ORDLOCK_IOC_RELEASE, &r) < 0 ? -errno : (int)r.released;
+}
+
+int olt_ktry(const char *domain, struct ordlock_key k, struct ordlock_failure *f)
+{
+	struct ordlock_acquire a;
+	int fd = olt_raw_fd(), ret = 0;
+
+	memset(&a, 0, sizeof(a));
+	if (olt_fd_set_domain(fd, domain) ||
+	    olt_fd_acquire(fd, &k, 1, ORDLOCK_ACQUIRE_TRY, 0, &a))
+		ret = -errno;
+	if (f)
+		*f = a.failure;
+	close(fd);
+	return ret;
+}
+
+void olt_fast_open(struct olt_fast *f, const char *domain, uint64_t id,
+		   uint32_t *slot, int page)
+{
+	void *p;
+
+	memset(f, 0, sizeof(*f));
+	f->fd = olt_raw_fd();
+	if (olt_fd_set_domain(f->fd, domain))
+		bail_out("SET_DOMAIN %s: %s", domain, strerror(errno));
+	if (olt_fast_pin(f->fd, 1, id, slot, &f->index))
+		bail_out("PIN: %s", strerror(errno));
+	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE,
+		 MAP_SHARED, f->fd, 0);
+	if (p == MAP_FAILED)
+		bail_out("mmap words: %s", strerror(errno));
+	f->words = p;
+	if (!page)
+		return;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, f->fd,
+		 ORDLOCK_FAST_OWNER_OFFSET);
+	if (p == MAP_FAILED)
+		bail_out("mmap owner page: %s", strerror(errno));
+	f->page = p;
+}
+
+void olt_fast_close(struct olt_fast *f)
+{
+	munmap((void *)f->words, ORDLOCK_FAST_WORDS_SIZE);
+	if (f->page)
+		munmap(f->page, 4096);
+	close(f->fd);
+}
+
+int olt_fast_pin(int fd, uint32_t rank, uint64_t id, uint32_t *slot,
+		 uint32_t *index)
+{
+	struct ordlock_fast_pin p = { .size = sizeof(p), .rank = rank, .id = id };
+	int ret = ioctl(fd, ORDLOCK_IOC_FAST_PIN, &p);
+
+	if (!ret) {
+		*slot = p.slot;
+		if (index)
+			*index = p.index;
+	}
+	return ret;
 }
 
 int olt_no_ioctl(void)

@@ -37,6 +37,12 @@ static int run(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static int run(const char *fmt, ...)
 {
+	const char *env[] = {
+		"C", ctl, "ORDLOCK_DEBUGFS", dir,
+		/* the DLM's directories of a cluster host (test_cluster) */
+		"DLMSYS", sys_dir, "ORDLOCK_DLM_SYSFS", sys_dir, "ORDLOCK_DLM_DEBUGFS", dlm_dir,
+		"ORDLOCK_DLM_CONFIGFS", cfg_dir, "NO_COLOR", "1", NULL,
+	};
 	char cmd[4096], out[PATH_MAX + 8], err[PATH_MAX + 8];
 	va_list ap;
 	pid_t pid;
@@ -47,32 +53,10 @@ static int run(const char *fmt, ...)
 	va_end(ap);
 	snprintf(out, sizeof(out), "%s/out", dir);
 	snprintf(err, sizeof(err), "%s/err", dir);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		bail_out("fork: %s", strerror(errno));
-	if (!pid) {
-		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-
-		if (o < 0 || e < 0)
-			_exit(125);
-		dup2(o, 1);
-		dup2(e, 2);
-		setenv("C", ctl, 1);
-		setenv("ORDLOCK_DEBUGFS", dir, 1);
-		/* the DLM's directories of a cluster host (test_cluster) */
-		setenv("DLMSYS", sys_dir, 1);
-		setenv("ORDLOCK_DLM_SYSFS", sys_dir, 1);
-		setenv("ORDLOCK_DLM_DEBUGFS", dlm_dir, 1);
-		setenv("ORDLOCK_DLM_CONFIGFS", cfg_dir, 1);
-		setenv("NO_COLOR", "1", 1);
-		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
-		_exit(125);
-	}
+	pid = sh_start(cmd, out, err, 0, env);
 	if (waitpid(pid, &status, 0) != pid)
 		bail_out("waitpid: %s", strerror(errno));
-	R.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	R.status = sh_status(status);
 	read_small_file(out, R.out, sizeof(R.out));
 	read_small_file(err, R.err, sizeof(R.err));
 	return R.status;

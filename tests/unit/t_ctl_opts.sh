@@ -12,28 +12,11 @@
 #    description names every one (or, for the common ones, OPTIONS does);
 #  - no short letter has two meanings within a subcommand.
 set -u
-here=$(cd "$(dirname "$0")" && pwd)
-repo=$(cd "$here/../../.." && pwd)
-[[ -f $repo/tools/ordlockctl.8 ]] || repo=$(cd "$here/../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 C=$repo/tools/ordlockctl/ordlockctl
 MAN=$repo/tools/ordlockctl.8
 COMP=$repo/tools/completion/ordlockctl.bash
-n=0
-fail=0
-ok() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		fail=1
-		[[ -n ${3:-} ]] && printf '#   %s\n' "$3"
-	fi
-}
-if [[ ! -x $C ]]; then
-	echo "1..0 # SKIP no $C (make tools)"
-	exit 0
-fi
+[[ -x $C ]] || skip "no $C (make tools)"
 cmds=$("$C" help --commands | grep -v '^help$')
 
 # the man page's SYNOPSIS options and description text, per subcommand
@@ -81,22 +64,22 @@ for cmd in $cmds; do
 			grep -q "invalid option\|unrecognized option" <<<"$out" && bad+=" $o"
 		done
 	done <<<"$table"
-	ok "$([[ -z $bad ]]; echo $?)" "$cmd: getopt accepts every option of its table" "refused:$bad"
+	point "$([[ -z $bad ]]; echo $?)" "$cmd: getopt accepts every option of its table" "refused:$bad"
 
 	# --help lists the table's options (aliases aside), and only those
 	helpopts=$("$C" "$cmd" --help | grep -oE '^ {2,6}(-[A-Za-z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+' | sort -u)
 	tabopts=$(awk '$4 != "alias" { print $2 }' <<<"$table" | sort -u)
 	d=$(diff <(echo "$helpopts") <(echo "$tabopts") | grep '^[<>]' | tr '\n' ' ')
-	ok "$([[ -z $d ]]; echo $?)" "$cmd --help lists exactly its table" "$d"
+	point "$([[ -z $d ]]; echo $?)" "$cmd --help lists exactly its table" "$d"
 
 	# the completion offers the table
 	comp=$(PATH=$(dirname "$C"):$PATH bash -c 'source "$1"; COMP_WORDS=(ordlockctl "$2" -); COMP_CWORD=2; _ordlockctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" "$cmd" | sort -u)
 	d=$(diff <(echo "$comp") <(echo "$words") | grep '^[<>]' | tr '\n' ' ')
-	ok "$([[ -z $d ]]; echo $?)" "$cmd: the completion offers exactly its table" "$d"
+	point "$([[ -z $d ]]; echo $?)" "$cmd: the completion offers exactly its table" "$d"
 
 	# one meaning per letter
 	dup=$(awk '$1 != "-" && $4 != "alias" { print $1 }' <<<"$table" | sort | uniq -d | tr '\n' ' ')
-	ok "$([[ -z $dup ]]; echo $?)" "$cmd: no letter with two meanings" "$dup"
+	point "$([[ -z $dup ]]; echo $?)" "$cmd: no letter with two meanings" "$dup"
 
 	# the man page
 	m=$(manparse "$cmd")
@@ -107,7 +90,7 @@ for cmd in $cmds; do
 	for o in $syn; do
 		grep -qx -- "$o" <<<"$words" || extra+=" $o"
 	done
-	ok "$([[ -z $extra ]]; echo $?)" "$cmd: its SYNOPSIS in ordlockctl(8) names only options it takes" "not taken:$extra"
+	point "$([[ -z $extra ]]; echo $?)" "$cmd: its SYNOPSIS in ordlockctl(8) names only options it takes" "not taken:$extra"
 	missing=""
 	while read -r s l _ alias; do
 		[[ $alias == alias ]] && continue
@@ -119,14 +102,13 @@ for cmd in $cmds; do
 		done
 		[[ $found == 1 ]] || missing+=" $l"
 	done <<<"$table"
-	ok "$([[ -z $missing ]]; echo $?)" "$cmd: ordlockctl(8) describes every option of its table" "not described:$missing"
+	point "$([[ -z $missing ]]; echo $?)" "$cmd: ordlockctl(8) describes every option of its table" "not described:$missing"
 done
 
 # exec: the options the issue found listed though refused
 comp=$(PATH=$(dirname "$C"):$PATH bash -c 'source "$1"; COMP_WORDS=(ordlockctl exec -); COMP_CWORD=2; _ordlockctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP")
 bad=$(grep -xE -- '-j|--json|-p|--pretty|-S|--source|-N|--numeric' <<<"$comp" | tr '\n' ' ')
-ok "$([[ -z $bad ]]; echo $?)" "exec: the completion offers no -j, -p, -S or -N" "$bad"
-ok "$("$C" exec --help | grep -qE -- '--json|--pretty|--source|--numeric'; [[ $? == 1 ]]; echo $?)" \
+point "$([[ -z $bad ]]; echo $?)" "exec: the completion offers no -j, -p, -S or -N" "$bad"
+point "$("$C" exec --help | grep -qE -- '--json|--pretty|--source|--numeric'; [[ $? == 1 ]]; echo $?)" \
 	"exec --help lists no -j, -p, -S or -N"
-echo "1..$n"
-exit $fail
+unit_done

@@ -12,35 +12,18 @@
 # headers. "make dkms-check" runs it alone.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# tests/unit/ or tests/build/unit/
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
-	repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tools/dkms/dkms.conf ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 cd "$repo" || exit 1
 unset MAKEFLAGS MFLAGS MAKELEVEL
 # every kernel make check tests (ORDLOCK_KVERS), else KVER, else the default
 kvers=${ORDLOCK_KVERS:-${KVER:-$(sh tests/kver.sh)}}
 version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' tools/dkms/dkms.conf)
 
-skip() { echo "1..0 # SKIP $*"; exit 0; }
 command -v dkms >/dev/null || skip "dkms is not installed (make deps)"
 [[ $(id -u) == 0 ]] || skip "dkms needs root"
 [[ -n ${kvers//[[:space:]]/} ]] || skip "no kernel headers"
 
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 src=$work/src
 tree=$work/dkms
 mkdir -p "$src" "$tree"
@@ -81,5 +64,4 @@ dk remove -m ordlock -v "$version" --all >>"$work/log" 2>&1
 point $? "dkms remove --all"
 [[ -z $(dk status -m ordlock 2>/dev/null) ]]
 point $? "dkms status: nothing left"
-echo "1..$n"
-((failed == 0))
+unit_done

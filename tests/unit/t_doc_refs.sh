@@ -15,11 +15,7 @@
 # One point per file.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# tests/unit/ or tests/build/unit/
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
-	repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/README.md && -d $repo/docs ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 cd "$repo" || exit 1
 
 # anchors FILE: the GitHub anchor of each heading of the Markdown FILE
@@ -74,8 +70,6 @@ check() {
 files=(README.md docs/*.md)
 [[ -f tools/node/README.md ]] && files+=(tools/node/README.md)
 echo "1..${#files[@]}"
-n=0
-failed=0
 for f in "${files[@]}"; do
 	n=$((n + 1))
 	out=$(check "$f")

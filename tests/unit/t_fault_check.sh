@@ -13,25 +13,11 @@
 # (issue 27: the checker must be able to fail.)  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
-	repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tests/cluster/lib/fault_check.awk ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 checker=$repo/tests/cluster/lib/fault_check.awk
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 check() { # check DIR: the checker over the files of DIR, output in DIR.out
 	awk -v lease_ms=3000 -v wait_bound_ms=5000 -v gone_bound_ms=10000 -v kill_bound_ms=30000 -v clock_skew_ms=500 \
 		-f "$checker" "$1"/h.* "$1"/grants.* "$1"/store "$1"/host >"$1.out" 2>&1
@@ -194,5 +180,4 @@ pass "a key held past the lease's bound during a partition" \
 	h.2 's/^5300 2 2.2 ok/20000 2 2.2 ok/;s/2.2 invoke keys=1:2,1:1 timeout=10000/2.2 invoke keys=1:2,1:1 timeout=30000/' grants.1 's/^5300 2 2.2/20000 2 2.2/' grants.2 's/^5300 2 2.2/20000 2 2.2/' \
 	host '1a 9000 0 - part node=1 ms=4000' host '2a 13000 0 - part-end node=1'
 
-echo "1..$n"
-((failed == 0))
+unit_done

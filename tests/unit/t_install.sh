@@ -12,16 +12,8 @@
 # directory of ordlock's behind.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tools/Makefile ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 unset MAKEFLAGS MFLAGS MAKELEVEL
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 py=/usr/bin/python3
 [[ -x $py ]] || py=python3
 
@@ -109,5 +101,4 @@ point $? "no file is left${left:+: $left}"
 dirs=$(find "$work" -depth -type d \( -name ordlock -o -name linux -o -name pkgconfig -o -name completions -o -name node_modules \) | sed "s|^$work||")
 [[ -z $dirs ]]
 point $? "no directory of ordlock's is left${dirs:+: $dirs}"
-echo "1..$n"
-((failed == 0))
+unit_done

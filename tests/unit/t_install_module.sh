@@ -11,36 +11,15 @@
 # file.  Builds the module when it is not built.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/Kbuild ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 unset MAKEFLAGS MFLAGS MAKELEVEL
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION [DIAG]
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[[ -n ${3:-} ]] && printf '#   %s\n' "$3"
-	fi
-}
 kver=${KVER:-$(sh "$repo/tests/kver.sh" 2>/dev/null)}
 depmod=$(command -v depmod || ls /sbin/depmod /usr/sbin/depmod 2>/dev/null | head -1)
 modprobe=$(command -v modprobe || ls /sbin/modprobe /usr/sbin/modprobe 2>/dev/null | head -1)
-if [[ -z $kver || ! -d /lib/modules/$kver/build ]]; then
-	echo "1..0 # SKIP no kernel headers (tests/kver.sh: ${kver:-none})"
-	exit 0
-fi
-if [[ -z $depmod || -z $modprobe ]]; then
-	echo "1..0 # SKIP no depmod/modprobe (kmod)"
-	exit 0
-fi
+[[ -n $kver && -d /lib/modules/$kver/build ]] || skip "no kernel headers (tests/kver.sh: ${kver:-none})"
+[[ -n $depmod && -n $modprobe ]] || skip "no depmod/modprobe (kmod)"
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 make -s --no-print-directory -C "$repo" install-module KVER="$kver" DESTDIR="$work" \
 	>"$work/log" 2>&1
 rc=$?
@@ -59,5 +38,4 @@ out=$("$modprobe" -d "$work" -S "$kver" --show-depends ordlock 2>&1)
 point $? "modprobe finds ordlock there (--show-depends: the installed file)" "$out"
 grep -q "depmod.*-b $work -a $kver" "$work/log"
 point $? "make says the depmod it ran" "$(grep -i depmod "$work/log")"
-echo "1..$n"
-((failed == 0))
+unit_done

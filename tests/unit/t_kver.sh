@@ -8,25 +8,9 @@
 # fake /lib/modules (ORDLOCK_MODULES_DIR).  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tests/kver.sh ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 kver=$repo/tests/kver.sh
-n=0
-failed=0
-is() { # is GOT WANT DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == "$2" ]]; then
-		echo "ok $n - $3"
-	else
-		echo "not ok $n - $3"
-		echo "#   got:  '$1'"
-		echo "#   want: '$2'"
-		failed=$((failed + 1))
-	fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 mk() { for k in "$@"; do mkdir -p "$work/$k/build"; done; }
 run() { ORDLOCK_MODULES_DIR=$work ORDLOCK_UNAME_R=${UNAME:-9.9.9-host} sh "$kver" "$@"; }
 
@@ -46,5 +30,4 @@ is "$(run --matrix | head -n 1)" "6.1 " "matrix: a missing flavour is an empty e
 is "$(run "$work/6.12.115+deb12-rt-amd64/build")" 6.12.115+deb12-rt-amd64 "KDIR: its release"
 rm -rf "$work"/*
 is "$(run)" "" "no headers at all: nothing"
-echo "1..$n"
-((failed == 0))
+unit_done

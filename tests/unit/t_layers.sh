@@ -15,20 +15,11 @@
 # older than its sources.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tests/lib/layers.py ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 check=$repo/tests/lib/layers.py
 kmod=$repo/kmod
 design=$repo/docs/design.md
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 
 # the objects of ordlock.ko and ordlock_dlm.ko, built and newer than the sources
 objs=$(sed -e ':a' -e '/\\$/N; s/\\\n//; ta' "$kmod/Kbuild" |
@@ -151,5 +142,4 @@ out=$(python3 "$check" --nm "$work/nm" "$kmod" "$work/design.md" 2>&1)
 [[ $? == 1 && $out == *"design.md: no row for cluster.c"* ]]
 point $? "design.md's layout table without cluster.c's row fails the check"
 
-echo "1..$n"
-((failed == 0))
+unit_done

@@ -10,28 +10,11 @@
 # missing from NAME).  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tools/Makefile ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 unset MAKEFLAGS MFLAGS MAKELEVEL
 so=$repo/tools/lib/libordlock.so.1
 man=$repo/tools/libordlock.3
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION [DIAG]
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[[ -n ${3:-} ]] && printf '#   %s\n' "$3"
-	fi
-}
-if [[ ! -f $so ]] || ! command -v nm >/dev/null; then
-	echo "1..0 # SKIP no $so or no nm (make tools; binutils)"
-	exit 0
-fi
+[[ -f $so ]] && command -v nm >/dev/null || skip "no $so or no nm (make tools; binutils)"
 
 syms=$(nm -D --defined-only "$so" | awk '$2 ~ /^[TtWi]$/ && $3 ~ /^ordlock_/ { print $3 }' | sort -u)
 [[ $(wc -l <<<"$syms") -ge 30 ]]
@@ -54,8 +37,7 @@ extra=$(comm -13 <(echo "$syms") <(grep -v '^libordlock$' <<<"$names") | tr '\n'
 point $? "and no function the library does not export" "not exported: $extra"
 
 # make install: a page for each (man ordlock_renew)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 make -s --no-print-directory -C "$repo/tools" install-extra PREFIX="$work/p" \
 	UDEVRULESDIR="$work/udev" PYTHONDIR="$work/py" >"$work/log" 2>&1
 point $? "make install-extra into a scratch prefix" "$(tail -n 5 "$work/log")"
@@ -65,5 +47,4 @@ for s in $syms; do
 done
 [[ -z $nolink ]]
 point $? "every exported function has its man3 page (.so libordlock.3)" "no page:$nolink"
-echo "1..$n"
-((failed == 0))
+unit_done

@@ -11,21 +11,11 @@
 # (tests/install-deps.sh installs it).
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tests/model/fastpath.pml ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 model=$repo/tests/model/fastpath.pml
-skip() { echo "1..0 # SKIP $*"; exit 0; }
 command -v spin >/dev/null || skip "spin is not installed (make deps)"
 [[ -f $model ]] || { echo "not ok 1 - $model is missing"; echo "1..1"; exit 1; }
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 cp "$model" "$work/fastpath.pml"
 
 # search DEFINES...: prints pan's output; status 0 when the search completed
@@ -74,5 +64,4 @@ for c in "${bugs[@]}"; do
 	[[ $? == 1 ]]
 	point $? "planted bug found: ${c#*|}"
 done
-echo "1..$n"
-((failed == 0))
+unit_done

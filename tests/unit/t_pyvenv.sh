@@ -16,22 +16,13 @@
 # "pip uninstall" leaves nothing.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tools/Makefile ]] || repo=$(cd "$here/../../.." && pwd)
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 py=/usr/bin/python3
 [[ -x $py ]] || py=python3
 unset PIP_FIND_LINKS PIP_INDEX_URL PYTHONPATH
 export PIP_NO_INDEX=1
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 cp -r "$repo/tools/python" "$work/src"
 rm -rf "$work/src/build" "$work/src/"*.egg-info
 $py -m venv --system-site-packages "$work/venv" >"$work/log" 2>&1
@@ -118,5 +109,4 @@ assert any(str(f) == "ordlock/py.typed" for f in m.files("ordlock"))
 		[[ $(cd / && ORDLOCK_LIB=$work/none.so "$v/bin/python" -c 'import ordlock; print(ordlock.__file__)') == "$work/src/ordlock.py" ]]
 	point $? "$p: pip install -e: the tree's ordlock.py" "$(tail -n 5 "$work/log")"
 done
-echo "1..$n"
-((failed == 0))
+unit_done

@@ -14,28 +14,11 @@
 # in-VM test t_readme runs the same programs against the module.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# tests/unit/ or tests/build/unit/
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
-	repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/README.md && -d $repo/tools/lib ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 cd "$repo" || exit 1
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION [DIAGNOSTIC FILE]
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[[ -n ${3:-} && -f ${3:-} ]] && tail -n 20 "$3" | sed 's/^/# /'
-	fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 
 # blocks FILE LANG PREFIX: writes each ```LANG block of the Markdown FILE to
 # PREFIX.1, PREFIX.2, ... and prints how many there were
@@ -181,5 +164,4 @@ readme_flat=$(tr '\n' ' ' <README.md | tr -s ' ')
 [[ -n $opts && $readme_flat == *"\`$opts\`"* ]] && grep -qxF "$opts" tools/ordlock.4
 point $? "README.md and ordlock(4) quote tools/examples/modprobe.d/ordlock.conf: $opts"
 
-echo "1..$n"
-((failed == 0))
+unit_done

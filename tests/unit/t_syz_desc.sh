@@ -8,17 +8,9 @@
 # under the header's name, in the header's order.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tests/fuzz/ordlock.syz.txt ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 syz=$repo/tests/fuzz/ordlock.syz.txt
 uapi=$repo/include/uapi/linux/ordlock.h
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 
 # the names the header defines: macros and enumerators
 defined=$(grep -oE '^#define ORDLOCK_[A-Z0-9_]+|^[[:space:]]+ORDLOCK_[A-Z0-9_]+' "$uapi" |
@@ -56,12 +48,10 @@ for s in $(grep -oE '^ordlock_[a-z_]+ \{' "$syz" | awk '{print $1}' | sed 's/^or
 done
 
 # the test itself can fail: a field renamed in a copy is caught
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 sed 's/^\tlease_ms\tint32\[0:2000\]$/\tlease\tint32/' "$syz" >"$work/syz"
 a=$(sed -n '/^ordlock_acquire {/,/^}/p' "$work/syz" | sed -n '2,$p' | grep -v '^}' | awk '{print $1}' | tr '\n' ' ')
 [[ $a != "$(fields_h acquire)" ]]
 point $? "a field renamed in the description is caught"
 
-echo "1..$n"
-((failed == 0))
+unit_done

@@ -10,27 +10,12 @@
 # what is assumed (issue 27).  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# tests/unit/ or tests/build/unit/
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
-	repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/include/uapi/linux/ordlock.h ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 cd "$repo" || exit 1
 hdr=include/uapi/linux/ordlock.h
 doc=docs/cluster.md
 start='Token rule (cluster domains):'
 
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 
 # rule FILE PREFIX-RE: the paragraph from $start to the first empty line,
 # PREFIX-RE removed from each line, folded into one line
@@ -63,5 +48,4 @@ for phrase in 'Promised: per key, cluster-wide, every grant' \
 	point $? "the rule says \"$phrase\""
 done
 
-echo "1..$n"
-((failed == 0))
+unit_done

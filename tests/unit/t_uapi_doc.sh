@@ -13,28 +13,12 @@
 # without any kernel-doc script.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# tests/unit/ or tests/build/unit/
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) ||
-	repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/include/uapi/linux/ordlock.h ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
+UNIT_DIAG=head	# kernel-doc's first complaints
 cd "$repo" || exit 1
 hdr=include/uapi/linux/ordlock.h
 
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION [DIAGNOSTIC FILE]
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[[ -n ${3:-} && -f ${3:-} ]] && head -n 20 "$3" | sed 's/^/# /'
-	fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 
 # one kernel-doc per distinct script (the packages ship copies)
 declare -A seen=()
@@ -46,10 +30,7 @@ for k in /usr/lib/linux-kbuild-*/scripts/kernel-doc /usr/src/linux-headers-*/scr
 	seen[$sum]=1
 	scripts+=("$k")
 done
-if [[ ${#scripts[@]} == 0 ]]; then
-	echo "1..0 # SKIP no scripts/kernel-doc (linux-headers-* or linux-kbuild-*)"
-	exit 0
-fi
+[[ ${#scripts[@]} != 0 ]] || skip "no scripts/kernel-doc (linux-headers-* or linux-kbuild-*)"
 
 # DOC: titles, in the header and in /** comments
 awk '
@@ -123,5 +104,4 @@ for k in "${scripts[@]}"; do
 	done
 done
 
-echo "1..$n"
-((failed == 0))
+unit_done

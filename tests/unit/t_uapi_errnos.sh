@@ -7,17 +7,9 @@
 # and a row removed from the header is gone from the list.  TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tests/lib/gen-errnos.sh ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 gen=$repo/tests/lib/gen-errnos.sh
 uapi=$repo/include/uapi/linux/ordlock.h
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
 list() { # list FILE SECTION: the errnos of ordlock_doc_SECTION_errnos[]
 	sh "$gen" "$1" | sed -n "/ordlock_doc_$2_errnos/,/^};/p" | grep -oE '\bE[A-Z0-9]+\b' | tr '\n' ' '
 }
@@ -33,8 +25,7 @@ for e in EINVAL ERANGE E2BIG EMSGSIZE EOPNOTSUPP ENOENT EBUSY EPERM EACCES ENOSP
 	[[ " $netlink " == *" $e "* ]]
 	point $? "the netlink table documents $e"
 done
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 sed '/^ \* EEXIST  /d' "$uapi" >"$work/h"
 [[ " $(list "$work/h" netlink) " != *" EEXIST "* ]]
 point $? "a row removed from the header is gone from the list"
@@ -43,5 +34,4 @@ sh "$gen" "$uapi" >"$work/e.h" && cc -fsyntax-only -Wall -Werror -x c - <<EOC
 int main(void) { return ordlock_doc_ioctl_errnos[0] + ordlock_doc_netlink_errnos[0] == 0; }
 EOC
 point $? "the generated header compiles"
-echo "1..$n"
-((failed == 0))
+unit_done

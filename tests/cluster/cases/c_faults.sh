@@ -300,6 +300,5 @@ if ((node == 1)); then
 	diag "figures: $(tail -n 1 "$shared/check.out")"
 fi
 barrier checked
-out=$("$olc" domain $dom set cluster off 2>&1)
-point $? "node$node: domain $dom set cluster off" || diag "$out"
+cluster_set $dom off
 finish

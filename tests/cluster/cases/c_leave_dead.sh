@@ -77,8 +77,7 @@ exited() {
 exec 3<>"$clt"
 clt 3 "join $space"
 point $? "node$node: join $space"
-out=$("$olc" domain $dom set cluster on 2>&1)
-point $? "node$node: domain $dom set cluster on" || diag "$out"
+cluster_set $dom on
 barrier joined
 
 # each node uses a key of each: it anchors them (the leave releases anchors)

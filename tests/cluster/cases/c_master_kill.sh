@@ -63,8 +63,7 @@ check_log() {
 master() { awk -v r="$2" '$1 == "rsb" && $NF == r { print $3; exit }' "$1"; }
 last_token() { log_cat "$1" | tail -n 1 | awk '{ print $1 }'; }
 
-out=$("$olc" domain $dom set cluster on 2>&1)
-point $? "node$node: domain $dom set cluster on" || diag "$out"
+cluster_set $dom on
 ((node == 1)) && mkdir "$(logdir 1:1)" "$(logdir 1:2)"
 barrier on
 
@@ -157,6 +156,5 @@ check_log 1:2
 diag "1:1: $(log_cat 1:1 | tr '\n' ';')"
 diag "1:2: $(log_cat 1:2 | tr '\n' ';')"
 barrier logs
-out=$("$olc" domain $dom set cluster off 2>&1)
-point $? "node$node: domain $dom set cluster off" || diag "$out"
+cluster_set $dom off
 finish

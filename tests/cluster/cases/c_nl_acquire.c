@@ -93,7 +93,6 @@ static int try_until(struct nlt *s, struct ordlock_key key, int ms)
 
 int main(void)
 {
-	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
 	struct ordlock_key k0 = ORDLOCK_EX(7, 0), k1 = ORDLOCK_EX(7, 1);
 	struct ordlock_key both[2] = { ORDLOCK_EX(7, 0), ORDLOCK_EX(7, 1) };
 	struct olc_nl_outcome o, o2;
@@ -184,8 +183,5 @@ int main(void)
 		   "node3: try-lock of 7:1 granted: the cancelled and closed requests hold nothing");
 	cl_barrier("end");
 	nlt_close(s);
-	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
-	   cl_node, dom);
-	ordlock_close(cfg);
-	return tap_done();
+	return cl_end(NULL, cfg, dom);
 }

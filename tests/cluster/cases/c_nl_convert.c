@@ -179,7 +179,6 @@ static void child(void)
 
 int main(void)
 {
-	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
 	struct ordlock_key sh1 = ORDLOCK_SH(8, 1), ex1 = ORDLOCK_EX(8, 1);
 	struct ordlock_key sh2 = ORDLOCK_SH(8, 2), ex2 = ORDLOCK_EX(8, 2);
 	struct ordlock_key sh3 = ORDLOCK_SH(8, 3), ex3 = ORDLOCK_EX(8, 3);
@@ -402,8 +401,5 @@ int main(void)
 
 	cl_barrier("end");
 	nlt_close(s);
-	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
-	   cl_node, dom);
-	ordlock_close(cfg);
-	return tap_done();
+	return cl_end(NULL, cfg, dom);
 }

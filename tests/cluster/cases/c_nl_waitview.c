@@ -134,7 +134,6 @@ static int child(int ready, int go)
 
 int main(void)
 {
-	struct ordlock_domain_config off = { .flags = ORDLOCK_DOMAIN_SET_CLUSTER };
 	struct ordlock_key ex1 = ORDLOCK_EX(9, 1), sh2 = ORDLOCK_SH(9, 2);
 	struct ordlock_key ex2 = ORDLOCK_EX(9, 2);
 	struct ordlock_key node2[3] = { ORDLOCK_EX(9, 1), ORDLOCK_SH(9, 2), ORDLOCK_SH(9, 3) };
@@ -231,8 +230,5 @@ int main(void)
 	}
 	cl_barrier("end");
 	nlt_close(s);
-	ok(ordlock_domain_config(cfg, dom, &off) == 0, "node%d: %s set cluster off",
-	   cl_node, dom);
-	ordlock_close(cfg);
-	return tap_done();
+	return cl_end(NULL, cfg, dom);
 }

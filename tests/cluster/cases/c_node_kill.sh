@@ -34,8 +34,7 @@ space=c_kill
 exec 3<>"$clt"
 clt 3 "join $space"
 point $? "node$node: join $space"
-out=$("$olc" domain $dom set cluster on 2>&1)
-point $? "node$node: domain $dom set cluster on" || diag "$out"
+cluster_set $dom on
 barrier joined
 
 if ((node == victim)); then
@@ -153,7 +152,6 @@ point $? "node$node: (5,$node) granted once node$other let go"
 clt 3 "leave"
 point $? "node$node: leave"
 exec 3>&-
-out=$("$olc" domain $dom set cluster off 2>&1)
-point $? "node$node: domain $dom set cluster off" || diag "$out"
+cluster_set $dom off
 barrier end
 finish

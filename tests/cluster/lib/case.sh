@@ -26,6 +26,9 @@
 #                         exclusively until $shared/release exists (the pid
 #                         of its ordlockctl exec in $holder); barriers on,
 #                         mastered, held
+#   cluster_set DOM on|off  a point: "ordlockctl domain DOM set cluster
+#                         on|off" succeeds (its output as a diagnostic when
+#                         it does not)
 #   finish                prints the plan and exits 1 if a point failed
 set -u
 n=0
@@ -88,6 +91,11 @@ remote_holder() {
 		point $? "node2: holds 1:1 exclusively"
 	fi
 	barrier held
+}
+cluster_set() {
+	local out
+	out=$("$ORDLOCK_REPO/tools/ordlockctl/ordlockctl" domain "$1" set cluster "$2" 2>&1)
+	point $? "node$node: domain $1 set cluster $2" || diag "$out"
 }
 finish() {
 	echo "1..$n"

@@ -245,7 +245,7 @@ static inline struct ordlock *cl_start(const char *dom, int min_nodes,
 	return ol;
 }
 
-/* The end: close @ol, set @dom's cluster off (a point), close @cfg */
+/* The end: close @ol (NULL: none), set @dom's cluster off (a point), close @cfg */
 static inline int cl_end(struct ordlock *ol, struct ordlock *cfg, const char *dom)
 {
 	struct ordlock_domain_config off = {

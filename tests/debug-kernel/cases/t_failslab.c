@@ -271,29 +271,12 @@ static void sweep_report(struct sweep *s)
 static int acquire(int fd, const struct ordlock_key *keys, unsigned int n,
 		   uint32_t flags, uint64_t timeout_ns, struct ordlock_acquire *out)
 {
-	struct ordlock_acquire a;
-	int ret;
-
-	memset(&a, 0, sizeof(a));
-	a.size = sizeof(a);
-	a.flags = flags;
-	a.nkeys = n;
-	a.keys = (uintptr_t)keys;
-	a.timeout_ns = timeout_ns;
-	ret = ioctl(fd, ORDLOCK_IOC_ACQUIRE, &a) < 0 ? -errno : 0;
-	if (out)
-		*out = a;
-	return ret;
+	return olt_fd_acquire(fd, keys, n, flags, timeout_ns, out) < 0 ? -errno : 0;
 }
 
 static int release_all(int fd)
 {
-	struct ordlock_release r;
-
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	r.flags = ORDLOCK_RELEASE_ALL;
-	return ioctl(fd, ORDLOCK_IOC_RELEASE, &r) < 0 ? -errno : (int)r.released;
+	return olt_fd_release_all(fd);
 }
 
 static int convert(int fd, struct ordlock_key k, uint32_t flags, uint64_t timeout_ns,
@@ -315,12 +298,7 @@ static int convert(int fd, struct ordlock_key k, uint32_t flags, uint64_t timeou
 
 static int set_domain(int fd, const char *name)
 {
-	struct ordlock_set_domain d;
-
-	memset(&d, 0, sizeof(d));
-	d.size = sizeof(d);
-	snprintf(d.name, sizeof(d.name), "%s", name);
-	return ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &d) < 0 ? -errno : 0;
+	return olt_fd_set_domain(fd, name) < 0 ? -errno : 0;
 }
 
 static int owner_info(int fd, struct ordlock_owner_info *info)

@@ -22,13 +22,15 @@
 #   no renewal made), the end of the block raises Revoked: never silently.
 # - query()/is_locked()/Owner.query(): free, exclusive by this pid with
 #   its token, a waiter counted, shared by two owners.
-# - The module docstring's example runs as printed and says what it says.
+# - The module docstring's example runs as printed and says what it says;
+#   so does libordlock(3)'s keep-alive example in C, built with cc.
 # TAP on stdout. Standard library only.
 import asyncio
 import os
 import re
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.join(
@@ -260,6 +262,41 @@ def t_example():
        "example: runs as printed and prints what it should", r.stdout + r.stderr)
 
 
+def t_man_example():
+    """libordlock(3)'s keep-alive example (the third .EX of EXAMPLE), built
+    as printed and run"""
+    with open(os.path.join(REPO, "tools", "libordlock.3")) as f:
+        man = f.read()
+    ex = man[man.index("\n.SH EXAMPLE"):]
+    blocks = re.findall(r"^\.EX\n(.*?)^\.EE$", ex, re.M | re.S)
+    ok(len(blocks) >= 3 and "ordlock_keepalive_start" in blocks[2],
+       "libordlock(3): the keep-alive example")
+    if len(blocks) < 3:
+        return
+    src = blocks[2]
+    for a, b in ((r"\-", "-"), (r"\(aq", "'"), (r"\(dq", '"'), (r"\&", ""),
+                 (r"\e", "\\")):
+        src = src.replace(a, b)
+    work = tempfile.mkdtemp(prefix="t_pyfeat.")
+    c, exe = os.path.join(work, "keep.c"), os.path.join(work, "keep")
+    with open(c, "w") as f:
+        f.write(src)
+    r = subprocess.run(["cc", "-Wall", "-Wextra", "-Werror", "-std=c11", "-pedantic",
+                        "-I" + os.path.join(REPO, "include", "uapi"),
+                        "-I" + os.path.join(REPO, "tools", "lib"), "-o", exe, c,
+                        os.path.join(REPO, "tools", "lib", "libordlock.a"), "-pthread"],
+                       capture_output=True, text=True, timeout=HANG)
+    ok(r.returncode == 0, "libordlock(3): the example builds as printed", r.stderr)
+    if r.returncode:
+        return
+    r = subprocess.Popen([exe], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = r.communicate(timeout=HANG)
+    ok(r.returncode == 0 and out == "warehouse 3: exclusive by pid %d, 0 waiting\n"
+       "kept: token live\n" % r.pid and not err,
+       "libordlock(3): the example keeps its 0.5 s lease for 1.2 s and says so",
+       out + err)
+
+
 async def main():
     await t_ticks()
     await t_cancel()
@@ -269,4 +306,5 @@ asyncio.run(main())
 t_keepalive()
 t_query()
 t_example()
+t_man_example()
 finish()

@@ -54,20 +54,22 @@ static void on_lost(struct ordlock_keepalive *ka, int err,
 
 struct waiter {
 	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	uint64_t id;
+	unsigned int timeout_ms;
 	int ret;
 	uint32_t pid;
 };
 
-/* waits 1.2 s for the key the keep-alive keeps */
+/* waits for key (RANK, id) as long as it is told */
 static int waiter_main(void *arg)
 {
 	struct waiter *w = arg;
 	struct ordlock *ol = ordlock_open(w->domain);
-	struct ordlock_key k = ORDLOCK_EX(RANK, 1);
+	struct ordlock_key k = ORDLOCK_EX(RANK, w->id);
 
 	if (!ol)
 		return 1;
-	w->ret = ordlock_acquire(ol, &k, 1, 1200, 0, NULL);
+	w->ret = ordlock_acquire(ol, &k, 1, w->timeout_ms, 0, NULL);
 	w->pid = ordlock_last_failure(ol)->pid;
 	ordlock_close(ol);
 	return 0;
@@ -85,6 +87,8 @@ static void test_renewals(void)
 	pid_t pid;
 
 	snprintf(w->domain, sizeof(w->domain), "%s", d);
+	w->id = 1;
+	w->timeout_ms = 1200;
 	is_int(ordlock_acquire_lease(ol, &k, 1, 0, 0, 600, &token), 0,
 	       "renewals: acquired with a lease of 600 ms");
 	ka = ordlock_keepalive_start(ol, 0, 100, on_lost, &seen);
@@ -174,24 +178,6 @@ static int wait_waiters(const char *d, uint64_t id, unsigned int n,
 	return st->nwaiters == n ? 0 : -EPROTO;
 }
 
-struct qwaiter {
-	char domain[ORDLOCK_DOMAIN_NAME_MAX];
-	int ret;
-};
-
-static int qwaiter_main(void *arg)
-{
-	struct qwaiter *w = arg;
-	struct ordlock *ol = ordlock_open(w->domain);
-	struct ordlock_key k = ORDLOCK_EX(RANK, 10);
-
-	if (!ol)
-		return 1;
-	w->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
-	ordlock_close(ol);
-	return 0;
-}
-
 static void test_query(void)
 {
 	const char *d = olt_domain("kq");
@@ -199,12 +185,14 @@ static void test_query(void)
 	struct ordlock *a, *b, *c;
 	struct ordlock_key ex = ORDLOCK_EX(RANK, 10), sh = ORDLOCK_SH(RANK, 11);
 	struct ordlock_key_state st;
-	struct qwaiter *w = shm_alloc(sizeof(*w));
+	struct waiter *w = shm_alloc(sizeof(*w));
 	uint64_t token = 0;
 	pid_t pid;
 
 	snprintf(dom, sizeof(dom), "%s", d);
 	snprintf(w->domain, sizeof(w->domain), "%s", d);
+	w->id = 10;
+	w->timeout_ms = OLT_LONG_MS;
 	a = olt_open(dom);
 	b = olt_open(dom);
 	is_int(ordlock_query(dom, RANK, 10, &st), 0, "query: of a free key");
@@ -216,7 +204,7 @@ static void test_query(void)
 	   st.pids[0] == (uint32_t)getpid() && st.token == token && st.nwaiters == 0,
 	   "query: exclusive, by this pid, under its token (mode %u, %u holders, pid %u)",
 	   st.mode, st.nholders, st.pids[0]);
-	pid = child_start(qwaiter_main, w);
+	pid = child_start(waiter_main, w);
 	is_int(wait_waiters(dom, 10, 1, &st), 0, "query: the waiter is counted");
 	is_int(st.waiter_pid, pid, "query: the first waiter's pid");
 	is_int(st.nholders, 1, "query: still one holder");

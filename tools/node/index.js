@@ -894,7 +894,7 @@ class KeepAlive extends EventEmitter {
   get lost() { return this.error !== null; }
 
   /** how many renewals succeeded */
-  get renewals() { return this._ka ? native.keepaliveRenewals(this._ka) : this._renewals; }
+  get renewals() { return this._ka ? native.keepalive(this._ka, false) : this._renewals; }
 
   /** throw .error if the hold was lost (call it before each write) */
   check() { if (this.error) throw this.error; }
@@ -902,8 +902,8 @@ class KeepAlive extends EventEmitter {
   /** end the renewals (before releasing the keys); returns .error; twice is once */
   stop() {
     if (this._ka) {
-      this._renewals = native.keepaliveRenewals(this._ka);
-      const ret = native.keepaliveStop(this._ka);
+      this._renewals = native.keepalive(this._ka, false);
+      const ret = native.keepalive(this._ka, true);
       this._ka = null;
       // lost, and the report not yet delivered to the loop: not silently
       if (ret < 0 && !this.error) this._lost({ errno: -ret, message: `keepalive: ${ERRNO_NAMES[-ret] || `errno ${-ret}`}` });

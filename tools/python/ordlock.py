@@ -782,18 +782,12 @@ class Owner:
         uncontended request of exclusive keys is taken in user space,
         without a system call; with a token (the default) it is the
         kernel's, as a fast-path grant has none."""
-        ks = self._keys(keys, mode)
-        if not ks:
-            raise ValueError("ordlock: no keys")
-        ms, flags = _timeout_ms(timeout)
-        if nowait:
-            flags |= ACQUIRE_TRY
-        if reorder:
-            flags |= ACQUIRE_REORDER
+        ks, ms, flags, lease_ms = _acquire_args(keys, timeout, mode, nowait,
+                                                reorder, lease, self.ranks)
         arr = (_Key * len(ks))(*[k._c() for k in ks])
         tok = ctypes.c_uint64(0)
         ret = _lib.ordlock_acquire_lease(self._handle(), arr, len(ks), ms,
-                                         flags, _lease_ms(lease),
+                                         flags, lease_ms,
                                          ctypes.byref(tok) if token else None)
         rflags = _lib.ordlock_result_flags(self._handle())
         if ret < 0:
@@ -1675,6 +1669,21 @@ def _nl_error(err: int, f: Optional[_Failure], what: str,
     return exc
 
 
+def _acquire_args(keys: Sequence[KeySpec], timeout: Optional[float], mode: Mode,
+                nowait: bool, reorder: bool, lease: Optional[float],
+                names: Optional[Mapping[str, int]]) -> Tuple[List[Key], int, int, int]:
+    """An acquire's keys, timeout (ms), flags and lease (ms), checked."""
+    ks = [key(k, _mode_of(mode), names) for k in keys]
+    if not ks:
+        raise ValueError("ordlock: no keys")
+    ms, flags = _timeout_ms(timeout)
+    if nowait:
+        flags |= ACQUIRE_TRY
+    if reorder:
+        flags |= ACQUIRE_REORDER
+    return ks, ms, flags, _lease_ms(lease)
+
+
 class AsyncOwner:
     """One owner for asyncio: a generic netlink socket of the family
     "ordlock" (its keys are released by close(), at the end of an ``async
@@ -1851,15 +1860,8 @@ class AsyncOwner:
         (released at the end). Raises what Owner.acquire() raises (Timeout,
         OrderViolation, Deadlock, ...); cancelling the awaiting task
         withdraws the request in the kernel."""
-        ks = [key(k, _mode_of(mode), self.ranks) for k in keys]
-        if not ks:
-            raise ValueError("ordlock: no keys")
-        ms, flags = _timeout_ms(timeout)
-        if nowait:
-            flags |= ACQUIRE_TRY
-        if reorder:
-            flags |= ACQUIRE_REORDER
-        return AsyncAcquire(self, ks, ms, flags, _lease_ms(lease))
+        return AsyncAcquire(self, *_acquire_args(keys, timeout, mode, nowait,
+                                               reorder, lease, self.ranks))
 
     async def _acquire(self, ks: List[Key], ms: int, flags: int,
                        lease_ms: int) -> "AsyncHeld":
@@ -2084,15 +2086,9 @@ def acquire_async(*keys: KeySpec, domain: Optional[str] = None,
                                          timeout=5) as held:
             ...
     """
-    owner = AsyncOwner(domain, ranks)
-    try:
-        acq = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait,
-                            reorder=reorder, lease=lease)
-    except BaseException:
-        owner.close()
-        raise
-    acq._own = True
-    return acq
+    # the arguments are checked before the socket is opened
+    args = _acquire_args(keys, timeout, mode, nowait, reorder, lease, ranks)
+    return AsyncAcquire(AsyncOwner(domain, ranks), *args, own_owner=True)
 
 
 __all__ += ["KeyState", "query", "is_locked", "KeepAlive", "AsyncOwner",

@@ -1351,27 +1351,23 @@ static bool get_ka(napi_env env, napi_value v, struct keepalive **k)
 	return true;
 }
 
-/* keepaliveStop(ka) -> 0 or the -errno of the loss; twice is once */
-static napi_value js_keepalive_stop(napi_env env, napi_callback_info info)
+/*
+ * keepalive(ka, stop) -> stop 0: the renewals made so far; 1: stop it,
+ * 0 or the -errno of the loss (twice is once)
+ */
+static napi_value js_keepalive(napi_env env, napi_callback_info info)
 {
-	napi_value argv[1], v;
+	napi_value argv[2], v;
 	struct keepalive *k;
+	bool stop;
 
-	if (!get_args(env, info, 1, argv) || !get_ka(env, argv[0], &k))
+	if (!get_args(env, info, 2, argv) || !get_ka(env, argv[0], &k))
 		return NULL;
-	napi_create_int32(env, ka_stop(k), &v);
-	return v;
-}
-
-/* keepaliveRenewals(ka) -> the renewals made so far */
-static napi_value js_keepalive_renewals(napi_env env, napi_callback_info info)
-{
-	napi_value argv[1], v;
-	struct keepalive *k;
-
-	if (!get_args(env, info, 1, argv) || !get_ka(env, argv[0], &k))
-		return NULL;
-	napi_create_double(env, k->ka ? (double)ordlock_keepalive_renewals(k->ka) : 0, &v);
+	CHECK(napi_get_value_bool(env, argv[1], &stop));
+	if (stop)
+		napi_create_int32(env, ka_stop(k), &v);
+	else
+		napi_create_double(env, k->ka ? (double)ordlock_keepalive_renewals(k->ka) : 0, &v);
 	return v;
 }
 
@@ -1459,8 +1455,7 @@ NAPI_MODULE_INIT()
 		{ "start", js_start },
 		{ "cancel", js_cancel },
 		{ "keepaliveStart", js_keepalive_start },
-		{ "keepaliveStop", js_keepalive_stop },
-		{ "keepaliveRenewals", js_keepalive_renewals },
+		{ "keepalive", js_keepalive },
 		{ "query", js_query },
 	};
 	struct inst *in = calloc(1, sizeof(*in));

@@ -20,6 +20,9 @@
 #   nothing lost; a lease left to expire (renewals every 60 s) is reported
 #   at once (.lost set, .error a Revoked with its record, on_lost called,
 #   no renewal made), the end of the block raises Revoked: never silently.
+#   The same with AsyncOwner.keepalive(): renewed by a task while the body
+#   awaits; the revocation (the kernel's REVOKED message) interrupts the
+#   body at once, which ends raising Revoked with the revoked keys.
 # - query()/is_locked()/Owner.query(): free, exclusive by this pid with
 #   its token, a waiter counted, shared by two owners.
 # - The module docstring's example runs as printed and says what it says;
@@ -165,6 +168,49 @@ async def t_errors():
        "acquire_async: the owner is closed at the end")
 
 
+async def t_async_keepalive():
+    d = domain(6)
+    env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "python"))
+    owner = ordlock.AsyncOwner(d)
+    held = await owner.acquire((5, 5), lease=0.6)
+    async with owner.keepalive(interval=0.1) as ka:
+        waiter = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", (
+                "import ordlock\n"
+                "try:\n"
+                "    ordlock.acquire((5, 5), domain=%r, timeout=1.2)\n"
+                "except ordlock.Timeout as e:\n"
+                "    print(e.pid)\n") % d, stdout=subprocess.PIPE, env=env)
+        await asyncio.sleep(2.0)
+        out = (await asyncio.wait_for(waiter.communicate(), HANG))[0].decode().strip()
+    ok(out == str(os.getpid()),
+       "async keepalive: the waiter timed out on the hold, naming its holder", out)
+    ok(ka.error is None and not ka.lost.is_set() and ka.renewals >= 3,
+       "async keepalive: nothing lost in 2 s, renewed (%d times)" % ka.renewals)
+    ok(ordlock.token_check((5, 5), held.token, domain=d),
+       "async keepalive: the token is live after three lease periods")
+    await held.release()
+    held = await owner.acquire((5, 6), lease=0.3)
+    caught = None
+    try:
+        async with owner.keepalive(interval=60) as ka:
+            await asyncio.sleep(HANG)       # interrupted at the revocation
+    except ordlock.Revoked as e:
+        caught = e
+    ok(caught is not None and caught.key is not None and caught.key[:2] == (5, 6) and
+       ka.lost.is_set() and ka.renewals == 0,
+       "async keepalive: the block is interrupted at once, raising Revoked", caught)
+    ok(caught is not None and (5, 6, held.token) in
+       [(k.rank, k.id, t) for k, t in caught.revoked],
+       "async keepalive: Revoked lists the revoked key with its token",
+       caught and caught.revoked)
+    ok(not ordlock.token_check((5, 6), held.token, domain=d),
+       "async keepalive: the token is stale")
+    await owner.release()
+    ok(owner.revoked is None, "async keepalive: release() acknowledges")
+    owner.close()
+
+
 def t_keepalive():
     d = domain(4)
     owner = ordlock.Owner(d)
@@ -301,6 +347,7 @@ async def main():
     await t_ticks()
     await t_cancel()
     await t_errors()
+    await t_async_keepalive()
 
 asyncio.run(main())
 t_keepalive()

@@ -62,7 +62,9 @@ not block the event loop, and cancelling the task withdraws it in the
 kernel) and ``acquire_async()``, with the exceptions above. Lease
 keep-alive: ``held.keepalive()`` renews on a thread of libordlock's while
 the block runs and reports a lost hold at once (``.lost``, ``.check()``,
-``Revoked`` at the end of the block: never silently). Is it held?
+``Revoked`` at the end of the block: never silently); for asyncio,
+``async with owner.keepalive():`` of an AsyncOwner, whose revocation
+interrupts the block at once, as asyncio.timeout() does. Is it held?
 ``query(key, domain)`` (state, holders' pids, waiters) and ``is_locked()``,
 without taking the key. An example (tests/cases/t_pyfeat.py runs it)::
 
@@ -1584,7 +1586,7 @@ _CMD_RENEW, _CMD_REVOKED = 14, 16
 (_A_DOMAIN, _A_KEYS, _A_KEY, _A_FLAGS, _A_TIMEOUT_NS, _A_COOKIE, _A_STATUS,
  _A_TOKEN, _A_ERRNO, _A_FAILURE) = range(2, 12)
 _A_RESULT_FLAGS, _A_LEASE_MS, _A_LEFT_MS = 22, 24, 26
-_K_RANK, _K_ID, _K_MODE = 2, 3, 4
+_K_RANK, _K_ID, _K_MODE, _K_TOKEN = 2, 3, 4, 5
 (_F_REASON, _F_ERRNO, _F_PID, _F_INDEX, _F_KEY, _F_HELD, _F_HOLDER_MODE,
  _F_CYCLE_LEN) = range(1, 9)
 (_ST_GRANTED, _ST_QUEUED, _ST_REFUSED, _ST_TIMEOUT, _ST_DEADLOCK,
@@ -1617,17 +1619,22 @@ def _nla_keys(ks: Sequence[Key]) -> bytes:
         for k in ks))
 
 
-def _nla_parse(buf: bytes) -> _Attrs:
+def _nla_items(buf: bytes) -> List[Tuple[int, bytes]]:
+    """The attributes in buf, in order (a nest repeats a type)."""
     import struct
-    out: _Attrs = {}
+    out: List[Tuple[int, bytes]] = []
     off = 0
     while off + 4 <= len(buf):
         n, atype = struct.unpack_from("=HH", buf, off)
         if n < 4:
             break
-        out[atype & 0x3FFF] = buf[off + 4:off + n]
+        out.append((atype & 0x3FFF, buf[off + 4:off + n]))
         off += (n + 3) & ~3
     return out
+
+
+def _nla_parse(buf: bytes) -> _Attrs:
+    return dict(_nla_items(buf))
 
 
 def _nla_int(a: _Attrs, atype: int) -> int:
@@ -1721,6 +1728,7 @@ class AsyncOwner:
         self._busy = False
         #: the REVOKED notification's failure record, once the lease expired
         self.revoked: Optional[OrdlockError] = None
+        self._keepalives: List["AsyncKeepAlive"] = []
         try:
             self._sock: Any = socket.socket(
                 socket.AF_NETLINK, socket.SOCK_RAW,
@@ -1810,7 +1818,13 @@ class AsyncOwner:
                 self._late[cookie] = attrs
         elif cmd == _CMD_REVOKED:
             f = _nl_failure(attrs.get(_A_FAILURE, b""))
-            self.revoked = _nl_error(_errno.EKEYEXPIRED, f, "revoked", self.ranks)
+            exc = _nl_error(_errno.EKEYEXPIRED, f, "revoked", self.ranks)
+            if isinstance(exc, Revoked):
+                exc.revoked = [(_from_c(_nl_key(v)), _nla_int(_nla_parse(v), _K_TOKEN))
+                               for _, v in _nla_items(attrs.get(_A_KEYS, b""))]
+            self.revoked = exc
+            for ka in list(self._keepalives):
+                ka._lose(exc)
         else:
             fut = self._replies.pop(seq, None)
             if fut is not None and not fut.done():
@@ -1974,6 +1988,11 @@ class AsyncOwner:
         """query() of key k in this owner's domain."""
         return query(k, self.domain, self.ranks)
 
+    def keepalive(self, lease: Optional[float] = None,
+                  interval: Optional[float] = None) -> "AsyncKeepAlive":
+        """An AsyncKeepAlive of this owner's lease (``async with``)."""
+        return AsyncKeepAlive(self, lease, interval)
+
     def fileno(self) -> int:
         """The netlink socket's descriptor."""
         if self._sock is None:
@@ -2004,6 +2023,95 @@ class AsyncOwner:
             self.close()
         except Exception:  # interpreter shutdown
             pass
+
+
+class AsyncKeepAlive:
+    """The lease of what an AsyncOwner holds, renewed by a task of the loop
+    while the ``async with`` block runs (every interval seconds; None: a
+    third of the period, from the first renewal, made on entering: Revoked,
+    NotHeld). A hold that is lost (the kernel's REVOKED message arrives on
+    the socket as soon as it revokes; or a renewal is refused) is reported
+    at once, as asyncio.timeout() reports its deadline: the task in the
+    block is cancelled at its next await, and the block ends raising the
+    Revoked (or the refusal) instead of CancelledError; .lost (an
+    asyncio.Event) and .error say so meanwhile.
+
+        async with owner.acquire(("orders", 10), lease=2.0) as held:
+            async with owner.keepalive():
+                await write_rows(held.token)    # Revoked: stopped at once
+    """
+
+    def __init__(self, owner: AsyncOwner, lease: Optional[float] = None,
+                 interval: Optional[float] = None) -> None:
+        self.owner = owner
+        self.error: Optional[OrdlockError] = None
+        self.renewals = 0
+        self._lease = lease
+        self._interval = interval
+        self._task: Any = None
+        self._renewer: Any = None
+        self._cancelled = False
+        self.lost: Any = None
+
+    def _lose(self, e: OrdlockError) -> None:
+        if self.error is not None:
+            return
+        self.error = e
+        self.lost.set()
+        if self._task is not None and not self._task.done():
+            self._cancelled = True
+            self._task.cancel()
+
+    async def _renew(self, every: float) -> None:
+        import asyncio
+        wait = every
+        while True:
+            await asyncio.sleep(wait)
+            try:
+                await self.owner.renew(self._lease)
+                self.renewals += 1
+                wait = every
+            except OrdlockError as e:
+                if e.errno == _errno.EBUSY:     # a request of the owner waits
+                    wait = min(every, 0.02)
+                    continue
+                self._lose(e)
+                return
+
+    async def __aenter__(self) -> "AsyncKeepAlive":
+        import asyncio
+        self.lost = asyncio.Event()
+        if self.owner.revoked is not None:
+            raise self.owner.revoked
+        left = await self.owner.renew(self._lease)
+        if left is None:
+            raise OrdlockError(_errno.EINVAL, "keepalive: the holds have no "
+                               "lease (acquire(lease=...), or the domain's "
+                               "max_hold_ms)")
+        every = self._interval if self._interval else left / 3.0
+        self._task = asyncio.current_task()
+        self.owner._keepalives.append(self)
+        self._renewer = asyncio.ensure_future(self._renew(every))
+        return self
+
+    async def __aexit__(self, cls: Any, exc: Any, tb: Any) -> None:
+        import asyncio
+        self._renewer.cancel()
+        try:
+            await self._renewer
+        except asyncio.CancelledError:
+            pass
+        if self in self.owner._keepalives:
+            self.owner._keepalives.remove(self)
+        if self.error is None:
+            return
+        if self._cancelled and isinstance(exc, asyncio.CancelledError):
+            uncancel = getattr(self._task, "uncancel", None)
+            if uncancel is not None:
+                uncancel()
+            raise self.error from None
+        if exc is None:
+            raise self.error
 
 
 class AsyncHeld:
@@ -2092,4 +2200,4 @@ def acquire_async(*keys: KeySpec, domain: Optional[str] = None,
 
 
 __all__ += ["KeyState", "query", "is_locked", "KeepAlive", "AsyncOwner",
-            "AsyncHeld", "AsyncAcquire", "acquire_async"]
+            "AsyncHeld", "AsyncAcquire", "AsyncKeepAlive", "acquire_async"]

@@ -2404,12 +2404,16 @@ static uint64_t nl_uint(const void *attrs, size_t len, uint16_t type)
 	const struct nlattr *a = nl_find(attrs, len, type);
 	uint64_t v = 0;
 	uint32_t v32;
+	uint16_t v16;
 
 	if (a && NL_LEN(a) == sizeof(v)) {
 		memcpy(&v, NL_DATA(a), sizeof(v));
 	} else if (a && NL_LEN(a) == sizeof(v32)) {
 		memcpy(&v32, NL_DATA(a), sizeof(v32));
 		v = v32;
+	} else if (a && NL_LEN(a) == sizeof(v16)) {	/* a family id */
+		memcpy(&v16, NL_DATA(a), sizeof(v16));
+		v = v16;
 	}
 	return v;
 }

@@ -26,14 +26,14 @@
 # - query()/is_locked()/Owner.query(): free, exclusive by this pid with
 #   its token, a waiter counted, shared by two owners.
 # - The module docstring's example runs as printed and says what it says;
-#   so does libordlock(3)'s keep-alive example in C, built with cc.
+#   so does libordlock(3)'s keep-alive example in C (tests/Makefile builds
+#   it as printed).
 # TAP on stdout. Standard library only.
 import asyncio
 import os
 import re
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.join(
@@ -168,28 +168,59 @@ async def t_errors():
        "acquire_async: the owner is closed at the end")
 
 
-async def t_async_keepalive():
-    d = domain(6)
+# one process waits, on two threads, 1.2 s for key (5, 1) and for (5, 5)
+WAITER = """import ordlock, threading
+out = {}
+def wait(i):
+    try:
+        ordlock.acquire((5, i), domain=%r, timeout=1.2)
+    except ordlock.Timeout as e:
+        out[i] = e.pid
+ts = [threading.Thread(target=wait, args=(i,)) for i in (1, 5)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+print(out.get(1), out.get(5))
+"""
+
+
+async def t_keepalives():
+    """Owner.keepalive() (libordlock's thread) and AsyncOwner.keepalive()
+    (a task) keep their 0.6 s leases for the same 2 s"""
+    d = domain(4)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "python"))
-    owner = ordlock.AsyncOwner(d)
-    held = await owner.acquire((5, 5), lease=0.6)
-    async with owner.keepalive(interval=0.1) as ka:
-        waiter = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", (
-                "import ordlock\n"
-                "try:\n"
-                "    ordlock.acquire((5, 5), domain=%r, timeout=1.2)\n"
-                "except ordlock.Timeout as e:\n"
-                "    print(e.pid)\n") % d, stdout=subprocess.PIPE, env=env)
-        await asyncio.sleep(2.0)
-        out = (await asyncio.wait_for(waiter.communicate(), HANG))[0].decode().strip()
-    ok(out == str(os.getpid()),
-       "async keepalive: the waiter timed out on the hold, naming its holder", out)
-    ok(ka.error is None and not ka.lost.is_set() and ka.renewals >= 3,
-       "async keepalive: nothing lost in 2 s, renewed (%d times)" % ka.renewals)
-    ok(ordlock.token_check((5, 5), held.token, domain=d),
+    owner = ordlock.Owner(d)
+    held = owner.acquire((5, 1), lease=0.6)
+    aowner = ordlock.AsyncOwner(d)
+    aheld = await aowner.acquire((5, 5), lease=0.6)
+    lost = []
+    with held.keepalive(interval=0.1, on_lost=lost.append) as ka:
+        async with aowner.keepalive(interval=0.1) as aka:
+            waiter = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", WAITER % d, stdout=subprocess.PIPE, env=env)
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 2.0:
+                ka.check()
+                await asyncio.sleep(0.05)
+            out = (await asyncio.wait_for(waiter.communicate(), HANG))[0].decode().split()
+    ok(out == [str(os.getpid())] * 2,
+       "keepalive: both waiters timed out on the holds, naming their holder", out)
+    ok(not ka.lost.is_set() and ka.error is None and ka.renewals >= 3 and not lost,
+       "keepalive: nothing lost in 2 s, renewed (%d times)" % ka.renewals)
+    ok(owner.token_check((5, 1), held.token),
+       "keepalive: the token is live after three lease periods")
+    ok(aka.error is None and not aka.lost.is_set() and aka.renewals >= 3,
+       "async keepalive: nothing lost in 2 s, renewed (%d times)" % aka.renewals)
+    ok(ordlock.token_check((5, 5), aheld.token, domain=d),
        "async keepalive: the token is live after three lease periods")
-    await held.release()
+    held.release()
+    owner.close()
+    await aheld.release()
+    aowner.close()
+
+
+async def t_async_revoked():
+    d = domain(6)
+    owner = ordlock.AsyncOwner(d)
     held = await owner.acquire((5, 6), lease=0.3)
     caught = None
     try:
@@ -211,32 +242,9 @@ async def t_async_keepalive():
     owner.close()
 
 
-def t_keepalive():
-    d = domain(4)
-    owner = ordlock.Owner(d)
-    held = owner.acquire((5, 1), lease=0.6)
+def t_revoked():
+    owner = ordlock.Owner(domain(7))
     lost = []
-    with held.keepalive(interval=0.1, on_lost=lost.append) as ka:
-        waiter = subprocess.Popen([sys.executable, "-c", (
-            "import ordlock, sys\n"
-            "try:\n"
-            "    ordlock.acquire((5, 1), domain=%r, timeout=1.2)\n"
-            "except ordlock.Timeout as e:\n"
-            "    print(e.pid)\n") % d], stdout=subprocess.PIPE, text=True,
-            env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "tools", "python")))
-        t0 = time.monotonic()
-        while time.monotonic() - t0 < 2.0:
-            ka.check()
-            time.sleep(0.05)
-        out = waiter.communicate(timeout=HANG)[0].strip()
-        ok(out == str(os.getpid()),
-           "keepalive: the waiter timed out on the hold, naming its holder", out)
-        ok(not ka.lost.is_set() and ka.error is None, "keepalive: nothing lost in 2 s")
-        ok(owner.token_check((5, 1), held.token),
-           "keepalive: the token is live after three lease periods")
-    ok(ka.renewals >= 3 and not lost, "keepalive: renewed (%d times)" % ka.renewals)
-    held.release()
-
     held = owner.acquire((5, 2), lease=0.3)
     caught = None
     try:
@@ -309,31 +317,14 @@ def t_example():
 
 
 def t_man_example():
-    """libordlock(3)'s keep-alive example (the third .EX of EXAMPLE), built
-    as printed and run"""
+    """libordlock(3)'s keep-alive example, which tests/Makefile built as
+    printed (the third .EX of EXAMPLE: tests/build/examples/keepalive)"""
+    exe = os.path.join(REPO, "tests", "build", "examples", "keepalive")
     with open(os.path.join(REPO, "tools", "libordlock.3")) as f:
-        man = f.read()
-    ex = man[man.index("\n.SH EXAMPLE"):]
-    blocks = re.findall(r"^\.EX\n(.*?)^\.EE$", ex, re.M | re.S)
-    ok(len(blocks) >= 3 and "ordlock_keepalive_start" in blocks[2],
-       "libordlock(3): the keep-alive example")
-    if len(blocks) < 3:
-        return
-    src = blocks[2]
-    for a, b in ((r"\-", "-"), (r"\(aq", "'"), (r"\(dq", '"'), (r"\&", ""),
-                 (r"\e", "\\")):
-        src = src.replace(a, b)
-    work = tempfile.mkdtemp(prefix="t_pyfeat.")
-    c, exe = os.path.join(work, "keep.c"), os.path.join(work, "keep")
-    with open(c, "w") as f:
-        f.write(src)
-    r = subprocess.run(["cc", "-Wall", "-Wextra", "-Werror", "-std=c11", "-pedantic",
-                        "-I" + os.path.join(REPO, "include", "uapi"),
-                        "-I" + os.path.join(REPO, "tools", "lib"), "-o", exe, c,
-                        os.path.join(REPO, "tools", "lib", "libordlock.a"), "-pthread"],
-                       capture_output=True, text=True, timeout=HANG)
-    ok(r.returncode == 0, "libordlock(3): the example builds as printed", r.stderr)
-    if r.returncode:
+        ok("ordlock_keepalive_start(ol, 0, 0, NULL, NULL)" in f.read() and
+           os.access(exe, os.X_OK),
+           "libordlock(3): the keep-alive example, built (make -C tests cases)")
+    if not os.access(exe, os.X_OK):
         return
     r = subprocess.Popen([exe], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     out, err = r.communicate(timeout=HANG)
@@ -347,10 +338,11 @@ async def main():
     await t_ticks()
     await t_cancel()
     await t_errors()
-    await t_async_keepalive()
+    await t_keepalives()
+    await t_async_revoked()
 
 asyncio.run(main())
-t_keepalive()
+t_revoked()
 t_query()
 t_example()
 t_man_example()

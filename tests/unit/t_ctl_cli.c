@@ -314,8 +314,9 @@ static void test_lslocks(void)
 	check(run("$C owners -o owner,waits_for -n -p 102") == 0 &&
 	      strstr(R.out, "exclusive 1:2") && !strstr(R.out, "OWNER"),
 	      "owners -o OWNER,WAITS_FOR -n -p 102");
-	check(run("$C help --columns locks") == 0 && strstr(R.out, "TOKEN\nWAITED\n"),
-	      "help --columns locks: the names -o takes");
+	check(run("$C help --columns locks") == 0 && strstr(R.out, "\nTOKEN   a holder's fencing token") &&
+	      strstr(R.out, "\nWAITED  how long a waiter has waited\n"),
+	      "help --columns locks: the names -o takes, each with what it shows");
 	check(run("$C blockers 103") == 1 && strstr(R.out, "holds exclusive") &&
 	      strstr(R.out, "queued exclusive") && strstr(R.out, "101") && strstr(R.out, "102"),
 	      "blockers 103: the holder and the one queued ahead; exit 1 (blocked)");

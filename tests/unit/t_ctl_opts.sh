@@ -111,4 +111,20 @@ bad=$(grep -xE -- '-j|--json|-p|--pretty|-S|--source|-N|--numeric' <<<"$comp" | 
 point "$([[ -z $bad ]]; echo $?)" "exec: the completion offers no -j, -p, -S or -N" "$bad"
 point "$("$C" exec --help | grep -qE -- '--json|--pretty|--source|--numeric'; [[ $? == 1 ]]; echo $?)" \
 	"exec --help lists no -j, -p, -S or -N"
+# the columns of every table: each with a one-line description (as lslocks
+# --help has), in "help --columns" and in the command's --help alike, and
+# the completion of -o offers their names
+for cmd in $cmds; do
+	cols=$("$C" help --columns "$cmd") || { point 1 "$cmd: help --columns"; continue; }
+	[[ -z $cols ]] && continue
+	bare=$(awk 'NF < 2 { print $1 }' <<<"$cols" | tr '\n' ' ')
+	point "$([[ -z $bare ]]; echo $?)" "$cmd: help --columns describes every column" "no description:$bare"
+	helpcols=$("$C" "$cmd" --help | sed -n '/^Columns/,/^$/p' | sed -n 's/^  \([^ ]\+\)  *\(.\+\)/\1 \2/p')
+	point "$([[ $(awk '{ print $1 }' <<<"$cols") == $(awk '{ print $1 }' <<<"$helpcols") &&
+		$(awk 'NF < 2' <<<"$helpcols") == "" ]]; echo $?)" \
+		"$cmd: --help lists the same columns, each described" "$helpcols"
+	comp=$(PATH=$(dirname "$C"):$PATH bash -c 'source "$1"; COMP_WORDS=(ordlockctl "$2" -o ""); COMP_CWORD=3; _ordlockctl; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" "$cmd" | sort)
+	point "$([[ $comp == $(awk '{ print $1 }' <<<"$cols" | sort) ]]; echo $?)" \
+		"$cmd: the completion of -o offers the column names" "$comp"
+done
 unit_done

@@ -54,7 +54,7 @@ function members(cls) {
   const body = m ? m[1] : '';
   return new Set([...body.matchAll(/^ {2}(?:static )?(?:readonly )?(\w+)[?(:<]/gm)].map((x) => x[1]));
 }
-for (const cls of ['Owner', 'Held', 'Attempt', 'Attempts']) {
+for (const cls of ['Owner', 'Held', 'Attempt', 'Attempts', 'KeepAlive']) {
   const proto = Object.getOwnPropertyNames(ordlock[cls].prototype).filter((x) => x !== 'constructor' && !x.startsWith('_'));
   const decl = members(cls);
   const undeclared = proto.filter((x) => !decl.has(x));

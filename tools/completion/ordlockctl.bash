@@ -20,7 +20,7 @@ _ordlockctl_arg()
 	FILE) COMPREPLY=($(compgen -f -- "$cur")) ;;
 	SRC) COMPREPLY=($(compgen -W "debugfs netlink auto" -- "$cur")) ;;
 	WHEN) COMPREPLY=($(compgen -W "auto always never" -- "$cur")) ;;
-	LIST) COMPREPLY=($(compgen -W "$("$prog" help --columns "$cmd" 2>/dev/null)" -- "$cur")) ;;
+	LIST) COMPREPLY=($(compgen -W "$("$prog" help --columns "$cmd" 2>/dev/null | cut -d' ' -f1)" -- "$cur")) ;;
 	CMD) COMPREPLY=($(compgen -c -- "$cur")) ;;
 	*) COMPREPLY=() ;;
 	esac

@@ -7,19 +7,28 @@
  * every call is the one ioctl it wraps; except in a domain that has the
  * fast path (docs/fastpath.md), where it also keeps the mappings of the
  * domain's words and of the owner page, the slots of the keys it pinned,
- * and the keys it holds by the fast path.
+ * and the keys it holds by the fast path. Two calls need more: the lease
+ * keep-alive (a thread of its own, ordlock_keepalive_start()) and the
+ * query of a key (a netlink socket for one dump, ordlock_query()).
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/genetlink.h>
+#include <linux/netlink.h>
 
 /* Everything the public header declares is exported; the rest is hidden. */
 #pragma GCC visibility push(default)
@@ -2141,4 +2150,428 @@ int ordlock_set_max_hold(struct ordlock *ol, const char *domain,
 	cfg.flags = ORDLOCK_DOMAIN_SET_MAX_HOLD;
 	cfg.max_hold_ms = max_hold_ms;
 	return ordlock_domain_config(ol, domain, &cfg);
+}
+
+/* --- lease keep-alive ------------------------------------------------------ */
+
+/* the shortest wait between two renewals that found the owner busy */
+#define KEEPALIVE_BUSY_MS	20
+
+struct ordlock_keepalive {
+	int fd;			/* the owner's descriptor (the handle's) */
+	unsigned int lease_ms;
+	unsigned int interval_ms;
+	ordlock_keepalive_fn fn;
+	void *arg;
+	int stopfd;		/* eventfd: ordlock_keepalive_stop() */
+	int lostfd;		/* eventfd: readable once the hold is lost */
+	pthread_t thr;
+	int err;		/* 0, or -errno once lost (__atomic) */
+	unsigned long renewals;	/* (__atomic) */
+	struct ordlock_failure failure;	/* written before err */
+};
+
+/* One RENEW on the owner's descriptor: 0 (and the time left) or -errno */
+static int keepalive_renew(struct ordlock_keepalive *ka, uint64_t *left_ms,
+			   struct ordlock_failure *f)
+{
+	struct ordlock_renew r;
+
+	memset(&r, 0, sizeof(r));
+	r.size = sizeof(r);
+	r.lease_ms = ka->lease_ms;
+	if (ioctl(ka->fd, ORDLOCK_IOC_RENEW, &r) < 0) {
+		int err = errno;
+
+		*f = r.failure;
+		if (f->reason == ORDLOCK_REASON_NONE) {
+			memset(f, 0, sizeof(*f));
+			f->reason = reason_of_errno(err);
+			f->error = (unsigned int)err;
+			f->index = ~0U;
+		}
+		return -err;
+	}
+	if (left_ms)
+		*left_ms = r.left_ms;
+	return 0;
+}
+
+/* Make eventfd @fd readable (one write cannot overflow its counter) */
+static void keepalive_signal(int fd)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	do
+		n = write(fd, &one, sizeof(one));
+	while (n < 0 && errno == EINTR);
+}
+
+/* The hold is lost: record it, make lostfd readable, call the callback */
+static void keepalive_lost(struct ordlock_keepalive *ka, int err,
+			   const struct ordlock_failure *f)
+{
+
+	ka->failure = *f;
+	__atomic_store_n(&ka->err, err, __ATOMIC_RELEASE);
+	keepalive_signal(ka->lostfd);
+	if (ka->fn)
+		ka->fn(ka, err, &ka->failure, ka->arg);
+}
+
+static void *keepalive_thread(void *arg)
+{
+	struct ordlock_keepalive *ka = arg;
+	unsigned int wait = ka->interval_ms;
+	struct ordlock_failure f;
+	struct pollfd pfd[2];
+	int ret;
+
+	for (;;) {
+		pfd[0].fd = ka->fd;
+		pfd[0].events = POLLPRI;
+		pfd[1].fd = ka->stopfd;
+		pfd[1].events = POLLIN;
+		pfd[0].revents = pfd[1].revents = 0;
+		ret = poll(pfd, 2, (int)wait);
+		if (ret < 0 && errno == EINTR)
+			continue;
+		if (pfd[1].revents)
+			break;
+		ret = keepalive_renew(ka, NULL, &f);
+		if (!ret) {
+			__atomic_add_fetch(&ka->renewals, 1, __ATOMIC_RELAXED);
+			wait = ka->interval_ms;
+			continue;
+		}
+		if (pfd[0].revents & POLLPRI) {
+			/* revoked, whatever the renewal said (EBUSY: a request waits) */
+			if (ret != -EKEYEXPIRED) {
+				memset(&f, 0, sizeof(f));
+				f.reason = ORDLOCK_REASON_REVOKED;
+				f.error = EKEYEXPIRED;
+				f.index = ~0U;
+			}
+			keepalive_lost(ka, -EKEYEXPIRED, &f);
+			break;
+		}
+		if (ret == -EBUSY || ret == -EINTR) {
+			/* a request of the owner waits: try again soon */
+			wait = ka->interval_ms < KEEPALIVE_BUSY_MS ?
+			       ka->interval_ms : KEEPALIVE_BUSY_MS;
+			continue;
+		}
+		keepalive_lost(ka, ret, &f);
+		break;
+	}
+	return NULL;
+}
+
+static void keepalive_free(struct ordlock_keepalive *ka)
+{
+	if (ka->stopfd >= 0)
+		close(ka->stopfd);
+	if (ka->lostfd >= 0)
+		close(ka->lostfd);
+	free(ka);
+}
+
+struct ordlock_keepalive *ordlock_keepalive_start(struct ordlock *ol,
+						  unsigned int lease_ms,
+						  unsigned int interval_ms,
+						  ordlock_keepalive_fn fn,
+						  void *arg)
+{
+	struct ordlock_keepalive *ka;
+	sigset_t all, old;
+	uint64_t left = 0;
+	int ret;
+
+	if (!ol) {
+		fail(EINVAL);
+		return NULL;
+	}
+	ka = calloc(1, sizeof(*ka));
+	if (!ka) {
+		fail(ENOMEM);
+		return NULL;
+	}
+	ka->fd = ol->fd;
+	ka->lease_ms = lease_ms;
+	ka->fn = fn;
+	ka->arg = arg;
+	ka->stopfd = eventfd(0, EFD_CLOEXEC);
+	ka->lostfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ka->stopfd < 0 || ka->lostfd < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	/* the first renewal: the caller learns at once that it is too late */
+	ret = keepalive_renew(ka, &left, failure_rec(ol));
+	if (ret)
+		goto fail;
+	if (!left) {
+		/* no lease (none asked for, no max_hold_ms): nothing to keep */
+		record_errno(ol, EINVAL);
+		ret = -EINVAL;
+		goto fail;
+	}
+	ka->interval_ms = interval_ms ? interval_ms : (unsigned int)(left / 3);
+	if (!ka->interval_ms)
+		ka->interval_ms = 1;
+	/* the thread takes no signal of the process's */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -pthread_create(&ka->thr, NULL, keepalive_thread, ka);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret)
+		goto fail;
+	return ka;
+fail:
+	keepalive_free(ka);
+	fail(-ret);
+	return NULL;
+}
+
+int ordlock_keepalive_error(const struct ordlock_keepalive *ka)
+{
+	return ka ? __atomic_load_n(&ka->err, __ATOMIC_ACQUIRE) : -EINVAL;
+}
+
+const struct ordlock_failure *
+ordlock_keepalive_failure(const struct ordlock_keepalive *ka)
+{
+	static const struct ordlock_failure none;
+
+	if (!ka || !__atomic_load_n(&ka->err, __ATOMIC_ACQUIRE))
+		return &none;
+	return &ka->failure;
+}
+
+int ordlock_keepalive_fd(const struct ordlock_keepalive *ka)
+{
+	return ka ? ka->lostfd : fail(EINVAL);
+}
+
+unsigned long ordlock_keepalive_renewals(const struct ordlock_keepalive *ka)
+{
+	return ka ? __atomic_load_n(&ka->renewals, __ATOMIC_RELAXED) : 0;
+}
+
+int ordlock_keepalive_stop(struct ordlock_keepalive *ka)
+{
+	int err;
+
+	if (!ka)
+		return fail(EINVAL);
+	keepalive_signal(ka->stopfd);
+	pthread_join(ka->thr, NULL);
+	err = ka->err;
+	keepalive_free(ka);
+	return err ? fail(-err) : 0;
+}
+
+/* --- is it held? ----------------------------------------------------------- */
+
+/* a dump message fits in this (the kernel sends at most 32 KiB at a time) */
+#define QUERY_BUF	65536
+
+/* Attribute @type of the @len bytes of attributes at @a, or NULL */
+static const struct nlattr *nl_find(const void *a, size_t len, uint16_t type)
+{
+	const struct nlattr *at = a;
+
+	while (len >= NLA_HDRLEN && at->nla_len >= NLA_HDRLEN &&
+	       at->nla_len <= len) {
+		size_t step = NLA_ALIGN((size_t)at->nla_len);
+
+		if ((at->nla_type & NLA_TYPE_MASK) == type)
+			return at;
+		if (step >= len)
+			break;
+		len -= step;
+		at = (const void *)((const char *)at + step);
+	}
+	return NULL;
+}
+
+#define NL_DATA(a)	((const char *)(a) + NLA_HDRLEN)
+#define NL_LEN(a)	((size_t)(a)->nla_len - NLA_HDRLEN)
+
+static uint64_t nl_uint(const void *attrs, size_t len, uint16_t type)
+{
+	const struct nlattr *a = nl_find(attrs, len, type);
+	uint64_t v = 0;
+	uint32_t v32;
+	uint16_t v16;
+
+	if (a && NL_LEN(a) == sizeof(v)) {
+		memcpy(&v, NL_DATA(a), sizeof(v));
+	} else if (a && NL_LEN(a) == sizeof(v32)) {
+		memcpy(&v32, NL_DATA(a), sizeof(v32));
+		v = v32;
+	} else if (a && NL_LEN(a) == sizeof(v16)) {	/* a family id */
+		memcpy(&v16, NL_DATA(a), sizeof(v16));
+		v = v16;
+	}
+	return v;
+}
+
+/* Send one request of @len bytes at @buf (header included) */
+static int nl_send(int fd, char *buf, size_t len, uint16_t type, uint16_t flags)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct sockaddr_nl to = { .nl_family = AF_NETLINK };
+
+	nlh->nlmsg_len = (uint32_t)len;
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	nlh->nlmsg_seq = 1;
+	if (sendto(fd, buf, len, 0, (struct sockaddr *)&to, sizeof(to)) < 0)
+		return -errno;
+	return 0;
+}
+
+/* The id of the generic netlink family "ordlock", or -errno */
+static int nl_family(int fd, char *buf)
+{
+	struct genlmsghdr *g = (struct genlmsghdr *)(buf + NLMSG_HDRLEN);
+	struct nlattr *a = (struct nlattr *)(buf + NLMSG_HDRLEN + GENL_HDRLEN);
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	size_t len = NLMSG_HDRLEN + GENL_HDRLEN;
+	ssize_t n;
+	int ret;
+
+	memset(buf, 0, 64);
+	g->cmd = CTRL_CMD_GETFAMILY;
+	g->version = 1;
+	a->nla_type = CTRL_ATTR_FAMILY_NAME;
+	a->nla_len = NLA_HDRLEN + sizeof(ORDLOCK_GENL_NAME);
+	memcpy((char *)a + NLA_HDRLEN, ORDLOCK_GENL_NAME, sizeof(ORDLOCK_GENL_NAME));
+	len += NLA_ALIGN(a->nla_len);
+	ret = nl_send(fd, buf, len, GENL_ID_CTRL, 0);
+	if (ret)
+		return ret;
+	n = recv(fd, buf, QUERY_BUF, 0);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n < NLMSG_HDRLEN || !NLMSG_OK(nlh, (size_t)n))
+		return -EPROTO;
+	if (nlh->nlmsg_type == NLMSG_ERROR) {
+		const struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+		return e->error ? e->error : -EPROTO;
+	}
+	if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+		return -EPROTO;
+	ret = (int)nl_uint(buf + NLMSG_HDRLEN + GENL_HDRLEN,
+			   nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN,
+			   CTRL_ATTR_FAMILY_ID);
+	return ret ? ret : -EPROTO;
+}
+
+/* One GET_LOCKS entry: count it into @st when it is the key asked for */
+static void query_entry(const struct nlattr *entry, const char *domain,
+			uint32_t rank, uint64_t id, struct ordlock_key_state *st)
+{
+	const char *e = NL_DATA(entry);
+	size_t len = NL_LEN(entry);
+	const struct nlattr *d = nl_find(e, len, ORDLOCK_E_DOMAIN);
+	const struct nlattr *k = nl_find(e, len, ORDLOCK_E_KEY);
+	uint32_t role, pid;
+
+	if (!d || !k || strnlen(NL_DATA(d), NL_LEN(d)) != strlen(domain) ||
+	    strncmp(NL_DATA(d), domain, NL_LEN(d)) ||
+	    nl_uint(NL_DATA(k), NL_LEN(k), ORDLOCK_K_RANK) != rank ||
+	    nl_uint(NL_DATA(k), NL_LEN(k), ORDLOCK_K_ID) != id)
+		return;
+	role = (uint32_t)nl_uint(e, len, ORDLOCK_E_ROLE);
+	pid = (uint32_t)nl_uint(e, len, ORDLOCK_E_PID);
+	if (role != ORDLOCK_ROLE_HOLDER) {
+		if (!st->nwaiters++)
+			st->waiter_pid = pid;
+		return;
+	}
+	if (!st->nholders++)
+		st->token = nl_uint(e, len, ORDLOCK_E_TOKEN);
+	if (st->npids < ORDLOCK_STATE_PIDS)
+		st->pids[st->npids++] = pid;
+	if (nl_uint(e, len, ORDLOCK_E_MODE) == ORDLOCK_MODE_EXCLUSIVE ||
+	    !st->mode)
+		st->mode = (unsigned int)nl_uint(e, len, ORDLOCK_E_MODE);
+}
+
+/* Read the dump's messages until NLMSG_DONE: 0 or -errno */
+static int query_dump(int fd, char *buf, const char *domain, uint32_t rank,
+		      uint64_t id, struct ordlock_key_state *st)
+{
+	for (;;) {
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		ssize_t n = recv(fd, buf, QUERY_BUF, 0);
+		size_t left;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		for (left = (size_t)n; NLMSG_OK(nlh, left); nlh = NLMSG_NEXT(nlh, left)) {
+			const char *attrs = (const char *)NLMSG_DATA(nlh) + GENL_HDRLEN;
+			const struct nlattr *entry;
+
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				return 0;
+			if (nlh->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = NLMSG_DATA(nlh);
+
+				return e->error ? e->error : -EPROTO;
+			}
+			if (nlh->nlmsg_len < NLMSG_HDRLEN + GENL_HDRLEN)
+				continue;
+			entry = nl_find(attrs, nlh->nlmsg_len - NLMSG_HDRLEN - GENL_HDRLEN,
+					ORDLOCK_A_ENTRY);
+			if (entry)
+				query_entry(entry, domain, rank, id, st);
+		}
+	}
+}
+
+int ordlock_query(const char *domain, uint32_t rank, uint64_t id,
+		  struct ordlock_key_state *st)
+{
+	struct sockaddr_nl me = { .nl_family = AF_NETLINK };
+	struct genlmsghdr *g;
+	char *buf;
+	int fd, family, ret;
+
+	if (!st || (domain && strlen(domain) >= ORDLOCK_DOMAIN_NAME_MAX))
+		return fail(EINVAL);
+	memset(st, 0, sizeof(*st));
+	buf = malloc(QUERY_BUF);
+	if (!buf)
+		return fail(ENOMEM);
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&me, sizeof(me)) < 0) {
+		ret = -errno;
+		goto out;
+	}
+	family = nl_family(fd, buf);
+	if (family < 0) {
+		ret = family;
+		goto out;
+	}
+	memset(buf, 0, NLMSG_HDRLEN + GENL_HDRLEN);
+	g = (struct genlmsghdr *)(buf + NLMSG_HDRLEN);
+	g->cmd = ORDLOCK_CMD_GET_LOCKS;
+	g->version = ORDLOCK_GENL_VERSION;
+	ret = nl_send(fd, buf, NLMSG_HDRLEN + GENL_HDRLEN, (uint16_t)family,
+		      NLM_F_DUMP);
+	if (!ret)
+		ret = query_dump(fd, buf, domain ? domain : ORDLOCK_DEFAULT_DOMAIN,
+				 rank, id, st);
+out:
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	return ret ? fail(-ret) : 0;
 }

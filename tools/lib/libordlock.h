@@ -336,6 +336,105 @@ int ordlock_retry(struct ordlock *ol, const struct ordlock_key *keys,
 		  unsigned int n, struct ordlock_retry *r,
 		  ordlock_retry_fn fn, void *arg);
 
+/* --- lease keep-alive ------------------------------------------------------ */
+
+struct ordlock_keepalive;
+
+/**
+ * ordlock_keepalive_fn - called once, on the keep-alive's own thread, when
+ * the hold is lost: @err is the negative errno of the renewal that failed
+ * (-EKEYEXPIRED: revoked; -ENOENT: the owner holds nothing any more), @f
+ * its failure record. It may note the loss (a flag, a write to a pipe,
+ * pthread_kill()); it must not call ordlock_*() on the handle, which is
+ * the body's.
+ */
+typedef void (*ordlock_keepalive_fn)(struct ordlock_keepalive *ka, int err,
+				     const struct ordlock_failure *f, void *arg);
+
+/**
+ * ordlock_keepalive_start() - renew the lease of what @ol holds, on a
+ * thread of its own, until ordlock_keepalive_stop(): now (the first
+ * renewal is made before it returns: -EKEYEXPIRED, -ENOENT then), then
+ * every @interval_ms (0: a third of the lease period), with @lease_ms as
+ * the period (0: the one the holds have). The thread also watches the
+ * owner's descriptor for POLLPRI, so that a revocation (the deadline
+ * passed while the process was stopped, or while the body waited in
+ * another request) is reported at once, not at the next renewal: @fn
+ * (may be NULL) is called, ordlock_keepalive_error() answers, and
+ * ordlock_keepalive_fd() becomes readable. The token is stale from then
+ * on. NULL + errno on failure (EINVAL: the holds have no lease).
+ */
+struct ordlock_keepalive *ordlock_keepalive_start(struct ordlock *ol,
+						  unsigned int lease_ms,
+						  unsigned int interval_ms,
+						  ordlock_keepalive_fn fn,
+						  void *arg);
+
+/** ordlock_keepalive_error() - 0 while the hold is kept, else its -errno. */
+int ordlock_keepalive_error(const struct ordlock_keepalive *ka);
+
+/**
+ * ordlock_keepalive_failure() - the failure record of the renewal that
+ * failed (reason ORDLOCK_REASON_NONE while none did).
+ */
+const struct ordlock_failure *
+ordlock_keepalive_failure(const struct ordlock_keepalive *ka);
+
+/**
+ * ordlock_keepalive_fd() - an eventfd that becomes readable (POLLIN) when
+ * the hold is lost, for poll() loops; closed by ordlock_keepalive_stop().
+ */
+int ordlock_keepalive_fd(const struct ordlock_keepalive *ka);
+
+/** ordlock_keepalive_renewals() - how many renewals succeeded so far. */
+unsigned long ordlock_keepalive_renewals(const struct ordlock_keepalive *ka);
+
+/**
+ * ordlock_keepalive_stop() - end the renewals (before releasing the keys),
+ * join the thread and free @ka. Returns 0 when the hold was kept to the
+ * end, or the -errno of the loss (errno set): never silently.
+ */
+int ordlock_keepalive_stop(struct ordlock_keepalive *ka);
+
+/* --- is it held? ----------------------------------------------------------- */
+
+/** ORDLOCK_STATE_PIDS - holder pids that &struct ordlock_key_state carries */
+#define ORDLOCK_STATE_PIDS	8
+
+/**
+ * struct ordlock_key_state - what ordlock_query() saw of one key
+ * @mode: 0 (free), ORDLOCK_MODE_SHARED or ORDLOCK_MODE_EXCLUSIVE
+ * @nholders: owners that hold it (a shared key may have many)
+ * @nwaiters: requests queued for it (waiters, and holders waiting to
+ *	convert it)
+ * @npids: entries of @pids filled: the first ORDLOCK_STATE_PIDS holders
+ * @pids: the holders' pids, in their order on the key
+ * @token: the fencing token of the first holder (0: free, or a hold by
+ *	the fast path, which has none)
+ * @waiter_pid: the pid of the first request queued, 0 when none
+ */
+struct ordlock_key_state {
+	unsigned int mode;
+	unsigned int nholders;
+	unsigned int nwaiters;
+	unsigned int npids;
+	uint32_t pids[ORDLOCK_STATE_PIDS];
+	uint64_t token;
+	uint32_t waiter_pid;
+};
+
+/**
+ * ordlock_query() - the state of key (@rank, @id) of @domain (NULL:
+ * "default") without taking it (proper-lockfile's check(), filelock's
+ * is_locked), from the netlink dump GET_LOCKS: whether it is held, how,
+ * by whom and how many wait. Needs no owner. The answer holds nothing: it
+ * may change right after. Without CAP_NET_ADMIN the dump shows only the
+ * owners of the caller's own user: a key held by another user looks free.
+ * Returns 0 or -errno (ENOENT: the module is not loaded).
+ */
+int ordlock_query(const char *domain, uint32_t rank, uint64_t id,
+		  struct ordlock_key_state *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -105,6 +105,10 @@ export declare class Owner {
   setDomain(domain: string): void;
   setLabel(label: string | null): void;
   attempts(keys: KeySpec | KeySpec[], opts?: AttemptsOptions): Attempts;
+  /** a KeepAlive of this owner's lease */
+  keepalive(opts?: KeepAliveOptions): KeepAlive;
+  /** query() of a key in this owner's domain */
+  query(key: KeySpec): KeyState;
   close(): void;
   [Symbol.dispose](): void;
   [Symbol.asyncDispose](): Promise<void>;
@@ -120,6 +124,8 @@ export declare class Held {
   reacquired: boolean;
   renew(leaseMs?: number): number | null;
   convert(key: KeySpec, mode: Mode, opts?: { timeout?: number; nowait?: boolean }): Promise<Id>;
+  /** owner.keepalive() of the owner that holds these keys */
+  keepalive(opts?: KeepAliveOptions): KeepAlive;
   release(): void;
   [Symbol.dispose](): void;
   [Symbol.asyncDispose](): Promise<void>;
@@ -244,3 +250,52 @@ export declare class DeviceMissingError extends OrdlockError {}
 export declare class AbortError extends OrdlockError {
   constructor(message: string, record?: object, cause?: unknown);
 }
+
+// ---- lease keep-alive and the query of a key --------------------------------
+
+export interface KeepAliveOptions {
+  /** the lease period, ms (default: the one the holds have) */
+  lease?: number;
+  /** ms between renewals (default: a third of the lease period) */
+  interval?: number;
+}
+
+/** A lease renewed on a thread of libordlock's until stop(); a lost hold is reported at once. */
+export declare class KeepAlive {
+  readonly owner: Owner;
+  /** the error that lost the hold (RevokedError, NotHeldError...), or null */
+  readonly error: OrdlockError | null;
+  /** aborted, with .error as its reason, when the hold is lost */
+  readonly signal: AbortSignal;
+  readonly lost: boolean;
+  readonly renewals: number;
+  /** throws .error if the hold was lost */
+  check(): void;
+  /** ends the renewals; returns .error (null when the hold was kept to the end) */
+  stop(): OrdlockError | null;
+  on(event: 'lost', listener: (error: OrdlockError) => void): this;
+  once(event: 'lost', listener: (error: OrdlockError) => void): this;
+  off(event: 'lost', listener: (error: OrdlockError) => void): this;
+  [Symbol.dispose](): void;
+}
+
+export interface KeyState {
+  readonly key: Key;
+  readonly state: 'free' | 'shared' | 'exclusive';
+  readonly locked: boolean;
+  /** the holders' pids (the first 8) */
+  readonly holders: number[];
+  readonly nholders: number;
+  readonly waiters: number;
+  readonly waiterPid: number;
+  /** the first holder's token; 0 when free or held by the fast path */
+  readonly token: Id;
+}
+
+export interface QueryOptions {
+  domain?: string;
+  ranks?: Record<string, number>;
+}
+
+export declare function query(key: KeySpec, opts?: string | QueryOptions): KeyState;
+export declare function isLocked(key: KeySpec, opts?: string | QueryOptions): boolean;

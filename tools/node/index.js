@@ -14,6 +14,7 @@
 'use strict';
 
 const os = require('os');
+const { EventEmitter } = require('events');
 const path = require('path');
 
 function loadAddon() {
@@ -843,6 +844,109 @@ async function retrying(fn, opts) {
   throw new OrdlockError('ordlock.retrying: no attempt succeeded', { errno: E.EAGAIN });
 }
 
+// ---- lease keep-alive and the query of a key ------------------------------------
+
+/**
+ * A lease kept alive (etcd's KeepAlive, redlock's extension): libordlock
+ * renews the owner's lease on a thread of its own (it goes on while the
+ * event loop is busy) until stop() or `using`'s end; the first renewal is
+ * made at once (it throws RevokedError, NotHeldError). A hold that is lost
+ * (revoked: the lease expired while the process was stopped or the owner
+ * waited in another request; or nothing is held any more) is reported at
+ * once, never silently: .signal (an AbortSignal) aborts with the error as
+ * its reason, 'lost' is emitted with it, .error holds it, check() throws
+ * it, and stop() returns it. The token is stale from then on.
+ */
+class KeepAlive extends EventEmitter {
+  constructor(owner, opts) {
+    super();
+    opts = opts || {};
+    this.owner = owner;
+    /** the error that lost the hold, or null */
+    this.error = null;
+    this._ac = new AbortController();
+    /** aborted, with .error as its reason, when the hold is lost */
+    this.signal = this._ac.signal;
+    this._renewals = 0;
+    const interval = opts.interval === undefined || opts.interval === null ? 0 : u32(Math.max(1, Math.round(opts.interval)), 'interval');
+    const r = native.keepaliveStart(owner._handle(), leaseOf(opts.lease), interval, (rec) => this._lost(rec));
+    if (typeof r.errno === 'number') {
+      if (r.errno === E.EINVAL) {
+        throw new OrdlockError('keepalive: the holds have no lease (acquire with opts.lease, or the domain\'s max_hold_ms)', r);
+      }
+      throw errorOf(r, owner.ranks);
+    }
+    this._ka = r;
+  }
+
+  _lost(rec) {
+    if (this.error) return;
+    const e = errorOf(rec, this.owner.ranks);
+    if (e instanceof RevokedError && !this.owner.closed && !this.owner._pending) {
+      try { e.revoked = this.owner.revokedKeys(); } catch (_) { /* keep the record */ }
+    }
+    this.error = e;
+    this._ac.abort(e);
+    this.emit('lost', e);
+  }
+
+  /** whether the hold was lost */
+  get lost() { return this.error !== null; }
+
+  /** how many renewals succeeded */
+  get renewals() { return this._ka ? native.keepalive(this._ka, false) : this._renewals; }
+
+  /** throw .error if the hold was lost (call it before each write) */
+  check() { if (this.error) throw this.error; }
+
+  /** end the renewals (before releasing the keys); returns .error; twice is once */
+  stop() {
+    if (this._ka) {
+      this._renewals = native.keepalive(this._ka, false);
+      const ret = native.keepalive(this._ka, true);
+      this._ka = null;
+      // lost, and the report not yet delivered to the loop: not silently
+      if (ret < 0 && !this.error) this._lost({ errno: -ret, message: `keepalive: ${ERRNO_NAMES[-ret] || `errno ${-ret}`}` });
+    }
+    return this.error;
+  }
+}
+// `using ka = held.keepalive()`: its end stops it, and throws what lost the hold
+if (kDispose) KeepAlive.prototype[kDispose] = function dispose() { const e = this.stop(); if (e) throw e; };
+
+/** owner.keepalive({lease, interval}): a KeepAlive of this owner's lease (interval: ms, default a third of the period) */
+Owner.prototype.keepalive = function keepalive(opts) { return new KeepAlive(this, opts); };
+/** held.keepalive(opts): owner.keepalive() of the owner that holds these keys */
+Held.prototype.keepalive = function keepalive(opts) { return new KeepAlive(this.owner, opts); };
+
+/**
+ * query(key, opts): the state of one key without taking it (as
+ * proper-lockfile's check(), filelock's is_locked): {key, state ('free',
+ * 'shared', 'exclusive'), locked, holders (pids, the first 8), nholders,
+ * waiters, waiterPid, token}, from the netlink dump (no owner is opened).
+ * opts: a domain name, or {domain, ranks}. The answer holds nothing.
+ * Without CAP_NET_ADMIN the dump shows only one's own user's owners.
+ */
+function query(k, opts) {
+  opts = typeof opts === 'string' ? { domain: opts } : (opts || {});
+  const kk = key(k, EXCLUSIVE, opts.ranks);
+  const r = plain(() => native.query(opts.domain || null, kk.rank, kk.id), true);
+  const state = r.mode === SHARED ? 'shared' : r.mode === EXCLUSIVE ? 'exclusive' : 'free';
+  return Object.freeze({
+    key: kk, state, locked: state !== 'free', holders: r.holders, nholders: r.nholders,
+    waiters: r.waiters, waiterPid: r.waiterPid, token: r.token,
+  });
+}
+
+/** isLocked(key, opts): whether anyone holds the key (query(key, opts).locked) */
+function isLocked(k, opts) { return query(k, opts).locked; }
+
+/** owner.query(key): query() of key in this owner's domain, with its rank names */
+Owner.prototype.query = function ownerQuery(k) {
+  return query(k, { domain: this.domain || this.info().domain, ranks: this.ranks });
+};
+
+
 module.exports = {
   SHARED, EXCLUSIVE, ENFORCE, DETECT, TIMEOUT, ACQUIRE_TRY, ACQUIRE_REORDER, RESULT_RELEASED,
   RANK_MAX, ID_MAX, REASONS: Object.freeze(Object.assign({}, R)),
@@ -855,3 +959,6 @@ module.exports = {
   cancelSignal: native.cancelSignal,
   version: require('./package.json').version,
 };
+module.exports.KeepAlive = KeepAlive;
+module.exports.query = query;
+module.exports.isLocked = isLocked;

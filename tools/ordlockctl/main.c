@@ -81,18 +81,8 @@ void olc_help(const struct olc_cmd *cmd, FILE *f)
 		olc_print_options(cmd->options, f);
 	}
 	if (cmd->columns) {
-		unsigned int i, w = 9;
-
-		fputs("\nColumns (-o):", f);
-		for (i = 0; cmd->columns[i]; i++) {
-			w += (unsigned int)strlen(cmd->columns[i]) + 1;
-			if (w > 78) {
-				fputs("\n ", f);
-				w = (unsigned int)strlen(cmd->columns[i]) + 2;
-			}
-			fprintf(f, " %s", cmd->columns[i]);
-		}
-		fputs(" (names as in the header; _ for a space)\n", f);
+		fputs("\nColumns (-o; names as in the header, _ for a space):\n", f);
+		olc_print_columns(cmd, f, "  ");
 	}
 	if (cmd->help)
 		fprintf(f, "\n%s", cmd->help);
@@ -157,13 +147,7 @@ static int olc_help_cmd(int argc, char **argv)
 		cmd = olc_find(argv[2]);
 		if (!cmd)
 			return olc_usage(NULL, "no command \"%s\"", argv[2]);
-		for (i = 0; cmd->columns && cmd->columns[i]; i++) {
-			const char *p;
-
-			for (p = cmd->columns[i]; *p; p++)
-				putchar(*p == ' ' ? '_' : *p);
-			putchar('\n');
-		}
+		olc_print_columns(cmd, stdout, "");
 		return OLC_EXIT_OK;
 	}
 	if (argc > 1 && !strcmp(argv[1], "--options")) {

@@ -114,6 +114,14 @@ struct olc_cmd {
 	const char *const *columns;
 };
 
+/* olc_column_help() - the one-line description of @column of @cmd, or NULL */
+const char *olc_column_help(const struct olc_cmd *cmd, const char *column);
+/*
+ * olc_print_columns() - one line per column of @cmd, after @indent: its
+ * name (_ for a space) and its description, aligned
+ */
+void olc_print_columns(const struct olc_cmd *cmd, FILE *f, const char *indent);
+
 /* The options every subcommand takes unless OLC_CMD_OWN */
 extern const struct olc_option olc_common_options[];
 

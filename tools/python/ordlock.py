@@ -57,6 +57,39 @@ waiters; ``token_check(key, token)`` is the storage side's fencing check::
     if not ordlock.token_check(("orders", 10), token):
         refuse_the_write()
 
+asyncio: ``AsyncOwner`` (a netlink socket: a request that must wait does
+not block the event loop, and cancelling the task withdraws it in the
+kernel) and ``acquire_async()``, with the exceptions above. Lease
+keep-alive: ``held.keepalive()`` renews on a thread of libordlock's while
+the block runs and reports a lost hold at once (``.lost``, ``.check()``,
+``Revoked`` at the end of the block: never silently); for asyncio,
+``async with owner.keepalive():`` of an AsyncOwner, whose revocation
+interrupts the block at once, as asyncio.timeout() does. Is it held?
+``query(key, domain)`` (state, holders' pids, waiters) and ``is_locked()``,
+without taking the key. An example (tests/cases/t_pyfeat.py runs it)::
+
+    import asyncio
+    import ordlock
+
+    ordlock.ranks["warehouse"] = 1
+
+    async def restock():
+        async with ordlock.AsyncOwner("shop") as owner:
+            async with owner.acquire(("warehouse", 1), timeout=5) as held:
+                st = ordlock.query(("warehouse", 1), domain="shop")
+                print("warehouse 1:", st.state, "by", st.holders[0],
+                      "token", held.token == st.token)
+
+    asyncio.run(restock())
+    with ordlock.acquire(("warehouse", 2), domain="shop", lease=0.5) as held:
+        with held.keepalive() as ka:        # renewed every 1/6 s
+            for step in range(4):           # 1.2 s: longer than the lease
+                ka.check()                  # Revoked here if it was lost
+                asyncio.run(asyncio.sleep(0.3))
+        print("warehouse 2 kept:", held.owner.token_check(("warehouse", 2),
+                                                          held.token))
+    print("warehouse 1 held:", ordlock.is_locked(("warehouse", 1), "shop"))
+
 The library is found through ``$ORDLOCK_LIB`` (a path), then next to this
 file in the source tree (``tools/lib/libordlock.so.1``), then where
 ``make install`` put it, then by ``ctypes.util.find_library("ordlock")``
@@ -751,18 +784,12 @@ class Owner:
         uncontended request of exclusive keys is taken in user space,
         without a system call; with a token (the default) it is the
         kernel's, as a fast-path grant has none."""
-        ks = self._keys(keys, mode)
-        if not ks:
-            raise ValueError("ordlock: no keys")
-        ms, flags = _timeout_ms(timeout)
-        if nowait:
-            flags |= ACQUIRE_TRY
-        if reorder:
-            flags |= ACQUIRE_REORDER
+        ks, ms, flags, lease_ms = _acquire_args(keys, timeout, mode, nowait,
+                                                reorder, lease, self.ranks)
         arr = (_Key * len(ks))(*[k._c() for k in ks])
         tok = ctypes.c_uint64(0)
         ret = _lib.ordlock_acquire_lease(self._handle(), arr, len(ks), ms,
-                                         flags, _lease_ms(lease),
+                                         flags, lease_ms,
                                          ctypes.byref(tok) if token else None)
         rflags = _lib.ordlock_result_flags(self._handle())
         if ret < 0:
@@ -936,6 +963,21 @@ class Owner:
         except Exception:  # interpreter shutdown
             pass
 
+    def query(self, k: KeySpec) -> "KeyState":
+        """query() of key k in this owner's domain, with its rank names."""
+        return query(k, self.domain or self.info()["domain"], self.ranks)
+
+    def keepalive(self, lease: Optional[float] = None,
+                  interval: Optional[float] = None,
+                  on_lost: Optional[Callable[["OrdlockError"], None]] = None
+                  ) -> "KeepAlive":
+        """A KeepAlive of this owner's lease: renewed every interval seconds
+        (None: a third of the lease period), with lease seconds as the
+        period (None: the one the holds have). The first renewal is made
+        now (Revoked, NotHeld). Stop it (leave its block) before releasing
+        the keys."""
+        return KeepAlive(self, lease, interval, on_lost)
+
 
 class Held:
     """Keys held after a successful acquire; ``with`` releases them (and
@@ -998,6 +1040,13 @@ class Held:
     def __repr__(self) -> str:
         return "<ordlock.Held %s token %d>" % (
             ", ".join(str(k) for k in self.keys), self.token)
+
+    def keepalive(self, lease: Optional[float] = None,
+                  interval: Optional[float] = None,
+                  on_lost: Optional[Callable[["OrdlockError"], None]] = None
+                  ) -> "KeepAlive":
+        """Owner.keepalive() of the owner that holds these keys."""
+        return KeepAlive(self.owner, lease, interval, on_lost)
 
 
 def acquire(*keys: KeySpec, domain: Optional[str] = None,
@@ -1318,3 +1367,837 @@ def retrying(*keys: KeySpec, owner: Optional["Owner"] = None,
                     o.close()
         return wrapper
     return deco
+
+
+# --- is it held? ---------------------------------------------------------------
+STATE_PIDS = 8
+
+
+class _KeyState(ctypes.Structure):
+    _fields_ = [("mode", ctypes.c_uint), ("nholders", ctypes.c_uint),
+                ("nwaiters", ctypes.c_uint), ("npids", ctypes.c_uint),
+                ("pids", ctypes.c_uint32 * STATE_PIDS),
+                ("token", ctypes.c_uint64), ("waiter_pid", ctypes.c_uint32)]
+
+
+_KeepaliveFn = ctypes.CFUNCTYPE(None, _P, ctypes.c_int,
+                                ctypes.POINTER(_Failure), _P)
+
+# the calls of this section and the next, registered on first use (a
+# libordlock older than them fails those calls only, with ImportError)
+_sigs_more = {
+    "ordlock_query": (ctypes.c_int, [ctypes.c_char_p, ctypes.c_uint32,
+                                     ctypes.c_uint64,
+                                     ctypes.POINTER(_KeyState)]),
+    "ordlock_keepalive_start": (_P, [_P, _u, _u, _KeepaliveFn, _P]),
+    "ordlock_keepalive_stop": (ctypes.c_int, [_P]),
+    "ordlock_keepalive_error": (ctypes.c_int, [_P]),
+    "ordlock_keepalive_renewals": (ctypes.c_ulong, [_P]),
+}
+
+
+def _more(name: str) -> Any:
+    try:
+        f = getattr(_lib, name)
+    except AttributeError:
+        raise ImportError("ordlock: the libordlock loaded has no %s: install "
+                          "the one of this binding (make install)" % name) from None
+    if f.argtypes is None:
+        f.restype, f.argtypes = _sigs_more[name]
+    return f
+
+
+class KeyState(namedtuple("KeyState",
+                          "key state holders nholders waiters waiter_pid token")):
+    """What query() saw of one key: state ("free", "shared" or
+    "exclusive"), holders (the holders' pids, the first 8), nholders,
+    waiters (requests queued for it), waiter_pid (the first one's, 0 when
+    none), token (the first holder's fencing token; 0 when free or held
+    by the fast path). ``bool(st)`` is st.locked."""
+
+    @property
+    def locked(self) -> bool:
+        """Whether someone holds the key."""
+        return bool(self.state != "free")
+
+    def __bool__(self) -> bool:
+        return self.locked
+
+
+def query(k: KeySpec, domain: Optional[str] = None,
+          ranks: Optional[Mapping[str, int]] = None) -> KeyState:
+    """The state of key k in domain (None: "default") without taking it,
+    as proper-lockfile's check() or filelock's is_locked: whether it is
+    held, shared or exclusive, by which pids, and how many wait (the
+    netlink dump GET_LOCKS; no owner is opened). The answer holds nothing:
+    it may change right after. Without CAP_NET_ADMIN the dump shows only
+    the owners of one's own user: a key that another user holds looks free.
+
+        st = ordlock.query(("warehouse", 1), domain="shop")
+        if st.state == "exclusive":
+            print("held by pid", st.holders[0], "and", st.waiters, "wait")
+    """
+    kk = key(k, EXCLUSIVE, ranks)
+    st = _KeyState()
+    ret = _more("ordlock_query")(domain.encode() if domain else None,
+                                 kk.rank, kk.id, ctypes.byref(st))
+    if ret < 0:
+        raise _plain_error(-ret, "query(%s)" % _named(kk, ranks),
+                           opening=True)
+    state = {SHARED: "shared", EXCLUSIVE: "exclusive"}.get(st.mode, "free")
+    return KeyState(Key(kk.rank, kk.id, st.mode or EXCLUSIVE), state,
+                    tuple(st.pids[:st.npids]), st.nholders, st.nwaiters,
+                    st.waiter_pid, st.token)
+
+
+def is_locked(k: KeySpec, domain: Optional[str] = None,
+              ranks: Optional[Mapping[str, int]] = None) -> bool:
+    """Whether key k of domain is held by anyone (query(k).locked)."""
+    return query(k, domain, ranks).locked
+
+
+# --- lease keep-alive -------------------------------------------------------------
+class KeepAlive:
+    """Renews the lease of what an Owner holds, on a thread of
+    libordlock's (ordlock_keepalive_start()), until stop() or the end of
+    the ``with`` block: as etcd's KeepAlive or redlock's extension. The
+    thread also watches for the revocation, so that a hold that is lost
+    (revoked: the lease expired while the process was stopped, or while
+    the owner waited in another request; or the owner released everything)
+    is reported at once: .lost (a threading.Event) is set, .error is the
+    Revoked (or other OrdlockError) with the kernel's record, on_lost(error)
+    runs (on the keep-alive's thread: note it, do not call the Owner), and
+    check() raises it. The token is stale from then on. Never silently:
+    the end of the block raises .error when the hold was lost (unless the
+    block raised already); stop() returns it.
+
+        with owner.acquire(("orders", 10), lease=2.0) as held, \\
+                held.keepalive() as ka:
+            for row in rows:
+                ka.check()          # Revoked: stop writing, held.token is stale
+                write(row, held.token)
+    """
+
+    def __init__(self, owner: Owner, lease: Optional[float] = None,
+                 interval: Optional[float] = None,
+                 on_lost: Optional[Callable[[OrdlockError], None]] = None) -> None:
+        import threading
+        self.owner = owner
+        self.lost = threading.Event()
+        self.on_lost = on_lost
+        self._err = 0
+        self._failure: Optional[_Failure] = None
+        self._error: Optional[OrdlockError] = None
+        self._renewals = 0
+        ms = 0 if interval is None else _u32(max(1, round(interval * 1000)),
+                                              "interval")
+        # kept alive as long as the thread may call it
+        self._cb = _KeepaliveFn(self._lost)
+        self._ka = _more("ordlock_keepalive_start")(
+            owner._handle(), _lease_ms(lease), ms, self._cb, None)
+        if not self._ka:
+            err = ctypes.get_errno()
+            if err == _errno.EINVAL:
+                raise OrdlockError(err, "keepalive: the holds have no lease "
+                                   "(acquire(lease=...), or the domain's "
+                                   "max_hold_ms)")
+            raise owner._error(-err, "keepalive")
+
+    def _lost(self, ka: Any, err: int, f: Any, arg: Any) -> None:
+        self._err = -err
+        self._failure = _Failure.from_buffer_copy(f.contents)
+        self.lost.set()
+        if self.on_lost is not None:
+            self.on_lost(self._make_error(with_keys=False))
+
+    def _make_error(self, with_keys: bool = True) -> OrdlockError:
+        f = self._failure
+        assert f is not None
+        buf = ctypes.create_string_buffer(512)
+        text = "keepalive: " + (_s(_lib.ordlock_strfailure(
+            ctypes.byref(f), buf, len(buf))) or os.strerror(self._err))
+        cls: Any = _CLASSES.get(f.reason,
+                                _ERRNO_CLASSES.get(self._err, OrdlockError))
+        exc: OrdlockError = cls(self._err, text, f)
+        if isinstance(exc, Revoked) and with_keys and self.owner._ol:
+            exc.revoked = self.owner.revoked_keys()
+        return exc
+
+    @property
+    def error(self) -> Optional[OrdlockError]:
+        """None while the hold is kept; the error that lost it after."""
+        if not self.lost.is_set():
+            return None
+        if self._error is None:
+            self._error = self._make_error()
+        return self._error
+
+    @property
+    def renewals(self) -> int:
+        """How many renewals succeeded."""
+        if self._ka:
+            self._renewals = _more("ordlock_keepalive_renewals")(self._ka)
+        return self._renewals
+
+    def check(self) -> None:
+        """Raise .error if the hold was lost (call it before each write)."""
+        e = self.error
+        if e is not None:
+            raise e
+
+    def stop(self) -> Optional[OrdlockError]:
+        """End the renewals (twice is once); returns .error."""
+        if self._ka:
+            self._renewals = _more("ordlock_keepalive_renewals")(self._ka)
+            ka, self._ka = self._ka, None
+            _more("ordlock_keepalive_stop")(ka)
+        return self.error
+
+    def __enter__(self) -> "KeepAlive":
+        return self
+
+    def __exit__(self, cls: Any, exc: Any, tb: Any) -> None:
+        e = self.stop()
+        if e is not None and exc is None:
+            raise e
+
+    def __del__(self) -> None:
+        try:
+            self.stop()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+# --- asyncio ------------------------------------------------------------------------
+# The generic netlink family "ordlock" (include/uapi/linux/ordlock.h): an
+# ACQUIRE that must wait is answered QUEUED at once and ends with one RESULT
+# message later, and CANCEL withdraws it in the kernel; so an event loop
+# waits on the socket, and no thread waits in the kernel.
+_NLM_F_REQUEST = 1
+_NLMSG_ERROR = 2
+_NLA_F_NESTED = 1 << 15
+_GENL_ID_CTRL = 0x10
+_CTRL_CMD_GETFAMILY = 3
+_CTRL_ATTR_FAMILY_ID = 1
+_CTRL_ATTR_FAMILY_NAME = 2
+_GENL_VERSION = 1
+(_CMD_ACQUIRE, _CMD_RELEASE, _CMD_CONVERT, _CMD_CANCEL, _CMD_RESULT) = range(1, 6)
+_CMD_RENEW, _CMD_REVOKED = 14, 16
+(_A_DOMAIN, _A_KEYS, _A_KEY, _A_FLAGS, _A_TIMEOUT_NS, _A_COOKIE, _A_STATUS,
+ _A_TOKEN, _A_ERRNO, _A_FAILURE) = range(2, 12)
+_A_RESULT_FLAGS, _A_LEASE_MS, _A_LEFT_MS = 22, 24, 26
+_K_RANK, _K_ID, _K_MODE, _K_TOKEN = 2, 3, 4, 5
+(_F_REASON, _F_ERRNO, _F_PID, _F_INDEX, _F_KEY, _F_HELD, _F_HOLDER_MODE,
+ _F_CYCLE_LEN) = range(1, 9)
+(_ST_GRANTED, _ST_QUEUED, _ST_REFUSED, _ST_TIMEOUT, _ST_DEADLOCK,
+ _ST_CANCELLED) = range(1, 7)
+_RELEASE_ALL = 1
+
+_Attrs = Dict[int, bytes]
+
+
+def _nla(atype: int, data: bytes) -> bytes:
+    import struct
+    n = 4 + len(data)
+    return struct.pack("=HH", n, atype) + data + b"\0" * (-n % 4)
+
+
+def _nla_u32(atype: int, v: int) -> bytes:
+    import struct
+    return _nla(atype, struct.pack("=I", v))
+
+
+def _nla_u64(atype: int, v: int) -> bytes:
+    import struct
+    return _nla(atype, struct.pack("=Q", v))
+
+
+def _nla_keys(ks: Sequence[Key]) -> bytes:
+    return _nla(_A_KEYS | _NLA_F_NESTED, b"".join(
+        _nla(_A_KEY | _NLA_F_NESTED, _nla_u32(_K_RANK, k.rank) +
+             _nla_u64(_K_ID, k.id) + _nla_u32(_K_MODE, k.mode))
+        for k in ks))
+
+
+def _nla_items(buf: bytes) -> List[Tuple[int, bytes]]:
+    """The attributes in buf, in order (a nest repeats a type)."""
+    import struct
+    out: List[Tuple[int, bytes]] = []
+    off = 0
+    while off + 4 <= len(buf):
+        n, atype = struct.unpack_from("=HH", buf, off)
+        if n < 4:
+            break
+        out.append((atype & 0x3FFF, buf[off + 4:off + n]))
+        off += (n + 3) & ~3
+    return out
+
+
+def _nla_parse(buf: bytes) -> _Attrs:
+    return dict(_nla_items(buf))
+
+
+def _nla_int(a: _Attrs, atype: int) -> int:
+    v = a.get(atype, b"")
+    return int.from_bytes(v, "little") if len(v) in (1, 2, 4, 8) else 0
+
+
+def _nl_key(b: bytes) -> _Key:
+    a = _nla_parse(b)
+    return _Key(id=_nla_int(a, _K_ID), rank=_nla_int(a, _K_RANK),
+                mode=_nla_int(a, _K_MODE))
+
+
+def _nl_failure(b: bytes) -> _Failure:
+    a = _nla_parse(b)
+    return _Failure(reason=_nla_int(a, _F_REASON), error=_nla_int(a, _F_ERRNO),
+                    pid=_nla_int(a, _F_PID), index=_nla_int(a, _F_INDEX),
+                    key=_nl_key(a.get(_F_KEY, b"")),
+                    held=_nl_key(a.get(_F_HELD, b"")),
+                    holder_mode=_nla_int(a, _F_HOLDER_MODE),
+                    cycle_len=_nla_int(a, _F_CYCLE_LEN))
+
+
+def _nl_error(err: int, f: Optional[_Failure], what: str,
+              names: Optional[Mapping[str, int]] = None) -> OrdlockError:
+    """The exception of a refusal: the class and sentence of the sync API."""
+    if f is None or f.reason == R_NONE:
+        return _plain_error(err, what)
+    buf = ctypes.create_string_buffer(512)
+    try:
+        text = _s(_lib.ordlock_strfailure(ctypes.byref(f), buf, len(buf)))
+    except ImportError:
+        text = None
+    cls: Any = _CLASSES.get(f.reason, OrdlockError)
+    exc: OrdlockError = cls(err, text or "%s: %s" % (what, os.strerror(err)), f)
+    named = [_named(k, names) for k in (exc.key, exc.held) if k is not None]
+    if named and any(not n.split(":")[0].isdigit() for n in named):
+        exc.strerror = "%s [%s]" % (exc.strerror, " vs ".join(named))
+    return exc
+
+
+def _acquire_args(keys: Sequence[KeySpec], timeout: Optional[float], mode: Mode,
+                nowait: bool, reorder: bool, lease: Optional[float],
+                names: Optional[Mapping[str, int]]) -> Tuple[List[Key], int, int, int]:
+    """An acquire's keys, timeout (ms), flags and lease (ms), checked."""
+    ks = [key(k, _mode_of(mode), names) for k in keys]
+    if not ks:
+        raise ValueError("ordlock: no keys")
+    ms, flags = _timeout_ms(timeout)
+    if nowait:
+        flags |= ACQUIRE_TRY
+    if reorder:
+        flags |= ACQUIRE_REORDER
+    return ks, ms, flags, _lease_ms(lease)
+
+
+class AsyncOwner:
+    """One owner for asyncio: a generic netlink socket of the family
+    "ordlock" (its keys are released by close(), at the end of an ``async
+    with`` block, or when the process dies), the same rules and exceptions
+    as Owner. A request that must wait does not block the event loop: the
+    kernel answers at once that it is queued, and the grant (or the
+    timeout, or the deadlock) comes later as a message on the socket, which
+    the loop watches. Cancelling the task that awaits it (task.cancel(),
+    asyncio.timeout(), wait_for()) withdraws the request in the kernel
+    (netlink CANCEL) before the CancelledError propagates: nothing of it is
+    held, and no waiter is left behind; a grant that won the race is
+    released. One request at a time (as Owner): tasks that lock
+    independently use one AsyncOwner each.
+
+        async with ordlock.AsyncOwner("shop") as owner:
+            async with owner.acquire(("warehouse", 2), ("warehouse", 1),
+                                     timeout=5) as held:
+                ...                 # held.token fences, as Held.token
+    """
+
+    def __init__(self, domain: Optional[str] = None,
+                 ranks: Optional[Mapping[str, int]] = None) -> None:
+        import socket
+        self.ranks: Dict[str, int] = dict(ranks or {})
+        self.domain = domain or "default"
+        if len(self.domain.encode()) >= DOMAIN_NAME_MAX:
+            raise ValueError("ordlock: domain name %r is too long" % domain)
+        self._seq = 0
+        self._cookie = 0
+        self._placed = False
+        self._replies: Dict[int, Any] = {}
+        self._results: Dict[int, Any] = {}
+        self._late: Dict[int, _Attrs] = {}
+        self._loop: Any = None
+        self._busy = False
+        #: the REVOKED notification's failure record, once the lease expired
+        self.revoked: Optional[OrdlockError] = None
+        self._keepalives: List["AsyncKeepAlive"] = []
+        try:
+            self._sock: Any = socket.socket(
+                socket.AF_NETLINK, socket.SOCK_RAW,
+                getattr(socket, "NETLINK_GENERIC", 16))
+            self._sock.bind((0, 0))
+            self._family = self._resolve()
+        except OSError as e:
+            if getattr(self, "_sock", None) is not None:
+                self._sock.close()
+            self._sock = None
+            raise _plain_error(e.errno or _errno.EIO, "ordlock: netlink family "
+                               "\"ordlock\"", opening=True) from None
+        self._sock.setblocking(False)
+
+    def _msg(self, mtype: int, cmd: int, attrs: bytes, version: int) -> Tuple[int, bytes]:
+        import struct
+        self._seq += 1
+        body = struct.pack("=BBH", cmd, version, 0) + attrs
+        return self._seq, struct.pack("=IHHII", 16 + len(body), mtype,
+                                      _NLM_F_REQUEST, self._seq, 0) + body
+
+    def _resolve(self) -> int:
+        """The family's id (blocking: once, at the start)."""
+        import struct
+        _, msg = self._msg(_GENL_ID_CTRL, _CTRL_CMD_GETFAMILY,
+                           _nla(_CTRL_ATTR_FAMILY_NAME, b"ordlock\0"), 1)
+        self._sock.send(msg)
+        data = self._sock.recv(65536)
+        n, mtype = struct.unpack_from("=IH", data, 0)
+        if mtype == _NLMSG_ERROR:
+            err = -struct.unpack_from("=i", data, 16)[0]
+            raise OSError(err or _errno.EPROTO, os.strerror(err or _errno.EPROTO))
+        fid = _nla_int(_nla_parse(data[20:n]), _CTRL_ATTR_FAMILY_ID)
+        if not fid:
+            raise OSError(_errno.EPROTO, "no family id")
+        return fid
+
+    # the socket, as the loop reads it
+    def _watch(self) -> None:
+        import asyncio
+        loop = asyncio.get_running_loop()
+        if self._loop is None:
+            self._loop = loop
+            loop.add_reader(self._sock.fileno(), self._readable)
+        elif self._loop is not loop:
+            raise RuntimeError("ordlock: an AsyncOwner serves one event loop")
+
+    def _readable(self) -> None:
+        import struct
+        while self._sock is not None:
+            try:
+                data = self._sock.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError as e:
+                # ENOBUFS: how the requests in flight ended is unknown
+                for fut in list(self._replies.values()) + list(self._results.values()):
+                    if not fut.done():
+                        fut.set_exception(_plain_error(e.errno or _errno.EIO,
+                                                       "ordlock: netlink"))
+                return
+            off = 0
+            while off + 16 <= len(data):
+                n, mtype, _, seq, _ = struct.unpack_from("=IHHII", data, off)
+                if n < 16:
+                    break
+                self._dispatch(mtype, seq, data[off:off + n])
+                off += (n + 3) & ~3
+
+    def _dispatch(self, mtype: int, seq: int, m: bytes) -> None:
+        import struct
+        if mtype == _NLMSG_ERROR:
+            fut = self._replies.pop(seq, None)
+            if fut is not None and not fut.done():
+                fut.set_result((-struct.unpack_from("=i", m, 16)[0], {}))
+            return
+        if mtype != self._family or len(m) < 20:
+            return
+        cmd = m[16]
+        attrs = _nla_parse(m[20:])
+        if cmd == _CMD_RESULT:
+            cookie = _nla_int(attrs, _A_COOKIE)
+            fut = self._results.get(cookie)
+            if fut is not None and not fut.done():
+                fut.set_result(attrs)
+            else:
+                self._late[cookie] = attrs
+        elif cmd == _CMD_REVOKED:
+            f = _nl_failure(attrs.get(_A_FAILURE, b""))
+            exc = _nl_error(_errno.EKEYEXPIRED, f, "revoked", self.ranks)
+            if isinstance(exc, Revoked):
+                exc.revoked = [(_from_c(_nl_key(v)), _nla_int(_nla_parse(v), _K_TOKEN))
+                               for _, v in _nla_items(attrs.get(_A_KEYS, b""))]
+            self.revoked = exc
+            for ka in list(self._keepalives):
+                ka._lose(exc)
+        else:
+            fut = self._replies.pop(seq, None)
+            if fut is not None and not fut.done():
+                fut.set_result((0, attrs))
+
+    def _send(self, cmd: int, attrs: bytes, what: str) -> Any:
+        """Send one request: the future of its reply, (errno, attributes)."""
+        if self._sock is None:
+            raise ValueError("ordlock: the owner is closed")
+        self._watch()
+        seq, msg = self._msg(self._family, cmd, attrs, _GENL_VERSION)
+        fut = self._loop.create_future()
+        self._replies[seq] = fut
+        try:
+            self._sock.send(msg)
+        except OSError as e:
+            self._replies.pop(seq, None)
+            raise _plain_error(e.errno or _errno.EIO, what) from None
+        return fut
+
+    async def _request(self, cmd: int, attrs: bytes, what: str) -> _Attrs:
+        """One request and its reply (a netlink error raises)."""
+        err, reply = await self._send(cmd, attrs, what)
+        if err:
+            raise _plain_error(err, what)
+        return dict(reply)
+
+    def _refusal(self, reply: _Attrs, what: str) -> OrdlockError:
+        status = _nla_int(reply, _A_STATUS)
+        err = _nla_int(reply, _A_ERRNO) or {
+            _ST_TIMEOUT: _errno.ETIMEDOUT, _ST_DEADLOCK: _errno.EDEADLK,
+            _ST_CANCELLED: _errno.ECANCELED}.get(status, _errno.EIO)
+        f = _nl_failure(reply[_A_FAILURE]) if _A_FAILURE in reply else None
+        exc = _nl_error(err, f, what, self.ranks)
+        if status == _ST_TIMEOUT and not isinstance(exc, Timeout):
+            exc = Timeout(_errno.ETIMEDOUT, exc.strerror, f)
+        exc.let_go = bool(_nla_int(reply, _A_RESULT_FLAGS) & RESULT_RELEASED)
+        return exc
+
+    def acquire(self, *keys: KeySpec, timeout: Optional[float] = None,
+                mode: Mode = EXCLUSIVE, nowait: bool = False,
+                reorder: bool = False,
+                lease: Optional[float] = None) -> "AsyncAcquire":
+        """Take the keys all or nothing, as Owner.acquire() (the same
+        timeout, mode, nowait, reorder and lease); ``await`` it for an
+        AsyncHeld, or use it as ``async with owner.acquire(...) as held``
+        (released at the end). Raises what Owner.acquire() raises (Timeout,
+        OrderViolation, Deadlock, ...); cancelling the awaiting task
+        withdraws the request in the kernel."""
+        return AsyncAcquire(self, *_acquire_args(keys, timeout, mode, nowait,
+                                               reorder, lease, self.ranks))
+
+    async def _acquire(self, ks: List[Key], ms: int, flags: int,
+                       lease_ms: int) -> "AsyncHeld":
+        if self._busy:
+            raise _plain_error(_errno.EBUSY, "acquire: a request of this owner "
+                               "is in progress")
+        self._busy = True
+        try:
+            return await self._acquire_one(ks, ms, flags, lease_ms)
+        finally:
+            self._busy = False
+
+    async def _acquire_one(self, ks: List[Key], ms: int, flags: int,
+                           lease_ms: int) -> "AsyncHeld":
+        import asyncio
+        self._cookie += 1
+        cookie = self._cookie
+        attrs = b""
+        if not self._placed:
+            attrs += _nla(_A_DOMAIN, self.domain.encode() + b"\0")
+        attrs += (_nla_keys(ks) + _nla_u64(_A_TIMEOUT_NS, ms * 1000000) +
+                  _nla_u32(_A_FLAGS, flags) + _nla_u64(_A_COOKIE, cookie))
+        if lease_ms:
+            attrs += _nla_u32(_A_LEASE_MS, lease_ms)
+        self._watch()
+        result = self._loop.create_future()
+        self._results[cookie] = result
+        try:
+            sent = self._send(_CMD_ACQUIRE, attrs, "acquire")
+            try:
+                err, reply = await asyncio.shield(sent)
+            except asyncio.CancelledError:
+                # cancelled before the reply came: it still comes
+                await asyncio.shield(self._undo(sent, cookie, ks))
+                raise
+            if err:
+                raise _plain_error(err, "acquire")
+            self._placed = True
+            if _nla_int(reply, _A_STATUS) == _ST_QUEUED:
+                try:
+                    reply = await result
+                except asyncio.CancelledError:
+                    await asyncio.shield(self._withdraw(cookie, ks))
+                    raise
+        finally:
+            self._results.pop(cookie, None)
+            self._late.pop(cookie, None)
+        if _nla_int(reply, _A_STATUS) != _ST_GRANTED:
+            raise self._refusal(reply, "acquire")
+        held = AsyncHeld(self, ks, _nla_int(reply, _A_TOKEN))
+        held.reacquired = bool(_nla_int(reply, _A_RESULT_FLAGS) & RESULT_RELEASED)
+        return held
+
+    async def _undo(self, sent: Any, cookie: int, ks: List[Key]) -> None:
+        """An ACQUIRE whose task was cancelled before its reply: undo what
+        the reply says happened."""
+        err, reply = await sent
+        status = _nla_int(reply, _A_STATUS) if not err else 0
+        if status == _ST_QUEUED:
+            await self._withdraw(cookie, ks)
+        elif status == _ST_GRANTED:
+            await self._release(ks)
+
+    async def _withdraw(self, cookie: int, ks: List[Key]) -> None:
+        """CANCEL the queued request: it is gone from the kernel when this
+        returns (a grant that won the race released)."""
+        fut = self._loop.create_future()
+        self._results[cookie] = fut
+        if cookie in self._late:
+            fut.set_result(self._late.pop(cookie))
+        try:
+            reply = await self._request(_CMD_CANCEL, _nla_u64(_A_COOKIE, cookie),
+                                        "cancel")
+            if _nla_int(reply, _A_STATUS) == _ST_CANCELLED:
+                return
+        except NotHeld:
+            pass
+        except OrdlockError as e:
+            if e.errno != _errno.ENOENT:
+                raise
+        # the request ended first: its RESULT was or will be sent
+        result = await fut
+        if _nla_int(result, _A_STATUS) == _ST_GRANTED:
+            await self._release(ks)
+
+    async def _release(self, ks: Optional[Sequence[Key]]) -> None:
+        attrs = _nla_keys(ks) if ks else _nla_u32(_A_FLAGS, _RELEASE_ALL)
+        reply = await self._request(_CMD_RELEASE, attrs, "release")
+        if _nla_int(reply, _A_STATUS) != _ST_GRANTED:
+            raise self._refusal(reply, "release")
+
+    async def release(self, *keys: KeySpec, mode: Mode = EXCLUSIVE) -> None:
+        """Release the given held keys (all or none: NotHeld), or all (which
+        also acknowledges a revocation)."""
+        ks = [key(k, _mode_of(mode), self.ranks) for k in keys]
+        await self._release(ks or None)
+        if not ks:
+            self.revoked = None
+
+    async def renew(self, lease: Optional[float] = None) -> Optional[float]:
+        """Owner.renew(): extend the lease; the seconds left, or None."""
+        attrs = _nla_u32(_A_LEASE_MS, _lease_ms(lease)) if lease else b""
+        reply = await self._request(_CMD_RENEW, attrs, "renew")
+        if _nla_int(reply, _A_STATUS) != _ST_GRANTED:
+            raise self._refusal(reply, "renew")
+        left = _nla_int(reply, _A_LEFT_MS)
+        return left / 1000.0 if left else None
+
+    def query(self, k: KeySpec) -> KeyState:
+        """query() of key k in this owner's domain."""
+        return query(k, self.domain, self.ranks)
+
+    def keepalive(self, lease: Optional[float] = None,
+                  interval: Optional[float] = None) -> "AsyncKeepAlive":
+        """An AsyncKeepAlive of this owner's lease (``async with``)."""
+        return AsyncKeepAlive(self, lease, interval)
+
+    def fileno(self) -> int:
+        """The netlink socket's descriptor."""
+        if self._sock is None:
+            raise ValueError("ordlock: the owner is closed")
+        return int(self._sock.fileno())
+
+    def close(self) -> None:
+        """Close the socket: the kernel releases everything the owner held
+        and withdraws what it waited for."""
+        sock, self._sock = self._sock, None
+        if sock is None:
+            return
+        if self._loop is not None and not self._loop.is_closed():
+            self._loop.remove_reader(sock.fileno())
+        sock.close()
+        for fut in list(self._replies.values()) + list(self._results.values()):
+            if not fut.done():
+                fut.cancel()
+
+    async def __aenter__(self) -> "AsyncOwner":
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        try:
+            self.close()
+        except Exception:  # interpreter shutdown
+            pass
+
+
+class AsyncKeepAlive:
+    """The lease of what an AsyncOwner holds, renewed by a task of the loop
+    while the ``async with`` block runs (every interval seconds; None: a
+    third of the period, from the first renewal, made on entering: Revoked,
+    NotHeld). A hold that is lost (the kernel's REVOKED message arrives on
+    the socket as soon as it revokes; or a renewal is refused) is reported
+    at once, as asyncio.timeout() reports its deadline: the task in the
+    block is cancelled at its next await, and the block ends raising the
+    Revoked (or the refusal) instead of CancelledError; .lost (an
+    asyncio.Event) and .error say so meanwhile.
+
+        async with owner.acquire(("orders", 10), lease=2.0) as held:
+            async with owner.keepalive():
+                await write_rows(held.token)    # Revoked: stopped at once
+    """
+
+    def __init__(self, owner: AsyncOwner, lease: Optional[float] = None,
+                 interval: Optional[float] = None) -> None:
+        self.owner = owner
+        self.error: Optional[OrdlockError] = None
+        self.renewals = 0
+        self._lease = lease
+        self._interval = interval
+        self._task: Any = None
+        self._renewer: Any = None
+        self._cancelled = False
+        self.lost: Any = None
+
+    def _lose(self, e: OrdlockError) -> None:
+        if self.error is not None:
+            return
+        self.error = e
+        self.lost.set()
+        if self._task is not None and not self._task.done():
+            self._cancelled = True
+            self._task.cancel()
+
+    async def _renew(self, every: float) -> None:
+        import asyncio
+        wait = every
+        while True:
+            await asyncio.sleep(wait)
+            try:
+                await self.owner.renew(self._lease)
+                self.renewals += 1
+                wait = every
+            except OrdlockError as e:
+                if e.errno == _errno.EBUSY:     # a request of the owner waits
+                    wait = min(every, 0.02)
+                    continue
+                self._lose(e)
+                return
+
+    async def __aenter__(self) -> "AsyncKeepAlive":
+        import asyncio
+        self.lost = asyncio.Event()
+        if self.owner.revoked is not None:
+            raise self.owner.revoked
+        left = await self.owner.renew(self._lease)
+        if left is None:
+            raise OrdlockError(_errno.EINVAL, "keepalive: the holds have no "
+                               "lease (acquire(lease=...), or the domain's "
+                               "max_hold_ms)")
+        every = self._interval if self._interval else left / 3.0
+        self._task = asyncio.current_task()
+        self.owner._keepalives.append(self)
+        self._renewer = asyncio.ensure_future(self._renew(every))
+        return self
+
+    async def __aexit__(self, cls: Any, exc: Any, tb: Any) -> None:
+        import asyncio
+        self._renewer.cancel()
+        try:
+            await self._renewer
+        except asyncio.CancelledError:
+            pass
+        if self in self.owner._keepalives:
+            self.owner._keepalives.remove(self)
+        if self.error is None:
+            return
+        if self._cancelled and isinstance(exc, asyncio.CancelledError):
+            uncancel = getattr(self._task, "uncancel", None)
+            if uncancel is not None:
+                uncancel()
+            raise self.error from None
+        if exc is None:
+            raise self.error
+
+
+class AsyncHeld:
+    """Keys an AsyncOwner holds (token, keys, reacquired, as Held)."""
+
+    def __init__(self, owner: AsyncOwner, keys: Sequence[Key], token: int,
+                 own_owner: bool = False) -> None:
+        self.owner = owner
+        self.keys: List[Key] = list(keys)
+        self.token = token
+        self.released = False
+        self.reacquired = False
+        self._own = own_owner
+
+    async def renew(self, lease: Optional[float] = None) -> Optional[float]:
+        """AsyncOwner.renew()."""
+        return await self.owner.renew(lease)
+
+    async def release(self) -> None:
+        """Release the keys (closing the owner acquire_async() opened);
+        twice is once."""
+        if self.released:
+            return
+        self.released = True
+        try:
+            if not self._own:
+                await self.owner._release(self.keys)
+        finally:
+            if self._own:
+                self.owner.close()
+
+    def __repr__(self) -> str:
+        return "<ordlock.AsyncHeld %s token %d>" % (
+            ", ".join(str(k) for k in self.keys), self.token)
+
+
+class AsyncAcquire:
+    """What AsyncOwner.acquire() returns: awaitable (an AsyncHeld), and an
+    async context manager that releases the keys at its end."""
+
+    def __init__(self, owner: AsyncOwner, keys: List[Key], ms: int, flags: int,
+                 lease_ms: int, own_owner: bool = False) -> None:
+        self._args = (owner, keys, ms, flags, lease_ms)
+        self._own = own_owner
+        self._held: Optional[AsyncHeld] = None
+
+    async def _get(self) -> AsyncHeld:
+        owner, keys, ms, flags, lease_ms = self._args
+        try:
+            held = await owner._acquire(keys, ms, flags, lease_ms)
+        except BaseException:
+            if self._own:
+                owner.close()
+            raise
+        held._own = self._own
+        self._held = held
+        return held
+
+    def __await__(self) -> Any:
+        return self._get().__await__()
+
+    async def __aenter__(self) -> AsyncHeld:
+        return await self._get()
+
+    async def __aexit__(self, *exc: Any) -> None:
+        if self._held is not None:
+            await self._held.release()
+
+
+def acquire_async(*keys: KeySpec, domain: Optional[str] = None,
+                  timeout: Optional[float] = None, mode: Mode = EXCLUSIVE,
+                  ranks: Optional[Mapping[str, int]] = None,
+                  nowait: bool = False, lease: Optional[float] = None,
+                  reorder: bool = False) -> AsyncAcquire:
+    """acquire() for asyncio: opens an AsyncOwner in domain, takes the keys
+    without blocking the event loop, and closes the owner when they are
+    released (the end of the ``async with`` block):
+
+        async with ordlock.acquire_async(("warehouse", 1), domain="shop",
+                                         timeout=5) as held:
+            ...
+    """
+    # the arguments are checked before the socket is opened
+    args = _acquire_args(keys, timeout, mode, nowait, reorder, lease, ranks)
+    return AsyncAcquire(AsyncOwner(domain, ranks), *args, own_owner=True)
+
+
+__all__ += ["KeyState", "query", "is_locked", "KeepAlive", "AsyncOwner",
+            "AsyncHeld", "AsyncAcquire", "AsyncKeepAlive", "acquire_async"]

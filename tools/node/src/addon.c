@@ -1216,6 +1216,196 @@ static napi_value js_cancel(napi_env env, napi_callback_info info)
 	return NULL;
 }
 
+/* ---- lease keep-alive and the query of a key --------------------------- */
+
+/*
+ * One keep-alive: libordlock's thread renews; when the hold is lost its
+ * callback (on that thread) hands the record to the loop through a
+ * thread-safe function, which calls the JS callback once.
+ */
+struct keepalive {
+	struct ordlock_keepalive *ka;
+	napi_threadsafe_function tsfn;	/* NULL once released */
+	int refs;	/* the external and the function: freed by the last */
+	struct result res;
+};
+
+static void ka_unref(struct keepalive *k)
+{
+	if (!--k->refs)
+		free(k);
+}
+
+/* the function is finalized (released, its queue drained) */
+static void ka_tsfn_finalize(napi_env env, void *data, void *hint)
+{
+	(void)env;
+	(void)hint;
+	ka_unref(data);
+}
+
+static void ka_lost(struct ordlock_keepalive *ka, int err,
+		    const struct ordlock_failure *f, void *arg)
+{
+	struct keepalive *k = arg;
+
+	(void)ka;
+	k->res.ret = err;
+	k->res.f = *f;
+	ordlock_strfailure(&k->res.f, k->res.msg, sizeof(k->res.msg));
+	napi_call_threadsafe_function(k->tsfn, k, napi_tsfn_nonblocking);
+}
+
+static void ka_call_js(napi_env env, napi_value cb, void *ctx, void *data)
+{
+	struct keepalive *k = data;
+	napi_value res, undef;
+
+	(void)ctx;
+	if (!env)
+		return;
+	res = result_js(env, &k->res);
+	napi_get_undefined(env, &undef);
+	napi_call_function(env, undef, cb, 1, &res, NULL);
+}
+
+/* stop the thread, release the function; the result of the stop */
+static int ka_stop(struct keepalive *k)
+{
+	int ret = 0;
+
+	if (k->ka) {
+		ret = ordlock_keepalive_stop(k->ka);
+		k->ka = NULL;
+	}
+	if (k->tsfn) {
+		napi_release_threadsafe_function(k->tsfn, napi_tsfn_release);
+		k->tsfn = NULL;
+	}
+	return ret;
+}
+
+static void ka_finalize(napi_env env, void *data, void *hint)
+{
+	(void)env;
+	(void)hint;
+	ka_stop(data);
+	ka_unref(data);
+}
+
+/*
+ * keepaliveStart(h, leaseMs, intervalMs, onLost) -> keep-alive (external);
+ * throws as renew() fails (the first renewal is made now)
+ */
+static napi_value js_keepalive_start(napi_env env, napi_callback_info info)
+{
+	napi_value argv[4], name, ext;
+	unsigned int lease, interval;
+	struct keepalive *k;
+	struct handle *h;
+	struct result r;
+
+	if (!get_args(env, info, 4, argv) || !get_handle(env, argv[0], &h, false) ||
+	    !get_u32(env, argv[1], &lease) || !get_u32(env, argv[2], &interval))
+		return NULL;
+	k = calloc(1, sizeof(*k));
+	if (!k)
+		return throw_errno(env, ENOMEM, "ordlock");
+	napi_create_string_utf8(env, "ordlock.keepalive", NAPI_AUTO_LENGTH, &name);
+	if (napi_create_threadsafe_function(env, argv[3], NULL, name, 0, 1, k,
+					    ka_tsfn_finalize, NULL, ka_call_js,
+					    &k->tsfn) != napi_ok) {
+		free(k);
+		return throw_last(env);
+	}
+	k->refs = 2;
+	/* a keep-alive alone does not keep the process running */
+	napi_unref_threadsafe_function(env, k->tsfn);
+	k->ka = ordlock_keepalive_start(h->ol, lease, interval, ka_lost, k);
+	if (!k->ka) {
+		int err = errno;
+
+		ka_stop(k);
+		ka_unref(k);	/* the function's reference frees it */
+		memset(&r, 0, sizeof(r));
+		collect(h->ol, -err, &r, "keepalive");
+		return result_js(env, &r);
+	}
+	if (napi_create_external(env, k, ka_finalize, NULL, &ext) != napi_ok) {
+		ka_stop(k);
+		ka_unref(k);
+		return throw_last(env);
+	}
+	return ext;
+}
+
+static bool get_ka(napi_env env, napi_value v, struct keepalive **k)
+{
+	void *p = NULL;
+
+	if (napi_get_value_external(env, v, &p) != napi_ok || !p) {
+		throw_errno(env, EINVAL, "ordlock: not a keep-alive");
+		return false;
+	}
+	*k = p;
+	return true;
+}
+
+/*
+ * keepalive(ka, stop) -> stop 0: the renewals made so far; 1: stop it,
+ * 0 or the -errno of the loss (twice is once)
+ */
+static napi_value js_keepalive(napi_env env, napi_callback_info info)
+{
+	napi_value argv[2], v;
+	struct keepalive *k;
+	bool stop;
+
+	if (!get_args(env, info, 2, argv) || !get_ka(env, argv[0], &k))
+		return NULL;
+	CHECK(napi_get_value_bool(env, argv[1], &stop));
+	if (stop)
+		napi_create_int32(env, ka_stop(k), &v);
+	else
+		napi_create_double(env, k->ka ? (double)ordlock_keepalive_renewals(k->ka) : 0, &v);
+	return v;
+}
+
+/* query(domain|null, rank, id) -> {mode, holders: [pid], nholders, waiters, waiterPid, token} */
+static napi_value js_query(napi_env env, napi_callback_info info)
+{
+	napi_value argv[3], o, a, v;
+	struct ordlock_key_state st;
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+	const char *d = NULL;
+	uint32_t rank;
+	uint64_t id;
+	unsigned int i;
+	int ret;
+
+	if (!get_args(env, info, 3, argv))
+		return NULL;
+	if (!get_str(env, argv[0], domain, sizeof(domain), &d) ||
+	    !get_u32(env, argv[1], &rank) || !get_u64(env, argv[2], &id))
+		return NULL;
+	ret = ordlock_query(d, rank, id, &st);
+	if (ret < 0)
+		return throw_errno(env, -ret, "ordlock: query");
+	napi_create_object(env, &o);
+	set_u32(env, o, "mode", st.mode);
+	set_u32(env, o, "nholders", st.nholders);
+	set_u32(env, o, "waiters", st.nwaiters);
+	set_u32(env, o, "waiterPid", st.waiter_pid);
+	set_u64(env, o, "token", st.token);
+	napi_create_array_with_length(env, st.npids, &a);
+	for (i = 0; i < st.npids; i++) {
+		napi_create_uint32(env, st.pids[i], &v);
+		napi_set_element(env, a, i, v);
+	}
+	napi_set_named_property(env, o, "holders", a);
+	return o;
+}
+
 /* ---- the module ------------------------------------------------------ */
 
 static void inst_cleanup(void *arg)
@@ -1264,6 +1454,9 @@ NAPI_MODULE_INIT()
 		{ "retryable", js_retryable },
 		{ "start", js_start },
 		{ "cancel", js_cancel },
+		{ "keepaliveStart", js_keepalive_start },
+		{ "keepalive", js_keepalive },
+		{ "query", js_query },
 	};
 	struct inst *in = calloc(1, sizeof(*in));
 	napi_value fn, v;

@@ -221,7 +221,7 @@ int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args)
 	size_t n = 0;
 	int own = cmd->flags & OLC_CMD_OWN, c, ret;
 
-	if (cmd->flags & OLC_CMD_ARGS)
+	if (cmd->flags & OLC_CMD_COMMAND)
 		strcpy(shortopts, "+");
 	olc_add_options(cmd->options, shortopts, sizeof(shortopts), longopts, &n);
 	if (!own)

@@ -945,7 +945,7 @@ const struct olc_cmd olc_cmd_exec = {
 	.run = olc_exec_run,
 	.options = olc_exec_options,
 	.opt = olc_exec_opt,
-	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
+	.flags = OLC_CMD_ARGS | OLC_CMD_COMMAND | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
 	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-L LABEL] [--new-owner] [-d DOMAIN] -- COMMAND [ARGS]...\n"
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"

@@ -127,8 +127,10 @@ void olc_list_options(const struct olc_cmd *cmd, FILE *f);
 void olc_print_options(const struct olc_option *opts, FILE *f);
 
 /*
- * OLC_CMD_ARGS: takes arguments, which end its options (getopt's "+");
- * else an argument is a usage error. OLC_CMD_OWN: only the options it
+ * OLC_CMD_ARGS: takes arguments, with options before, between or after
+ * them ("domain shop -j" as "domain -j shop"; "--" ends the options);
+ * else an argument is a usage error. OLC_CMD_COMMAND: its arguments are a
+ * command line, which ends its options (getopt's "+", as flock(1)). OLC_CMD_OWN: only the options it
  * lists (not the common ones; those it lists, @opt passes on to
  * olc_common_opt()). OLC_CMD_DOMAIN: takes -d/--domain DOMAIN, and
  * OLC_CMD_FILE -f/--file FILE, into the struct olc_args its @args start
@@ -142,6 +144,7 @@ void olc_print_options(const struct olc_option *opts, FILE *f);
 #define OLC_CMD_TABLE	0x10
 /* OLC_CMD_ONEARG: one argument, anywhere among the options */
 #define OLC_CMD_ONEARG	0x20
+#define OLC_CMD_COMMAND	0x40
 
 /* The options several subcommands take: the start of their @args */
 struct olc_args {

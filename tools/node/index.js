@@ -843,15 +843,24 @@ async function retrying(fn, opts) {
   throw new OrdlockError('ordlock.retrying: no attempt succeeded', { errno: E.EAGAIN });
 }
 
+// Names only in the object below (each "name" or "name: name"): Node's
+// detection of a CommonJS module's exports (cjs-module-lexer) reads it
+// without running it, and stops at the first value that is not a name, so
+// an ES module's "import { Owner } from 'ordlock'" sees every export only
+// so (t_node_esm)
+const REASONS = Object.freeze(Object.assign({}, R));
+const cancelSignal = native.cancelSignal;
+const version = require('./package.json').version;
+
 module.exports = {
   SHARED, EXCLUSIVE, ENFORCE, DETECT, TIMEOUT, ACQUIRE_TRY, ACQUIRE_REORDER, RESULT_RELEASED,
-  RANK_MAX, ID_MAX, REASONS: Object.freeze(Object.assign({}, R)),
+  RANK_MAX, ID_MAX, REASONS,
   ranks, Key, key, shared, exclusive, Owner, Held, Attempt, Attempts,
   acquire, acquireSync, domainConfig, setPolicy, setStrict, setMaxHold, resetOrder,
   tokenCheck, learnedOrder, retryable, retrying, reasonName, modeName, policyName,
   OrdlockError, OrderViolationError, StrictRanksError, TimeoutError, BusyError, DeadlockError,
   UpgradeDeadlockError, InterruptedError, LimitReachedError, NotHeldError, RevokedError,
   PermissionDeniedError, DeviceMissingError, AbortError,
-  cancelSignal: native.cancelSignal,
-  version: require('./package.json').version,
+  cancelSignal,
+  version,
 };

@@ -5,7 +5,9 @@
  * and the end of a listing (JSON, a table, or "no ...").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -319,6 +321,64 @@ int olc_pid_exited(uint32_t pid)
 		return 0;
 	/* EPERM: it exists, owned by another user */
 	return pid && pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* The parent of process @pid (/proc/PID/stat), 0 when unknown */
+static uint32_t olc_ppid(uint32_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned int ppid;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": COMM may hold ") " itself */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/* Whether process @pid of this system is named ordlockctl */
+static int olc_is_ordlockctl(uint32_t pid)
+{
+	char path[64], comm[32] = "";
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, comm, sizeof(comm) - 1);
+	close(fd);
+	return n > 0 && !strcmp(comm, "ordlockctl\n");
+}
+
+int olc_pid_match(uint32_t want, uint32_t pid)
+{
+	static uint32_t cached;
+	static int is_exec;
+	const char *dir = getenv("ORDLOCK_DEBUGFS");
+
+	if (pid == want)
+		return 1;
+	/* saved files: their pids are not this system's */
+	if (!pid || olc_saved_view || (dir && *dir))
+		return 0;
+	if (cached != want) {
+		cached = want;
+		is_exec = olc_is_ordlockctl(want);
+	}
+	return is_exec && olc_ppid(pid) == want;
 }
 
 const char *olc_comm_shown(uint32_t pid, const char *comm)

@@ -248,6 +248,14 @@ int olc_pid_exited(uint32_t pid);
 extern int olc_saved_view;
 /* @comm, or "@comm(exited)" when olc_pid_exited(@pid); a static buffer */
 const char *olc_comm_shown(uint32_t pid, const char *comm);
+/*
+ * olc_pid_match() - whether the rows of process @pid answer for the pid
+ * @want asked for (-p PID, blockers PID): @pid is @want, or a child of
+ * @want when @want is an "ordlockctl exec" (a live process of this system
+ * named ordlockctl): its child took the keys and became COMMAND, and the
+ * pid the shell knows ($! of "ordlockctl exec ... &") is @want's
+ */
+int olc_pid_match(uint32_t want, uint32_t pid);
 
 /* Where the data comes from (source.c) */
 

@@ -228,7 +228,10 @@ fuzz-vm-debug: tests
 bench:
 	+@BENCH="$(BENCH)" ICOUNT="$(ICOUNT)" bash tests/bench/bench.sh
 
-demo-run: all
+# what the demo runs, not every test: the module, tools/ (ordlockctl,
+# libordlock for the Python binding) and tests/demo's programs
+demo-run: modules tools
+	+$(MAKE) --no-print-directory -C tests demo
 	@$(vm_env) bash tests/vm/run.sh --demo $(T)
 
 # for scripts: what the VM boots

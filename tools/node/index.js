@@ -713,7 +713,8 @@ function learnedOrder(domain, names) {
  */
 function retryable(e) {
   if (!(e instanceof OrdlockError) || e instanceof AbortError) return false;
-  return native.retryable(e.errno, e.reasonCode);
+  // the cycle's length: one step is a thread that waits for itself
+  return native.retryable(e.errno, e.reasonCode, e.cycleLen);
 }
 
 function sleep(ms, signal) {

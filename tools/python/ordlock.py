@@ -521,7 +521,16 @@ class Busy(OrdlockError, BlockingIOError):
 
 
 class Deadlock(OrdlockError):
-    """EDEADLK, reason "deadlock": this wait would have closed .cycle."""
+    """EDEADLK, reason "deadlock": this wait would have closed .cycle.
+
+    A thread that waits for itself gets it at once too: one Owner of the
+    thread holds 1:1 and a second Owner used from the same thread asks for
+    it (the kernel follows a thread from the owner it holds through to the
+    owner it waits through). Its .cycle has one step, the caller's own wait
+    (.cycle_len 1, .cycle[0].pid this process): a bug of the program, never
+    retryable (retryable(), Owner.attempts() and @retrying give up at the
+    first). Use one Owner per thread for the keys one task needs together,
+    or wait for such a key in another thread."""
 
 
 class UpgradeDeadlock(Deadlock):
@@ -1164,15 +1173,20 @@ _rng = random.Random()
 def retryable(exc: BaseException) -> bool:
     """Whether retrying can fix exc: a deadlock victim (Deadlock, and
     UpgradeDeadlock), a Timeout, a Busy key, a revoked lease (EKEYEXPIRED).
-    Never an OrderViolation (StrictRanks included), bad input, a limit;
-    only what ordlock raised (an OrdlockError): a socket's ETIMEDOUT in a
+    Never an OrderViolation (StrictRanks included), bad input, a limit, nor
+    a thread that waits for itself (a Deadlock whose cycle has one step,
+    cycle_len 1: see Deadlock), whose wait would never end; only what
+    ordlock raised (an OrdlockError): a socket's ETIMEDOUT in a
     transaction's body is the body's own failure."""
     if not isinstance(exc, OrdlockError):
         return False
     if exc.errno in _RETRY_ERRNOS:
         return True
-    return (exc.errno == _errno.EDEADLK and isinstance(exc, OrdlockError)
-            and exc.reason in (R_DEADLOCK, R_UPGRADE))
+    if exc.errno != _errno.EDEADLK:
+        return False
+    if exc.reason == R_DEADLOCK:
+        return exc.cycle_len != 1
+    return exc.reason == R_UPGRADE
 
 
 class Attempt:

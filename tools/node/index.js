@@ -13,6 +13,7 @@
  */
 'use strict';
 
+const fs = require('fs');
 const os = require('os');
 const path = require('path');
 
@@ -289,9 +290,16 @@ function plain(fn, opening) {
   } catch (e) {
     if (e && typeof e.errno_ === 'number') {
       let cls = CLASS_BY_ERRNO[e.errno_] || OrdlockError;
-      if (opening && [E.ENOENT, E.ENODEV, E.ENXIO].includes(e.errno_)) cls = DeviceMissingError;
+      let msg = e.message;
+      if (opening && [E.ENOENT, E.ENODEV, E.ENXIO].includes(e.errno_)) {
+        cls = DeviceMissingError;
+        // what ordlockctl says, not a bare "No such file or directory"
+        if (!fs.existsSync('/sys/module/ordlock')) {
+          msg = `${msg.replace(/: [^:]*$/, '')}: /dev/ordlock: the ordlock module is not loaded (insmod ordlock.ko, or modprobe ordlock)`;
+        }
+      }
       if (e.errno_ === E.EBUSY) cls = OrdlockError;
-      throw new cls(e.message, { errno: e.errno_ });
+      throw new cls(msg, { errno: e.errno_ });
     }
     throw e;
   }

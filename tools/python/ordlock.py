@@ -248,7 +248,9 @@ def _load() -> ctypes.CDLL:
         try:
             return ctypes.CDLL(cand, use_errno=True)
         except OSError as e:
-            errors.append("%s: %s" % (cand, e))
+            # dlopen's message starts with the name already
+            text = str(e)
+            errors.append(text if text.startswith(cand + ":") else "%s: %s" % (cand, text))
     raise ImportError("ordlock: cannot load libordlock (set ORDLOCK_LIB): "
                       + "; ".join(errors))
 
@@ -595,11 +597,18 @@ _CLASSES = {
 }
 
 
+#: what ordlockctl says when the module is missing
+_MODULE_MISSING = "the ordlock module is not loaded (insmod ordlock.ko, or modprobe ordlock)"
+
+
 def _plain_error(err: int, what: str, opening: bool = False) -> OrdlockError:
     cls = _ERRNO_CLASSES.get(err, OrdlockError)
+    text = os.strerror(err)
     if opening and err in (_errno.ENOENT, _errno.ENODEV, _errno.ENXIO):
         cls = DeviceMissing
-    return cls(err, "%s: %s" % (what, os.strerror(err)))
+        if not os.path.exists("/sys/module/ordlock"):
+            text = "/dev/ordlock: " + _MODULE_MISSING
+    return cls(err, "%s: %s" % (what, text))
 
 
 # --- owners ------------------------------------------------------------------
@@ -1016,11 +1025,19 @@ def acquire(*keys: KeySpec, domain: Optional[str] = None,
             token: bool = True) -> Held:
     """Open an owner in domain and take the keys all or nothing; returns a
     Held whose release (or the end of the ``with`` block) closes the owner.
-    token=False: see Owner.acquire() (the fast path, no Held.token).
+    token=False: see Owner.acquire() (the fast path, no Held.token). The
+    arguments are checked first: a bad key, timeout or lease raises
+    ValueError before the device is opened.
 
         with ordlock.acquire(("orders", 10), ("inventories", 20), timeout=5):
             ...
     """
+    # the arguments first: a bad one is a ValueError with or without the
+    # module (and the library)
+    if not [key(k, _mode_of(mode), dict(ranks or {})) for k in keys]:
+        raise ValueError("ordlock: no keys")
+    _timeout_ms(timeout)
+    _lease_ms(lease)
     owner = Owner(domain, ranks)
     try:
         held = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait,

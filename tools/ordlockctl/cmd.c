@@ -77,6 +77,11 @@ int olc_exit_errno(int err)
 	}
 }
 
+int olc_exit_refused(int err)
+{
+	return err == EOPNOTSUPP || err == -EOPNOTSUPP ? OLC_EXIT_DATAERR : olc_exit_errno(err);
+}
+
 int olc_exit_file(int err)
 {
 	if (err == -EPROTO)

@@ -51,8 +51,18 @@
 /* Failures that are not yet classified */
 #define OLC_EXIT_ERROR		OLC_EXIT_OSERR
 
-/* The exit status for a failure with errno @err (positive or negative) */
+/*
+ * The exit status for a failure with errno @err (positive or negative).
+ * EOPNOTSUPP there is netlink not served (another network namespace): 69.
+ */
 int olc_exit_errno(int err);
+/*
+ * The same for a change the kernel refused (domain set, order --reset):
+ * EOPNOTSUPP is a setting the domain does not take (policy detect in a
+ * cluster domain, the fast path with a cluster): 65, as the kernel's
+ * refusal of a wrong request
+ */
+int olc_exit_refused(int err);
 /* The exit status for a failure @err of reading a file the user gave */
 int olc_exit_file(int err);
 

@@ -328,23 +328,31 @@ int olc_pid_exited(uint32_t pid)
 	return pid && pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
 }
 
-/* The parent of process @pid (/proc/PID/stat), 0 when unknown */
-static uint32_t olc_ppid(uint32_t pid)
+/* /proc/@pid/@file into @buf (NUL-terminated): its length, or -1 */
+static ssize_t olc_proc_read(uint32_t pid, const char *file, char *buf, size_t len)
 {
-	char path[64], buf[512], *p;
-	unsigned int ppid;
+	char path[64];
 	ssize_t n;
 	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	snprintf(path, sizeof(path), "/proc/%u/%s", pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
+		return -1;
+	n = read(fd, buf, len - 1);
 	close(fd);
-	if (n <= 0)
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* The parent of process @pid (/proc/PID/stat), 0 when unknown */
+static uint32_t olc_ppid(uint32_t pid)
+{
+	char buf[512], *p;
+	unsigned int ppid;
+
+	if (olc_proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
 		return 0;
-	buf[n] = '\0';
 	/* "PID (COMM) STATE PPID ...": COMM may hold ") " itself */
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
@@ -355,17 +363,10 @@ static uint32_t olc_ppid(uint32_t pid)
 /* Whether process @pid of this system is named ordlockctl */
 static int olc_is_ordlockctl(uint32_t pid)
 {
-	char path[64], comm[32] = "";
-	ssize_t n;
-	int fd;
+	char comm[32];
 
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	return n > 0 && !strcmp(comm, "ordlockctl\n");
+	return olc_proc_read(pid, "comm", comm, sizeof(comm)) > 0 &&
+	       !strcmp(comm, "ordlockctl\n");
 }
 
 int olc_pid_match(uint32_t want, uint32_t pid)

@@ -948,6 +948,55 @@ static void test_exec_holder(void)
 }
 
 /*
+ * Issue 42, defect 3, its lines as written: the pid the shell knows ($!
+ * of "ordlockctl exec ... &") is one the views answer for, as flock(1)
+ * users expect of "lslocks -p $!". exec's child takes the keys (named
+ * after the command), and the views follow it: "blockers $W" of a waiting
+ * exec names the holder's sleep (exit 1; it said "waits for no key", exit
+ * 0), "locks -p $H" the holding exec's row (it said "no locks held").
+ */
+static void test_exec_background(void)
+{
+	static char out[sizeof(R.out)];
+	char d[ORDLOCK_DOMAIN_NAME_MAX], want[64];
+	long sleeper = 0;
+	int st;
+	char *p;
+
+	snprintf(d, sizeof(d), "%s", olt_domain("shop"));
+	st = run("D=%s; "
+		 "$C exec -d $D -x 2:1 -- sleep 300 & H=$!; "
+		 /* hang guards: 10 s for each to be seen */
+		 "i=0; while $C exec -n -q -d $D -x 2:1 -- true && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
+		 "$C exec -d $D -w 300 -x 2:1 -- true & W=$!; "
+		 "i=0; until $C locks -d $D -n -o role | grep -q waiter || [ $i -ge 100 ]; do sleep 0.1; i=$((i+1)); done; "
+		 "echo H=$H W=$W; "
+		 "$C blockers $W; echo blockers=$?; "
+		 "$C blockers -r -n -o pid $W; "
+		 "$C locks -p $H -r -n -o key,role,comm; echo locks=$?; "
+		 "$C owners -p $W -r -n -o comm,waits_for; "
+		 "S=$(ps -o pid= --ppid $H); echo sleep=$S; "
+		 "kill $S; wait $H; echo holder=$?; wait $W; echo waiter=$?",
+		 d);
+	/* show() of a failed point takes R.out apart */
+	memcpy(out, R.out, sizeof(out));
+	p = strstr(out, "sleep=");
+	if (p)
+		sleeper = strtol(p + 6, NULL, 10);
+	snprintf(want, sizeof(want), "\n%ld\n", sleeper);
+	check(st == 0 && strstr(out, "blockers=1\n") && strstr(out, "holder=143\n") &&
+	      strstr(out, "waiter=0\n"),
+	      "exec -x 2:1 -- sleep 300 & H=$!; exec -w 300 -x 2:1 -- true & W=$!: "
+	      "blockers $W exits 1; the waiter runs once the sleep is killed");
+	ok(sleeper > 0 && strstr(out, want),
+	   "blockers -r -n -o pid $W: the pid of the sleep that holds 2:1 (%ld)", sleeper);
+	ok(strstr(out, "\n2:1 holder sleep\nlocks=0\n") != NULL,
+	   "locks -p $H -r -n -o key,role,comm: 2:1, holder, sleep (the row of exec's command)");
+	ok(strstr(out, "\ntrue exclusive-2:1\n") != NULL,
+	   "owners -p $W -r -n -o comm,waits_for: the waiting command (true) waits for exclusive 2:1");
+}
+
+/*
  * Without -w exec waits forever, as flock(1): a request that reaches the
  * kernel's max_timeout_ms is made again; -w longer than it is kept too
  */
@@ -1030,6 +1079,7 @@ int main(void)
 	test_exec();
 	test_exec_fd();
 	test_exec_holder();
+	test_exec_background();
 	test_exec_forever();
 	test_exit_codes();
 	return tap_done();

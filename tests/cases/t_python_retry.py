@@ -225,6 +225,40 @@ with ordlock.Owner(RETRY) as o:
     expect_raises(OSError, loop, "attempts: an OSError(ETIMEDOUT) of the block propagates")
     ok(numbers == [1], "attempts: ... from the first attempt", numbers)
 
+# --- a thread that waits for itself (issue 42, defect 5) -------------------------
+# One owner of this thread holds 4:1, a second one asks for it: Deadlock at
+# once, a cycle of one step (this process); never retryable: no attempt of
+# Owner.attempts() or @retrying follows the first.
+SELF = "py-self-%d" % PID
+with ordlock.Owner(SELF) as a, ordlock.Owner(SELF) as b:
+    a.acquire("4:1")
+    t0 = time.monotonic()
+    e = expect_raises(ordlock.Deadlock, lambda: b.acquire("4:1", timeout=30),
+                      "self-wait: a second owner of the thread asks for 4:1: Deadlock")
+    ok(time.monotonic() - t0 < 30, "self-wait: at once, not after the timeout (hang guard)")
+    ok(e is not None and e.reason == ordlock.R_DEADLOCK and e.cycle_len == 1
+       and len(e.cycle) == 1 and e.cycle[0].pid == PID,
+       "self-wait: reason deadlock, a cycle of one step, in this process",
+       e and (e.reason_name, e.cycle_len, [str(s) for s in e.cycle]))
+    ok(e is not None and not ordlock.retryable(e), "self-wait: not retryable")
+    it = b.attempts("4:1", attempts=5, base=0.001, timeout=30)
+    bodies = []
+
+    def self_loop():
+        for attempt in it:
+            with attempt:
+                bodies.append(attempt.number)
+    expect_raises(ordlock.Deadlock, self_loop, "self-wait: attempts() raises the Deadlock")
+    ok(it.attempts == 1 and not bodies, "self-wait: ... after one attempt, not five",
+       (it.attempts, bodies))
+    calls = []
+
+    @ordlock.retrying("4:1", owner=b, attempts=5, base=0.001, timeout=30)
+    def self_work(held):
+        calls.append(held.token)
+    expect_raises(ordlock.Deadlock, self_work, "self-wait: @retrying raises it too, the body never run")
+    ok(not calls, "self-wait: ... the body never ran", calls)
+
 # --- a lease revoked during an attempt ------------------------------------------
 LEASE = "py-retry-lease-%d" % PID
 

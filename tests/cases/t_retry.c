@@ -309,6 +309,12 @@ static void test_retryable(void)
 
 	f.reason = ORDLOCK_REASON_DEADLOCK;
 	ok(ordlock_retryable(-EDEADLK, &f), "retryable: EDEADLK, deadlock victim");
+	f.cycle_len = 2;
+	ok(ordlock_retryable(-EDEADLK, &f), "retryable: EDEADLK, deadlock victim of a cycle of 2");
+	f.cycle_len = 1;
+	ok(!ordlock_retryable(-EDEADLK, &f),
+	   "not retryable: EDEADLK, a cycle of one step (the thread waits for itself)");
+	f.cycle_len = 0;
 	f.reason = ORDLOCK_REASON_UPGRADE;
 	ok(ordlock_retryable(EDEADLK, &f), "retryable: EDEADLK, upgrade deadlock");
 	f.reason = ORDLOCK_REASON_ORDER;
@@ -323,6 +329,42 @@ static void test_retryable(void)
 	ok(!ordlock_retryable(-EINTR, NULL), "not retryable: EINTR");
 	ok(!ordlock_retryable(-ENOSPC, NULL), "not retryable: ENOSPC");
 	ok(!ordlock_retryable(-EDQUOT, NULL), "not retryable: EDQUOT");
+}
+
+/*
+ * Issue 42, defect 5: a thread that waits for itself. Owner a holds 3:1,
+ * owner b of the same thread asks for it: EDEADLK at once (reason
+ * deadlock), a cycle of one step, b's, whose pid is this process; the
+ * wait would never end, so ordlock_retryable() says no and ordlock_retry()
+ * makes one attempt, not five.
+ */
+static void test_self_wait(void)
+{
+	struct ordlock_key k = ORDLOCK_EX(3, 1);
+	struct ordlock_retry r = { .max_attempts = 5, .base_ms = 1, .timeout_ms = LONG_MS };
+	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
+	struct ordlock *a = olt_open(NULL), *b = olt_open(NULL);
+	const struct ordlock_failure *f;
+	uint64_t t0 = now_ms();
+	int calls = 0, n;
+
+	is_int(ordlock_acquire(a, &k, 1, LONG_MS, 0, NULL), 0, "self-wait: owner a holds 3:1");
+	is_errno(ordlock_acquire(b, &k, 1, LONG_MS, 0, NULL), EDEADLK,
+		 "self-wait: owner b of the same thread asks for 3:1: EDEADLK");
+	ok(now_ms() - t0 < LONG_MS, "self-wait: at once, not after the timeout (hang guard)");
+	f = ordlock_last_failure(b);
+	is_int(f->reason, ORDLOCK_REASON_DEADLOCK, "self-wait: reason deadlock");
+	is_int(f->cycle_len, 1, "self-wait: a cycle of one step");
+	n = ordlock_last_cycle(b, steps, ORDLOCK_CYCLE_MAX);
+	ok(n == 1 && steps[0].pid == (uint32_t)getpid() && steps[0].key.rank == 3 &&
+	   steps[0].key.id == 1, "self-wait: the step is b's wait for 3:1, in this process (%d steps)", n);
+	ok(!ordlock_retryable(-EDEADLK, f), "self-wait: ordlock_retryable() says no");
+	is_errno(ordlock_retry(b, &k, 1, &r, count_calls, &calls), EDEADLK,
+		 "self-wait: ordlock_retry(): EDEADLK");
+	is_int(r.attempts, 1, "self-wait: one attempt, not max_attempts (5)");
+	is_int(calls, 0, "self-wait: the callback never ran");
+	ordlock_close(a);
+	ordlock_close(b);
 }
 
 /* What the lease bodies saw, per attempt */
@@ -457,6 +499,7 @@ int main(void)
 	watchdog_start(600);
 	sh = shm_alloc(sizeof(*sh));
 	test_retryable();
+	test_self_wait();
 	test_not_retried();
 	test_caps();
 	test_revoked();

@@ -25,6 +25,13 @@ $py -c "import sys; sys.exit(0 if '$PYTHONDIR' in sys.path else 1)"
 point $? "default PYTHONDIR $PYTHONDIR is on $py's sys.path"
 [[ $UDEVRULESDIR == /etc/udev/rules.d ]]
 point $? "default UDEVRULESDIR is /etc/udev/rules.d (udev reads it)"
+# the Node.js package: where node's require() looks from any directory
+# (issue 42: PREFIX/lib/node_modules was found only with NODE_PATH)
+if command -v node >/dev/null 2>&1; then
+	out=$(cd / && node -p "require('module').globalPaths.includes('$(dirname "$NODEMODDIR")')" 2>&1)
+	[[ $out == true && $(basename "$NODEMODDIR") == ordlock ]]
+	point $? "default NODEMODDIR $NODEMODDIR: its directory is one require() searches (module.globalPaths)"
+fi
 eval "$(make -s --no-print-directory -C "$repo/tools" print-dirs PREFIX=/usr)"
 $py -c "import sys; sys.exit(0 if '$PYTHONDIR' in sys.path else 1)" && [[ $UDEVRULESDIR == /usr/lib/udev/rules.d ]]
 point $? "PREFIX=/usr: PYTHONDIR $PYTHONDIR on sys.path, the rule in /usr/lib/udev/rules.d"
@@ -33,8 +40,11 @@ work=$(mktemp -d)
 scratch=$(mktemp -d)
 trap 'rm -rf "$work" "$scratch"' EXIT
 prefix=$work/usr/local
+# the Node.js package in a scratch home's ~/.node_modules, which require()
+# searches from any directory as it does node's own (module.globalPaths)
 mk() { make -s --no-print-directory -C "$repo/tools" PREFIX="$prefix" \
-	UDEVRULESDIR="$work/etc/udev/rules.d" LDCONFIG= "$@"; }
+	UDEVRULESDIR="$work/etc/udev/rules.d" NODEMODDIR="$work/home/.node_modules/ordlock" \
+	LDCONFIG= "$@"; }
 mk install >"$scratch/log" 2>&1
 rc=$?
 point $rc "make install PREFIX=$prefix"
@@ -88,9 +98,9 @@ point $? "it is the package ordlock with its marker py.typed (PEP 561); the impo
 point $? "the udev rule is in UDEVRULESDIR"
 # the Node.js package, where make built the addon (node and node_api.h)
 if [[ -e $repo/tools/node/ordlock.node ]]; then
-	out=$(cd / && node -e "const o = require('$NODEMODDIR'); process.stdout.write(o.version + ' ' + o.key('1:2').name)" 2>&1)
+	out=$(cd / && env -u NODE_PATH HOME="$work/home" node -e "const o = require('ordlock'); process.stdout.write(o.version + ' ' + o.key('1:2').name)" 2>&1)
 	[[ $out == "0.1.0 1:2" && -e $NODEMODDIR/index.d.ts ]]
-	point $? "the Node.js package in NODEMODDIR loads its addon ($out)"
+	point $? "the Node.js package in NODEMODDIR: require('ordlock') from / finds it, without NODE_PATH, and loads its addon ($out)"
 fi
 
 mk uninstall >"$scratch/log" 2>&1

@@ -38,4 +38,17 @@ out=$("$modprobe" -d "$work" -S "$kver" --show-depends ordlock 2>&1)
 point $? "modprobe finds ordlock there (--show-depends: the installed file)" "$out"
 grep -q "depmod.*-b $work -a $kver" "$work/log"
 point $? "make says the depmod it ran" "$(grep -i depmod "$work/log")"
+# issue 42: the log does not read as a failure: no kbuild "Skipping depmod"
+# before the depmod that runs, no sign-file errors (no key: not signed,
+# one line says so)
+bad=$(grep -E "Skipping depmod|sign-file|SSL error|At main.c" "$work/log")
+[[ -z $bad ]]
+point $? "no \"Skipping depmod\" and no sign-file errors in the log" "$bad"
+key=$(sed -n 's/^CONFIG_MODULE_SIG_KEY="\(.*\)"$/\1/p' "/lib/modules/$kver/build/.config" 2>/dev/null)
+if grep -q '^CONFIG_MODULE_SIG_ALL=y' "/lib/modules/$kver/build/.config" 2>/dev/null &&
+	[[ -n $key && ! -e /lib/modules/$kver/build/$key && ! -e $key ]]; then
+	grep -q "not signed (no key" "$work/log"
+	point $? "without the kernel's signing key: one line says the module is not signed" \
+		"$(tail -n 5 "$work/log")"
+fi
 unit_done

@@ -93,6 +93,23 @@ ok(r.code === 'EKEYEXPIRED' && r.reason === 'revoked', `a RevokedError's code is
 const sock = Object.assign(new Error('socket'), { code: 'ETIMEDOUT', errno: 110 });
 ok(!ordlock.retryable(sock), "an ETIMEDOUT ordlock did not raise is not retryable");
 ok(!ordlock.retryable(new ordlock.OrderViolationError('o', { errno: 35, reason: 2 })), 'an order violation is not retryable');
+ok(ordlock.retryable(new ordlock.DeadlockError('d', { errno: 35, reason: 6, cycleLen: 2 })),
+  'a deadlock victim of a cycle of 2 is retryable');
+ok(!ordlock.retryable(new ordlock.DeadlockError('d', { errno: 35, reason: 6, cycleLen: 1 })),
+  'a thread that waits for itself (a cycle of one step) is not retryable (issue 42)');
+// issue 42, defect 6: no module: what ordlockctl says (not a bare ENOENT)
+if (!fs.existsSync('/sys/module/ordlock')) {
+  try {
+    new ordlock.Owner('shop');
+    ok(false, 'no module: new Owner() throws');
+  } catch (e) {
+    ok(e instanceof ordlock.DeviceMissingError &&
+      e.message.includes('the ordlock module is not loaded (insmod ordlock.ko, or modprobe ordlock)'),
+    `no module: DeviceMissingError says what ordlockctl says (${e.message})`);
+  }
+} else {
+  ok(true, 'no module # SKIP the module is loaded here');
+}
 ok(typeof ordlock.cancelSignal === 'number' && ordlock.cancelSignal > 31, `the cancel signal is a realtime one (${ordlock.cancelSignal})`);
 console.log(`1..${n}`);
 process.exit(failed ? 1 : 0);

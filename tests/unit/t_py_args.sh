@@ -16,7 +16,14 @@ repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$h
 py=/usr/bin/python3
 [[ -x $py ]] || py=python3
 
-PYTHONPATH=$repo/tools/python ORDLOCK_LIB=/nonexistent/libordlock.so exec "$py" - <<'PY'
+# the points of a second run, with the tree's library (no module here): n
+# and failed go on from the first
+lib=$repo/tools/lib/libordlock.so.1
+[[ -e /sys/module/ordlock || ! -e $lib ]] && lib=
+PYTHONPATH=$repo/tools/python ORDLOCK_LIB=/nonexistent/libordlock.so T_PY_LIB=$lib "$py" - <<'PY'
+import os
+import subprocess
+import sys
 import ordlock
 
 n = 0
@@ -80,6 +87,50 @@ point(not ordlock.retryable(OSError(errno.ETIMEDOUT, "socket"))
       and not ordlock.retryable(TimeoutError(errno.ETIMEDOUT, "socket"))
       and not ordlock.retryable(OSError(errno.EKEYEXPIRED, "key")),
       "retryable: no OSError that ordlock did not raise (ETIMEDOUT, EKEYEXPIRED)")
+
+# issue 42, defect 6: the module-level acquire() checks its arguments
+# before it loads the library or opens the device
+raises(ValueError, lambda: ordlock.acquire((2**32 + 7, 1)),
+       "acquire((2**32 + 7, 1)) without the library: ValueError, not ImportError")
+raises(ValueError, lambda: ordlock.acquire((1, 1), timeout=-2),
+       "acquire(timeout=-2) without the library: ValueError")
+raises(ValueError, lambda: ordlock.acquire(), "acquire() of no keys: ValueError")
+try:
+    ordlock.mode_name(1)
+    point(False, "without the library: ImportError")
+except ImportError as e:
+    text = str(e)
+    point(text.count("/nonexistent/libordlock.so") == 1,
+          "the ImportError names each place it looked once, not \"PATH: PATH: ...\" (%s)" % text)
+
+# with the tree's library and no module: what ordlockctl says
+lib = os.environ.get("T_PY_LIB")
+if lib:
+    code = r"""
+import ordlock
+try:
+    ordlock.acquire((2**32 + 7, 1))
+    print("nothing")
+except Exception as e:
+    print(type(e).__name__)
+try:
+    ordlock.Owner("shop")
+    print("nothing")
+except ordlock.DeviceMissing as e:
+    print("DeviceMissing", e)
+"""
+    env = dict(os.environ, ORDLOCK_LIB=lib)
+    out = subprocess.run([sys.executable, "-c", code], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, universal_newlines=True).stdout
+    lines = out.splitlines() + ["", ""]
+    point(lines[0] == "ValueError",
+          "with the library, no module: acquire((2**32 + 7, 1)) raises ValueError, not DeviceMissing (%s)"
+          % lines[0])
+    point(lines[1].startswith("DeviceMissing") and
+          "the ordlock module is not loaded (insmod ordlock.ko, or modprobe ordlock)" in lines[1],
+          "no module: DeviceMissing says what ordlockctl says (%s)" % lines[1])
+else:
+    point(True, "# SKIP the module is loaded here, or tools/lib/libordlock.so.1 is not built")
 print("1..%d" % n)
 raise SystemExit(1 if failed else 0)
 PY

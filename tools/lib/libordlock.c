@@ -1888,9 +1888,15 @@ int ordlock_retryable(int err, const struct ordlock_failure *f)
 	case EKEYEXPIRED:
 		return 1;
 	case EDEADLK:
-		/* a victim, never an order violation: that fails every time */
-		return f && (f->reason == ORDLOCK_REASON_DEADLOCK ||
-			     f->reason == ORDLOCK_REASON_UPGRADE);
+		/*
+		 * a victim, never an order violation: that fails every time;
+		 * nor a cycle of one step, the victim's own: the keys it
+		 * waits for are held by its own thread through other owners,
+		 * and that wait never ends (issue 42)
+		 */
+		if (f && f->reason == ORDLOCK_REASON_DEADLOCK)
+			return f->cycle_len != 1;
+		return f && f->reason == ORDLOCK_REASON_UPGRADE;
 	default:
 		return 0;
 	}

@@ -297,7 +297,9 @@ typedef int (*ordlock_retry_fn)(struct ordlock *ol, uint64_t token, void *arg);
  * reason "deadlock" or "upgrade"), a timeout (ETIMEDOUT), a busy key
  * (EAGAIN), a revoked lease (EKEYEXPIRED). Never an order violation or a
  * strict-rank refusal (EDEADLK of reason "order" or "strict"), bad input,
- * a limit, a signal.
+ * a limit, a signal, nor a thread that waits for itself: a deadlock whose
+ * cycle has one step (@f->cycle_len 1), the victim's, waiting for keys
+ * its own thread holds through other owners, which never ends.
  */
 int ordlock_retryable(int err, const struct ordlock_failure *f);
 

@@ -13,6 +13,7 @@
  */
 'use strict';
 
+const fs = require('fs');
 const os = require('os');
 const { EventEmitter } = require('events');
 const path = require('path');
@@ -290,9 +291,16 @@ function plain(fn, opening) {
   } catch (e) {
     if (e && typeof e.errno_ === 'number') {
       let cls = CLASS_BY_ERRNO[e.errno_] || OrdlockError;
-      if (opening && [E.ENOENT, E.ENODEV, E.ENXIO].includes(e.errno_)) cls = DeviceMissingError;
+      let msg = e.message;
+      if (opening && [E.ENOENT, E.ENODEV, E.ENXIO].includes(e.errno_)) {
+        cls = DeviceMissingError;
+        // what ordlockctl says, not a bare "No such file or directory"
+        if (!fs.existsSync('/sys/module/ordlock')) {
+          msg = `${msg.replace(/: [^:]*$/, '')}: /dev/ordlock: the ordlock module is not loaded (insmod ordlock.ko, or modprobe ordlock)`;
+        }
+      }
       if (e.errno_ === E.EBUSY) cls = OrdlockError;
-      throw new cls(e.message, { errno: e.errno_ });
+      throw new cls(msg, { errno: e.errno_ });
     }
     throw e;
   }
@@ -714,7 +722,8 @@ function learnedOrder(domain, names) {
  */
 function retryable(e) {
   if (!(e instanceof OrdlockError) || e instanceof AbortError) return false;
-  return native.retryable(e.errno, e.reasonCode);
+  // the cycle's length: one step is a thread that waits for itself
+  return native.retryable(e.errno, e.reasonCode, e.cycleLen);
 }
 
 function sleep(ms, signal) {
@@ -946,19 +955,25 @@ Owner.prototype.query = function ownerQuery(k) {
   return query(k, { domain: this.domain || this.info().domain, ranks: this.ranks });
 };
 
+// Names only in the object below (each "name" or "name: name"): Node's
+// detection of a CommonJS module's exports (cjs-module-lexer) reads it
+// without running it, and stops at the first value that is not a name, so
+// an ES module's "import { Owner } from 'ordlock'" sees every export only
+// so (t_node_esm)
+const REASONS = Object.freeze(Object.assign({}, R));
+const cancelSignal = native.cancelSignal;
+const version = require('./package.json').version;
 
 module.exports = {
   SHARED, EXCLUSIVE, ENFORCE, DETECT, TIMEOUT, ACQUIRE_TRY, ACQUIRE_REORDER, RESULT_RELEASED,
-  RANK_MAX, ID_MAX, REASONS: Object.freeze(Object.assign({}, R)),
+  RANK_MAX, ID_MAX, REASONS,
   ranks, Key, key, shared, exclusive, Owner, Held, Attempt, Attempts,
   acquire, acquireSync, domainConfig, setPolicy, setStrict, setMaxHold, resetOrder,
   tokenCheck, learnedOrder, retryable, retrying, reasonName, modeName, policyName,
   OrdlockError, OrderViolationError, StrictRanksError, TimeoutError, BusyError, DeadlockError,
   UpgradeDeadlockError, InterruptedError, LimitReachedError, NotHeldError, RevokedError,
   PermissionDeniedError, DeviceMissingError, AbortError,
-  cancelSignal: native.cancelSignal,
-  version: require('./package.json').version,
+  cancelSignal,
+  version,
+  KeepAlive, query, isLocked,
 };
-module.exports.KeepAlive = KeepAlive;
-module.exports.query = query;
-module.exports.isLocked = isLocked;

@@ -272,7 +272,7 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		const struct olc_edge *e = &edges.v[i];
 		int soft = e->type == ORDLOCK_EDGE_SOFT;
 
-		if (e->waiter.pid != pid || (domain && strcmp(e->domain, domain)))
+		if (!olc_pid_match(pid, e->waiter.pid) || (domain && strcmp(e->domain, domain)))
 			continue;
 		n++;
 		pids[npids++] = e->blocker.pid;
@@ -315,7 +315,7 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 	for (i = 0; i < locks.n; i++) {
 		const struct olc_lock *l = &locks.v[i];
 
-		if (!l->cluster_wait || l->owner.pid != pid ||
+		if (!l->cluster_wait || !olc_pid_match(pid, l->owner.pid) ||
 		    (domain && strcmp(l->domain, domain)))
 			continue;
 		n += olc_blockers_cluster(&o, l, &sp);
@@ -377,7 +377,9 @@ const struct olc_cmd olc_cmd_blockers = {
 	"One row per owner that stands in the way of a request of process PID: it\n"
 	"holds the key PID waits for in a conflicting mode (holds), or is queued\n"
 	"ahead of it with a conflicting request (queued; FIFO order). WAITER is the\n"
-	"owner of PID that waits, WANTS the mode it asks for.\n"
+	"owner of PID that waits, WANTS the mode it asks for. PID of an ordlockctl\n"
+	"exec (the $! of \"ordlockctl exec ... &\") answers for its command, the\n"
+	"child that takes the keys.\n"
 	"In a cluster domain a key is granted on this node first, then the owner\n"
 	"waits for its lock in the cluster (EDGE cluster): the rows are then the\n"
 	"other nodes' holders in the way as this node's DLM lists them (PID, COMM\n"

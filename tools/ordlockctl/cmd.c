@@ -5,7 +5,9 @@
  * and the end of a listing (JSON, a table, or "no ...").
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,6 +75,11 @@ int olc_exit_errno(int err)
 	default:
 		return OLC_EXIT_OSERR;
 	}
+}
+
+int olc_exit_refused(int err)
+{
+	return err == EOPNOTSUPP || err == -EOPNOTSUPP ? OLC_EXIT_DATAERR : olc_exit_errno(err);
 }
 
 int olc_exit_file(int err)
@@ -221,7 +228,7 @@ int olc_getopt(const struct olc_cmd *cmd, int argc, char **argv, void *args)
 	size_t n = 0;
 	int own = cmd->flags & OLC_CMD_OWN, c, ret;
 
-	if (cmd->flags & OLC_CMD_ARGS)
+	if (cmd->flags & OLC_CMD_COMMAND)
 		strcpy(shortopts, "+");
 	olc_add_options(cmd->options, shortopts, sizeof(shortopts), longopts, &n);
 	if (!own)
@@ -319,6 +326,65 @@ int olc_pid_exited(uint32_t pid)
 		return 0;
 	/* EPERM: it exists, owned by another user */
 	return pid && pid <= INT32_MAX && kill((pid_t)pid, 0) && errno == ESRCH;
+}
+
+/* /proc/@pid/@file into @buf (NUL-terminated): its length, or -1 */
+static ssize_t olc_proc_read(uint32_t pid, const char *file, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/%s", pid, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return n;
+}
+
+/* The parent of process @pid (/proc/PID/stat), 0 when unknown */
+static uint32_t olc_ppid(uint32_t pid)
+{
+	char buf[512], *p;
+	unsigned int ppid;
+
+	if (olc_proc_read(pid, "stat", buf, sizeof(buf)) <= 0)
+		return 0;
+	/* "PID (COMM) STATE PPID ...": COMM may hold ") " itself */
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %u", &ppid) != 1)
+		return 0;
+	return ppid;
+}
+
+/* Whether process @pid of this system is named ordlockctl */
+static int olc_is_ordlockctl(uint32_t pid)
+{
+	char comm[32];
+
+	return olc_proc_read(pid, "comm", comm, sizeof(comm)) > 0 &&
+	       !strcmp(comm, "ordlockctl\n");
+}
+
+int olc_pid_match(uint32_t want, uint32_t pid)
+{
+	static uint32_t cached;
+	static int is_exec;
+	const char *dir = getenv("ORDLOCK_DEBUGFS");
+
+	if (pid == want)
+		return 1;
+	/* saved files: their pids are not this system's */
+	if (!pid || olc_saved_view || (dir && *dir))
+		return 0;
+	if (cached != want) {
+		cached = want;
+		is_exec = olc_is_ordlockctl(want);
+	}
+	return is_exec && olc_ppid(pid) == want;
 }
 
 const char *olc_comm_shown(uint32_t pid, const char *comm)

@@ -422,12 +422,12 @@ static int olc_domain_set_cmd(const struct olc_cmd *cmd, const char *name,
 				       set.max_hold_ms, set.cluster, set.fastpath,
 				       set.fast_uid, &info);
 		if (ret)
-			return olc_exit_errno(ret);
+			return olc_exit_refused(ret);
 	} else if (ret) {
 		olc_nl_report(nl, ret, what);
 		if (ret == -EPERM)
 			olc_err("changing a domain needs CAP_NET_ADMIN");
-		return olc_exit_errno(ret);
+		return olc_exit_refused(ret);
 	}
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
@@ -446,7 +446,7 @@ static int olc_domain_run(const struct olc_cmd *cmd, int argc, char **argv)
 	const char *name;
 	int ret;
 
-	/* options first; the words after NAME are not options */
+	/* options anywhere ("domain shop -j"); "--" ends them */
 	ret = olc_getopt(cmd, argc, argv, NULL);
 	if (ret >= 0)
 		return ret;

@@ -406,7 +406,7 @@ static int olc_exec_on_fd(struct ordlock *ol, int fd, const char *domain,
 	return 0;
 }
 
-/* What the options of exec ask for */
+/* What the options of exec ask for, and what they come to */
 struct olc_exec_args {
 	struct olc_args base;
 	struct olc_exec_key *texts;
@@ -422,6 +422,13 @@ struct olc_exec_args {
 	int quiet;
 	const char *label;
 	int new_owner;
+	/* what olc_exec_check() and olc_exec_keys() made of them */
+	int fd;			/* FD mode: the descriptor, else -1 */
+	int domain_given;
+	const char *domain;
+	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
+	struct ordlock *ol;	/* FD mode: the descriptor's owner */
+	struct ordlock_key *keys;
 };
 
 /* flock's options, and of the common ones -v, --color and -h alone */
@@ -532,6 +539,98 @@ static int olc_exec_opt(const struct olc_cmd *cmd, int c, const char *arg,
 	}
 }
 
+/*
+ * exec's options and the combinations they refuse; in FD mode the owner
+ * of the descriptor is opened here (@a->ol). -1 to go on, else the exit
+ * status.
+ */
+static int olc_exec_check(const struct olc_cmd *cmd, int argc, char **argv,
+			  struct olc_exec_args *a)
+{
+	int ret, status;
+
+	/* the options end at COMMAND */
+	ret = olc_getopt(cmd, argc, argv, a);
+	if (ret >= 0)
+		return ret;
+	a->domain_given = a->base.domain != NULL;
+	a->domain = a->domain_given ? a->base.domain : ORDLOCK_DEFAULT_DOMAIN;
+	if (optind < argc)
+		a->fd = olc_exec_fd_arg(argc, argv, a->shell_cmd);
+	if (a->unlock && a->fd < 0)
+		return olc_usage(cmd, "-u releases the keys of a descriptor: give FD, not a command");
+	if (a->no_fork && a->fd >= 0)
+		return olc_usage(cmd, "-F runs a command: it does not go with FD");
+	/* flock(1): "the --no-fork and --close options are incompatible" */
+	if (a->no_fork && a->close_fd)
+		return olc_usage(cmd, "-F and -o exclude each other: without a fork, the command is the holder of the descriptor");
+	if (a->unlock && a->label)
+		return olc_usage(cmd, "-L names the code path of an acquire: it does not go with -u");
+	if (!a->nkeys && !a->unlock)
+		return olc_usage(cmd, "no keys: give at least one -s KEY or -x KEY");
+	if (a->fd >= 0) {
+		a->ol = olc_exec_open_fd(a->fd, &a->domain, a->domain_given, a->own_domain,
+					 sizeof(a->own_domain), &status);
+		if (!a->ol)
+			return status;
+	} else if (a->shell_cmd && optind < argc) {
+		return olc_usage(cmd, "-c COMMAND and COMMAND ARGS exclude each other");
+	}
+	if (!a->shell_cmd && optind >= argc)
+		return olc_usage(cmd, "no command to run");
+	return -1;
+}
+
+/*
+ * The keys of -s and -x into @a->keys, with the domain's rank names when
+ * a key uses one. -1 to go on, else the exit status.
+ */
+static int olc_exec_keys(const struct olc_cmd *cmd, struct olc_exec_args *a)
+{
+	const struct olc_rank_names *names = NULL;
+	struct olc_nl_domain info;
+	char why[160];
+	unsigned int i;
+	int ret;
+
+	if (a->need_names) {
+		struct olc_nl *nl = olc_netlink(1);
+
+		if (!nl) {
+			if (olc_module_missing())
+				olc_err("%s", olc_module_missing());
+			else
+				olc_nl_report(NULL, -ENOENT, "reading rank names");
+			return OLC_EXIT_UNAVAILABLE;
+		}
+		ret = olc_nl_domain_get(nl, a->domain, &info);
+		if (ret == -ENOENT && olc_nl_extack(nl)[0]) {
+			olc_err("domain %s has no rank names (it does not exist yet)", a->domain);
+			/* a key names a rank the domain does not have */
+			return OLC_EXIT_USAGE;
+		}
+		if (ret) {
+			olc_nl_report(nl, ret, "reading rank names");
+			return olc_exit_errno(ret);
+		}
+		names = &info.names;
+	}
+	a->keys = calloc(a->nkeys, sizeof(*a->keys));
+	if (!a->keys) {
+		olc_err("out of memory");
+		return OLC_EXIT_OSERR;
+	}
+	for (i = 0; i < a->nkeys; i++) {
+		uint32_t rank;
+		uint64_t id;
+
+		if (olc_key_parse(a->texts[i].text, names, &rank, &id, why, sizeof(why)))
+			return olc_usage(cmd, "%s", why);
+		a->keys[i] = ordlock_key(rank, id, a->texts[i].mode);
+	}
+	return -1;
+}
+
 /* One run's request */
 struct olc_exec_take {
 	struct ordlock *ol;
@@ -552,6 +651,57 @@ static void olc_exec_drop(struct ordlock *ol, int inherited)
 		ordlock_detach(ol);
 	else
 		ordlock_close(ol);
+}
+
+/*
+ * The owner that takes the keys into @t: the one an enclosing exec of the
+ * domain passed on (unless --new-owner), else a new one; labelled with
+ * -L. -1 to go on, else the exit status.
+ */
+static int olc_exec_owner(const struct olc_exec_args *a, struct olc_exec_take *t)
+{
+	struct ordlock *ol = NULL;
+	int ret, inherited = 0;
+
+	/* inside an exec of this domain: its owner (unless --new-owner) */
+	if (!a->new_owner) {
+		ret = olc_exec_inherited(a->domain, &ol);
+		if (ret > 0)
+			return ret;
+		inherited = !ret;
+	}
+	if (!inherited)
+		ol = ordlock_open(a->domain);
+	if (!ol) {
+		ret = errno;
+		if (ret == ENOENT && olc_module_missing())
+			olc_err("%s", olc_module_missing());
+		else if (ret == EACCES)
+			olc_err("cannot open %s: %s (ask for access to it, or run as root)",
+				ORDLOCK_DEVICE, strerror(ret));
+		else
+			olc_err("cannot open %s in domain %s: %s", ORDLOCK_DEVICE, a->domain,
+				strerror(ret));
+		return olc_exit_errno(ret);
+	}
+	if (a->label) {
+		ret = ordlock_set_label(ol, a->label);
+		if (ret) {
+			olc_err("cannot set the label \"%s\": %s", a->label, strerror(-ret));
+			olc_exec_drop(ol, inherited);
+			return olc_exit_errno(-ret);
+		}
+	}
+	t->ol = ol;
+	t->domain = a->domain;
+	t->keys = a->keys;
+	t->nkeys = a->nkeys;
+	t->timeout_ms = a->timeout_ms;
+	t->flags = a->flags;
+	t->quiet = a->quiet;
+	t->conflict_code = a->conflict_code;
+	t->inherited = inherited;
+	return -1;
 }
 
 /* Take the keys of @t: -1 when held (*@token set), else the exit status */
@@ -583,340 +733,167 @@ static int olc_exec_take(const struct olc_exec_take *t, uint64_t *token)
 	return -1;
 }
 
-static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
+/* Give descriptor @fd to COMMAND: kept across exec, named by ORDLOCK_FD; 0 or -1 */
+static int olc_exec_pass_fd(int fd)
 {
-	struct olc_exec_args a = {
-		.timeout_ms = OLC_EXEC_FOREVER_MS,
-		.conflict_code = 1,
-	};
-	struct olc_exec_key *texts;
-	struct ordlock_key *keys = NULL;
-	const struct olc_rank_names *names = NULL;
-	struct olc_nl_domain info;
-	const char *domain, *shell_cmd;
-	unsigned int nkeys, i, timeout_ms, flags;
-	int ret, status, conflict_code, quiet, need_names;
-	int no_fork, close_fd, unlock, domain_given, fd = -1, inherited = 0;
-	int taken[2] = { -1, -1 };
-	size_t got;
-	char own_domain[ORDLOCK_DOMAIN_NAME_MAX + 1];
-	struct sigaction sa, old_int, old_quit, old_term, old_hup;
-	sigset_t fwd, old_mask;
-	struct olc_exec_take t;
-	struct ordlock *ol = NULL;
+	char fdstr[16];
+
+	snprintf(fdstr, sizeof(fdstr), "%d", fd);
+	return fcntl(fd, F_SETFD, 0) || setenv("ORDLOCK_FD", fdstr, 1) ? -1 : 0;
+}
+
+/* -F: take the keys, then become COMMAND, which inherits the owner */
+static int olc_exec_no_fork(const struct olc_exec_take *t, const char *shell_cmd,
+			    char **command)
+{
 	uint64_t token = 0;
-	char why[160], fdstr[16];
-	pid_t pid;
+	int ret;
 
-	a.texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*a.texts));
-	if (!a.texts) {
-		olc_err("out of memory");
-		return OLC_EXIT_OSERR;
-	}
-	/* the options end at COMMAND */
-	ret = olc_getopt(cmd, argc, argv, &a);
+	olc_exec_name(shell_cmd, command);
+	ret = olc_exec_take(t, &token);
 	if (ret >= 0) {
-		free(a.texts);
+		olc_exec_drop(t->ol, t->inherited);
 		return ret;
 	}
-	texts = a.texts;
-	nkeys = a.nkeys;
-	need_names = a.need_names;
-	timeout_ms = a.timeout_ms;
-	flags = a.flags;
-	conflict_code = a.conflict_code;
-	domain_given = a.base.domain != NULL;
-	domain = domain_given ? a.base.domain : ORDLOCK_DEFAULT_DOMAIN;
-	shell_cmd = a.shell_cmd;
-	no_fork = a.no_fork;
-	close_fd = a.close_fd;
-	unlock = a.unlock;
-	quiet = a.quiet;
-	if (optind < argc)
-		fd = olc_exec_fd_arg(argc, argv, shell_cmd);
-	if (unlock && fd < 0) {
-		free(texts);
-		return olc_usage(cmd, "-u releases the keys of a descriptor: give FD, not a command");
-	}
-	if (no_fork && fd >= 0) {
-		free(texts);
-		return olc_usage(cmd, "-F runs a command: it does not go with FD");
-	}
-	/* flock(1): "the --no-fork and --close options are incompatible" */
-	if (no_fork && close_fd) {
-		free(texts);
-		return olc_usage(cmd, "-F and -o exclude each other: without a fork, the command is the holder of the descriptor");
-	}
-	if (unlock && a.label) {
-		free(texts);
-		return olc_usage(cmd, "-L names the code path of an acquire: it does not go with -u");
-	}
-	if (!nkeys && !unlock) {
-		free(texts);
-		return olc_usage(cmd, "no keys: give at least one -s KEY or -x KEY");
-	}
-	if (fd >= 0) {
-		ol = olc_exec_open_fd(fd, &domain, domain_given, own_domain,
-				      sizeof(own_domain), &status);
-		if (!ol) {
-			free(texts);
-			return status;
-		}
-	} else if (shell_cmd && optind < argc) {
-		free(texts);
-		return olc_usage(cmd, "-c COMMAND and COMMAND ARGS exclude each other");
-	}
-	if (!shell_cmd && optind >= argc) {
-		free(texts);
-		return olc_usage(cmd, "no command to run");
-	}
-	if (need_names) {
-		struct olc_nl *nl = olc_netlink(1);
-
-		if (!nl) {
-			if (olc_module_missing())
-				olc_err("%s", olc_module_missing());
-			else
-				olc_nl_report(NULL, -ENOENT, "reading rank names");
-			free(texts);
-			return OLC_EXIT_UNAVAILABLE;
-		}
-		ret = olc_nl_domain_get(nl, domain, &info);
-		if (ret == -ENOENT && olc_nl_extack(nl)[0]) {
-			olc_err("domain %s has no rank names (it does not exist yet)", domain);
-			free(texts);
-			/* a key names a rank the domain does not have */
-			return OLC_EXIT_USAGE;
-		}
-		if (ret) {
-			olc_nl_report(nl, ret, "reading rank names");
-			free(texts);
-			return olc_exit_errno(ret);
-		}
-		names = &info.names;
-	}
-	keys = calloc(nkeys, sizeof(*keys));
-	if (!keys) {
-		olc_err("out of memory");
-		free(texts);
-		return OLC_EXIT_OSERR;
-	}
-	for (i = 0; i < nkeys; i++) {
-		uint32_t rank;
-		uint64_t id;
-
-		if (olc_key_parse(texts[i].text, names, &rank, &id, why, sizeof(why))) {
-			free(texts);
-			free(keys);
-			return olc_usage(cmd, "%s", why);
-		}
-		keys[i] = ordlock_key(rank, id, texts[i].mode);
-	}
-
-	if (fd >= 0) {
-		ret = olc_exec_on_fd(ol, fd, domain, keys, nkeys, unlock, timeout_ms,
-				     flags, quiet, conflict_code, a.label);
-		free(texts);
-		free(keys);
-		return ret;
-	}
-	/* inside an exec of this domain: its owner (unless --new-owner) */
-	if (!a.new_owner) {
-		ret = olc_exec_inherited(domain, &ol);
-		if (ret > 0) {
-			free(texts);
-			free(keys);
-			return ret;
-		}
-		inherited = !ret;
-	}
-	if (!inherited)
-		ol = ordlock_open(domain);
-	if (!ol) {
+	if (olc_exec_pass_fd(ordlock_fd(t->ol)) || olc_exec_setenv(token, t->domain)) {
 		ret = errno;
-		if (ret == ENOENT && olc_module_missing())
-			olc_err("%s", olc_module_missing());
-		else if (ret == EACCES)
-			olc_err("cannot open %s: %s (ask for access to it, or run as root)",
-				ORDLOCK_DEVICE, strerror(ret));
-		else
-			olc_err("cannot open %s in domain %s: %s", ORDLOCK_DEVICE, domain,
-				strerror(ret));
-		free(texts);
-		free(keys);
+		olc_err("cannot pass the descriptor on: %s", strerror(ret));
+		if (t->inherited)
+			olc_exec_give_back(t->ol, t->keys, t->nkeys);
+		olc_exec_drop(t->ol, t->inherited);
 		return olc_exit_errno(ret);
 	}
-	if (a.label) {
-		ret = ordlock_set_label(ol, a.label);
-		if (ret) {
-			olc_err("cannot set the label \"%s\": %s", a.label, strerror(-ret));
-			olc_exec_drop(ol, inherited);
-			free(texts);
-			free(keys);
-			return olc_exit_errno(-ret);
-		}
-	}
-	t.ol = ol;
-	t.domain = domain;
-	t.keys = keys;
-	t.nkeys = nkeys;
-	t.timeout_ms = timeout_ms;
-	t.flags = flags;
-	t.quiet = quiet;
-	t.conflict_code = conflict_code;
-	t.inherited = inherited;
+	fflush(NULL);
+	ret = olc_exec_command(shell_cmd, command);
+	if (t->inherited)
+		olc_exec_give_back(t->ol, t->keys, t->nkeys);
+	olc_exec_drop(t->ol, t->inherited);
+	return ret;
+}
 
-	if (no_fork) {
-		/* the command inherits the owner: ORDLOCK_FD names it */
-		olc_exec_name(shell_cmd, &argv[optind]);
-		ret = olc_exec_take(&t, &token);
-		if (ret >= 0) {
-			olc_exec_drop(ol, inherited);
-			free(texts);
-			free(keys);
-			return ret;
-		}
-		snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
-		if (fcntl(ordlock_fd(ol), F_SETFD, 0) || olc_exec_setenv(token, domain) ||
-		    setenv("ORDLOCK_FD", fdstr, 1)) {
-			ret = errno;
-			olc_err("cannot pass the descriptor on: %s", strerror(ret));
-			if (inherited)
-				olc_exec_give_back(ol, keys, nkeys);
-			olc_exec_drop(ol, inherited);
-			free(texts);
-			free(keys);
-			return olc_exit_errno(ret);
-		}
-		fflush(NULL);
-		ret = olc_exec_command(shell_cmd, &argv[optind]);
-		if (inherited)
-			olc_exec_give_back(ol, keys, nkeys);
-		olc_exec_drop(ol, inherited);
-		free(texts);
-		free(keys);
-		return ret;
-	}
+/* The signal dispositions and mask the command gets back */
+struct olc_exec_sigs {
+	struct sigaction intr, quit, term, hup;
+	sigset_t mask;
+};
 
-	/*
-	 * Through an inherited owner the child says on a pipe that it took the
-	 * keys (their token), so that only then are they released after
-	 * COMMAND: a request that failed took nothing, and releasing its keys
-	 * would release the outer exec's.
-	 */
-	if (inherited && pipe2(taken, O_CLOEXEC)) {
-		ret = errno;
-		olc_err("pipe: %s", strerror(ret));
-		olc_exec_drop(ol, inherited);
-		free(texts);
-		free(keys);
-		return olc_exit_errno(ret);
-	}
+/*
+ * Like system(3): the terminal's signals are for the command. SIGTERM and
+ * SIGHUP are held back until olc_exec_child names the child: one that
+ * came before would find no child to pass it on to and be lost, and
+ * ordlockctl would wait for a command that never got it (the child gets
+ * the mask back, with nothing pending).
+ */
+static void olc_exec_sigs_hold(struct olc_exec_sigs *s)
+{
+	struct sigaction sa;
+	sigset_t fwd;
 
-	/*
-	 * The child takes the keys, then becomes COMMAND: the kernel notes its
-	 * pid and (olc_exec_name()) the command's name as the holder's. It has
-	 * the descriptor from fork() on, so killing ordlockctl at any moment
-	 * frees nothing the child holds or will hold.
-	 *
-	 * Like system(3): the terminal's signals are for the command.
-	 *
-	 * SIGTERM and SIGHUP are held back until olc_exec_child names the
-	 * child: one that came before would find no child to pass it on to
-	 * and be lost, and ordlockctl would wait for a command that never got
-	 * it (the child gets the mask back, with nothing pending).
-	 */
 	sigemptyset(&fwd);
 	sigaddset(&fwd, SIGTERM);
 	sigaddset(&fwd, SIGHUP);
-	sigprocmask(SIG_BLOCK, &fwd, &old_mask);
+	sigprocmask(SIG_BLOCK, &fwd, &s->mask);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGQUIT, &sa, &old_quit);
+	sigaction(SIGINT, &sa, &s->intr);
+	sigaction(SIGQUIT, &sa, &s->quit);
 	sa.sa_handler = olc_exec_forward;
-	sigaction(SIGTERM, &sa, &old_term);
-	sigaction(SIGHUP, &sa, &old_hup);
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		ret = errno;
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		olc_err("fork: %s", strerror(ret));
-		olc_exec_drop(ol, inherited);
-		free(texts);
-		free(keys);
-		return olc_exit_errno(ret);
-	}
-	if (!pid) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		sigaction(SIGTERM, &old_term, NULL);
-		sigaction(SIGHUP, &old_hup, NULL);
-		sigprocmask(SIG_SETMASK, &old_mask, NULL);
-		olc_exec_name(shell_cmd, &argv[optind]);
-		ret = olc_exec_take(&t, &token);
-		if (ret >= 0)
-			_exit(ret);
-		if (inherited) {
-			if (write(taken[1], &token, sizeof(token)) != sizeof(token)) {
-				ret = errno;
-				olc_err("cannot tell ordlockctl the keys are held: %s",
-					strerror(ret));
-				olc_exec_give_back(ol, keys, nkeys);
-				_exit(olc_exit_errno(ret));
-			}
-			close(taken[1]);
-		}
-		olc_exec_setenv(token, domain);
-		if (close_fd && inherited) {
-			/* -o: COMMAND does not get the (outer exec's) descriptor */
-			close(ordlock_fd(ol));
-			unsetenv("ORDLOCK_FD");
-		} else if (!close_fd) {
-			/* without -o the command inherits the owner, and the keys */
-			snprintf(fdstr, sizeof(fdstr), "%d", ordlock_fd(ol));
-			if (fcntl(ordlock_fd(ol), F_SETFD, 0) ||
-			    setenv("ORDLOCK_FD", fdstr, 1)) {
-				ret = errno;
-				olc_err("cannot pass the descriptor on: %s", strerror(ret));
-				_exit(olc_exit_errno(ret));
-			}
-		}
-		_exit(olc_exec_command(shell_cmd, &argv[optind]));
-	}
-	free(texts);
-	olc_exec_child = pid;
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	got = 0;
-	if (inherited) {
-		ssize_t n;
+	sigaction(SIGTERM, &sa, &s->term);
+	sigaction(SIGHUP, &sa, &s->hup);
+}
 
-		close(taken[1]);
-		/* the token once the child holds the keys; EOF when it does not */
-		while (got < sizeof(token)) {
-			n = read(taken[0], (char *)&token + got, sizeof(token) - got);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			got += (size_t)n;
+static void olc_exec_sigs_restore(const struct olc_exec_sigs *s)
+{
+	sigaction(SIGINT, &s->intr, NULL);
+	sigaction(SIGQUIT, &s->quit, NULL);
+	sigaction(SIGTERM, &s->term, NULL);
+	sigaction(SIGHUP, &s->hup, NULL);
+	sigprocmask(SIG_SETMASK, &s->mask, NULL);
+}
+
+/*
+ * The child: takes the keys named after COMMAND (the kernel notes its pid
+ * and name as the holder's), tells the parent on @taken when the owner
+ * is inherited, then becomes COMMAND.
+ */
+static void __attribute__((noreturn))
+olc_exec_child_run(const struct olc_exec_take *t, const struct olc_exec_sigs *s,
+		   const char *shell_cmd, char **command, int close_fd, int taken)
+{
+	uint64_t token = 0;
+	int ret;
+
+	olc_exec_sigs_restore(s);
+	olc_exec_name(shell_cmd, command);
+	ret = olc_exec_take(t, &token);
+	if (ret >= 0)
+		_exit(ret);
+	if (t->inherited) {
+		if (write(taken, &token, sizeof(token)) != sizeof(token)) {
+			ret = errno;
+			olc_err("cannot tell ordlockctl the keys are held: %s", strerror(ret));
+			olc_exec_give_back(t->ol, t->keys, t->nkeys);
+			_exit(olc_exit_errno(ret));
 		}
-		close(taken[0]);
+		close(taken);
 	}
+	olc_exec_setenv(token, t->domain);
+	if (close_fd && t->inherited) {
+		/* -o: COMMAND does not get the (outer exec's) descriptor */
+		close(ordlock_fd(t->ol));
+		unsetenv("ORDLOCK_FD");
+	} else if (!close_fd && olc_exec_pass_fd(ordlock_fd(t->ol))) {
+		/* without -o the command inherits the owner, and the keys */
+		ret = errno;
+		olc_err("cannot pass the descriptor on: %s", strerror(ret));
+		_exit(olc_exit_errno(ret));
+	}
+	_exit(olc_exec_command(shell_cmd, command));
+}
+
+/* Through an inherited owner: 1 once the child said it holds the keys (their token) */
+static int olc_exec_child_took(int fd)
+{
+	uint64_t token;
+	size_t got = 0;
+	ssize_t n;
+
+	/* EOF when it does not */
+	while (got < sizeof(token)) {
+		n = read(fd, (char *)&token + got, sizeof(token) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	return got == sizeof(token);
+}
+
+/* Wait for the child @pid: its wait status, or -1 */
+static int olc_exec_wait(pid_t pid)
+{
+	int status;
+
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			olc_err("waitpid: %s", strerror(errno));
-			status = -1;
-			break;
+			return -1;
 		}
 	}
-	olc_exec_child = 0;
-	if (inherited) {
-		/* COMMAND ended: what this exec took goes, the owner stays */
-		if (got == sizeof(token))
-			olc_exec_give_back(ol, keys, nkeys);
-		ordlock_detach(ol);
+	return status;
+}
+
+/* COMMAND ended: let go of the owner (@took: the child took the keys) */
+static void olc_exec_let_go(const struct olc_exec_take *t, int close_fd, int took)
+{
+	int fd;
+
+	if (t->inherited) {
+		/* what this exec took goes, the owner stays */
+		if (took)
+			olc_exec_give_back(t->ol, t->keys, t->nkeys);
+		ordlock_detach(t->ol);
 	} else if (close_fd) {
 		/*
 		 * With -o the keys are released here. Otherwise ordlockctl only
@@ -924,13 +901,17 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 		 * inherited copy keeps the keys, as flock(1)'s daemon keeps its
 		 * lock
 		 */
-		ordlock_close(ol);
+		ordlock_close(t->ol);
 	} else {
-		fd = ordlock_fd(ol);
-		ordlock_detach(ol);
+		fd = ordlock_fd(t->ol);
+		ordlock_detach(t->ol);
 		close(fd);
 	}
-	free(keys);
+}
+
+/* exec's exit status for the child's wait status (-1: waitpid failed) */
+static int olc_exec_status(int status)
+{
 	if (status == -1)
 		return OLC_EXIT_OSERR;
 	if (WIFEXITED(status))
@@ -940,12 +921,100 @@ static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
 	return OLC_EXIT_OSERR;
 }
 
+/*
+ * The child takes the keys, then becomes COMMAND: the kernel notes its pid
+ * and (olc_exec_name()) the command's name as the holder's; the views
+ * follow it from ordlockctl's pid (olc_pid_match()). It has the
+ * descriptor from fork() on, so killing ordlockctl at any moment frees
+ * nothing the child holds or will hold. ordlockctl waits for it.
+ */
+static int olc_exec_fork(const struct olc_exec_take *t, const char *shell_cmd,
+			 char **command, int close_fd)
+{
+	struct olc_exec_sigs s;
+	int taken[2] = { -1, -1 }, took = 0, ret, status;
+	pid_t pid;
+
+	/*
+	 * Through an inherited owner the child says on a pipe that it took the
+	 * keys (their token), so that only then are they released after
+	 * COMMAND: a request that failed took nothing, and releasing its keys
+	 * would release the outer exec's.
+	 */
+	if (t->inherited && pipe2(taken, O_CLOEXEC)) {
+		ret = errno;
+		olc_err("pipe: %s", strerror(ret));
+		olc_exec_drop(t->ol, t->inherited);
+		return olc_exit_errno(ret);
+	}
+	olc_exec_sigs_hold(&s);
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		ret = errno;
+		olc_exec_sigs_restore(&s);
+		olc_err("fork: %s", strerror(ret));
+		if (t->inherited) {
+			close(taken[0]);
+			close(taken[1]);
+		}
+		olc_exec_drop(t->ol, t->inherited);
+		return olc_exit_errno(ret);
+	}
+	if (!pid)
+		olc_exec_child_run(t, &s, shell_cmd, command, close_fd, taken[1]);
+	olc_exec_child = pid;
+	sigprocmask(SIG_SETMASK, &s.mask, NULL);
+	if (t->inherited) {
+		close(taken[1]);
+		took = olc_exec_child_took(taken[0]);
+		close(taken[0]);
+	}
+	status = olc_exec_wait(pid);
+	olc_exec_child = 0;
+	olc_exec_let_go(t, close_fd, took);
+	return olc_exec_status(status);
+}
+
+static int olc_exec_run(const struct olc_cmd *cmd, int argc, char **argv)
+{
+	struct olc_exec_args a = {
+		.timeout_ms = OLC_EXEC_FOREVER_MS,
+		.conflict_code = 1,
+		.fd = -1,
+	};
+	struct olc_exec_take t = { 0 };
+	int ret;
+
+	a.texts = calloc(OLC_EXEC_MAX_KEYS, sizeof(*a.texts));
+	if (!a.texts) {
+		olc_err("out of memory");
+		return OLC_EXIT_OSERR;
+	}
+	ret = olc_exec_check(cmd, argc, argv, &a);
+	if (ret < 0)
+		ret = olc_exec_keys(cmd, &a);
+	if (ret < 0 && a.fd >= 0) {
+		ret = olc_exec_on_fd(a.ol, a.fd, a.domain, a.keys, a.nkeys, a.unlock,
+				     a.timeout_ms, a.flags, a.quiet, a.conflict_code, a.label);
+	} else if (ret < 0) {
+		ret = olc_exec_owner(&a, &t);
+		if (ret < 0 && a.no_fork)
+			ret = olc_exec_no_fork(&t, a.shell_cmd, &argv[optind]);
+		else if (ret < 0)
+			ret = olc_exec_fork(&t, a.shell_cmd, &argv[optind], a.close_fd);
+	}
+	free(a.texts);
+	free(a.keys);
+	return ret;
+}
+
 const struct olc_cmd olc_cmd_exec = {
 	.name = "exec",
 	.run = olc_exec_run,
 	.options = olc_exec_options,
 	.opt = olc_exec_opt,
-	.flags = OLC_CMD_ARGS | OLC_CMD_OWN | OLC_CMD_DOMAIN,
+	.flags = OLC_CMD_ARGS | OLC_CMD_COMMAND | OLC_CMD_OWN | OLC_CMD_DOMAIN,
 	.summary = "run a command while holding keys (like flock(1))",
 	.usage = "exec [-s KEY]... [-x KEY]... [-w SECONDS] [-n] [-E CODE] [-o] [-F] [-q] [-L LABEL] [--new-owner] [-d DOMAIN] -- COMMAND [ARGS]...\n"
 		 "exec [-s KEY]... [-x KEY]... [options] -c 'SHELL COMMAND'\n"
@@ -975,7 +1044,9 @@ const struct olc_cmd olc_cmd_exec = {
 	"(e.g. -E 75) to tell \"busy\" from COMMAND's own 1.\n"
 	"\n"
 	"The keys are taken by the child that becomes COMMAND, named after it:\n"
-	"\"ordlockctl locks\" shows COMMAND's pid and name as the holder.\n"
+	"\"ordlockctl locks\" shows COMMAND's pid and name as the holder; given\n"
+	"ordlockctl's pid ($! of \"ordlockctl exec ... &\"), blockers PID and -p PID\n"
+	"of locks and owners answer for COMMAND.\n"
 	"ordlockctl ignores SIGINT and SIGQUIT while COMMAND runs (they reach it from\n"
 	"the terminal) and passes SIGTERM and SIGHUP on to it.\n"
 	"\n"

@@ -177,7 +177,7 @@ static void olc_locks_cluster_notes(FILE *f, const struct olc_lrow *rows, size_t
 		int named = 0;
 
 		if (!l || !l->cluster_wait || (domain && strcmp(l->domain, domain)) ||
-		    (a->have_pid && l->owner.pid != a->pid))
+		    (a->have_pid && !olc_pid_match(a->pid, l->owner.pid)))
 			continue;
 		fprintf(f, "%s: pid %u (owner %llu) holds it on this node and waits for its lock in the cluster",
 			olc_key(l->domain, l->rank, l->id), l->owner.pid,
@@ -203,7 +203,8 @@ static void olc_locks_cluster_notes(FILE *f, const struct olc_lrow *rows, size_t
 
 static const struct olc_option olc_locks_options[] = {
 	OLC_OPTION_DOMAIN("only this domain"),
-	OLC_OPTIONS_TABLE("only the rows of the owners of process PID"),
+	OLC_OPTIONS_TABLE("only the rows of the owners of process PID\n"
+			  "(of an ordlockctl exec: of its command too)"),
 	{ 0 },
 };
 
@@ -300,7 +301,7 @@ static bool olc_lrow_shown(const struct olc_lrow *w, const char *domain,
 {
 	if (domain && strcmp(w->domain, domain))
 		return false;
-	return !a->have_pid || (w->l && w->l->owner.pid == a->pid);
+	return !a->have_pid || (w->l && olc_pid_match(a->pid, w->l->owner.pid));
 }
 
 static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)

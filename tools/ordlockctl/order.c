@@ -630,7 +630,7 @@ static int olc_order_reset(const char *domain)
 	if (ret) {
 		olc_err("resetting the learned order of %s: %s%s", domain, strerror(-ret),
 			ret == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
-		return olc_exit_errno(ret);
+		return olc_exit_refused(ret);
 	}
 	printf("the learned order of domain %s is forgotten\n", domain);
 	return OLC_EXIT_OK;

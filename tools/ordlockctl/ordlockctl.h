@@ -51,8 +51,18 @@
 /* Failures that are not yet classified */
 #define OLC_EXIT_ERROR		OLC_EXIT_OSERR
 
-/* The exit status for a failure with errno @err (positive or negative) */
+/*
+ * The exit status for a failure with errno @err (positive or negative).
+ * EOPNOTSUPP there is netlink not served (another network namespace): 69.
+ */
 int olc_exit_errno(int err);
+/*
+ * The same for a change the kernel refused (domain set, order --reset):
+ * EOPNOTSUPP is a setting the domain does not take (policy detect in a
+ * cluster domain, the fast path with a cluster): 65, as the kernel's
+ * refusal of a wrong request
+ */
+int olc_exit_refused(int err);
 /* The exit status for a failure @err of reading a file the user gave */
 int olc_exit_file(int err);
 
@@ -135,8 +145,10 @@ void olc_list_options(const struct olc_cmd *cmd, FILE *f);
 void olc_print_options(const struct olc_option *opts, FILE *f);
 
 /*
- * OLC_CMD_ARGS: takes arguments, which end its options (getopt's "+");
- * else an argument is a usage error. OLC_CMD_OWN: only the options it
+ * OLC_CMD_ARGS: takes arguments, with options before, between or after
+ * them ("domain shop -j" as "domain -j shop"; "--" ends the options);
+ * else an argument is a usage error. OLC_CMD_COMMAND: its arguments are a
+ * command line, which ends its options (getopt's "+", as flock(1)). OLC_CMD_OWN: only the options it
  * lists (not the common ones; those it lists, @opt passes on to
  * olc_common_opt()). OLC_CMD_DOMAIN: takes -d/--domain DOMAIN, and
  * OLC_CMD_FILE -f/--file FILE, into the struct olc_args its @args start
@@ -150,6 +162,7 @@ void olc_print_options(const struct olc_option *opts, FILE *f);
 #define OLC_CMD_TABLE	0x10
 /* OLC_CMD_ONEARG: one argument, anywhere among the options */
 #define OLC_CMD_ONEARG	0x20
+#define OLC_CMD_COMMAND	0x40
 
 /* The options several subcommands take: the start of their @args */
 struct olc_args {
@@ -253,6 +266,14 @@ int olc_pid_exited(uint32_t pid);
 extern int olc_saved_view;
 /* @comm, or "@comm(exited)" when olc_pid_exited(@pid); a static buffer */
 const char *olc_comm_shown(uint32_t pid, const char *comm);
+/*
+ * olc_pid_match() - whether the rows of process @pid answer for the pid
+ * @want asked for (-p PID, blockers PID): @pid is @want, or a child of
+ * @want when @want is an "ordlockctl exec" (a live process of this system
+ * named ordlockctl): its child took the keys and became COMMAND, and the
+ * pid the shell knows ($! of "ordlockctl exec ... &") is @want's
+ */
+int olc_pid_match(uint32_t want, uint32_t pid);
 
 /* Where the data comes from (source.c) */
 

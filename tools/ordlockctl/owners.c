@@ -23,7 +23,8 @@ struct olc_owners_args {
 static const struct olc_option olc_owners_options[] = {
 	OLC_OPTION_DOMAIN("only this domain"),
 	{ 'w', "waiting", NULL, "only owners that wait" },
-	OLC_OPTIONS_TABLE("only the owners of process PID"),
+	OLC_OPTIONS_TABLE("only the owners of process PID\n"
+			  "(of an ordlockctl exec: of its command too)"),
 	{ 0 },
 };
 
@@ -88,7 +89,7 @@ static int olc_owners_run(const struct olc_cmd *cmd, int argc, char **argv)
 			continue;
 		if (a.waiting && !o->wmode)
 			continue;
-		if (a.base.have_pid && o->who.pid != a.base.pid)
+		if (a.base.have_pid && !olc_pid_match(a.base.pid, o->who.pid))
 			continue;
 		if (olc_opt.json) {
 			olc_json_obj(&j, NULL);

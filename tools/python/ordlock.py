@@ -281,7 +281,9 @@ def _load() -> ctypes.CDLL:
         try:
             return ctypes.CDLL(cand, use_errno=True)
         except OSError as e:
-            errors.append("%s: %s" % (cand, e))
+            # dlopen's message starts with the name already
+            text = str(e)
+            errors.append(text if text.startswith(cand + ":") else "%s: %s" % (cand, text))
     raise ImportError("ordlock: cannot load libordlock (set ORDLOCK_LIB): "
                       + "; ".join(errors))
 
@@ -554,7 +556,16 @@ class Busy(OrdlockError, BlockingIOError):
 
 
 class Deadlock(OrdlockError):
-    """EDEADLK, reason "deadlock": this wait would have closed .cycle."""
+    """EDEADLK, reason "deadlock": this wait would have closed .cycle.
+
+    A thread that waits for itself gets it at once too: one Owner of the
+    thread holds 1:1 and a second Owner used from the same thread asks for
+    it (the kernel follows a thread from the owner it holds through to the
+    owner it waits through). Its .cycle has one step, the caller's own wait
+    (.cycle_len 1, .cycle[0].pid this process): a bug of the program, never
+    retryable (retryable(), Owner.attempts() and @retrying give up at the
+    first). Use one Owner per thread for the keys one task needs together,
+    or wait for such a key in another thread."""
 
 
 class UpgradeDeadlock(Deadlock):
@@ -619,11 +630,18 @@ _CLASSES = {
 }
 
 
+#: what ordlockctl says when the module is missing
+_MODULE_MISSING = "the ordlock module is not loaded (insmod ordlock.ko, or modprobe ordlock)"
+
+
 def _plain_error(err: int, what: str, opening: bool = False) -> OrdlockError:
     cls = _ERRNO_CLASSES.get(err, OrdlockError)
+    text = os.strerror(err)
     if opening and err in (_errno.ENOENT, _errno.ENODEV, _errno.ENXIO):
         cls = DeviceMissing
-    return cls(err, "%s: %s" % (what, os.strerror(err)))
+        if not os.path.exists("/sys/module/ordlock"):
+            text = "/dev/ordlock: " + _MODULE_MISSING
+    return cls(err, "%s: %s" % (what, text))
 
 
 # --- owners ------------------------------------------------------------------
@@ -1056,11 +1074,19 @@ def acquire(*keys: KeySpec, domain: Optional[str] = None,
             token: bool = True) -> Held:
     """Open an owner in domain and take the keys all or nothing; returns a
     Held whose release (or the end of the ``with`` block) closes the owner.
-    token=False: see Owner.acquire() (the fast path, no Held.token).
+    token=False: see Owner.acquire() (the fast path, no Held.token). The
+    arguments are checked first: a bad key, timeout or lease raises
+    ValueError before the device is opened.
 
         with ordlock.acquire(("orders", 10), ("inventories", 20), timeout=5):
             ...
     """
+    # the arguments first: a bad one is a ValueError with or without the
+    # module (and the library)
+    if not [key(k, _mode_of(mode), dict(ranks or {})) for k in keys]:
+        raise ValueError("ordlock: no keys")
+    _timeout_ms(timeout)
+    _lease_ms(lease)
     owner = Owner(domain, ranks)
     try:
         held = owner.acquire(*keys, timeout=timeout, mode=mode, nowait=nowait,
@@ -1213,15 +1239,20 @@ _rng = random.Random()
 def retryable(exc: BaseException) -> bool:
     """Whether retrying can fix exc: a deadlock victim (Deadlock, and
     UpgradeDeadlock), a Timeout, a Busy key, a revoked lease (EKEYEXPIRED).
-    Never an OrderViolation (StrictRanks included), bad input, a limit;
-    only what ordlock raised (an OrdlockError): a socket's ETIMEDOUT in a
+    Never an OrderViolation (StrictRanks included), bad input, a limit, nor
+    a thread that waits for itself (a Deadlock whose cycle has one step,
+    cycle_len 1: see Deadlock), whose wait would never end; only what
+    ordlock raised (an OrdlockError): a socket's ETIMEDOUT in a
     transaction's body is the body's own failure."""
     if not isinstance(exc, OrdlockError):
         return False
     if exc.errno in _RETRY_ERRNOS:
         return True
-    return (exc.errno == _errno.EDEADLK and isinstance(exc, OrdlockError)
-            and exc.reason in (R_DEADLOCK, R_UPGRADE))
+    if exc.errno != _errno.EDEADLK:
+        return False
+    if exc.reason == R_DEADLOCK:
+        return exc.cycle_len != 1
+    return exc.reason == R_UPGRADE
 
 
 class Attempt:

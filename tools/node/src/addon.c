@@ -946,19 +946,20 @@ static napi_value js_names(napi_env env, napi_callback_info info)
 	return v;
 }
 
-/* retryable(errno, reason) -> bool, as ordlock_retryable() says */
+/* retryable(errno, reason, cycleLen) -> bool, as ordlock_retryable() says */
 static napi_value js_retryable(napi_env env, napi_callback_info info)
 {
-	napi_value argv[2], v;
+	napi_value argv[3], v;
 	struct ordlock_failure f;
-	uint32_t err, reason;
+	uint32_t err, reason, cycle_len;
 
-	if (!get_args(env, info, 2, argv) || !get_u32(env, argv[0], &err) ||
-	    !get_u32(env, argv[1], &reason))
+	if (!get_args(env, info, 3, argv) || !get_u32(env, argv[0], &err) ||
+	    !get_u32(env, argv[1], &reason) || !get_u32(env, argv[2], &cycle_len))
 		return NULL;
 	memset(&f, 0, sizeof(f));
 	f.reason = reason;
 	f.error = err;
+	f.cycle_len = cycle_len;
 	napi_get_boolean(env, ordlock_retryable((int)err, &f) != 0, &v);
 	return v;
 }

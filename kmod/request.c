@@ -98,7 +98,7 @@ static int ordlock_take(struct ordlock_request *req)
 	hold->token = 0;
 	if (owner->cluster)
 		*ordlock_hold_blkp(hold) = NULL;
-	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
+	if (ordlock_res_open(res) && ordlock_res_compatible(res, key->mode)) {
 		ordlock_res_add_holder(res, &hold->res_node, key->mode);
 	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
@@ -804,7 +804,7 @@ static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
 		spin_unlock(&bucket->lock);
 		return ORDLOCK_ONE_SLOW;
 	}
-	if (!list_empty(&res->waiters) || !ordlock_res_compatible(res, key->mode)) {
+	if (!ordlock_res_open(res) || !ordlock_res_compatible(res, key->mode)) {
 		/* A request that may wait queues the general way */
 		if (!try) {
 			spin_unlock(&bucket->lock);

@@ -9,6 +9,14 @@
  * Grants go from the head and stop at the first waiter that does not fit,
  * so an exclusive request is never overtaken by later shared ones.
  *
+ * The exception (ordlock_res_release_waiters()): a release that frees the
+ * key for a young first waiter only wakes it, and a request that comes
+ * before it runs may take the key (ordlock_res_open()). A handoff per
+ * contended pair costs a sleep and a wake-up on each side; letting the
+ * running task go on is what makes flock(2) and the kernel's mutexes cheap
+ * under contention. The waiter's age bounds it (handoff_us, the fairness
+ * rule of the UAPI header).
+ *
  * Every function here but ordlock_res_drop_hold() and
  * __ordlock_res_drop_hold() runs under the bucket lock of the resource;
  * none sleeps.
@@ -20,6 +28,7 @@
 #include "domain.h"
 #include "keys.h"
 #include "owner.h"
+#include "params.h"
 #include "resource.h"
 #include "table.h"
 
@@ -142,6 +151,68 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 }
 
 /*
+ * May @w be passed? The fairness rule (the UAPI header, "Fairness"): a
+ * waiter queued for less than handoff_us may be passed by a request that
+ * comes while the key is free for it; from then on it is handed the key.
+ * Only a waiter that sleeps in its task, for a key of a local domain that
+ * is not pinned by the fast path, asking to acquire (not convert), is ever
+ * passed: the others are always handed the key in place.
+ */
+static bool ordlock_res_may_pass(struct ordlock_resource *res,
+				 struct ordlock_waiter *w)
+{
+	if (!w->task || w->convert || res->fast || w->hold->owner->cluster)
+		return false;
+	return ktime_to_ns(ktime_sub(ktime_get(), w->since)) <
+	       (s64)ordlock_handoff_ns();
+}
+
+/**
+ * ordlock_res_passable() - the first waiter of @res was woken for the free
+ *	key and may still be passed: a request that comes now may take the key
+ *	first (ordlock_res_open())
+ * @res: a resource with waiters; its bucket lock held
+ *
+ * Return: true when a new request may take @res as if nobody waited.
+ */
+bool ordlock_res_passable(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
+	return w->woken && ordlock_res_may_pass(res, w);
+}
+
+/**
+ * ordlock_res_release_waiters() - a release left @res with room: let its
+ *	first waiter in
+ * @res: a resource with waiters; its bucket lock held
+ *
+ * A first waiter that may still be passed (ordlock_res_may_pass()) is
+ * woken and takes the key itself when it runs (ordlock_res_take_woken()),
+ * unless a request that comes meanwhile takes it first: a running task
+ * that releases and takes a key again does not wait for a sleeping one to
+ * wake up, as with flock(2) and the kernel's mutexes. Any other waiter is
+ * handed the key in place (ordlock_res_grant_waiters()).
+ */
+void ordlock_res_release_waiters(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
+	if (!ordlock_res_may_pass(res, w)) {
+		ordlock_res_grant_waiters(res);
+		return;
+	}
+	if (!w->woken && ordlock_res_fits(res, w)) {
+		w->woken = true;
+		wake_up_process(w->task);
+	}
+}
+
+/*
  * Remove @hold from its resource; wake who can go; retire an unused
  * resource. In a cluster domain, first release the key's lock in the
  * cluster (which does not wait for the cluster, but may sleep: every
@@ -161,7 +232,7 @@ unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 	ordlock_holders_unlink(hold);
 	ordlock_res_count(res, hold->mode, -1);
 	if (!list_empty(&res->waiters))
-		ordlock_res_grant_waiters(res);
+		ordlock_res_release_waiters(res);
 	if (unlikely(res->fast))
 		ordlock_fast_settle(res);
 	if (ordlock_resource_put_unused(bucket, res)) {

@@ -69,6 +69,10 @@ struct ordlock_resource {
  * @granted: set, under the bucket lock, by whoever grants the request:
  *	the granter has already put @hold on the resource's holders, or
  *	changed its mode
+ * @woken: set, under the bucket lock, by a release that left the key free
+ *	for this waiter, the first of the queue, instead of granting it
+ *	(ordlock_res_release_waiters()); the waiter clears it and takes the
+ *	key itself, unless a request that came meanwhile took it first
  * @since: when the wait started
  */
 struct ordlock_waiter {
@@ -79,6 +83,7 @@ struct ordlock_waiter {
 	u32 mode;
 	bool convert;
 	bool granted;
+	bool woken;
 	ktime_t since;
 };
 
@@ -186,6 +191,19 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w);
 void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w);
 struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res);
 void ordlock_res_grant_waiters(struct ordlock_resource *res);
+void ordlock_res_release_waiters(struct ordlock_resource *res);
+bool ordlock_res_passable(struct ordlock_resource *res);
+
+/*
+ * ordlock_res_open() - may a new request take @res now, if its holders
+ * allow? When nobody waits; or when the first waiter was woken for a free
+ * key and has not taken it yet, and is young enough to be passed
+ * (ordlock_res_passable(), resource.c: the fairness rule)
+ */
+static inline bool ordlock_res_open(struct ordlock_resource *res)
+{
+	return list_empty(&res->waiters) || ordlock_res_passable(res);
+}
 unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_blame(struct ordlock_resource *res,

@@ -52,6 +52,20 @@
  * it; a release grants the head of the queue, and every following waiter
  * compatible with it. A queued exclusive request is therefore never
  * starved by a stream of shared ones.
+ *
+ * Fairness, the one exception to FIFO: a release that leaves a key free for
+ * the head of its queue, while that waiter has waited less than the module
+ * parameter handoff_us (default 1000 microseconds), wakes it instead of
+ * granting it; until it runs and takes the key, a request that comes may
+ * take the key first, as if nobody waited (a task that releases a key and
+ * takes it again does not wait for a sleeping task to wake up: flock(2) and
+ * the kernel's mutexes behave so). The promise to a waiter: once it has
+ * waited handoff_us, the next release that leaves the key free for it hands
+ * it the key, and no later request passes it. Only a waiter sleeping in an
+ * ioctl, for an acquire (not a conversion) in a local domain, on a key the
+ * fast path has not pinned, is ever passed; handoff_us=0 turns passing off.
+ * The first waiter of a key spins on its CPU for up to spin_us (default 50)
+ * before it sleeps.
  */
 
 /**

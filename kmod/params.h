@@ -90,6 +90,12 @@ static inline unsigned int ordlock_order_max_edges_per_user(void)
 extern unsigned int ordlock_param_handoff_us;
 extern unsigned int ordlock_param_spin_us;
 
+/*
+ * The most times a waiter older than handoff_us may be passed (resource.c,
+ * the fairness rule): the UAPI header's ORDLOCK_MAX_PASSES
+ */
+#define ORDLOCK_MAX_PASSES	64
+
 /* How long a waiter may be passed (resource.c): see handoff_us */
 static inline u64 ordlock_handoff_ns(void)
 {

@@ -152,19 +152,45 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 
 /*
  * May @w be passed? The fairness rule (the UAPI header, "Fairness"): a
- * waiter queued for less than handoff_us may be passed by a request that
- * comes while the key is free for it; from then on it is handed the key.
- * Only a waiter that sleeps in its task, for a key of a local domain that
- * is not pinned by the fast path, asking to acquire (not convert), is ever
- * passed: the others are always handed the key in place.
+ * waiter may be passed by a request that comes while the key is free for
+ * it while it is younger than handoff_us; after that only if it was
+ * passed before, ORDLOCK_MAX_PASSES times in all; then it is handed the
+ * key. A waiter that has waited its time without ever being woken is
+ * handed the key at once. Only a waiter that sleeps in its task, for a
+ * key of a local domain that is not pinned by the fast path, asking to
+ * acquire (not convert), is ever passed: the others are always handed the
+ * key in place.
  */
 static bool ordlock_res_may_pass(struct ordlock_resource *res,
 				 struct ordlock_waiter *w)
 {
+	u64 handoff;
+
 	if (!w->task || w->convert || res->fast || w->hold->owner->cluster)
 		return false;
-	return ktime_to_ns(ktime_sub(ktime_get(), w->since)) <
-	       (s64)ordlock_handoff_ns();
+	handoff = ordlock_handoff_ns();
+	if (!handoff)
+		return false;
+	if (w->passed)
+		return w->passed < ORDLOCK_MAX_PASSES;
+	return ktime_to_ns(ktime_sub(ktime_get(), w->since)) < (s64)handoff;
+}
+
+/**
+ * ordlock_res_take_woken() - @w, woken for the free key of @res, runs: it
+ *	takes the key, or counts that it was passed
+ * @res: its resource; its bucket lock held
+ * @w: a waiter of @res whose woken flag is set
+ */
+void ordlock_res_take_woken(struct ordlock_resource *res,
+			    struct ordlock_waiter *w)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	w->woken = false;
+	/* First in the queue: a grant from the head reaches it */
+	ordlock_res_grant_waiters(res);
+	if (!w->granted && w->passed < U8_MAX)
+		w->passed++;
 }
 
 /**

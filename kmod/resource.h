@@ -73,6 +73,8 @@ struct ordlock_resource {
  *	for this waiter, the first of the queue, instead of granting it
  *	(ordlock_res_release_waiters()); the waiter clears it and takes the
  *	key itself, unless a request that came meanwhile took it first
+ * @passed: how many times it was woken for the key and found it taken
+ *	(passed by a request that came meanwhile); under the bucket lock
  * @since: when the wait started
  */
 struct ordlock_waiter {
@@ -84,6 +86,7 @@ struct ordlock_waiter {
 	bool convert;
 	bool granted;
 	bool woken;
+	u8 passed;
 	ktime_t since;
 };
 
@@ -191,6 +194,8 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w);
 void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w);
 struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res);
 void ordlock_res_grant_waiters(struct ordlock_resource *res);
+void ordlock_res_take_woken(struct ordlock_resource *res,
+			    struct ordlock_waiter *w);
 void ordlock_res_release_waiters(struct ordlock_resource *res);
 bool ordlock_res_passable(struct ordlock_resource *res);
 

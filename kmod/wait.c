@@ -19,6 +19,7 @@
 #include <linux/hrtimer.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 
 #include "domain.h"
 #include "graph.h"
@@ -34,7 +35,9 @@
  * (spin_us), as the kernel's mutexes spin while their owner runs: a key
  * held for a moment by a task on another CPU comes free before a sleep and
  * a wake-up would have cost. It stops as soon as it is granted or woken,
- * its lease is revoked, a signal comes, its CPU is wanted (need_resched())
+ * its lease is revoked, a signal comes, its CPU is wanted (need_resched(),
+ * or any other task runnable there: the holder may be the one waiting for
+ * this CPU, as the kernel's mutexes stop when their owner is off its CPU)
  * or the time is up; never past @until. Without any lock.
  *
  * Return: true when woken or granted meanwhile (look again), else false.
@@ -48,7 +51,8 @@ static bool ordlock_spin(struct ordlock_owner *owner, struct ordlock_waiter *w,
 		return false;
 	start = local_clock();
 	while (!READ_ONCE(w->granted) && !READ_ONCE(w->woken)) {
-		if (need_resched() || signal_pending(current) ||
+		if (need_resched() || !single_task_running() ||
+		    signal_pending(current) ||
 		    READ_ONCE(owner->lease.revoked) ||
 		    local_clock() - start > budget ||
 		    ktime_compare(ktime_get(), until) >= 0)
@@ -81,11 +85,8 @@ static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 
 	spin_lock(&bucket->lock);
 	for (;;) {
-		if (w->woken) {
-			/* First in the queue: a grant from the head reaches it */
-			w->woken = false;
-			ordlock_res_grant_waiters(res);
-		}
+		if (w->woken)
+			ordlock_res_take_woken(res, w);
 		if (w->granted) {
 			ret = 0;
 			break;
@@ -309,6 +310,7 @@ void ordlock_waiter_init(struct ordlock_request *req, struct ordlock_hold *hold,
 	w->convert = convert;
 	w->granted = false;
 	w->woken = false;
+	w->passed = 0;
 	w->since = ktime_get();
 }
 

@@ -60,8 +60,12 @@
  * take the key first, as if nobody waited (a task that releases a key and
  * takes it again does not wait for a sleeping task to wake up: flock(2) and
  * the kernel's mutexes behave so). The promise to a waiter: once it has
- * waited handoff_us, the next release that leaves the key free for it hands
- * it the key, and no later request passes it. Only a waiter sleeping in an
+ * waited handoff_us, it is passed only if it was passed before, and at most
+ * 64 times in all (a waiter that runs while others wait on its CPU finds
+ * the key taken again, and keeps its place for a while); then the next
+ * release that leaves the key free for it hands it the key, and no later
+ * request passes it. A waiter that has waited handoff_us without being
+ * passed is handed the key at the next release. Only a waiter sleeping in an
  * ioctl, for an acquire (not a conversion) in a local domain, on a key the
  * fast path has not pinned, is ever passed; handoff_us=0 turns passing off.
  * The first waiter of a key spins on its CPU for up to spin_us (default 50)

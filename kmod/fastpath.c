@@ -55,18 +55,13 @@
  * in ordlock_fast_domains (an xarray).
  */
 #include <linux/cred.h>
-#include <linux/hash.h>
-#include <linux/idr.h>
-#include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/uidgid.h>
-#include <linux/xarray.h>
-#include <linux/ordlock.h>
 #include "compat.h"
 #include "domain.h"
-#include "fastpath.h"
+#include "fast_internal.h"
 #include "lease.h"
 #include "order.h"
 #include "owner.h"
@@ -74,92 +69,14 @@
 #include "table.h"
 #include "user.h"
 
-#define ORDLOCK_FAST_WPP	(PAGE_SIZE / sizeof(u64))
-#define ORDLOCK_FAST_NPAGES	DIV_ROUND_UP(ORDLOCK_FAST_SLOTS, ORDLOCK_FAST_WPP)
-#define ORDLOCK_FAST_HASH_BITS	11
-#define ORDLOCK_FAST_HASH	BIT(ORDLOCK_FAST_HASH_BITS)
-/* Compare-and-swap attempts before a word is taken for busy or corrupt */
-#define ORDLOCK_FAST_TRIES	64
-#define ORDLOCK_FAST_K		ORDLOCK_FAST_OWNER_KERNEL
-/* The pages of struct ordlock_fast_edges */
-#define ORDLOCK_FAST_EPAGES	DIV_ROUND_UP(ORDLOCK_FAST_EDGES_SIZE, PAGE_SIZE)
-
-/**
- * struct ordlock_fast_slot - a pinned key
- * @rank: key rank
- * @id: key id
- * @res: its resource, marked fast, never idle while the domain lives
- */
-struct ordlock_fast_slot {
-	u32 rank;
-	u64 id;
-	struct ordlock_resource *res;
-};
-
-/**
- * struct ordlock_fast_domain - the fast state of a domain
- * @domain_id: the domain's id
- * @nslots: slots in use; written under ordlock_fast_lock with
- *	smp_store_release(), read with smp_load_acquire()
- * @domain: the domain (the fast state is freed before it)
- * @indices: the owner indices in use (1 to ORDLOCK_FAST_OWNER_KERNEL - 1)
- * @owners: the owner of each index in use (the owner table the words
- *	name); stored before the index is handed out, erased before it is
- *	freed. Its xa_lock nests inside the bucket locks: a lookup under it
- *	may use the owner until it is dropped (ordlock_fast_holder())
- * @pages: the words, zeroed at creation
- * @hash: slot + 1 of a key by its hash (linear probing), 0 when empty;
- *	written under ordlock_fast_lock (smp_store_release()), read without
- * @slots: the pinned keys; entry i is written before @hash and @nslots
- *	publish it, and never changes after
- * @epages: struct ordlock_fast_edges (a header page, then the bits),
- *	zeroed at creation, written under ordlock_fast_lock only
- */
-struct ordlock_fast_domain {
-	u32 domain_id;
-	u32 nslots;
-	struct ordlock_domain *domain;
-	struct ida indices;
-	struct xarray owners;
-	struct page *pages[ORDLOCK_FAST_NPAGES];
-	u16 hash[ORDLOCK_FAST_HASH];
-	struct ordlock_fast_slot slots[ORDLOCK_FAST_SLOTS];
-	struct page *epages[ORDLOCK_FAST_EPAGES];
-};
-
-/**
- * struct ordlock_fast_owner - the fast state of an owner
- * @fd: its domain's fast state
- * @domain: that domain; one reference held
- * @page: the owner page (struct ordlock_fast_page)
- * @index: the owner's index in the words
- */
-struct ordlock_fast_owner {
-	struct ordlock_fast_domain *fd;
-	struct ordlock_domain *domain;
-	struct page *page;
-	u32 index;
-};
-
 /* See the head of the file */
 static DEFINE_MUTEX(ordlock_fast_lock);
-static DEFINE_XARRAY(ordlock_fast_domains);
+DEFINE_XARRAY(ordlock_fast_domains);
 /* Keys pinned in all domains (resources kept in use by the fast path) */
 static atomic64_t ordlock_fast_pinned = ATOMIC64_INIT(0);
 
-static u64 *ordlock_fast_wordp(struct ordlock_fast_domain *fd, u32 slot)
-{
-	return (u64 *)page_address(fd->pages[slot / ORDLOCK_FAST_WPP]) +
-	       slot % ORDLOCK_FAST_WPP;
-}
-
-static u32 ordlock_fast_hash(u32 rank, u64 id)
-{
-	return hash_64(id ^ ((u64)rank << 32 | rank), ORDLOCK_FAST_HASH_BITS);
-}
-
 /* The slot of a key, or -1; lockless */
-static int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
+int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
 {
 	u32 h = ordlock_fast_hash(rank, id), i;
 	u16 e;
@@ -188,11 +105,6 @@ static u64 *ordlock_fast_res_word(const struct ordlock_resource *res)
 	if (WARN_ON_ONCE(slot < 0))
 		return NULL;
 	return ordlock_fast_wordp(fd, slot);
-}
-
-static u64 ordlock_fast_make(u32 gen, u32 owner)
-{
-	return ORDLOCK_FAST_WORD(gen, owner);
 }
 
 /**
@@ -644,8 +556,8 @@ put:
  * unless @any_gen): free it, or hand it to the queue's head. Return: 0,
  * -ENOENT when the word is not that owner's, -EIO when it kept changing.
  */
-static int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot,
-			       u32 index, u32 gen, bool any_gen)
+int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
+			u32 gen, bool any_gen)
 {
 	struct ordlock_resource *res = fd->slots[slot].res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);

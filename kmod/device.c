@@ -307,8 +307,7 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		/* And acknowledges a revocation */
 		if (!ordlock_lease_none(&owner->lease))
 			ordlock_lease_acknowledge(owner);
-		if (unlikely(owner->fast))
-			arg->released += ordlock_fast_release_all(owner);
+		arg->released += ordlock_fast_release_all(owner);
 		return 0;
 	}
 	if (!owner->busy && !ordlock_lease_none(&owner->lease)) {
@@ -322,8 +321,7 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 	ret = ordlock_req_release_keys(owner, keys, n);
 	if (!ret)
 		arg->released = n;
-	if (unlikely(owner->fast))
-		ordlock_fast_kernel_sync(owner, false);
+	ordlock_fast_kernel_sync(owner, false);
 	if (kb.heap)
 		kvfree(kb.heap);
 out:

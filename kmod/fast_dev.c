@@ -50,8 +50,6 @@
 
 /* See the head of the file */
 static DEFINE_MUTEX(ordlock_fast_lock);
-/* Keys pinned in all domains (resources kept in use by the fast path) */
-static atomic64_t ordlock_fast_pinned = ATOMIC64_INIT(0);
 
 /* The pages of the learned pairs; 0 or -ENOMEM (nothing allocated) */
 static int ordlock_fast_edges_alloc(struct ordlock_fast_domain *fd)
@@ -325,7 +323,7 @@ static int ordlock_fast_pin(struct ordlock_owner *owner,
 	/* Under the bucket lock, as every reader of the mark */
 	res->fast = 1;
 	spin_unlock(&bucket->lock);
-	atomic64_inc(&ordlock_fast_pinned);
+	ordlock_table_pin(1);
 	/* the slot first, then the count (release, death, mmap) */
 	smp_store_release(&fd->nslots, n + 1);
 	slot = n;
@@ -470,11 +468,12 @@ int ordlock_fast_mmap(struct ordlock_owner *owner, struct vm_area_struct *vma)
 }
 
 /**
- * ordlock_fast_owner_release() - the owner's file is released: let go of
- *	every word of its domain that names it, then free its index
- * @owner: an owner being destroyed
+ * __ordlock_fast_owner_death() - the owner is destroyed (its file
+ *	released): let go of every word of its domain that names it, then
+ *	free its index and its fast state
+ * @owner: an owner being destroyed, locked
  */
-void ordlock_fast_owner_release(struct ordlock_owner *owner)
+void __ordlock_fast_owner_death(struct ordlock_owner *owner)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_fast_domain *fd;
@@ -490,7 +489,7 @@ void ordlock_fast_owner_release(struct ordlock_owner *owner)
 		    fo->index)
 			ordlock_fast_let_go(fd, slot, fo->index, 0, true);
 	mutex_lock(&ordlock_fast_lock);
-	/* Waits for the views and walks that look at it (ordlock_fast_holder()) */
+	/* Waits for the views and walks that look at it (__ordlock_fast_holder()) */
 	xa_erase(&fd->owners, fo->index);
 	ida_free(&fd->indices, fo->index);
 	mutex_unlock(&ordlock_fast_lock);
@@ -530,7 +529,7 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 	}
 	if (idle)
 		ordlock_table_uncharge(idle);
-	atomic64_sub(fd->nslots, &ordlock_fast_pinned);
+	ordlock_table_pin(-(s64)fd->nslots);
 	/* No resource is marked any more: nothing looks it up */
 	xa_erase(&ordlock_fast_domains, domain->id);
 	mutex_unlock(&ordlock_fast_lock);
@@ -540,10 +539,4 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 	ida_destroy(&fd->indices);
 	xa_destroy(&fd->owners);
 	kvfree(fd);
-}
-
-/* ordlock_fast_npinned() - keys pinned now, in all domains */
-s64 ordlock_fast_npinned(void)
-{
-	return atomic64_read(&ordlock_fast_pinned);
 }

@@ -11,9 +11,10 @@
  * (fast_owner.c) are the words that name its index, read as requests and
  * leases need them; the device side (fast_dev.c) makes the state, pins
  * keys into it, maps it, and frees it. Only these helpers cross between
- * them: the slot of a key (ordlock_fast_lookup()) and letting go of a
- * word (ordlock_fast_let_go()), both in fastpath.c, and the state's
- * xarray (ordlock_fast_domains).
+ * them: the slot of a key (ordlock_fast_lookup(), fastpath.c), letting go
+ * of a word an owner holds (ordlock_fast_let_go(), fast_owner.c), the
+ * settle of a word after that (__ordlock_fast_settle(), fastpath.h), and
+ * the state's xarray (ordlock_fast_domains).
  *
  * A word is {generation: 32, owner: 24, WAITERS: 1, spare: 7}
  * (include/uapi/linux/ordlock.h; the protocol: fastpath.c).

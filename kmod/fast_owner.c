@@ -30,8 +30,51 @@
 #include "resource.h"
 #include "user.h"
 
+/*
+ * Let go of the word of @slot held by owner @index (at generation @gen,
+ * unless @any_gen): free it, or hand it to the queue's head, under the
+ * key's bucket lock (FAST_RELEASE, a RELEASE in the kernel, a revocation,
+ * the owner's death). Return: 0, -ENOENT when the word is not that
+ * owner's, -EIO when it kept changing.
+ */
+int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
+			u32 gen, bool any_gen)
+{
+	struct ordlock_resource *res = fd->slots[slot].res;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+	u64 *wp = ordlock_fast_wordp(fd, slot);
+	int ret = -EIO, i;
+	u64 old, new;
+
+	spin_lock(&bucket->lock);
+	old = READ_ONCE(*wp);
+	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
+		if (ORDLOCK_FAST_OWNER(old) != index ||
+		    (!any_gen && ORDLOCK_FAST_GEN(old) != gen)) {
+			ret = -ENOENT;
+			break;
+		}
+		if (list_empty(&res->waiters))
+			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
+		else
+			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+						ORDLOCK_FAST_K);
+		if (try_cmpxchg(wp, &old, new)) {
+			if (!list_empty(&res->waiters)) {
+				ordlock_res_grant_waiters(res);
+				if (__ordlock_fast_settle(res))
+					ordlock_res_grant_waiters(res);
+			}
+			ret = 0;
+			break;
+		}
+	}
+	spin_unlock(&bucket->lock);
+	return ret;
+}
+
 /**
- * ordlock_fast_held() - the keys @owner holds by the fast path now
+ * __ordlock_fast_held() - the keys @owner holds by the fast path now
  * @owner: an owner on the list of owners, ordlock_owners_lock held (its
  *	fast state is freed only after it leaves the list), or locked
  *
@@ -41,7 +84,7 @@
  *
  * Return: the count; 0 for an owner without fast state.
  */
-u32 ordlock_fast_held(struct ordlock_owner *owner)
+u32 __ordlock_fast_held(struct ordlock_owner *owner)
 {
 	/* pairs with ordlock_fast_owner_get() */
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
@@ -89,7 +132,7 @@ ordlock_fast_above(struct ordlock_fast_owner *fo, const struct ordlock_rkey *key
 }
 
 /**
- * ordlock_fast_check() - the order checks of a request in the kernel
+ * __ordlock_fast_check() - the order checks of a request in the kernel
  *	against the keys its owner holds by the fast path
  * @owner: the owner, locked
  * @keys: the request's keys, validated, sorted and merged
@@ -112,8 +155,9 @@ ordlock_fast_above(struct ordlock_fast_owner *fo, const struct ordlock_rkey *key
  * when only the strict rule is broken), the key and the lowest fast hold
  * it may not follow, or the key that is held already.
  */
-int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
-		       unsigned int n, bool order, bool strict)
+int __ordlock_fast_check(struct ordlock_owner *owner,
+			 const struct ordlock_rkey *keys, unsigned int n,
+			 bool order, bool strict)
 {
 	/* pairs with ordlock_fast_owner_get() */
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
@@ -154,7 +198,7 @@ int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *k
 }
 
 /**
- * ordlock_fast_granted() - learn the order of a grant in the kernel after
+ * __ordlock_fast_granted() - learn the order of a grant in the kernel after
  *	keys held by the fast path
  * @owner: the owner, locked, whose request was granted @keys
  * @keys: the keys granted
@@ -165,8 +209,8 @@ int ordlock_fast_check(struct ordlock_owner *owner, const struct ordlock_rkey *k
  * acquires are ascending) to each key granted are learned and reported,
  * as for a grant after the kernel's own holds (ordlock_order_grant()).
  */
-void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey *keys,
-			  unsigned int n)
+void __ordlock_fast_granted(struct ordlock_owner *owner,
+			    const struct ordlock_rkey *keys, unsigned int n)
 {
 	/* pairs with ordlock_fast_owner_get() */
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
@@ -184,60 +228,43 @@ void ordlock_fast_granted(struct ordlock_owner *owner, const struct ordlock_rkey
 }
 
 /**
- * ordlock_fast_adopt() - turn a key @owner holds by the fast path into a
- *	hold of the kernel's, for a request that needs it there
+ * __ordlock_fast_take_over() - the kernel takes over a key @owner holds by
+ *	the fast path, for a request that needs it as a hold of the kernel's
  * @owner: the owner, locked
  * @key: the key (its mode is ignored)
+ * @hold: a spare hold of the owner, charged to its user
  *
  * A conversion (ORDLOCK_IOC_CONVERT) works on the kernel's holds; a key
  * taken by CAS is the owner's all the same, so the kernel takes it over
  * first: under the key's bucket lock its word goes from {g, owner, W} to
  * {g + 1, KERNEL} (WAITERS is for members' holds only; the queue stays
- * and is granted from when the kernel's hold goes), and the owner gets an
- * exclusive hold with a new token, as a grant would give it. The member's
- * library drops the key from its stack (its word no longer names it).
+ * and is granted from when the kernel's hold goes), and @hold goes on the
+ * key's holders, exclusive. The rest is the grant's (request.c gives the
+ * hold its token and puts it on owner->held). The member's library drops
+ * the key from its stack (its word no longer names it).
  *
- * Return: the hold (on owner->held), NULL when the owner does not hold
- * @key by the fast path, or an ERR_PTR with the failure recorded (-ENOMEM,
- * the user's key limit, -EIO when the word kept changing); nothing is
- * changed then.
+ * Return: 0, -ENOENT when the owner does not hold @key by the fast path,
+ * or -EIO when the word kept changing; nothing is changed then.
  */
-struct ordlock_hold *ordlock_fast_adopt(struct ordlock_owner *owner,
-					const struct ordlock_rkey *key)
+int __ordlock_fast_take_over(struct ordlock_owner *owner,
+			     const struct ordlock_rkey *key,
+			     struct ordlock_hold *hold)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_resource *res;
 	struct ordlock_bucket *bucket;
-	struct ordlock_hold *hold;
-	LIST_HEAD(list);
-	int slot, ret, i;
+	int slot, ret = -EIO, i;
 	u64 *wp, old;
 
 	lockdep_assert_held(&owner->lock);
-	if (!fo)
-		return NULL;
 	slot = ordlock_fast_lookup(fo->fd, key->rank, key->id);
 	if (slot < 0)
-		return NULL;
+		return -ENOENT;
 	wp = ordlock_fast_wordp(fo->fd, slot);
-	if (ORDLOCK_FAST_OWNER(READ_ONCE(*wp)) != fo->index)
-		return NULL;
-	ret = ordlock_owner_get_holds(owner, 1, &list);
-	if (ret) {
-		ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, key);
-		return ERR_PTR(ret);
-	}
-	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1, owner->user_exempt);
-	if (ret) {
-		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
-		goto put;
-	}
-	hold = list_first_entry(&list, struct ordlock_hold, owner_node);
 	res = fo->fd->slots[slot].res;
 	bucket = ordlock_res_bucket(res);
 	spin_lock(&bucket->lock);
 	old = READ_ONCE(*wp);
-	ret = -EIO;
 	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
 		if (ORDLOCK_FAST_OWNER(old) != fo->index) {
 			ret = -ENOENT;
@@ -256,31 +283,18 @@ struct ordlock_hold *ordlock_fast_adopt(struct ordlock_owner *owner,
 		ordlock_res_add_holder(res, &hold->res_node, ORDLOCK_MODE_EXCLUSIVE);
 	}
 	spin_unlock(&bucket->lock);
-	if (ret)
-		goto uncharge;
-	list_del(&hold->owner_node);
-	owner->last_token = ordlock_domain_next_token(owner->domain);
-	hold->token = owner->last_token;
-	ordlock_owner_insert_hold(owner, hold);
-	return hold;
-
-uncharge:
-	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
-	if (ret == -EIO)
-		ordlock_owner_fail(owner, ORDLOCK_REASON_INVALID, ret, key);
-put:
-	ordlock_owner_put_holds(owner, &list);
-	return ret == -ENOENT ? NULL : ERR_PTR(ret);
+	return ret;
 }
 
 /**
- * ordlock_fast_holds() - whether @owner holds @key by the fast path
+ * __ordlock_fast_holds() - whether @owner holds @key by the fast path
  * @owner: the owner, locked
  * @key: the key (its mode is ignored)
  *
  * Return: its slot when the key's word names the owner, else -1.
  */
-int ordlock_fast_holds(struct ordlock_owner *owner, const struct ordlock_rkey *key)
+int __ordlock_fast_holds(struct ordlock_owner *owner,
+			 const struct ordlock_rkey *key)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	int slot;
@@ -299,7 +313,7 @@ int ordlock_fast_holds(struct ordlock_owner *owner, const struct ordlock_rkey *k
  * ordlock_fast_drop() - a RELEASE in the kernel of keys @owner holds by the
  *	fast path
  * @owner: the owner, locked
- * @slot: a slot ordlock_fast_holds() found, or -1 for every word that
+ * @slot: a slot __ordlock_fast_holds() found, or -1 for every word that
  *	names the owner (RELEASE_ALL)
  *
  * The keys an owner holds are its own whichever way it took them: a
@@ -331,36 +345,37 @@ static unsigned int ordlock_fast_drop(struct ordlock_owner *owner, int slot)
 }
 
 /**
- * ordlock_fast_release_key() - RELEASE's part of the fast path: let go of
+ * __ordlock_fast_release_key() - RELEASE's part of the fast path: let go of
  *	@key if @owner holds it by the fast path (ordlock_fast_drop())
  * @owner: the owner, locked
  * @key: a key of the RELEASE that the kernel does not hold for @owner
  */
-void ordlock_fast_release_key(struct ordlock_owner *owner, const struct ordlock_rkey *key)
+void __ordlock_fast_release_key(struct ordlock_owner *owner,
+				const struct ordlock_rkey *key)
 {
-	int slot = ordlock_fast_holds(owner, key);
+	int slot = __ordlock_fast_holds(owner, key);
 
 	if (slot >= 0)
 		ordlock_fast_drop(owner, slot);
 }
 
 /**
- * ordlock_fast_release_all() - RELEASE_ALL's part of the fast path
+ * __ordlock_fast_release_all() - RELEASE_ALL's part of the fast path
  * @owner: the owner, locked, whose kernel holds were just let go
  *
  * Return: the number of keys held by the fast path that were let go
  * (ordlock_fast_drop()); the owner page's KERNEL bit is cleared.
  */
-unsigned int ordlock_fast_release_all(struct ordlock_owner *owner)
+unsigned int __ordlock_fast_release_all(struct ordlock_owner *owner)
 {
 	unsigned int n = ordlock_fast_drop(owner, -1);
 
-	ordlock_fast_kernel_sync(owner, false);
+	__ordlock_fast_kernel_sync(owner, false);
 	return n;
 }
 
 /**
- * ordlock_fast_revoke() - @owner's lease expired: let go of the keys it
+ * __ordlock_fast_revoke() - @owner's lease expired: let go of the keys it
  *	holds by the fast path, after raising its owner page's revoked flag
  * @owner: the owner, locked, being revoked (DOC: Leases)
  * @keys: receives the keys let go (exclusive, token 0: a fast-path grant
@@ -377,9 +392,9 @@ unsigned int ordlock_fast_release_all(struct ordlock_owner *owner)
  *
  * Return: the number of keys let go (also those beyond @max).
  */
-unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
-				 struct ordlock_revoked_key *keys,
-				 unsigned int max)
+unsigned int __ordlock_fast_revoke(struct ordlock_owner *owner,
+				   struct ordlock_revoked_key *keys,
+				   unsigned int max)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_fast_page *fp;
@@ -416,12 +431,12 @@ unsigned int ordlock_fast_revoke(struct ordlock_owner *owner,
 }
 
 /**
- * ordlock_fast_acknowledge() - a revoked @owner acknowledged (RELEASE_ALL):
+ * __ordlock_fast_acknowledge() - a revoked @owner acknowledged (RELEASE_ALL):
  *	let go of a word an acquire racing the revocation took, and lower the
  *	owner page's revoked flag
  * @owner: the owner, locked
  */
-void ordlock_fast_acknowledge(struct ordlock_owner *owner)
+void __ordlock_fast_acknowledge(struct ordlock_owner *owner)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_fast_page *fp;
@@ -437,7 +452,7 @@ void ordlock_fast_acknowledge(struct ordlock_owner *owner)
 }
 
 /**
- * ordlock_fast_kernel_sync() - tell @owner's library whether the kernel
+ * __ordlock_fast_kernel_sync() - tell @owner's library whether the kernel
  *	holds keys for it (%ORDLOCK_FAST_PAGE_KERNEL in the owner page)
  * @owner: the owner, locked
  * @busy: a request of the owner is starting in the kernel
@@ -448,7 +463,7 @@ void ordlock_fast_acknowledge(struct ordlock_owner *owner)
  * kinds of holds. The library of the process that holds the kernel's keys
  * knows it already; this is for another process on the same owner (a fork
  * child, a nested script). A request sets it before its order checks read
- * the words (ordlock_fast_check()), with a full barrier between, and an
+ * the words (__ordlock_fast_check()), with a full barrier between, and an
  * acquire reads it after its CAS: of a CAS and a request racing, either
  * the check sees the word or the acquire sees the bit (the handshake of a
  * revocation, tests/model/fastpath.pml). Cleared when the owner holds
@@ -456,7 +471,7 @@ void ordlock_fast_acknowledge(struct ordlock_owner *owner)
  * lets go elsewhere (a lease's revocation) leaves it set until the next
  * request or release of the owner: one detour through the kernel.
  */
-void ordlock_fast_kernel_sync(struct ordlock_owner *owner, bool busy)
+void __ordlock_fast_kernel_sync(struct ordlock_owner *owner, bool busy)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_fast_page *fp;

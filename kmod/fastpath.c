@@ -34,11 +34,12 @@
  * (ORDLOCK_FAST_TRIES): a member that keeps rewriting a word makes its key
  * look busy (or the call fail with EIO), never the kernel spin.
  *
- * Two calls leave the file: where a word says the queue may go, its head
- * is granted by resource.c (ordlock_res_grant_waiters(), which comes back
- * here for the claim); and a waiter queued behind a member starts that
- * member's lease (ordlock_lease_fast_seen(), an allowed upward call,
- * kmod/layers.txt), which only posts a deadline and queues work.
+ * Nothing here calls back into resource.c: where a word says the queue
+ * may go, the settle says so and resource.c grants it (which comes back
+ * here for the claim), so that the hooks go one way. One call leaves the
+ * file: a waiter queued behind a member starts that member's lease
+ * (ordlock_lease_fast_seen(), an allowed upward call, kmod/layers.txt),
+ * which only posts a deadline and queues work.
  */
 #include "domain.h"
 #include "fast_internal.h"
@@ -82,14 +83,14 @@ static u64 *ordlock_fast_res_word(const struct ordlock_resource *res)
 }
 
 /**
- * ordlock_fast_claim() - take the word of @res for the kernel's holders
+ * __ordlock_fast_claim() - take the word of @res for the kernel's holders
  * @res: a fast resource whose holder counts allow a grant
  *
  * Return: true when the word is the kernel's (it was, or it was free and
  * is now, with a new generation): the caller may grant; false when a
  * fast-path owner holds the key, or the word is corrupt.
  */
-bool ordlock_fast_claim(struct ordlock_resource *res)
+bool __ordlock_fast_claim(struct ordlock_resource *res)
 {
 	u64 *wp = ordlock_fast_res_word(res);
 	u64 old;
@@ -115,15 +116,19 @@ bool ordlock_fast_claim(struct ordlock_resource *res)
 }
 
 /**
- * ordlock_fast_settle() - put the word of @res right after a change of its
- *	holders or waiters
+ * __ordlock_fast_settle() - put the word of @res right after a change of
+ *	its holders or waiters
  * @res: a fast resource
  *
  * The kernel's word with no kernel holder left turns free; WAITERS with an
  * empty queue is cleared; a queue whose word is free (or the kernel's with
- * no holder) is granted from its head.
+ * no holder) is to be granted from its head: the word stays (or becomes,
+ * by the grant's claim) the kernel's.
+ *
+ * Return: true when the caller is to grant the queue from its head
+ * (ordlock_res_grant_waiters()).
  */
-void ordlock_fast_settle(struct ordlock_resource *res)
+bool __ordlock_fast_settle(struct ordlock_resource *res)
 {
 	u64 *wp = ordlock_fast_res_word(res);
 	bool held = res->nshared || res->nexcl;
@@ -132,33 +137,42 @@ void ordlock_fast_settle(struct ordlock_resource *res)
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	if (!wp)
-		return;
+		return false;
 	old = READ_ONCE(*wp);
 	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
 		u32 owner = ORDLOCK_FAST_OWNER(old);
 
 		if (owner == ORDLOCK_FAST_K) {
 			if (held)
-				return;
-			if (!list_empty(&res->waiters)) {
-				ordlock_res_grant_waiters(res);
-				return;
-			}
+				return false;
+			if (!list_empty(&res->waiters))
+				return true;
 			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
 		} else if (owner) {
 			if (!(old & ORDLOCK_FAST_WAITERS) || !list_empty(&res->waiters))
-				return;
+				return false;
 			new = old & ~ORDLOCK_FAST_WAITERS;
 		} else {
 			/* WAITERS without an owner: corrupt, left alone */
-			if (list_empty(&res->waiters) || (old & ORDLOCK_FAST_WAITERS))
-				return;
-			ordlock_res_grant_waiters(res);
-			return;
+			return !list_empty(&res->waiters) &&
+			       !(old & ORDLOCK_FAST_WAITERS);
 		}
 		if (try_cmpxchg(wp, &old, new))
-			return;
+			return false;
 	}
+	return false;
+}
+
+/*
+ * The index of @owner in its domain's owner table, 0 when it has no fast
+ * state: @owner is one an ordlock_word_holder_fn got (under the table's
+ * lock, which keeps its fast state)
+ */
+static u32 ordlock_fast_index(const struct ordlock_owner *owner)
+{
+	const struct ordlock_fast_owner *fo = READ_ONCE(owner->fast);
+
+	return fo ? fo->index : 0;
 }
 
 /*
@@ -166,7 +180,7 @@ void ordlock_fast_settle(struct ordlock_resource *res)
  * lease starts, or keeps an earlier deadline (ordlock_lease_fast_seen());
  * under the owner table's lock
  */
-static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_fast_holder *h)
+static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_word_holder *h)
 {
 	/* An owner whose index is being freed has no fast state any more */
 	if (h->owner && ordlock_fast_index(h->owner) == h->index)
@@ -175,15 +189,17 @@ static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_fast_holder *h)
 }
 
 /**
- * ordlock_fast_queued() - a waiter was queued on @res: make sure it will
+ * __ordlock_fast_queued() - a waiter was queued on @res: make sure it will
  *	be woken
  * @res: a fast resource
  *
  * Behind a fast-path holder, WAITERS is set (so that its release comes to
- * the kernel); if the key was let go meanwhile, the queue is granted at
- * once from its head.
+ * the kernel); if the key was let go meanwhile, the word is settled
+ * (__ordlock_fast_settle()).
+ *
+ * Return: true when the caller is to grant the queue from its head at once.
  */
-void ordlock_fast_queued(struct ordlock_resource *res)
+bool __ordlock_fast_queued(struct ordlock_resource *res)
 {
 	u64 *wp = ordlock_fast_res_word(res);
 	u64 old;
@@ -191,18 +207,16 @@ void ordlock_fast_queued(struct ordlock_resource *res)
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	if (!wp)
-		return;
+		return false;
 	old = READ_ONCE(*wp);
 	for (i = 0; ; i++) {
 		u32 owner = ORDLOCK_FAST_OWNER(old);
 
 		/* A member that keeps rewriting the word: left busy */
 		if (i == ORDLOCK_FAST_TRIES)
-			return;
-		if (owner == ORDLOCK_FAST_K || !owner) {
-			ordlock_fast_settle(res);
-			return;
-		}
+			return false;
+		if (owner == ORDLOCK_FAST_K || !owner)
+			return __ordlock_fast_settle(res);
 		if ((old & ORDLOCK_FAST_WAITERS) ||
 		    try_cmpxchg(wp, &old, old | ORDLOCK_FAST_WAITERS))
 			break;
@@ -213,12 +227,13 @@ void ordlock_fast_queued(struct ordlock_resource *res)
 	 * max-hold set while the key was contended already applies from the
 	 * next waiter on.
 	 */
-	ordlock_fast_holder(res, ordlock_fast_seen_fn, NULL);
+	__ordlock_fast_holder(res, ordlock_fast_seen_fn, NULL);
+	return false;
 }
 
 /**
- * ordlock_fast_holder() - the member that holds @res by the fast path, as
- *	the key's word names it
+ * __ordlock_fast_holder() - the member that holds @res by the fast path, as
+ *	the key's word names it (ordlock_res_word_holder() says more)
  * @res: a resource; its bucket lock held
  * @fn: called when the word names a member's index (not free, not the
  *	kernel's holders), with the key's domain, the owner of that index in
@@ -236,10 +251,10 @@ void ordlock_fast_queued(struct ordlock_resource *res)
  * Return: what @fn returned; false when @res is not a fast key or no member
  * holds it.
  */
-bool ordlock_fast_holder(struct ordlock_resource *res, ordlock_fast_holder_fn fn,
-			 void *arg)
+bool __ordlock_fast_holder(struct ordlock_resource *res,
+			   ordlock_word_holder_fn fn, void *arg)
 {
-	struct ordlock_fast_holder h = {};
+	struct ordlock_word_holder h = {};
 	struct ordlock_fast_domain *fd;
 	u64 word;
 	int slot;
@@ -265,59 +280,5 @@ bool ordlock_fast_holder(struct ordlock_resource *res, ordlock_fast_holder_fn fn
 	h.owner = xa_load(&fd->owners, h.index);
 	ret = fn(arg, &h);
 	xa_unlock(&fd->owners);
-	return ret;
-}
-
-/**
- * ordlock_fast_index() - the index of @owner in its domain's owner table
- * @owner: an owner that an ordlock_fast_holder_fn got (under the table's
- *	lock, which keeps its fast state)
- *
- * Return: the index, 0 when the owner has no fast state.
- */
-u32 ordlock_fast_index(const struct ordlock_owner *owner)
-{
-	const struct ordlock_fast_owner *fo = READ_ONCE(owner->fast);
-
-	return fo ? fo->index : 0;
-}
-
-/*
- * Let go of the word of @slot held by owner @index (at generation @gen,
- * unless @any_gen): free it, or hand it to the queue's head. Return: 0,
- * -ENOENT when the word is not that owner's, -EIO when it kept changing.
- */
-int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
-			u32 gen, bool any_gen)
-{
-	struct ordlock_resource *res = fd->slots[slot].res;
-	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
-	u64 *wp = ordlock_fast_wordp(fd, slot);
-	int ret = -EIO, i;
-	u64 old, new;
-
-	spin_lock(&bucket->lock);
-	old = READ_ONCE(*wp);
-	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
-		if (ORDLOCK_FAST_OWNER(old) != index ||
-		    (!any_gen && ORDLOCK_FAST_GEN(old) != gen)) {
-			ret = -ENOENT;
-			break;
-		}
-		if (list_empty(&res->waiters))
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
-		else
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
-						ORDLOCK_FAST_K);
-		if (try_cmpxchg(wp, &old, new)) {
-			if (!list_empty(&res->waiters)) {
-				ordlock_res_grant_waiters(res);
-				ordlock_fast_settle(res);
-			}
-			ret = 0;
-			break;
-		}
-	}
-	spin_unlock(&bucket->lock);
 	return ret;
 }

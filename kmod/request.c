@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Requests: the acquire and convert state machine, the grant, and release
- * (this file is over 1000 lines: they share the request's helpers; the
- * order rule and REORDER are in rule.c, the cluster variant in cluster.c,
- * the fast path behind the hooks of fastpath.h).
+ * Requests: the acquire state machine, the grant, and release. Beside it:
+ * the order rule and REORDER (rule.c), conversions (convert.c), the
+ * cluster variant (cluster.c), the fast path behind the hooks of
+ * fastpath.h.
  *
  * An acquire takes its keys one by one in ascending order. For each key it
  * finds (or creates) the resource under the bucket lock, and is granted at
@@ -171,7 +171,7 @@ static unsigned int ordlock_req_drop_hold(struct ordlock_owner *owner,
 }
 
 /* The request failed with @ret: undo what it took */
-static int ordlock_request_fail(struct ordlock_request *req, int ret)
+int ordlock_request_fail(struct ordlock_request *req, int ret)
 {
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_hold *hold;
@@ -312,7 +312,7 @@ static int ordlock_request_done(struct ordlock_request *req)
  * converts in the cluster too (a failure undoes the local upgrade; an
  * asynchronous request goes on in ordlock_cluster_convert_poll())
  */
-static int ordlock_request_converted(struct ordlock_request *req)
+int ordlock_request_converted(struct ordlock_request *req)
 {
 	int ret;
 
@@ -393,7 +393,7 @@ static int ordlock_request_next(struct ordlock_request *req, int ret)
 }
 
 /* The wait of the current key ended with @ret (0: granted) */
-static int ordlock_request_took(struct ordlock_request *req, int ret)
+int ordlock_request_took(struct ordlock_request *req, int ret)
 {
 	if (ret)
 		return ordlock_request_fail(req, ret);
@@ -403,7 +403,7 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 }
 
 /* Common start of an acquire and a conversion; the owner is locked */
-static int ordlock_request_init(struct ordlock_request *req, bool convert)
+int ordlock_request_init(struct ordlock_request *req, bool convert)
 {
 	struct ordlock_owner *owner = req->owner;
 
@@ -810,8 +810,8 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
  * not hold @key so, or an ERR_PTR with the failure recorded (-ENOMEM, the
  * user's key limit, -EIO when the word kept changing); nothing changed.
  */
-static struct ordlock_hold *ordlock_adopt(struct ordlock_owner *owner,
-					  const struct ordlock_rkey *key)
+struct ordlock_hold *ordlock_adopt(struct ordlock_owner *owner,
+				   const struct ordlock_rkey *key)
 {
 	struct ordlock_hold *hold;
 	LIST_HEAD(list);
@@ -843,122 +843,6 @@ static struct ordlock_hold *ordlock_adopt(struct ordlock_owner *owner,
 put:
 	ordlock_owner_put_holds(owner, &list);
 	return ret == -ENOENT ? NULL : ERR_PTR(ret);
-}
-
-/**
- * ordlock_request_convert() - start changing the mode of a held key
- * @req: the request: owner (locked), keys (one key, with its new mode), n
- *	(1), try and notify filled in
- * @timeout_ns: the longest an upgrade may wait
- *
- * Return: as ordlock_request_start(); on failure the key stays held in its
- * old mode.
- */
-int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
-{
-	struct ordlock_owner *owner = req->owner;
-	const struct ordlock_rkey *key = &req->keys[0];
-	struct ordlock_waiter *other;
-	struct ordlock_resource *res;
-	struct ordlock_hold *hold;
-	int ret = 0;
-
-	ret = ordlock_request_init(req, true);
-	if (ret)
-		return ret;
-	hold = ordlock_owner_find_hold(owner, key);
-	/* A key taken by the fast path is the kernel's from now on */
-	if (!hold && unlikely(owner->fast))
-		hold = ordlock_adopt(owner, key);
-	if (IS_ERR(hold))
-		return PTR_ERR(hold);
-	if (!hold)
-		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, key);
-	req->hold = hold;
-	req->old_mode = hold->mode;
-	ordlock_order_held_changed(&owner->order_cache);
-	if (hold->mode == key->mode) {
-		req->token = hold->token;
-		return 0;
-	}
-
-	res = hold->res;
-	req->active = true;
-	owner->busy = true;
-	owner->converting = hold;
-	req->timeout_ns = timeout_ns;
-	if (key->mode == ORDLOCK_MODE_SHARED) {
-		/*
-		 * A downgrade: in the cluster first (nothing to undo locally;
-		 * an asynchronous request's only starts there, and never waits)
-		 */
-		ret = ordlock_convert_cluster(req, key);
-		if (ret)
-			return ordlock_request_fail(req, ret);
-	}
-	ordlock_waiter_init(req, hold, key->mode, true);
-	spin_lock(&ordlock_res_bucket(res)->lock);
-	/* A downgrade always fits; an upgrade fits when nobody else holds */
-	if (ordlock_res_fits(res, &req->w) && !ordlock_res_converting(res)) {
-		ordlock_res_set_mode(res, hold, key->mode);
-		if (key->mode == ORDLOCK_MODE_SHARED)
-			ordlock_res_grant_waiters(res);
-		spin_unlock(&ordlock_res_bucket(res)->lock);
-		return ordlock_request_converted(req);
-	}
-	other = ordlock_res_converting(res);
-	if (other) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_UPGRADE, -EDEADLK, key);
-		owner->failure.pid = READ_ONCE(other->hold->owner->pid);
-		owner->failure.holder_mode = other->hold->mode;
-	} else if (req->try) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
-		ordlock_res_blame(res, owner, key->mode, NULL);
-	} else if (ordlock_user_charge(owner->user, ORDLOCK_USER_WAITERS, 1,
-				       owner->user_exempt)) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, key);
-		ordlock_res_blame(res, owner, key->mode, NULL);
-	} else {
-		/* No other conversion is queued: go to the head */
-		ordlock_res_queue(res, &req->w);
-	}
-	spin_unlock(&ordlock_res_bucket(res)->lock);
-	if (ret)
-		return ordlock_request_fail(req, ret);
-
-	ret = ordlock_wait_begin(req);
-	if (ret == 1) {
-		if (req->notify)
-			return -EINPROGRESS;
-		ret = ordlock_wait_sync(req);
-	}
-	return ordlock_request_took(req, ret);
-}
-
-/**
- * ordlock_req_convert() - change the mode of a held key, waiting in the task
- * @owner: the owner, locked
- * @key: the held key and its new mode
- * @timeout_ns: the longest an upgrade may wait
- * @try: never wait
- * @token: receives the fencing token of the hold
- *
- * Return: as ordlock_request_convert().
- */
-int ordlock_req_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
-			u64 timeout_ns, bool try, u64 *token)
-{
-	struct ordlock_request req = {
-		.owner = owner,
-		.keys = key,
-		.n = 1,
-		.try = try,
-	};
-	int ret;
-
-	ret = ordlock_request_convert(&req, timeout_ns);
-	*token = req.token;
-	return ret;
 }
 
 /**

@@ -878,7 +878,7 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	u32 usize;
 	int ret;
 
-	/* The fast path's commands (fastpath.c) */
+	/* The fast path's commands (fast_dev.c) */
 	if (cmd == ORDLOCK_IOC_FAST_PIN || cmd == ORDLOCK_IOC_FAST_RELEASE ||
 	    cmd == ORDLOCK_IOC_FAST_LEARN)
 		return ordlock_fast_ioctl(owner, cmd, uarg);
@@ -945,7 +945,7 @@ static int ordlock_fop_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* The fast path's words and owner page (fastpath.c) */
+/* The fast path's words and owner page (fast_dev.c) */
 static int ordlock_fop_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	return ordlock_fast_mmap(file->private_data, vma);

@@ -133,7 +133,7 @@ struct ordlock_rank_name {
  *	@backend
  * @cluster_changing: a change of @backend is under way (the join runs
  *	with no lock held); under ordlock_domains_lock
- * @fastpath: the domain has the fast path (fastpath.c); written under
+ * @fastpath: the domain has the fast path (fastpath.h); written under
  *	ordlock_domains_lock while nobody is in the domain, read with
  *	READ_ONCE()
  * @fast_uid: the only user whose owners may use the fast path; like

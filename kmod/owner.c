@@ -12,7 +12,6 @@
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
-#include "fastpath.h"
 #include "owner.h"
 #include "request.h"
 #include "resource.h"
@@ -175,8 +174,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	ordlock_lease_owner_kill(owner);
 	if (owner->nheld && ordlock_owner_killed())
 		ordlock_event_owner_died(owner);
-	ordlock_req_release_all(owner);
-	ordlock_fast_owner_release(owner);
+	ordlock_req_owner_gone(owner);
 	ordlock_owner_free_spare(owner);
 	mutex_unlock(&owner->lock);
 	/* Its timer and work item take owner->lock: cancelled unlocked */

@@ -17,6 +17,14 @@
  * under contention. The waiter's age bounds it (handoff_us, the fairness
  * rule of the UAPI header).
  *
+ * A key pinned by the fast path (res->fast) has a word in user space that
+ * is the truth about who holds it: this file is the one engine file that
+ * enters the word protocol, through the hooks of fastpath.h (the claim
+ * before a grant, the settle after a change of holders or waiters, the
+ * queued when a waiter queues), and the one the views ask who holds a key
+ * by the fast path (ordlock_res_word_holder()). A word that lets the
+ * queue go has it granted here, as a release would.
+ *
  * Every function here but ordlock_res_drop_hold() and
  * __ordlock_res_drop_hold() runs under the bucket lock of the resource;
  * none sleeps.
@@ -26,6 +34,7 @@
 
 #include "cluster.h"
 #include "domain.h"
+#include "fastpath.h"
 #include "keys.h"
 #include "owner.h"
 #include "params.h"
@@ -53,7 +62,27 @@ bool ordlock_res_fits(struct ordlock_resource *res,
 		return false;
 	}
 	/* A fast key's word is taken for the kernel's holders first */
-	return likely(!res->fast) || ordlock_fast_claim(res);
+	return ordlock_fast_claim(res);
+}
+
+/*
+ * ordlock_res_claim() - the claim of ordlock_res_compatible() (resource.h,
+ * inline, calls it for a pinned key only)
+ */
+bool ordlock_res_claim(struct ordlock_resource *res)
+{
+	return ordlock_fast_claim(res);
+}
+
+/*
+ * ordlock_res_settle() - the holders or waiters of @res changed: a pinned
+ * key's word is put right, and the queue granted if the word lets it go
+ */
+void ordlock_res_settle(struct ordlock_resource *res)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (ordlock_fast_settle(res))
+		ordlock_res_grant_waiters(res);
 }
 
 /* Unlinked as ordlock_holders_link() links (resource.h) */
@@ -89,8 +118,8 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	else
 		list_add_tail(&w->node, &res->waiters);
 	/* Behind a fast-path holder: its release must come to the kernel */
-	if (unlikely(res->fast))
-		ordlock_fast_queued(res);
+	if (ordlock_fast_queued(res))
+		ordlock_res_grant_waiters(res);
 }
 
 /*
@@ -103,7 +132,7 @@ void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	list_del(&w->node);
 	ordlock_res_grant_waiters(res);
 	if (unlikely(res->fast))
-		ordlock_fast_settle(res);
+		ordlock_res_settle(res);
 	if (ordlock_resource_put_unused(ordlock_res_bucket(res), res)) {
 		ordlock_gauge_dec(&w->hold->owner->domain->resources);
 		ordlock_table_uncharge(1);
@@ -260,7 +289,7 @@ unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 	if (!list_empty(&res->waiters))
 		ordlock_res_release_waiters(res);
 	if (unlikely(res->fast))
-		ordlock_fast_settle(res);
+		ordlock_res_settle(res);
 	if (ordlock_resource_put_unused(bucket, res)) {
 		ordlock_gauge_dec(&hold->owner->domain->resources);
 		idle = 1;
@@ -278,7 +307,7 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 }
 
 /* A member holds the key by the fast path: it blocks any request */
-static bool ordlock_res_blame_fast(void *arg, const struct ordlock_fast_holder *h)
+static bool ordlock_res_blame_fast(void *arg, const struct ordlock_word_holder *h)
 {
 	struct ordlock_failure *f = arg;
 
@@ -311,8 +340,7 @@ void ordlock_res_blame(struct ordlock_resource *res,
 			return;
 		}
 	}
-	if (unlikely(res->fast) &&
-	    ordlock_fast_holder(res, ordlock_res_blame_fast, f))
+	if (ordlock_fast_holder(res, ordlock_res_blame_fast, f))
 		return;
 	list_for_each_entry(w, &res->waiters, node) {
 		if (w == self)
@@ -324,4 +352,31 @@ void ordlock_res_blame(struct ordlock_resource *res,
 			return;
 		}
 	}
+}
+
+/**
+ * ordlock_res_word_holder() - the member that holds @res by the fast path,
+ *	as the key's word names it: the views' and the wait-for graph's one
+ *	way to the fast path's holders (resource.h)
+ * @res: a resource; its bucket lock held
+ * @fn: called when the word names a member's index (not free, not the
+ *	kernel's holders), with the key's domain, the owner of that index in
+ *	the domain's owner table (NULL when the index names no owner: the word
+ *	is garbage, or names an owner that is going), the index and the
+ *	generation. Called under the owner table's lock: @fn may not sleep,
+ *	and the owner may be used only until it returns
+ * @arg: passed to @fn
+ *
+ * The word is read once: what @fn gets is what it said at that instant,
+ * and the owner is looked up in the kernel's own table, never taken from
+ * a user page. Bounded: one hash lookup and one xarray lookup.
+ *
+ * Return: what @fn returned; false when @res is not pinned or no member
+ * holds it.
+ */
+bool ordlock_res_word_holder(struct ordlock_resource *res,
+			     ordlock_word_holder_fn fn, void *arg)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	return ordlock_fast_holder(res, fn, arg);
 }

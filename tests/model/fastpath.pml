@@ -37,7 +37,7 @@
  * CAS, not after): either lets an acquire that races the revocation take
  * the key unseen by both, and its owner use it after the revocation ended.
  *
- * The revocation handshake (kmod/fastpath.c, ordlock_fast_revoke(); the
+ * The revocation handshake (kmod/fast_owner.c, ordlock_fast_revoke(); the
  * library's acquire): the kernel raises the owner page's revoked flag,
  * then (a full barrier) walks the words and lets go of every word that
  * names the owner; the library's acquire does its CAS, then reads the

@@ -29,10 +29,12 @@
  * WAITERS (queued). resource.c is the one engine file that calls these,
  * through the inline hooks of fastpath.h, which return at once for a key
  * that is not pinned. All of it under the key's bucket lock, and every
- * access to a word a load or a cmpxchg against what was loaded: members
- * may write anything at any time. The loops are bounded
- * (ORDLOCK_FAST_TRIES): a member that keeps rewriting a word makes its key
- * look busy (or the call fail with EIO), never the kernel spin.
+ * access to a word a load, a cmpxchg against what was loaded, or the one
+ * fetch-or that sets WAITERS (ordlock_fast_reserve(): a queue is never
+ * left unseen by a member that loops on the key): members may write
+ * anything at any time. The loops are bounded (ORDLOCK_FAST_TRIES): a
+ * member that keeps rewriting a word makes its key look busy (or the call
+ * fail with EIO), never the kernel spin.
  *
  * Nothing here calls back into resource.c: where a word says the queue
  * may go, the settle says so and resource.c grants it (which comes back
@@ -115,6 +117,8 @@ bool __ordlock_fast_claim(struct ordlock_resource *res)
 	return false;
 }
 
+static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp);
+
 /**
  * __ordlock_fast_settle() - put the word of @res right after a change of
  *	its holders or waiters
@@ -149,13 +153,18 @@ bool __ordlock_fast_settle(struct ordlock_resource *res)
 				return true;
 			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
 		} else if (owner) {
-			if (!(old & ORDLOCK_FAST_WAITERS) || !list_empty(&res->waiters))
+			/* A queue behind a member: its release must come here */
+			if (!list_empty(&res->waiters))
+				return !(old & ORDLOCK_FAST_WAITERS) &&
+				       ordlock_fast_reserve(res, wp);
+			if (!(old & ORDLOCK_FAST_WAITERS))
 				return false;
 			new = old & ~ORDLOCK_FAST_WAITERS;
 		} else {
 			/* WAITERS without an owner: corrupt, left alone */
-			return !list_empty(&res->waiters) &&
-			       !(old & ORDLOCK_FAST_WAITERS);
+			if (list_empty(&res->waiters) || (old & ORDLOCK_FAST_WAITERS))
+				return false;
+			return ordlock_fast_reserve(res, wp);
 		}
 		if (try_cmpxchg(wp, &old, new))
 			return false;
@@ -188,38 +197,49 @@ static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_word_holder *h)
 	return true;
 }
 
-/**
- * __ordlock_fast_queued() - a waiter was queued on @res: make sure it will
- *	be woken
- * @res: a fast resource
+/*
+ * ordlock_fast_reserve() - the queue of @res must be seen: set WAITERS in
+ * its word @wp, under the bucket lock, with one atomic fetch-or (issue 40,
+ * docs/fastpath.md "Queueing behind a member that loops"). A CAS loop that
+ * sets it can be made to fail for ever by a member that takes and lets go
+ * of the key by CAS, each time between the kernel's load and its CAS: the
+ * waiter was then left queued without WAITERS, the member's releases never
+ * came to the kernel, and once it stopped the waiter slept on a free key
+ * until its timeout. No member's write makes a fetch-or fail; the kernel
+ * acts on the word it replaced:
  *
- * Behind a fast-path holder, WAITERS is set (so that its release comes to
- * the kernel); if the key was let go meanwhile, the word is settled
- * (__ordlock_fast_settle()).
+ *  - a member's index: WAITERS is set behind it, its release CAS (which
+ *    expects WAITERS clear) fails and it lets go through FAST_RELEASE,
+ *    which hands the key over; its lease starts (max-hold);
+ *  - free: the word is {g, 0, WAITERS}, which no member takes (an acquire
+ *    expects WAITERS clear) nor writes (a release expects its own index):
+ *    it is the kernel's to take, {g + 1, KERNEL}, and the queue is granted;
+ *  - the kernel's: WAITERS was not needed and is cleared again (no member
+ *    writes a KERNEL word); the queue goes on as the holders allow.
  *
- * Return: true when the caller is to grant the queue from its head at once.
+ * A CAS here fails only on a word a member wrote by hand (it breaks its own
+ * domain): the word is left as it is.
+ *
+ * Return: true when the caller is to grant the queue from its head.
  */
-bool __ordlock_fast_queued(struct ordlock_resource *res)
+static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp)
 {
-	u64 *wp = ordlock_fast_res_word(res);
-	u64 old;
-	int i;
+	u64 old = atomic64_fetch_or(ORDLOCK_FAST_WAITERS, (atomic64_t *)wp);
+	u64 set = old | ORDLOCK_FAST_WAITERS;
+	u32 owner = ORDLOCK_FAST_OWNER(old);
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	if (!wp)
-		return false;
-	old = READ_ONCE(*wp);
-	for (i = 0; ; i++) {
-		u32 owner = ORDLOCK_FAST_OWNER(old);
-
-		/* A member that keeps rewriting the word: left busy */
-		if (i == ORDLOCK_FAST_TRIES)
+	if (owner == ORDLOCK_FAST_K) {
+		if (!(old & ORDLOCK_FAST_WAITERS))
+			cmpxchg(wp, set, old);
+		return !res->nshared && !res->nexcl;
+	}
+	if (!owner) {
+		/* WAITERS already set without an owner: corrupt, left alone */
+		if (old & ORDLOCK_FAST_WAITERS)
 			return false;
-		if (owner == ORDLOCK_FAST_K || !owner)
-			return __ordlock_fast_settle(res);
-		if ((old & ORDLOCK_FAST_WAITERS) ||
-		    try_cmpxchg(wp, &old, old | ORDLOCK_FAST_WAITERS))
-			break;
+		return cmpxchg(wp, set, ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+							  ORDLOCK_FAST_K)) == set;
 	}
 	/*
 	 * Seen contended: the holder's lease starts, or keeps its earlier
@@ -229,6 +249,26 @@ bool __ordlock_fast_queued(struct ordlock_resource *res)
 	 */
 	__ordlock_fast_holder(res, ordlock_fast_seen_fn, NULL);
 	return false;
+}
+
+/**
+ * __ordlock_fast_queued() - a waiter was queued on @res: make sure it will
+ *	be woken
+ * @res: a fast resource
+ *
+ * Behind a fast-path holder, WAITERS is set (so that its release comes to
+ * the kernel); a free word is taken for the queue (ordlock_fast_reserve()).
+ *
+ * Return: true when the caller is to grant the queue from its head at once.
+ */
+bool __ordlock_fast_queued(struct ordlock_resource *res)
+{
+	u64 *wp = ordlock_fast_res_word(res);
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (!wp)
+		return false;
+	return ordlock_fast_reserve(res, wp);
 }
 
 /**

@@ -203,7 +203,8 @@ fail:
 
 /*
  * The fast state of @owner, made on first need: the domain must have the
- * fast path, and the caller the domain's fastpath uid. Under owner->lock.
+ * fast path; the caller must have the domain's fastpath uid, at every pin.
+ * Under owner->lock.
  */
 static struct ordlock_fast_owner *ordlock_fast_owner_get(struct ordlock_owner *owner)
 {
@@ -214,12 +215,18 @@ static struct ordlock_fast_owner *ordlock_fast_owner_get(struct ordlock_owner *o
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
-	if (fo)
-		return fo->domain == domain ? fo : ERR_PTR(-EXDEV);
-	if (!READ_ONCE(domain->fastpath) || READ_ONCE(domain->backend))
-		return ERR_PTR(-EOPNOTSUPP);
+	if (fo && fo->domain != domain)
+		return ERR_PTR(-EXDEV);
+	/*
+	 * Every pin, not only the first: a descriptor passed to a task of
+	 * another uid must not pin (and use up the domain's slots) for it
+	 */
 	if (!uid_eq(current_euid(), domain->fast_uid))
 		return ERR_PTR(-EACCES);
+	if (fo)
+		return fo;
+	if (!READ_ONCE(domain->fastpath) || READ_ONCE(domain->backend))
+		return ERR_PTR(-EOPNOTSUPP);
 	fo = kzalloc(sizeof(*fo), GFP_KERNEL_ACCOUNT);
 	if (!fo)
 		return ERR_PTR(-ENOMEM);

@@ -671,7 +671,9 @@ struct ordlock_release {
  *	characters from [A-Za-z0-9._-]; the bytes after the NUL must be zero
  *
  * Moves the owner to the named domain, creating it when needed. Fails with
- * EBUSY while the owner holds or waits for keys.
+ * EBUSY while the owner holds or waits for keys, and for an owner that
+ * pinned a key of its domain's fast path (%ORDLOCK_IOC_FAST_PIN): its
+ * index in the domain's words and its mapping of them are that domain's.
  *
  * A domain that did not exist is created for the owner's user (the user
  * of the owner's creator) and counts against its max_domains_per_user

@@ -20,56 +20,55 @@
 #include "request.h"
 #include "resource.h"
 
-/* A fresh token of @domain above @floor */
-static u64 ordlock_cluster_next_token(struct ordlock_domain *domain, u64 floor)
+/* The fencing value of the key of @hold in the cluster; 0 without a lock */
+static u64 ordlock_cluster_value(struct ordlock_hold *hold)
 {
-	s64 cur;
-
-	cur = atomic64_read(&domain->next_token);
-	while ((u64)cur < floor &&
-	       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
-		;
-	return ordlock_domain_next_token(domain);
-}
-
-/*
- * The token of an upgrade of @hold (its owner in a cluster domain, the
- * hold with its cluster lock): above the key's fencing value in the
- * cluster, and written to it
- */
-u64 ordlock_cluster_convert_token(struct ordlock_hold *hold)
-{
-	struct ordlock_domain *domain = hold->owner->domain;
-	struct ordlock_backend *backend = READ_ONCE(domain->backend);
 	struct ordlock_backend_lock *blk = ordlock_hold_blk(hold);
-	u64 token;
 
-	token = ordlock_cluster_next_token(domain, backend->ops->value(blk));
-	backend->ops->set_value(blk, token);
-	return token;
+	return blk ? READ_ONCE(hold->owner->domain->backend)->ops->value(blk) : 0;
 }
 
 /*
- * In a cluster domain, the token of a grant of @holds is above the
- * fencing value of each of its keys in the cluster (the value block of the
- * key, which every exclusive release writes): raise the domain's counter
- * to that first. Return: the token.
+ * ordlock_cluster_floor() - what the token of a grant of @holds (NULL: of
+ * @hold alone) in a cluster domain must be above: the fencing value of
+ * each of its keys in the cluster (the value block of the key, which every
+ * exclusive release writes). request.c makes the token
+ * (ordlock_domain_mint_token()) above it.
  */
-u64 ordlock_cluster_token(struct ordlock_domain *domain,
-			  struct list_head *holds)
+u64 ordlock_cluster_floor(struct list_head *holds, struct ordlock_hold *hold)
 {
-	struct ordlock_backend *backend = READ_ONCE(domain->backend);
-	struct ordlock_hold *hold;
-	u64 floor = 0, token;
+	u64 floor = 0;
 
+	if (!holds)
+		return ordlock_cluster_value(hold);
 	list_for_each_entry(hold, holds, owner_node)
-		if (ordlock_hold_blk(hold))
-			floor = max(floor, backend->ops->value(ordlock_hold_blk(hold)));
-	token = ordlock_cluster_next_token(domain, floor);
+		floor = max(floor, ordlock_cluster_value(hold));
+	return floor;
+}
+
+/* Write @token as the fencing value of @hold's key, if exclusive and locked */
+static void ordlock_cluster_set_value(struct ordlock_hold *hold, u64 token)
+{
+	struct ordlock_backend_lock *blk = ordlock_hold_blk(hold);
+
+	if (blk && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
+		READ_ONCE(hold->owner->domain->backend)->ops->set_value(blk, token);
+}
+
+/*
+ * ordlock_cluster_fence() - @token was granted with @holds (NULL: @hold
+ * alone) in a cluster domain: it becomes the fencing value in the cluster
+ * of each key held exclusively
+ */
+void ordlock_cluster_fence(struct list_head *holds, struct ordlock_hold *hold,
+			   u64 token)
+{
+	if (!holds) {
+		ordlock_cluster_set_value(hold, token);
+		return;
+	}
 	list_for_each_entry(hold, holds, owner_node)
-		if (ordlock_hold_blk(hold) && hold->mode == ORDLOCK_MODE_EXCLUSIVE)
-			backend->ops->set_value(ordlock_hold_blk(hold), token);
-	return token;
+		ordlock_cluster_set_value(hold, token);
 }
 
 /*

@@ -51,9 +51,9 @@ static inline struct ordlock_backend_lock *ordlock_hold_blk(struct ordlock_hold 
 	return hold->owner->cluster ? *ordlock_hold_blkp(hold) : NULL;
 }
 
-u64 ordlock_cluster_token(struct ordlock_domain *domain,
-			  struct list_head *holds);
-u64 ordlock_cluster_convert_token(struct ordlock_hold *hold);
+u64 ordlock_cluster_floor(struct list_head *holds, struct ordlock_hold *hold);
+void ordlock_cluster_fence(struct list_head *holds, struct ordlock_hold *hold,
+			   u64 token);
 int ordlock_take_cluster(struct ordlock_request *req);
 int ordlock_convert_cluster(struct ordlock_request *req,
 			    const struct ordlock_rkey *key);

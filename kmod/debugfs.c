@@ -23,6 +23,7 @@
 #include "keys.h"
 #include "order.h"
 #include "owner.h"
+#include "request.h"
 #include "resource.h"
 #include "table.h"
 #include "user.h"
@@ -89,7 +90,7 @@ struct ordlock_edge_print {
  * a holder line with "fast:INDEX" for its token (no token, no lease); an
  * index that names no owner shows as owner 0, pid 0, comm "?"
  */
-static bool ordlock_locks_fast(void *arg, const struct ordlock_fast_holder *h)
+static bool ordlock_locks_fast(void *arg, const struct ordlock_word_holder *h)
 {
 	struct ordlock_edge_print *p = arg;
 
@@ -148,7 +149,8 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 		}
 		/* A member that holds it by the fast path (no kernel holder then) */
 		p.res = res;
-		ordlock_fast_holder(res, ordlock_locks_fast, &p);
+		if (unlikely(res->fast))
+			ordlock_res_word_holder(res, ordlock_locks_fast, &p);
 		i = 0;
 		list_for_each_entry(w, &res->waiters, node) {
 			seq_printf(m, "%s %u:%llu %s %u ",
@@ -165,7 +167,7 @@ static int ordlock_locks_show(struct seq_file *m, void *v)
 }
 
 static bool ordlock_graph_print_edge(void *arg, struct ordlock_owner *to,
-				     u32 edge, u32 mode)
+				     u32 edge, u32 mode, u32 fast)
 {
 	struct ordlock_edge_print *p = arg;
 
@@ -255,7 +257,7 @@ static int ordlock_owners_show(struct seq_file *m, void *v)
 		/* held: in the kernel, and by the fast path (the words) */
 		seq_printf(m, " %s %s %u", dname,
 			   owner->kind == ORDLOCK_KIND_NETLINK ? "netlink" : "device",
-			   READ_ONCE(owner->nheld) + ordlock_fast_held(owner));
+			   ordlock_req_held(owner));
 		mode = READ_ONCE(owner->pending.mode);
 		if (mode)
 			seq_printf(m, " %s %u:%llu %llu\n", ordlock_mode_str(mode),

@@ -307,8 +307,7 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 		/* And acknowledges a revocation */
 		if (!ordlock_lease_none(&owner->lease))
 			ordlock_lease_acknowledge(owner);
-		if (unlikely(owner->fast))
-			arg->released += ordlock_fast_release_all(owner);
+		arg->released += ordlock_fast_release_all(owner);
 		return 0;
 	}
 	if (!owner->busy && !ordlock_lease_none(&owner->lease)) {
@@ -322,8 +321,7 @@ static int ordlock_ioctl_release(struct ordlock_owner *owner,
 	ret = ordlock_req_release_keys(owner, keys, n);
 	if (!ret)
 		arg->released = n;
-	if (unlikely(owner->fast))
-		ordlock_fast_kernel_sync(owner, false);
+	ordlock_fast_kernel_sync(owner, false);
 	if (kb.heap)
 		kvfree(kb.heap);
 out:
@@ -880,7 +878,7 @@ static long ordlock_fop_ioctl(struct file *file, unsigned int cmd,
 	u32 usize;
 	int ret;
 
-	/* The fast path's commands (fastpath.c) */
+	/* The fast path's commands (fast_dev.c) */
 	if (cmd == ORDLOCK_IOC_FAST_PIN || cmd == ORDLOCK_IOC_FAST_RELEASE ||
 	    cmd == ORDLOCK_IOC_FAST_LEARN)
 		return ordlock_fast_ioctl(owner, cmd, uarg);
@@ -947,7 +945,7 @@ static int ordlock_fop_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* The fast path's words and owner page (fastpath.c) */
+/* The fast path's words and owner page (fast_dev.c) */
 static int ordlock_fop_mmap(struct file *file, struct vm_area_struct *vma)
 {
 	return ordlock_fast_mmap(file->private_data, vma);

@@ -133,7 +133,7 @@ struct ordlock_rank_name {
  *	@backend
  * @cluster_changing: a change of @backend is under way (the join runs
  *	with no lock held); under ordlock_domains_lock
- * @fastpath: the domain has the fast path (fastpath.c); written under
+ * @fastpath: the domain has the fast path (fastpath.h); written under
  *	ordlock_domains_lock while nobody is in the domain, read with
  *	READ_ONCE()
  * @fast_uid: the only user whose owners may use the fast path; like
@@ -222,9 +222,32 @@ const char *ordlock_domain_policy_name(u32 policy);
 struct list_head *ordlock_domain_lock_list(void);
 void ordlock_domain_unlock_list(void);
 
-/* ordlock_domain_next_token() - a fresh fencing token of @domain */
-static inline u64 ordlock_domain_next_token(struct ordlock_domain *domain)
+/**
+ * ordlock_domain_mint_token() - a fresh fencing token of @domain: the one
+ *	place tokens are made (request.c's grants call it, and nothing else)
+ * @domain: the domain
+ * @floor: a value the token must be above (a cluster key's fencing value,
+ *	cluster.c), or 0
+ *
+ * Tokens never go backwards: the counter starts above every token of an
+ * earlier domain (ordlock_token_seed()), is raised to @floor only by a
+ * compare-and-swap from below it, never lowered, and each token is an
+ * increment of it. Inline: with a constant @floor of 0 it is one atomic
+ * add.
+ *
+ * Return: the token.
+ */
+static inline u64 ordlock_domain_mint_token(struct ordlock_domain *domain,
+					    u64 floor)
 {
+	s64 cur;
+
+	if (floor) {
+		cur = atomic64_read(&domain->next_token);
+		while ((u64)cur < floor &&
+		       !atomic64_try_cmpxchg(&domain->next_token, &cur, floor))
+			;
+	}
 	return atomic64_inc_return(&domain->next_token);
 }
 

@@ -92,14 +92,14 @@ struct ordlock_graph_fast {
  * exclusive. An index that names no owner gives no edge (nothing to
  * follow): the waiter waits for its timeout.
  */
-static bool ordlock_graph_fast_edge(void *arg, const struct ordlock_fast_holder *h)
+static bool ordlock_graph_fast_edge(void *arg, const struct ordlock_word_holder *h)
 {
 	struct ordlock_graph_fast *e = arg;
 
 	if (!h->owner || h->owner == e->self)
 		return false;
 	return e->fn(e->arg, h->owner, ORDLOCK_EDGE_HARD | ORDLOCK_EDGE_FAST_HOLDER,
-		     ORDLOCK_MODE_EXCLUSIVE);
+		     ORDLOCK_MODE_EXCLUSIVE, h->index);
 }
 
 /*
@@ -119,14 +119,14 @@ static __always_inline bool __ordlock_graph_edges(struct ordlock_resource *res,
 	list_for_each_entry(hold, &res->holders, res_node) {
 		if (hold->owner == self || !ordlock_modes_conflict(hold->mode, w->mode))
 			continue;
-		if (fn(arg, hold->owner, ORDLOCK_EDGE_HARD, hold->mode))
+		if (fn(arg, hold->owner, ORDLOCK_EDGE_HARD, hold->mode, 0))
 			return true;
 	}
 	if (unlikely(res->fast)) {
 		struct ordlock_graph_fast e = { .self = self, .fn = fn, .arg = arg };
 
 		/* @fn runs under the owner table's lock: the owner stays */
-		if (ordlock_fast_holder(res, ordlock_graph_fast_edge, &e))
+		if (ordlock_res_word_holder(res, ordlock_graph_fast_edge, &e))
 			return true;
 	}
 	list_for_each_entry(ahead, &res->waiters, node) {
@@ -135,7 +135,7 @@ static __always_inline bool __ordlock_graph_edges(struct ordlock_resource *res,
 		if (ahead->hold->owner == self ||
 		    !ordlock_modes_conflict(ahead->mode, w->mode))
 			continue;
-		if (fn(arg, ahead->hold->owner, ORDLOCK_EDGE_SOFT, ahead->mode))
+		if (fn(arg, ahead->hold->owner, ORDLOCK_EDGE_SOFT, ahead->mode, 0))
 			return true;
 	}
 	return false;
@@ -256,7 +256,7 @@ static struct ordlock_owner *ordlock_graph_tid_owner(struct ordlock_walk *walk,
  */
 static __always_inline bool ordlock_graph_visit(void *arg,
 						struct ordlock_owner *to,
-						u32 edge, u32 mode)
+						u32 edge, u32 mode, u32 fast)
 {
 	struct ordlock_walk *walk = arg;
 

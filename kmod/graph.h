@@ -26,17 +26,18 @@ void ordlock_graph_leave(struct ordlock_owner *owner);
  * (never into what user space sees as an edge): a hard edge to the member
  * that holds the key by the fast path, as the key's word names it. The
  * callback runs under the lock of the domain's fast owner table then
- * (ordlock_fast_holder()): it may not sleep.
+ * (ordlock_res_word_holder()): it may not sleep.
  */
 #define ORDLOCK_EDGE_FAST_HOLDER	BIT(16)
 
 /*
  * ordlock_edge_fn - called for an edge to @to, of type @edge (enum
  * ordlock_edge, maybe with ORDLOCK_EDGE_FAST_HOLDER), where @to blocks the
- * waiter in @mode; true stops the walk
+ * waiter in @mode; @fast is the index the key's word names with
+ * ORDLOCK_EDGE_FAST_HOLDER (@to's), else 0; true stops the walk
  */
 typedef bool (*ordlock_edge_fn)(void *arg, struct ordlock_owner *to, u32 edge,
-				u32 mode);
+				u32 mode, u32 fast);
 
 /*
  * ordlock_thread_edge_fn - called for a thread edge from @holder to @to

@@ -148,7 +148,7 @@ static void ordlock_lease_fast_take(struct ordlock_owner *owner)
 /**
  * ordlock_lease_fast_seen() - a kernel request queued behind a fast-path
  *	hold of @owner: start its lease (see the head of the file)
- * @owner: the holder, as ordlock_fast_holder() found it: its owner->lock
+ * @owner: the holder, as __ordlock_fast_holder() found it: its owner->lock
  *	NOT held (the waiter's is), the fast owner table's lock held, which
  *	keeps it from being freed
  * @max_hold_ms: the domain's max_hold_ms; 0: no lease

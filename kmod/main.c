@@ -22,8 +22,8 @@
  *	    owner->domain_seq		seqcount of owner->lock, write side
  *	    ordlock_graph_lock		spinlock, graph.c
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
- *		fd->owners		xa_lock of a fast owner table, fastpath.c
- *	    ordlock_fast_lock		mutex, fastpath.c
+ *		fd->owners		xa_lock of a fast owner table, fast_internal.h
+ *	    ordlock_fast_lock		mutex, fast_dev.c
  *	      bucket->lock
  *	      fd->owners
  *	      order->lock		(ORDLOCK_IOC_FAST_LEARN)
@@ -94,18 +94,19 @@
  *   GET_GRAPH dumps. A thread never holds two. Under it the granter wakes a
  *   task or queues the netlink work item, and the table queues its reaper.
  * - ordlock_fast_lock (the fast path's domain state and pinned keys,
- *   fastpath.c) is taken under owner->lock by ORDLOCK_IOC_FAST_PIN (which
+ *   fast_dev.c) is taken under owner->lock by ORDLOCK_IOC_FAST_PIN (which
  *   takes a bucket lock under it) and by the release of an owner's fast
  *   state; alone (bucket locks under it) when a domain's fast state is
  *   freed (the fast path turned off, or the domain freed). A pinned key's
  *   word is only loaded and cmpxchg'd under its bucket lock, and mmap()
  *   (under the mm's lock) takes no lock at all.
  * - fd->owners (the xa_lock of a domain's fast owner table, index ->
- *   owner, fastpath.c) is a leaf: taken under a bucket lock (and so under
- *   whatever is above it) by ordlock_fast_holder(), which names the member
- *   a word names for the views, the failure record and the graph walk,
- *   and for the lease of a fast hold a waiter queued behind (which only
- *   queues the holder's lease work under it, lease.c); under
+ *   owner, fast_internal.h) is a leaf: taken under a bucket lock (and so
+ *   under whatever is above it) by __ordlock_fast_holder() (fastpath.c),
+ *   which names the member a word names for the views, the failure record
+ *   and the graph walk (ordlock_res_word_holder()), and for the lease of
+ *   a fast hold a waiter queued behind (which only queues the holder's
+ *   lease work under it, lease.c); under
  *   ordlock_fast_lock when an index is handed out or given back.
  * - ordlock_history_lock (the ring of the last deadlocks) is a leaf, taken
  *   when a deadlock is recorded (under owner->lock) and by debugfs
@@ -169,7 +170,6 @@
 #include "device.h"
 #include "domain.h"
 #include "events.h"
-#include "fastpath.h"
 #include "lease.h"
 #include "netlink.h"
 #include "order.h"
@@ -229,7 +229,7 @@ static void __exit ordlock_exit(void)
 	ordlock_device_exit();
 	ordlock_nl_exit();
 	/* The fast path's pinned keys stay in use until their domain goes */
-	nres = ordlock_table_nresources() - ordlock_fast_npinned();
+	nres = ordlock_table_nresources() - ordlock_table_npinned();
 	if (atomic_read(&ordlock_nowners) || nres)
 		pr_err("ordlock: leaked %d owners and %lld resources\n",
 		       atomic_read(&ordlock_nowners), nres);

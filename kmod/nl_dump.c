@@ -14,6 +14,7 @@
 #include "graph.h"
 #include "netlink.h"
 #include "owner.h"
+#include "request.h"
 #include "resource.h"
 #include "table.h"
 #include "user.h"
@@ -156,11 +157,11 @@ static int ordlock_nl_lock_entry(struct ordlock_nl_dump *d, u32 role, u32 pos,
 
 /*
  * The member that holds a fast key by the fast path, as the key's word
- * names it (ordlock_fast_holder()): a holder entry with ORDLOCK_E_FAST (the
+ * names it (ordlock_res_word_holder()): a holder entry with ORDLOCK_E_FAST (the
  * index), no token; an index that names no owner: owner 0, pid 0, "?",
  * shown to admins only. True when the message is full.
  */
-static bool ordlock_nl_lock_fast(void *arg, const struct ordlock_fast_holder *h)
+static bool ordlock_nl_lock_fast(void *arg, const struct ordlock_word_holder *h)
 {
 	struct ordlock_owner *owner = h->owner;
 	struct ordlock_nl_dump *d = arg;
@@ -223,7 +224,7 @@ static int ordlock_nl_locks_bucket(struct ordlock_nl_dump *d,
 				goto out;
 		}
 		if (unlikely(res->fast) &&
-		    ordlock_fast_holder(res, ordlock_nl_lock_fast, d)) {
+		    ordlock_res_word_holder(res, ordlock_nl_lock_fast, d)) {
 			ret = -EMSGSIZE;
 			goto out;
 		}
@@ -247,7 +248,7 @@ out:
 }
 
 static bool ordlock_nl_graph_edge(void *arg, struct ordlock_owner *to, u32 edge,
-				  u32 mode)
+				  u32 mode, u32 fast)
 {
 	struct ordlock_nl_dump *d = arg;
 	struct ordlock_owner *from = d->w->hold->owner;
@@ -273,7 +274,7 @@ static bool ordlock_nl_graph_edge(void *arg, struct ordlock_owner *to, u32 edge,
 	    nla_put_u32(d->skb, ORDLOCK_E_MODE, mode) ||
 	    /* the fast-path holder the key's word names (its index: to's) */
 	    ((edge & ORDLOCK_EDGE_FAST_HOLDER) &&
-	     nla_put_u32(d->skb, ORDLOCK_E_FAST, ordlock_fast_index(to))))
+	     nla_put_u32(d->skb, ORDLOCK_E_FAST, fast)))
 		err = -EMSGSIZE;
 	else
 		nla_nest_end(d->skb, blocker);
@@ -431,8 +432,7 @@ int ordlock_nl_owners_dumpit(struct sk_buff *skb, struct netlink_callback *cb)
 		      ordlock_nl_put_label(skb, owner->label) ||
 		      nla_put_string(skb, ORDLOCK_E_DOMAIN, dname) ||
 		      nla_put_u32(skb, ORDLOCK_E_KIND, owner->kind) ||
-		      nla_put_u32(skb, ORDLOCK_E_HELD, READ_ONCE(owner->nheld) +
-				  ordlock_fast_held(owner)) ||
+		      nla_put_u32(skb, ORDLOCK_E_HELD, ordlock_req_held(owner)) ||
 		      nla_put_u32(skb, ORDLOCK_E_UID, ordlock_user_uid(owner->user)) ||
 		      (mode &&
 		       (ordlock_nl_put_key(skb, ORDLOCK_E_KEY, READ_ONCE(owner->pending.rank),

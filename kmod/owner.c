@@ -12,7 +12,6 @@
 #include "domain.h"
 #include "events.h"
 #include "keys.h"
-#include "fastpath.h"
 #include "owner.h"
 #include "request.h"
 #include "resource.h"
@@ -175,8 +174,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	ordlock_lease_owner_kill(owner);
 	if (owner->nheld && ordlock_owner_killed())
 		ordlock_event_owner_died(owner);
-	ordlock_req_release_all(owner);
-	ordlock_fast_owner_release(owner);
+	ordlock_req_owner_gone(owner);
 	ordlock_owner_free_spare(owner);
 	mutex_unlock(&owner->lock);
 	/* Its timer and work item take owner->lock: cancelled unlocked */
@@ -219,8 +217,8 @@ static int ordlock_owner_domain_limit(struct ordlock_owner *owner,
  * A domain that does not exist is created for the owner's user (see
  * user.h), and counts against its max_domains_per_user until it is freed.
  *
- * Return: 0, -EINVAL for a bad name, -EBUSY while the owner holds keys,
- * -ENOSPC or -ENOMEM when the domain cannot be created, -EDQUOT when the
+ * Return: 0, -EINVAL for a bad name, -EBUSY while the owner holds keys
+ * or once it used the fast path, -ENOSPC or -ENOMEM when the domain cannot be created, -EDQUOT when the
  * owner's user has max_domains_per_user domains already (the failure is
  * recorded and reported).
  */
@@ -233,7 +231,12 @@ int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 		return -EINVAL;
 	if (!strcmp(owner->domain->name, name))
 		return 0;
-	if (owner->nheld || owner->busy)
+	/*
+	 * An owner that used the fast path stays in its domain: its owner
+	 * page, its index in the domain's words and its mapping of them are
+	 * the domain's (fast_dev.c), whether it holds a key now or not
+	 */
+	if (owner->nheld || owner->busy || READ_ONCE(owner->fast))
 		return -EBUSY;
 	domain = ordlock_domain_get(name, owner->user, owner->user_exempt);
 	if (PTR_ERR_OR_ZERO(domain) == -EDQUOT)

@@ -101,7 +101,7 @@ struct ordlock_user;
  *	@lock
  * @lease: the lease of what the owner holds, and its revocation (lease.h);
  *	under @lock except where lease.h says
- * @fast: the owner's fast-path state (fastpath.c), NULL until its first
+ * @fast: the owner's fast-path state (fast_dev.c), NULL until its first
  *	pin; set once under @lock, read by mmap() with smp_load_acquire()
  */
 /**

@@ -94,6 +94,14 @@ u64 ordlock_timeout_ns(u64 requested_ns)
 	return min(requested_ns, max_ns);
 }
 
+unsigned int ordlock_param_handoff_us = 1000;
+module_param_named(handoff_us, ordlock_param_handoff_us, uint, 0644);
+MODULE_PARM_DESC(handoff_us, "A waiter queued this long (microseconds) is handed its key at the next release and passed by nobody; a younger one may be passed by a request that comes while the key is free (default 1000; 0: always handed over)");
+
+unsigned int ordlock_param_spin_us = 50;
+module_param_named(spin_us, ordlock_param_spin_us, uint, 0644);
+MODULE_PARM_DESC(spin_us, "How long the first waiter of a key spins on its CPU for the key before it sleeps, in microseconds (default 50, at most 1000; 0: never)");
+
 static u32 default_policy = ORDLOCK_POLICY_ENFORCE;
 
 static const char * const ordlock_param_policies[] = { "enforce", "detect", "timeout" };

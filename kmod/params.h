@@ -12,6 +12,7 @@
 
 #include <linux/compiler.h>
 #include <linux/minmax.h>
+#include <linux/time64.h>
 #include <linux/types.h>
 
 /* Hard caps, whatever the parameters say */
@@ -84,6 +85,27 @@ static inline unsigned int ordlock_max_domains_per_user(void)
 static inline unsigned int ordlock_order_max_edges_per_user(void)
 {
 	return READ_ONCE(ordlock_param_order_max_edges_per_user);
+}
+
+extern unsigned int ordlock_param_handoff_us;
+extern unsigned int ordlock_param_spin_us;
+
+/*
+ * The most times a waiter older than handoff_us may be passed (resource.c,
+ * the fairness rule): the UAPI header's ORDLOCK_MAX_PASSES
+ */
+#define ORDLOCK_MAX_PASSES	64
+
+/* How long a waiter may be passed (resource.c): see handoff_us */
+static inline u64 ordlock_handoff_ns(void)
+{
+	return (u64)READ_ONCE(ordlock_param_handoff_us) * NSEC_PER_USEC;
+}
+
+/* How long the first waiter spins before it sleeps (wait.c) */
+static inline u64 ordlock_spin_ns(void)
+{
+	return (u64)min(READ_ONCE(ordlock_param_spin_us), 1000U) * NSEC_PER_USEC;
 }
 
 unsigned int ordlock_max_keys_per_release(void);

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Requests: the acquire and convert state machine, and release (this file
- * is over 1000 lines: they share the request's helpers; the cluster
- * variant is in cluster.c).
+ * Requests: the acquire state machine, the grant, and release. Beside it:
+ * the order rule and REORDER (rule.c), conversions (convert.c), the
+ * cluster variant (cluster.c), the fast path behind the hooks of
+ * fastpath.h.
  *
  * An acquire takes its keys one by one in ascending order. For each key it
  * finds (or creates) the resource under the bucket lock, and is granted at
@@ -12,8 +13,10 @@
  * tail (resource.c) and waits (wait.c), in the calling task or, for an
  * asynchronous request, until the front end polls it again. An ioctl
  * acquire of one key that is granted at once (or a try-lock of one that is
- * not) goes through ordlock_acquire_one(), the same checks without the
- * request's machinery; anything else it hands to the general path.
+ * not) goes through the one-key path, ordlock_acquire_one(): the same
+ * checks without the request's machinery; anything else it hands to the
+ * general path. Every grant ends in ordlock_grant(), which makes the
+ * token (ordlock_domain_mint_token(): tokens never go backwards).
  *
  * A request that fails releases what it took, and tells events.c why.
  *
@@ -98,7 +101,7 @@ static int ordlock_take(struct ordlock_request *req)
 	hold->token = 0;
 	if (owner->cluster)
 		*ordlock_hold_blkp(hold) = NULL;
-	if (list_empty(&res->waiters) && ordlock_res_compatible(res, key->mode)) {
+	if (ordlock_res_open(res) && ordlock_res_compatible(res, key->mode)) {
 		ordlock_res_add_holder(res, &hold->res_node, key->mode);
 	} else if (req->try) {
 		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
@@ -135,80 +138,6 @@ fail:
 				  ORDLOCK_REASON_NOMEM, ret, key);
 }
 
-/*
- * Whether @key may be taken while @hold is held: it sorts above it, and
- * with strict ranks its rank is above too
- */
-static bool ordlock_may_follow(const struct ordlock_hold *hold,
-			       const struct ordlock_rkey *key, bool strict)
-{
-	if (strict && hold->res->rank >= key->rank)
-		return false;
-	return ordlock_hold_cmp(hold, key) < 0;
-}
-
-/*
- * The order rule: every key of the request must sort above every held key
- * (strict ranks: have a rank above every held rank). Keys are sorted, so
- * the first one and the last held one decide.
- */
-static int ordlock_check_order(struct ordlock_owner *owner,
-			       const struct ordlock_rkey *first, bool strict)
-{
-	struct ordlock_failure *f = &owner->failure;
-	struct ordlock_hold *hold, *last;
-	u32 reason = ORDLOCK_REASON_ORDER;
-	int ret;
-
-	lockdep_assert_held(&owner->lock);
-	if (!owner->nheld)
-		return 0;
-	last = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
-	if (ordlock_may_follow(last, first, strict))
-		return 0;
-	/* Only the strict rule is broken: say so */
-	if (ordlock_may_follow(last, first, false))
-		reason = ORDLOCK_REASON_STRICT;
-	/* Name the lowest held key that the first requested one may not follow */
-	list_for_each_entry(hold, &owner->held, owner_node)
-		if (!ordlock_may_follow(hold, first, reason == ORDLOCK_REASON_STRICT))
-			break;
-	ret = ordlock_owner_fail(owner, reason, -EDEADLK, first);
-	f->held.rank = hold->res->rank;
-	f->held.id = hold->res->id;
-	f->held.mode = hold->mode;
-	return ret;
-}
-
-/*
- * Where any order is allowed, a request may still not ask again for a key
- * its owner holds: it would wait for itself. Both lists are sorted.
- */
-static int ordlock_check_held(struct ordlock_owner *owner,
-			      const struct ordlock_rkey *keys, unsigned int n)
-{
-	struct ordlock_hold *hold;
-	unsigned int i = 0;
-	int c = 1, ret;
-
-	lockdep_assert_held(&owner->lock);
-	list_for_each_entry(hold, &owner->held, owner_node) {
-		while (i < n && (c = ordlock_hold_cmp(hold, &keys[i])) > 0)
-			i++;
-		if (i == n)
-			return 0;
-		if (!c) {
-			ret = ordlock_owner_fail(owner, ORDLOCK_REASON_ORDER,
-						 -EDEADLK, &keys[i]);
-			owner->failure.held.rank = hold->res->rank;
-			owner->failure.held.id = hold->res->id;
-			owner->failure.held.mode = hold->mode;
-			return ret;
-		}
-	}
-	return 0;
-}
-
 /* The request is over: give back the holds it did not keep */
 static void ordlock_request_put(struct ordlock_request *req)
 {
@@ -242,7 +171,7 @@ static unsigned int ordlock_req_drop_hold(struct ordlock_owner *owner,
 }
 
 /* The request failed with @ret: undo what it took */
-static int ordlock_request_fail(struct ordlock_request *req, int ret)
+int ordlock_request_fail(struct ordlock_request *req, int ret)
 {
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_hold *hold;
@@ -276,56 +205,101 @@ static int ordlock_request_fail(struct ordlock_request *req, int ret)
 	return ret;
 }
 
+/*
+ * The token of a grant of @holds (NULL: of @hold alone), given to each of
+ * them and kept as the owner's last; in a cluster domain (@cluster) above
+ * the keys' fencing values in the cluster, and written to them (cluster.c)
+ */
+static __always_inline u64 ordlock_grant_token(struct ordlock_owner *owner,
+					       struct list_head *holds,
+					       struct ordlock_hold *hold,
+					       bool cluster)
+{
+	u64 token;
+
+	token = ordlock_domain_mint_token(owner->domain, cluster ?
+					  ordlock_cluster_floor(holds, hold) : 0);
+	owner->last_token = token;
+	if (!holds)
+		hold->token = token;
+	else
+		list_for_each_entry(hold, holds, owner_node)
+			hold->token = token;
+	if (cluster)
+		ordlock_cluster_fence(holds, hold, token);
+	return token;
+}
+
+/*
+ * ordlock_grant() - the owner's side of every grant: an acquire's
+ * (ordlock_request_done()), the one-key path's, and a fast-path hold's
+ * taken over by the kernel (ordlock_adopt()). The holds granted, @holds
+ * (on their resources, sorted, off owner->held; NULL: @hold alone, else
+ * @hold is the first) of the @n keys @keys, get the grant's token and go
+ * on owner->held in order: appended (always in an enforce domain) or
+ * inserted. What a grant learns of the order is the caller's (a hold
+ * taken over teaches nothing). Inline, for each caller's constants.
+ * Return: the token.
+ */
+static __always_inline u64 ordlock_grant(struct ordlock_owner *owner,
+					 struct list_head *holds,
+					 struct ordlock_hold *hold,
+					 const struct ordlock_rkey *keys,
+					 unsigned int n, bool cluster)
+{
+	struct ordlock_hold *h, *tmp;
+	u64 token;
+
+	lockdep_assert_held(&owner->lock);
+	token = ordlock_grant_token(owner, holds, hold, cluster);
+	if (!owner->nheld ||
+	    ordlock_hold_cmp(list_last_entry(&owner->held, struct ordlock_hold,
+					     owner_node), &keys[0]) < 0) {
+		if (holds)
+			list_splice_tail_init(holds, &owner->held);
+		else
+			list_move_tail(&hold->owner_node, &owner->held);
+		owner->nheld += n;
+		if (n == 1)
+			ordlock_order_held_appended(&owner->order_cache, hold);
+		else
+			ordlock_order_held_changed(&owner->order_cache);
+	} else if (holds) {
+		list_for_each_entry_safe(h, tmp, holds, owner_node) {
+			list_del(&h->owner_node);
+			ordlock_owner_insert_hold(owner, h);
+		}
+	} else {
+		list_del(&hold->owner_node);
+		ordlock_owner_insert_hold(owner, hold);
+	}
+	return token;
+}
+
 /* Every key is granted: hand out the token */
 static int ordlock_request_done(struct ordlock_request *req)
 {
 	struct ordlock_owner *owner = req->owner;
-	struct ordlock_hold *hold, *tmp;
+	struct ordlock_hold *hold;
 
 	lockdep_assert_held(&owner->lock);
 	/* What the request reserved and did not take into use */
 	ordlock_request_unreserve(req);
 	if (req->convert) {
-		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE) {
-			if (ordlock_hold_blk(req->hold))
-				owner->last_token = ordlock_cluster_convert_token(req->hold);
-			else
-				owner->last_token = ordlock_domain_next_token(owner->domain);
-			req->hold->token = owner->last_token;
-		}
+		/* An upgrade gets a new token (above the key's in the cluster) */
+		if (req->w.mode == ORDLOCK_MODE_EXCLUSIVE)
+			ordlock_grant_token(owner, NULL, req->hold,
+					    ordlock_hold_blk(req->hold));
 		req->token = req->hold->token;
 		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONVERSIONS);
 		ordlock_request_put(req);
 		return 0;
 	}
 	ordlock_order_grant(owner, req->keys, req->n, owner->nheld);
-	if (unlikely(owner->fast))
-		ordlock_fast_granted(owner, req->keys, req->n);
-	if (READ_ONCE(owner->domain->backend))
-		owner->last_token = ordlock_cluster_token(owner->domain, &req->holds);
-	else
-		owner->last_token = ordlock_domain_next_token(owner->domain);
-	req->token = owner->last_token;
-	list_for_each_entry(hold, &req->holds, owner_node)
-		hold->token = req->token;
-	if (list_empty(&owner->held) ||
-	    ordlock_hold_cmp(list_last_entry(&owner->held, struct ordlock_hold,
-					     owner_node),
-			     &req->keys[0]) < 0) {
-		/* Above every held key (always, in an enforce domain) */
-		hold = list_first_entry(&req->holds, struct ordlock_hold, owner_node);
-		list_splice_tail_init(&req->holds, &owner->held);
-		owner->nheld += req->n;
-		if (req->n == 1)
-			ordlock_order_held_appended(&owner->order_cache, hold);
-		else
-			ordlock_order_held_changed(&owner->order_cache);
-	} else {
-		list_for_each_entry_safe(hold, tmp, &req->holds, owner_node) {
-			list_del(&hold->owner_node);
-			ordlock_owner_insert_hold(owner, hold);
-		}
-	}
+	ordlock_fast_granted(owner, req->keys, req->n);
+	hold = list_first_entry(&req->holds, struct ordlock_hold, owner_node);
+	req->token = ordlock_grant(owner, &req->holds, hold, req->keys, req->n,
+				   READ_ONCE(owner->domain->backend));
 	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_ACQUIRES);
 	if (req->waited)
 		ordlock_stat_inc(owner->domain, ORDLOCK_STAT_CONTENDED);
@@ -338,7 +312,7 @@ static int ordlock_request_done(struct ordlock_request *req)
  * converts in the cluster too (a failure undoes the local upgrade; an
  * asynchronous request goes on in ordlock_cluster_convert_poll())
  */
-static int ordlock_request_converted(struct ordlock_request *req)
+int ordlock_request_converted(struct ordlock_request *req)
 {
 	int ret;
 
@@ -358,110 +332,6 @@ static void ordlock_request_advance(struct ordlock_request *req)
 {
 	req->cur = list_next_entry(req->cur, owner_node);
 	req->next++;
-}
-
-/*
- * The number of keys of a REORDER request that break the order: they sort
- * first, so they are the first ones, those the last held key forbids
- */
-static unsigned int ordlock_reorder_split(struct ordlock_request *req)
-{
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_hold *last;
-	unsigned int i;
-
-	lockdep_assert_held(&owner->lock);
-	if (!owner->nheld)
-		return 0;
-	last = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
-	for (i = 0; i < req->n; i++)
-		if (ordlock_may_follow(last, &req->keys[i], req->strict))
-			break;
-	return i;
-}
-
-/*
- * Merge the held keys from @first on (sorted) and the keys of @req (sorted,
- * none of them held) into @out. The held ones are nobody's in the caller's
- * array: their index is ~0U.
- */
-static void ordlock_reorder_merge(struct ordlock_request *req,
-				  struct ordlock_hold *first,
-				  struct ordlock_rkey *out)
-{
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_hold *hold = first;
-	unsigned int i = 0;
-
-	while (i < req->n || !list_entry_is_head(hold, &owner->held, owner_node)) {
-		if (!list_entry_is_head(hold, &owner->held, owner_node) &&
-		    (i == req->n || ordlock_hold_cmp(hold, &req->keys[i]) < 0)) {
-			out->rank = hold->res->rank;
-			out->id = hold->res->id;
-			out->mode = hold->mode;
-			out->index = ~0U;
-			hold = list_next_entry(hold, owner_node);
-		} else {
-			*out = req->keys[i++];
-		}
-		out++;
-	}
-}
-
-/*
- * REORDER: key req->next breaks the order and is not free. Waiting for it
- * while holding keys above it could close a cycle: give back what the
- * request took, let go of the held keys that its lowest key may not follow,
- * and start again on the union of those and the requested keys, in order,
- * now above every key still held. What can fail (the allocation) is done
- * before anything is let go; the keys let go keep their charge and their
- * holds, which the request takes over.
- *
- * Return: 0, or -ENOMEM (recorded; nothing was let go).
- */
-static int ordlock_reorder(struct ordlock_request *req)
-{
-	struct ordlock_owner *owner = req->owner;
-	struct ordlock_hold *hold, *first = NULL, *tmp;
-	struct ordlock_rkey *keys;
-	unsigned int nrel = 0;
-
-	lockdep_assert_held(&owner->lock);
-	list_for_each_entry(hold, &owner->held, owner_node) {
-		if (!first && !ordlock_may_follow(hold, &req->keys[0], req->strict))
-			first = hold;
-		if (first)
-			nrel++;
-	}
-	keys = kvmalloc_array(req->n + nrel, sizeof(*keys), GFP_KERNEL_ACCOUNT);
-	if (!keys)
-		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, -ENOMEM, NULL);
-
-	/* Give back the keys the try took, those before req->cur */
-	hold = req->cur;
-	list_for_each_entry_continue_reverse(hold, &req->holds, owner_node)
-		ordlock_res_drop_hold(hold);
-	ordlock_reorder_merge(req, first, keys);
-	req->released.rank = first->res->rank;
-	req->released.id = first->res->id;
-	req->released.mode = first->mode;
-	hold = first;
-	list_for_each_entry_safe_from(hold, tmp, &owner->held, owner_node) {
-		ordlock_res_drop_hold(hold);
-		list_move_tail(&hold->owner_node, &req->holds);
-	}
-	owner->nheld -= nrel;
-	ordlock_order_held_changed(&owner->order_cache);
-	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, nrel);
-
-	req->own_keys = keys;
-	req->keys = keys;
-	req->n += nrel;
-	req->next = 0;
-	req->try_upto = 0;
-	req->cur = list_first_entry(&req->holds, struct ordlock_hold, owner_node);
-	req->result_flags |= ORDLOCK_RESULT_RELEASED;
-	return 0;
 }
 
 /*
@@ -523,7 +393,7 @@ static int ordlock_request_next(struct ordlock_request *req, int ret)
 }
 
 /* The wait of the current key ended with @ret (0: granted) */
-static int ordlock_request_took(struct ordlock_request *req, int ret)
+int ordlock_request_took(struct ordlock_request *req, int ret)
 {
 	if (ret)
 		return ordlock_request_fail(req, ret);
@@ -533,7 +403,7 @@ static int ordlock_request_took(struct ordlock_request *req, int ret)
 }
 
 /* Common start of an acquire and a conversion; the owner is locked */
-static int ordlock_request_init(struct ordlock_request *req, bool convert)
+int ordlock_request_init(struct ordlock_request *req, bool convert)
 {
 	struct ordlock_owner *owner = req->owner;
 
@@ -556,14 +426,6 @@ static int ordlock_request_init(struct ordlock_request *req, bool convert)
 	return 0;
 }
 
-/* The checks against the keys the owner holds by the fast path, if any */
-static int ordlock_request_check_fast(struct ordlock_request *req, bool order)
-{
-	if (likely(!req->owner->fast))
-		return 0;
-	return ordlock_fast_check(req->owner, req->keys, req->n, order, req->strict);
-}
-
 /*
  * The order checks of an acquire: the order rule in an enforce domain
  * (which a REORDER request may break: ordlock_reorder_split()), else only
@@ -577,16 +439,16 @@ static int ordlock_request_check(struct ordlock_request *req)
 	lockdep_assert_held(&owner->lock);
 	if (READ_ONCE(domain->policy) != ORDLOCK_POLICY_ENFORCE)
 		return ordlock_check_held(owner, req->keys, req->n) ?:
-		       ordlock_request_check_fast(req, false);
+		       ordlock_fast_check(owner, req->keys, req->n, false, false);
 	req->strict = READ_ONCE(domain->strict);
 	if (!req->reorder)
 		return ordlock_check_order(owner, &req->keys[0], req->strict) ?:
-		       ordlock_request_check_fast(req, true);
+		       ordlock_fast_check(owner, req->keys, req->n, true, req->strict);
 	if (!req->try)
 		req->try_upto = ordlock_reorder_split(req);
 	/* The keys held by the fast path are not reordered: the rule holds */
 	return ordlock_check_held(owner, req->keys, req->n) ?:
-	       ordlock_request_check_fast(req, true);
+	       ordlock_fast_check(owner, req->keys, req->n, true, req->strict);
 }
 
 /**
@@ -729,10 +591,10 @@ int ordlock_request_cancel(struct ordlock_request *req)
 }
 
 /* ordlock_acquire_one(): the key is not free, or a case it leaves alone */
-#define ORDLOCK_ONE_SLOW 1
+#define ORDLOCK_ONE_GENERAL 1
 
 /*
- * The fast path of ordlock_req_acquire() for one key (not REORDER): the
+ * The one-key path of ordlock_req_acquire() (not REORDER): the
  * same checks in the same order as ordlock_request_start() and
  * ordlock_take(), and the same results, without a request, its list of
  * holds or its steps. It never waits for a key and never queues (it may
@@ -741,7 +603,7 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * resource must be allocated, when the owner has no spare hold, in a
  * cluster domain (its keys are taken in the cluster too), or when a
  * request that may wait finds the key taken, it gives back what it charged
- * and returns ORDLOCK_ONE_SLOW, having changed nothing, and the caller goes
+ * and returns ORDLOCK_ONE_GENERAL, having changed nothing, and the caller goes
  * the general way (which checks everything again under the same owner
  * lock). A try-lock that finds the key taken fails here, as ordlock_take()
  * and ordlock_request_fail() would make it fail.
@@ -749,7 +611,7 @@ int ordlock_request_cancel(struct ordlock_request *req)
  * @fast (the owner has fast state) adds the checks and the learning
  * against the keys it holds by the fast path; a constant where inlined.
  *
- * Return: 0 (granted, *@token set), ORDLOCK_ONE_SLOW, or a negative errno
+ * Return: 0 (granted, *@token set), ORDLOCK_ONE_GENERAL, or a negative errno
  * with the failure recorded and reported.
  */
 static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
@@ -759,7 +621,7 @@ static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
 	struct ordlock_domain *domain = owner->domain;
 	struct ordlock_resource *res;
 	struct ordlock_bucket *bucket;
-	struct ordlock_hold *hold, *last;
+	struct ordlock_hold *hold;
 	int ret;
 
 	lockdep_assert_held(&owner->lock);
@@ -767,7 +629,7 @@ static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
 		return -EBUSY;
 	/* A cluster domain's key is taken in the cluster too: the general way */
 	if (!owner->nspare || READ_ONCE(domain->backend))
-		return ORDLOCK_ONE_SLOW;
+		return ORDLOCK_ONE_GENERAL;
 	ordlock_owner_touch(owner);
 	/* Both order checks pass when nothing is held: every policy alike */
 	if (owner->nheld || fast) {
@@ -802,13 +664,13 @@ static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
 	if (!res) {
 		/* Not in the table: the general path allocates it */
 		spin_unlock(&bucket->lock);
-		return ORDLOCK_ONE_SLOW;
+		return ORDLOCK_ONE_GENERAL;
 	}
-	if (!list_empty(&res->waiters) || !ordlock_res_compatible(res, key->mode)) {
+	if (!ordlock_res_open(res) || !ordlock_res_compatible(res, key->mode)) {
 		/* A request that may wait queues the general way */
 		if (!try) {
 			spin_unlock(&bucket->lock);
-			return ORDLOCK_ONE_SLOW;
+			return ORDLOCK_ONE_GENERAL;
 		}
 		/*
 		 * A try-lock fails: for the user's limit when the charge would
@@ -831,7 +693,7 @@ static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
 	if (ret) {
 		/* A fast key's word was claimed for the grant: given back */
 		if (unlikely(res->fast))
-			ordlock_fast_settle(res);
+			ordlock_res_settle(res);
 		spin_unlock(&bucket->lock);
 		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
 		goto fail;
@@ -855,18 +717,7 @@ static __always_inline int ordlock_acquire_one(struct ordlock_owner *owner,
 	ordlock_order_grant(owner, key, 1, owner->nheld);
 	if (fast)
 		ordlock_fast_granted(owner, key, 1);
-	owner->last_token = ordlock_domain_next_token(domain);
-	hold->token = owner->last_token;
-	*token = hold->token;
-	last = list_last_entry(&owner->held, struct ordlock_hold, owner_node);
-	if (!owner->nheld || ordlock_hold_cmp(last, key) < 0) {
-		list_move_tail(&hold->owner_node, &owner->held);
-		owner->nheld++;
-		ordlock_order_held_appended(&owner->order_cache, hold);
-	} else {
-		list_del(&hold->owner_node);
-		ordlock_owner_insert_hold(owner, hold);
-	}
+	*token = ordlock_grant(owner, NULL, hold, key, 1, false);
 	ordlock_stat_inc(domain, ORDLOCK_STAT_ACQUIRES);
 	return 0;
 
@@ -895,7 +746,7 @@ static __always_inline int __ordlock_req_acquire(struct ordlock_owner *owner,
 	if (n == 1 && !(flags & ORDLOCK_ACQUIRE_REORDER)) {
 		ret = ordlock_acquire_one(owner, keys, flags & ORDLOCK_ACQUIRE_TRY,
 					  token, fast);
-		if (ret != ORDLOCK_ONE_SLOW)
+		if (ret != ORDLOCK_ONE_GENERAL)
 			return ret;
 	}
 	{
@@ -951,120 +802,47 @@ int ordlock_req_acquire(struct ordlock_owner *owner, const struct ordlock_rkey *
 	return ret;
 }
 
-/**
- * ordlock_request_convert() - start changing the mode of a held key
- * @req: the request: owner (locked), keys (one key, with its new mode), n
- *	(1), try and notify filled in
- * @timeout_ns: the longest an upgrade may wait
- *
- * Return: as ordlock_request_start(); on failure the key stays held in its
- * old mode.
+/*
+ * A key @owner (locked) holds by the fast path, which a conversion needs
+ * as a hold of the kernel's: the kernel takes it over (its word turns the
+ * kernel's, ordlock_fast_take_over()) and grants it as any hold is
+ * granted, with a new token. Return: the hold, NULL when the owner does
+ * not hold @key so, or an ERR_PTR with the failure recorded (-ENOMEM, the
+ * user's key limit, -EIO when the word kept changing); nothing changed.
  */
-int ordlock_request_convert(struct ordlock_request *req, u64 timeout_ns)
+struct ordlock_hold *ordlock_adopt(struct ordlock_owner *owner,
+				   const struct ordlock_rkey *key)
 {
-	struct ordlock_owner *owner = req->owner;
-	const struct ordlock_rkey *key = &req->keys[0];
-	struct ordlock_waiter *other;
-	struct ordlock_resource *res;
 	struct ordlock_hold *hold;
-	int ret = 0;
-
-	ret = ordlock_request_init(req, true);
-	if (ret)
-		return ret;
-	hold = ordlock_owner_find_hold(owner, key);
-	/* A key taken by the fast path is the kernel's from now on */
-	if (!hold && unlikely(owner->fast))
-		hold = ordlock_fast_adopt(owner, key);
-	if (IS_ERR(hold))
-		return PTR_ERR(hold);
-	if (!hold)
-		return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD, -ENOENT, key);
-	req->hold = hold;
-	req->old_mode = hold->mode;
-	ordlock_order_held_changed(&owner->order_cache);
-	if (hold->mode == key->mode) {
-		req->token = hold->token;
-		return 0;
-	}
-
-	res = hold->res;
-	req->active = true;
-	owner->busy = true;
-	owner->converting = hold;
-	req->timeout_ns = timeout_ns;
-	if (key->mode == ORDLOCK_MODE_SHARED) {
-		/*
-		 * A downgrade: in the cluster first (nothing to undo locally;
-		 * an asynchronous request's only starts there, and never waits)
-		 */
-		ret = ordlock_convert_cluster(req, key);
-		if (ret)
-			return ordlock_request_fail(req, ret);
-	}
-	ordlock_waiter_init(req, hold, key->mode, true);
-	spin_lock(&ordlock_res_bucket(res)->lock);
-	/* A downgrade always fits; an upgrade fits when nobody else holds */
-	if (ordlock_res_fits(res, &req->w) && !ordlock_res_converting(res)) {
-		ordlock_res_set_mode(res, hold, key->mode);
-		if (key->mode == ORDLOCK_MODE_SHARED)
-			ordlock_res_grant_waiters(res);
-		spin_unlock(&ordlock_res_bucket(res)->lock);
-		return ordlock_request_converted(req);
-	}
-	other = ordlock_res_converting(res);
-	if (other) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_UPGRADE, -EDEADLK, key);
-		owner->failure.pid = READ_ONCE(other->hold->owner->pid);
-		owner->failure.holder_mode = other->hold->mode;
-	} else if (req->try) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_BUSY, -EAGAIN, key);
-		ordlock_res_blame(res, owner, key->mode, NULL);
-	} else if (ordlock_user_charge(owner->user, ORDLOCK_USER_WAITERS, 1,
-				       owner->user_exempt)) {
-		ret = ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, -EDQUOT, key);
-		ordlock_res_blame(res, owner, key->mode, NULL);
-	} else {
-		/* No other conversion is queued: go to the head */
-		ordlock_res_queue(res, &req->w);
-	}
-	spin_unlock(&ordlock_res_bucket(res)->lock);
-	if (ret)
-		return ordlock_request_fail(req, ret);
-
-	ret = ordlock_wait_begin(req);
-	if (ret == 1) {
-		if (req->notify)
-			return -EINPROGRESS;
-		ret = ordlock_wait_sync(req);
-	}
-	return ordlock_request_took(req, ret);
-}
-
-/**
- * ordlock_req_convert() - change the mode of a held key, waiting in the task
- * @owner: the owner, locked
- * @key: the held key and its new mode
- * @timeout_ns: the longest an upgrade may wait
- * @try: never wait
- * @token: receives the fencing token of the hold
- *
- * Return: as ordlock_request_convert().
- */
-int ordlock_req_convert(struct ordlock_owner *owner, const struct ordlock_rkey *key,
-			u64 timeout_ns, bool try, u64 *token)
-{
-	struct ordlock_request req = {
-		.owner = owner,
-		.keys = key,
-		.n = 1,
-		.try = try,
-	};
+	LIST_HEAD(list);
 	int ret;
 
-	ret = ordlock_request_convert(&req, timeout_ns);
-	*token = req.token;
-	return ret;
+	if (ordlock_fast_holds(owner, key) < 0)
+		return NULL;
+	ret = ordlock_owner_get_holds(owner, 1, &list);
+	if (ret) {
+		ordlock_owner_fail(owner, ORDLOCK_REASON_NOMEM, ret, key);
+		return ERR_PTR(ret);
+	}
+	ret = ordlock_user_charge(owner->user, ORDLOCK_USER_KEYS, 1, owner->user_exempt);
+	if (ret) {
+		ordlock_owner_fail(owner, ORDLOCK_REASON_USER_LIMIT, ret, key);
+		goto put;
+	}
+	hold = list_first_entry(&list, struct ordlock_hold, owner_node);
+	ret = ordlock_fast_take_over(owner, key, hold);
+	if (ret) {
+		ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
+		if (ret == -EIO)
+			ordlock_owner_fail(owner, ORDLOCK_REASON_INVALID, ret, key);
+		goto put;
+	}
+	ordlock_grant(owner, NULL, hold, key, 1, false);
+	return hold;
+
+put:
+	ordlock_owner_put_holds(owner, &list);
+	return ret == -ENOENT ? NULL : ERR_PTR(ret);
 }
 
 /**
@@ -1097,7 +875,7 @@ int ordlock_req_release_keys(struct ordlock_owner *owner,
 			hold = list_next_entry(hold, owner_node);
 		if ((list_entry_is_head(hold, &owner->held, owner_node) ||
 		     ordlock_hold_cmp(hold, &keys[i])) &&
-		    (likely(!owner->fast) || ordlock_fast_holds(owner, &keys[i]) < 0))
+		    ordlock_fast_holds(owner, &keys[i]) < 0)
 			return ordlock_owner_fail(owner, ORDLOCK_REASON_NOT_HELD,
 						  -ENOENT, &keys[i]);
 	}
@@ -1173,4 +951,29 @@ unsigned int ordlock_req_release_all(struct ordlock_owner *owner)
 	ordlock_stat_add(owner->domain, ORDLOCK_STAT_RELEASES, n);
 	ordlock_owner_put_nholds(owner, &done, n);
 	return n;
+}
+
+/**
+ * ordlock_req_owner_gone() - an owner being destroyed lets go of all it
+ *	holds: the kernel's holds (ordlock_req_release_all()), then the words
+ *	that name it, and its fast state with them
+ * @owner: the owner, locked, that nobody else can reach any more
+ */
+void ordlock_req_owner_gone(struct ordlock_owner *owner)
+{
+	ordlock_req_release_all(owner);
+	ordlock_fast_owner_death(owner);
+}
+
+/**
+ * ordlock_req_held() - the keys @owner holds: granted by the kernel, and
+ *	taken by the fast path (a count, for the views)
+ * @owner: an owner on the list of owners (ordlock_owners_lock held), or
+ *	locked
+ *
+ * Return: the count.
+ */
+u32 ordlock_req_held(struct ordlock_owner *owner)
+{
+	return READ_ONCE(owner->nheld) + ordlock_fast_held(owner);
 }

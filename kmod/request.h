@@ -116,5 +116,23 @@ int ordlock_req_release_keys(struct ordlock_owner *owner,
 			     const struct ordlock_rkey *keys, unsigned int n);
 unsigned int ordlock_req_release_token(struct ordlock_owner *owner, u64 token);
 unsigned int ordlock_req_release_all(struct ordlock_owner *owner);
+void ordlock_req_owner_gone(struct ordlock_owner *owner);
+
+/* The request's machinery, for the conversions (convert.c) */
+int ordlock_request_init(struct ordlock_request *req, bool convert);
+int ordlock_request_fail(struct ordlock_request *req, int ret);
+int ordlock_request_converted(struct ordlock_request *req);
+int ordlock_request_took(struct ordlock_request *req, int ret);
+struct ordlock_hold *ordlock_adopt(struct ordlock_owner *owner,
+				   const struct ordlock_rkey *key);
+
+/* The order rule and REORDER (rule.c), for request.c */
+int ordlock_check_order(struct ordlock_owner *owner,
+			const struct ordlock_rkey *first, bool strict);
+int ordlock_check_held(struct ordlock_owner *owner,
+		       const struct ordlock_rkey *keys, unsigned int n);
+unsigned int ordlock_reorder_split(struct ordlock_request *req);
+int ordlock_reorder(struct ordlock_request *req);
+u32 ordlock_req_held(struct ordlock_owner *owner);
 
 #endif /* _ORDLOCK_REQUEST_H */

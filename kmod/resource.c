@@ -9,6 +9,22 @@
  * Grants go from the head and stop at the first waiter that does not fit,
  * so an exclusive request is never overtaken by later shared ones.
  *
+ * The exception (ordlock_res_release_waiters()): a release that frees the
+ * key for a young first waiter only wakes it, and a request that comes
+ * before it runs may take the key (ordlock_res_open()). A handoff per
+ * contended pair costs a sleep and a wake-up on each side; letting the
+ * running task go on is what makes flock(2) and the kernel's mutexes cheap
+ * under contention. The waiter's age bounds it (handoff_us, the fairness
+ * rule of the UAPI header).
+ *
+ * A key pinned by the fast path (res->fast) has a word in user space that
+ * is the truth about who holds it: this file is the one engine file that
+ * enters the word protocol, through the hooks of fastpath.h (the claim
+ * before a grant, the settle after a change of holders or waiters, the
+ * queued when a waiter queues), and the one the views ask who holds a key
+ * by the fast path (ordlock_res_word_holder()). A word that lets the
+ * queue go has it granted here, as a release would.
+ *
  * Every function here but ordlock_res_drop_hold() and
  * __ordlock_res_drop_hold() runs under the bucket lock of the resource;
  * none sleeps.
@@ -18,8 +34,10 @@
 
 #include "cluster.h"
 #include "domain.h"
+#include "fastpath.h"
 #include "keys.h"
 #include "owner.h"
+#include "params.h"
 #include "resource.h"
 #include "table.h"
 
@@ -44,7 +62,27 @@ bool ordlock_res_fits(struct ordlock_resource *res,
 		return false;
 	}
 	/* A fast key's word is taken for the kernel's holders first */
-	return likely(!res->fast) || ordlock_fast_claim(res);
+	return ordlock_fast_claim(res);
+}
+
+/*
+ * ordlock_res_claim() - the claim of ordlock_res_compatible() (resource.h,
+ * inline, calls it for a pinned key only)
+ */
+bool ordlock_res_claim(struct ordlock_resource *res)
+{
+	return ordlock_fast_claim(res);
+}
+
+/*
+ * ordlock_res_settle() - the holders or waiters of @res changed: a pinned
+ * key's word is put right, and the queue granted if the word lets it go
+ */
+void ordlock_res_settle(struct ordlock_resource *res)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (ordlock_fast_settle(res))
+		ordlock_res_grant_waiters(res);
 }
 
 /* Unlinked as ordlock_holders_link() links (resource.h) */
@@ -80,8 +118,8 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	else
 		list_add_tail(&w->node, &res->waiters);
 	/* Behind a fast-path holder: its release must come to the kernel */
-	if (unlikely(res->fast))
-		ordlock_fast_queued(res);
+	if (ordlock_fast_queued(res))
+		ordlock_res_grant_waiters(res);
 }
 
 /*
@@ -94,7 +132,7 @@ void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	list_del(&w->node);
 	ordlock_res_grant_waiters(res);
 	if (unlikely(res->fast))
-		ordlock_fast_settle(res);
+		ordlock_res_settle(res);
 	if (ordlock_resource_put_unused(ordlock_res_bucket(res), res)) {
 		ordlock_gauge_dec(&w->hold->owner->domain->resources);
 		ordlock_table_uncharge(1);
@@ -142,6 +180,94 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 }
 
 /*
+ * May @w be passed? The fairness rule (the UAPI header, "Fairness"): a
+ * waiter may be passed by a request that comes while the key is free for
+ * it while it is younger than handoff_us; after that only if it was
+ * passed before, ORDLOCK_MAX_PASSES times in all; then it is handed the
+ * key. A waiter that has waited its time without ever being woken is
+ * handed the key at once. Only a waiter that sleeps in its task, for a
+ * key of a local domain that is not pinned by the fast path, asking to
+ * acquire (not convert), is ever passed: the others are always handed the
+ * key in place.
+ */
+static bool ordlock_res_may_pass(struct ordlock_resource *res,
+				 struct ordlock_waiter *w)
+{
+	u64 handoff;
+
+	if (!w->task || w->convert || res->fast || w->hold->owner->cluster)
+		return false;
+	handoff = ordlock_handoff_ns();
+	if (!handoff)
+		return false;
+	if (w->passed)
+		return w->passed < ORDLOCK_MAX_PASSES;
+	return ktime_to_ns(ktime_sub(ktime_get(), w->since)) < (s64)handoff;
+}
+
+/**
+ * ordlock_res_take_woken() - @w, woken for the free key of @res, runs: it
+ *	takes the key, or counts that it was passed
+ * @res: its resource; its bucket lock held
+ * @w: a waiter of @res whose woken flag is set
+ */
+void ordlock_res_take_woken(struct ordlock_resource *res,
+			    struct ordlock_waiter *w)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	w->woken = false;
+	/* First in the queue: a grant from the head reaches it */
+	ordlock_res_grant_waiters(res);
+	if (!w->granted && w->passed < U8_MAX)
+		w->passed++;
+}
+
+/**
+ * ordlock_res_passable() - the first waiter of @res was woken for the free
+ *	key and may still be passed: a request that comes now may take the key
+ *	first (ordlock_res_open())
+ * @res: a resource with waiters; its bucket lock held
+ *
+ * Return: true when a new request may take @res as if nobody waited.
+ */
+bool ordlock_res_passable(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
+	return w->woken && ordlock_res_may_pass(res, w);
+}
+
+/**
+ * ordlock_res_release_waiters() - a release left @res with room: let its
+ *	first waiter in
+ * @res: a resource with waiters; its bucket lock held
+ *
+ * A first waiter that may still be passed (ordlock_res_may_pass()) is
+ * woken and takes the key itself when it runs (ordlock_res_take_woken()),
+ * unless a request that comes meanwhile takes it first: a running task
+ * that releases and takes a key again does not wait for a sleeping one to
+ * wake up, as with flock(2) and the kernel's mutexes. Any other waiter is
+ * handed the key in place (ordlock_res_grant_waiters()).
+ */
+void ordlock_res_release_waiters(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
+	if (!ordlock_res_may_pass(res, w)) {
+		ordlock_res_grant_waiters(res);
+		return;
+	}
+	if (!w->woken && ordlock_res_fits(res, w)) {
+		w->woken = true;
+		wake_up_process(w->task);
+	}
+}
+
+/*
  * Remove @hold from its resource; wake who can go; retire an unused
  * resource. In a cluster domain, first release the key's lock in the
  * cluster (which does not wait for the cluster, but may sleep: every
@@ -161,9 +287,9 @@ unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold)
 	ordlock_holders_unlink(hold);
 	ordlock_res_count(res, hold->mode, -1);
 	if (!list_empty(&res->waiters))
-		ordlock_res_grant_waiters(res);
+		ordlock_res_release_waiters(res);
 	if (unlikely(res->fast))
-		ordlock_fast_settle(res);
+		ordlock_res_settle(res);
 	if (ordlock_resource_put_unused(bucket, res)) {
 		ordlock_gauge_dec(&hold->owner->domain->resources);
 		idle = 1;
@@ -181,7 +307,7 @@ void ordlock_res_drop_hold(struct ordlock_hold *hold)
 }
 
 /* A member holds the key by the fast path: it blocks any request */
-static bool ordlock_res_blame_fast(void *arg, const struct ordlock_fast_holder *h)
+static bool ordlock_res_blame_fast(void *arg, const struct ordlock_word_holder *h)
 {
 	struct ordlock_failure *f = arg;
 
@@ -214,8 +340,7 @@ void ordlock_res_blame(struct ordlock_resource *res,
 			return;
 		}
 	}
-	if (unlikely(res->fast) &&
-	    ordlock_fast_holder(res, ordlock_res_blame_fast, f))
+	if (ordlock_fast_holder(res, ordlock_res_blame_fast, f))
 		return;
 	list_for_each_entry(w, &res->waiters, node) {
 		if (w == self)
@@ -227,4 +352,31 @@ void ordlock_res_blame(struct ordlock_resource *res,
 			return;
 		}
 	}
+}
+
+/**
+ * ordlock_res_word_holder() - the member that holds @res by the fast path,
+ *	as the key's word names it: the views' and the wait-for graph's one
+ *	way to the fast path's holders (resource.h)
+ * @res: a resource; its bucket lock held
+ * @fn: called when the word names a member's index (not free, not the
+ *	kernel's holders), with the key's domain, the owner of that index in
+ *	the domain's owner table (NULL when the index names no owner: the word
+ *	is garbage, or names an owner that is going), the index and the
+ *	generation. Called under the owner table's lock: @fn may not sleep,
+ *	and the owner may be used only until it returns
+ * @arg: passed to @fn
+ *
+ * The word is read once: what @fn gets is what it said at that instant,
+ * and the owner is looked up in the kernel's own table, never taken from
+ * a user page. Bounded: one hash lookup and one xarray lookup.
+ *
+ * Return: what @fn returned; false when @res is not pinned or no member
+ * holds it.
+ */
+bool ordlock_res_word_holder(struct ordlock_resource *res,
+			     ordlock_word_holder_fn fn, void *arg)
+{
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	return ordlock_fast_holder(res, fn, arg);
 }

@@ -11,9 +11,9 @@
 #include <linux/list.h>
 #include <linux/types.h>
 
-#include "fastpath.h"
 #include "table.h"
 
+struct ordlock_domain;
 struct ordlock_hold;
 struct ordlock_owner;
 struct task_struct;
@@ -29,9 +29,10 @@ struct task_struct;
  * @bucket: index of the bucket whose lock protects everything here (see
  *	the lock order in main.c)
  * @nshared: number of shared holders
- * @fast: the key is pinned in its domain's fast path (fastpath.c): its
+ * @fast: the key is pinned in its domain's fast path (fastpath.h): its
  *	word is the truth about who holds it, and the resource never turns
- *	idle; set by the pin, cleared when the domain is freed
+ *	idle; set by the pin, cleared when the domain's fast state is freed
+ *	(fast_dev.c), under the bucket lock
  * @nexcl: number of exclusive holders (0 or 1)
  * @idle: nobody holds or waits: the resource only waits for reuse
  * @aged: idle through one pass of the reaper; the next pass frees it
@@ -69,6 +70,12 @@ struct ordlock_resource {
  * @granted: set, under the bucket lock, by whoever grants the request:
  *	the granter has already put @hold on the resource's holders, or
  *	changed its mode
+ * @woken: set, under the bucket lock, by a release that left the key free
+ *	for this waiter, the first of the queue, instead of granting it
+ *	(ordlock_res_release_waiters()); the waiter clears it and takes the
+ *	key itself, unless a request that came meanwhile took it first
+ * @passed: how many times it was woken for the key and found it taken
+ *	(passed by a request that came meanwhile); under the bucket lock
  * @since: when the wait started
  */
 struct ordlock_waiter {
@@ -79,6 +86,8 @@ struct ordlock_waiter {
 	u32 mode;
 	bool convert;
 	bool granted;
+	bool woken;
+	u8 passed;
 	ktime_t since;
 };
 
@@ -88,6 +97,8 @@ ordlock_res_bucket(const struct ordlock_resource *res)
 {
 	return &ordlock_buckets[res->bucket];
 }
+
+bool ordlock_res_claim(struct ordlock_resource *res);
 
 /* Would a new holder in @mode fit the holders of @res? */
 static inline bool ordlock_res_compatible(struct ordlock_resource *res,
@@ -102,7 +113,7 @@ static inline bool ordlock_res_compatible(struct ordlock_resource *res,
 		ok = !res->nexcl;
 	/* A fast key's word is taken for the kernel's holders first */
 	if (ok && unlikely(res->fast))
-		ok = ordlock_fast_claim(res);
+		ok = ordlock_res_claim(res);
 	return ok;
 }
 
@@ -153,11 +164,12 @@ static inline bool ordlock_resource_put_unused(struct ordlock_bucket *bucket,
 	lockdep_assert_held(&bucket->lock);
 	if (!list_empty(&res->holders) || !list_empty(&res->waiters))
 		return false;
-	if (unlikely(res->fast)) {
-		/* Pinned: its word may still be held by the fast path */
-		ordlock_fast_settle(res);
+	/*
+	 * Pinned: its word may still be held by the fast path (every caller
+	 * put the word right first: ordlock_res_settle())
+	 */
+	if (unlikely(res->fast))
 		return false;
-	}
 	res->idle = 1;
 	if (++bucket->nidle > ORDLOCK_BUCKET_IDLE_MAX)
 		ordlock_table_trim(bucket);
@@ -186,10 +198,47 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w);
 void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w);
 struct ordlock_waiter *ordlock_res_converting(struct ordlock_resource *res);
 void ordlock_res_grant_waiters(struct ordlock_resource *res);
+void ordlock_res_take_woken(struct ordlock_resource *res,
+			    struct ordlock_waiter *w);
+void ordlock_res_release_waiters(struct ordlock_resource *res);
+bool ordlock_res_passable(struct ordlock_resource *res);
+
+/*
+ * ordlock_res_open() - may a new request take @res now, if its holders
+ * allow? When nobody waits; or when the first waiter was woken for a free
+ * key and has not taken it yet, and is young enough to be passed
+ * (ordlock_res_passable(), resource.c: the fairness rule)
+ */
+static inline bool ordlock_res_open(struct ordlock_resource *res)
+{
+	return list_empty(&res->waiters) || ordlock_res_passable(res);
+}
 unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_blame(struct ordlock_resource *res,
 		       struct ordlock_owner *owner, u32 mode,
 		       struct ordlock_waiter *self);
+void ordlock_res_settle(struct ordlock_resource *res);
+
+/**
+ * struct ordlock_word_holder - a member that holds a pinned key by the
+ *	fast path, as the key's word names it (ordlock_res_word_holder())
+ * @domain: the key's domain
+ * @owner: the owner of the word's index in the domain's owner table; NULL
+ *	when the index names no owner (shown as unknown)
+ * @index: the word's owner index
+ * @gen: the word's generation
+ */
+struct ordlock_word_holder {
+	struct ordlock_domain *domain;
+	struct ordlock_owner *owner;
+	u32 index;
+	u32 gen;
+};
+
+typedef bool (*ordlock_word_holder_fn)(void *arg,
+				       const struct ordlock_word_holder *h);
+bool ordlock_res_word_holder(struct ordlock_resource *res,
+			     ordlock_word_holder_fn fn, void *arg);
 
 #endif /* _ORDLOCK_RESOURCE_H */

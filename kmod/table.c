@@ -38,6 +38,8 @@ struct ordlock_bucket *ordlock_buckets;
 static unsigned int ordlock_bucket_mask;
 static struct kmem_cache *ordlock_resource_cache;
 struct percpu_counter ordlock_nresources;
+/* Of those, the keys the fast path pins (kept in use until their domain goes) */
+static atomic64_t ordlock_npinned = ATOMIC64_INIT(0);
 
 static void ordlock_table_reap(struct work_struct *work);
 DECLARE_DELAYED_WORK(ordlock_reap_work, ordlock_table_reap);
@@ -149,6 +151,18 @@ void ordlock_table_exit(void)
 s64 ordlock_table_nresources(void)
 {
 	return percpu_counter_sum(&ordlock_nresources);
+}
+
+/* ordlock_table_pin() - @n keys more (or fewer) pinned by the fast path */
+void ordlock_table_pin(s64 n)
+{
+	atomic64_add(n, &ordlock_npinned);
+}
+
+/* ordlock_table_npinned() - the resources in use that the fast path pins */
+s64 ordlock_table_npinned(void)
+{
+	return atomic64_read(&ordlock_npinned);
 }
 
 /* ordlock_table_bucket() - the bucket of key (@rank, @id) in @domain */

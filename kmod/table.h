@@ -63,6 +63,8 @@ static inline void ordlock_table_uncharge(unsigned int n)
 int ordlock_table_init(void);
 void ordlock_table_exit(void);
 s64 ordlock_table_nresources(void);
+void ordlock_table_pin(s64 n);
+s64 ordlock_table_npinned(void);
 struct ordlock_bucket *ordlock_table_bucket(const struct ordlock_domain *domain,
 					    u32 rank, u64 id);
 unsigned int ordlock_table_size(void);

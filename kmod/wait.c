@@ -17,21 +17,59 @@
  * granted as the revocation came) fails at once.
  */
 #include <linux/hrtimer.h>
+#include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 
 #include "domain.h"
 #include "graph.h"
 #include "owner.h"
+#include "params.h"
 #include "request.h"
 #include "resource.h"
 #include "user.h"
 #include "wait.h"
 
 /*
+ * The first waiter of a key spins on its CPU for a while before it sleeps
+ * (spin_us), as the kernel's mutexes spin while their owner runs: a key
+ * held for a moment by a task on another CPU comes free before a sleep and
+ * a wake-up would have cost. It stops as soon as it is granted or woken,
+ * its lease is revoked, a signal comes, its CPU is wanted (need_resched(),
+ * or any other task runnable there: the holder may be the one waiting for
+ * this CPU, as the kernel's mutexes stop when their owner is off its CPU)
+ * or the time is up; never past @until. Without any lock.
+ *
+ * Return: true when woken or granted meanwhile (look again), else false.
+ */
+static bool ordlock_spin(struct ordlock_owner *owner, struct ordlock_waiter *w,
+			 ktime_t until)
+{
+	u64 budget = ordlock_spin_ns(), start;
+
+	if (!budget)
+		return false;
+	start = local_clock();
+	while (!READ_ONCE(w->granted) && !READ_ONCE(w->woken)) {
+		if (need_resched() || !single_task_running() ||
+		    signal_pending(current) ||
+		    READ_ONCE(owner->lease.revoked) ||
+		    local_clock() - start > budget ||
+		    ktime_compare(ktime_get(), until) >= 0)
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+/*
  * Sleep until @w (a waiter of @owner) is granted, @owner's lease is
  * revoked, the deadline passes, a signal comes, or @check_at (when not 0)
  * passes. The revocation is written before the bucket lock is taken to
- * wake the task (ordlock_wait_kick()), and read under it.
+ * wake the task (ordlock_wait_kick()), and read under it. A waiter woken
+ * for a free key (@w->woken: ordlock_res_release_waiters()) takes it
+ * itself, unless a request that came meanwhile took it first; the first
+ * waiter spins a while before each sleep (ordlock_spin()).
  *
  * Return: 0 when granted, -EKEYEXPIRED, -EINTR, -ETIMEDOUT, or 1 when it
  * is time to look for a cycle.
@@ -39,12 +77,16 @@
 static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 			 ktime_t deadline, ktime_t check_at)
 {
-	struct ordlock_bucket *bucket = ordlock_res_bucket(w->hold->res);
+	struct ordlock_resource *res = w->hold->res;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+	bool spun = false;
 	ktime_t now, until;
 	int ret;
 
 	spin_lock(&bucket->lock);
 	for (;;) {
+		if (w->woken)
+			ordlock_res_take_woken(res, w);
 		if (w->granted) {
 			ret = 0;
 			break;
@@ -70,11 +112,20 @@ static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 			}
 			until = min(check_at, deadline);
 		}
+		if (!spun && list_first_entry(&res->waiters, struct ordlock_waiter,
+					      node) == w) {
+			spun = true;
+			spin_unlock(&bucket->lock);
+			ordlock_spin(owner, w, until);
+			spin_lock(&bucket->lock);
+			continue;
+		}
 		set_current_state(TASK_INTERRUPTIBLE);
 		spin_unlock(&bucket->lock);
 		schedule_hrtimeout_range(&until, current->timer_slack_ns,
 					 HRTIMER_MODE_ABS);
 		spin_lock(&bucket->lock);
+		spun = false;
 	}
 	spin_unlock(&bucket->lock);
 	return ret;
@@ -258,6 +309,8 @@ void ordlock_waiter_init(struct ordlock_request *req, struct ordlock_hold *hold,
 	w->mode = mode;
 	w->convert = convert;
 	w->granted = false;
+	w->woken = false;
+	w->passed = 0;
 	w->since = ktime_get();
 }
 

@@ -2,42 +2,92 @@
  * fastpath.pml -- a model of the fast-path word protocol (docs/fastpath.md),
  * checked by spin (tests/unit/t_model_spin.sh runs it).
  *
- * One key's word {gen, owner, W} (owner 0: free; W: WAITERS), the kernel's
- * FIFO queue of waiters behind the bucket lock, per owner a page with the
- * held stack (here: the key and its generation) and the pending slot, and
- * the owner's revoked flag. NU owners take and let go of the key ROUNDS
- * times each: uncontended by a CAS in user space, else through the kernel
- * (set W, queue FIFO, sleep until the key is handed over by writing the
- * waiter into the word, or time out). A lease timer revokes any owner at
- * any time; a killer kills an owner at any statement outside the kernel's
- * critical sections (also between its CAS and its push, and while it
- * sleeps), and the file's release cleans up; a stale copy of owner 1 (a
- * fork child, or a thread with an old view) tries to release a hold owner
- * 1 has since let go of.
+ * One key's word {gen, owner, W} (owner 0: free; K: the kernel's holders;
+ * else a member's index; W: WAITERS), the kernel's FIFO queue of waiters
+ * and its holder behind the bucket lock, per owner a page with the held
+ * stack (here: the key and its generation) and the pending slot, and the
+ * owner's revoked flag. NU owners take and let go of the key ROUNDS times
+ * each: uncontended by a CAS in user space, else through the kernel. The
+ * kernel's side follows kmod/fastpath.c function by function, with its
+ * BOUNDED loops (TRIES compare-and-swap attempts, ORDLOCK_FAST_TRIES in
+ * the kernel; the bound's value does not matter, a holder that cycles
+ * more often defeats any):
+ *
+ *   claim()          ordlock_fast_claim(): a free word -> {g+1, K}
+ *   settle()         ordlock_fast_settle(): after a change of holders or
+ *                    waiters: K without a holder: grant or free; W with
+ *                    an empty queue: cleared; a free word with a queue:
+ *                    grant
+ *   queued()         ordlock_fast_queued(): a waiter was queued: set W
+ *   let_go()         ordlock_fast_let_go(): FAST_RELEASE, revocation,
+ *                    death, RELEASE_ALL of a member's word: free it or
+ *                    hand it to the kernel ({g+1, K}) and grant the head
+ *   grant_waiters()  ordlock_res_grant_waiters(): the head, if it fits
+ *   kacquire()       request.c: grant at once (empty queue, claim), or
+ *                    queue + queued(), then sleep
+ *
+ * A lease timer revokes any owner at any time (flag, then the walk of the
+ * words and the kernel's holds); a killer kills an owner at any statement
+ * outside the kernel's critical sections (also between its CAS and its
+ * push, and while it sleeps), and the file's release cleans up; a stale
+ * copy of owner 1 (a fork child, or a thread with an old view) tries to
+ * release a hold owner 1 has since let go of.
  *
  * A word is one atomic variable: every access to gen/owner/W is inside one
- * atomic block (a load, or a compare-and-swap against what was loaded).
- * The kernel's critical sections take the bucket lock (locked) and are
- * otherwise ordinary steps, so that user CASes interleave with them.
+ * atomic block (a load, a compare-and-swap against what was loaded, or,
+ * in the fixed queued(), a fetch-or). The kernel's critical sections take
+ * the bucket lock (locked) and are otherwise ordinary steps, so that user
+ * CASes interleave with every step of them.
  *
  * Properties: the monitor's invariants (checked whenever the bucket lock
  * is free), assertions at the points named below, and no invalid end
- * state (a waiter left sleeping for ever is one). LIVENESS (cyclic runs,
- * no deaths or timeouts): the ltl claim that a waiter is eventually
- * handed the key.
+ * state: a waiter left sleeping for ever (the holders finished, the key
+ * free, nobody to wake it) is one. A waiter that times out finds the word
+ * held (never free: "no waiter waits past its timeout for a free key").
+ * LIVENESS (cyclic runs, no deaths or timeouts): the ltl claim that a
+ * waiter is eventually handed the key.
  *
- * Planted bugs (each must make the check fail): BUG_STORE_W (the kernel
- * sets WAITERS with a plain store: a lost wake-up), BUG_NO_PENDING (the
- * death clean-up ignores the pending slot), BUG_OWNER_ONLY (a release
+ * THE STUCK WAITER (issue 40) and the rule the kernel needs. Today's
+ * ordlock_fast_queued() tries TRIES CASes to set W while a member loops
+ * acquire/release by CAS; when they all fail it gives up, and when it
+ * sees the word free it calls ordlock_fast_settle(), which grants the
+ * head through ordlock_fast_claim(), whose CAS loses to the member's next
+ * acquire: either way the waiter stays queued with W clear, the member's
+ * releases never enter the kernel, and the waiter sleeps until its
+ * timeout with the key free. BUG_QUEUED_GIVES_UP is that code; the model
+ * finds it (the monitor's invariant "a queue means W or K", and without
+ * the monitor the waiter left asleep for ever once the holder stopped).
+ * The default is the fixed rule (QUEUED_FETCH_OR below): queued() sets W
+ * with ONE atomic fetch-or (a step no member can make fail) and acts on
+ * the word it returns:
+ *   - a member held it: done (W is set behind a member; its release CAS
+ *     fails and it comes to FAST_RELEASE, which hands over);
+ *   - it was free: the word is now {g, 0, W}, which no member's CAS takes
+ *     or changes (an acquire expects W clear, a release expects its own
+ *     index); the kernel, still under the bucket lock, CASes it to
+ *     {g+1, K, 0} and grants the queue from its head (the CAS cannot
+ *     lose to an honest member: bounded, and a failure means a member
+ *     wrote the word by hand);
+ *   - K (the kernel's holders): W is cleared again (CAS; no member
+ *     changes a K word), then settle() as today.
+ * settle()'s free-word-with-a-queue case reserves the word the same way
+ * (fetch-or W, then {g, 0, W} -> {g+1, K, 0}) instead of claim()'s CAS
+ * against a free word, which a looping member defeats.
+ *
+ * Other planted bugs (each must make the check fail): BUG_STORE_W (the
+ * kernel sets WAITERS with a plain store: a lost wake-up), BUG_NO_PENDING
+ * (the death clean-up walks the held stack only: a death between CAS and
+ * push leaves the word naming the dead owner), BUG_OWNER_ONLY (a release
  * compares the owner, not the generation), BUG_RELEASE_IGNORES_W (the
- * user's release CAS ignores WAITERS), BUG_WAKE_RETRY (a release frees the
- * word and wakes the head to retry, instead of handing over: barging),
- * BUG_WALK_BEFORE_FLAG (the revocation walks the words, then raises the
- * flag) and BUG_FLAG_BEFORE_CAS (the library reads the flag before its
- * CAS, not after): either lets an acquire that races the revocation take
- * the key unseen by both, and its owner use it after the revocation ended.
+ * user's release CAS ignores WAITERS), BUG_WAKE_RETRY (a release frees
+ * the word and wakes the head to retry, instead of handing over:
+ * barging), BUG_WALK_BEFORE_FLAG (the revocation walks the words, then
+ * raises the flag) and BUG_FLAG_BEFORE_CAS (the library reads the flag
+ * before its CAS, not after): either lets an acquire that races the
+ * revocation take the key unseen by both, and its owner use it after the
+ * revocation ended.
  *
- * The revocation handshake (kmod/fastpath.c, ordlock_fast_revoke(); the
+ * The revocation handshake (kmod/fast_owner.c, ordlock_fast_revoke(); the
  * library's acquire): the kernel raises the owner page's revoked flag,
  * then (a full barrier) walks the words and lets go of every word that
  * names the owner; the library's acquire does its CAS, then reads the
@@ -60,6 +110,12 @@
 #ifndef REVOKES
 #define REVOKES 1
 #endif
+#ifndef TRIES
+#define TRIES 2
+#endif
+#ifndef BUG_QUEUED_GIVES_UP
+#define QUEUED_FETCH_OR
+#endif
 #ifdef LIVENESS
 #define GMAX 4
 #define NEXTGEN(g) (((g) + 1) % GMAX)
@@ -73,20 +129,27 @@
 #define LIVENESS_LOOP false
 #endif
 
+#define K 7			/* ORDLOCK_FAST_OWNER_KERNEL */
+
 #define NONE 0
 #define WAITING 1
 #define GRANTED 2
 #define RETRY 3
 
+#define LG_OK 0
+#define LG_ENOENT 1
+#define LG_EIO 2
+
 /* the word of the key */
 byte gen, owner;
 bool W;
 
-/* the kernel: the bucket lock and the FIFO queue behind it */
+/* the kernel: the bucket lock, the FIFO queue and the holder behind it */
 bool locked;
 byte q[NU];
 byte qlen;
 byte wst[NU + 1];		/* per owner: NONE, WAITING, GRANTED, RETRY */
+byte kh;			/* the kernel's (exclusive) holder, 0: none */
 
 /* per owner page (module-owned, mapped into that owner) */
 bool stk[NU + 1];		/* the held stack has the key */
@@ -104,9 +167,269 @@ bool incs[NU + 1];		/* the owner is in its critical section */
 byte nfin, nkilled, nrevoked;
 
 #define LOCK(u)		atomic { !locked -> locked = true; inkernel[u] = true }
-#define UNLOCK(u)	atomic { locked = false; inkernel[u] = false }
+/* leaving the kernel: its temporaries are dead (fewer states) */
+#define UNLOCK(u) \
+	atomic { \
+		locked = false; inkernel[u] = false; \
+		lg = 0; lo = 0; lw = false; tc = 0; ts = 0; tq = 0; tl = 0; \
+		nx = 0; i = 0 \
+	}
 
-/* take @u out of the queue (lock held); the last waiter gone clears W */
+/* the word is @u's hold of generation @g (BUG_OWNER_ONLY: any of @u's) */
+#ifdef BUG_OWNER_ONLY
+#define MINE(u, g)	(owner == (u))
+#define GEN_DIFFERS(lg, g)	false
+#else
+#define MINE(u, g)	(owner == (u) && gen == (g))
+#define GEN_DIFFERS(lg, g)	((lg) != (g))
+#endif
+
+/* the user's release CAS: {g, u, 0} -> {g, 0, 0} */
+#ifdef BUG_RELEASE_IGNORES_W
+#define RELEASE_OK(u, g)	MINE(u, g)
+#else
+#define RELEASE_OK(u, g)	(MINE(u, g) && !W)
+#endif
+
+/* load the word into lg, lo, lw */
+#define LOAD()	atomic { lg = gen; lo = owner; lw = W }
+
+/*
+ * The kernel's compare-and-swap of {lg, lo, lw} -> {ng, nlo, nlw}: ok, or
+ * the word as it is now in lg, lo, lw (as try_cmpxchg() does)
+ */
+#define KCAS(ng, nlo, nlw) \
+	atomic { \
+		if \
+		:: gen == lg && owner == lo && W == lw -> \
+			gen = ng; owner = nlo; W = nlw; ok = true \
+		:: else -> lg = gen; lo = owner; lw = W; ok = false \
+		fi \
+	}
+
+/* ordlock_fast_claim(): ok when the word is (now) the kernel's */
+inline claim()
+{
+	LOAD();
+	tc = 0;
+	do
+	:: tc == TRIES -> ok = false; break
+	:: tc < TRIES && lo == K -> ok = true; break
+	:: tc < TRIES && lo != K && (lo != 0 || lw) -> ok = false; break
+	:: tc < TRIES && lo == 0 && !lw ->
+		KCAS(NEXTGEN(lg), K, false);
+		if
+		:: ok -> break
+		:: else -> tc++
+		fi
+	od
+}
+
+/* the kernel grants the key to @v (its word is K) */
+#define KGRANT(v) \
+	kh = v; held[v] = true; hg[v] = gen; rv[v] = false
+
+/* ordlock_res_grant_waiters(): the head, if it fits (exclusive only) */
+inline grant_waiters()
+{
+	if
+	:: qlen > 0 && kh == 0 ->
+		claim();
+		if
+		:: ok ->
+			atomic {
+				nx = q[0];
+				i = 0;
+				do
+				:: i + 1 < qlen -> q[i] = q[i + 1]; i++
+				:: else -> break
+				od;
+				qlen--;
+				q[qlen] = 0;
+				KGRANT(nx);
+				wst[nx] = GRANTED
+			}
+		:: else -> skip
+		fi
+	:: else -> skip
+	fi
+}
+
+/*
+ * The fixed rule's reservation of a word the kernel must act on: fetch-or
+ * W (one step: no member can make it fail). A word that was free is now
+ * {g, 0, W}, which no member's CAS takes or changes, and goes to the
+ * kernel ({g+1, K, 0}); a K word loses W again (K words carry none). act:
+ * 1 when the word is the kernel's (grant the queue), else 0 (a member
+ * held it: W is set behind it, its release comes to the kernel).
+ */
+inline reserve()
+{
+#ifdef BUG_STORE_W
+	/* the flaw: a load, then a plain store of what was loaded, with W */
+	LOAD();
+	atomic { gen = lg; owner = lo; W = true };
+#else
+	atomic { lg = gen; lo = owner; lw = W; W = true };
+#endif
+	if
+	:: lo == 0 && !lw ->
+		lw = true;
+		KCAS(NEXTGEN(lg), K, false);
+		assert(ok);	/* no member changes a word with W */
+		act = 1
+	:: lo == K && !lw -> lw = true; KCAS(lg, K, false); assert(ok); act = 1
+	:: lo == K && lw -> act = 1
+	:: else -> act = 0
+	fi
+}
+
+/*
+ * ordlock_fast_settle(). The kernel's "ordlock_res_grant_waiters(); then
+ * ordlock_fast_settle()" (a release, a handoff, a waiter that leaves) is
+ * modelled as settle() alone: it grants the head in the same cases (the
+ * word K without a holder), and the word is looked at as the code does.
+ */
+inline settle()
+{
+	LOAD();
+	ts = 0;
+	act = 0;
+	do
+	:: ts == TRIES -> break
+	:: ts < TRIES && lo == K && kh != 0 -> break
+	:: ts < TRIES && lo == K && kh == 0 && qlen > 0 -> act = 1; break
+	:: ts < TRIES && lo == K && kh == 0 && qlen == 0 ->
+		KCAS(lg, 0, false);
+		if
+		:: ok -> break
+		:: else -> ts++
+		fi
+	:: ts < TRIES && lo != K && lo != 0 && (!lw || qlen > 0) -> break
+	:: ts < TRIES && lo != K && lo != 0 && lw && qlen == 0 ->
+		KCAS(lg, lo, false);
+		if
+		:: ok -> break
+		:: else -> ts++
+		fi
+	:: ts < TRIES && lo == 0 && (qlen == 0 || lw) -> break
+	:: ts < TRIES && lo == 0 && qlen > 0 && !lw ->
+		/* a free word and a queue */
+#ifdef QUEUED_FETCH_OR
+		reserve();
+#else
+		act = 1;	/* today: grant, by claim()'s CAS against a free word */
+#endif
+		break
+	od;
+	if
+	:: act == 1 -> grant_waiters()
+	:: else -> skip
+	fi;
+	act = 0
+}
+
+/* ordlock_fast_queued(): a waiter was just queued */
+inline queued()
+{
+#ifdef QUEUED_FETCH_OR
+	reserve();
+	act = 0;
+	settle()
+#else
+	/* today's kmod/fastpath.c: TRIES CASes, then the waiter is left */
+	LOAD();
+	tq = 0;
+	do
+	:: tq == TRIES -> break	/* "a member that keeps rewriting the word: left busy" */
+	:: tq < TRIES && (lo == K || lo == 0) -> act = 1; break
+	:: tq < TRIES && lo != K && lo != 0 && lw -> break
+	:: tq < TRIES && lo != K && lo != 0 && !lw ->
+		KCAS(lg, lo, true);
+		if
+		:: ok -> break
+		:: else -> tq++
+		fi
+	od;
+	if
+	:: act == 1 -> act = 0; settle()
+	:: else -> skip
+	fi
+#endif
+}
+
+/*
+ * ordlock_fast_let_go(): the word of member @u (at generation @g unless
+ * @anygen) is freed, or handed to the kernel and granted to the head.
+ * lres: LG_OK, LG_ENOENT (not @u's), LG_EIO (it kept changing).
+ * @revoking: a revocation takes it (the ghosts say so in the same step).
+ */
+inline let_go(u, g, anygen, revoking)
+{
+	LOAD();
+	tl = 0;
+	lres = LG_EIO;
+	do
+	:: tl == TRIES -> break
+	:: tl < TRIES && (lo != u || (!anygen && GEN_DIFFERS(lg, g))) -> lres = LG_ENOENT; break
+	:: tl < TRIES && lo == u && (anygen || !GEN_DIFFERS(lg, g)) ->
+		atomic {
+			if
+			:: gen == lg && owner == lo && W == lw ->
+#ifndef BUG_WAKE_RETRY
+				if
+				:: qlen == 0 -> owner = 0; W = false
+				:: else -> gen = NEXTGEN(gen); owner = K; W = false
+				fi;
+#else
+				/* the flaw: free the word, wake the head to try again */
+				owner = 0; W = false;
+				if
+				:: qlen > 0 ->
+					nx = q[0];
+					i = 0;
+					do
+					:: i + 1 < qlen -> q[i] = q[i + 1]; i++
+					:: else -> break
+					od;
+					qlen--;
+					q[qlen] = 0;
+					wst[nx] = RETRY
+				:: else -> skip
+				fi;
+#endif
+				held[u] = false;
+				if
+				:: revoking -> rv[u] = true
+				:: else -> skip
+				fi;
+				ok = true
+			:: else -> lg = gen; lo = owner; lw = W; ok = false
+			fi
+		};
+		if
+		:: ok ->
+			lres = LG_OK;
+#ifndef BUG_WAKE_RETRY
+			if
+			:: qlen > 0 -> settle()
+			:: else -> skip
+			fi;
+#endif
+			break
+		:: else -> tl++
+		fi
+	od
+}
+
+/* __ordlock_res_drop_hold() of @u's kernel hold */
+inline drop_hold(u)
+{
+	kh = 0;
+	settle()
+}
+
+/* a waiter leaves the queue (timeout, death): ordlock_res_dequeue() */
 inline dequeue(u)
 {
 	atomic {
@@ -123,125 +446,36 @@ inline dequeue(u)
 		od;
 		qlen--;
 		q[qlen] = 0;
-		wst[u] = NONE;
-		/* while W is set only the kernel (under the lock) changes the word */
-		if
-		:: qlen == 0 -> W = false
-		:: else -> skip
-		fi
-	}
+		wst[u] = NONE
+	};
+	settle()
 }
 
 /*
- * The word names a holder that lets go (release, revocation, death): hand
- * it to the head of the queue by writing the head into the word with a new
- * generation (as FUTEX_UNLOCK_PI does), or free it. Lock held; in the same
- * atomic step as the check that the word is the holder's.
+ * The kernel's acquire (ACQUIRE ioctl) for @u: granted at once when
+ * nobody waits and the word can be claimed, else queued (queued()) to
+ * sleep until granted or the timeout. got: the key is @u's (kgot: in the
+ * kernel's holders); else it timed out.
  */
-#ifndef BUG_WAKE_RETRY
-#define HANDOFF() \
-	if \
-	:: qlen > 0 -> \
-		nx = q[0]; \
-		i = 0; \
-		do \
-		:: i + 1 < qlen -> q[i] = q[i + 1]; i++ \
-		:: else -> break \
-		od; \
-		qlen--; \
-		q[qlen] = 0; \
-		gen = NEXTGEN(gen); \
-		owner = nx; \
-		W = (qlen > 0); \
-		wst[nx] = GRANTED; \
-		held[nx] = true; \
-		hg[nx] = gen; \
-		rv[nx] = false \
-	:: else -> \
-		owner = 0; \
-		W = false \
-	fi
-#else
-/* the flaw: free the word and wake the head to try again */
-#define HANDOFF() \
-	if \
-	:: qlen > 0 -> \
-		nx = q[0]; \
-		i = 0; \
-		do \
-		:: i + 1 < qlen -> q[i] = q[i + 1]; i++ \
-		:: else -> break \
-		od; \
-		qlen--; \
-		q[qlen] = 0; \
-		owner = 0; \
-		W = false; \
-		wst[nx] = RETRY \
-	:: else -> \
-		owner = 0; \
-		W = false \
-	fi
-#endif
-
-/* the word is @u's hold of generation @g (BUG_OWNER_ONLY: any of @u's) */
-#ifdef BUG_OWNER_ONLY
-#define MINE(u, g)	(owner == (u))
-#else
-#define MINE(u, g)	(owner == (u) && gen == (g))
-#endif
-
-/* the user's release CAS: {g, u, 0} -> {g, 0, 0} */
-#ifdef BUG_RELEASE_IGNORES_W
-#define RELEASE_OK(u, g)	MINE(u, g)
-#else
-#define RELEASE_OK(u, g)	(MINE(u, g) && !W)
-#endif
-
-/*
- * The kernel's slow acquire (ACQUIRE ioctl) for @u: take the word if it is
- * free, else set W, queue, sleep. got: the key is @u's; else it timed out.
- */
-inline slow_acquire(u)
+inline kacquire(u)
 {
 	LOCK(u);
 retry:
-	atomic { lg = gen; lo = owner; lw = W };
 	if
-	:: lo == 0 && !lw ->
-		atomic {
-			if
-			:: gen == lg && owner == 0 && !W ->
-				assert(qlen == 0);	/* no barging: nobody waits */
-				gen = NEXTGEN(gen); owner = u;
-				held[u] = true; hg[u] = gen; rv[u] = false;
-				ok = true
-			:: else -> ok = false
-			fi
-		};
-		if
-		:: ok -> UNLOCK(u); got = true; goto acquired
-		:: else -> goto retry
-		fi
-	:: lo == 0 && lw -> assert(false)	/* W with no owner: a lost wake-up */
-	:: lo != 0 ->
-#ifdef BUG_STORE_W
-		atomic { gen = lg; owner = lo; W = true; ok = true };
-#else
-		atomic {
-			if
-			:: gen == lg && owner == lo && W == lw -> W = true; ok = true
-			:: else -> ok = false
-			fi
-		};
-#endif
-		if
-		:: ok -> skip
-		:: else -> goto retry
-		fi;
+	:: qlen == 0 && kh == 0 -> claim()
+	:: else -> ok = false
+	fi;
+	if
+	:: ok ->
+		atomic { KGRANT(u) };
+		UNLOCK(u);
+		got = true;
+		goto acquired
+	:: else ->
 		atomic { q[qlen] = u; qlen++; wst[u] = WAITING };
+		queued();
 		UNLOCK(u)
 	fi;
-sleep:
 	if
 	:: wst[u] == GRANTED -> wst[u] = NONE; got = true
 	:: wst[u] == RETRY -> wst[u] = NONE; LOCK(u); goto retry
@@ -251,7 +485,11 @@ sleep:
 		if
 		:: wst[u] == GRANTED -> wst[u] = NONE; got = true	/* granted first */
 		:: wst[u] == RETRY -> wst[u] = NONE; goto retry
-		:: wst[u] == WAITING -> dequeue(u); got = false
+		:: wst[u] == WAITING ->
+			/* never a timeout on a free key */
+			assert(owner != 0);
+			dequeue(u);
+			got = false
 		fi;
 		UNLOCK(u)
 #endif
@@ -264,11 +502,15 @@ acquired:
 inline release_all(u)
 {
 	LOCK(u);
+	if
+	:: kh == u -> held[u] = false; drop_hold(u)
+	:: else -> skip
+	fi;
+	if
+	:: owner == u -> let_go(u, 0, true, false)
+	:: else -> skip
+	fi;
 	atomic {
-		if
-		:: stk[u] && MINE(u, stkgen[u]) -> held[u] = false; HANDOFF()
-		:: else -> skip
-		fi;
 		held[u] = false;
 		revoked[u] = false;
 		revdone[u] = false
@@ -279,8 +521,8 @@ inline release_all(u)
 
 proctype User(byte u)
 {
-	byte r, lg, lo, i, nx;
-	bool lw, ok, got, sawrv;
+	byte r, lg, lo, i, nx, tc, ts, tq, tl, lres, act;
+	bool lw, ok, got, sawrv, kgot, ack;
 
 	{
 		r = 0;
@@ -288,40 +530,54 @@ proctype User(byte u)
 		:: r < ROUNDS || LIVENESS_LOOP ->
 			/* uncontended acquire: pending, CAS {g, 0, 0} -> {g+1, u, 0}, push */
 			pend[u] = true;
+			kgot = false;
 #ifdef BUG_FLAG_BEFORE_CAS
 			sawrv = revoked[u];
 #endif
-			atomic { lg = gen; lo = owner; lw = W };
+			LOAD();
 			atomic {
 				if
 				:: lo == 0 && !lw && gen == lg && owner == 0 && !W ->
-					assert(qlen == 0);	/* no barging */
+					/* no barging: a queue the kernel has settled is not passed */
+					assert(qlen == 0 || locked);
 					gen = NEXTGEN(gen); owner = u;
 					held[u] = true; hg[u] = gen; rv[u] = false;
 					got = true
 				:: else -> got = false
-				fi
+				fi;
+				lg = 0; lo = 0; lw = false
 			};
 			if
 			:: got -> stkgen[u] = hg[u]; stk[u] = true; pend[u] = false
 			:: else ->
 				pend[u] = false;
-				slow_acquire(u);
-				if
-				:: got -> stkgen[u] = hg[u]; stk[u] = true
-				:: else -> skip
-				fi
+				kacquire(u);
+				kgot = got
 			fi;
 			/* a revocation that came first: acknowledge, the acquire failed */
 #ifndef BUG_FLAG_BEFORE_CAS
 			sawrv = revoked[u];
 #endif
 			if
-			:: got && sawrv -> release_all(u); got = false
+			:: got && sawrv -> ack = true; got = false
 			:: else -> skip
 			fi;
 			if
-			:: got ->
+			:: got && kgot ->
+				incs[u] = true;
+				/* the critical section (the monitor checks it) */
+				incs[u] = false;
+				/* the kernel's RELEASE of its hold */
+				LOCK(u);
+				if
+				:: kh == u -> held[u] = false; drop_hold(u); ok = true
+				:: else ->
+					assert(revoked[u] && rv[u]);	/* only a revocation takes it */
+					ok = false
+				fi;
+				UNLOCK(u);
+				ack = !ok	/* EKEYEXPIRED: acknowledge */
+			:: got && !kgot ->
 				incs[u] = true;
 				/* the critical section (the monitor checks it) */
 				/* release: CAS {g, u, 0} -> {g, 0, 0}, then pop */
@@ -337,26 +593,25 @@ proctype User(byte u)
 				if
 				:: ok -> stk[u] = false
 				:: else ->
-					/* the kernel's release: hand over, or EKEYEXPIRED */
+					/* FAST_RELEASE: hand over, or EKEYEXPIRED */
 					LOCK(u);
-					atomic {
-						if
-						:: MINE(u, stkgen[u]) ->
-							held[u] = false; HANDOFF(); ok = true
-						:: else ->
-							/* not ours: only a revocation takes it */
-							assert(revoked[u] && rv[u]);
-							ok = false
-						fi
-					};
+					let_go(u, stkgen[u], false, false);
+					assert(lres != LG_EIO);
+					assert(lres == LG_OK || (revoked[u] && rv[u]));
 					UNLOCK(u);
 					if
-					:: ok -> stk[u] = false
-					:: else -> release_all(u)	/* EKEYEXPIRED: acknowledge */
+					:: lres == LG_OK -> stk[u] = false
+					:: else -> ack = true	/* EKEYEXPIRED: acknowledge */
 					fi
 				fi
 			:: else -> skip
 			fi;
+			/* RELEASE_ALL, the acknowledgment of a revocation */
+			if
+			:: ack -> release_all(u)
+			:: else -> skip
+			fi;
+			atomic { ok = false; got = false; kgot = false; sawrv = false; lres = 0; ack = false };
 #ifndef LIVENESS
 			r++
 #endif
@@ -366,29 +621,31 @@ proctype User(byte u)
 
 	if
 	:: kill[u] ->
-		/* the file's release: leave the queue, then walk the owner page */
+		/* the file's release: leave the queue, the kernel's holds, the words */
 		LOCK(u);
-		atomic {
-			if
-			:: wst[u] == WAITING -> dequeue(u)
-			:: wst[u] == GRANTED || wst[u] == RETRY -> wst[u] = NONE
-			:: else -> skip
-			fi;
+		if
+		:: wst[u] == WAITING -> dequeue(u)
+		:: wst[u] == GRANTED || wst[u] == RETRY -> wst[u] = NONE
+		:: else -> skip
+		fi;
+		if
+		:: kh == u -> held[u] = false; drop_hold(u)
+		:: else -> skip
+		fi;
 #ifdef BUG_NO_PENDING
-			if
-			:: (stk[u] || held[u] && !pend[u]) && owner == u -> HANDOFF()
-			:: else -> skip
-			fi;
+		/* the flaw: the held stack only, not the words */
+		if
+		:: stk[u] && owner == u -> let_go(u, 0, true, false)
+		:: else -> skip
+		fi;
 #else
-			/* stack, pending slot, and a grant the owner never saw */
-			if
-			:: owner == u -> HANDOFF()
-			:: else -> skip
-			fi;
+		if
+		:: owner == u -> let_go(u, 0, true, false)
+		:: else -> skip
+		fi;
 #endif
-			assert(owner != u);	/* death releases everything */
-			held[u] = false
-		};
+		assert(owner != u && kh != u);	/* death releases everything */
+		held[u] = false;
 		UNLOCK(u)
 	:: else -> skip
 	fi;
@@ -398,7 +655,8 @@ proctype User(byte u)
 /* the lease timer: revokes an owner at any time */
 proctype Revoker()
 {
-	byte x, i, nx;
+	byte x, lg, lo, i, nx, tc, ts, tq, tl, lres, act;
+	bool lw, ok;
 
 	do
 	:: nrevoked < REVOKES ->
@@ -410,21 +668,16 @@ proctype Revoker()
 #ifndef BUG_WALK_BEFORE_FLAG
 		revoked[x] = true;	/* the flag first, then the words */
 #endif
+		/* the kernel's holds of the owner */
+		if
+		:: kh == x -> atomic { rv[x] = true; held[x] = false }; drop_hold(x)
+		:: else -> skip
+		fi;
 		/* the walk: every word that names the owner (not its stack) */
-		atomic {
-			if
-			:: owner == x ->
-				rv[x] = true; held[x] = false;
-#ifndef BUG_WAKE_RETRY
-				if
-				:: qlen == 0 -> gen = NEXTGEN(gen)	/* the holder's CAS must fail */
-				:: else -> skip
-				fi;
-#endif
-				HANDOFF()
-			:: else -> skip
-			fi
-		};
+		if
+		:: owner == x -> let_go(x, 0, true, true)
+		:: else -> skip
+		fi;
 #ifdef BUG_WALK_BEFORE_FLAG
 		revoked[x] = true;
 #endif
@@ -438,8 +691,8 @@ proctype Revoker()
 /* a stale copy of owner 1: releases a hold owner 1 has let go of since */
 proctype Stale()
 {
-	byte sg, i, nx;
-	bool ok;
+	byte sg, lg, lo, i, nx, tc, ts, tq, tl, lres, act;
+	bool lw, ok;
 
 	if
 	:: atomic { held[1] && !rv[1] && !dead[1] && stk[1] -> sg = stkgen[1] }
@@ -455,12 +708,7 @@ proctype Stale()
 	if
 	:: !ok ->
 		LOCK(0);
-		atomic {
-			if
-			:: MINE(1, sg) -> HANDOFF()
-			:: else -> skip	/* ENOENT */
-			fi
-		};
+		let_go(1, sg, false, false);	/* ENOENT, unless it is that hold */
 		UNLOCK(0)
 	:: else -> skip
 	fi;
@@ -488,10 +736,13 @@ proctype Killer()
  * The invariants, whenever the bucket lock is free:
  * - mutual exclusion and the word is the truth: an owner that believes it
  *   holds the key, unrevoked and alive, is named by the word at its
- *   generation (so at most one is); the word names only such an owner, or
- *   a dead one not yet cleaned up;
- * - no lost wake-up: W exactly when someone waits, and then the word has
- *   an owner (who will come to the kernel to let go).
+ *   generation, or is the kernel's holder with the word K (so at most one
+ *   holds it); the word names only such an owner, or a dead one not yet
+ *   cleaned up; K exactly when the kernel has a holder;
+ * - no lost wake-up, no stuck waiter: W only behind a member; a queue
+ *   means W behind a member (whose release comes to the kernel) or the
+ *   kernel's holder (whose release is in the kernel); never a free word
+ *   with a queue.
  */
 proctype Monitor()
 {
@@ -500,10 +751,14 @@ proctype Monitor()
 	atomic {
 		!locked ->
 		for (u : 1 .. NU) {
-			assert(!(held[u] && !rv[u] && !dead[u]) || (owner == u && gen == hg[u]))
+			assert(!(held[u] && !rv[u] && !dead[u]) ||
+			       (owner == u && gen == hg[u]) || (owner == K && kh == u))
 		};
-		assert(owner == 0 || dead[owner] || (held[owner] && !rv[owner] && hg[owner] == gen));
-		assert(W == (qlen > 0));
+		assert(owner == 0 || owner == K || dead[owner] ||
+		       (held[owner] && !rv[owner] && hg[owner] == gen));
+		assert((owner == K) == (kh != 0));
+		assert(!W || (owner != 0 && owner != K));
+		assert(W == (qlen > 0 && owner != K));
 		assert(qlen == 0 || owner != 0);
 		/* a revocation that ended took every key its owner uses */
 		for (u : 1 .. NU) {
@@ -530,12 +785,14 @@ init
 		run Stale();
 #endif
 		run Killer();
+#ifndef NOMONITOR
 		run Monitor();
+#endif
 #endif
 	}
 #ifndef LIVENESS
 	/* every owner finished: nothing is held, nobody waits */
 	(nfin == NU);
-	assert(owner == 0 && qlen == 0 && !W)
+	assert(owner == 0 && qlen == 0 && !W && kh == 0)
 #endif
 }

@@ -650,6 +650,48 @@ static inline void fast_learn_check(struct ordlock *ol, unsigned int nheld,
 }
 
 /*
+ * How many times a contended fast acquire reads a word held by another
+ * member before it asks the kernel (glibc's adaptive mutexes spin about as
+ * long): a key held for a few instructions by a process on another CPU is
+ * free again well before a system call and a sleep would have ended.
+ */
+#define FAST_SPIN 200
+
+static inline void fast_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+#endif
+}
+
+/*
+ * The word at @wp is held by another member: wait a little for it to come
+ * free. Return: the word as last read, free and without WAITERS when it
+ * came free in time (the caller tries its CAS again once), else as it was
+ * (the kernel decides). A word with WAITERS has a queue in the kernel: no
+ * spinning past it, which keeps the queue's order.
+ */
+static __attribute__((noinline)) uint64_t fast_spin(volatile uint64_t *wp)
+{
+	uint64_t w = 0;
+	unsigned int k;
+
+	for (k = 0; k < FAST_SPIN; k++) {
+		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		if (w & ORDLOCK_FAST_WAITERS)
+			break;
+		if (!ORDLOCK_FAST_OWNER(w))
+			break;
+		fast_cpu_relax();
+	}
+	return w;
+}
+
+/*
  * Try the request by the fast path. Return: 0 (granted), -errno (failed
  * here), or FAST_SLOW: the kernel decides (nothing is held of it).
  */
@@ -701,6 +743,11 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		wp = &f->words[slot];
 		pg->pending = (uint32_t)slot + 1;
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		/* held by another member, no queue: a short wait, once */
+		if (ORDLOCK_FAST_OWNER(w) && !(w & ORDLOCK_FAST_WAITERS) &&
+		    ORDLOCK_FAST_OWNER(w) != f->index &&
+		    !(flags & ORDLOCK_ACQUIRE_TRY))
+			w = fast_spin(wp);
 		g = ORDLOCK_FAST_GEN(w) + 1;
 		if (ORDLOCK_FAST_OWNER(w) || (w & ORDLOCK_FAST_WAITERS) || !g ||
 		    !__atomic_compare_exchange_n(wp, &w, ORDLOCK_FAST_WORD(g, f->index),

@@ -52,6 +52,24 @@
  * it; a release grants the head of the queue, and every following waiter
  * compatible with it. A queued exclusive request is therefore never
  * starved by a stream of shared ones.
+ *
+ * Fairness, the one exception to FIFO: a release that leaves a key free for
+ * the head of its queue, while that waiter has waited less than the module
+ * parameter handoff_us (default 1000 microseconds), wakes it instead of
+ * granting it; until it runs and takes the key, a request that comes may
+ * take the key first, as if nobody waited (a task that releases a key and
+ * takes it again does not wait for a sleeping task to wake up: flock(2) and
+ * the kernel's mutexes behave so). The promise to a waiter: once it has
+ * waited handoff_us, it is passed only if it was passed before, and at most
+ * 64 times in all (a waiter that runs while others wait on its CPU finds
+ * the key taken again, and keeps its place for a while); then the next
+ * release that leaves the key free for it hands it the key, and no later
+ * request passes it. A waiter that has waited handoff_us without being
+ * passed is handed the key at the next release. Only a waiter sleeping in an
+ * ioctl, for an acquire (not a conversion) in a local domain, on a key the
+ * fast path has not pinned, is ever passed; handoff_us=0 turns passing off.
+ * The first waiter of a key spins on its CPU for up to spin_us (default 50)
+ * before it sleeps.
  */
 
 /**
@@ -653,7 +671,9 @@ struct ordlock_release {
  *	characters from [A-Za-z0-9._-]; the bytes after the NUL must be zero
  *
  * Moves the owner to the named domain, creating it when needed. Fails with
- * EBUSY while the owner holds or waits for keys.
+ * EBUSY while the owner holds or waits for keys, and for an owner that
+ * pinned a key of its domain's fast path (%ORDLOCK_IOC_FAST_PIN): its
+ * index in the domain's words and its mapping of them are that domain's.
  *
  * A domain that did not exist is created for the owner's user (the user
  * of the owner's creator) and counts against its max_domains_per_user

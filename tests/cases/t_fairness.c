@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * t_fairness: the fairness rule of the UAPI header ("Fairness"). A release
+ * that frees a key for a young first waiter only wakes it, and a request
+ * that comes before it runs may take the key; a waiter that has waited
+ * handoff_us is handed the key at the next release and passed by nobody;
+ * handoff_us=0 is strict FIFO. And a task that loops on a key never keeps
+ * a waiter out until its timeout.
+ *
+ * The interleaving is forced, not hoped for: the parent and the waiter
+ * share one CPU and the parent runs SCHED_FIFO while it releases and asks
+ * again, so the woken waiter cannot run in between.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "barrier.h"
+#include "libordlock.h"
+#include "oltest.h"
+#include "tap.h"
+
+#define RANK 11
+
+struct shared {
+	int ret;
+	atomic_uint stop;
+	atomic_ulong loops;
+};
+
+static struct shared *sh;
+
+static void pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int set_fifo(int on)
+{
+	struct sched_param sp = { .sched_priority = on ? 10 : 0 };
+
+	return sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp);
+}
+
+/* The waiter: on CPU 0, waits for RANK:id exclusively, then lets go */
+static int waiter_main(void *arg)
+{
+	struct ordlock_key k = ORDLOCK_EX(RANK, (uint64_t)(uintptr_t)arg);
+	struct ordlock *ol = ordlock_open(NULL);
+
+	pin(0);
+	if (!ol)
+		return 1;
+	sh->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
+	ordlock_close(ol);
+	return sh->ret ? 2 : 0;
+}
+
+/*
+ * The parent holds key @id, a waiter queues for it (and, with @age_ms, has
+ * waited that long); then the parent, SCHED_FIFO on the waiter's CPU,
+ * releases and at once tries the key again. Return: what the try said.
+ */
+static int release_and_retry(uint64_t id, unsigned int age_ms, pid_t *pidp)
+{
+	struct ordlock_key k = ORDLOCK_EX(RANK, id);
+	struct ordlock *ol = olt_open(NULL);
+	int ret;
+
+	pin(0);
+	sh->ret = -1;
+	is_int(ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL), 0,
+	       "key %llu: the parent holds it", (unsigned long long)id);
+	*pidp = child_start(waiter_main, (void *)(uintptr_t)id);
+	is_int(wait_blocked_ioctl(*pidp, ORDLOCK_IOC_ACQUIRE, 0), 0,
+	       "key %llu: a waiter on the parent's CPU queues for it",
+	       (unsigned long long)id);
+	if (age_ms)
+		usleep(age_ms * 1000);
+	if (set_fifo(1))
+		bail_out("sched_setscheduler(SCHED_FIFO): %s", strerror(errno));
+	ordlock_release_all(ol);
+	ret = ordlock_try_acquire(ol, &k, 1, NULL);
+	/* Still SCHED_FIFO: the waiter has not run since the release */
+	is_int(sh->ret, -1, "key %llu: the waiter has not returned yet",
+	       (unsigned long long)id);
+	ordlock_release_all(ol);
+	set_fifo(0);
+	ordlock_close(ol);
+	return ret;
+}
+
+static void test_rule(void)
+{
+	pid_t pid;
+	int ret;
+
+	/* Young: may be passed */
+	olt_param_set("handoff_us", 10 * 1000 * 1000);
+	ret = release_and_retry(1, 0, &pid);
+	is_int(ret, 0, "a young waiter woken for the free key is passed by "
+	       "a request that comes before it runs");
+	is_int(child_wait(pid, 0), 0, "then the waiter gets the key");
+	is_int(sh->ret, 0, "its acquire succeeded");
+
+	/* Old: handed the key */
+	olt_param_set("handoff_us", 1000);
+	ret = release_and_retry(2, 30, &pid);
+	is_errno(ret, EAGAIN, "a waiter queued for handoff_us is handed the "
+		 "key at the release: the next request finds it taken");
+	is_int(child_wait(pid, 0), 0, "the waiter was granted");
+
+	/* handoff_us=0: strict FIFO */
+	olt_param_set("handoff_us", 0);
+	ret = release_and_retry(3, 0, &pid);
+	is_errno(ret, EAGAIN, "handoff_us=0: every release hands the key over");
+	is_int(child_wait(pid, 0), 0, "the waiter was granted");
+	olt_param_restore();
+}
+
+/* A task that takes and lets go of the key in a loop, on CPU 1 */
+static int looper_main(void *arg)
+{
+	struct ordlock_key k = ORDLOCK_EX(RANK, 9);
+	struct ordlock *ol = ordlock_open(NULL);
+
+	(void)arg;
+	pin(1);
+	if (!ol)
+		return 1;
+	while (!atomic_load(&sh->stop)) {
+		if (ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL))
+			return 2;
+		atomic_fetch_add(&sh->loops, 1);
+		if (ordlock_release_all(ol))
+			return 3;
+	}
+	ordlock_close(ol);
+	return 0;
+}
+
+static void test_looper(void)
+{
+	struct ordlock_key k = ORDLOCK_EX(RANK, 9);
+	struct ordlock *ol = olt_open(NULL);
+	unsigned long before;
+	pid_t pid;
+	int i, got = 0;
+
+	pin(0);
+	atomic_store(&sh->stop, 0);
+	atomic_store(&sh->loops, 0);
+	pid = child_start(looper_main, NULL);
+	/* It loops: let it make some pairs before each acquire */
+	for (i = 0; i < 20; i++) {
+		before = atomic_load(&sh->loops);
+		while (atomic_load(&sh->loops) < before + 50 && proc_state(pid))
+			usleep(100);
+		if (ordlock_acquire(ol, &k, 1, 20000, 0, NULL) == 0)
+			got++;
+		ordlock_release_all(ol);
+	}
+	is_int(got, 20, "20 acquires against a task looping on the key: each "
+	       "granted before its timeout");
+	ok(atomic_load(&sh->loops) > 20 * 50, "the looper made %lu pairs",
+	   atomic_load(&sh->loops));
+	atomic_store(&sh->stop, 1);
+	is_int(child_wait(pid, 0), 0, "the looper ended cleanly");
+	ordlock_close(ol);
+}
+
+int main(void)
+{
+	watchdog_start(240);
+	sh = shm_alloc(sizeof(*sh));
+	test_rule();
+	test_looper();
+	shm_free(sh, sizeof(*sh));
+	return tap_done();
+}

@@ -886,7 +886,7 @@ many:
 
 /**
  * ordlock_order_learn_pair() - learn from a grant after a fast-path hold
- *	(fastpath.c)
+ *	(FAST_LEARN, fast_dev.c; a grant after fast holds, fast_owner.c)
  * @owner: the owner, locked, that held key (@hrank, @hid) exclusively by
  *	the fast path (so not in owner->held) when it took key (@trank, @tid)
  *	in mode @tmode: by the fast path too, or granted by the kernel

@@ -5,7 +5,9 @@
  * path cannot change domain (SET_DOMAIN: EBUSY), holding a key by CAS or
  * not: its index and its mapping of the words are that domain's. And
  * FAST_PIN checks the caller's uid at every pin, not only at the owner's
- * first: a descriptor passed to a task of another uid pins nothing.
+ * first: a descriptor passed to a task of another uid pins nothing. And
+ * libordlock is back on the fast path as soon as the kernel holds nothing
+ * for the owner, not only after ordlock_release_all() (issue 40, item 1).
  */
 #include <errno.h>
 #include <string.h>
@@ -95,10 +97,48 @@ static void test_pin_uid(void)
 	olt_fast_close(&f);
 }
 
+/*
+ * A shared key (the kernel's path) released with ordlock_release(): the
+ * next exclusive key is taken by CAS again, which its word shows (the
+ * owner's index, not the kernel's holders)
+ */
+static void test_back_on_cas(void)
+{
+	char a[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key sh = ORDLOCK_SH(1, 21), ex = ORDLOCK_EX(1, 20);
+	struct ordlock *ol;
+	struct olt_fast r;
+	uint32_t slot, owner;
+
+	fast_domain(a, "fcc");
+	olt_fast_open(&r, a, 20, &slot, 0);
+	ol = olt_open(a);
+	is_int(ordlock_acquire(ol, &ex, 1, 1000, 0, NULL), 0,
+	       "the owner takes 1:20 (pinned: by CAS)");
+	owner = ORDLOCK_FAST_OWNER(r.words[slot]);
+	ok(owner && owner != ORDLOCK_FAST_OWNER_KERNEL,
+	   "1:20's word names a member (%#x)", owner);
+	is_int(ordlock_release(ol, &ex, 1), 0, "it lets 1:20 go");
+	is_int(ordlock_acquire(ol, &sh, 1, 1000, 0, NULL), 0,
+	       "it takes 1:21 shared (the kernel's path)");
+	is_int(ordlock_release(ol, &sh, 1), 0,
+	       "it lets 1:21 go with ordlock_release()");
+	is_int(ordlock_acquire(ol, &ex, 1, 1000, 0, NULL), 0,
+	       "it takes 1:20 again");
+	owner = ORDLOCK_FAST_OWNER(r.words[slot]);
+	ok(owner && owner != ORDLOCK_FAST_OWNER_KERNEL,
+	   "by CAS: 1:20's word names the member again (%#x), not the "
+	   "kernel's holders", owner);
+	is_int(ordlock_release(ol, &ex, 1), 0, "it lets 1:20 go");
+	ordlock_close(ol);
+	olt_fast_close(&r);
+}
+
 int main(void)
 {
 	watchdog_start(60);
 	test_no_move();
 	test_pin_uid();
+	test_back_on_cas();
 	return tap_done();
 }

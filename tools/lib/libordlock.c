@@ -1268,6 +1268,23 @@ int ordlock_try_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
 			     unsigned int n, unsigned int flags);
 
+/*
+ * A release of some keys in the kernel succeeded: when the kernel holds
+ * nothing for the owner any more, the fast path is open again (issue 40:
+ * after one contended acquire, a program that pairs acquire with release
+ * stayed on the kernel's path until ordlock_release_all()). The owner page
+ * says it without a system call: the kernel keeps ORDLOCK_FAST_PAGE_KERNEL
+ * in @revoked while it holds keys for the owner (and clears it at the
+ * release that leaves none), and a revocation keeps the kernel's path
+ * until RELEASE_ALL acknowledges it.
+ */
+static inline void fast_kernel_drained(struct ordlock *ol)
+{
+	if (ol->kernel_held && ol->fast.on == 1 && ol->fast.page &&
+	    !__atomic_load_n(&ol->fast.page->revoked, __ATOMIC_SEQ_CST))
+		set_kernel_held(ol, 0);
+}
+
 static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 		      unsigned int n, unsigned int flags)
 {
@@ -1316,6 +1333,8 @@ static int do_release(struct ordlock *ol, const struct ordlock_key *keys,
 		}
 	}
 	kret = do_release_kernel(ol, keys, n, flags);
+	if (!kret && !(flags & ORDLOCK_RELEASE_ALL))
+		fast_kernel_drained(ol);
 	if (rest && rest != stack_rest)
 		free(rest);
 	if (ret && !kret) {

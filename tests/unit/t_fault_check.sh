@@ -126,10 +126,12 @@ point $? "its figures are counted (ops, grants, timeouts, overlaps of revoked or
 # with a message matching the RE
 # variant NAME SED-ON-FILE...: a copy of the clean history in $tmp/NAME,
 # changed by the sed scripts
+# (a copy of $base: the clean history unless said otherwise)
+base=$clean
 variant() {
 	local d=$tmp/$1
 	shift
-	cp -r "$clean" "$d"
+	cp -r "$base" "$d"
 	while (($#)); do
 		sed -i -e "$2" "$d/$1" || return 1
 		shift 2
@@ -205,33 +207,18 @@ pass "a key held past the lease's bound during a partition" \
 # node 2, so it is taken as held to its end and the token is caught.
 st=$tmp/stale
 mkdir -p "$st"
-cat >"$st/h.1" <<'EOF2'
-1000 1 1.1 invoke keys=1:1,1:2 timeout=10000
-1100 1 1.1 ok token=100
-1200 1 1.1 write result=accepted
-1210 1 1.1 end stale=0
-1250 1 1.1 exit rc=0
-EOF2
-cat >"$st/h.2" <<'EOF2'
-1050 2 2.1 invoke keys=1:1,1:2 timeout=10000
-1300 2 2.1 ok token=50
-4490 2 2.1 write result=fenced
-4500 2 2.1 end stale=1
-4550 2 2.1 exit rc=0
-EOF2
-cat >"$st/grants.1" <<'EOF2'
-1100 1 1.1 grant key=1:1 token=100 prev=-
-1300 2 2.1 grant key=1:1 token=50 prev=-
-EOF2
-cat >"$st/grants.2" <<'EOF2'
-1100 1 1.1 grant key=1:2 token=100 prev=-
-1300 2 2.1 grant key=1:2 token=50 prev=-
-EOF2
-cat >"$st/store" <<'EOF2'
-1110 1 1.1 store result=registered token=100 keys=1:1,1:2
-1200 1 1.1 store result=accepted token=100 keys=1:1,1:2
-1310 2 2.1 store result=read-fenced token=50 keys=1:1,1:2
-EOF2
+# lines FILE LINE...: the history's FILE, one event a line
+lines() { local f=$st/$1; shift; printf '%s\n' "$@" >"$f"; }
+lines h.1 "1000 1 1.1 invoke keys=1:1,1:2 timeout=10000" "1100 1 1.1 ok token=100" \
+	"1200 1 1.1 write result=accepted" "1210 1 1.1 end stale=0" "1250 1 1.1 exit rc=0"
+lines h.2 "1050 2 2.1 invoke keys=1:1,1:2 timeout=10000" "1300 2 2.1 ok token=50" \
+	"4490 2 2.1 write result=fenced" "4500 2 2.1 end stale=1" "4550 2 2.1 exit rc=0"
+for k in 1 2; do
+	lines grants.$k "1100 1 1.1 grant key=1:$k token=100 prev=-" "1300 2 2.1 grant key=1:$k token=50 prev=-"
+done
+lines store "1110 1 1.1 store result=registered token=100 keys=1:1,1:2" \
+	"1200 1 1.1 store result=accepted token=100 keys=1:1,1:2" \
+	"1310 2 2.1 store result=read-fenced token=50 keys=1:1,1:2"
 : >"$st/host"
 check "$st" 10000
 rc=$?
@@ -242,33 +229,25 @@ point $? "planted backwards token of an op ending stale=1 after 3.2 s of its 10 
 # past it) is not caught: the grant is a revocation, out of the order
 check "$st" 3000
 point $? "the same ending stale after its lease (3 s): a revocation, not caught ($(grep -m1 '^violation' "$st.out" || tail -n 1 "$st.out" | grep -o '[0-9]* after the lease'))"
-# stale_variant NAME SED-ON-FILE...: a copy of that history, changed
-stale_variant() {
-	local d=$tmp/$1
-	shift
-	cp -r "$st" "$d"
-	while (($#)); do
-		sed -i -e "$2" "$d/$1" || return 1
-		shift 2
-	done
-}
+# the variants below: copies of that history
+base=$st
 # legitimate: the token right (150), the end stale 9.7 s after the grant
 # (the 10 s lease less the 500 ms skew): believed, the grant left out
-stale_variant stale-late grants.1 's/token=50/token=150/' grants.2 's/token=50/token=150/' \
+variant stale-late grants.1 's/token=50/token=150/' grants.2 's/token=50/token=150/' \
 	h.2 's/token=50/token=150/;s/^4490 /10990 /;s/^4500 /11000 /;s/^4550 /11050 /' \
 	store 's/read-fenced token=50/registered token=150/'
 check "$tmp/stale-late" 10000
 point $? "legitimate stale end after the lease less the skew: passes ($(grep -m1 '^violation' "$tmp/stale-late.out" || grep -o '1 after the lease' "$tmp/stale-late.out"))"
 # a stale end after 3.2 s while node 2's guest was stopped: a fault
 # touched it, believed (the backwards token is then out of the order)
-stale_variant stale-fault
+variant stale-fault
 printf '%s\n' '2000 0 - gstop node=2 ms=3000' '5000 0 - gstop-end node=2' >"$tmp/stale-fault/host"
 check "$tmp/stale-fault" 10000
 rc=$?
 ((rc == 0)) && grep -q '1 in a fault' "$tmp/stale-fault.out"
 point $? "a stale end after 3.2 s in a stop of its node's guest: believed ($(grep -m1 '^violation' "$tmp/stale-fault.out" || grep -o '1 in a fault' "$tmp/stale-fault.out"))"
 # a fault of another node does not make it plausible
-stale_variant stale-other
+variant stale-other
 printf '%s\n' '2000 0 - gstop node=3 ms=3000' '5000 0 - gstop-end node=3' >"$tmp/stale-other/host"
 check "$tmp/stale-other" 10000
 point $(($? == 1 ? 0 : 1)) "... but not in a stop of another node's guest: caught ($(grep -m1 '^violation' "$tmp/stale-other.out" || echo nothing))"

@@ -14,35 +14,9 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
 [[ -f $repo/tests/model/fastpath.pml ]] || repo=$(cd "$here/../../.." && pwd)
-model=$repo/tests/model/fastpath.pml
-skip() { echo "1..0 # SKIP $*"; exit 0; }
-command -v spin >/dev/null || skip "spin is not installed (make deps)"
-[[ -f $model ]] || { echo "not ok 1 - $model is missing"; echo "1..1"; exit 1; }
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cp "$model" "$work/fastpath.pml"
-
-# search DEFINES...: prints pan's output; status 0 when the search completed
-# without an error, 1 when it found one, 2 when it could not run
-search() {
-	local out
-	rm -f "$work"/pan* "$work"/*.trail
-	(cd "$work" && spin -a "$@" fastpath.pml >spin.out 2>&1) || { cat "$work/spin.out"; return 2; }
-	(cd "$work" && cc -O1 -w -DSAFETY -DVECTORSZ=512 -o pan pan.c 2>cc.out) || { cat "$work/cc.out"; return 2; }
-	out=$(cd "$work" && ./pan -m20000 2>&1)
-	echo "$out" | grep -E '^pan:|errors:|states, stored|Search not completed' | sed 's/^/# /'
-	if echo "$out" | grep -q 'Search not completed' && ! echo "$out" | grep -q 'errors: [1-9]'; then
-		return 2	# the depth bound cut the search: no verdict
-	fi
-	echo "$out" | grep -q 'errors: 0' && return 0
-	return 1
-}
+# shellcheck source-path=SCRIPTDIR source=../harness/spin.sh
+. "$repo/tests/harness/spin.sh"
+spin_setup fastpath.pml "-DSAFETY -DVECTORSZ=512" 20000
 
 # The protocol: every configuration searched completely, no error
 cfgs=(
@@ -54,7 +28,7 @@ cfgs=(
 )
 for c in "${cfgs[@]}"; do
 	# shellcheck disable=SC2086
-	search ${c%%|*}
+	spin_search ${c%%|*}
 	point $? "no error: ${c#*|} (${c%%|*})"
 done
 
@@ -70,7 +44,7 @@ bugs=(
 )
 for c in "${bugs[@]}"; do
 	# shellcheck disable=SC2086
-	search ${c%%|*}
+	spin_search ${c%%|*}
 	[[ $? == 1 ]]
 	point $? "planted bug found: ${c#*|}"
 done

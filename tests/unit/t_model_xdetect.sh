@@ -18,35 +18,9 @@ set -uo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
 [[ -f $repo/tests/model/xdetect.pml ]] || repo=$(cd "$here/../../.." && pwd)
-model=$repo/tests/model/xdetect.pml
-skip() { echo "1..0 # SKIP $*"; exit 0; }
-command -v spin >/dev/null || skip "spin is not installed (make deps)"
-[[ -f $model ]] || { echo "not ok 1 - $model is missing"; echo "1..1"; exit 1; }
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=$((failed + 1)); fi
-}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cp "$model" "$work/xdetect.pml"
-
-# search DEFINES...: pan's output in $work/pan.txt (its verdict lines
-# printed); status 0 when the search completed without an error, 1 when it
-# found one, 2 when it could not run or did not complete (memory, depth)
-search() {
-	rm -f "$work"/pan "$work"/pan.[bchmt] "$work"/*.trail
-	(cd "$work" && spin -a "$@" xdetect.pml >spin.out 2>&1) || { cat "$work/spin.out"; return 2; }
-	(cd "$work" && cc -O1 -w -DSAFETY -DCOLLAPSE -DMEMLIM=1024 -DVECTORSZ=1024 -o pan pan.c 2>cc.out) ||
-		{ cat "$work/cc.out"; return 2; }
-	(cd "$work" && ./pan -m100000 >pan.txt 2>&1)
-	grep -E '^pan:|errors:|states, stored|Search not completed' "$work/pan.txt" | sed 's/^/# /'
-	grep -q 'errors: [1-9]' "$work/pan.txt" && return 1
-	grep -q 'Search not completed' "$work/pan.txt" && return 2
-	grep -q 'errors: 0' "$work/pan.txt" && return 0
-	return 2
-}
+# shellcheck source-path=SCRIPTDIR source=../harness/spin.sh
+. "$repo/tests/harness/spin.sh"
+spin_setup xdetect.pml "-DSAFETY -DCOLLAPSE -DMEMLIM=1024 -DVECTORSZ=1024" 100000
 
 # The protocol: every configuration searched completely, no error
 cfgs=(
@@ -66,7 +40,7 @@ fi
 for c in "${cfgs[@]}"; do
 	t0=$SECONDS
 	# shellcheck disable=SC2086
-	search ${c%%|*}
+	spin_search ${c%%|*}
 	point $? "no error: ${c#*|} (${c%%|*}, $((SECONDS - t0)) s)"
 done
 
@@ -83,9 +57,9 @@ for c in "${bugs[@]}"; do
 	defs=${c%%|*} rest=${c#*|}
 	want=${rest%%|*} what=${rest#*|}
 	# shellcheck disable=SC2086
-	search $defs
+	spin_search $defs
 	rc=$?
-	[[ $rc == 1 ]] && grep -q "$want" "$work/pan.txt"
+	[[ $rc == 1 ]] && grep -q "$want" "$spin_work/pan.txt"
 	point $? "planted bug found ($want): $what"
 done
 echo "1..$n"

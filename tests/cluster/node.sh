@@ -20,9 +20,10 @@
 #   shared/           the tests' meeting point (cluster barriers, shared
 #                     files): shared/NAME/ for test NAME
 #
-# Steps: the clock from the host's, link-local address on the bridge, writable copies of the cluster
-# daemons' directories, corosync (knet) until quorate, dlm.ko and
-# dlm_controld until it answers, ordlock.ko (and the companion, when built),
+# Steps: the clock from the host's, link-local address on the bridge,
+# writable copies of the cluster daemons' directories, corosync (knet)
+# until quorate, dlm.ko and dlm_controld until it answers, ordlock.ko (and
+# the companion, when built),
 # a barrier with the other nodes, the test programs (all nodes run the same
 # program at the same time), a last barrier (no node leaves the membership
 # while another still tests), teardown.  Progress lines on the console start

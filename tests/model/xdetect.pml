@@ -14,16 +14,22 @@
  * again, a new generation), or by EDEADLK (the daemon's FAIL_WAIT, which
  * the kernel applies only to the wait of that generation). A victim or a
  * granted owner lets go of everything; so does one whose rounds are over.
+ * (So an owner holds its key through all its waits: the wait's generation
+ * stands for the hold's, which the real protocol checks too.)
  *
  * One daemon per node; CPG's agreed order is one log of messages that
- * every node delivers in the same order, each at its own pace (rd[n]).
- * - A wait for a key held on another node (a wait in the DLM) may start a
- *   PROBE at any time while it lasts (once per generation): its path is
- *   [(owner, generation)].
+ * every node delivers in the same order, each at its own pace (rd[n]; with
+ * LOCKSTEP every live node delivers each message in the same step, which
+ * keeps the 3-node ring's state space small).
+ * - A wait may start a probe at any time while it lasts (once per
+ *   generation; the real daemon: after the probe delay): its path is
+ *   [(owner, generation)], followed through the node's local edges, and
+ *   sent as a PROBE when it reaches a holder on another node.
  * - A PROBE delivered on the node of the holder of the key the path's last
  *   vertex waits for: if that holder is the path's first vertex, still
  *   waiting with that generation, the path is a cycle: CONFIRM it (the
- *   path); if the holder is elsewhere in the path, drop it (another
+ *   path; not when a round of the same cycle, the same vertices and
+ *   generations, delivered here is pending or decided); if the holder is elsewhere in the path, drop it (another
  *   initiator owns that cycle); if the holder waits, extend the path with
  *   (holder, its generation) and follow local edges on this node, then
  *   send the PROBE on when the next holder is on another node; else drop.

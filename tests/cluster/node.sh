@@ -131,16 +131,17 @@ fi
 # measures it again at the start and end of its schedule.
 # shellcheck source-path=SCRIPTDIR source=lib/clock.sh
 . "$REPO/tests/cluster/lib/clock.sh"
-read -r skew0 _ < <(clock_skew "$out/.clock")
+# (no process substitution: the guest has no /dev/fd)
+read -r skew0 _ <<<"$(clock_skew "$out/.clock")"
 if [[ -n ${skew0:-} ]]; then
 	python3 -c 'import sys, time
 time.clock_settime(time.CLOCK_REALTIME, time.clock_gettime(time.CLOCK_REALTIME) - float(sys.argv[1]) / 1000)' "$skew0" ||
 		date -s "@$(awk -v s="$skew0" -v t="$EPOCHREALTIME" 'BEGIN { printf "%.3f", t - s / 1000 }')" >/dev/null
 fi
-read -r skew1 err1 < <(clock_skew "$out/.clock")
+read -r skew1 err1 <<<"$(clock_skew "$out/.clock")"
 rm -f "$out/.clock"
-[[ -n ${skew1:-} ]] && ((${skew1#[+-]} <= ${CLOCK_BOUND_MS:-500}))
 cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+[[ -n ${skew1:-} ]] && ((${skew1#[+-]} <= ${CLOCK_BOUND_MS:-500}))
 harness $? "node$node: clock set from the host's (${cs:-?}; skew ${skew0:-?} ms before, ${skew1:-?} ms after, +-${err1:-?} ms)"
 
 # --- network: the guest's one interface, a link-local address ---------------

@@ -4,8 +4,8 @@
 # faults.sh -- make check-faults: c_faults (tests/cluster/cases/c_faults.sh)
 # over several seeded schedules, one fresh three-node cluster each
 # (tests/cluster/run.sh c_faults), then a summary: per seed, the result, the
-# time, the faults of each kind and the checker's figures (node 1's TAP
-# diagnostics).  Exits non-zero if any schedule failed.
+# time, the faults of each kind, the checker's figures and the guests'
+# clock skew against the host's (node 1's TAP diagnostics).  Exits non-zero if any schedule failed.
 #
 # Environment: FAULT_SEEDS (default "1 2 3 4 5"; FAULT_SEED=N alone: that
 # schedule only, to replay it), FAULTS (per schedule, default 40),
@@ -36,7 +36,7 @@ for seed in $seeds; do
 	r=$?
 	((r == 0)) || rc=1
 	res=$repo/tests/build/results/cluster
-	figs=$(sed -n 's/^# \(seed [0-9]*: .*faults (.*)\)$/\1/p; s/^# figures: //p' "$res/node1/c_faults.tap" 2>/dev/null | tr '\n' ' ')
+	figs=$(sed -n 's/^# \(seed [0-9]*: .*faults (.*)\)$/\1/p; s/^# figures: //p; s/^# \(clocks (.*\)$/\1;/p' "$res/node1/c_faults.tap" 2>/dev/null | tr '\n' ' ')
 	summary+=("seed $seed: $( ((r == 0)) && echo passed || echo FAILED) in $(($(date +%s) - t0)) s ($(readlink "$res")): ${figs:-no figures}")
 done
 echo "faults: ${#summary[@]} schedules in $(($(date +%s) - t_all)) s"

@@ -10,7 +10,10 @@
 # another op's write since it read), a wait past its timeout, a key held
 # after its holder's lease ended, a key held after its node was killed, a
 # grant never released, a grant logged for an op that was never granted.
-# (issue 27: the checker must be able to fail.)  TAP.
+# (issue 27: the checker must be able to fail.)  A stale end is believed
+# only when plausible (issue 41): a backwards token of an op that ends
+# stale=1 after 3.2 s of its 10 s lease is caught; after its lease, or in
+# a fault of its node, it is a revocation.  TAP.
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
@@ -18,8 +21,8 @@ checker=$repo/tests/cluster/lib/fault_check.awk
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-check() { # check DIR: the checker over the files of DIR, output in DIR.out
-	awk -v lease_ms=3000 -v wait_bound_ms=5000 -v gone_bound_ms=10000 -v kill_bound_ms=30000 -v clock_skew_ms=500 \
+check() { # check DIR [LEASE_MS]: the checker over the files of DIR, output in DIR.out
+	awk -v lease_ms="${2:-3000}" -v wait_bound_ms=5000 -v gone_bound_ms=10000 -v kill_bound_ms=30000 -v clock_skew_ms=500 \
 		-f "$checker" "$1"/h.* "$1"/grants.* "$1"/store "$1"/host >"$1.out" 2>&1
 }
 
@@ -101,18 +104,20 @@ cat >"$clean/host" <<'EOF'
 EOF
 check "$clean"
 point $? "a clean history passes ($(tail -n 1 "$clean.out"))"
-grep -q '^checked: 7 ops, 6 granted, 1 timed out or refused, 11 key grants, 3 overlaps of revoked or dead holders, 1 stale ends (0 unknown)' "$clean.out"
-point $? "its figures are counted (ops, grants, timeouts, overlaps of revoked or dead holders, stale ends)"
+grep -q '^checked: 7 ops, 6 granted, 1 timed out or refused, 11 key grants, 3 overlaps of revoked or dead holders, 1 stale ends (0 unknown; 1 after the lease, 0 in a fault, 0 not plausible: taken as held)' "$clean.out"
+point $? "its figures are counted (ops, grants, timeouts, overlaps of revoked or dead holders, stale ends and why)"
 
 # plant BUG-NAME EXPECTED-MESSAGE-RE SED-ON-FILE...: a copy of the clean
 # history with the files changed by the sed scripts; the checker must fail
 # with a message matching the RE
 # variant NAME SED-ON-FILE...: a copy of the clean history in $tmp/NAME,
 # changed by the sed scripts
+# (a copy of $base: the clean history unless said otherwise)
+base=$clean
 variant() {
 	local d=$tmp/$1
 	shift
-	cp -r "$clean" "$d"
+	cp -r "$base" "$d"
 	while (($#)); do
 		sed -i -e "$2" "$d/$1" || return 1
 		shift 2
@@ -179,5 +184,58 @@ plant "two grants of one token" '^violation: key 1:1: grant 5 \(op 2.3\) has the
 pass "a key held past the lease's bound during a partition" \
 	h.2 's/^5300 2 2.2 ok/20000 2 2.2 ok/;s/2.2 invoke keys=1:2,1:1 timeout=10000/2.2 invoke keys=1:2,1:1 timeout=30000/' grants.1 's/^5300 2 2.2/20000 2 2.2/' grants.2 's/^5300 2 2.2/20000 2 2.2/' \
 	host '1a 9000 0 - part node=1 ms=4000' host '2a 13000 0 - part-end node=1'
+
+# A stale end is ordlock's own answer, believed only when plausible (issue
+# 41): node 1's op 1.1 holds 1:1 and 1:2 (lease 10 s); node 2's op 2.1
+# asked meanwhile (so no "ok before invoke" orders the two), is granted
+# after 1.1's exit with a token below 1.1's (backwards), its read fenced,
+# and ends stale=1 3.2 s after its grant: no lease ended, no fault touched
+# node 2, so it is taken as held to its end and the token is caught.
+st=$tmp/stale
+mkdir -p "$st"
+# lines FILE LINE...: the history's FILE, one event a line
+lines() { local f=$st/$1; shift; printf '%s\n' "$@" >"$f"; }
+lines h.1 "1000 1 1.1 invoke keys=1:1,1:2 timeout=10000" "1100 1 1.1 ok token=100" \
+	"1200 1 1.1 write result=accepted" "1210 1 1.1 end stale=0" "1250 1 1.1 exit rc=0"
+lines h.2 "1050 2 2.1 invoke keys=1:1,1:2 timeout=10000" "1300 2 2.1 ok token=50" \
+	"4490 2 2.1 write result=fenced" "4500 2 2.1 end stale=1" "4550 2 2.1 exit rc=0"
+for k in 1 2; do
+	lines grants.$k "1100 1 1.1 grant key=1:$k token=100 prev=-" "1300 2 2.1 grant key=1:$k token=50 prev=-"
+done
+lines store "1110 1 1.1 store result=registered token=100 keys=1:1,1:2" \
+	"1200 1 1.1 store result=accepted token=100 keys=1:1,1:2" \
+	"1310 2 2.1 store result=read-fenced token=50 keys=1:1,1:2"
+: >"$st/host"
+check "$st" 10000
+rc=$?
+((rc == 1)) && grep -q '^violation: key 1:1: grant 2 (op 2.1, token 50) not above grant of op 1.1 (token 100)' "$st.out" &&
+	grep -q '1 not plausible: taken as held' "$st.out"
+point $? "planted backwards token of an op ending stale=1 after 3.2 s of its 10 s lease: caught ($(grep -m1 '^violation' "$st.out" || echo "rc $rc, nothing"))"
+# the same history with the old reading of "stale" (a 3 s lease: 3.2 s is
+# past it) is not caught: the grant is a revocation, out of the order
+check "$st" 3000
+point $? "the same ending stale after its lease (3 s): a revocation, not caught ($(grep -m1 '^violation' "$st.out" || tail -n 1 "$st.out" | grep -o '[0-9]* after the lease'))"
+# the variants below: copies of that history
+base=$st
+# legitimate: the token right (150), the end stale 9.7 s after the grant
+# (the 10 s lease less the 500 ms skew): believed, the grant left out
+variant stale-late grants.1 's/token=50/token=150/' grants.2 's/token=50/token=150/' \
+	h.2 's/token=50/token=150/;s/^4490 /10990 /;s/^4500 /11000 /;s/^4550 /11050 /' \
+	store 's/read-fenced token=50/registered token=150/'
+check "$tmp/stale-late" 10000
+point $? "legitimate stale end after the lease less the skew: passes ($(grep -m1 '^violation' "$tmp/stale-late.out" || grep -o '1 after the lease' "$tmp/stale-late.out"))"
+# a stale end after 3.2 s while node 2's guest was stopped: a fault
+# touched it, believed (the backwards token is then out of the order)
+variant stale-fault
+printf '%s\n' '2000 0 - gstop node=2 ms=3000' '5000 0 - gstop-end node=2' >"$tmp/stale-fault/host"
+check "$tmp/stale-fault" 10000
+rc=$?
+((rc == 0)) && grep -q '1 in a fault' "$tmp/stale-fault.out"
+point $? "a stale end after 3.2 s in a stop of its node's guest: believed ($(grep -m1 '^violation' "$tmp/stale-fault.out" || grep -o '1 in a fault' "$tmp/stale-fault.out"))"
+# a fault of another node does not make it plausible
+variant stale-other
+printf '%s\n' '2000 0 - gstop node=3 ms=3000' '5000 0 - gstop-end node=3' >"$tmp/stale-other/host"
+check "$tmp/stale-other" 10000
+point $(($? == 1 ? 0 : 1)) "... but not in a stop of another node's guest: caught ($(grep -m1 '^violation' "$tmp/stale-other.out" || echo nothing))"
 
 unit_done

@@ -12,32 +12,13 @@
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
-model=$repo/tests/model/fastpath.pml
-command -v spin >/dev/null || skip "spin is not installed (make deps)"
-[[ -f $model ]] || { echo "not ok 1 - $model is missing"; echo "1..1"; exit 1; }
-unit_work
-cp "$model" "$work/fastpath.pml"
-
-# search DEFINES...: prints pan's output; status 0 when the search completed
-# without an error, 1 when it found one, 2 when it could not run. pan.c is
-# compiled without optimisation: the kernel's paths are inlines inlined in
-# one another (pan.c ~400 KB), which cc -O1 takes 80 s of CPU to compile,
-# -O0 2.5 s, for searches of well under a second either way
-search() {
-	local out
-	rm -f "$work"/pan* "$work"/*.trail
-	(cd "$work" && spin -a "$@" fastpath.pml >spin.out 2>&1) || { cat "$work/spin.out"; return 2; }
-	(cd "$work" && cc -O0 -w -DSAFETY -DCOLLAPSE -DVECTORSZ=512 -o pan pan.c 2>cc.out) || { cat "$work/cc.out"; return 2; }
-	out=$(cd "$work" && ./pan -m20000 2>&1)
-	# here-strings, not pipes: grep -q stops reading early, and under
-	# pipefail a writer killed by SIGPIPE would turn a match into a failure
-	grep -E '^pan:|errors:|states, stored|Search not completed' <<<"$out" | sed 's/^/# /'
-	if grep -q 'Search not completed' <<<"$out" && ! grep -q 'errors: [1-9]' <<<"$out"; then
-		return 2	# the depth bound cut the search: no verdict
-	fi
-	grep -q 'errors: 0' <<<"$out" && return 0
-	return 1
-}
+# shellcheck source-path=SCRIPTDIR source=../harness/spin.sh
+. "$repo/tests/harness/spin.sh"
+# pan.c is compiled without optimisation: the kernel's paths are inlines
+# inlined in one another (pan.c ~400 KB), which cc -O1 takes 80 s of CPU
+# to compile, -O0 2.5 s, for searches of well under a second either way
+spin_opt=-O0
+spin_setup fastpath.pml "-DSAFETY -DCOLLAPSE -DVECTORSZ=512" 20000
 
 # The protocol: every configuration searched completely, no error
 cfgs=(
@@ -51,7 +32,7 @@ cfgs=(
 )
 for c in "${cfgs[@]}"; do
 	# shellcheck disable=SC2086
-	search ${c%%|*}
+	spin_search ${c%%|*}
 	point $? "no error: ${c#*|} (${c%%|*})"
 done
 
@@ -69,7 +50,7 @@ bugs=(
 )
 for c in "${bugs[@]}"; do
 	# shellcheck disable=SC2086
-	search ${c%%|*}
+	spin_search ${c%%|*}
 	[[ $? == 1 ]]
 	point $? "planted bug found: ${c#*|}"
 done

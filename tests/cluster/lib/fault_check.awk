@@ -28,7 +28,8 @@
 #                                  its token; only writes are "accepted")
 #   end stale=0|1|N                the command ends (markers removed first,
 #                                  then check-token: 1 when the grant was
-#                                  revoked by then)
+#                                  revoked by then; taken as a revocation
+#                                  only when plausible: (e) below)
 #   exit rc=N                      ordlockctl exec returned N (after the
 #                                  release); an op without "ok" failed
 #   kill node=N                    the host killed node N (SIGKILL, qemu):
@@ -71,6 +72,16 @@
 #     next 17.5 s);
 # (d) nothing lost: every granted op ended (exit), unless its node was
 #     killed; every exclusive grant of the key log is an op that was granted.
+# (e) a stale end is ordlock's own answer (check-token), not proof: it is
+#     taken as a revocation (the grant left out of the key log's order,
+#     its marker no overlap, its holder gone at its lease) only when it is
+#     plausible: the op held its grant at least lease_ms less clock_skew_ms
+#     (ok to end, on its node's clock), or a fault touched its node
+#     meanwhile (a kill, a stopped guest or a partition of the node, a
+#     fault of the schedule aimed at it or at every node).  Any other
+#     stale end is taken as held to its end, so that a wrong "stale"
+#     cannot hide a backwards token (issue 41: a planted one ending
+#     stale=1 after 3.2 s of a 10 s lease was not caught).
 function split_keys(s, arr) { return split(s, arr, ",") }
 function field(name,    i) {
 	for (i = 5; i <= NF; i++)
@@ -91,6 +102,18 @@ NF >= 4 {
 	if (nd == 0) {
 		if (ev == "fault") { faults[field("kind")]++; nfaults++ }
 		else hostev[ev]++
+		# what touched a node, and when (e): the host's kill, stop and
+		# partition of the node until their end (a kill: the kill
+		# bound), a fault of the schedule from its start for its ms, if
+		# any, or its node's clock skew (restart and lru: every node)
+		if (ev == "kill" || ev == "gstop" || ev == "part" || ev == "fault") {
+			ntouch++; tchnode[ntouch] = field("node"); tcha[ntouch] = t
+			tchb[ntouch] = t + (ev == "kill" ? kill_bound_ms : field("ms") + clock_skew_ms)
+			if (ev == "fault" && (field("kind") == "restart" || field("kind") == "lru")) tchnode[ntouch] = "*"
+			if (ev == "gstop" || ev == "part") touchof[ev, field("node")] = ntouch
+		}
+		if ((ev == "gstop-end" || ev == "part-end") && ((substr(ev, 1, length(ev) - 4), field("node")) in touchof))
+			tchb[touchof[substr(ev, 1, length(ev) - 4), field("node")]] = t
 		# the n-th kill of node N ends its life n (op ids NODE.LIFE.C.SEQ)
 		if (ev == "kill") { kn = field("node"); nkill[kn]++; killedat[kn, nkill[kn]] = t }
 		# the cluster faults that stall the DLM: a kill (until recovery),
@@ -181,12 +204,25 @@ function holds(op, k, a, b,    e, ks, n, i, found) {
 function held_to_end(op) { return (op in endt) && !stale[op] }
 # a cluster fault (a kill, a stopped guest, a partition) stalled the DLM at
 # some moment of [a, b]
+# a fault touched node nd at some moment of [a, b] (e)
+function touched(nd, a, b,    i) {
+	for (i = 1; i <= ntouch; i++)
+		if ((tchnode[i] == nd || tchnode[i] == "*") && tcha[i] <= b && tchb[i] >= a) return 1
+	return 0
+}
 function stalled(a, b,    i) {
 	for (i = 1; i <= nstall; i++)
 		if (stalla[i] <= b && stallb[i] >= a) return 1
 	return 0
 }
 END {
+	# (e) a stale end not plausible is taken as held to its end
+	for (op in stale) {
+		if (!stale[op]) continue
+		if ((op in okt) && endt[op] - okt[op] >= lease_ms - clock_skew_ms) { nstale_lease++; continue }
+		if ((op in okt) && touched(opnode[op], okt[op], endt[op])) { nstale_fault++; continue }
+		stale[op] = 0; nstale_bad++
+	}
 	# (a) tokens: a key's log is in grant order between the grants held to
 	# their end; a holder revoked first (paused past its lease) may have
 	# written its line after the next holder's, so its grant is ordered by
@@ -301,8 +337,8 @@ END {
 	for (e in faults) hs = hs " " e " " faults[e]
 	hs = hs ";"
 	for (e in hostev) hs = hs " " e " " hostev[e]
-	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown), writes accepted %d fenced %d refused %d, storage registered %d accepted %d fenced %d, %d keys of gone holders (%d in a cluster fault), %d grants ordered by the marker alone, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
-		nops, ngranted, ntimeout, ngrants, nover_ok, nstale, nendbad, writes["accepted"], writes["fenced"], writes["refused"],
+	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown; %d after the lease, %d in a fault, %d not plausible: taken as held), writes accepted %d fenced %d refused %d, storage registered %d accepted %d fenced %d, %d keys of gone holders (%d in a cluster fault), %d grants ordered by the marker alone, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
+		nops, ngranted, ntimeout, ngrants, nover_ok, nstale, nendbad, nstale_lease, nstale_fault, nstale_bad, writes["accepted"], writes["fenced"], writes["refused"],
 		nregistered, naccepted, nfenced, ngone, nstalled, nlate, maxwait, maxgone, nfaults, hs, nviol
 	exit (nviol > 0)
 }

@@ -218,9 +218,9 @@ static int ordlock_owner_domain_limit(struct ordlock_owner *owner,
  * user.h), and counts against its max_domains_per_user until it is freed.
  *
  * Return: 0, -EINVAL for a bad name, -EBUSY while the owner holds keys
- * or once it used the fast path, -ENOSPC or -ENOMEM when the domain cannot be created, -EDQUOT when the
- * owner's user has max_domains_per_user domains already (the failure is
- * recorded and reported).
+ * or once it used the fast path, -ENOSPC or -ENOMEM when the domain cannot
+ * be created, -EDQUOT when the owner's user has max_domains_per_user
+ * domains already (the failure is recorded and reported).
  */
 int ordlock_owner_set_domain(struct ordlock_owner *owner, const char *name)
 {

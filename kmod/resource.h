@@ -213,6 +213,7 @@ static inline bool ordlock_res_open(struct ordlock_resource *res)
 {
 	return list_empty(&res->waiters) || ordlock_res_passable(res);
 }
+
 unsigned int __ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_drop_hold(struct ordlock_hold *hold);
 void ordlock_res_blame(struct ordlock_resource *res,

@@ -451,7 +451,10 @@ static int run_rep(const struct cell *c, struct rep *out, char *why, size_t len)
 	while (reap(pid, alive, status, c->p)) {
 		now = now_ns();
 		if (now > deadline) {
-			for (i = 0; i < c->p && !alive[i]; i++)
+			/* name a worker still in an acquire, else any not done */
+			for (i = 0; i < c->p && !(alive[i] && sh->w[i].since); i++)
+				;
+			for (i = i < c->p ? i : 0; i < c->p && !alive[i]; i++)
 				;
 			snprintf(why, len,
 				 "hung: worker %u not done %llu s after the end (%s%.1f s; %llu pairs measured)",

@@ -25,6 +25,8 @@
 # Knobs of single benchmarks: ORDLOCK_BENCH_CROSS=1 (b3: also across two
 # CPUs), ORDLOCK_BENCH_RINGS="2,10,100,1000" (b5: cycle sizes),
 # ORDLOCK_BENCH_FCNTL_MAX=100 (b5: largest fcntl ring).
+# b10_contend (contention, issue 40) runs at most 3 repetitions (of
+# ORDLOCK_BENCH_REPS) of 25 cells of 3 s each: it adds about 4 minutes.
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)

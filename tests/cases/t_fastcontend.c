@@ -158,9 +158,7 @@ static int worker_main(void *arg)
 
 int main(void)
 {
-	struct ordlock_domain_config cfg;
 	unsigned int r, rounds = 20, i;
-	struct ordlock *adm;
 	uint64_t t0;
 	pid_t pid[2];
 	const char *e;
@@ -178,13 +176,7 @@ int main(void)
 	sh->start = pbarrier_new(3);
 	sh->end = pbarrier_new(3);
 	snprintf(dom, sizeof(dom), "%s", olt_domain("fastcontend"));
-	adm = olt_open(NULL);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
-	cfg.fastpath = 1;
-	cfg.fastpath_uid = getuid();
-	is_int(ordlock_domain_config(adm, dom, &cfg), 0, "%s: fast path on", dom);
-	ordlock_close(adm);
+	is_int(olt_fast_domain_set(dom, 1), 0, "%s: fast path on", dom);
 	diag("%ld CPUs; %u rounds of %d ms: a looper by CAS, a waiter through the kernel, each acquire with a timeout of %d ms",
 	     sysconf(_SC_NPROCESSORS_ONLN), rounds, LOOP_MS, LOOP_MS + GRACE_MS);
 
@@ -221,10 +213,7 @@ int main(void)
 	is_int(sh->counter, sh->w[0].pairs + sh->w[1].pairs,
 	       "the counter under the key lost no update");
 
-	adm = olt_open(NULL);
-	cfg.fastpath = 0;
-	is_int(ordlock_domain_config(adm, dom, &cfg), 0,
+	is_int(olt_fast_domain_set(dom, 0), 0,
 	       "fast path off at the end (its keys unpinned)");
-	ordlock_close(adm);
 	return tap_done();
 }

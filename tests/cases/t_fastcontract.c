@@ -23,14 +23,8 @@
 /* A fresh domain with the fast path for the caller's uid */
 static const char *fast_domain(char *dom, const char *prefix)
 {
-	struct ordlock_domain_config cfg = {
-		.flags = ORDLOCK_DOMAIN_SET_FASTPATH,
-		.fastpath = 1,
-		.fastpath_uid = getuid(),
-	};
-
 	snprintf(dom, ORDLOCK_DOMAIN_NAME_MAX, "%s", olt_domain(prefix));
-	if (olt_domain_set(dom, &cfg))
+	if (olt_fast_domain_set(dom, 1))
 		bail_out("fast path on %s: %s", dom, strerror(errno));
 	return dom;
 }

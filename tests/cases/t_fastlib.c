@@ -409,21 +409,14 @@ static void test_death_fork(struct ordlock *ol)
 
 int main(void)
 {
-	struct ordlock *adm, *ol;
-	struct ordlock_domain_config cfg;
+	struct ordlock *ol;
 
 	watchdog_start(300);
 	if (geteuid())
 		bail_out("needs root (DOMAIN_CONFIG)");
 	sh = shm_alloc(sizeof(*sh));
 	snprintf(dom, sizeof(dom), "%s", olt_domain("fastlib"));
-	adm = olt_open(NULL);
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
-	cfg.fastpath = 1;
-	cfg.fastpath_uid = getuid();
-	is_int(ordlock_domain_config(adm, dom, &cfg), 0, "%s: fast path on", dom);
-	ordlock_close(adm);
+	is_int(olt_fast_domain_set(dom, 1), 0, "%s: fast path on", dom);
 	ol = olt_open(dom);
 	test_no_syscall(ol);
 	test_contention(ol);
@@ -431,10 +424,7 @@ int main(void)
 	test_try_record(ol);
 	test_death_fork(ol);
 	ordlock_close(ol);
-	adm = olt_open(NULL);
-	cfg.fastpath = 0;
-	is_int(ordlock_domain_config(adm, dom, &cfg), 0,
+	is_int(olt_fast_domain_set(dom, 0), 0,
 	       "fast path off at the end (its keys unpinned)");
-	ordlock_close(adm);
 	return tap_done();
 }

@@ -75,6 +75,26 @@ static int waiter_main(void *arg)
 	return 0;
 }
 
+/*
+ * @k acquired by @ol with a lease of @lease_ms (its token in *@token), and
+ * kept alive every @every_ms, reporting to @seen; bails out without it
+ */
+static struct ordlock_keepalive *leased(struct ordlock *ol, const struct ordlock_key *k,
+					unsigned int lease_ms, unsigned int every_ms,
+					struct seen *seen, uint64_t *token,
+					const char *what)
+{
+	struct ordlock_keepalive *ka;
+
+	is_int(ordlock_acquire_lease(ol, k, 1, 0, 0, lease_ms, token), 0,
+	       "%s: acquired with a lease of %u ms", what, lease_ms);
+	ka = ordlock_keepalive_start(ol, 0, every_ms, on_lost, seen);
+	ok(ka != NULL, "%s: ordlock_keepalive_start() every %u ms", what, every_ms);
+	if (!ka)
+		bail_out("no keep-alive: %s", strerror(errno));
+	return ka;
+}
+
 static void test_renewals(void)
 {
 	const char *d = olt_domain("ka");
@@ -89,12 +109,7 @@ static void test_renewals(void)
 	snprintf(w->domain, sizeof(w->domain), "%s", d);
 	w->id = 1;
 	w->timeout_ms = 1200;
-	is_int(ordlock_acquire_lease(ol, &k, 1, 0, 0, 600, &token), 0,
-	       "renewals: acquired with a lease of 600 ms");
-	ka = ordlock_keepalive_start(ol, 0, 100, on_lost, &seen);
-	ok(ka != NULL, "renewals: ordlock_keepalive_start() every 100 ms");
-	if (!ka)
-		bail_out("no keep-alive: %s", strerror(errno));
+	ka = leased(ol, &k, 600, 100, &seen, &token, "renewals");
 	pid = child_start(waiter_main, w);
 	/* the body: 2 s, more than three lease periods */
 	t0 = now_ms();
@@ -124,13 +139,8 @@ static void test_revoked(void)
 	struct pollfd pfd;
 	uint64_t token = 0;
 
-	is_int(ordlock_acquire_lease(ol, &k, 1, 0, 0, 300, &token), 0,
-	       "revoked: acquired with a lease of 300 ms");
 	/* renewals every 60 s: only the revocation can end this */
-	ka = ordlock_keepalive_start(ol, 0, 60000, on_lost, &seen);
-	ok(ka != NULL, "revoked: ordlock_keepalive_start() every 60 s");
-	if (!ka)
-		bail_out("no keep-alive: %s", strerror(errno));
+	ka = leased(ol, &k, 300, 60000, &seen, &token, "revoked");
 	pfd.fd = ordlock_keepalive_fd(ka);
 	pfd.events = POLLIN;
 	pfd.revents = 0;

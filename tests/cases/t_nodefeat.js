@@ -33,14 +33,7 @@ const ordlock = require(PKG);
 const TAG = `nodefeat-${process.pid}`;
 const HANG = 60000; // the hang guard of every wait that must end
 
-let n = 0;
-let failed = 0;
-function ok(c, what, diag) {
-  n++;
-  if (!c) failed++;
-  console.log(`${c ? '' : 'not '}ok ${n} - ${what}`);
-  if (!c && diag !== undefined) console.log(`# ${String(diag).split('\n').join('\n# ')}`);
-}
+const { ok, done } = require(path.join(REPO, 'tests', 'lib', 'oltap.js'));
 function sleepSync(ms) { Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms); }
 function guard(p, what) {
   let t;
@@ -156,6 +149,5 @@ async function example() {
   } catch (e) {
     ok(false, 'no exception', e && e.stack);
   }
-  console.log(`1..${n}`);
-  process.exit(failed ? 1 : 0);
+  done();
 })();

@@ -142,6 +142,17 @@ int olt_domain_set(const char *domain, struct ordlock_domain_config *cfg)
 	return ret;
 }
 
+int olt_fast_domain_set(const char *domain, int on)
+{
+	struct ordlock_domain_config cfg = {
+		.flags = ORDLOCK_DOMAIN_SET_FASTPATH,
+		.fastpath = !!on,
+		.fastpath_uid = getuid(),
+	};
+
+	return olt_domain_set(domain, &cfg);
+}
+
 int olt_order_read(struct ordlock *ol, const char *domain,
 		   struct ordlock_order_edge *e, unsigned int emax,
 		   uint32_t *w, unsigned int wmax, struct ordlock_order_get *info)

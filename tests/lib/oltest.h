@@ -90,6 +90,12 @@ int olt_no_ioctl(void);
 int olt_domain_set(const char *domain, struct ordlock_domain_config *cfg);
 
 /*
+ * olt_fast_domain_set() - the fast path of @domain turned on (@on 1, for
+ * the caller's uid) or off (its keys unpinned), through olt_domain_set()
+ */
+int olt_fast_domain_set(const char *domain, int on);
+
+/*
  * olt_order_read() - GET_ORDER of @domain through @ol into @e (@emax
  * edges), @w (@wmax label words) and *@info: ordlock_get_order()'s result,
  * with a diag() naming @domain when it failed

@@ -9,25 +9,9 @@
 # unit test or debug-kernel case. TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tests/demo/warehouse-demo.c ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 unset MAKEFLAGS MFLAGS MAKELEVEL
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION [DIAG]
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[[ -n ${3:-} ]] && sed 's/^/# /' <<<"$3" | head -n 20
-	fi
-}
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 out=$(make -n --no-print-directory -C "$repo" demo-run B="$work/b" 2>&1)
 point $? "make -n demo-run B=scratch"
 demos=$(ls "$repo"/tests/demo/*.c | wc -l)
@@ -39,5 +23,4 @@ others=$(grep -oE ' (cases|cluster/cases|cluster/bench|unit|debug-kernel/cases|b
 point $? "and no other test program ($(wc -w <<<"$others") compiled)" "$others"
 grep -q 'run.sh --demo' <<<"$out"
 point $? "then boots the VM for the demo (tests/vm/run.sh --demo)"
-echo "1..$n"
-((failed == 0))
+unit_done

@@ -18,20 +18,13 @@ if ! command -v node >/dev/null 2>&1 || [[ ! -e $repo/tools/node/ordlock.node ]]
 	exit 0
 fi
 
-ORDLOCK_PKG=$repo/tools/node exec node - <<'JS'
+ORDLOCK_PKG=$repo/tools/node ORDLOCK_TAPJS=$repo/tests/lib/oltap.js exec node - <<'JS'
 'use strict';
 const fs = require('fs');
 const path = require('path');
 const pkg = process.env.ORDLOCK_PKG;
 const ordlock = require(pkg);
-let n = 0;
-let failed = 0;
-function ok(c, what, diag) {
-  n++;
-  if (!c) failed++;
-  console.log(`${c ? '' : 'not '}ok ${n} - ${what}`);
-  if (!c && diag) console.log(`# ${diag}`);
-}
+const { ok, done } = require(process.env.ORDLOCK_TAPJS);
 function throws(cls, fn, what) {
   try {
     fn();
@@ -111,6 +104,5 @@ if (!fs.existsSync('/sys/module/ordlock')) {
   ok(true, 'no module # SKIP the module is loaded here');
 }
 ok(typeof ordlock.cancelSignal === 'number' && ordlock.cancelSignal > 31, `the cancel signal is a realtime one (${ordlock.cancelSignal})`);
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();
 JS

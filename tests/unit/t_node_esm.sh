@@ -15,29 +15,14 @@
 # is missing. TAP.
 set -uo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here" && git rev-parse --show-toplevel 2>/dev/null) || repo=$(cd "$here/../.." && pwd)
-[[ -f $repo/tools/node/index.js ]] || repo=$(cd "$here/../../.." && pwd)
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1 ||
 	[[ ! -e $repo/tools/node/ordlock.node ]]; then
 	echo "1..0 # SKIP no node or npm, or tools/node/ordlock.node not built"
 	exit 0
 fi
-n=0
-failed=0
-point() { # point STATUS DESCRIPTION [DIAG]
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[[ -n ${3:-} ]] && sed 's/^/# /' <<<"$3"
-	fi
-}
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+unit_work
 export npm_config_cache=$work/cache npm_config_update_notifier=false
 mkdir -p "$work/app"
 echo '{"name": "app", "version": "1.0.0", "private": true}' >"$work/app/package.json"
@@ -100,5 +85,4 @@ EOF
 out=$(node star.mjs 2>&1)
 point $? "ES module: import * as ns: every export of module.exports is a named export" "$out"
 
-echo "1..$n"
-((failed == 0))
+unit_done

@@ -531,7 +531,11 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 		bucket = ordlock_res_bucket(res);
 		spin_lock(&bucket->lock);
 		res->fast = 0;
-		idle += ordlock_resource_put_unused(bucket, res);
+		if (ordlock_resource_put_unused(bucket, res)) {
+			/* As every resource that turns idle: out of the domain's count */
+			ordlock_gauge_dec(&domain->resources);
+			idle++;
+		}
 		spin_unlock(&bucket->lock);
 	}
 	if (idle)

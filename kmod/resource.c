@@ -185,17 +185,27 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
  * it while it is younger than handoff_us; after that only if it was
  * passed before, ORDLOCK_MAX_PASSES times in all; then it is handed the
  * key. A waiter that has waited its time without ever being woken is
- * handed the key at once. Only a waiter that sleeps in its task, for a
- * key of a local domain that is not pinned by the fast path, asking to
- * acquire (not convert), is ever passed: the others are always handed the
- * key in place.
+ * handed the key at once. Only a waiter that holds no key and sleeps in
+ * its task, for a key of a local domain that is not pinned by the fast
+ * path, asking to acquire (not convert), is ever passed: the others are
+ * always handed the key in place.
  */
 static bool ordlock_res_may_pass(struct ordlock_resource *res,
 				 struct ordlock_waiter *w)
 {
 	u64 handoff;
 
-	if (!w->task || w->convert || res->fast || w->hold->owner->cluster)
+	struct ordlock_owner *owner = w->hold->owner;
+
+	if (!w->task || w->convert || res->fast || owner->cluster)
+		return false;
+	/*
+	 * A waiter that holds keys is never passed: whoever passes it may
+	 * wait for one of them next, a cycle that the handoff would not have
+	 * let form (a deadlock's victim that lets go and takes its first key
+	 * again would find the same cycle)
+	 */
+	if (READ_ONCE(owner->nheld) || READ_ONCE(owner->fast))
 		return false;
 	handoff = ordlock_handoff_ns();
 	if (!handoff)

@@ -50,15 +50,21 @@ static int set_fifo(int on)
 	return sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp);
 }
 
+/* Keys from HOLDING on: the waiter holds (RANK - 1, id) while it waits */
+#define HOLDING 100
+
 /* The waiter: on CPU 0, waits for RANK:id exclusively, then lets go */
 static int waiter_main(void *arg)
 {
-	struct ordlock_key k = ORDLOCK_EX(RANK, (uint64_t)(uintptr_t)arg);
+	uint64_t id = (uint64_t)(uintptr_t)arg;
+	struct ordlock_key k = ORDLOCK_EX(RANK, id), low = ORDLOCK_EX(RANK - 1, id);
 	struct ordlock *ol = ordlock_open(NULL);
 
 	pin(0);
 	if (!ol)
 		return 1;
+	if (id >= HOLDING && ordlock_acquire(ol, &low, 1, OLT_LONG_MS, 0, NULL))
+		return 3;
 	sh->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
 	ordlock_close(ol);
 	return sh->ret ? 2 : 0;
@@ -110,6 +116,12 @@ static void test_rule(void)
 	       "a request that comes before it runs");
 	is_int(child_wait(pid, 0), 0, "then the waiter gets the key");
 	is_int(sh->ret, 0, "its acquire succeeded");
+
+	/* Young, but holding a key: handed the key (no cycle may form) */
+	ret = release_and_retry(HOLDING + 1, 0, &pid);
+	is_errno(ret, EAGAIN, "a young waiter that holds a key is handed the "
+		 "key: whoever passed it might wait for what it holds");
+	is_int(child_wait(pid, 0), 0, "the waiter was granted");
 
 	/* Old: handed the key */
 	olt_param_set("handoff_us", 1000);

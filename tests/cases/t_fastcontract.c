@@ -56,7 +56,14 @@ static void test_no_move(void)
 	is_int(olt_probe(b, 1, 5, ORDLOCK_MODE_EXCLUSIVE), 0,
 	       "%s's own 1:5 is free (nothing of %s's leaks into it)", b, a);
 	is_int(olt_fd_set_domain(f.fd, a), 0, "staying in %s is no move", a);
+	w = f.words[slot];
+	ok(__atomic_compare_exchange_n(&f.words[slot], &w,
+				       ORDLOCK_FAST_WORD(ORDLOCK_FAST_GEN(w), 0),
+				       0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED),
+	   "it lets 1:5 go by CAS");
 	olt_fast_close(&f);
+	is_int(olt_fast_domain_set(a, 0) || olt_fast_domain_set(b, 0), 0,
+	       "the fast path off in both (their keys unpinned)");
 }
 
 /* The child: drops to another uid, then pins with the inherited owner */
@@ -89,6 +96,7 @@ static void test_pin_uid(void)
 	is_int(olt_fast_pin(f.fd, 1, 8, &slot, NULL), 0,
 	       "the domain's uid still pins with it");
 	olt_fast_close(&f);
+	is_int(olt_fast_domain_set(a, 0), 0, "the fast path off (keys unpinned)");
 }
 
 /*
@@ -126,6 +134,7 @@ static void test_back_on_cas(void)
 	is_int(ordlock_release(ol, &ex, 1), 0, "it lets 1:20 go");
 	ordlock_close(ol);
 	olt_fast_close(&r);
+	is_int(olt_fast_domain_set(a, 0), 0, "the fast path off (keys unpinned)");
 }
 
 int main(void)

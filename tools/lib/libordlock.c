@@ -1280,7 +1280,9 @@ static int do_release_kernel(struct ordlock *ol, const struct ordlock_key *keys,
  */
 static inline void fast_kernel_drained(struct ordlock *ol)
 {
+	/* the pages are mapped in the process that enabled the fast path only */
 	if (ol->kernel_held && ol->fast.on == 1 && ol->fast.page &&
+	    ol->fast.fork_gen == fast_fork_gen &&
 	    !__atomic_load_n(&ol->fast.page->revoked, __ATOMIC_SEQ_CST))
 		set_kernel_held(ol, 0);
 }

@@ -65,9 +65,12 @@
  * the key taken again, and keeps its place for a while); then the next
  * release that leaves the key free for it hands it the key, and no later
  * request passes it. A waiter that has waited handoff_us without being
- * passed is handed the key at the next release. Only a waiter sleeping in an
- * ioctl, for an acquire (not a conversion) in a local domain, on a key the
- * fast path has not pinned, is ever passed; handoff_us=0 turns passing off.
+ * passed is handed the key at the next release. Only a waiter that holds
+ * no key, sleeping in an ioctl, for an acquire (not a conversion) in a
+ * local domain, on a key the fast path has not pinned, is ever passed
+ * (whoever passes a waiter that holds keys might wait for one of them
+ * next: a cycle the handoff would not have let form); handoff_us=0 turns
+ * passing off.
  * The first waiter of a key spins on its CPU for up to spin_us (default 50)
  * before it sleeps.
  */

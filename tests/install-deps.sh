@@ -154,6 +154,9 @@ node_missing=()
 command -v node >/dev/null 2>&1 || node_missing+=(nodejs)
 [[ -e /usr/include/node/node_api.h ]] || node_missing+=(libnode-dev)
 command -v npm >/dev/null 2>&1 || node_missing+=(npm)
+# tsc, for t_node_esm's TypeScript .mts import of the packed package
+# (Debian's node-typescript; any tsc on PATH is kept)
+command -v tsc >/dev/null 2>&1 || node_missing+=(node-typescript)
 [[ ${#node_missing[@]} -eq 0 ]] || apt_install "${node_missing[@]}"
 
 # The VM boots the kernel the module is built for: every kernel of the test

@@ -9,10 +9,9 @@
 # "Named export 'Owner' not found", because Node's CommonJS export
 # detection (cjs-module-lexer) gave up at the first value in index.js's
 # module.exports that was not a name), and "import * as" whose names are
-# the same. Importing opens nothing: no module needed. TypeScript's .mts:
-# the tests have no tsc (the names it would check are the .d.ts's, which
-# the named imports here are made from). Skips when node, npm or the addon
-# is missing. TAP.
+# the same, and a TypeScript .mts compiled by tsc --strict (Debian's
+# node-typescript, make deps) and run. Importing opens nothing: no module
+# needed. Skips when node, npm or the addon is missing. TAP.
 set -uo pipefail
 
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/unit.sh"
@@ -84,5 +83,28 @@ console.log(Object.keys(ns).length);
 EOF
 out=$(node star.mjs 2>&1)
 point $? "ES module: import * as ns: every export of module.exports is a named export" "$out"
+
+# TypeScript: an .mts file importing the package by name (named and
+# default), compiled by tsc --strict as a TypeScript user's ES module would
+# be (nodenext), then run. --skipLibCheck: Debian's tsc (4.8) predates the
+# Symbol.dispose of the declarations (TypeScript 5.2)
+cat >named.mts <<'EOF'
+import ordlock, { Owner, key, query, isLocked, EXCLUSIVE } from 'ordlock';
+const owner: typeof Owner = Owner;
+const k = key('1:2');
+if (typeof owner !== 'function' || k.name !== '1:2' || ordlock.Owner !== Owner ||
+    typeof query !== 'function' || typeof isLocked !== 'function' || EXCLUSIVE !== 2) {
+  throw new Error('a named import is not the package\'s export');
+}
+console.log('ok');
+EOF
+if command -v tsc >/dev/null 2>&1; then
+	out=$(tsc --strict --skipLibCheck --module nodenext --moduleResolution nodenext \
+		--target es2020 --outDir ts named.mts 2>&1 && node ts/named.mjs 2>&1)
+	[[ $out == ok ]]
+	point $? "TypeScript .mts: import ordlock, { Owner, key, query, ... } compiled by tsc --strict (nodenext) and run" "$out"
+else
+	point 1 "TypeScript .mts: no tsc (make deps installs node-typescript)"
+fi
 
 unit_done

@@ -96,7 +96,7 @@ u64 ordlock_timeout_ns(u64 requested_ns)
 
 unsigned int ordlock_param_handoff_us = 1000;
 module_param_named(handoff_us, ordlock_param_handoff_us, uint, 0644);
-MODULE_PARM_DESC(handoff_us, "A waiter queued this long (microseconds) is handed its key at the next release and passed by nobody; a younger one may be passed by a request that comes while the key is free (default 1000; 0: always handed over)");
+MODULE_PARM_DESC(handoff_us, "Fairness: a first waiter queued less than this (microseconds) may be passed by a request that comes while the key is free; an older one only if passed before, 64 times in all; one that holds keys never (default 1000; 0: always handed over)");
 
 unsigned int ordlock_param_spin_us = 50;
 module_param_named(spin_us, ordlock_param_spin_us, uint, 0644);

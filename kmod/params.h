@@ -92,7 +92,7 @@ extern unsigned int ordlock_param_spin_us;
 
 /*
  * The most times a waiter older than handoff_us may be passed (resource.c,
- * the fairness rule): the UAPI header's ORDLOCK_MAX_PASSES
+ * the fairness rule; the UAPI header's "Fairness" says 64)
  */
 #define ORDLOCK_MAX_PASSES	64
 

@@ -235,8 +235,10 @@ static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_word_holder *h)
  *  - the kernel's: WAITERS was not needed and is cleared again (no member
  *    writes a KERNEL word); the queue goes on as the holders allow.
  *
- * A CAS here fails only on a word a member wrote by hand (it breaks its own
- * domain): the word is left as it is.
+ * The CAS of a free word to the kernel's fails on a member's CAS that took
+ * {g, 0, WAITERS} first (passing: WAITERS is then set behind it, as
+ * wanted), or on a word a member wrote by hand (it breaks its own
+ * domain): either way the word is left as it is.
  *
  * Return: true when the caller is to grant the queue from its head.
  */

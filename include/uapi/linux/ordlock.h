@@ -71,7 +71,9 @@
  * granted by the kernel or taken by the fast path, might wait for one of
  * them next: a cycle the handoff would not have let form); a key pinned by
  * the fast path is passed the same way, by a request or by a member's CAS
- * (DOC: Fast path); handoff_us=0 turns passing off.
+ * (DOC: Fast path), its waiter's age judged at the release that woke it
+ * (a CAS cannot read it), its count of passes as for any key;
+ * handoff_us=0 turns passing off.
  * The first waiter of a key spins on its CPU for up to spin_us (default 50)
  * before it sleeps.
  */

@@ -63,14 +63,11 @@ int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 		if (!pass && !list_empty(&res->waiters) && !res->nshared &&
 		    !res->nexcl)
 			pass = ordlock_res_pass_first(res);
-		if (list_empty(&res->waiters))
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
-		else if (pass)
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0) |
-			      ORDLOCK_FAST_WAITERS;
-		else
+		if (!list_empty(&res->waiters) && !pass)
 			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
 						ORDLOCK_FAST_K);
+		else
+			new = ordlock_fast_freed(old, !list_empty(&res->waiters));
 		if (try_cmpxchg(wp, &old, new)) {
 			if (!list_empty(&res->waiters) && !pass) {
 				ordlock_res_grant_waiters(res);

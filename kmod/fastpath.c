@@ -160,13 +160,10 @@ bool __ordlock_fast_settle(struct ordlock_resource *res, bool pass)
 		if (owner == ORDLOCK_FAST_K) {
 			if (held)
 				return false;
-			if (list_empty(&res->waiters))
-				new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
-			else if (pass)
-				new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0) |
-				      ORDLOCK_FAST_WAITERS;
-			else
+			if (!list_empty(&res->waiters) && !pass)
 				return true;
+			/* Free; for the woken waiter with WAITERS */
+			new = ordlock_fast_freed(old, !list_empty(&res->waiters));
 		} else if (owner) {
 			/* A queue behind a member: its release must come here */
 			if (!list_empty(&res->waiters))

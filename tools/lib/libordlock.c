@@ -670,9 +670,10 @@ static inline void fast_cpu_relax(void)
 
 /*
  * The word at @wp is held by another member: wait a little for it to come
- * free. Return: the word as last read, free and without WAITERS when it
- * came free in time (the caller tries its CAS again once), else as it was
- * (the kernel decides). A word with WAITERS has a queue in the kernel: no
+ * free. Return: the word as last read, free when it came free in time (the
+ * caller tries its CAS again once; a free word with WAITERS is one the
+ * kernel left for a woken waiter that may be passed), else as it was (the
+ * kernel decides). A held word with WAITERS has a queue in the kernel: no
  * spinning past it, which keeps the queue's order.
  */
 static __attribute__((noinline)) uint64_t fast_spin(volatile uint64_t *wp)

@@ -131,6 +131,16 @@ static inline u64 ordlock_fast_make(u32 gen, u32 owner)
 	return ORDLOCK_FAST_WORD(gen, owner);
 }
 
+/*
+ * The word @old freed at its generation: with WAITERS when @waiters (left
+ * free for a woken first waiter that may be passed: fastpath.c)
+ */
+static inline u64 ordlock_fast_freed(u64 old, bool waiters)
+{
+	return ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0) |
+	       (waiters ? ORDLOCK_FAST_WAITERS : 0);
+}
+
 int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id);
 int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 			u32 gen, bool any_gen);

@@ -34,7 +34,11 @@
  * Let go of the word of @slot held by owner @index (at generation @gen,
  * unless @any_gen): free it, or hand it to the queue's head, under the
  * key's bucket lock (FAST_RELEASE, a RELEASE in the kernel, a revocation,
- * the owner's death). Return: 0, -ENOENT when the word is not that
+ * the owner's death). A first waiter that may be passed (the fairness
+ * rule, ordlock_res_pass_first()) is woken instead, and the word freed
+ * with WAITERS kept, {g, 0, WAITERS}: a member's CAS or a kernel request
+ * that comes first may take it, and the woken waiter takes it from the
+ * kernel if nobody did (fastpath.c). Return: 0, -ENOENT when the word is not that
  * owner's, -EIO when it kept changing.
  */
 int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
@@ -43,6 +47,7 @@ int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 	struct ordlock_resource *res = fd->slots[slot].res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 	u64 *wp = ordlock_fast_wordp(fd, slot);
+	bool pass = false;
 	int ret = -EIO, i;
 	u64 old, new;
 
@@ -54,15 +59,19 @@ int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 			ret = -ENOENT;
 			break;
 		}
-		if (list_empty(&res->waiters))
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
-		else
+		/* The fairness rule: the woken first waiter or who comes first */
+		if (!pass && !list_empty(&res->waiters) && !res->nshared &&
+		    !res->nexcl)
+			pass = ordlock_res_pass_first(res);
+		if (!list_empty(&res->waiters) && !pass)
 			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
 						ORDLOCK_FAST_K);
+		else
+			new = ordlock_fast_freed(old, !list_empty(&res->waiters));
 		if (try_cmpxchg(wp, &old, new)) {
-			if (!list_empty(&res->waiters)) {
+			if (!list_empty(&res->waiters) && !pass) {
 				ordlock_res_grant_waiters(res);
-				if (__ordlock_fast_settle(res))
+				if (__ordlock_fast_settle(res, false))
 					ordlock_res_grant_waiters(res);
 			}
 			ret = 0;

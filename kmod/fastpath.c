@@ -20,7 +20,12 @@
  * then fails and it lets go with ORDLOCK_IOC_FAST_RELEASE, which hands the
  * key to the first waiter as FUTEX_UNLOCK_PI does (the word goes from the
  * old owner to the kernel's holders without being free in between:
- * ordlock_fast_let_go()).
+ * ordlock_fast_let_go()), or, when its first waiter may be passed (the
+ * fairness rule, resource.c), frees it with WAITERS kept, {g, 0, WAITERS},
+ * and wakes that waiter: a member's CAS (or a kernel request) that comes
+ * first may take it, keeping WAITERS ({g + 1, member, WAITERS}), so that
+ * its release comes here again; the woken waiter takes it from the kernel
+ * (the claim) or, having lost it, stays first and counts a pass (issue 40).
  *
  * The kernel's side: a pinned key's resource is marked fast, never turns
  * idle while its domain lives, and the grant decisions of resource.c take
@@ -107,7 +112,8 @@ bool __ordlock_fast_claim(struct ordlock_resource *res)
 
 		if (owner == ORDLOCK_FAST_K)
 			return true;
-		if (owner || (old & ORDLOCK_FAST_WAITERS))
+		/* Free, with WAITERS or not: resource.c decided who may take it */
+		if (owner)
 			return false;
 		if (try_cmpxchg(wp, &old,
 				ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
@@ -117,22 +123,27 @@ bool __ordlock_fast_claim(struct ordlock_resource *res)
 	return false;
 }
 
-static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp);
+static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp,
+				 bool pass);
 
 /**
  * __ordlock_fast_settle() - put the word of @res right after a change of
  *	its holders or waiters
  * @res: a fast resource
+ * @pass: its first waiter was woken for the free key and may still be
+ *	passed (ordlock_res_passable())
  *
  * The kernel's word with no kernel holder left turns free; WAITERS with an
  * empty queue is cleared; a queue whose word is free (or the kernel's with
  * no holder) is to be granted from its head: the word stays (or becomes,
- * by the grant's claim) the kernel's.
+ * by the grant's claim) the kernel's. With @pass, a free word is left
+ * free for the woken waiter instead, {g, 0, WAITERS}: whoever comes first
+ * takes it (the fairness rule).
  *
  * Return: true when the caller is to grant the queue from its head
  * (ordlock_res_grant_waiters()).
  */
-bool __ordlock_fast_settle(struct ordlock_resource *res)
+bool __ordlock_fast_settle(struct ordlock_resource *res, bool pass)
 {
 	u64 *wp = ordlock_fast_res_word(res);
 	bool held = res->nshared || res->nexcl;
@@ -149,22 +160,25 @@ bool __ordlock_fast_settle(struct ordlock_resource *res)
 		if (owner == ORDLOCK_FAST_K) {
 			if (held)
 				return false;
-			if (!list_empty(&res->waiters))
+			if (!list_empty(&res->waiters) && !pass)
 				return true;
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
+			/* Free; for the woken waiter with WAITERS */
+			new = ordlock_fast_freed(old, !list_empty(&res->waiters));
 		} else if (owner) {
 			/* A queue behind a member: its release must come here */
 			if (!list_empty(&res->waiters))
 				return !(old & ORDLOCK_FAST_WAITERS) &&
-				       ordlock_fast_reserve(res, wp);
+				       ordlock_fast_reserve(res, wp, pass);
+			if (!(old & ORDLOCK_FAST_WAITERS))
+				return false;
+			new = old & ~ORDLOCK_FAST_WAITERS;
+		} else if (list_empty(&res->waiters)) {
+			/* Free for a waiter that left: WAITERS is cleared */
 			if (!(old & ORDLOCK_FAST_WAITERS))
 				return false;
 			new = old & ~ORDLOCK_FAST_WAITERS;
 		} else {
-			/* WAITERS without an owner: corrupt, left alone */
-			if (list_empty(&res->waiters) || (old & ORDLOCK_FAST_WAITERS))
-				return false;
-			return ordlock_fast_reserve(res, wp);
+			return ordlock_fast_reserve(res, wp, pass);
 		}
 		if (try_cmpxchg(wp, &old, new))
 			return false;
@@ -211,18 +225,22 @@ static bool ordlock_fast_seen_fn(void *arg, const struct ordlock_word_holder *h)
  *  - a member's index: WAITERS is set behind it, its release CAS (which
  *    expects WAITERS clear) fails and it lets go through FAST_RELEASE,
  *    which hands the key over; its lease starts (max-hold);
- *  - free: the word is {g, 0, WAITERS}, which no member takes (an acquire
- *    expects WAITERS clear) nor writes (a release expects its own index):
- *    it is the kernel's to take, {g + 1, KERNEL}, and the queue is granted;
+ *  - free: the word is {g, 0, WAITERS}; unless the first waiter was woken
+ *    for it and may be passed (@pass: the word stays so, for whoever
+ *    comes first, the fairness rule), it is the kernel's to take,
+ *    {g + 1, KERNEL}, and the queue is granted;
  *  - the kernel's: WAITERS was not needed and is cleared again (no member
  *    writes a KERNEL word); the queue goes on as the holders allow.
  *
- * A CAS here fails only on a word a member wrote by hand (it breaks its own
- * domain): the word is left as it is.
+ * The CAS of a free word to the kernel's fails on a member's CAS that took
+ * {g, 0, WAITERS} first (passing: WAITERS is then set behind it, as
+ * wanted), or on a word a member wrote by hand (it breaks its own
+ * domain): either way the word is left as it is.
  *
  * Return: true when the caller is to grant the queue from its head.
  */
-static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp)
+static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp,
+				 bool pass)
 {
 	u64 old = atomic64_fetch_or(ORDLOCK_FAST_WAITERS, (atomic64_t *)wp);
 	u64 set = old | ORDLOCK_FAST_WAITERS;
@@ -235,8 +253,8 @@ static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp)
 		return !res->nshared && !res->nexcl;
 	}
 	if (!owner) {
-		/* WAITERS already set without an owner: corrupt, left alone */
-		if (old & ORDLOCK_FAST_WAITERS)
+		/* Free for the woken first waiter, or whoever comes first */
+		if (pass)
 			return false;
 		return cmpxchg(wp, set, ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
 							  ORDLOCK_FAST_K)) == set;
@@ -255,20 +273,21 @@ static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp)
  * __ordlock_fast_queued() - a waiter was queued on @res: make sure it will
  *	be woken
  * @res: a fast resource
+ * @pass: as __ordlock_fast_settle()'s
  *
  * Behind a fast-path holder, WAITERS is set (so that its release comes to
  * the kernel); a free word is taken for the queue (ordlock_fast_reserve()).
  *
  * Return: true when the caller is to grant the queue from its head at once.
  */
-bool __ordlock_fast_queued(struct ordlock_resource *res)
+bool __ordlock_fast_queued(struct ordlock_resource *res, bool pass)
 {
 	u64 *wp = ordlock_fast_res_word(res);
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	if (!wp)
 		return false;
-	return ordlock_fast_reserve(res, wp);
+	return ordlock_fast_reserve(res, wp, pass);
 }
 
 /**

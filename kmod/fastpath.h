@@ -36,8 +36,8 @@ struct vm_area_struct;
 
 /* The word protocol (fastpath.c): under the key's bucket lock */
 bool __ordlock_fast_claim(struct ordlock_resource *res);
-bool __ordlock_fast_settle(struct ordlock_resource *res);
-bool __ordlock_fast_queued(struct ordlock_resource *res);
+bool __ordlock_fast_settle(struct ordlock_resource *res, bool pass);
+bool __ordlock_fast_queued(struct ordlock_resource *res, bool pass);
 bool __ordlock_fast_holder(struct ordlock_resource *res,
 			   ordlock_word_holder_fn fn, void *arg);
 
@@ -81,21 +81,24 @@ static inline bool ordlock_fast_claim(struct ordlock_resource *res)
 
 /*
  * ordlock_fast_settle() - the holders or waiters of @res changed: put a
- * pinned key's word right. Return: true when the queue is to be granted
- * from its head (the word let it go), which the caller does.
+ * pinned key's word right; @pass: the first waiter was woken for the free
+ * key and may still be passed (ordlock_res_passable()), so a free word is
+ * left free for it, with WAITERS. Return: true when the queue is to be
+ * granted from its head (the word let it go), which the caller does.
  */
-static inline bool ordlock_fast_settle(struct ordlock_resource *res)
+static inline bool ordlock_fast_settle(struct ordlock_resource *res, bool pass)
 {
-	return unlikely(res->fast) && __ordlock_fast_settle(res);
+	return unlikely(res->fast) && __ordlock_fast_settle(res, pass);
 }
 
 /*
  * ordlock_fast_queued() - a waiter was queued on @res: behind a member,
- * make its release come to the kernel. Return: as ordlock_fast_settle().
+ * make its release come to the kernel. @pass and the return: as
+ * ordlock_fast_settle().
  */
-static inline bool ordlock_fast_queued(struct ordlock_resource *res)
+static inline bool ordlock_fast_queued(struct ordlock_resource *res, bool pass)
 {
-	return unlikely(res->fast) && __ordlock_fast_queued(res);
+	return unlikely(res->fast) && __ordlock_fast_queued(res, pass);
 }
 
 /*

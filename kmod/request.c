@@ -117,6 +117,8 @@ static int ordlock_take(struct ordlock_request *req)
 	} else {
 		/* Uncharged when the wait ends (wait.c) */
 		ordlock_waiter_init(req, hold, key->mode, false);
+		/* Never passed while it holds keys (resource.c) */
+		req->w.holds_fast = ordlock_fast_held(owner) != 0;
 		ordlock_res_queue(res, &req->w);
 		ret = 1;
 	}

@@ -81,7 +81,8 @@ bool ordlock_res_claim(struct ordlock_resource *res)
 void ordlock_res_settle(struct ordlock_resource *res)
 {
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	if (ordlock_fast_settle(res))
+	if (ordlock_fast_settle(res, !list_empty(&res->waiters) &&
+				ordlock_res_passable(res)))
 		ordlock_res_grant_waiters(res);
 }
 
@@ -118,7 +119,7 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w)
 	else
 		list_add_tail(&w->node, &res->waiters);
 	/* Behind a fast-path holder: its release must come to the kernel */
-	if (ordlock_fast_queued(res))
+	if (ordlock_fast_queued(res, ordlock_res_passable(res)))
 		ordlock_res_grant_waiters(res);
 }
 
@@ -185,10 +186,12 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
  * it while it is younger than handoff_us; after that only if it was
  * passed before, ORDLOCK_MAX_PASSES times in all; then it is handed the
  * key. A waiter that has waited its time without ever being woken is
- * handed the key at once. Only a waiter that holds no key and sleeps in
- * its task, for a key of a local domain that is not pinned by the fast
- * path, asking to acquire (not convert), is ever passed: the others are
- * always handed the key in place.
+ * handed the key at once. Only a waiter that holds no key (granted by
+ * the kernel, or taken by the fast path when it queued: @w->holds_fast)
+ * and sleeps in its task, for a key of a local domain, asking to acquire
+ * (not convert), is ever passed: the others are always handed the key in
+ * place. A key pinned by the fast path is passed as any other (its word
+ * is left free for the woken waiter: fastpath.c).
  */
 static bool ordlock_res_may_pass(struct ordlock_resource *res,
 				 struct ordlock_waiter *w)
@@ -197,7 +200,7 @@ static bool ordlock_res_may_pass(struct ordlock_resource *res,
 
 	struct ordlock_owner *owner = w->hold->owner;
 
-	if (!w->task || w->convert || res->fast || owner->cluster)
+	if (!w->task || w->convert || owner->cluster)
 		return false;
 	/*
 	 * A waiter that holds keys is never passed: whoever passes it may
@@ -205,7 +208,7 @@ static bool ordlock_res_may_pass(struct ordlock_resource *res,
 	 * let form (a deadlock's victim that lets go and takes its first key
 	 * again would find the same cycle)
 	 */
-	if (READ_ONCE(owner->nheld) || READ_ONCE(owner->fast))
+	if (READ_ONCE(owner->nheld) || w->holds_fast)
 		return false;
 	handoff = ordlock_handoff_ns();
 	if (!handoff)
@@ -247,6 +250,35 @@ bool ordlock_res_passable(struct ordlock_resource *res)
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
 	return w->woken && ordlock_res_may_pass(res, w);
+}
+
+/**
+ * ordlock_res_pass_first() - a member let go of the fast key @res, which
+ *	has waiters: may its word be left free for the first waiter?
+ * @res: a fast resource with waiters, no holder of the kernel's; its
+ *	bucket lock held
+ *
+ * As ordlock_res_release_waiters() for a key whose word a member held:
+ * a first waiter that may still be passed is woken (once) and takes the
+ * key when it runs, unless a request or a member's CAS that comes first
+ * takes it; the caller then frees the word, WAITERS kept
+ * (ordlock_fast_let_go()). Else the caller hands the key to the queue.
+ *
+ * Return: true when the word is to be left free for the woken waiter.
+ */
+bool ordlock_res_pass_first(struct ordlock_resource *res)
+{
+	struct ordlock_waiter *w;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
+	if (!ordlock_res_may_pass(res, w))
+		return false;
+	if (!w->woken) {
+		w->woken = true;
+		wake_up_process(w->task);
+	}
+	return true;
 }
 
 /**

@@ -74,6 +74,9 @@ struct ordlock_resource {
  *	for this waiter, the first of the queue, instead of granting it
  *	(ordlock_res_release_waiters()); the waiter clears it and takes the
  *	key itself, unless a request that came meanwhile took it first
+ * @holds_fast: its owner held keys by the fast path when it queued (it
+ *	is busy while it waits: its own CAS cannot add any); such a waiter is
+ *	never passed, as one that holds keys granted by the kernel
  * @passed: how many times it was woken for the key and found it taken
  *	(passed by a request that came meanwhile); under the bucket lock
  * @since: when the wait started
@@ -87,6 +90,7 @@ struct ordlock_waiter {
 	bool convert;
 	bool granted;
 	bool woken;
+	bool holds_fast;
 	u8 passed;
 	ktime_t since;
 };
@@ -202,6 +206,7 @@ void ordlock_res_take_woken(struct ordlock_resource *res,
 			    struct ordlock_waiter *w);
 void ordlock_res_release_waiters(struct ordlock_resource *res);
 bool ordlock_res_passable(struct ordlock_resource *res);
+bool ordlock_res_pass_first(struct ordlock_resource *res);
 
 /*
  * ordlock_res_open() - may a new request take @res now, if its holders

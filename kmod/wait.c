@@ -310,6 +310,7 @@ void ordlock_waiter_init(struct ordlock_request *req, struct ordlock_hold *hold,
 	w->convert = convert;
 	w->granted = false;
 	w->woken = false;
+	w->holds_fast = false;
 	w->passed = 0;
 	w->since = ktime_get();
 }

@@ -32,6 +32,9 @@
  * so), interleaving the implementations; the figures are medians of the
  * repetitions, the longest acquire the longest of all. Ratios are to
  * flock in the same run. ORDLOCK_BENCH_SCALE scales the two durations.
+ * Knobs for experiments: ORDLOCK_BENCH_CONTEND_ROWS="1 2" (only these
+ * rows, 1-based), ORDLOCK_BENCH_MODPARAMS="handoff_us=5000 spin_us=200"
+ * (written to the module's parameters first; the figures then say so).
  *
  * Prints the CSV rows of report.py (the other figures in the note) and a
  * table per row on stderr.
@@ -640,6 +643,37 @@ static int fast_on(void)
 	return r ? -1 : 0;
 }
 
+/* "1 2" -> " 1 2 ", for strstr() of " N " */
+static const char *only_sp(const char *only)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof(buf), " %s ", only);
+	return buf;
+}
+
+/* ORDLOCK_BENCH_MODPARAMS: "name=value ..." to /sys/module/ordlock/parameters */
+static void modparams(const char *spec)
+{
+	char buf[256], path[300], *tok, *save = NULL, *eq;
+	FILE *f;
+
+	if (!spec || !*spec)
+		return;
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		eq = strchr(tok, '=');
+		if (!eq)
+			bench_die("ORDLOCK_BENCH_MODPARAMS: %s: not name=value", tok);
+		*eq = 0;
+		snprintf(path, sizeof(path), "/sys/module/ordlock/parameters/%s", tok);
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%s\n", eq + 1) < 0 || fclose(f))
+			bench_die("%s: %s", path, strerror(errno));
+		bench_log("module parameter %s=%s", tok, eq + 1);
+	}
+}
+
 int main(void)
 {
 	static struct row rows[] = {
@@ -651,6 +685,7 @@ int main(void)
 	};
 	unsigned int reps = bench_reps() < MAXREPS ? bench_reps() : MAXREPS;
 	unsigned int i;
+	const char *only;
 	char path[300];
 	int fd;
 
@@ -663,11 +698,16 @@ int main(void)
 			bench_die("open %s: %s", path, strerror(errno));
 		close(fd);
 	}
+	modparams(getenv("ORDLOCK_BENCH_MODPARAMS"));
+	only = getenv("ORDLOCK_BENCH_CONTEND_ROWS");
 	have_fast = !fast_on();
 	bench_log("%d CPUs, %u repetitions of 1 s warm-up + %lu ms measured per cell%s%s",
 		  bench_ncpus(), reps, bench_n(2000, 200),
 		  have_fast ? "" : "; ", no_fast);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		snprintf(path, sizeof(path), " %u ", i + 1);
+		if (only && *only && !strstr(only_sp(only), path))
+			continue;
 		if (rows[i].n)
 			snprintf(rows[i].param, sizeof(rows[i].param), "N=%u P=%u",
 				 rows[i].n, rows[i].p);

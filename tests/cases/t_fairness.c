@@ -4,8 +4,16 @@
  * that frees a key for a young first waiter only wakes it, and a request
  * that comes before it runs may take the key; a waiter that has waited
  * handoff_us is handed the key at the next release and passed by nobody;
- * handoff_us=0 is strict FIFO. And a task that loops on a key never keeps
- * a waiter out until its timeout.
+ * handoff_us=0 is strict FIFO; a waiter is passed at most 64 times
+ * (ORDLOCK_MAX_PASSES), then handed the key. And a task that loops on a
+ * key never keeps a waiter out until its timeout.
+ *
+ * The rule is the same on a key pinned by the fast path (issue 40): the
+ * releaser lets go through FAST_RELEASE (the word has WAITERS), the kernel
+ * frees the word with WAITERS kept and wakes the waiter, and the releaser's
+ * CAS takes the key again before the waiter runs; the waiter that loses
+ * counts a pass. Each case runs in a domain without the fast path and in
+ * one with it (a waiter that holds a key there holds it by CAS).
  *
  * The interleaving is forced, not hoped for: the parent and the waiter
  * share one CPU and the parent runs SCHED_FIFO while it releases and asks
@@ -25,14 +33,23 @@
 #include "tap.h"
 
 #define RANK 11
+/* ORDLOCK_MAX_PASSES (kmod/resource.h, the UAPI's "Fairness": 64) */
+#define ORDLOCK_MAX_PASSES_TEST 64
 
 struct shared {
+	char dom[ORDLOCK_DOMAIN_NAME_MAX];	/* the waiter's domain */
 	int ret;
 	atomic_uint stop;
 	atomic_ulong loops;
 };
 
 static struct shared *sh;
+
+/* The domain of the case: NULL for the default one */
+static const char *dom(void)
+{
+	return sh->dom[0] ? sh->dom : NULL;
+}
 
 static void pin(int cpu)
 {
@@ -58,7 +75,7 @@ static int waiter_main(void *arg)
 {
 	uint64_t id = (uint64_t)(uintptr_t)arg;
 	struct ordlock_key k = ORDLOCK_EX(RANK, id), low = ORDLOCK_EX(RANK - 1, id);
-	struct ordlock *ol = ordlock_open(NULL);
+	struct ordlock *ol = ordlock_open(dom());
 
 	pin(0);
 	if (!ol)
@@ -78,7 +95,7 @@ static int waiter_main(void *arg)
 static int release_and_retry(uint64_t id, unsigned int age_ms, pid_t *pidp)
 {
 	struct ordlock_key k = ORDLOCK_EX(RANK, id);
-	struct ordlock *ol = olt_open(NULL);
+	struct ordlock *ol = olt_open(dom());
 	int ret;
 
 	pin(0);
@@ -98,6 +115,9 @@ static int release_and_retry(uint64_t id, unsigned int age_ms, pid_t *pidp)
 	/* Still SCHED_FIFO: the waiter has not run since the release */
 	is_int(sh->ret, -1, "key %llu: the waiter has not returned yet",
 	       (unsigned long long)id);
+	if (!ret && sh->dom[0])
+		is_int(olt_nheld(ol), 0, "key %llu: taken by CAS (the kernel holds "
+		       "nothing for the parent)", (unsigned long long)id);
 	ordlock_release_all(ol);
 	set_fifo(0);
 	ordlock_close(ol);
@@ -109,6 +129,7 @@ static void test_rule(void)
 	pid_t pid;
 	int ret;
 
+	diag("in %s", sh->dom[0] ? sh->dom : "the default domain");
 	/* Young: may be passed */
 	olt_param_set("handoff_us", 10 * 1000 * 1000);
 	ret = release_and_retry(1, 0, &pid);
@@ -136,6 +157,53 @@ static void test_rule(void)
 	is_errno(ret, EAGAIN, "handoff_us=0: every release hands the key over");
 	is_int(child_wait(pid, 0), 0, "the waiter was granted");
 	olt_param_restore();
+}
+
+/*
+ * The bound: a young waiter that runs each time after it was passed (it
+ * finds the key taken again, and sleeps) is passed ORDLOCK_MAX_PASSES
+ * times, then the next release hands it the key
+ */
+static void test_bound(uint64_t id)
+{
+	struct ordlock_key k = ORDLOCK_EX(RANK, id);
+	struct ordlock *ol = olt_open(dom());
+	unsigned int passes = 0, i;
+	int ret = 0;
+	pid_t pid;
+
+	pin(0);
+	olt_param_set("handoff_us", 10 * 1000 * 1000);
+	sh->ret = -1;
+	is_int(ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL), 0,
+	       "bound: the parent holds key %llu", (unsigned long long)id);
+	pid = child_start(waiter_main, (void *)(uintptr_t)id);
+	is_int(wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 0), 0,
+	       "bound: a waiter on the parent's CPU queues for it");
+	for (i = 0; i < 2 * ORDLOCK_MAX_PASSES_TEST; i++) {
+		if (set_fifo(1))
+			bail_out("sched_setscheduler(SCHED_FIFO): %s", strerror(errno));
+		ordlock_release(ol, &k, 1);
+		ret = ordlock_try_acquire(ol, &k, 1, NULL);
+		set_fifo(0);
+		if (ret)
+			break;
+		passes++;
+		/* The woken waiter runs, finds the key taken, sleeps again */
+		if (wait_blocked_ioctl(pid, ORDLOCK_IOC_ACQUIRE, 0)) {
+			diag("the waiter did not sleep again after pass %u", passes);
+			break;
+		}
+	}
+	is_int(passes, ORDLOCK_MAX_PASSES_TEST, "bound: passed %u times, then handed "
+	       "the key (%s)", passes, sh->dom[0] ? "fast key" : "kernel key");
+	is_errno(ret, EAGAIN, "bound: the release after the last pass handed it "
+		 "the key");
+	ordlock_release_all(ol);
+	is_int(child_wait(pid, 0), 0, "bound: the waiter was granted");
+	is_int(sh->ret, 0, "bound: its acquire succeeded");
+	olt_param_restore();
+	ordlock_close(ol);
 }
 
 /* A task that takes and lets go of the key in a loop, on CPU 1 */
@@ -192,9 +260,18 @@ static void test_looper(void)
 int main(void)
 {
 	watchdog_start(240);
+	if (geteuid())
+		bail_out("needs root (DOMAIN_CONFIG)");
 	sh = shm_alloc(sizeof(*sh));
 	test_rule();
+	test_bound(20);
 	test_looper();
+	/* The same on keys pinned by the fast path */
+	snprintf(sh->dom, sizeof(sh->dom), "%s", olt_domain("fairfast"));
+	is_int(olt_fast_domain_set(sh->dom, 1), 0, "%s: fast path on", sh->dom);
+	test_rule();
+	test_bound(21);
+	is_int(olt_fast_domain_set(sh->dom, 0), 0, "fast path off at the end");
 	shm_free(sh, sizeof(*sh));
 	return tap_done();
 }

@@ -87,6 +87,29 @@
  * revocation take the key unseen by both, and its owner use it after the
  * revocation ended.
  *
+ * PASSING (issue 40, the fairness rule of the UAPI header): a release of
+ * the key with a queue whose head may be passed (it has been passed fewer
+ * than MAXPASS times: ORDLOCK_MAX_PASSES, whose value does not matter;
+ * the waiter's age is not modelled, an old waiter is one passed MAXPASS
+ * times) does not hand it over: it wakes the head (woken) and leaves the
+ * word free WITH W, {g, 0, W}: a member's release to FAST_RELEASE
+ * (let_go()), the kernel's holder's (drop_hold() + settle()). Whoever
+ * comes first takes it: a member's CAS, which takes a free word with or
+ * without W and KEEPS W ({g+1, u, W}: its release comes to the kernel
+ * again), or the woken head, which runs (take_woken(): claim() takes
+ * {g, 0, W} to {g+1, K, 0}) and, having lost it, stays at the head and
+ * counts a pass. A new kernel request queues behind (the model's
+ * kacquire() grants at once only with an empty queue: passing by a kernel
+ * request is resource.c's, not the word's). The checks: the monitor's
+ * "a free word with a queue only for a woken head", a barger only of a
+ * woken head that may be passed (the user CAS's assertion), and the bound
+ * (a waiter is passed at most MAXPASS times). NOPASS turns it off
+ * (handoff_us=0). Planted bugs: BUG_BARGER_CLEARS_W (the member's CAS on
+ * {g, 0, W} drops W: its release stays in user space, and the head, once
+ * passed, sleeps for ever with the key free), BUG_PASS_CLEARS_W (the
+ * release that passes frees the word without W: the same) and
+ * BUG_PASS_UNBOUNDED (the head is passed whatever its count).
+ *
  * The revocation handshake (kmod/fast_owner.c, ordlock_fast_revoke(); the
  * library's acquire): the kernel raises the owner page's revoked flag,
  * then (a full barrier) walks the words and lets go of every word that
@@ -112,6 +135,9 @@
 #endif
 #ifndef TRIES
 #define TRIES 2
+#endif
+#ifndef MAXPASS
+#define MAXPASS 1
 #endif
 #ifndef BUG_QUEUED_GIVES_UP
 #define QUEUED_FETCH_OR
@@ -150,6 +176,8 @@ byte q[NU];
 byte qlen;
 byte wst[NU + 1];		/* per owner: NONE, WAITING, GRANTED, RETRY */
 byte kh;			/* the kernel's (exclusive) holder, 0: none */
+bool woken[NU + 1];		/* the head was woken for the free key (passing) */
+byte passed[NU + 1];		/* times it was woken and found the key taken */
 
 /* per owner page (module-owned, mapped into that owner) */
 bool stk[NU + 1];		/* the held stack has the key */
@@ -207,6 +235,17 @@ byte nfin, nkilled, nrevoked;
 		fi \
 	}
 
+/* ordlock_res_may_pass() of the head (the model's head is never a conversion) */
+#ifdef NOPASS
+#define MAYPASS(v)	false
+#elif defined(BUG_PASS_UNBOUNDED)
+#define MAYPASS(v)	true
+#else
+#define MAYPASS(v)	(passed[v] < MAXPASS)
+#endif
+/* ordlock_res_passable(): the head was woken and may still be passed */
+#define PASSABLE	(qlen > 0 && woken[q[0]] && MAYPASS(q[0]))
+
 /* ordlock_fast_claim(): ok when the word is (now) the kernel's */
 inline claim()
 {
@@ -215,8 +254,9 @@ inline claim()
 	do
 	:: tc == TRIES -> ok = false; break
 	:: tc < TRIES && lo == K -> ok = true; break
-	:: tc < TRIES && lo != K && (lo != 0 || lw) -> ok = false; break
-	:: tc < TRIES && lo == 0 && !lw ->
+	:: tc < TRIES && lo != K && lo != 0 -> ok = false; break
+	:: tc < TRIES && lo == 0 ->
+		/* free, with W or not: the caller decided who may take it */
 		KCAS(NEXTGEN(lg), K, false);
 		if
 		:: ok -> break
@@ -247,7 +287,8 @@ inline grant_waiters()
 				qlen--;
 				q[qlen] = 0;
 				KGRANT(nx);
-				wst[nx] = GRANTED
+				wst[nx] = GRANTED;
+				woken[nx] = false
 			}
 		:: else -> skip
 		fi
@@ -273,11 +314,14 @@ inline reserve()
 	atomic { lg = gen; lo = owner; lw = W; W = true };
 #endif
 	if
-	:: lo == 0 && !lw ->
+	:: lo == 0 && PASSABLE ->
+		/* left free, with W, for the woken head or whoever comes first */
+		act = 0
+	:: lo == 0 && !PASSABLE ->
 		lw = true;
 		KCAS(NEXTGEN(lg), K, false);
-		assert(ok);	/* no member changes a word with W */
-		act = 1
+		/* a member's CAS may take {g, 0, W} (passing): then it is behind it */
+		act = ok
 	:: lo == K && !lw -> lw = true; KCAS(lg, K, false); assert(ok); act = 1
 	:: lo == K && lw -> act = 1
 	:: else -> act = 0
@@ -298,7 +342,14 @@ inline settle()
 	do
 	:: ts == TRIES -> break
 	:: ts < TRIES && lo == K && kh != 0 -> break
-	:: ts < TRIES && lo == K && kh == 0 && qlen > 0 -> act = 1; break
+	:: ts < TRIES && lo == K && kh == 0 && qlen > 0 && !PASSABLE -> act = 1; break
+	:: ts < TRIES && lo == K && kh == 0 && PASSABLE ->
+		/* left free for the woken head, W kept */
+		KCAS(lg, 0, true);
+		if
+		:: ok -> break
+		:: else -> ts++
+		fi
 	:: ts < TRIES && lo == K && kh == 0 && qlen == 0 ->
 		KCAS(lg, 0, false);
 		if
@@ -312,13 +363,20 @@ inline settle()
 		:: ok -> break
 		:: else -> ts++
 		fi
-	:: ts < TRIES && lo == 0 && (qlen == 0 || lw) -> break
-	:: ts < TRIES && lo == 0 && qlen > 0 && !lw ->
+	:: ts < TRIES && lo == 0 && qlen == 0 && !lw -> break
+	:: ts < TRIES && lo == 0 && qlen == 0 && lw ->
+		/* free for a head that left: W cleared */
+		KCAS(lg, 0, false);
+		if
+		:: ok -> break
+		:: else -> ts++
+		fi
+	:: ts < TRIES && lo == 0 && qlen > 0 ->
 		/* a free word and a queue */
 #ifdef QUEUED_FETCH_OR
 		reserve();
 #else
-		act = 1;	/* today: grant, by claim()'s CAS against a free word */
+		act = !lw;	/* today: grant, by claim()'s CAS against a free word */
 #endif
 		break
 	od;
@@ -379,7 +437,15 @@ inline let_go(u, g, anygen, revoking)
 #ifndef BUG_WAKE_RETRY
 				if
 				:: qlen == 0 -> owner = 0; W = false
-				:: else -> gen = NEXTGEN(gen); owner = K; W = false
+				:: qlen > 0 && MAYPASS(q[0]) ->
+					/* passing: wake the head, free the word, W kept */
+					owner = 0;
+#ifdef BUG_PASS_CLEARS_W
+					W = false;
+#endif
+					woken[q[0]] = true
+				:: qlen > 0 && !MAYPASS(q[0]) ->
+					gen = NEXTGEN(gen); owner = K; W = false
 				fi;
 #else
 				/* the flaw: free the word, wake the head to try again */
@@ -412,7 +478,7 @@ inline let_go(u, g, anygen, revoking)
 			lres = LG_OK;
 #ifndef BUG_WAKE_RETRY
 			if
-			:: qlen > 0 -> settle()
+			:: qlen > 0 && !PASSABLE -> settle()
 			:: else -> skip
 			fi;
 #endif
@@ -426,7 +492,29 @@ inline let_go(u, g, anygen, revoking)
 inline drop_hold(u)
 {
 	kh = 0;
+	/* ordlock_res_release_waiters(): a head that may be passed is woken */
+	if
+	:: qlen > 0 && MAYPASS(q[0]) -> woken[q[0]] = true
+	:: else -> skip
+	fi;
 	settle()
+}
+
+/*
+ * ordlock_res_take_woken(): the woken head @u runs: it takes the key
+ * (claim() of the free word), or counts that it was passed and sleeps on
+ */
+inline take_woken(u)
+{
+	assert(qlen > 0 && q[0] == u);
+	woken[u] = false;
+	grant_waiters();
+	if
+	:: wst[u] != GRANTED ->
+		passed[u]++;
+		assert(passed[u] <= MAXPASS)	/* the bound */
+	:: else -> skip
+	fi
 }
 
 /* a waiter leaves the queue (timeout, death): ordlock_res_dequeue() */
@@ -446,7 +534,8 @@ inline dequeue(u)
 		od;
 		qlen--;
 		q[qlen] = 0;
-		wst[u] = NONE
+		wst[u] = NONE;
+		woken[u] = false
 	};
 	settle()
 }
@@ -476,24 +565,37 @@ retry:
 		queued();
 		UNLOCK(u)
 	fi;
-	if
-	:: wst[u] == GRANTED -> wst[u] = NONE; got = true
+	do
+	:: wst[u] == GRANTED -> wst[u] = NONE; got = true; break
 	:: wst[u] == RETRY -> wst[u] = NONE; LOCK(u); goto retry
+	:: wst[u] == WAITING && woken[u] ->
+		/* woken for the free key: take it, or be passed */
+		LOCK(u);
+		if
+		:: woken[u] -> take_woken(u)
+		:: else -> skip
+		fi;
+		UNLOCK(u)
 #if !defined(LIVENESS) && !defined(NOTIMEOUT)
 	:: wst[u] == WAITING ->	/* the timeout fires */
 		LOCK(u);
 		if
+		:: wst[u] == WAITING && woken[u] -> take_woken(u)	/* woken first */
+		:: else -> skip
+		fi;
+		if
 		:: wst[u] == GRANTED -> wst[u] = NONE; got = true	/* granted first */
 		:: wst[u] == RETRY -> wst[u] = NONE; goto retry
 		:: wst[u] == WAITING ->
-			/* never a timeout on a free key */
-			assert(owner != 0);
+			/* never a timeout on a free key (but one left for a woken head) */
+			assert(owner != 0 || (q[0] != u && woken[q[0]]));
 			dequeue(u);
 			got = false
 		fi;
-		UNLOCK(u)
+		UNLOCK(u);
+		break
 #endif
-	fi;
+	od;
 acquired:
 	skip
 }
@@ -537,10 +639,13 @@ proctype User(byte u)
 			LOAD();
 			atomic {
 				if
-				:: lo == 0 && !lw && gen == lg && owner == 0 && !W ->
-					/* no barging: a queue the kernel has settled is not passed */
-					assert(qlen == 0 || locked);
+				:: lo == 0 && gen == lg && owner == 0 && W == lw ->
+					/* barging only past a woken head that may be passed */
+					assert(qlen == 0 || locked || (W && woken[q[0]]));
 					gen = NEXTGEN(gen); owner = u;
+#ifdef BUG_BARGER_CLEARS_W
+					W = false;
+#endif
 					held[u] = true; hg[u] = gen; rv[u] = false;
 					got = true
 				:: else -> got = false
@@ -757,9 +862,10 @@ proctype Monitor()
 		assert(owner == 0 || owner == K || dead[owner] ||
 		       (held[owner] && !rv[owner] && hg[owner] == gen));
 		assert((owner == K) == (kh != 0));
-		assert(!W || (owner != 0 && owner != K));
+		assert(!W || owner != K);
 		assert(W == (qlen > 0 && owner != K));
-		assert(qlen == 0 || owner != 0);
+		/* a free word with a queue: left for its woken head (passing) */
+		assert(qlen == 0 || owner != 0 || woken[q[0]]);
 		/* a revocation that ended took every key its owner uses */
 		for (u : 1 .. NU) {
 			assert(!(revdone[u] && incs[u] && !rv[u] && !dead[u]))

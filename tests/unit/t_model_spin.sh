@@ -29,6 +29,8 @@ cfgs=(
 	"-DNU=3 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT|3 owners: two waiters queued FIFO behind a holder"
 	"-DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=2|a holder looping acquire/release by CAS, the other owner waiting in the kernel: never left asleep (issue 40)"
 	"-DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DROUNDS=2|the same with timeouts: a waiter times out only while the key is held"
+	"-DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=3|a holder looping past a woken waiter: passed at most MAXPASS times, then handed the key (issue 40)"
+	"-DNOPASS -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DROUNDS=2|passing off (handoff_us=0): every contended release hands over"
 )
 for c in "${cfgs[@]}"; do
 	# shellcheck disable=SC2086
@@ -47,6 +49,9 @@ bugs=(
 	"-DBUG_FLAG_BEFORE_CAS -DNU=2 -DKILLS=0 -DNOSTALE|the library reads the revoked flag before its CAS, not after (the same acquire, seen by neither side)"
 	"-DBUG_QUEUED_GIVES_UP -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=2 -DNOMONITOR|today's bounded ordlock_fast_queued() (issue 40): a waiter left asleep for ever, the key free, once the looping holder stops"
 	"-DBUG_QUEUED_GIVES_UP -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DROUNDS=2 -DNOMONITOR|today's ordlock_fast_queued() with timeouts: a waiter times out on a free key"
+	"-DBUG_BARGER_CLEARS_W -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=2 -DNOMONITOR|a member's CAS on a word freed for a woken waiter drops WAITERS: the waiter, passed, asleep for ever"
+	"-DBUG_PASS_CLEARS_W -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=2 -DNOMONITOR|a release that passes the head frees the word without WAITERS: the same"
+	"-DBUG_PASS_UNBOUNDED -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=3|the head passed whatever its count: past the bound"
 )
 for c in "${bugs[@]}"; do
 	# shellcheck disable=SC2086

@@ -670,9 +670,10 @@ static inline void fast_cpu_relax(void)
 
 /*
  * The word at @wp is held by another member: wait a little for it to come
- * free. Return: the word as last read, free and without WAITERS when it
- * came free in time (the caller tries its CAS again once), else as it was
- * (the kernel decides). A word with WAITERS has a queue in the kernel: no
+ * free. Return: the word as last read, free when it came free in time (the
+ * caller tries its CAS again once; a free word with WAITERS is one the
+ * kernel left for a woken waiter that may be passed), else as it was (the
+ * kernel decides). A held word with WAITERS has a queue in the kernel: no
  * spinning past it, which keeps the queue's order.
  */
 static __attribute__((noinline)) uint64_t fast_spin(volatile uint64_t *wp)
@@ -749,8 +750,10 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		    !(flags & ORDLOCK_ACQUIRE_TRY))
 			w = fast_spin(wp);
 		g = ORDLOCK_FAST_GEN(w) + 1;
-		if (ORDLOCK_FAST_OWNER(w) || (w & ORDLOCK_FAST_WAITERS) || !g ||
-		    !__atomic_compare_exchange_n(wp, &w, ORDLOCK_FAST_WORD(g, f->index),
+		/* a free word with WAITERS: taken, WAITERS kept (docs/fastpath.md) */
+		if (ORDLOCK_FAST_OWNER(w) || !g ||
+		    !__atomic_compare_exchange_n(wp, &w, ORDLOCK_FAST_WORD(g, f->index) |
+						 (w & ORDLOCK_FAST_WAITERS),
 						 0, __ATOMIC_SEQ_CST,
 						 __ATOMIC_RELAXED)) {
 			pg->pending = 0;
@@ -892,8 +895,13 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	slot = d->slot;
 	wp = &f->words[slot];
 	w = __atomic_load_n(wp, __ATOMIC_RELAXED);
-	/* held or waited for: tested first, a failed try needs nothing else */
-	if (__builtin_expect(w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS), 0))
+	/*
+	 * held: tested first, a failed try needs nothing else. A free word
+	 * with WAITERS was left free by the kernel for a woken waiter that
+	 * may be passed: taken with WAITERS kept (the release goes to the
+	 * kernel)
+	 */
+	if (__builtin_expect(w & ORDLOCK_FAST_WORD(0, ~0U), 0))
 		return FAST_X_BUSY;
 	g = ORDLOCK_FAST_GEN(w) + 1;
 	if (__builtin_expect(!g, 0))
@@ -901,7 +909,7 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	/* pending before the CAS: a death in between is covered */
 	__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
 	if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
-			     ORDLOCK_FAST_WORD(g, f->index), 0,
+			     ORDLOCK_FAST_WORD(g, f->index) | (w & ORDLOCK_FAST_WAITERS), 0,
 			     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 		return FAST_X_BUSY;
@@ -980,7 +988,8 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		slot = d->slot;
 		wp = &f->words[slot];
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
-		if (__builtin_expect(w & (ORDLOCK_FAST_WORD(0, ~0U) | ORDLOCK_FAST_WAITERS), 0)) {
+		/* held (a free word with WAITERS is taken, WAITERS kept) */
+		if (__builtin_expect(w & ORDLOCK_FAST_WORD(0, ~0U), 0)) {
 			f->x_code = FAST_X_BUSY;
 			goto taken;
 		}
@@ -992,7 +1001,8 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		/* pending before the CAS: a death in between is covered */
 		__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
 		if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
-				     ORDLOCK_FAST_WORD(g, f->index), 0,
+				     ORDLOCK_FAST_WORD(g, f->index) |
+				     (w & ORDLOCK_FAST_WAITERS), 0,
 				     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 			__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 			f->x_code = FAST_X_BUSY;

@@ -67,10 +67,13 @@
  * request passes it. A waiter that has waited handoff_us without being
  * passed is handed the key at the next release. Only a waiter that holds
  * no key, sleeping in an ioctl, for an acquire (not a conversion) in a
- * local domain, on a key the fast path has not pinned, is ever passed
- * (whoever passes a waiter that holds keys might wait for one of them
- * next: a cycle the handoff would not have let form); handoff_us=0 turns
- * passing off.
+ * local domain, is ever passed (whoever passes a waiter that holds keys,
+ * granted by the kernel or taken by the fast path, might wait for one of
+ * them next: a cycle the handoff would not have let form); a key pinned by
+ * the fast path is passed the same way, by a request or by a member's CAS
+ * (DOC: Fast path), its waiter's age judged at the release that woke it
+ * (a CAS cannot read it), its count of passes as for any key;
+ * handoff_us=0 turns passing off.
  * The first waiter of a key spins on its CPU for up to spin_us (default 50)
  * before it sleeps.
  */
@@ -2035,10 +2038,15 @@ enum ordlock_role {
  *   owner 0 is free, %ORDLOCK_FAST_OWNER_KERNEL the kernel's own holders
  *   (any mode, granted by %ORDLOCK_IOC_ACQUIRE), any other value the index
  *   of an owner of the domain that holds the key exclusively by the fast
- *   path. A user CAS takes only a word {g, 0, 0} (to {g + 1, me, 0}) and
+ *   path. A user CAS takes only a free word, {g, 0, 0} (to {g + 1, me, 0})
+ *   or {g, 0, WAITERS} (to {g + 1, me, WAITERS}: WAITERS is kept), and
  *   gives back only {g, me, 0} (to {g, 0, 0}); %ORDLOCK_FAST_WAITERS set
  *   means the kernel has waiters, and the holder lets go with
- *   %ORDLOCK_IOC_FAST_RELEASE, which hands the key to the first waiter.
+ *   %ORDLOCK_IOC_FAST_RELEASE, which hands the key to the first waiter or,
+ *   when that waiter may be passed (DOC: Fairness's rule, the same as for
+ *   a key of the kernel), wakes it and frees the word with WAITERS kept,
+ *   {g, 0, WAITERS}: a CAS or a request that comes before the waiter runs
+ *   may take it, and the waiter, having lost it, stays first.
  * - The kernel reads the words and owner pages as hostile input: it only
  *   loads and compare-and-swaps them; a member that writes garbage breaks
  *   its own domain's keys (waiters then wait until their timeout, and the
@@ -2257,7 +2265,8 @@ struct ordlock_fast_release {
 /**
  * ORDLOCK_IOC_FAST_RELEASE - let go of a key held by the fast path whose
  * word has %ORDLOCK_FAST_WAITERS (or any word of the caller): hand it to
- * the first waiter. Errors: ENOENT (the word is not the caller's at @gen),
+ * the first waiter, or free it for that waiter with WAITERS kept when it
+ * may be passed (DOC: Fairness). Errors: ENOENT (the word is not the caller's at @gen),
  * EIO (the word is corrupt), EINVAL, EOPNOTSUPP, EACCES
  */
 #define ORDLOCK_IOC_FAST_RELEASE	_IO(ORDLOCK_IOC_TYPE, 0x31)

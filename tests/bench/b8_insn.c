@@ -19,7 +19,8 @@
  * closing request of a cycle of 1 000 owners (per owner), and the cost of
  * learning the lock order (issue 17): an ACQUIRE of 1 key in a detect
  * domain holding 1 key (edge known) and holding nothing, with the module
- * parameter order_learn on and off.
+ * parameter order_learn on and off; the 10th and the 1000th waiter of one
+ * key joining its queue in each policy (issue 40, group "queue").
  *
  * The peers users pick when speed matters (group "peers", issue 28): a
  * process-shared pthread mutex robust, robust + PTHREAD_PRIO_INHERIT, and

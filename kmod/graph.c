@@ -330,6 +330,21 @@ static __always_inline bool ordlock_graph_visit(void *arg,
  * waiter the cycle may name E where it named the first exclusive waiter
  * of the queue, an edge as real and a cycle as long.
  */
+/*
+ * The nearest exclusive waiter ahead of @w on @res: w->excl_ahead, or the
+ * conversion at the head (always exclusive) that came after @w
+ */
+static struct ordlock_waiter *ordlock_graph_excl_ahead(struct ordlock_resource *res,
+						       struct ordlock_waiter *w)
+{
+	struct ordlock_waiter *head;
+
+	if (w->excl_ahead || w->convert)
+		return w->excl_ahead;
+	head = list_first_entry(&res->waiters, struct ordlock_waiter, node);
+	return head->convert && head != w ? head : NULL;
+}
+
 static __always_inline bool ordlock_graph_walk_queue(struct ordlock_walk *walk,
 						     struct ordlock_resource *res,
 						     struct ordlock_waiter *w)
@@ -344,13 +359,8 @@ static __always_inline bool ordlock_graph_walk_queue(struct ordlock_walk *walk,
 					   sw->mode, 0);
 	if (w->mode == ORDLOCK_MODE_EXCLUSIVE)
 		return false;
-	e = w->excl_ahead;
-	if (!e && !w->convert) {
-		e = list_first_entry(&res->waiters, struct ordlock_waiter, node);
-		if (!e->convert || e == w)
-			e = NULL;
-	}
-	for (; e; e = e->excl_ahead) {
+	for (e = ordlock_graph_excl_ahead(res, w); e;
+	     e = ordlock_graph_excl_ahead(res, e)) {
 		if (e->hold->owner == self)
 			continue;
 		if (ordlock_graph_visit(walk, e->hold->owner, ORDLOCK_EDGE_SOFT,

@@ -103,16 +103,16 @@ static bool ordlock_graph_fast_edge(void *arg, const struct ordlock_word_holder 
 }
 
 /*
- * The edges out of waiter @w, for ordlock_graph_edges() and the walk: inlined
- * into the walk with its own @fn, so that following an edge there is a
- * direct call, not an indirect one.
+ * The hard edges out of waiter @w (holders of its key, the fast path's
+ * holder), for the views and the walk: inlined into the walk with its own
+ * @fn, so that following an edge there is a direct call, not an indirect
+ * one.
  */
-static __always_inline bool __ordlock_graph_edges(struct ordlock_resource *res,
-						  struct ordlock_waiter *w,
-						  ordlock_edge_fn fn, void *arg)
+static __always_inline bool ordlock_graph_hard_edges(struct ordlock_resource *res,
+						     struct ordlock_waiter *w,
+						     ordlock_edge_fn fn, void *arg)
 {
 	struct ordlock_owner *self = w->hold->owner;
-	struct ordlock_waiter *ahead;
 	struct ordlock_hold *hold;
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
@@ -129,6 +129,23 @@ static __always_inline bool __ordlock_graph_edges(struct ordlock_resource *res,
 		if (ordlock_res_word_holder(res, ordlock_graph_fast_edge, &e))
 			return true;
 	}
+	return false;
+}
+
+/*
+ * Every edge out of waiter @w, the soft ones to each conflicting waiter
+ * ahead: for the views (ordlock_graph_edges()). The walk takes fewer
+ * (ordlock_graph_walk_edges()).
+ */
+static bool __ordlock_graph_edges(struct ordlock_resource *res,
+				  struct ordlock_waiter *w,
+				  ordlock_edge_fn fn, void *arg)
+{
+	struct ordlock_owner *self = w->hold->owner;
+	struct ordlock_waiter *ahead;
+
+	if (ordlock_graph_hard_edges(res, w, fn, arg))
+		return true;
 	list_for_each_entry(ahead, &res->waiters, node) {
 		if (ahead == w)
 			break;
@@ -161,6 +178,7 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
 /**
  * struct ordlock_walk - state of one graph walk
  * @start: the owner the walk starts from
+ * @start_w: its waiter
  * @start_blocks: @start waits in a task, which is blocked meanwhile
  * @from: the owner whose edges are being followed
  * @gen: the walk's generation
@@ -170,6 +188,7 @@ bool ordlock_graph_edges(struct ordlock_resource *res,
  */
 struct ordlock_walk {
 	struct ordlock_owner *start;
+	struct ordlock_waiter *start_w;
 	bool start_blocks;
 	struct ordlock_owner *from;
 	u64 gen;
@@ -278,7 +297,82 @@ static __always_inline bool ordlock_graph_visit(void *arg,
 	return false;
 }
 
-/* Follow every edge out of walk->from, which waits with @w */
+/*
+ * The soft edges the walk follows out of @w, queued on @res: not one per
+ * conflicting waiter ahead, but a bounded few that reach the same owners
+ * the walk can use. Why that is enough:
+ *
+ * A waiter waits for one key: its edges go to the holders of @res (and
+ * the fast path's holder) and to the waiters ahead of it on @res, nowhere
+ * else. So what the walk reaches through the queue ahead of @w is (a)
+ * waiters of @res, which matter only if one of them is the start (the
+ * cycle closes there), and (b) holders of @res, through a chain of
+ * conflicting waiters. An exclusive @w has a hard edge to every holder
+ * already: only (a) is left. A shared @w conflicts with the exclusive
+ * waiters ahead; the nearest of them, E, has an edge to every waiter
+ * ahead of E, so everything the others reach E reaches too: @w follows E
+ * alone (w->excl_ahead, kept by resource.c; or a conversion that came to
+ * the head after @w), and E, exclusive, reaches every holder but its own
+ * hold (reached as E). (a): the start is reached from @w when it is ahead
+ * of @w and conflicts with it (checked here, as the edge the full list
+ * would have followed first), or when it is ahead of E (E's own check).
+ *
+ * A waiter whose owner has not joined the graph yet (it queued, and
+ * waits for ordlock_graph_lock to join) is followed, as before, only as
+ * itself; the walk goes on to the next exclusive waiter ahead of it. It
+ * checks for a cycle itself when it joins.
+ *
+ * Cost: O(1) per waiter expanded (beside the holders), whatever the
+ * length of the queue, instead of O(queue ahead): adding the M-th waiter
+ * to a key no longer costs O(M) (issue 40). For an exclusive start at the
+ * tail, the cycle found and its record are those of the full walk: the
+ * waiters left out lead nowhere the walk has not been. For a shared
+ * waiter the cycle may name E where it named the first exclusive waiter
+ * of the queue, an edge as real and a cycle as long.
+ */
+/*
+ * The nearest exclusive waiter ahead of @w on @res: w->excl_ahead, or the
+ * conversion at the head (always exclusive) that came after @w
+ */
+static struct ordlock_waiter *ordlock_graph_excl_ahead(struct ordlock_resource *res,
+						       struct ordlock_waiter *w)
+{
+	struct ordlock_waiter *head;
+
+	if (w->excl_ahead || w->convert)
+		return w->excl_ahead;
+	head = list_first_entry(&res->waiters, struct ordlock_waiter, node);
+	return head->convert && head != w ? head : NULL;
+}
+
+static __always_inline bool ordlock_graph_walk_queue(struct ordlock_walk *walk,
+						     struct ordlock_resource *res,
+						     struct ordlock_waiter *w)
+{
+	struct ordlock_waiter *sw = walk->start_w, *e;
+	struct ordlock_owner *self = w->hold->owner;
+
+	/* The start's waiter, when on @res, is under the same bucket lock */
+	if (sw != w && sw->hold->res == res && !sw->granted &&
+	    sw->seq < w->seq && ordlock_modes_conflict(sw->mode, w->mode))
+		return ordlock_graph_visit(walk, walk->start, ORDLOCK_EDGE_SOFT,
+					   sw->mode, 0);
+	if (w->mode == ORDLOCK_MODE_EXCLUSIVE)
+		return false;
+	for (e = ordlock_graph_excl_ahead(res, w); e;
+	     e = ordlock_graph_excl_ahead(res, e)) {
+		if (e->hold->owner == self)
+			continue;
+		if (ordlock_graph_visit(walk, e->hold->owner, ORDLOCK_EDGE_SOFT,
+					e->mode, 0))
+			return true;
+		if (e->hold->owner->waiting == e)
+			break;
+	}
+	return false;
+}
+
+/* Follow the edges out of walk->from, which waits with @w */
 static bool ordlock_graph_expand(struct ordlock_walk *walk,
 				 struct ordlock_waiter *w)
 {
@@ -287,7 +381,8 @@ static bool ordlock_graph_expand(struct ordlock_walk *walk,
 
 	spin_lock(&ordlock_res_bucket(res)->lock);
 	if (!w->granted)
-		found = __ordlock_graph_edges(res, w, ordlock_graph_visit, walk);
+		found = ordlock_graph_hard_edges(res, w, ordlock_graph_visit, walk) ||
+			ordlock_graph_walk_queue(walk, res, w);
 	spin_unlock(&ordlock_res_bucket(res)->lock);
 	return found;
 }
@@ -419,6 +514,7 @@ unsigned int ordlock_graph_find_cycle(struct ordlock_owner *start,
 {
 	struct ordlock_walk walk = {
 		.start = start,
+		.start_w = w,
 		.start_blocks = w->task,
 	};
 	struct ordlock_owner *x;

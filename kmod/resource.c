@@ -113,14 +113,50 @@ void ordlock_res_set_mode(struct ordlock_resource *res,
  */
 void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w)
 {
+	struct ordlock_waiter *prev;
+
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	if (w->convert)
+	if (w->convert) {
+		w->seq = 0;
+		w->excl_ahead = NULL;
 		list_add(&w->node, &res->waiters);
-	else
+	} else if (list_empty(&res->waiters)) {
+		w->seq = 1;
+		w->excl_ahead = NULL;
 		list_add_tail(&w->node, &res->waiters);
+	} else {
+		/* O(1): the tail knows the nearest exclusive waiter ahead of it */
+		prev = list_last_entry(&res->waiters, struct ordlock_waiter, node);
+		w->seq = prev->seq + 1;
+		w->excl_ahead = prev->mode == ORDLOCK_MODE_EXCLUSIVE ? prev :
+				prev->excl_ahead;
+		list_add_tail(&w->node, &res->waiters);
+	}
 	/* Behind a fast-path holder: its release must come to the kernel */
 	if (ordlock_fast_queued(res, ordlock_res_passable(res)))
 		ordlock_res_grant_waiters(res);
+}
+
+/*
+ * ordlock_res_unqueue() - unlink @w from the queue of @res. The waiters
+ * whose nearest exclusive waiter ahead was @w (the run behind it, up to
+ * and with the next exclusive one) get @w's own: nothing keeps a pointer
+ * to a waiter that left. Costs the shared waiters directly behind an
+ * exclusive one, once when it leaves.
+ */
+static void ordlock_res_unqueue(struct ordlock_resource *res,
+				struct ordlock_waiter *w)
+{
+	struct ordlock_waiter *next = w;
+
+	if (w->mode == ORDLOCK_MODE_EXCLUSIVE) {
+		list_for_each_entry_continue(next, &res->waiters, node) {
+			if (next->excl_ahead != w)
+				break;
+			next->excl_ahead = w->excl_ahead;
+		}
+	}
+	list_del_init(&w->node);
 }
 
 /*
@@ -130,7 +166,7 @@ void ordlock_res_queue(struct ordlock_resource *res, struct ordlock_waiter *w)
 void ordlock_res_dequeue(struct ordlock_resource *res, struct ordlock_waiter *w)
 {
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
-	list_del(&w->node);
+	ordlock_res_unqueue(res, w);
 	ordlock_res_grant_waiters(res);
 	if (unlikely(res->fast))
 		ordlock_res_settle(res);
@@ -166,7 +202,7 @@ void ordlock_res_grant_waiters(struct ordlock_resource *res)
 	list_for_each_entry_safe(w, tmp, &res->waiters, node) {
 		if (!ordlock_res_fits(res, w))
 			break;
-		list_del_init(&w->node);
+		ordlock_res_unqueue(res, w);
 		if (w->convert)
 			ordlock_res_set_mode(res, w->hold, w->mode);
 		else

@@ -80,6 +80,14 @@ struct ordlock_resource {
  * @passed: how many times it was woken for the key and found it taken
  *	(passed by a request that came meanwhile); under the bucket lock
  * @since: when the wait started
+ * @seq: its place in the queue, under the bucket lock: of two waiters
+ *	queued on one resource, the one ahead has the smaller @seq (a
+ *	conversion, at the head, has 0); set by ordlock_res_queue()
+ * @excl_ahead: the nearest exclusive waiter ahead of it in the queue, or
+ *	NULL when there is none but maybe a conversion that came to the head
+ *	after it; under the bucket lock, kept true as waiters leave
+ *	(ordlock_res_unqueue()): never a waiter that left. The wait-for
+ *	graph's walk follows it instead of the whole queue ahead (graph.c)
  */
 struct ordlock_waiter {
 	struct list_head node;
@@ -93,6 +101,8 @@ struct ordlock_waiter {
 	bool holds_fast;
 	u8 passed;
 	ktime_t since;
+	u64 seq;
+	struct ordlock_waiter *excl_ahead;
 };
 
 /* ordlock_res_bucket() - the bucket whose lock protects @res */

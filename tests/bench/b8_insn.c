@@ -19,7 +19,8 @@
  * closing request of a cycle of 1 000 owners (per owner), and the cost of
  * learning the lock order (issue 17): an ACQUIRE of 1 key in a detect
  * domain holding 1 key (edge known) and holding nothing, with the module
- * parameter order_learn on and off.
+ * parameter order_learn on and off; the 10th and the 1000th waiter of one
+ * key joining its queue in each policy (issue 40, group "queue").
  *
  * The peers users pick when speed matters (group "peers", issue 28): a
  * process-shared pthread mutex robust, robust + PTHREAD_PRIO_INHERIT, and
@@ -622,7 +623,7 @@ static uint64_t clock_insn;
 static unsigned int ring_requests = 19;
 
 /*
- * ORDLOCK_BENCH_INSN_ONLY="1key,kkeys,policy,try,peers,learn,ring": only these groups
+ * ORDLOCK_BENCH_INSN_ONLY="1key,kkeys,policy,try,peers,learn,ring,queue": only these groups
  * (a profile of one of them: tests/bench/b9_profile.sh)
  */
 static int want(const char *group)
@@ -782,6 +783,107 @@ static double ring(unsigned int n, int *same)
 	free(w);
 	*same = nmed >= 5;
 	return (double)med;
+}
+
+/* --- the M-th waiter of one key (issue 40) --------------------------------- */
+
+static const struct ordlock_key qkey = { .id = 1, .rank = 1,
+					 .mode = ORDLOCK_MODE_EXCLUSIVE };
+static int q_fd;
+
+static void *qwaiter_main(void *arg)
+{
+	struct waiter *w = arg;
+
+	__atomic_store_n(&w->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	w->result = ol_acquire(w->fd, &qkey, 1, LONG_NS, 0, NULL);
+	ol_release_all(w->fd);
+	return NULL;
+}
+
+/*
+ * One more waiter joins the queue and leaves it: an ACQUIRE of the key
+ * with a timeout of 1 ns, which queues at the tail, joins the wait-for
+ * graph (with the policy's cycle check), finds its deadline past (under
+ * -icount a nanosecond is an instruction) and leaves: ETIMEDOUT.
+ */
+static void op_queue_join(unsigned long k)
+{
+	int ret = ol_acquire(q_fd, &qkey, 1, 1, 0, NULL);
+
+	(void)k;
+	if (ret != -ETIMEDOUT)
+		bench_die("queue: the waiter that joins got %d, not ETIMEDOUT", ret);
+}
+
+/*
+ * In @domain, another process holds 1:1 and @waiters[0 .. *@nw) wait for
+ * it (one thread and owner each): start threads until @m wait, and
+ * make sure they all sleep
+ */
+static void queue_fill(const char *domain, struct waiter *w, unsigned int *nw,
+		       unsigned int m, pthread_attr_t *attr)
+{
+	unsigned int i;
+
+	for (i = *nw; i < m; i++) {
+		w[i].fd = ol_open(domain);
+		if (pthread_create(&w[i].thread, attr, qwaiter_main, &w[i]))
+			bench_die("pthread_create: %s", strerror(errno));
+	}
+	for (i = *nw; i < m; i++) {
+		while (!__atomic_load_n(&w[i].tid, __ATOMIC_SEQ_CST))
+			usleep(100);
+		if (task_wait_state(w[i].tid, 60000))
+			bench_die("queue of %u: waiter %u does not wait", m, i);
+	}
+	*nw = m;
+	usleep(20000);
+}
+
+/*
+ * The instructions of the 10th and the 1000th waiter of one key joining
+ * (and leaving) its queue in @domain, whose policy is @impl's: the cost
+ * of adding a waiter, which issue 40 wants O(1) or O(log M) in every
+ * policy (the 1000th at most 2x the 10th). The loops are shorter than
+ * the others' (@n / 20): a join cost 33 782 at 1000 before.
+ */
+static void queue_rows(const char *domain, const char *impl, const char *note,
+		       unsigned long n)
+{
+	static const unsigned int at[] = { 10, 1000 };
+	struct waiter *w = calloc(1000, sizeof(*w));
+	struct ol_holder holder;
+	pthread_attr_t attr;
+	unsigned int i, nw = 0;
+	char param[16], buf[160];
+	double v;
+	int same;
+
+	if (!w)
+		bench_die("out of memory");
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	ol_holder_start(&holder, domain, &qkey, 1);
+	q_fd = ol_open(domain);
+	for (i = 0; i < 2; i++) {
+		queue_fill(domain, w, &nw, at[i] - 1, &attr);
+		v = insn(op_queue_join, 0, n / 20 < 100 ? 100 : n / 20, &same);
+		snprintf(param, sizeof(param), "M=%u", at[i]);
+		snprintf(buf, sizeof(buf), "%s; %u waiters queued ahead, exclusive, behind a holder",
+			 note, at[i] - 1);
+		emit("M-th waiter joins a key's queue", param, impl, "ordlock", v, same, buf);
+	}
+	ol_holder_stop(&holder);
+	for (i = 0; i < nw; i++) {
+		pthread_join(w[i].thread, NULL);
+		if (w[i].result)
+			bench_die("queue: waiter %u: %s", i, strerror(-w[i].result));
+		close(w[i].fd);
+	}
+	close(q_fd);
+	pthread_attr_destroy(&attr);
+	free(w);
 }
 
 /* --- main ------------------------------------------------------------------- */
@@ -1115,6 +1217,15 @@ int main(void)
 		v = ring(RING, &same);
 		emit(M7, param, "ordlock", "ordlock", v / RING, same,
 		     "the closing request of a ring of n owners (detect domain) / n");
+	}
+
+	if (want("queue")) {
+		ol_set_policy("bench-insn-queue-e", ORDLOCK_POLICY_ENFORCE, 0);
+		ol_set_policy("bench-insn-queue-d", ORDLOCK_POLICY_DETECT, 0);
+		ol_set_policy("bench-insn-queue-t", ORDLOCK_POLICY_TIMEOUT, 0);
+		queue_rows("bench-insn-queue-d", "ordlock-detect", "detect domain", n);
+		queue_rows("bench-insn-queue-e", "ordlock", "enforce domain", n);
+		queue_rows("bench-insn-queue-t", "ordlock-timeout", "timeout domain", n);
 	}
 
 	semctl(semid, 0, IPC_RMID);

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -532,6 +533,154 @@ static void test_soft_cycle(void)
 }
 
 /*
+ * A cycle through a soft edge from deep in a long queue (issue 40: the
+ * walk follows a waiter's nearest exclusive waiter ahead, not the whole
+ * queue). G holds 1:1 shared, V holds 1:2 exclusive. E1 asks for 1:1
+ * exclusive: it waits for G. DEEP_N shared waiters queue behind E1, then
+ * E2 (exclusive), DEEP_N more shared waiters, and E2 is killed: it leaves
+ * the middle of the queue, and those behind it must now lead to E1. Then
+ * @closer decides who closes the cycle G -> V -> E1 -> G, whose only way
+ * back from V is the soft edge to E1 at the head, across 2 * DEEP_N
+ * shared waiters that conflict with nobody:
+ *  0: V asks for 1:1 shared (queued at the tail, behind everyone), then G
+ *     asks for 1:2: G's walk reaches V deep in the queue; G is the victim;
+ *  1: G asks for 1:2 first (waits for V), then V asks for 1:1 shared: the
+ *     new waiter at the tail closes it; V is the victim.
+ * A walk that looked only at the waiter just ahead, or kept a pointer to
+ * E2 after it left, misses the cycle (the victim waits for its timeout).
+ */
+#define DEEP_N	24
+
+struct deep_waiter {
+	pthread_t thread;
+	pid_t tid;
+	int fd;
+	int ret;
+};
+
+static void *deep_main(void *arg)
+{
+	struct deep_waiter *d = arg;
+	struct ordlock_key k = { .rank = 1, .id = 1, .mode = SH };
+
+	__atomic_store_n(&d->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	d->ret = olt_fd_acquire(d->fd, &k, 1, 0, LONG_MS * 1000000ULL, NULL) < 0 ?
+		 -errno : 0;
+	if (!d->ret)
+		olt_fd_release_all(d->fd);
+	return NULL;
+}
+
+/* Start @n shared waiters of 1:1 in @domain and wait until each sleeps */
+static void deep_start(struct deep_waiter *d, unsigned int n, const char *domain)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		d[i].fd = olt_raw_fd();
+		if (olt_fd_set_domain(d[i].fd, domain))
+			bail_out("deep: SET_DOMAIN: %s", strerror(errno));
+		if (pthread_create(&d[i].thread, NULL, deep_main, &d[i]))
+			bail_out("deep: pthread_create");
+	}
+	for (i = 0; i < n; i++) {
+		while (!__atomic_load_n(&d[i].tid, __ATOMIC_SEQ_CST))
+			usleep(1000);
+		if (wait_blocked_ioctl(d[i].tid, ACQ, 0))
+			bail_out("deep: shared waiter %u does not wait", i);
+	}
+}
+
+static void test_deep_soft(int closer)
+{
+	char domain[ORDLOCK_DOMAIN_NAME_MAX], what[32];
+	struct deep_waiter *d = calloc(2 * DEEP_N, sizeof(*d));
+	struct gt_actor *g, *v, *e1, *e2, *victim;
+	const struct gt_result *res;
+	unsigned int i;
+	int good = 1;
+
+	if (!d)
+		bail_out("deep: out of memory");
+	snprintf(what, sizeof(what), "deep %d", closer);
+	gt_new_domain(domain, "deep", ORDLOCK_POLICY_DETECT, 0);
+	g = gt_actor_start("deep-g", domain, 1);
+	v = gt_actor_start("deep-v", domain, 1);
+	e1 = gt_actor_start("deep-e1", domain, 1);
+	e2 = gt_actor_start("deep-e2", domain, 1);
+	is_int(gt_call1(g, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0), 0,
+	       "%s: G holds 1:1 shared", what);
+	is_int(gt_call1(v, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0), 0,
+	       "%s: V holds 1:2 exclusive", what);
+	if (closer) {
+		gt_submit1(g, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0);
+		is_int(gt_blocked(g, ACQ), 0, "%s: G waits for 1:2, held by V", what);
+	}
+	gt_submit1(e1, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0);
+	is_int(gt_blocked(e1, ACQ), 0, "%s: E1 waits for 1:1 exclusive", what);
+	deep_start(d, DEEP_N, domain);
+	gt_submit1(e2, GT_OP_ACQUIRE, 0, 1, 1, EX, LONG_MS, 0);
+	is_int(gt_blocked(e2, ACQ), 0, "%s: E2 waits for 1:1 exclusive, behind %u shared",
+	       what, DEEP_N);
+	deep_start(d + DEEP_N, DEEP_N, domain);
+	/* Its owner goes with it; gt_actor_stop() reaps it */
+	kill(e2->pid, SIGKILL);
+	/* E1 -> G, each shared waiter -> E1 (and G -> V when it waits) */
+	is_int(gt_wait_edges(domain, 2 * DEEP_N + 1 + closer, LONG_MS), 0,
+	       "%s: E2 left the middle of the queue", what);
+	if (!closer) {
+		gt_submit1(v, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0);
+		is_int(gt_blocked(v, ACQ), 0, "%s: V waits for 1:1 shared, at the tail",
+		       what);
+	}
+	victim = closer ? v : g;
+	if (closer)
+		is_errno(gt_call1(v, GT_OP_ACQUIRE, 0, 1, 1, SH, LONG_MS, 0), EDEADLK,
+			 "%s: V's request for 1:1 closes the cycle: EDEADLK", what);
+	else
+		is_errno(gt_call1(g, GT_OP_ACQUIRE, 0, 1, 2, EX, LONG_MS, 0), EDEADLK,
+			 "%s: G's request for 1:2 closes the cycle: EDEADLK", what);
+	res = victim->res;
+	is_int(res->ncycle, 3, "%s: the cycle has 3 steps", what);
+	if (res->ncycle == 3) {
+		const struct ordlock_cycle_step *sg = &res->cycle[closer ? 2 : 0];
+		const struct ordlock_cycle_step *sv = &res->cycle[closer ? 0 : 1];
+		const struct ordlock_cycle_step *se = &res->cycle[closer ? 1 : 2];
+
+		check_step(sg, "G waits for 1:2, held by V", g->owner_id[0], g->pid,
+			   "deep-g", 1, 2, EX, ORDLOCK_EDGE_HARD, EX);
+		check_step(sv, "V waits for 1:1 behind E1 (soft)", v->owner_id[0],
+			   v->pid, "deep-v", 1, 1, SH, ORDLOCK_EDGE_SOFT, EX);
+		check_step(se, "E1 waits for 1:1, held by G", e1->owner_id[0], e1->pid,
+			   "deep-e1", 1, 1, EX, ORDLOCK_EDGE_HARD, SH);
+	}
+	/* The victim lets go: the others are granted in turn */
+	is_int(gt_call(victim, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0), 0,
+	       "%s: the victim releases its key", what);
+	if (closer) {
+		ok(!gt_collect(g, LONG_MS) && !g->res->ret, "%s: G is granted 1:2", what);
+		gt_call(g, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0);
+	}
+	ok(!gt_collect(e1, LONG_MS) && !e1->res->ret, "%s: E1 is granted 1:1", what);
+	gt_call(e1, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0);
+	if (!closer) {
+		ok(!gt_collect(v, LONG_MS) && !v->res->ret, "%s: V is granted 1:1", what);
+		gt_call(v, GT_OP_RELEASE_ALL, 0, NULL, 0, 0, 0);
+	}
+	for (i = 0; i < 2 * DEEP_N; i++) {
+		pthread_join(d[i].thread, NULL);
+		good &= !d[i].ret;
+		close(d[i].fd);
+	}
+	ok(good, "%s: the %u shared waiters are granted", what, 2 * DEEP_N);
+	gt_actor_stop(g);
+	gt_actor_stop(v);
+	gt_actor_stop(e1);
+	gt_actor_stop(e2);
+	free(d);
+}
+
+/*
  * The two-descriptor evasion, in an "enforce" domain. Process P opens two
  * owners. P1 (P's first) takes 1:2. Q takes 1:1 and asks for 1:2: it
  * waits for P1. Then P, through P2, asks for 1:1: P2 waits for Q. Every
@@ -661,6 +810,8 @@ int main(void)
 	test_ring(3);
 	test_ring(8);
 	test_soft_cycle();
+	test_deep_soft(0);
+	test_deep_soft(1);
 	test_two_descriptors();
 	test_two_threads();
 	test_warehouses_racing();

@@ -212,7 +212,8 @@ static int fail(struct nlt *s, const struct xd_ev *a, uint64_t gen,
 }
 
 /*
- * The child of node @cl_node: holds 5:@mine, says "r", waits for
+ * The child of node @cl_node: holds 5:@mine, says "r", and once told
+ * (a byte on @go: both nodes' children hold their key) waits for
  * 5:@theirs (60 s), reports into @w, holds until @go closes
  */
 static int child(struct waiter *w, uint64_t mine, uint64_t theirs, int ready, int go)
@@ -223,7 +224,7 @@ static int child(struct waiter *w, uint64_t mine, uint64_t theirs, int ready, in
 
 	if (!ol || ordlock_acquire(ol, &k1, 1, 20000, 0, NULL))
 		return 2;
-	if (write(ready, "r", 1) != 1)
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
 		return 2;
 	w->ret = ordlock_acquire(ol, &k2, 1, 60000, 0, NULL);
 	w->reason = ordlock_last_failure(ol)->reason;
@@ -326,7 +327,9 @@ int main(void)
 	cl_barrier("held");
 
 	if (cl_node <= 2) {
-		/* the child's wait for the other node's key, in the DLM */
+		/* both hold their key: the child's wait for the other's, in the DLM */
+		ok(write(go[1], "w", 1) == 1, "node%d: the child may wait for 5:%d", cl_node,
+		   3 - cl_node);
 		ret = wait_ev(nlt_fd(ev), ORDLOCK_XD_WAIT, (uint64_t)(3 - cl_node), 20000, &mine);
 		ok(!ret && mine.cluster_wait && mine.gen && mine.mode == ORDLOCK_MODE_EXCLUSIVE,
 		   "node%d: XD_EVENT WAIT for 5:%d in the DLM: owner %" PRIu64 " gen %" PRIu64

@@ -386,9 +386,9 @@ int main(void)
 		if (ret)
 			cl_views("no WAIT event");
 		share(cl_node == 1 ? "v1" : "v2", &mine, 1);
-		ok(!share(cl_node == 1 ? "v2" : "v1", &other, 0),
-		   "node%d: the other node's vertex: owner %" PRIu64 " gen %" PRIu64, cl_node,
-		   other.owner, other.gen);
+		ret = share(cl_node == 1 ? "v2" : "v1", &other, 0);
+		ok(!ret, "node%d: the other node's vertex: owner %" PRIu64 " gen %" PRIu64,
+		   cl_node, other.owner, other.gen);
 		live = check(s, mine.owner, mine.gen, other.owner, other.gen);
 		is_int(live, 1, "node%d: XD_CHECK: this node's vertex is live", cl_node);
 		live = check(s, mine.owner, mine.gen + 1000000, other.owner, other.gen);

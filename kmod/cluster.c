@@ -200,13 +200,19 @@ struct ordlock_cluster_sync {
 	bool done;
 };
 
-/* The backend's done hook of ordlock_cluster_lock_detect(): atomic context */
+/*
+ * The backend's done hook of ordlock_cluster_lock_detect(), in atomic
+ * context: once @s->done is set the waiter may return and @s (on its
+ * stack) be gone, so the task is read first; it cannot be freed before
+ * this atomic section ends (an RCU grace period)
+ */
 static void ordlock_cluster_sync_done(void *data)
 {
 	struct ordlock_cluster_sync *s = data;
+	struct task_struct *task = s->task;
 
-	WRITE_ONCE(s->done, true);
-	wake_up_process(s->task);
+	smp_store_release(&s->done, true);
+	wake_up_process(task);
 }
 
 /*
@@ -234,7 +240,7 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 	mutex_unlock(&owner->lock);
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
-		if (READ_ONCE(s.done))
+		if (smp_load_acquire(&s.done))
 			break;
 		if (ordlock_xd_victim(owner)) {
 			ret = -EDEADLK;

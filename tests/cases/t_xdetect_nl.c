@@ -200,14 +200,13 @@ static void test_hello(void)
 	is_errno(ret, ENOENT, "XD_FAIL in a domain that does not exist: ENOENT");
 	ret = check(a, dom, 1, 1);
 	is_errno(ret, EOPNOTSUPP, "XD_CHECK in a local domain: EOPNOTSUPP");
+	/* (6.1's generic netlink gives a dump's start no extack: errnos only) */
 	ret = walk(a, dom, 1);
 	is_errno(ret, EOPNOTSUPP, "XD_WALK in a local domain: EOPNOTSUPP");
-	ok(has(a, "not a cluster domain"), "extack: %s", nlt_extack_str(a));
 	ret = walk(a, NULL, 1);
 	is_errno(ret, EINVAL, "XD_WALK without a domain: EINVAL");
 	ret = walk(a, dom, 0);
 	is_errno(ret, EINVAL, "XD_WALK with neither a key nor an owner: EINVAL");
-	ok(has(a, "either a key or an owner"), "extack: %s", nlt_extack_str(a));
 	{
 		struct nl_msg *m = nlt_msg_new(a, ORDLOCK_CMD_XD_CHECK, 0);
 

@@ -1089,6 +1089,9 @@ static const char *const olc_nl_stat_names[ORDLOCK_S_MAX + 1] = {
 	[ORDLOCK_S_LIMITS] = "limits",
 	[ORDLOCK_S_RELEASES] = "releases",
 	[ORDLOCK_S_REVOCATIONS] = "revocations",
+	[ORDLOCK_S_XD_ROUNDS] = "xd_rounds",
+	[ORDLOCK_S_XD_VICTIMS] = "xd_victims",
+	[ORDLOCK_S_XD_STALE] = "xd_stale",
 };
 
 /* the order of the debugfs file: gauges first, then the counters */
@@ -1099,6 +1102,7 @@ const int olc_nl_stat_order[OLC_NL_NSTATS] = {
 	ORDLOCK_S_TRY_FAILURES, ORDLOCK_S_ORDER_VIOLATIONS, ORDLOCK_S_DEADLOCKS,
 	ORDLOCK_S_UPGRADE_DEADLOCKS, ORDLOCK_S_CONVERSIONS, ORDLOCK_S_SIGNALS,
 	ORDLOCK_S_LIMITS, ORDLOCK_S_RELEASES, ORDLOCK_S_REVOCATIONS,
+	ORDLOCK_S_XD_ROUNDS, ORDLOCK_S_XD_VICTIMS, ORDLOCK_S_XD_STALE,
 };
 
 const char *olc_nl_stat_name(int attr)

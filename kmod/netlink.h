@@ -125,6 +125,8 @@ int ordlock_nl_xd_fail_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_xd_put_state(struct sk_buff *msg);
 struct ordlock_owner *ordlock_nl_xd_owner(struct list_head *owners,
 					  struct ordlock_domain *domain, u64 id);
+int ordlock_nl_xd_key(struct nlattr *attr, struct netlink_ext_ack *extack,
+		      bool need_mode, struct ordlock_key *key);
 
 /* nl_xdwalk.c */
 extern const struct ordlock_nl_take ordlock_nl_xd_walk_takes[];

@@ -300,12 +300,45 @@ struct ordlock_nl_xd_vertex {
 	u64 id;
 };
 
+/**
+ * ordlock_nl_xd_key() - parse the key nest @attr of an XD command
+ * @attr: an ORDLOCK_A_KEY or ORDLOCK_E_KEY
+ * @extack: where a refusal says why
+ * @need_mode: the key needs its mode too
+ * @key: receives it (mode 0 when absent)
+ *
+ * Return: 0, or -EINVAL with an extack.
+ */
+int ordlock_nl_xd_key(struct nlattr *attr, struct netlink_ext_ack *extack,
+		      bool need_mode, struct ordlock_key *key)
+{
+	struct nlattr *kb[ORDLOCK_K_MAX + 1];
+	int ret;
+
+	ret = nla_parse_nested(kb, ORDLOCK_K_MAX, attr, ordlock_nl_key_policy, extack);
+	if (ret)
+		return ret;
+	if (!kb[ORDLOCK_K_RANK] || !kb[ORDLOCK_K_ID]) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the key needs its rank and id");
+		return -EINVAL;
+	}
+	if (need_mode && (!kb[ORDLOCK_K_MODE] || !nla_get_u32(kb[ORDLOCK_K_MODE]))) {
+		NL_SET_ERR_MSG_ATTR(extack, attr, "the key needs its mode");
+		return -EINVAL;
+	}
+	key->rank = nla_get_u32(kb[ORDLOCK_K_RANK]);
+	key->id = nla_get_u64(kb[ORDLOCK_K_ID]);
+	key->mode = kb[ORDLOCK_K_MODE] ? nla_get_u32(kb[ORDLOCK_K_MODE]) : 0;
+	return 0;
+}
+
 /* Parse a vertex of XD_PATH; -EINVAL with an extack for a bad one */
 static int ordlock_nl_xd_parse_vertex(struct genl_info *info,
 				      struct nlattr *attr, u32 node,
 				      struct ordlock_nl_xd_vertex *v, bool *skip)
 {
-	struct nlattr *tb[ORDLOCK_E_MAX + 1], *kb[ORDLOCK_K_MAX + 1];
+	struct nlattr *tb[ORDLOCK_E_MAX + 1];
+	struct ordlock_key key;
 	int ret;
 
 	ret = nla_parse_nested(tb, ORDLOCK_E_MAX, attr,
@@ -331,17 +364,11 @@ static int ordlock_nl_xd_parse_vertex(struct genl_info *info,
 	v->hold_gen = 0;
 	if (!tb[ORDLOCK_E_KEY])
 		return 0;
-	ret = nla_parse_nested(kb, ORDLOCK_K_MAX, tb[ORDLOCK_E_KEY],
-			       ordlock_nl_key_policy, info->extack);
+	ret = ordlock_nl_xd_key(tb[ORDLOCK_E_KEY], info->extack, false, &key);
 	if (ret)
 		return ret;
-	if (!kb[ORDLOCK_K_RANK] || !kb[ORDLOCK_K_ID]) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[ORDLOCK_E_KEY],
-				    "a key needs its rank and id");
-		return -EINVAL;
-	}
-	v->rank = nla_get_u32(kb[ORDLOCK_K_RANK]);
-	v->id = nla_get_u64(kb[ORDLOCK_K_ID]);
+	v->rank = key.rank;
+	v->id = key.id;
 	v->hold_gen = nla_get_u64(tb[ORDLOCK_E_XD_HOLD_GEN]);
 	return 0;
 }
@@ -440,11 +467,12 @@ static int ordlock_nl_xd_parse_step(struct genl_info *info, struct nlattr *attr,
 				    u32 node, struct ordlock_xd_cycle *xd,
 				    unsigned int i)
 {
-	struct nlattr *tb[ORDLOCK_E_MAX + 1], *kb[ORDLOCK_K_MAX + 1];
+	struct nlattr *tb[ORDLOCK_E_MAX + 1];
 	struct ordlock_cycle_step *s = &xd->steps[i];
 	u32 step_node = 0;
 	int ret;
 
+	memset(s, 0, sizeof(*s));
 	ret = nla_parse_nested(tb, ORDLOCK_E_MAX, attr,
 			       ordlock_nl_xd_vertex_policy, info->extack);
 	if (ret)
@@ -454,28 +482,17 @@ static int ordlock_nl_xd_parse_step(struct genl_info *info, struct nlattr *attr,
 				    "a step needs its owner id and its key");
 		return -EINVAL;
 	}
-	ret = nla_parse_nested(kb, ORDLOCK_K_MAX, tb[ORDLOCK_E_KEY],
-			       ordlock_nl_key_policy, info->extack);
+	ret = ordlock_nl_xd_key(tb[ORDLOCK_E_KEY], info->extack, true, &s->key);
 	if (ret)
 		return ret;
-	if (!kb[ORDLOCK_K_RANK] || !kb[ORDLOCK_K_ID] || !kb[ORDLOCK_K_MODE] ||
-	    !nla_get_u32(kb[ORDLOCK_K_MODE])) {
-		NL_SET_ERR_MSG_ATTR(info->extack, tb[ORDLOCK_E_KEY],
-				    "a step's key needs its rank, id and mode");
-		return -EINVAL;
-	}
 	if (tb[ORDLOCK_E_XD_NODE])
 		step_node = nla_get_u32(tb[ORDLOCK_E_XD_NODE]);
 	if (step_node == node)
 		step_node = 0;
-	memset(s, 0, sizeof(*s));
 	s->owner_id = nla_get_u64(tb[ORDLOCK_E_OWNER_ID]);
 	s->pid = tb[ORDLOCK_E_PID] ? nla_get_u32(tb[ORDLOCK_E_PID]) : 0;
 	s->edge = tb[ORDLOCK_E_EDGE] ? nla_get_u32(tb[ORDLOCK_E_EDGE]) :
 		  ORDLOCK_EDGE_HARD;
-	s->key.rank = nla_get_u32(kb[ORDLOCK_K_RANK]);
-	s->key.id = nla_get_u64(kb[ORDLOCK_K_ID]);
-	s->key.mode = nla_get_u32(kb[ORDLOCK_K_MODE]);
 	s->blocker_mode = tb[ORDLOCK_E_MODE] ? nla_get_u32(tb[ORDLOCK_E_MODE]) :
 			  ORDLOCK_MODE_EXCLUSIVE;
 	if (step_node)
@@ -553,10 +570,7 @@ static int ordlock_nl_xd_mark(struct ordlock_owner *owner, u64 gen,
 		ret = -ESTALE;
 	} else {
 		ordlock_xd_stage(owner, gen, stage);
-		if (w->task)
-			wake_up_process(w->task);
-		else
-			w->notify(w);
+		ordlock_xd_wake(w->task, w);
 	}
 	spin_unlock(&bucket->lock);
 	return ret;

@@ -306,8 +306,8 @@ const struct ordlock_nl_take ordlock_nl_xd_walk_takes[] = {
 static int ordlock_nl_xd_walk_snap(struct netlink_callback *cb, struct nlattr **tb,
 				   struct ordlock_nl_xd_walk *wk)
 {
-	struct nlattr *kb[ORDLOCK_K_MAX + 1];
 	struct ordlock_domain *domain;
+	struct ordlock_key key;
 	struct ordlock_owner *owner;
 	struct list_head *owners;
 	int ret = 0;
@@ -319,16 +319,9 @@ static int ordlock_nl_xd_walk_snap(struct netlink_callback *cb, struct nlattr **
 		return -EINVAL;
 	}
 	if (tb[ORDLOCK_A_KEY]) {
-		ret = nla_parse_nested(kb, ORDLOCK_K_MAX, tb[ORDLOCK_A_KEY],
-				       ordlock_nl_key_policy, cb->extack);
+		ret = ordlock_nl_xd_key(tb[ORDLOCK_A_KEY], cb->extack, true, &key);
 		if (ret)
 			return ret;
-		if (!kb[ORDLOCK_K_RANK] || !kb[ORDLOCK_K_ID] || !kb[ORDLOCK_K_MODE] ||
-		    !nla_get_u32(kb[ORDLOCK_K_MODE])) {
-			NL_SET_ERR_MSG_ATTR(cb->extack, tb[ORDLOCK_A_KEY],
-					    "the key needs its rank, id and mode");
-			return -EINVAL;
-		}
 	}
 	if (ordlock_domain_name_check(nla_data(tb[ORDLOCK_A_DOMAIN]))) {
 		NL_SET_ERR_MSG_ATTR(cb->extack, tb[ORDLOCK_A_DOMAIN], "bad domain name");
@@ -348,9 +341,7 @@ static int ordlock_nl_xd_walk_snap(struct netlink_callback *cb, struct nlattr **
 	owners = ordlock_owner_lock_list();
 	spin_lock(&ordlock_graph_lock);
 	if (tb[ORDLOCK_A_KEY]) {
-		ordlock_nl_xd_walk_key(wk, domain, nla_get_u32(kb[ORDLOCK_K_RANK]),
-				       nla_get_u64(kb[ORDLOCK_K_ID]),
-				       nla_get_u32(kb[ORDLOCK_K_MODE]));
+		ordlock_nl_xd_walk_key(wk, domain, key.rank, key.id, key.mode);
 	} else {
 		owner = ordlock_nl_xd_owner(owners, domain,
 					    nla_get_u64(tb[ORDLOCK_A_XD_OWNER]));

@@ -324,10 +324,7 @@ int ordlock_xd_fail_dlm(struct ordlock_owner *owner, u64 gen,
 		ret = -EOPNOTSUPP;
 	} else {
 		ordlock_xd_stage(owner, gen, stage);
-		if (owner->xd_task)
-			wake_up_process(owner->xd_task);
-		else
-			owner->xd_req->notify(&owner->xd_req->w);
+		ordlock_xd_wake(owner->xd_task, &owner->xd_req->w);
 	}
 	spin_unlock(&ordlock_xd_dlm_lock);
 	return ret;

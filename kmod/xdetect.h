@@ -11,6 +11,7 @@
 
 #include <linux/atomic.h>
 #include <linux/notifier.h>
+#include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
@@ -99,6 +100,19 @@ int ordlock_xd_fail_dlm(struct ordlock_owner *owner, u64 gen,
 			struct ordlock_xd_cycle **stage);
 unsigned int ordlock_xd_take_victim_dlm(struct ordlock_owner *owner);
 int ordlock_xd_copy_nodes(struct ordlock_owner *owner, u64 uptr, unsigned int n);
+
+/*
+ * ordlock_xd_wake() - wake a victim's wait: its @task, or for an
+ * asynchronous request the notify hook of its waiter @w
+ */
+static inline void ordlock_xd_wake(struct task_struct *task,
+				   struct ordlock_waiter *w)
+{
+	if (task)
+		wake_up_process(task);
+	else
+		w->notify(w);
+}
 
 /*
  * ordlock_xd_step_node() - the node id of step @i of @owner's failure

@@ -211,6 +211,7 @@ static void ordlock_cluster_sync_done(void *data)
 	struct ordlock_cluster_sync *s = data;
 	struct task_struct *task = s->task;
 
+	/* pairs with the waiter's smp_load_acquire(): the outcome, then done */
 	smp_store_release(&s->done, true);
 	wake_up_process(task);
 }
@@ -240,6 +241,7 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 	mutex_unlock(&owner->lock);
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
+		/* pairs with ordlock_cluster_sync_done()'s smp_store_release() */
 		if (smp_load_acquire(&s.done))
 			break;
 		if (ordlock_xd_victim(owner)) {

@@ -245,8 +245,7 @@ static struct ordlock_domain *ordlock_nl_xd_domain(struct genl_info *info,
 
 /* The owner @id of @domain; ordlock_owners_lock held (@owners) */
 struct ordlock_owner *ordlock_nl_xd_owner(struct list_head *owners,
-						 struct ordlock_domain *domain,
-						 u64 id)
+					  struct ordlock_domain *domain, u64 id)
 {
 	struct ordlock_owner *owner;
 

@@ -25,6 +25,7 @@
 #include "owner.h"
 #include "params.h"
 #include "request.h"
+#include "xdetect.h"
 
 /* Requests of at most this many keys need no allocation for the keys */
 #define ORDLOCK_STACK_KEYS 4
@@ -378,6 +379,8 @@ static int ordlock_ioctl_last_failure(struct ordlock_owner *owner,
 			      array_size(n, sizeof(*owner->cycle))))
 		return -EFAULT;
 	arg->nsteps = n;
+	if (n && arg->nodes && ordlock_xd_copy_nodes(owner, arg->nodes, n))
+		return -EFAULT;
 	if (owner->failure.reason == ORDLOCK_REASON_REVOKED && l->revoked &&
 	    l->keys)
 		r = min(arg->nrevoked, l->nkeys);
@@ -723,7 +726,7 @@ static const struct ordlock_ioctl_op ordlock_ioctl_ops[] = {
 		.cmd = ORDLOCK_IOC_LAST_FAILURE,
 		.size = sizeof(struct ordlock_last_failure),
 		.min_size = offsetofend(struct ordlock_last_failure, steps),
-		/* @revoked and @nrevoked came later: older callers lack them */
+		/* @revoked, @nrevoked and @nodes came later: older callers lack them */
 		.copy_out_on_error = false,
 		.execute = ordlock_ioctl_last_failure,
 	},

@@ -11,6 +11,7 @@
 #include <linux/ordlock.h>
 
 struct ordlock_failure;
+struct ordlock_domain;
 struct ordlock_owner;
 
 /* netlink.c */
@@ -18,6 +19,7 @@ extern struct genl_family ordlock_genl_family;
 
 enum {
 	ORDLOCK_NL_MCGRP_EVENTS,
+	ORDLOCK_NL_MCGRP_XDETECT,
 };
 
 int ordlock_nl_init(void);
@@ -112,5 +114,26 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info);
 /* nl_event.c */
 int ordlock_nl_event_init(void);
 void ordlock_nl_event_exit(void);
+
+/* nl_xdetect.c */
+extern const struct ordlock_nl_take ordlock_nl_xd_hello_takes[];
+extern const struct ordlock_nl_take ordlock_nl_xd_check_takes[];
+extern const struct ordlock_nl_take ordlock_nl_xd_fail_takes[];
+int ordlock_nl_xd_hello_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_xd_check_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_xd_fail_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_xd_put_state(struct sk_buff *msg);
+struct ordlock_owner *ordlock_nl_xd_owner(struct list_head *owners,
+					  struct ordlock_domain *domain, u64 id);
+int ordlock_nl_xd_key(struct nlattr *attr, struct netlink_ext_ack *extack,
+		      bool need_mode, struct ordlock_key *key);
+
+/* nl_xdwalk.c */
+extern const struct ordlock_nl_take ordlock_nl_xd_walk_takes[];
+int ordlock_nl_xd_walk_start(struct netlink_callback *cb);
+int ordlock_nl_xd_walk_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ordlock_nl_xd_walk_done(struct netlink_callback *cb);
+int ordlock_nl_xd_init(void);
+void ordlock_nl_xd_exit(void);
 
 #endif /* _ORDLOCK_NETLINK_H */

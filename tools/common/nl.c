@@ -580,6 +580,17 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_CLUSTER] = { .type = NLA_U32 },
 	[ORDLOCK_A_FASTPATH] = { .type = NLA_U32 },
 	[ORDLOCK_A_FASTPATH_UID] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_NODE] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_STATE] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_MEMBERS] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_BOOT] = { .type = NLA_U64 },
+	[ORDLOCK_A_XD_KIND] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_END] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_OWNER] = { .type = NLA_U64 },
+	[ORDLOCK_A_XD_GEN] = { .type = NLA_U64 },
+	[ORDLOCK_A_XD_PATH] = { .type = NLA_NESTED },
+	[ORDLOCK_A_XD_LIVE] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_PID] = { .type = NLA_U32 },
 };
 
 static struct nla_policy olc_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -936,6 +947,14 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)
 		d->fastpath = nla_get_u32(tb[ORDLOCK_A_FASTPATH]);
 	if (d->fastpath && tb[ORDLOCK_A_FASTPATH_UID])
 		d->fastpath_uid = nla_get_u32(tb[ORDLOCK_A_FASTPATH_UID]);
+	if (tb[ORDLOCK_A_XD_STATE]) {
+		d->have_xd = 1;
+		d->xd_state = nla_get_u32(tb[ORDLOCK_A_XD_STATE]);
+		if (tb[ORDLOCK_A_XD_MEMBERS])
+			d->xd_members = nla_get_u32(tb[ORDLOCK_A_XD_MEMBERS]);
+		if (tb[ORDLOCK_A_XD_PID])
+			d->xd_pid = nla_get_u32(tb[ORDLOCK_A_XD_PID]);
+	}
 	if (!tb[ORDLOCK_A_RANK_NAMES])
 		return 0;
 	d->have_names = 1;
@@ -1070,6 +1089,9 @@ static const char *const olc_nl_stat_names[ORDLOCK_S_MAX + 1] = {
 	[ORDLOCK_S_LIMITS] = "limits",
 	[ORDLOCK_S_RELEASES] = "releases",
 	[ORDLOCK_S_REVOCATIONS] = "revocations",
+	[ORDLOCK_S_XD_ROUNDS] = "xd_rounds",
+	[ORDLOCK_S_XD_VICTIMS] = "xd_victims",
+	[ORDLOCK_S_XD_STALE] = "xd_stale",
 };
 
 /* the order of the debugfs file: gauges first, then the counters */
@@ -1080,6 +1102,7 @@ const int olc_nl_stat_order[OLC_NL_NSTATS] = {
 	ORDLOCK_S_TRY_FAILURES, ORDLOCK_S_ORDER_VIOLATIONS, ORDLOCK_S_DEADLOCKS,
 	ORDLOCK_S_UPGRADE_DEADLOCKS, ORDLOCK_S_CONVERSIONS, ORDLOCK_S_SIGNALS,
 	ORDLOCK_S_LIMITS, ORDLOCK_S_RELEASES, ORDLOCK_S_REVOCATIONS,
+	ORDLOCK_S_XD_ROUNDS, ORDLOCK_S_XD_VICTIMS, ORDLOCK_S_XD_STALE,
 };
 
 const char *olc_nl_stat_name(int attr)

@@ -780,6 +780,15 @@ struct ordlock_cycle_step {
  */
 #define ORDLOCK_STEP_OTHER_DOMAIN	(1U << 0)
 
+/**
+ * ORDLOCK_STEP_OTHER_NODE - the step's owner is on another node of a
+ * cluster domain (a cycle across nodes, failed by ordlock-xdetectd through
+ * %ORDLOCK_CMD_XD_FAIL): @owner_id is an owner id of that node, @pid and
+ * @comm the remote owner's; the node id is in &struct ordlock_last_failure
+ * @nodes
+ */
+#define ORDLOCK_STEP_OTHER_NODE		(1U << 1)
+
 /** ORDLOCK_CYCLE_MAX - most steps of a cycle the kernel records */
 #define ORDLOCK_CYCLE_MAX 64
 
@@ -798,6 +807,10 @@ struct ordlock_cycle_step {
  * @nrevoked: in: room in @revoked; out: entries written, at most
  *	@failure.cycle_len
  * @__reserved2: must be zero
+ * @nodes: user pointer to an array of __u32, @nsteps entries, or 0: for
+ *	each step written to @steps, the corosync node id of its owner, 0 for
+ *	this node (a cycle across nodes: %ORDLOCK_STEP_OTHER_NODE). A caller
+ *	whose @size ends before @nodes is not given them
  */
 struct ordlock_last_failure {
 	__u32 size;
@@ -809,6 +822,7 @@ struct ordlock_last_failure {
 	__aligned_u64 revoked;
 	__u32 nrevoked;
 	__u32 __reserved2;
+	__aligned_u64 nodes;
 };
 
 /**
@@ -1605,12 +1619,131 @@ struct ordlock_unlock {
  * ENODEV      the module is being unloaded
  * ==========  ===============================================================
  */
+
+/**
+ * DOC: Detection across nodes
+ *
+ * Policy detect in a cluster domain (docs/cluster.md, "Deadlocks across
+ * nodes"): cycles within the node are found at the wait that closes them,
+ * as on one host; cycles through owners of several nodes are found by
+ * ordlock-xdetectd, one daemon per node on corosync's CPG, through the
+ * commands below. While no daemon is registered, cycles across nodes end
+ * by the requests' timeouts (DOMAIN_GET says so).
+ *
+ * Every wait (an owner starts waiting for one key; a multi-key request's
+ * wait for its next key is a new wait, and so is a wait that moves from
+ * the node's queue into the DLM) and every hold takes the next value of
+ * one 64-bit counter per load of the module, the *generation*; the
+ * module's *boot id* (%ORDLOCK_A_XD_BOOT, random at load) goes with it.
+ *
+ * All the commands need CAP_NET_ADMIN (EPERM), from the initial network
+ * namespace (EOPNOTSUPP); their policies are strict (EINVAL, ERANGE with an
+ * extack message naming the attribute; nothing changes).
+ *
+ * %ORDLOCK_CMD_XD_HELLO
+ *   Do: %ORDLOCK_A_XD_NODE, %ORDLOCK_A_XD_STATE, %ORDLOCK_A_XD_MEMBERS.
+ *   The first registers the sending socket as the node's daemon (EBUSY
+ *   while another socket is registered); later ones from it update the
+ *   state. Reply: %ORDLOCK_A_XD_BOOT. The socket's close unregisters it.
+ *   DOMAIN_GET of a cluster domain adds %ORDLOCK_A_XD_STATE (%ORDLOCK_XD_OFF
+ *   while no daemon is registered), %ORDLOCK_A_XD_MEMBERS, and
+ *   %ORDLOCK_A_XD_PID and %ORDLOCK_A_XD_NODE while one is.
+ * %ORDLOCK_CMD_XD_EVENT
+ *   Multicast to group %ORDLOCK_GENL_MCGRP_XDETECT, only while a daemon is
+ *   registered and only for waits of cluster domains with policy detect:
+ *   %ORDLOCK_A_XD_KIND, %ORDLOCK_A_DOMAIN, %ORDLOCK_A_XD_BOOT and one
+ *   %ORDLOCK_A_ENTRY (owner fields, %ORDLOCK_E_KEY with the mode asked,
+ *   %ORDLOCK_E_XD_GEN, %ORDLOCK_E_TIME_NS, and %ORDLOCK_E_CLUSTER_WAIT
+ *   with %ORDLOCK_E_XD_LKID for a wait in the DLM); %ORDLOCK_XD_WAIT_END
+ *   adds %ORDLOCK_A_XD_END.
+ * %ORDLOCK_CMD_XD_WALK
+ *   Dump: %ORDLOCK_A_DOMAIN and either %ORDLOCK_A_KEY (with
+ *   %ORDLOCK_K_MODE: a remote waiter's key and mode; the walk starts at
+ *   the owners of this node that hold the key in a conflicting mode) or
+ *   %ORDLOCK_A_XD_OWNER and %ORDLOCK_A_XD_GEN (that owner's wait; ESTALE
+ *   when its current wait has another generation). One message per path,
+ *   at most %ORDLOCK_XD_PATHS_MAX, each an %ORDLOCK_A_XD_PATH of vertex
+ *   entries (owner fields, %ORDLOCK_E_DOMAIN, %ORDLOCK_E_KEY with the mode
+ *   asked, %ORDLOCK_E_EDGE and %ORDLOCK_E_MODE of the next vertex's block,
+ *   %ORDLOCK_E_XD_GEN, %ORDLOCK_E_XD_HOLD_GEN, %ORDLOCK_E_TIME_NS,
+ *   %ORDLOCK_E_CLUSTER_WAIT and %ORDLOCK_E_XD_LKID), the last vertex an
+ *   owner that waits in the DLM; paths that end at an owner that does not
+ *   wait, or close within the node, are left out. One snapshot of the
+ *   graph for the whole dump.
+ * %ORDLOCK_CMD_XD_CHECK
+ *   Do: %ORDLOCK_A_DOMAIN, %ORDLOCK_A_XD_PATH with this node's vertices
+ *   (%ORDLOCK_E_OWNER_ID, %ORDLOCK_E_XD_GEN, and for a hard incoming edge
+ *   %ORDLOCK_E_KEY and %ORDLOCK_E_XD_HOLD_GEN). Reply %ORDLOCK_A_XD_LIVE:
+ *   1 when every vertex's owner's current wait has that generation and
+ *   it still holds that key with that hold's generation, else 0.
+ * %ORDLOCK_CMD_XD_FAIL
+ *   Do, from the registered daemon's socket only (EPERM): %ORDLOCK_A_DOMAIN,
+ *   %ORDLOCK_A_XD_OWNER, %ORDLOCK_A_XD_GEN and %ORDLOCK_A_CYCLE (every
+ *   vertex, victim first, each with %ORDLOCK_E_XD_NODE). If the owner's
+ *   current wait has that generation it fails with EDEADLK, reason
+ *   %ORDLOCK_REASON_DEADLOCK, as a victim on one host (the cycle's steps
+ *   of other nodes have %ORDLOCK_STEP_OTHER_NODE); else ESTALE and nothing
+ *   changes.
+ */
+
+/** ORDLOCK_XD_PATHS_MAX - most paths one %ORDLOCK_CMD_XD_WALK returns */
+#define ORDLOCK_XD_PATHS_MAX	64
+
+/**
+ * enum ordlock_xd_state - detection across nodes on this node
+ * @ORDLOCK_XD_OFF: no daemon registered (or it says it is not in its
+ *	group): cycles across nodes end by the timeouts
+ * @ORDLOCK_XD_JOINING: the daemon is registered, not yet in the CPG group
+ *	with every member
+ * @ORDLOCK_XD_ON: the daemon is in the group with every member
+ */
+enum ordlock_xd_state {
+	ORDLOCK_XD_OFF = 0,
+	ORDLOCK_XD_JOINING = 1,
+	ORDLOCK_XD_ON = 2,
+};
+
+/**
+ * enum ordlock_xd_kind - what an %ORDLOCK_CMD_XD_EVENT says
+ * @ORDLOCK_XD_WAIT: a wait started
+ * @ORDLOCK_XD_WAIT_END: a wait ended (%ORDLOCK_A_XD_END says how)
+ */
+enum ordlock_xd_kind {
+	ORDLOCK_XD_WAIT = 1,
+	ORDLOCK_XD_WAIT_END = 2,
+};
+
+/**
+ * enum ordlock_xd_end - how a wait ended
+ * @ORDLOCK_XD_END_GRANTED: the key was granted
+ * @ORDLOCK_XD_END_TIMEOUT: the request timed out
+ * @ORDLOCK_XD_END_SIGNAL: a signal interrupted it
+ * @ORDLOCK_XD_END_CANCELLED: it was cancelled (netlink CANCEL)
+ * @ORDLOCK_XD_END_REVOKED: the owner's lease expired
+ * @ORDLOCK_XD_END_DEADLOCK: it was a deadlock's victim
+ * @ORDLOCK_XD_END_OTHER: any other failure, the owner's death
+ */
+enum ordlock_xd_end {
+	ORDLOCK_XD_END_GRANTED = 1,
+	ORDLOCK_XD_END_TIMEOUT,
+	ORDLOCK_XD_END_SIGNAL,
+	ORDLOCK_XD_END_CANCELLED,
+	ORDLOCK_XD_END_REVOKED,
+	ORDLOCK_XD_END_DEADLOCK,
+	ORDLOCK_XD_END_OTHER,
+};
+
 /** ORDLOCK_GENL_NAME - the name of the generic netlink family */
 #define ORDLOCK_GENL_NAME		"ordlock"
 /** ORDLOCK_GENL_VERSION - the version of the family's protocol */
 #define ORDLOCK_GENL_VERSION		1
 /** ORDLOCK_GENL_MCGRP_EVENTS - the multicast group of the events */
 #define ORDLOCK_GENL_MCGRP_EVENTS	"events"
+/**
+ * ORDLOCK_GENL_MCGRP_XDETECT - the multicast group of %ORDLOCK_CMD_XD_EVENT,
+ *	for ordlock-xdetectd (joining needs CAP_NET_ADMIN; not rate-limited)
+ */
+#define ORDLOCK_GENL_MCGRP_XDETECT	"xdetect"
 
 /**
  * enum ordlock_cmd - generic netlink commands
@@ -1631,6 +1764,13 @@ struct ordlock_unlock {
  * @ORDLOCK_CMD_RENEW: extend the lease of what the socket's owner holds
  * @ORDLOCK_CMD_TOKEN_CHECK: is a token the live grant of a key?
  * @ORDLOCK_CMD_REVOKED: notification: the owner's lease was revoked
+ * @ORDLOCK_CMD_XD_HELLO: register (or update) this node's ordlock-xdetectd
+ * @ORDLOCK_CMD_XD_EVENT: notification to the "xdetect" group: a wait of a
+ *	cluster domain with policy detect started or ended
+ * @ORDLOCK_CMD_XD_WALK: dump this node's paths of waits from an owner or
+ *	from the holders of a key
+ * @ORDLOCK_CMD_XD_CHECK: are this node's vertices of a cycle still live?
+ * @ORDLOCK_CMD_XD_FAIL: fail a wait as the victim of a cycle across nodes
  * @__ORDLOCK_CMD_MAX: one past the last command
  *
  * The attributes each takes and answers with: DOC: Generic netlink family
@@ -1654,6 +1794,11 @@ enum ordlock_cmd {
 	ORDLOCK_CMD_RENEW,
 	ORDLOCK_CMD_TOKEN_CHECK,
 	ORDLOCK_CMD_REVOKED,
+	ORDLOCK_CMD_XD_HELLO,
+	ORDLOCK_CMD_XD_EVENT,
+	ORDLOCK_CMD_XD_WALK,
+	ORDLOCK_CMD_XD_CHECK,
+	ORDLOCK_CMD_XD_FAIL,
 	__ORDLOCK_CMD_MAX,
 };
 
@@ -1703,6 +1848,18 @@ enum ordlock_cmd {
  * @ORDLOCK_A_FASTPATH_UID: u32, the only user (effective uid, in the
  *	sender's user namespace) whose owners may use the fast path (&struct
  *	ordlock_domain_config @fastpath_uid)
+ * @ORDLOCK_A_XD_NODE: u32, a corosync node id (XD_HELLO: this node's)
+ * @ORDLOCK_A_XD_STATE: u32, &enum ordlock_xd_state
+ * @ORDLOCK_A_XD_MEMBERS: u32, members of the daemon's CPG group
+ * @ORDLOCK_A_XD_BOOT: u64, the module's boot id (random at load)
+ * @ORDLOCK_A_XD_KIND: u32, &enum ordlock_xd_kind
+ * @ORDLOCK_A_XD_END: u32, &enum ordlock_xd_end
+ * @ORDLOCK_A_XD_OWNER: u64, an owner id of this node
+ * @ORDLOCK_A_XD_GEN: u64, a wait generation
+ * @ORDLOCK_A_XD_PATH: nest of %ORDLOCK_A_ENTRY, one per vertex, in order
+ * @ORDLOCK_A_XD_LIVE: u32, 0 or 1
+ * @ORDLOCK_A_XD_PID: u32, the pid of the registered ordlock-xdetectd
+ *	(DOMAIN_GET, while one is registered)
  * @__ORDLOCK_A_MAX: one past the last attribute
  */
 enum ordlock_attr {
@@ -1736,6 +1893,17 @@ enum ordlock_attr {
 	ORDLOCK_A_CLUSTER,
 	ORDLOCK_A_FASTPATH,
 	ORDLOCK_A_FASTPATH_UID,
+	ORDLOCK_A_XD_NODE,
+	ORDLOCK_A_XD_STATE,
+	ORDLOCK_A_XD_MEMBERS,
+	ORDLOCK_A_XD_BOOT,
+	ORDLOCK_A_XD_KIND,
+	ORDLOCK_A_XD_END,
+	ORDLOCK_A_XD_OWNER,
+	ORDLOCK_A_XD_GEN,
+	ORDLOCK_A_XD_PATH,
+	ORDLOCK_A_XD_LIVE,
+	ORDLOCK_A_XD_PID,
 	__ORDLOCK_A_MAX,
 };
 
@@ -1840,6 +2008,13 @@ enum ordlock_failure_attr {
  *	holder is shown only to an admin, and gives no graph edge). Such a
  *	holder entry has position 0 and no %ORDLOCK_E_TOKEN; the
  *	%ORDLOCK_E_HELD of its owner (GET_OWNERS) counts it
+ * @ORDLOCK_E_XD_GEN: u64, the generation of the entry's wait
+ * @ORDLOCK_E_XD_HOLD_GEN: u64, the generation of the hold through which
+ *	the previous vertex of a path waits for this owner (hard edges)
+ * @ORDLOCK_E_XD_NODE: u32, the owner's corosync node id (absent or 0: this
+ *	node)
+ * @ORDLOCK_E_XD_BOOT: u64, the boot id of the owner's node's module
+ * @ORDLOCK_E_XD_LKID: u32, the DLM lock id of a wait in the DLM
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {
@@ -1870,6 +2045,11 @@ enum ordlock_entry_attr {
 	ORDLOCK_E_LEASE_LEFT_MS,
 	ORDLOCK_E_CLUSTER_WAIT,
 	ORDLOCK_E_FAST,
+	ORDLOCK_E_XD_GEN,
+	ORDLOCK_E_XD_HOLD_GEN,
+	ORDLOCK_E_XD_NODE,
+	ORDLOCK_E_XD_BOOT,
+	ORDLOCK_E_XD_LKID,
 	__ORDLOCK_E_MAX,
 };
 
@@ -1898,6 +2078,11 @@ enum ordlock_entry_attr {
  * @ORDLOCK_S_WAITERS: waiters now
  * @ORDLOCK_S_PEAK_WAITERS: most waiters at once
  * @ORDLOCK_S_REVOCATIONS: leases that expired and were revoked
+ * @ORDLOCK_S_XD_ROUNDS: %ORDLOCK_CMD_XD_CHECK queries answered (confirming
+ *	rounds of cycles across nodes with vertices in this domain)
+ * @ORDLOCK_S_XD_VICTIMS: waits failed by %ORDLOCK_CMD_XD_FAIL
+ * @ORDLOCK_S_XD_STALE: %ORDLOCK_CMD_XD_CHECK answers of 0 and
+ *	%ORDLOCK_CMD_XD_FAIL refused with ESTALE
  * @__ORDLOCK_S_MAX: one past the last counter
  */
 enum ordlock_stats_attr {
@@ -1921,6 +2106,9 @@ enum ordlock_stats_attr {
 	ORDLOCK_S_WAITERS,
 	ORDLOCK_S_PEAK_WAITERS,
 	ORDLOCK_S_REVOCATIONS,
+	ORDLOCK_S_XD_ROUNDS,
+	ORDLOCK_S_XD_VICTIMS,
+	ORDLOCK_S_XD_STALE,
 	__ORDLOCK_S_MAX,
 };
 

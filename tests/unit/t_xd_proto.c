@@ -587,6 +587,54 @@ static void test_duplicate_rounds(void)
 	}
 }
 
+static void test_stale_probe(void)
+{
+	unsigned char buf[XD_MSG_MAX];
+	struct fowner *a, *b;
+	struct xd_msg m;
+	size_t len;
+
+	/* a probe of A's last wait comes back after A waits again: no round */
+	world(2);
+	a = owner(0, 1, 1);
+	b = owner(1, 2, 2);
+	wait_for(a, 2);
+	wait_for(b, 1);
+	memset(&m, 0, sizeof(m));
+	m.kind = XD_MSG_PROBE;
+	m.sender = 1;
+	strcpy(m.domain, "wh");
+	m.path.len = 1;
+	vertex_of(a, &m.path.v[0]);
+	m.path.v[0].node = 1;
+	m.path.v[0].boot = 0xb001;
+	m.path.v[0].gen = a->gen - 5;	/* an earlier wait of A */
+	len = xd_encode(&m, buf);
+	c_send(&nodes[1], buf, len);
+	run();
+	is_int(nodes[1].s.stats.rounds, 0, "a probe of a wait that ended closes no round");
+	ok(nodes[1].s.stats.probes_dropped >= 1, "... it is dropped where it comes back");
+
+	/* a CONFIRM with a vertex of node 1's module before a reload (another
+	 * boot id, the same owner id and generation): node 1 ACKs dead */
+	m.kind = XD_MSG_CONFIRM;
+	m.sender = m.round_node = 2;
+	m.round_seq = 1;
+	m.path.len = 2;
+	m.path.v[0].gen = a->gen;
+	m.path.v[0].boot = 0xdead;
+	m.path.v[0].hold_gen = a->hold_gen;
+	vertex_of(b, &m.path.v[1]);
+	m.path.v[1].node = 2;
+	m.path.v[1].boot = 0xb002;
+	m.path.v[1].hold_gen = b->hold_gen;
+	len = xd_encode(&m, buf);
+	c_send(&nodes[2], buf, len);
+	run();
+	ok(nodes[1].s.stats.acks_dead == 1 && total_fails() == 0,
+	   "a vertex of another boot of the module is dead: no victim");
+}
+
 static void test_victim_rule(void)
 {
 	struct xd_path p;
@@ -699,6 +747,7 @@ int main(void)
 	test_stale_generation();
 	test_node_left();
 	test_duplicate_rounds();
+	test_stale_probe();
 	test_out_of_group();
 	world(0);
 	return tap_done();

@@ -482,7 +482,8 @@ void xd_confchg(struct xd_state *s, const uint32_t *members, unsigned int n,
 
 	if (n > XD_MEMBERS_MAX)
 		n = XD_MEMBERS_MAX;
-	memcpy(s->members, members, n * sizeof(*members));
+	if (n)
+		memcpy(s->members, members, n * sizeof(*members));
 	s->nmembers = n;
 	s->in_group = xd_member(s, s->node);
 	for (i = 0; i < s->nrounds; i++) {

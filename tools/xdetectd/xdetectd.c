@@ -16,6 +16,7 @@
  * the kernel (state off: cycles across nodes end by their timeouts) and
  * connects again every second.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -26,7 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -46,6 +49,8 @@
 #define XD_EV_RCVBUF		(4 << 20)
 #define XD_DELAY_CACHE		32
 #define XD_DELAY_TTL_MS		10000
+/* The daemon's state as JSON, to whoever connects (ordlock-xdetectd(8)) */
+#define XD_SOCKET		"/run/ordlock-xdetectd.sock"
 
 static int verbose;
 static volatile sig_atomic_t stopping;
@@ -71,6 +76,8 @@ struct daemon {
 	struct delay_ent delays[XD_DELAY_CACHE];
 	uint32_t default_delay_ms;
 	unsigned long ev_lost;
+	const char *sock_path;
+	int sock_fd;
 };
 
 static struct daemon d;
@@ -637,6 +644,127 @@ static void close_cpg(struct daemon *dm)
 	update_state(dm);
 }
 
+/* --- the state socket ------------------------------------------------------------ */
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_vertex(FILE *f, const struct xd_vertex *v)
+{
+	fprintf(f, "{\"node\": %u, \"owner_id\": %llu, \"pid\": %u, \"comm\": ",
+		v->node, (unsigned long long)v->owner, v->pid);
+	json_str(f, v->comm);
+	fprintf(f, ", \"key\": \"%u:%llu\", \"mode\": %u, \"gen\": %llu, \"start_ns\": %llu, \"in_dlm\": %s}",
+		v->key_rank, (unsigned long long)v->key_id, v->mode,
+		(unsigned long long)v->gen, (unsigned long long)v->start_ns,
+		v->flags & XD_V_CLUSTER_WAIT ? "true" : "false");
+}
+
+/* The state: node, members, this node's waits, the rounds (history) */
+static void write_state(struct daemon *dm, FILE *f)
+{
+	static const struct xd_round *h[XD_ROUNDS_KEPT + XD_ROUNDS_PENDING + 1];
+	const struct xd_stats *st = &dm->xs.stats;
+	unsigned int i, j, n;
+
+	fprintf(f, "{\"node\": %u, \"boot\": \"%016llx\", \"pid\": %d, \"state\": \"%s\", \"members\": [",
+		dm->node, (unsigned long long)dm->boot, (int)getpid(),
+		dm->state_sent == ORDLOCK_XD_ON ? "on" :
+		dm->state_sent == ORDLOCK_XD_JOINING ? "joining" : "off");
+	for (i = 0; i < dm->xs.nmembers; i++)
+		fprintf(f, "%s%u", i ? ", " : "", dm->xs.members[i]);
+	fprintf(f, "],\n \"stats\": {\"probes_started\": %llu, \"probes_sent\": %llu, \"probes_dropped\": %llu, \"rounds\": %llu, \"decided\": %llu, \"aborted\": %llu, \"victims\": %llu, \"stale\": %llu, \"events_lost\": %lu},\n \"waits\": [",
+		(unsigned long long)st->probes_started, (unsigned long long)st->probes_sent,
+		(unsigned long long)st->probes_dropped, (unsigned long long)st->rounds,
+		(unsigned long long)st->decided, (unsigned long long)st->aborted,
+		(unsigned long long)st->victims, (unsigned long long)st->stale, dm->ev_lost);
+	for (i = 0; i < dm->xs.nwaits; i++) {
+		fprintf(f, "%s\n  {\"domain\": ", i ? "," : "");
+		json_str(f, dm->xs.waits[i].domain);
+		fprintf(f, ", \"probed\": %s, \"vertex\": ",
+			dm->xs.waits[i].probed ? "true" : "false");
+		json_vertex(f, &dm->xs.waits[i].v);
+		fputc('}', f);
+	}
+	fprintf(f, "],\n \"rounds\": [");
+	n = xd_history(&dm->xs, h, sizeof(h) / sizeof(h[0]));
+	for (i = 0; i < n; i++) {
+		const struct xd_round *r = h[i];
+
+		fprintf(f, "%s\n  {\"round\": \"%u:%llu\", \"domain\": ", i ? "," : "",
+			r->id_node, (unsigned long long)r->id_seq);
+		json_str(f, r->domain);
+		fprintf(f, ", \"state\": \"%s\", \"opened_ns\": %llu, \"closed_ns\": %llu, \"victim\": %d, \"failed_here\": %s, \"cycle\": [",
+			r->state == XD_ROUND_DECIDED ? "decided" :
+			r->state == XD_ROUND_ABORTED ? "aborted" : "pending",
+			(unsigned long long)r->opened_ns, (unsigned long long)r->closed_ns,
+			r->victim, r->failed && !r->fail_ret ? "true" : "false");
+		for (j = 0; j < r->path.len; j++) {
+			fputs(j ? ", " : "", f);
+			json_vertex(f, &r->path.v[j]);
+		}
+		fputs("]}", f);
+	}
+	fputs("]}\n", f);
+}
+
+static int open_socket(struct daemon *dm)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	if (strlen(dm->sock_path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", dm->sock_path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	unlink(dm->sock_path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	/* root's: the owners of other users are in it */
+	chmod(dm->sock_path, 0600);
+	dm->sock_fd = fd;
+	return 0;
+}
+
+static void serve_socket(struct daemon *dm)
+{
+	struct timeval tv = { .tv_sec = 1 };
+	int c;
+
+	while ((c = accept4(dm->sock_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		FILE *f;
+
+		/* a reader that does not read holds the loop 1 s at most */
+		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		f = fdopen(c, "w");
+		if (!f) {
+			close(c);
+			continue;
+		}
+		write_state(dm, f);
+		fclose(f);
+	}
+}
+
 /* --- main --------------------------------------------------------------------- */
 
 static void on_signal(int sig)
@@ -652,6 +780,8 @@ static void usage(FILE *f)
 		"  finds deadlocks across the nodes of ordlock's cluster domains\n"
 		"  (policy detect) over corosync's CPG; runs in the foreground\n"
 		"  -d, --delay MS    probe delay when DOMAIN_GET does not say (default 100)\n"
+		"  -s, --socket PATH its state as JSON to whoever connects\n"
+		"                    (default " XD_SOCKET ")\n"
 		"  -v, --verbose     log every wait, probe and round\n"
 		"  -h, --help\n");
 }
@@ -660,6 +790,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lo[] = {
 		{ "delay", required_argument, NULL, 'd' },
+		{ "socket", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -669,10 +800,15 @@ int main(int argc, char **argv)
 
 	d.default_delay_ms = 100;
 	d.cpg_fd = -1;
-	while ((c = getopt_long(argc, argv, "d:vh", lo, NULL)) != -1) {
+	d.sock_fd = -1;
+	d.sock_path = XD_SOCKET;
+	while ((c = getopt_long(argc, argv, "d:s:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			d.default_delay_ms = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
+		case 's':
+			d.sock_path = optarg;
 			break;
 		case 'v':
 			verbose = 1;
@@ -712,9 +848,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	d.xs.in_group = false;
+	ret = open_socket(&d);
+	if (ret < 0)
+		xlog(0, "the state socket %s: %s (ordlockctl sees no state)", d.sock_path,
+		     strerror(-ret));
 
 	while (!stopping) {
-		struct pollfd pfd[2];
+		struct pollfd pfd[3];
 		uint64_t now = olc_nl_now_ms();
 		uint32_t next = xd_tick(&d.xs, now);
 		int n = 0, timeout;
@@ -728,6 +868,8 @@ int main(int argc, char **argv)
 			timeout = XD_RETRY_MS;
 		pfd[n].fd = olc_nl_fd(d.ev);
 		pfd[n++].events = POLLIN;
+		pfd[n].fd = d.sock_fd;
+		pfd[n++].events = POLLIN;
 		if (d.cpg_up) {
 			pfd[n].fd = d.cpg_fd;
 			pfd[n++].events = POLLIN;
@@ -740,7 +882,9 @@ int main(int argc, char **argv)
 		}
 		if (pfd[0].revents)
 			read_events(&d);
-		if (d.cpg_up && n > 1 && pfd[1].revents) {
+		if (pfd[1].revents)
+			serve_socket(&d);
+		if (d.cpg_up && n > 2 && pfd[2].revents) {
 			cs_error_t err = cpg_dispatch(d.cpg, CS_DISPATCH_ALL);
 
 			if (err != CS_OK && err != CS_ERR_TRY_AGAIN) {
@@ -753,6 +897,10 @@ int main(int argc, char **argv)
 	}
 	xlog(1, "stopping");
 	close_cpg(&d);
+	if (d.sock_fd >= 0) {
+		close(d.sock_fd);
+		unlink(d.sock_path);
+	}
 	xd_free(&d.xs);
 	olc_nl_close(d.ev);
 	olc_nl_close(d.nl);

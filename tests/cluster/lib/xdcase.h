@@ -85,7 +85,7 @@ static inline void xd_start(void)
 		f = freopen(log, "a", stderr);
 		if (!f)
 			_exit(126);
-		execl(bin, "ordlock-xdetectd", "-v", (char *)NULL);
+		execl(bin, "ordlock-xdetectd", "-v", "-s", "/tmp/ordlock-xdetectd.sock", (char *)NULL);
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}

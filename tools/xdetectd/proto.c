@@ -471,6 +471,9 @@ int xd_deliver(struct xd_state *s, uint32_t from, const void *buf, size_t len)
 	case XD_MSG_ACK:
 		xd_on_ack(s, &m);
 		break;
+	default:
+		/* the cluster's view: not the protocol's */
+		break;
 	}
 	return 0;
 }
@@ -668,7 +671,8 @@ static uint64_t get64(const unsigned char *p)
 size_t xd_encode(const struct xd_msg *m, void *buf)
 {
 	unsigned char *b = buf;
-	unsigned int i, n = m->kind == XD_MSG_ACK ? 0 : m->path.len;
+	unsigned int i, n = m->kind == XD_MSG_ACK || m->kind == XD_MSG_VIEW_REQ ? 0 :
+			    m->path.len;
 
 	memset(b, 0, XD_HDR_SIZE + n * XD_VERTEX_SIZE);
 	put32(b + 0, XD_MAGIC);
@@ -718,7 +722,8 @@ int xd_decode(struct xd_msg *m, const void *buf, size_t len)
 	m->live = get32(b + 28);
 	if (m->kind < XD_MSG_PROBE || m->kind >= __XD_MSG_MAX || !m->sender ||
 	    n > XD_PATH_MAX || len != XD_HDR_SIZE + (size_t)n * XD_VERTEX_SIZE ||
-	    (m->kind == XD_MSG_ACK) != (n == 0) || m->live > 1 ||
+	    ((m->kind == XD_MSG_PROBE || m->kind == XD_MSG_CONFIRM) && !n) ||
+	    ((m->kind == XD_MSG_ACK || m->kind == XD_MSG_VIEW_REQ) && n) || m->live > 1 ||
 	    memchr(b + 32, 0, XD_NAME_LEN) == NULL)
 		return -EPROTO;
 	memcpy(m->domain, b + 32, XD_NAME_LEN);

@@ -59,6 +59,9 @@
 /* xd_vertex.flags */
 #define XD_V_CLUSTER_WAIT	(1U << 0)	/* the wait is in the DLM */
 #define XD_V_SOFT		(1U << 1)	/* the incoming edge is soft */
+/* a VIEW's entries (a lock of a node, not a wait): holds it, converts it */
+#define XD_V_HOLDER		(1U << 2)
+#define XD_V_CONVERTER		(1U << 3)
 
 /**
  * struct xd_vertex - one wait of a path
@@ -123,6 +126,10 @@ enum xd_kind {
 	XD_MSG_PROBE = 1,
 	XD_MSG_CONFIRM = 2,
 	XD_MSG_ACK = 3,
+	/* the cluster's view (not the protocol: xdetectd.c answers them) */
+	XD_MSG_VIEW_REQ = 4,	/* round: the request; no entries */
+	XD_MSG_VIEW = 5,	/* round: the request; live: the last part;
+				 * entries: locks of the sender's node */
 	__XD_MSG_MAX
 };
 
@@ -304,8 +311,8 @@ unsigned int xd_history(const struct xd_state *s, const struct xd_round **out,
  * @kind: enum xd_kind
  * @sender: the sending node
  * @round_node, @round_seq: CONFIRM, ACK: the round
- * @live: ACK: live
- * @domain: PROBE, CONFIRM: the domain
+ * @live: ACK: live; VIEW: the sender's last part
+ * @domain: PROBE, CONFIRM: the domain; VIEW: the entries'
  * @path: PROBE, CONFIRM: the path
  */
 struct xd_msg {

@@ -78,7 +78,29 @@ struct daemon {
 	unsigned long ev_lost;
 	const char *sock_path;
 	int sock_fd;
+	uint64_t view_seq;
 };
+
+/* A client's "locks": the answers of every member gathered over CPG */
+#define XD_VIEWS_MAX		8
+#define XD_VIEW_MS		3000
+
+struct view_req {
+	int fd;			/* the client; -1: free */
+	uint64_t id;
+	uint64_t deadline;
+	uint32_t answered[XD_MEMBERS_MAX];
+	unsigned int nanswered;
+	unsigned int nlocks;
+	char *buf;		/* the locks as JSON, so far */
+	size_t len;
+	FILE *f;
+};
+
+static struct view_req views[XD_VIEWS_MAX];
+
+static void view_answer(struct daemon *dm, const struct xd_msg *req);
+static void view_part(struct daemon *dm, const struct xd_msg *m);
 
 static struct daemon d;
 
@@ -561,9 +583,19 @@ static void update_state(struct daemon *dm)
 static void cpg_deliver(cpg_handle_t h, const struct cpg_name *group, uint32_t nodeid,
 			uint32_t pid, void *msg, size_t len)
 {
+	static struct xd_msg m;
+
 	(void)h;
 	(void)group;
 	(void)pid;
+	if (!xd_decode(&m, msg, len) && m.sender == nodeid &&
+	    (m.kind == XD_MSG_VIEW_REQ || m.kind == XD_MSG_VIEW)) {
+		if (m.kind == XD_MSG_VIEW_REQ)
+			view_answer(&d, &m);
+		else
+			view_part(&d, &m);
+		return;
+	}
 	if (xd_deliver(&d.xs, nodeid, msg, len))
 		xlog(2, "a message of node %u dropped (not of this version)", nodeid);
 }
@@ -642,6 +674,207 @@ static void close_cpg(struct daemon *dm)
 	/* out of the group: every pending round is aborted */
 	xd_confchg(&dm->xs, NULL, 0, NULL, 0);
 	update_state(dm);
+}
+
+/* --- the cluster's view: every node's locks over CPG ----------------------------- */
+
+struct view_send {
+	struct daemon *dm;
+	struct xd_msg *m;
+	int err;
+};
+
+static int view_flush(struct view_send *vs, bool last)
+{
+	static unsigned char buf[XD_MSG_MAX];
+	size_t len;
+	int ret;
+
+	vs->m->live = last;
+	len = xd_encode(vs->m, buf);
+	ret = c_send(vs->dm, buf, len);
+	if (ret < 0)
+		vs->err = ret;
+	vs->m->path.len = 0;
+	return ret;
+}
+
+/* One GET_LOCKS entry of this node into the VIEW being filled */
+static int view_entry(struct nlattr **tb, void *arg)
+{
+	struct view_send *vs = arg;
+	struct olc_nl_entry e;
+	struct xd_vertex *v;
+
+	if (!tb[ORDLOCK_A_ENTRY] || olc_nl_parse_entry(tb[ORDLOCK_A_ENTRY], &e))
+		return 0;
+	/* one domain per message */
+	if (vs->m->path.len &&
+	    (strcmp(vs->m->domain, e.domain) || vs->m->path.len == XD_PATH_MAX))
+		view_flush(vs, false);
+	snprintf(vs->m->domain, sizeof(vs->m->domain), "%s", e.domain);
+	v = &vs->m->path.v[vs->m->path.len++];
+	memset(v, 0, sizeof(*v));
+	v->node = vs->dm->node;
+	v->boot = vs->dm->boot;
+	v->owner = e.owner_id;
+	v->pid = e.pid;
+	memcpy(v->comm, e.comm, sizeof(v->comm));
+	v->comm[sizeof(v->comm) - 1] = 0;
+	v->key_rank = e.key.rank;
+	v->key_id = e.key.id;
+	v->mode = e.mode;
+	v->flags = e.role == ORDLOCK_ROLE_HOLDER ? XD_V_HOLDER :
+		   e.role == ORDLOCK_ROLE_CONVERTER ? XD_V_CONVERTER : 0;
+	if (OLC_NL_HAS(&e, ORDLOCK_E_CLUSTER_WAIT))
+		v->flags |= XD_V_CLUSTER_WAIT;
+	return 0;
+}
+
+/* A VIEW_REQ delivered: this node's locks, in parts, the last one flagged */
+static void view_answer(struct daemon *dm, const struct xd_msg *req)
+{
+	static struct xd_msg m;
+	struct view_send vs = { .dm = dm, .m = &m };
+
+	memset(&m, 0, offsetof(struct xd_msg, path));
+	m.kind = XD_MSG_VIEW;
+	m.sender = dm->node;
+	m.round_node = req->round_node;
+	m.round_seq = req->round_seq;
+	m.path.len = 0;
+	olc_nl_dump(dm->nl, ORDLOCK_CMD_GET_LOCKS, view_entry, &vs);
+	view_flush(&vs, true);
+}
+
+static void json_str(FILE *f, const char *s);
+static void json_vertex(FILE *f, const struct xd_vertex *v);
+
+static void view_finish(struct daemon *dm, struct view_req *r)
+{
+	unsigned int i, j;
+	FILE *out;
+
+	fclose(r->f);
+	out = fdopen(r->fd, "w");
+	if (out) {
+		bool complete = true;
+
+		fprintf(out, "{\"node\": %u, \"nodes\": [", dm->node);
+		for (i = 0; i < r->nanswered; i++)
+			fprintf(out, "%s%u", i ? ", " : "", r->answered[i]);
+		fprintf(out, "], \"missing\": [");
+		for (i = 0, j = 0; i < dm->xs.nmembers; i++) {
+			unsigned int k;
+
+			for (k = 0; k < r->nanswered && r->answered[k] != dm->xs.members[i]; k++)
+				;
+			if (k == r->nanswered) {
+				fprintf(out, "%s%u", j++ ? ", " : "", dm->xs.members[i]);
+				complete = false;
+			}
+		}
+		fprintf(out, "], \"complete\": %s, \"locks\": [%s]}\n",
+			complete ? "true" : "false", r->buf ? r->buf : "");
+		fclose(out);
+	} else {
+		close(r->fd);
+	}
+	free(r->buf);
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+}
+
+static bool view_all_answered(const struct daemon *dm, const struct view_req *r)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < dm->xs.nmembers; i++) {
+		for (k = 0; k < r->nanswered && r->answered[k] != dm->xs.members[i]; k++)
+			;
+		if (k == r->nanswered)
+			return false;
+	}
+	return true;
+}
+
+/* A VIEW delivered: the part of a request of this daemon's */
+static void view_part(struct daemon *dm, const struct xd_msg *m)
+{
+	struct view_req *r = NULL;
+	unsigned int i;
+
+	if (m->round_node != dm->node)
+		return;
+	for (i = 0; i < XD_VIEWS_MAX; i++)
+		if (views[i].fd >= 0 && views[i].id == m->round_seq)
+			r = &views[i];
+	if (!r)
+		return;
+	for (i = 0; i < m->path.len; i++) {
+		const struct xd_vertex *v = &m->path.v[i];
+
+		fputs(r->nlocks++ ? ",\n  " : "\n  ", r->f);
+		fprintf(r->f, "{\"domain\": ");
+		json_str(r->f, m->domain);
+		fprintf(r->f, ", \"role\": \"%s\", \"owner\": ",
+			v->flags & XD_V_HOLDER ? "holder" :
+			v->flags & XD_V_CONVERTER ? "converter" : "waiter");
+		json_vertex(r->f, v);
+		fputc('}', r->f);
+	}
+	if (m->live && r->nanswered < XD_MEMBERS_MAX)
+		r->answered[r->nanswered++] = m->sender;
+	fflush(r->f);
+	if (view_all_answered(dm, r))
+		view_finish(dm, r);
+}
+
+/* A client asked for the locks of every node */
+static void view_start(struct daemon *dm, int fd)
+{
+	unsigned char buf[XD_HDR_SIZE];
+	struct view_req *r = NULL;
+	struct xd_msg m;
+	unsigned int i;
+
+	for (i = 0; i < XD_VIEWS_MAX && !r; i++)
+		if (views[i].fd < 0)
+			r = &views[i];
+	if (!r || !dm->cpg_up) {
+		dprintf(fd, "{\"error\": \"%s\"}\n",
+			r ? "not in the CPG group" : "too many requests");
+		close(fd);
+		return;
+	}
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->id = ++dm->view_seq;
+	r->deadline = olc_nl_now_ms() + XD_VIEW_MS;
+	r->f = open_memstream(&r->buf, &r->len);
+	if (!r->f) {
+		close(fd);
+		r->fd = -1;
+		return;
+	}
+	memset(&m, 0, offsetof(struct xd_msg, path));
+	m.kind = XD_MSG_VIEW_REQ;
+	m.sender = dm->node;
+	m.round_node = dm->node;
+	m.round_seq = r->id;
+	m.path.len = 0;
+	if (c_send(dm, buf, xd_encode(&m, buf)) < 0)
+		view_finish(dm, r);
+}
+
+/* Requests past their deadline end with the answers so far */
+static void view_expire(struct daemon *dm, uint64_t now)
+{
+	unsigned int i;
+
+	for (i = 0; i < XD_VIEWS_MAX; i++)
+		if (views[i].fd >= 0 && now >= views[i].deadline)
+			view_finish(dm, &views[i]);
 }
 
 /* --- the state socket ------------------------------------------------------------ */
@@ -747,14 +980,23 @@ static int open_socket(struct daemon *dm)
 
 static void serve_socket(struct daemon *dm)
 {
-	struct timeval tv = { .tv_sec = 1 };
+	struct timeval tv = { .tv_sec = 1 }, rtv = { .tv_usec = 200000 };
 	int c;
 
 	while ((c = accept4(dm->sock_fd, NULL, NULL, SOCK_CLOEXEC)) >= 0) {
+		char cmd[32] = "";
+		ssize_t n;
 		FILE *f;
 
-		/* a reader that does not read holds the loop 1 s at most */
+		/* a reader that does not read (or write) holds the loop 1 s at most */
 		setsockopt(c, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		setsockopt(c, SOL_SOCKET, SO_RCVTIMEO, &rtv, sizeof(rtv));
+		/* "locks": every node's locks; anything else: the state */
+		n = recv(c, cmd, sizeof(cmd) - 1, 0);
+		if (n > 0 && !strncmp(cmd, "locks", 5)) {
+			view_start(dm, c);
+			continue;
+		}
 		f = fdopen(c, "w");
 		if (!f) {
 			close(c);
@@ -802,6 +1044,8 @@ int main(int argc, char **argv)
 	d.cpg_fd = -1;
 	d.sock_fd = -1;
 	d.sock_path = XD_SOCKET;
+	for (c = 0; c < XD_VIEWS_MAX; c++)
+		views[c].fd = -1;
 	while ((c = getopt_long(argc, argv, "d:s:vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -859,11 +1103,17 @@ int main(int argc, char **argv)
 		uint32_t next = xd_tick(&d.xs, now);
 		int n = 0, timeout;
 
+		view_expire(&d, now);
+
 		if (!d.cpg_up && now >= d.cpg_retry_at) {
 			if (open_cpg(&d) < 0)
 				d.cpg_retry_at = now + XD_RETRY_MS;
 		}
 		timeout = next == UINT32_MAX ? XD_RETRY_MS : (int)next;
+		/* the views' deadlines: checked every 100 ms while one waits */
+		for (c = 0; c < XD_VIEWS_MAX; c++)
+			if (views[c].fd >= 0 && timeout > 100)
+				timeout = 100;
 		if (!d.cpg_up && timeout > XD_RETRY_MS)
 			timeout = XD_RETRY_MS;
 		pfd[n].fd = olc_nl_fd(d.ev);

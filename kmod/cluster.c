@@ -10,15 +10,19 @@
  * they never move a request on themselves, the request code continues.
  */
 #include <linux/err.h>
+#include <linux/hrtimer.h>
 #include <linux/ktime.h>
+#include <linux/sched/signal.h>
 
 #include "backend.h"
 #include "cluster.h"
 #include "domain.h"
+#include "graph.h"
 #include "keys.h"
 #include "owner.h"
 #include "request.h"
 #include "resource.h"
+#include "xdetect.h"
 
 /* The fencing value of the key of @hold in the cluster; 0 without a lock */
 static u64 ordlock_cluster_value(struct ordlock_hold *hold)
@@ -98,6 +102,42 @@ static void ordlock_cluster_done(void *data)
 }
 
 /*
+ * In a domain with policy detect, a wait in the DLM can be chosen as the
+ * victim of a cycle across nodes: XD_FAIL (nl_xdetect.c) finds it through
+ * owner->xd_req (and wakes owner->xd_task, or the asynchronous request's
+ * notify hook), under ordlock_graph_lock. @on: the wait starts, else ends.
+ */
+static void ordlock_cluster_xd_arm(struct ordlock_request *req, bool on)
+{
+	struct ordlock_owner *owner = req->owner;
+
+	lockdep_assert_held(&owner->lock);
+	/* an upgrade's conversion waits in the backend alone */
+	if (on && (req->convert ||
+		   READ_ONCE(owner->domain->policy) != ORDLOCK_POLICY_DETECT))
+		return;
+	if (!on && !owner->xd_req)
+		return;
+	spin_lock(&ordlock_graph_lock);
+	owner->xd_req = on ? req : NULL;
+	owner->xd_task = on && !req->notify ? current : NULL;
+	spin_unlock(&ordlock_graph_lock);
+}
+
+/*
+ * The victim of a cycle across nodes, its wait in the DLM given up: its
+ * failure record gets the cycle (the failure is recorded already)
+ */
+static int ordlock_cluster_xd_victim(struct ordlock_owner *owner, int ret)
+{
+	lockdep_assert_held(&owner->lock);
+	spin_lock(&ordlock_graph_lock);
+	owner->failure.cycle_len = ordlock_xd_take_victim(owner);
+	spin_unlock(&ordlock_graph_lock);
+	return ret;
+}
+
+/*
  * The views: @hold, granted locally, waits for its lock (or conversion to
  * @mode) in the cluster from now on; the owner shows the wait as a local
  * one (owner->pending), the hold as waiting for the cluster
@@ -115,15 +155,28 @@ static void ordlock_cluster_wait_begin(struct ordlock_request *req,
 	/* the views read the flag, then the time (smp_rmb()) */
 	smp_wmb();
 	WRITE_ONCE(hold->cluster_wait, true);
+	/* a wait in the DLM is a new wait: a generation of its own */
+	ordlock_xd_wait_start(owner);
+	ordlock_cluster_xd_arm(req, true);
+	ordlock_xd_wait_announce(owner, true);
 }
 
-/* The wait of @hold in the cluster ended (granted, failed or given up) */
+/*
+ * The wait of @hold in the cluster ended with @ret (0: granted; else
+ * failed or given up); a grant takes the next generation
+ */
 static void ordlock_cluster_wait_end(struct ordlock_request *req,
-				     struct ordlock_hold *hold)
+				     struct ordlock_hold *hold, int ret)
 {
-	lockdep_assert_held(&req->owner->lock);
+	struct ordlock_owner *owner = req->owner;
+
+	lockdep_assert_held(&owner->lock);
+	if (!ret)
+		WRITE_ONCE(*ordlock_hold_xd_gen(hold), ordlock_xd_next_gen());
+	ordlock_cluster_xd_arm(req, false);
+	ordlock_xd_wait_end(owner, ordlock_xd_wait_clear(owner), ret, true);
 	WRITE_ONCE(hold->cluster_wait, false);
-	WRITE_ONCE(req->owner->pending.mode, 0);
+	WRITE_ONCE(owner->pending.mode, 0);
 }
 
 /*
@@ -139,6 +192,78 @@ static int ordlock_cluster_would_wait(struct ordlock_request *req)
 	*ordlock_hold_blkp(hold) = NULL;
 	ordlock_res_drop_hold(hold);
 	return ORDLOCK_TAKE_WOULD_WAIT;
+}
+
+/**
+ * struct ordlock_cluster_sync - a wait in the calling task for an
+ *	asynchronous lock of the backend
+ * @task: the task
+ * @done: the backend's done hook ran
+ */
+struct ordlock_cluster_sync {
+	struct task_struct *task;
+	bool done;
+};
+
+/* The backend's done hook of ordlock_cluster_lock_detect(): atomic context */
+static void ordlock_cluster_sync_done(void *data)
+{
+	struct ordlock_cluster_sync *s = data;
+
+	WRITE_ONCE(s->done, true);
+	wake_up_process(s->task);
+}
+
+/*
+ * The cluster's lock of key req->next in the calling task, in a domain with
+ * policy detect: as the backend's @lock, but also given up when XD_FAIL
+ * chooses the wait as a victim (-EDEADLK), which the backend's own wait
+ * does not see. The owner's lock is dropped meanwhile. Return: as the
+ * backend's @lock.
+ */
+static int ordlock_cluster_lock_detect(struct ordlock_request *req,
+				       struct ordlock_backend *backend,
+				       u32 flags, ktime_t deadline)
+{
+	const struct ordlock_rkey *key = &req->keys[req->next];
+	struct ordlock_owner *owner = req->owner;
+	struct ordlock_backend_lock **blkp = ordlock_hold_blkp(req->cur);
+	struct ordlock_cluster_sync s = { .task = current };
+	int ret;
+
+	ret = backend->ops->lock_async(READ_ONCE(owner->domain->space), key->rank,
+				       key->id, key->mode == ORDLOCK_MODE_EXCLUSIVE,
+				       flags, ordlock_cluster_sync_done, &s, blkp);
+	if (ret)
+		return ret;
+	mutex_unlock(&owner->lock);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (READ_ONCE(s.done))
+			break;
+		if (ordlock_xd_victim(owner)) {
+			ret = -EDEADLK;
+			break;
+		}
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (ktime_compare(ktime_get(), deadline) >= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
+					 HRTIMER_MODE_ABS);
+	}
+	__set_current_state(TASK_RUNNING);
+	mutex_lock(&owner->lock);
+	if (!ret)
+		return backend->ops->lock_result(*blkp);
+	/* given up: the pending lock is cancelled (a grant meanwhile let go) */
+	backend->ops->unlock(*blkp);
+	*blkp = NULL;
+	return ret;
 }
 
 /*
@@ -192,12 +317,21 @@ int ordlock_take_cluster(struct ordlock_request *req)
 		return -EINPROGRESS;
 	}
 	ordlock_cluster_wait_begin(req, hold, key->mode);
-	mutex_unlock(&owner->lock);
-	ret = backend->ops->lock(READ_ONCE(domain->space), key->rank, key->id,
-				 key->mode == ORDLOCK_MODE_EXCLUSIVE, flags,
-				 deadline, ordlock_hold_blkp(hold));
-	mutex_lock(&owner->lock);
-	ordlock_cluster_wait_end(req, hold);
+	if (owner->xd_req) {
+		/* policy detect: XD_FAIL may end the wait */
+		ret = ordlock_cluster_lock_detect(req, backend, flags, deadline);
+	} else {
+		mutex_unlock(&owner->lock);
+		ret = backend->ops->lock(READ_ONCE(domain->space), key->rank,
+					 key->id, key->mode == ORDLOCK_MODE_EXCLUSIVE,
+					 flags, deadline, ordlock_hold_blkp(hold));
+		mutex_lock(&owner->lock);
+	}
+	if (ret == -EDEADLK && ordlock_xd_victim(owner)) {
+		ordlock_cluster_wait_end(req, hold, ret);
+		return ordlock_cluster_xd_victim(owner, ordlock_cluster_failed(req, ret));
+	}
+	ordlock_cluster_wait_end(req, hold, ret);
 	if (!ret)
 		return 0;
 	if (ret == -EAGAIN && req->next < req->try_upto)
@@ -306,7 +440,7 @@ int ordlock_convert_cluster(struct ordlock_request *req,
 				    flags, deadline);
 	mutex_lock(&owner->lock);
 	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
-		ordlock_cluster_wait_end(req, hold);
+		ordlock_cluster_wait_end(req, hold, ret);
 	if (!ret)
 		return 0;
 	/* Two nodes upgrading the key at once: the DLM refused this one */
@@ -345,7 +479,7 @@ static int ordlock_cluster_convert_poll(struct ordlock_request *req)
 		ret = -ETIMEDOUT;
 	}
 	req->cluster_wait = false;
-	ordlock_cluster_wait_end(req, req->hold);
+	ordlock_cluster_wait_end(req, req->hold, ret);
 	if (ret)
 		return ordlock_cluster_fail(req, ret, ORDLOCK_REASON_UPGRADE,
 					    &req->keys[0]);
@@ -367,6 +501,7 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 {
 	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
 	struct ordlock_hold *hold = req->cur;
+	bool victim = false;
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
@@ -374,13 +509,18 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 		return ordlock_cluster_convert_poll(req);
 	ret = backend->ops->lock_result(*ordlock_hold_blkp(hold));
 	if (ret == -EINPROGRESS) {
-		if (ktime_before(ktime_get(), req->cluster_deadline))
+		/* chosen by XD_FAIL (which woke the request), or too late */
+		victim = ordlock_xd_victim(req->owner);
+		if (!victim && ktime_before(ktime_get(), req->cluster_deadline))
 			return ret;
 		backend->ops->unlock(*ordlock_hold_blkp(hold));
-		ret = -ETIMEDOUT;
+		ret = victim ? -EDEADLK : -ETIMEDOUT;
 	}
 	req->cluster_wait = false;
-	ordlock_cluster_wait_end(req, hold);
+	ordlock_cluster_wait_end(req, hold, ret);
+	if (victim)
+		return ordlock_cluster_xd_victim(req->owner,
+						 ordlock_cluster_failed(req, ret));
 	/* A key only tried (REORDER): as ordlock_take_cluster() */
 	if (ret == -EAGAIN && req->next < req->try_upto)
 		return ordlock_cluster_would_wait(req);
@@ -419,7 +559,8 @@ void ordlock_cluster_cancel(struct ordlock_request *req)
 	if (req->convert)
 		ordlock_cluster_abandon(req);
 	req->cluster_wait = false;
-	ordlock_cluster_wait_end(req, req->convert ? req->hold : req->cur);
+	ordlock_cluster_wait_end(req, req->convert ? req->hold : req->cur,
+				 -ECANCELED);
 }
 
 /*
@@ -434,6 +575,7 @@ void ordlock_cluster_unlock(struct ordlock_hold *hold)
 	/* Constant while the owner is in the domain (domain.h) */
 	READ_ONCE(hold->owner->domain->backend)->ops->unlock(*ordlock_hold_blkp(hold));
 	*ordlock_hold_blkp(hold) = NULL;
+	WRITE_ONCE(*ordlock_hold_xd_gen(hold), 0);
 }
 
 /* Why a cluster join failed (extack, kernel log) */

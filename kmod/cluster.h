@@ -27,6 +27,9 @@ struct ordlock_rkey;
  * @blk: the key's lock in the cluster (backend.h), taken after the local
  *	grant and released with the hold (ordlock_res_drop_hold()); NULL
  *	while there is none; under owner->lock
+ * @xd_gen: the generation of the grant of @blk (xdetect.c), 0 while there
+ *	is none; written under owner->lock, read with READ_ONCE() under the
+ *	resource's bucket lock (XD_CHECK)
  *
  * The owners of a cluster domain, and only they, have these: the holds of
  * a local domain stay small.
@@ -34,6 +37,7 @@ struct ordlock_rkey;
 struct ordlock_cluster_hold {
 	struct ordlock_hold hold;
 	struct ordlock_backend_lock *blk;
+	u64 xd_gen;
 };
 
 /*
@@ -43,6 +47,12 @@ struct ordlock_cluster_hold {
 static inline struct ordlock_backend_lock **ordlock_hold_blkp(struct ordlock_hold *hold)
 {
 	return &container_of(hold, struct ordlock_cluster_hold, hold)->blk;
+}
+
+/* ordlock_hold_xd_gen() - where the generation of @hold's cluster grant is */
+static inline u64 *ordlock_hold_xd_gen(struct ordlock_hold *hold)
+{
+	return &container_of(hold, struct ordlock_cluster_hold, hold)->xd_gen;
 }
 
 /* ordlock_hold_blk() - the cluster lock of @hold, or NULL (hold->owner set) */

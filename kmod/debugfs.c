@@ -316,6 +316,9 @@ static const char * const ordlock_stat_names[ORDLOCK_STAT_NR] = {
 	[ORDLOCK_STAT_LIMITS] = "limits",
 	[ORDLOCK_STAT_RELEASES] = "releases",
 	[ORDLOCK_STAT_REVOCATIONS] = "revocations",
+	[ORDLOCK_STAT_XD_ROUNDS] = "xd_rounds",
+	[ORDLOCK_STAT_XD_VICTIMS] = "xd_victims",
+	[ORDLOCK_STAT_XD_STALE] = "xd_stale",
 };
 
 static void ordlock_seq_gauge(struct seq_file *m, const char *name,

@@ -215,18 +215,7 @@ static bool ordlock_domain_in_use(struct ordlock_domain *domain)
 	return kref_read(&domain->ref) > 1 + domain->pinned;
 }
 
-/* The policy @domain has after @set */
-static u32 ordlock_domain_new_policy(struct ordlock_domain *domain,
-				     const struct ordlock_domain_settings *set)
-{
-	if (set->flags & ORDLOCK_DOMAIN_SET_POLICY)
-		return set->policy;
-	return READ_ONCE(domain->policy);
-}
-
 /* Why a cluster change was refused (extack, kernel log) */
-static const char ordlock_why_detect[] =
-	"detect is not available in a cluster domain: the DLM sees no cycles across resources";
 static const char ordlock_why_owners[] =
 	"the domain has owners (holders, waiters or idle ones): change it when nobody is in it";
 static const char ordlock_why_forced[] =
@@ -243,10 +232,6 @@ static int ordlock_domain_cluster_check(struct ordlock_domain *domain,
 		       !!domain->backend;
 
 	lockdep_assert_held(&ordlock_domains_lock);
-	if (cluster && ordlock_domain_new_policy(domain, set) == ORDLOCK_POLICY_DETECT) {
-		set->why = ordlock_why_detect;
-		return -EOPNOTSUPP;
-	}
 	if (!(set->flags & ORDLOCK_DOMAIN_SET_CLUSTER) || cluster == !!domain->backend)
 		return 0;
 	if (domain == ordlock_default_domain) {
@@ -341,7 +326,7 @@ static int ordlock_domain_join(struct ordlock_domain *domain,
  *
  * Return: 0, -EINVAL for an unknown policy, a cluster setting other than 0
  * or 1 or the default domain made a cluster domain, -EEXIST when a rank or
- * a name appears twice in @names, -EOPNOTSUPP for policy detect in a
+ * a name appears twice in @names, -EOPNOTSUPP for the fast path in a
  * cluster domain, -EBUSY for a cluster change of a domain with owners,
  * -ENOPKG (no backend), -ENOTCONN (no cluster) or -EIO (the join failed),
  * -ENOSPC, -EDQUOT or -ENOMEM; or, turning the cluster setting off, the

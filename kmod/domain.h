@@ -35,6 +35,10 @@ struct ordlock_user;
  * @ORDLOCK_STAT_LIMITS: requests refused by a limit
  * @ORDLOCK_STAT_RELEASES: keys released
  * @ORDLOCK_STAT_REVOCATIONS: leases revoked
+ * @ORDLOCK_STAT_XD_ROUNDS: XD_CHECK queries (nl_xdetect.c)
+ * @ORDLOCK_STAT_XD_VICTIMS: waits failed by XD_FAIL
+ * @ORDLOCK_STAT_XD_STALE: XD_CHECK answers "not live" and XD_FAILs refused
+ *	as stale
  * @ORDLOCK_STAT_NR: number of counters
  */
 enum ordlock_stat {
@@ -50,6 +54,9 @@ enum ordlock_stat {
 	ORDLOCK_STAT_LIMITS,
 	ORDLOCK_STAT_RELEASES,
 	ORDLOCK_STAT_REVOCATIONS,
+	ORDLOCK_STAT_XD_ROUNDS,
+	ORDLOCK_STAT_XD_VICTIMS,
+	ORDLOCK_STAT_XD_STALE,
 	ORDLOCK_STAT_NR,
 };
 

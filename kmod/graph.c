@@ -41,7 +41,6 @@
  * the walk does not pass through it.
  */
 #include <linux/hash.h>
-#include <linux/slab.h>
 
 #include "domain.h"
 #include "graph.h"
@@ -370,19 +369,8 @@ static unsigned int ordlock_graph_record(struct ordlock_owner *start,
 
 	for (cur = start->walk_parent; cur != start; cur = cur->walk_parent)
 		len++;
-	/*
-	 * Deadlocks are rare: the victim's record is allocated when one is
-	 * found, not by every owner that waits. Without memory, the cycle is
-	 * still broken, only not recorded.
-	 */
-	if (!start->cycle) {
-		start->cycle = kzalloc(ORDLOCK_CYCLE_MAX * sizeof(*start->cycle) +
-				       (ORDLOCK_CYCLE_MAX + 1) * ORDLOCK_DOMAIN_NAME_MAX,
-				       GFP_ATOMIC | __GFP_NOWARN);
-		if (start->cycle)
-			start->cycle_domain = (void *)(start->cycle + ORDLOCK_CYCLE_MAX);
-	}
-	if (start->cycle)
+	/* Without memory, the cycle is still broken, only not recorded */
+	if (ordlock_owner_cycle_alloc(start))
 		strscpy(start->cycle_domain[ORDLOCK_CYCLE_MAX], start->domain->name,
 			ORDLOCK_DOMAIN_NAME_MAX);
 	/* Parents lead backwards: from the last step down to the victim */

@@ -19,6 +19,7 @@
  *	    ordlock_domains_lock	mutex, domain.c
  *	    ordlock_users_lock		mutex, user.c
  *	    ordlock_event_chain		rwsem of a notifier chain, events.c
+ *	    ordlock_xd_chain		rwsem of a notifier chain, xdetect.c
  *	    owner->domain_seq		seqcount of owner->lock, write side
  *	    ordlock_graph_lock		spinlock, graph.c
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
@@ -37,6 +38,7 @@
  *	order->lock
  *	  ordlock_users_lock
  *	ordlock_backends_lock		mutex, backend.c; alone
+ *	ordlock_nl_xd_lock		mutex, nl_xdetect.c; alone
  *
  * ordlock_nl_lock (the hash of netlink owners) is outermost: a socket's
  * owner is created under it (taking ordlock_users_lock, ordlock_owners_lock
@@ -147,6 +149,13 @@
  * the netlink owner's work item. The unlock that detaches it takes that
  * spinlock (with bottom halves off) under owner->lock.
  *
+ * ordlock_nl_xd_lock (the registered ordlock-xdetectd) is taken alone, by
+ * its commands, DOMAIN_GET and the netlink notifier. The wait events of
+ * detection across nodes (ordlock_xd_chain) are sent under owner->lock,
+ * with no spinlock held, like the other events. XD_CHECK and XD_FAIL take
+ * ordlock_owners_lock, then ordlock_graph_lock and a bucket lock under it,
+ * as the views do (nl_xdetect.c).
+ *
  * Not locks of this module, and leaves wherever they appear: the internal
  * locks of per-CPU counters, rate limits, workqueues, hrtimers, wait
  * queues, signal delivery and netlink. No lock is taken in interrupt
@@ -176,11 +185,13 @@
 #include "owner.h"
 #include "table.h"
 #include "user.h"
+#include "xdetect.h"
 
 static int __init ordlock_init(void)
 {
 	int ret;
 
+	ordlock_xd_init();
 	ret = ordlock_table_init();
 	if (ret)
 		return ret;

@@ -7,7 +7,8 @@
  * multicast group) and registers it. The commands live by concern:
  * nl_lock.c (netlink owners and their lock requests), nl_dump.c (the
  * dumps), nl_domain.c (domain administration), nl_event.c (events turned
- * into multicast messages); nl_msg.c has the helpers they share.
+ * into multicast messages), nl_xdetect.c (ordlock-xdetectd's commands and
+ * the "xdetect" group); nl_msg.c has the helpers they share.
  *
  * Each command's policy is built at init from the list of the attributes
  * it takes (struct ordlock_nl_take, in the file of the command): every
@@ -29,6 +30,13 @@ static const struct genl_multicast_group ordlock_nl_mcgrps[] = {
 		.name = ORDLOCK_GENL_MCGRP_EVENTS,
 #ifdef GENL_MCAST_CAP_NET_ADMIN
 		/* Events name any user's owners and keys: an admin view */
+		.flags = GENL_MCAST_CAP_NET_ADMIN,
+#endif
+	},
+	[ORDLOCK_NL_MCGRP_XDETECT] = {
+		.name = ORDLOCK_GENL_MCGRP_XDETECT,
+#ifdef GENL_MCAST_CAP_NET_ADMIN
+		/* every wait of the cluster domains with detect: the daemon's */
 		.flags = GENL_MCAST_CAP_NET_ADMIN,
 #endif
 	},
@@ -79,6 +87,9 @@ static struct nla_policy ordlock_nl_domain_set_policy[ORDLOCK_A_MAX + 1] __ro_af
 static struct nla_policy ordlock_nl_renew_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 static struct nla_policy ordlock_nl_token_check_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 static struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_xd_hello_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_xd_check_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_xd_fail_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 
 /* @dump: the policy of dumps, which ordlock_nl_pre_doit() does not see */
 static const struct {
@@ -95,6 +106,9 @@ static const struct {
 	{ ordlock_nl_renew_policy, ordlock_nl_renew_takes },
 	{ ordlock_nl_token_check_policy, ordlock_nl_token_check_takes },
 	{ ordlock_nl_label_policy, ordlock_nl_label_takes },
+	{ ordlock_nl_xd_hello_policy, ordlock_nl_xd_hello_takes },
+	{ ordlock_nl_xd_check_policy, ordlock_nl_xd_check_takes },
+	{ ordlock_nl_xd_fail_policy, ordlock_nl_xd_fail_takes },
 };
 
 /* Whether the family's attribute @attr is a nest (in requests or replies) */
@@ -108,6 +122,7 @@ static bool ordlock_nl_attr_is_nest(unsigned int attr)
 	case ORDLOCK_A_ENTRY:
 	case ORDLOCK_A_RANK_NAMES:
 	case ORDLOCK_A_STATS:
+	case ORDLOCK_A_XD_PATH:
 		return true;
 	default:
 		return false;
@@ -243,6 +258,27 @@ static const struct genl_ops ordlock_nl_ops[] = {
 		.policy = ordlock_nl_label_policy,
 		.maxattr = ORDLOCK_A_MAX,
 	},
+	{
+		.cmd = ORDLOCK_CMD_XD_HELLO,
+		.doit = ordlock_nl_xd_hello_doit,
+		.flags = GENL_ADMIN_PERM,
+		.policy = ordlock_nl_xd_hello_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
+	{
+		.cmd = ORDLOCK_CMD_XD_CHECK,
+		.doit = ordlock_nl_xd_check_doit,
+		.flags = GENL_ADMIN_PERM,
+		.policy = ordlock_nl_xd_check_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
+	{
+		.cmd = ORDLOCK_CMD_XD_FAIL,
+		.doit = ordlock_nl_xd_fail_doit,
+		.flags = GENL_ADMIN_PERM,
+		.policy = ordlock_nl_xd_fail_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
 };
 
 struct genl_family ordlock_genl_family __ro_after_init = {
@@ -277,8 +313,13 @@ int ordlock_nl_init(void)
 	ret = ordlock_nl_event_init();
 	if (ret)
 		goto err_family;
+	ret = ordlock_nl_xd_init();
+	if (ret)
+		goto err_event;
 	return 0;
 
+err_event:
+	ordlock_nl_event_exit();
 err_family:
 	genl_unregister_family(&ordlock_genl_family);
 err_owners:
@@ -288,6 +329,7 @@ err_owners:
 
 void ordlock_nl_exit(void)
 {
+	ordlock_nl_xd_exit();
 	ordlock_nl_event_exit();
 	genl_unregister_family(&ordlock_genl_family);
 	ordlock_nl_owners_exit();

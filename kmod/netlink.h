@@ -18,6 +18,7 @@ extern struct genl_family ordlock_genl_family;
 
 enum {
 	ORDLOCK_NL_MCGRP_EVENTS,
+	ORDLOCK_NL_MCGRP_XDETECT,
 };
 
 int ordlock_nl_init(void);
@@ -112,5 +113,16 @@ int ordlock_nl_domain_set_doit(struct sk_buff *skb, struct genl_info *info);
 /* nl_event.c */
 int ordlock_nl_event_init(void);
 void ordlock_nl_event_exit(void);
+
+/* nl_xdetect.c */
+extern const struct ordlock_nl_take ordlock_nl_xd_hello_takes[];
+extern const struct ordlock_nl_take ordlock_nl_xd_check_takes[];
+extern const struct ordlock_nl_take ordlock_nl_xd_fail_takes[];
+int ordlock_nl_xd_hello_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_xd_check_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_xd_fail_doit(struct sk_buff *skb, struct genl_info *info);
+int ordlock_nl_xd_put_state(struct sk_buff *msg);
+int ordlock_nl_xd_init(void);
+void ordlock_nl_xd_exit(void);
 
 #endif /* _ORDLOCK_NETLINK_H */

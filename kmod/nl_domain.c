@@ -148,7 +148,8 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 	    nla_put_u32(msg, ORDLOCK_A_STRICT, READ_ONCE(domain->strict)) ||
 	    nla_put_u32(msg, ORDLOCK_A_MAX_HOLD_MS, READ_ONCE(domain->max_hold_ms)) ||
 	    nla_put_u32(msg, ORDLOCK_A_CLUSTER, !!READ_ONCE(domain->backend)) ||
-	    ordlock_nl_put_fastpath(msg, domain))
+	    ordlock_nl_put_fastpath(msg, domain) ||
+	    (READ_ONCE(domain->backend) && ordlock_nl_xd_put_state(msg)))
 		goto err;
 	if (stats) {
 		static const u8 map[ORDLOCK_STAT_NR] = {
@@ -164,6 +165,9 @@ static int ordlock_nl_domain_reply(struct genl_info *info,
 			[ORDLOCK_STAT_LIMITS] = ORDLOCK_S_LIMITS,
 			[ORDLOCK_STAT_RELEASES] = ORDLOCK_S_RELEASES,
 			[ORDLOCK_STAT_REVOCATIONS] = ORDLOCK_S_REVOCATIONS,
+			[ORDLOCK_STAT_XD_ROUNDS] = ORDLOCK_S_XD_ROUNDS,
+			[ORDLOCK_STAT_XD_VICTIMS] = ORDLOCK_S_XD_VICTIMS,
+			[ORDLOCK_STAT_XD_STALE] = ORDLOCK_S_XD_STALE,
 		};
 		unsigned int i;
 

@@ -16,6 +16,7 @@
 #include "request.h"
 #include "resource.h"
 #include "user.h"
+#include "xdetect.h"
 
 /* Keep at most this many spare holds per owner */
 #define ORDLOCK_OWNER_SPARE_MAX 64
@@ -185,6 +186,7 @@ void ordlock_owner_destroy(struct ordlock_owner *owner)
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_OWNERS, 1);
 	ordlock_user_put(owner->user);
 	kfree(owner->cycle);
+	kfree(owner->xd);
 	atomic_dec(&ordlock_nowners);
 	/*
 	 * Last: the module may go once the reference is dropped.  Its exit
@@ -452,6 +454,34 @@ void ordlock_owner_drop_hold(struct ordlock_owner *owner,
 	ordlock_order_held_dropped(&owner->order_cache, hold);
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_KEYS, 1);
 	ordlock_stat_inc(owner->domain, ORDLOCK_STAT_RELEASES);
+}
+
+/**
+ * ordlock_owner_cycle_alloc() - make room for a deadlock's cycle in
+ *	@owner's failure record (owner->cycle and owner->cycle_domain)
+ * @owner: the victim; under ordlock_graph_lock (or its own lock)
+ *
+ * Deadlocks are rare: the victim's record is allocated when one is found,
+ * not by every owner that waits. The record's node ids (a cycle across
+ * nodes, xdetect.c) are forgotten: the caller sets them for a cycle that
+ * has some.
+ *
+ * Return: whether there is room (without memory, the cycle is still
+ * broken, only not recorded).
+ */
+bool ordlock_owner_cycle_alloc(struct ordlock_owner *owner)
+{
+	if (owner->xd)
+		owner->xd->rec_n = 0;
+	if (owner->cycle)
+		return true;
+	owner->cycle = kzalloc(ORDLOCK_CYCLE_MAX * sizeof(*owner->cycle) +
+			       (ORDLOCK_CYCLE_MAX + 1) * ORDLOCK_DOMAIN_NAME_MAX,
+			       GFP_ATOMIC | __GFP_NOWARN);
+	if (!owner->cycle)
+		return false;
+	owner->cycle_domain = (void *)(owner->cycle + ORDLOCK_CYCLE_MAX);
+	return true;
 }
 
 /**

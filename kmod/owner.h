@@ -25,7 +25,9 @@
 struct ordlock_backend_lock;
 struct ordlock_fast_owner;
 struct ordlock_domain;
+struct ordlock_request;
 struct ordlock_user;
+struct ordlock_xd_cycle;
 
 /**
  * struct ordlock_owner - a holder of locks
@@ -103,6 +105,18 @@ struct ordlock_user;
  *	under @lock except where lease.h says
  * @fast: the owner's fast-path state (fast_dev.c), NULL until its first
  *	pin; set once under @lock, read by mmap() with smp_load_acquire()
+ * @xd_gen: the generation of the owner's current wait in a cluster domain,
+ *	0 when none (xdetect.c says under which locks)
+ * @xd_since: when that wait started, CLOCK_REALTIME ns; under @lock
+ * @xd_victim: the generation of the wait XD_FAIL chose as a victim; under
+ *	ordlock_graph_lock and the bucket lock of the key it waits for
+ * @xd: the cycle across nodes of its last XD_FAIL (xdetect.h), NULL until
+ *	the first; set once under ordlock_graph_lock
+ * @xd_req: the request whose wait in the DLM XD_FAIL may end (a domain
+ *	with policy detect, cluster.c), NULL when none; under @lock and
+ *	ordlock_graph_lock
+ * @xd_task: the task that waits for it, NULL for an asynchronous request
+ *	(woken through its notify hook); like @xd_req
  */
 /**
  * struct ordlock_restart - an ioctl wait that a signal interrupted, which
@@ -165,6 +179,12 @@ struct ordlock_owner {
 	struct ordlock_order_cache order_cache;
 	struct ordlock_lease lease;
 	struct ordlock_fast_owner *fast;
+	u64 xd_gen;
+	u64 xd_since;
+	u64 xd_victim;
+	struct ordlock_xd_cycle *xd;
+	struct ordlock_request *xd_req;
+	struct task_struct *xd_task;
 };
 
 /*
@@ -239,6 +259,7 @@ struct list_head *ordlock_owner_lock_list(void);
 void ordlock_owner_unlock_list(void);
 void ordlock_owner_touch(struct ordlock_owner *owner);
 
+bool ordlock_owner_cycle_alloc(struct ordlock_owner *owner);
 int ordlock_owner_fail(struct ordlock_owner *owner, u32 reason, int err,
 		       const struct ordlock_rkey *key);
 

@@ -41,6 +41,7 @@
 #include "table.h"
 #include "user.h"
 #include "wait.h"
+#include "xdetect.h"
 
 /* Give back what req->credit still reserves of the resources in use */
 static void ordlock_request_unreserve(struct ordlock_request *req)
@@ -545,6 +546,9 @@ int ordlock_request_poll(struct ordlock_request *req)
 	else if (req->owner->lease.revoked)
 		/* Revoked while it waited (lease.c woke it): it fails */
 		ret = ordlock_wait_end(req, -EKEYEXPIRED);
+	else if (ordlock_xd_victim(req->owner))
+		/* The victim of a cycle across nodes (XD_FAIL woke it) */
+		ret = ordlock_wait_end(req, -EDEADLK);
 	else if (ktime_compare(now, req->deadline) >= 0)
 		ret = ordlock_wait_end(req, -ETIMEDOUT);
 	else if (req->check_at && ktime_compare(now, req->check_at) >= 0)

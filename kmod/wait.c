@@ -29,6 +29,7 @@
 #include "resource.h"
 #include "user.h"
 #include "wait.h"
+#include "xdetect.h"
 
 /*
  * The first waiter of a key spins on its CPU for a while before it sleeps
@@ -71,8 +72,9 @@ static bool ordlock_spin(struct ordlock_owner *owner, struct ordlock_waiter *w,
  * itself, unless a request that came meanwhile took it first; the first
  * waiter spins a while before each sleep (ordlock_spin()).
  *
- * Return: 0 when granted, -EKEYEXPIRED, -EINTR, -ETIMEDOUT, or 1 when it
- * is time to look for a cycle.
+ * Return: 0 when granted, -EKEYEXPIRED, -EINTR, -ETIMEDOUT, -EDEADLK (the
+ * victim of a cycle across nodes: XD_FAIL, xdetect.c), or 1 when it is
+ * time to look for a cycle.
  */
 static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 			 ktime_t deadline, ktime_t check_at)
@@ -93,6 +95,10 @@ static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 		}
 		if (READ_ONCE(owner->lease.revoked)) {
 			ret = -EKEYEXPIRED;
+			break;
+		}
+		if (unlikely(ordlock_xd_victim(owner))) {
+			ret = -EDEADLK;
 			break;
 		}
 		if (signal_pending(current)) {
@@ -165,9 +171,14 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 	struct ordlock_waiter *w = &req->w;
 	struct ordlock_resource *res = w->hold->res;
 	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
+	u64 gen;
 
 	lockdep_assert_held(&ordlock_graph_lock);
 	ordlock_graph_leave(owner);
+	/* A victim of a cycle across nodes: its record, before it is cleared */
+	if (ret == -EDEADLK && !req->cycle_len && ordlock_xd_victim(owner))
+		req->cycle_len = ordlock_xd_take_victim(owner);
+	gen = ordlock_xd_wait_clear(owner);
 	spin_lock(&bucket->lock);
 	if (w->granted) {
 		ret = 0;
@@ -185,6 +196,7 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 	spin_unlock(&bucket->lock);
 	spin_unlock(&ordlock_graph_lock);
 
+	ordlock_xd_wait_end(owner, gen, ret, false);
 	WRITE_ONCE(owner->pending.mode, 0);
 	ordlock_gauge_dec(&domain->waiters);
 	ordlock_user_uncharge(owner->user, ORDLOCK_USER_WAITERS, 1);
@@ -250,8 +262,10 @@ int ordlock_wait_begin(struct ordlock_request *req)
 				return __ordlock_wait_end(req, -EDEADLK);
 		}
 	}
+	ordlock_xd_wait_start(owner);
 	ordlock_graph_join(owner, w);
 	spin_unlock(&ordlock_graph_lock);
+	ordlock_xd_wait_announce(owner, false);
 	return 1;
 }
 

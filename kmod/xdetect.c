@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Detection across nodes, the core's half (docs/cluster.md, "Deadlocks
+ * across nodes"; nl_xdetect.c is the daemon's interface).
+ *
+ * Generations: every wait of an owner of a cluster domain (a request's
+ * wait for one key on this node, or for its lock in the DLM) and every
+ * grant of a key in the DLM take the next value of one 64-bit counter of
+ * this load of the module, which never repeats: a wait with a given
+ * generation is one interval of time. The boot id, random at load, tells
+ * this load's generations from another's. Owners of local domains take
+ * none (their waits concern no other node).
+ *
+ * owner->xd_gen is the generation of the owner's current wait (0 when it
+ * does not wait): written under owner->lock, and for a wait on this node
+ * also under ordlock_graph_lock (set before it joins the graph, cleared
+ * when it leaves), so that XD_FAIL, which holds ordlock_graph_lock, sees
+ * a wait in the graph with its generation. Readers that hold neither
+ * (XD_CHECK for a wait in the DLM) read it with READ_ONCE(): a generation
+ * that matches is the same wait, whenever it is read.
+ *
+ * A victim: XD_FAIL sets owner->xd_victim to the wait's generation and
+ * stages the cycle (owner->xd), under ordlock_graph_lock and the bucket
+ * lock of the key waited for, then wakes the wait; the wait ends with
+ * EDEADLK (wait.c: ordlock_sleep() and ordlock_request_poll() test
+ * ordlock_xd_victim()) and copies the cycle into its failure record
+ * (ordlock_xd_take_victim()) under ordlock_graph_lock.
+ */
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+
+#include "domain.h"
+#include "owner.h"
+#include "xdetect.h"
+
+/* The module's boot id: random, drawn at load (ordlock_xd_init()) */
+u64 ordlock_xd_boot __ro_after_init;
+/* The generations: atomic, under no lock */
+atomic64_t ordlock_xd_gens = ATOMIC64_INIT(0);
+/*
+ * A daemon is registered (nl_xdetect.c): wait events are sent. Written by
+ * ordlock_xd_set_listening(), read with READ_ONCE(): an event that races
+ * a registration may be sent or not, and a daemon that registers walks
+ * the current waits (XD_WALK) instead of relying on their events.
+ */
+bool ordlock_xd_listening;
+
+/* The subscribers of the wait events: nl_xdetect.c */
+static BLOCKING_NOTIFIER_HEAD(ordlock_xd_chain);
+
+void __init ordlock_xd_init(void)
+{
+	/* never 0: the attribute's absence means "no boot id" */
+	do {
+		ordlock_xd_boot = get_random_u64();
+	} while (!ordlock_xd_boot);
+}
+
+/**
+ * ordlock_xd_subscribe() - hear of every wait event from now on
+ * @nb: its notifier_call gets the enum ordlock_xd_kind and a struct
+ *	ordlock_xd_event; called in process context, under the owner's lock
+ *
+ * Return: 0, or -EEXIST.
+ */
+int ordlock_xd_subscribe(struct notifier_block *nb)
+{
+	return blocking_notifier_chain_register(&ordlock_xd_chain, nb);
+}
+
+/* ordlock_xd_unsubscribe() - no more events; none is in progress after */
+void ordlock_xd_unsubscribe(struct notifier_block *nb)
+{
+	blocking_notifier_chain_unregister(&ordlock_xd_chain, nb);
+}
+
+/* ordlock_xd_set_listening() - a daemon registered (@on) or went away */
+void ordlock_xd_set_listening(bool on)
+{
+	WRITE_ONCE(ordlock_xd_listening, on);
+}
+
+/* Whether the waits of @owner are told: a cluster domain with detect */
+static bool ordlock_xd_told(struct ordlock_owner *owner)
+{
+	return READ_ONCE(ordlock_xd_listening) && owner->cluster &&
+	       READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_DETECT;
+}
+
+/**
+ * ordlock_xd_wait_start() - @owner starts a wait (owner->pending set):
+ *	give it the next generation, if it is in a cluster domain
+ * @owner: the owner, locked (and ordlock_graph_lock held for a wait on
+ *	this node)
+ */
+void ordlock_xd_wait_start(struct ordlock_owner *owner)
+{
+	lockdep_assert_held(&owner->lock);
+	if (likely(!owner->cluster))
+		return;
+	owner->xd_since = ktime_get_real_ns();
+	WRITE_ONCE(owner->xd_gen, ordlock_xd_next_gen());
+}
+
+static void ordlock_xd_notify(struct ordlock_owner *owner, u32 kind, u32 end,
+			      u64 gen, bool cluster_wait)
+{
+	struct ordlock_xd_event ev = {
+		.kind = kind,
+		.end = end,
+		.owner = owner,
+		.rank = owner->pending.rank,
+		.id = owner->pending.id,
+		.mode = owner->pending.mode,
+		.gen = gen,
+		.since_ns = owner->xd_since,
+		.cluster_wait = cluster_wait,
+	};
+
+	blocking_notifier_call_chain(&ordlock_xd_chain, kind, &ev);
+}
+
+/**
+ * ordlock_xd_wait_announce() - tell the daemon of the wait just started
+ * @owner: the owner, locked, no spinlock held
+ * @cluster_wait: the wait is in the DLM
+ */
+void ordlock_xd_wait_announce(struct ordlock_owner *owner, bool cluster_wait)
+{
+	lockdep_assert_held(&owner->lock);
+	if (ordlock_xd_told(owner) && owner->xd_gen)
+		ordlock_xd_notify(owner, ORDLOCK_XD_WAIT, 0, owner->xd_gen,
+				  cluster_wait);
+}
+
+/**
+ * ordlock_xd_wait_clear() - @owner's wait ends: it has no generation any
+ *	more
+ * @owner: the owner, locked (and ordlock_graph_lock held for a wait on
+ *	this node)
+ *
+ * Return: the generation it had (0: none).
+ */
+u64 ordlock_xd_wait_clear(struct ordlock_owner *owner)
+{
+	u64 gen = owner->xd_gen;
+
+	if (gen)
+		WRITE_ONCE(owner->xd_gen, 0);
+	return gen;
+}
+
+/* How a wait that ended with @ret ended, for the daemon */
+static u32 ordlock_xd_end_of(int ret)
+{
+	switch (ret) {
+	case 0:
+		return ORDLOCK_XD_END_GRANTED;
+	case -ETIMEDOUT:
+		return ORDLOCK_XD_END_TIMEOUT;
+	case -EINTR:
+		return ORDLOCK_XD_END_SIGNAL;
+	case -ECANCELED:
+		return ORDLOCK_XD_END_CANCELLED;
+	case -EKEYEXPIRED:
+		return ORDLOCK_XD_END_REVOKED;
+	case -EDEADLK:
+		return ORDLOCK_XD_END_DEADLOCK;
+	default:
+		return ORDLOCK_XD_END_OTHER;
+	}
+}
+
+/**
+ * ordlock_xd_wait_end() - tell the daemon the wait of generation @gen ended
+ * @owner: the owner, locked, no spinlock held; owner->pending still names
+ *	the key
+ * @gen: what ordlock_xd_wait_clear() returned (0: nothing is told)
+ * @ret: how it ended (0: granted)
+ * @cluster_wait: the wait was in the DLM
+ */
+void ordlock_xd_wait_end(struct ordlock_owner *owner, u64 gen, int ret,
+			 bool cluster_wait)
+{
+	lockdep_assert_held(&owner->lock);
+	if (gen && ordlock_xd_told(owner))
+		ordlock_xd_notify(owner, ORDLOCK_XD_WAIT_END,
+				  ordlock_xd_end_of(ret), gen, cluster_wait);
+}
+
+/*
+ * ordlock_xd_victim() - XD_FAIL chose @owner's current wait (its lock, or
+ * the bucket lock of the key it waits for, or ordlock_graph_lock held)
+ */
+bool ordlock_xd_victim(struct ordlock_owner *owner)
+{
+	u64 gen = READ_ONCE(owner->xd_gen);
+
+	return gen && READ_ONCE(owner->xd_victim) == gen;
+}
+
+/**
+ * ordlock_xd_take_victim() - the victim's wait ends with EDEADLK: make the
+ *	staged cycle its failure record's
+ * @owner: the victim, locked, ordlock_graph_lock held
+ *
+ * Return: the length of the cycle (0 if there is no memory to record it:
+ * the wait fails all the same).
+ */
+unsigned int ordlock_xd_take_victim(struct ordlock_owner *owner)
+{
+	struct ordlock_xd_cycle *xd = owner->xd;
+	unsigned int n;
+
+	lockdep_assert_held(&owner->lock);
+	if (!xd || !ordlock_owner_cycle_alloc(owner))
+		return 0;
+	n = min_t(u32, xd->n, ORDLOCK_CYCLE_MAX);
+	memcpy(owner->cycle, xd->steps, n * sizeof(*owner->cycle));
+	memcpy(xd->rec_nodes, xd->nodes, n * sizeof(*xd->nodes));
+	strscpy(owner->cycle_domain[ORDLOCK_CYCLE_MAX], owner->domain->name,
+		ORDLOCK_DOMAIN_NAME_MAX);
+	owner->ncycle = n;
+	xd->rec_n = n;
+	return n;
+}
+
+/*
+ * ordlock_xd_step_node() - the node id of step @i of @owner's failure
+ * record (0: this node); owner locked
+ */
+u32 ordlock_xd_step_node(struct ordlock_owner *owner, unsigned int i)
+{
+	struct ordlock_xd_cycle *xd = owner->xd;
+
+	return xd && i < xd->rec_n ? xd->rec_nodes[i] : 0;
+}

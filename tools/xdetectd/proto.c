@@ -558,8 +558,9 @@ static void xd_probe(struct xd_state *s, struct xd_wait *w)
 	s->scratch->n = 0;
 	ret = s->ops->walk_owner(s->ctx, w->domain, w->v.owner, w->v.gen, s->scratch);
 	if (ret < 0) {
-		if (ret != -ESTALE)
-			s->stats.walk_errors++;
+		if (ret != -ESTALE && !s->stats.walk_errors++)
+			xd_log(s, 0, "the kernel's walk from a wait failed: %s (no probe)",
+			       strerror(-ret));
 		return;
 	}
 	s->stats.probes_started++;

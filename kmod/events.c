@@ -19,6 +19,7 @@
 #include "graph.h"
 #include "owner.h"
 #include "params.h"
+#include "xdetect.h"
 
 /* Steps of a cycle kept in the history, and printed in the kernel log */
 #define ORDLOCK_HISTORY_STEPS	16
@@ -129,6 +130,15 @@ static void ordlock_event_count(struct ordlock_owner *owner)
 		ordlock_stat_inc(owner->domain, ordlock_reason_stats[reason]);
 }
 
+/* "node N " for step @i of @victim's cycle when it is another node's */
+static size_t ordlock_event_log_node(struct ordlock_owner *victim,
+				     unsigned int i, char *buf, size_t size)
+{
+	if (!(victim->cycle[i].flags & ORDLOCK_STEP_OTHER_NODE))
+		return 0;
+	return scnprintf(buf, size, "node %u ", ordlock_xd_step_node(victim, i));
+}
+
 static void ordlock_event_log_deadlock(struct ordlock_owner *victim,
 				       unsigned int len)
 {
@@ -149,15 +159,18 @@ static void ordlock_event_log_deadlock(struct ordlock_owner *victim,
 		const struct ordlock_cycle_step *s = &victim->cycle[i];
 		const struct ordlock_cycle_step *t = &victim->cycle[(i + 1) % victim->ncycle];
 
+		at += ordlock_event_log_node(victim, i, buf + at, size - at);
 		at += scnprintf(buf + at, size - at, "pid %u (%s) waits for %s %u:%llu",
 				s->pid, s->comm, ordlock_mode_str(s->key.mode),
 				s->key.rank, s->key.id);
 		if (s->flags & ORDLOCK_STEP_OTHER_DOMAIN)
 			at += scnprintf(buf + at, size - at, " of domain \"%s\"",
 					victim->cycle_domain[i]);
-		at += scnprintf(buf + at, size - at, " %s by pid %u (%s); ",
-				s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held",
-				t->pid, t->comm);
+		at += scnprintf(buf + at, size - at, " %s by ",
+				s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held");
+		at += ordlock_event_log_node(victim, (i + 1) % victim->ncycle,
+					     buf + at, size - at);
+		at += scnprintf(buf + at, size - at, "pid %u (%s); ", t->pid, t->comm);
 	}
 	if (n < len)
 		at += scnprintf(buf + at, size - at, "... %u more steps; ", len - n);

@@ -9,6 +9,7 @@
 #include "keys.h"
 #include "netlink.h"
 #include "owner.h"
+#include "xdetect.h"
 
 /* The attributes of an ORDLOCK_A_KEY */
 const struct nla_policy ordlock_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -93,7 +94,10 @@ int ordlock_nl_put_cycle(struct sk_buff *skb, struct ordlock_owner *owner)
 		    ordlock_nl_put_key(skb, ORDLOCK_E_KEY, s->key.rank, s->key.id,
 				       s->key.mode) ||
 		    nla_put_u32(skb, ORDLOCK_E_EDGE, s->edge) ||
-		    nla_put_u32(skb, ORDLOCK_E_MODE, s->blocker_mode))
+		    nla_put_u32(skb, ORDLOCK_E_MODE, s->blocker_mode) ||
+		    ((s->flags & ORDLOCK_STEP_OTHER_NODE) &&
+		     nla_put_u32(skb, ORDLOCK_E_XD_NODE,
+				 ordlock_xd_step_node(owner, i))))
 			return -EMSGSIZE;
 		nla_nest_end(skb, step);
 	}

@@ -580,6 +580,11 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_CLUSTER] = { .type = NLA_U32 },
 	[ORDLOCK_A_FASTPATH] = { .type = NLA_U32 },
 	[ORDLOCK_A_FASTPATH_UID] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_NODE] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_STATE] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_MEMBERS] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_BOOT] = { .type = NLA_U64 },
+	[ORDLOCK_A_XD_PID] = { .type = NLA_U32 },
 };
 
 static struct nla_policy olc_nl_key_policy[ORDLOCK_K_MAX + 1] = {
@@ -936,6 +941,14 @@ int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d)
 		d->fastpath = nla_get_u32(tb[ORDLOCK_A_FASTPATH]);
 	if (d->fastpath && tb[ORDLOCK_A_FASTPATH_UID])
 		d->fastpath_uid = nla_get_u32(tb[ORDLOCK_A_FASTPATH_UID]);
+	if (tb[ORDLOCK_A_XD_STATE]) {
+		d->have_xd = 1;
+		d->xd_state = nla_get_u32(tb[ORDLOCK_A_XD_STATE]);
+		if (tb[ORDLOCK_A_XD_MEMBERS])
+			d->xd_members = nla_get_u32(tb[ORDLOCK_A_XD_MEMBERS]);
+		if (tb[ORDLOCK_A_XD_PID])
+			d->xd_pid = nla_get_u32(tb[ORDLOCK_A_XD_PID]);
+	}
 	if (!tb[ORDLOCK_A_RANK_NAMES])
 		return 0;
 	d->have_names = 1;

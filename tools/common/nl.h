@@ -303,6 +303,10 @@ struct olc_nl_domain {
 	uint32_t cluster;
 	uint32_t fastpath;
 	uint32_t fastpath_uid;	/* when @fastpath */
+	int have_xd;		/* a cluster domain: the detection across nodes */
+	uint32_t xd_state;	/* enum ordlock_xd_state */
+	uint32_t xd_members;
+	uint32_t xd_pid;	/* the registered ordlock-xdetectd, 0: none */
 };
 
 int olc_nl_parse_domain(struct nlattr **tb, struct olc_nl_domain *d);

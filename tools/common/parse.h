@@ -28,6 +28,7 @@ struct olc_who {
 	uint64_t id;
 	uint32_t pid;
 	char comm[ORDLOCK_COMM_LEN];
+	uint32_t node;		/* another node's id (a cycle across nodes), 0: this one */
 };
 
 /* One edge of the wait-for graph: @waiter waits for @blocker on the key */

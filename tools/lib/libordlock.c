@@ -1827,14 +1827,24 @@ int ordlock_set_strict(struct ordlock *ol, const char *domain, int strict)
 int ordlock_last_cycle(struct ordlock *ol, struct ordlock_cycle_step *steps,
 		       unsigned int max)
 {
+	return ordlock_last_cycle_nodes(ol, steps, NULL, max);
+}
+
+int ordlock_last_cycle_nodes(struct ordlock *ol, struct ordlock_cycle_step *steps,
+			     uint32_t *nodes, unsigned int max)
+{
 	struct ordlock_last_failure lf;
 
-	if (!ol)
+	if (!ol || (nodes && !steps))
 		return fail(EINVAL);
 	memset(&lf, 0, sizeof(lf));
 	lf.size = sizeof(lf);
 	lf.nsteps = steps ? max : 0;
 	lf.steps = (uintptr_t)steps;
+	lf.nodes = (uintptr_t)nodes;
+	/* a kernel before the nodes leaves them: this node's */
+	if (nodes)
+		memset(nodes, 0, max * sizeof(*nodes));
 	if (ioctl(ol->fd, ORDLOCK_IOC_LAST_FAILURE, &lf) < 0) {
 		int err = errno;
 
@@ -1920,6 +1930,25 @@ const char *ordlock_policy_name(unsigned int policy)
 char *ordlock_strcycle(const struct ordlock_cycle_step *steps, unsigned int n,
 		       char *buf, size_t len)
 {
+	return ordlock_strcycle_nodes(steps, NULL, n, buf, len);
+}
+
+/* "node N " for a step of another node (its id in @nodes), else "" */
+static const char *step_node(const struct ordlock_cycle_step *s,
+			     const uint32_t *node, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if ((s->flags & ORDLOCK_STEP_OTHER_NODE) && node && *node)
+		snprintf(buf, len, "node %u ", *node);
+	else if (s->flags & ORDLOCK_STEP_OTHER_NODE)
+		snprintf(buf, len, "another node ");
+	return buf;
+}
+
+char *ordlock_strcycle_nodes(const struct ordlock_cycle_step *steps,
+			     const uint32_t *nodes, unsigned int n, char *buf,
+			     size_t len)
+{
 	size_t at = 0;
 	unsigned int i;
 
@@ -1929,12 +1958,17 @@ char *ordlock_strcycle(const struct ordlock_cycle_step *steps, unsigned int n,
 	for (i = 0; i < n && at < len; i++) {
 		const struct ordlock_cycle_step *s = &steps[i];
 		const struct ordlock_cycle_step *t = &steps[(i + 1) % n];
+		char sn[24], tn[24];
 		int w = snprintf(buf + at, len - at,
-				 "%spid %u (%s) waits for %s %u:%llu %s by pid %u (%s)",
-				 i ? "; " : "", s->pid, s->comm,
+				 "%s%spid %u (%s) waits for %s %u:%llu %s by %spid %u (%s)",
+				 i ? "; " : "",
+				 step_node(s, nodes ? &nodes[i] : NULL, sn, sizeof(sn)),
+				 s->pid, s->comm,
 				 ordlock_mode_name(s->key.mode), s->key.rank,
 				 (unsigned long long)s->key.id,
 				 s->edge == ORDLOCK_EDGE_SOFT ? "queued ahead" : "held",
+				 step_node(t, nodes ? &nodes[(i + 1) % n] : NULL, tn,
+					   sizeof(tn)),
 				 t->pid, t->comm);
 
 		if (w < 0)

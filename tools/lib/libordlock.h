@@ -228,6 +228,15 @@ int ordlock_last_cycle(struct ordlock *ol, struct ordlock_cycle_step *steps,
 		       unsigned int max);
 
 /**
+ * ordlock_last_cycle_nodes() - as ordlock_last_cycle(), and each step's
+ * node id in @nodes (@max entries, or NULL): 0 for this node, the corosync
+ * node id of a step of another node (a cycle across nodes of a cluster
+ * domain; the step has %ORDLOCK_STEP_OTHER_NODE).
+ */
+int ordlock_last_cycle_nodes(struct ordlock *ol, struct ordlock_cycle_step *steps,
+			     uint32_t *nodes, unsigned int max);
+
+/**
  * ordlock_set_strict() - strict ranks in @domain (1) or not (0): a key
  * whose rank is not above every held rank is refused (EDEADLK, reason
  * "strict"). Needs CAP_SYS_ADMIN.
@@ -243,6 +252,15 @@ const char *ordlock_policy_name(unsigned int policy);
  */
 char *ordlock_strcycle(const struct ordlock_cycle_step *steps, unsigned int n,
 		       char *buf, size_t len);
+
+/**
+ * ordlock_strcycle_nodes() - as ordlock_strcycle(), a step of another node
+ * named as "node 2 pid 812 (transfer)" (@nodes: ordlock_last_cycle_nodes()'s,
+ * or NULL: "another node pid 812 ...")
+ */
+char *ordlock_strcycle_nodes(const struct ordlock_cycle_step *steps,
+			     const uint32_t *nodes, unsigned int n, char *buf,
+			     size_t len);
 
 /* --- retries ------------------------------------------------------------- */
 

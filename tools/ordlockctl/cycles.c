@@ -38,9 +38,14 @@ void olc_step_line(FILE *f, const char *domain, const struct olc_who *w,
 			(unsigned long long)b->id);
 		return;
 	}
-	fprintf(f, "pid %u (%s) waits for %s %s%s%s; blocked by pid %u (%s), ",
+	if (w->node)
+		fprintf(f, "node %u ", w->node);
+	fprintf(f, "pid %u (%s) waits for %s %s%s%s; blocked by ",
 		w->pid, w->comm, olc_mode_str(mode), olc_c(OLC_BOLD),
-		olc_key(domain, rank, id), olc_c(OLC_RESET), b->pid, b->comm);
+		olc_key(domain, rank, id), olc_c(OLC_RESET));
+	if (b->node)
+		fprintf(f, "node %u ", b->node);
+	fprintf(f, "pid %u (%s), ", b->pid, b->comm);
 	if (edge == ORDLOCK_EDGE_SOFT)
 		fprintf(f, "which is queued ahead of it for %s\n", olc_mode_str(bmode));
 	else

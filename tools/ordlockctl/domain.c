@@ -13,6 +13,35 @@
 #include "libordlock.h"
 #include "ordlockctl.h"
 
+/*
+ * Why cycles across nodes are not detected in cluster domain @d, NULL
+ * when they are (a registered ordlock-xdetectd in its group with every
+ * member)
+ */
+static const char *olc_domain_xd_off(const struct olc_nl_domain *d)
+{
+	if (!d->xd_pid)
+		return "no ordlock-xdetectd";
+	if (d->xd_state != ORDLOCK_XD_ON)
+		return "ordlock-xdetectd is not in its group with every member";
+	return NULL;
+}
+
+/* The detection of a cluster domain with policy detect, a line of its own */
+static void olc_domain_xd_text(const struct olc_nl_domain *d)
+{
+	const char *off = olc_domain_xd_off(d);
+
+	if (!d->have_xd || d->policy != ORDLOCK_POLICY_DETECT)
+		return;
+	if (!off)
+		printf("  detect: across nodes (ordlock-xdetectd pid %u, %u members)\n",
+		       d->xd_pid, d->xd_members);
+	else
+		printf("  detect: this node only (%s: cycles across nodes end by their timeouts)\n",
+		       off);
+}
+
 static void olc_domain_text(const struct olc_nl_domain *d)
 {
 	unsigned int i;
@@ -27,6 +56,7 @@ static void olc_domain_text(const struct olc_nl_domain *d)
 	if (d->fastpath)
 		printf(", fastpath uid %u", d->fastpath_uid);
 	putchar('\n');
+	olc_domain_xd_text(d);
 	if (!d->have_names)
 		return;
 	printf("  rank names:");
@@ -48,6 +78,24 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
 	olc_json_bool(j, "strict", d->strict);
 	olc_json_u64(j, "max_hold_ms", d->max_hold_ms);
 	olc_json_bool(j, "cluster", d->cluster);
+	if (d->have_xd) {
+		const char *off = olc_domain_xd_off(d);
+
+		olc_json_obj(j, "xdetect");
+		olc_json_str(j, "state", off ? "off" : "on");
+		if (off)
+			olc_json_str(j, "reason", off);
+		else
+			olc_json_null(j, "reason");
+		olc_json_u64(j, "members", d->xd_members);
+		if (d->xd_pid)
+			olc_json_u64(j, "pid", d->xd_pid);
+		else
+			olc_json_null(j, "pid");
+		olc_json_obj_end(j);
+	} else {
+		olc_json_null(j, "xdetect");
+	}
 	olc_json_bool(j, "fastpath", d->fastpath);
 	if (d->fastpath)
 		olc_json_u64(j, "fastpath_uid", d->fastpath_uid);
@@ -75,9 +123,8 @@ static void olc_domain_json(struct olc_json *j, const struct olc_nl_domain *d)
 static int olc_nl_unusable(const struct olc_nl *nl, int err)
 {
 	/*
-	 * EOPNOTSUPP is also a setting refused (policy detect in a cluster
-	 * domain, the fast path with a cluster): the kernel's
-	 * message tells them apart
+	 * EOPNOTSUPP is also a setting refused (the fast path with a
+	 * cluster): the kernel's message tells them apart
 	 */
 	return !nl || (err == -EOPNOTSUPP &&
 		       (!nl->ext.msg[0] || strstr(nl->ext.msg, "initial network namespace")));
@@ -118,9 +165,7 @@ static int olc_domain_ioctl(const char *name, unsigned int flags,
 	if (ret) {
 		olc_err("domain %s: %s%s", name, strerror(-ret),
 			ret == -EPERM ? " (changing a domain needs CAP_SYS_ADMIN)" :
-			ret == -EOPNOTSUPP && (flags & ORDLOCK_DOMAIN_SET_POLICY) ?
-			" (a cluster domain takes policy enforce or timeout: the DLM sees no cycles across resources)" :
-			ret == -EOPNOTSUPP ? " (the fast path and the cluster setting exclude each other, and a cluster domain takes policy enforce or timeout)" :
+			ret == -EOPNOTSUPP ? " (the fast path and the cluster setting exclude each other)" :
 			ret == -ENOTCONN ? " (no cluster: dlm_controld is not running, or this node is not in a quorate cluster)" :
 			ret == -ENOPKG ? " (no cluster backend: ordlock_dlm.ko is not installed)" :
 			ret == -EBUSY && (flags & ORDLOCK_DOMAIN_SET_CLUSTER) ?

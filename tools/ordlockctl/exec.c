@@ -101,6 +101,7 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret)
 {
 	const struct ordlock_failure *f = ordlock_last_failure(ol);
 	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
+	uint32_t nodes[ORDLOCK_CYCLE_MAX];
 	char why[512];
 	int n, i;
 
@@ -113,11 +114,12 @@ static void olc_exec_failure(struct ordlock *ol, const char *domain, int ret)
 			f->pid);
 	if (f->reason != ORDLOCK_REASON_DEADLOCK)
 		return;
-	n = ordlock_last_cycle(ol, steps, ORDLOCK_CYCLE_MAX);
+	n = ordlock_last_cycle_nodes(ol, steps, nodes, ORDLOCK_CYCLE_MAX);
 	for (i = 0; i < n; i++) {
 		const struct ordlock_cycle_step *s = &steps[i], *t = &steps[(i + 1) % n];
-		struct olc_who a = { .id = s->owner_id, .pid = s->pid };
-		struct olc_who b = { .id = t->owner_id, .pid = t->pid };
+		struct olc_who a = { .id = s->owner_id, .pid = s->pid, .node = nodes[i] };
+		struct olc_who b = { .id = t->owner_id, .pid = t->pid,
+				     .node = nodes[(i + 1) % n] };
 
 		memcpy(a.comm, s->comm, sizeof(a.comm) - 1);
 		memcpy(b.comm, t->comm, sizeof(b.comm) - 1);

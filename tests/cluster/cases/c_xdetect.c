@@ -134,8 +134,9 @@ static void scenario(const char *s, const struct xd_owner *o, int n)
 			continue;
 		diag("%s: victim owner %d (node %d): %s", s, i, o[i].node, text);
 		is_int(steps, n, "%s: the victim's cycle has its %d owners", s, n);
-		ok(other >= 1 && other < n, "%s: ... %d of them on another node than the victim's",
+		ok(other >= 1 && other < n, "%s: ... %d of them on another node than the victim's, with its node id",
 		   s, other);
+		ok(strstr(text, "node ") != NULL, "%s: ... printed with their nodes", s);
 	}
 	if (cl_node != 1)
 		return;

@@ -15,7 +15,8 @@
  * with its own descriptor (an owner), which holds one key, waits until the
  * scenario's start (the file go.S in the shared directory), sleeps its
  * stagger, then asks for the key it wants (60 s: a hang guard) and writes
- * how it ended (res.S.I: errno, ms, the cycle). The one with the largest
+ * how it ended (res.S.I: errno, ms, the cycle's steps, those of another
+ * node with their node id, and the cycle as libordlock prints it). The one with the largest
  * stagger closes the cycle.
  */
 #ifndef ORDLOCK_XDCASE_H
@@ -167,6 +168,7 @@ static inline void xd_owner_run(const char *dom, const char *s, int i,
 {
 	struct ordlock_key hold = ORDLOCK_EX(1, o->hold), want = ORDLOCK_EX(1, o->want);
 	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
+	uint32_t nodes[ORDLOCK_CYCLE_MAX];
 	char name[64], text[2048] = "";
 	int ret, err = 0, n = 0, other = 0, k;
 	struct ordlock *ol = ordlock_open(dom);
@@ -189,11 +191,11 @@ static inline void xd_owner_run(const char *dom, const char *s, int i,
 		err = errno;
 	t0 = cl_ms() - t0;
 	if (err == EDEADLK) {
-		n = ordlock_last_cycle(ol, steps, ORDLOCK_CYCLE_MAX);
+		n = ordlock_last_cycle_nodes(ol, steps, nodes, ORDLOCK_CYCLE_MAX);
 		for (k = 0; k < n; k++)
-			other += !!(steps[k].flags & ORDLOCK_STEP_OTHER_NODE);
+			other += (steps[k].flags & ORDLOCK_STEP_OTHER_NODE) && nodes[k];
 		if (n > 0)
-			ordlock_strcycle(steps, (unsigned int)n, text, sizeof(text));
+			ordlock_strcycle_nodes(steps, nodes, (unsigned int)n, text, sizeof(text));
 	}
 	snprintf(name, sizeof(name), "res.%s.%d", s, i);
 	f = fopen(cl_path(name), "w");

@@ -327,15 +327,22 @@ static int total_fails(void)
 	return n;
 }
 
+/* two nodes: A (node 1) holds 1 and waits for 2, then B (node 2) holds 2
+ * and waits for 1: a cycle, B's wait the youngest */
+static void two_cycle(struct fowner **a, struct fowner **b)
+{
+	world(2);
+	*a = owner(0, 1, 1);
+	*b = owner(1, 2, 2);
+	wait_for(*a, 2);
+	wait_for(*b, 1);
+}
+
 static void test_two_nodes(void)
 {
 	struct fowner *a, *b;
 
-	world(2);
-	a = owner(0, 1, 1);
-	b = owner(1, 2, 2);
-	wait_for(a, 2);
-	wait_for(b, 1);		/* closes the cycle: the youngest */
+	two_cycle(&a, &b);	/* B closes the cycle: the youngest */
 	is_int(xd_tick(&nodes[1].s, 50), 50, "a wait is probed after its delay, not before");
 	is_int(nlog, 0, "nothing sent before the probe delay");
 	tick_all(100);
@@ -350,14 +357,21 @@ static void test_two_nodes(void)
 	       "rounds of the same cycle beyond the first find the wait gone (ESTALE)");
 }
 
-static void test_ring(void)
+/* three nodes, owner i on node i + 1 holds key i + 1 */
+static void three(struct fowner **o)
 {
-	struct fowner *o[3];
 	int i;
 
 	world(3);
 	for (i = 0; i < 3; i++)
 		o[i] = owner(i, i + 1, i + 1);
+}
+
+static void test_ring(void)
+{
+	struct fowner *o[3];
+
+	three(o);
 	wait_for(o[1], 3);
 	wait_for(o[0], 2);
 	wait_for(o[2], 1);	/* youngest */
@@ -399,12 +413,9 @@ static void test_mixed(void)
 static void test_no_cycle(void)
 {
 	struct fowner *o[3];
-	int i;
 
 	/* ascending order: 1 waits for 2's key, 2 for 3's, 3 waits for none */
-	world(3);
-	for (i = 0; i < 3; i++)
-		o[i] = owner(i, i + 1, i + 1);
+	three(o);
 	wait_for(o[0], 2);
 	wait_for(o[1], 3);
 	tick_all(100);
@@ -419,11 +430,7 @@ static void test_stale_generation(void)
 	struct fowner *a, *b;
 	unsigned int i, upto;
 
-	world(2);
-	a = owner(0, 1, 1);
-	b = owner(1, 2, 2);
-	wait_for(a, 2);
-	wait_for(b, 1);
+	two_cycle(&a, &b);
 	tick_all(100);
 	/* deliver up to the first CONFIRM, then A's wait times out and A
 	 * waits again (a new generation) before node 1 checks */
@@ -535,11 +542,7 @@ static void test_duplicate_rounds(void)
 	size_t len;
 	int i;
 
-	world(2);
-	a = owner(0, 1, 1);
-	b = owner(1, 2, 2);
-	wait_for(a, 2);
-	wait_for(b, 1);
+	two_cycle(&a, &b);
 	memset(&m, 0, sizeof(m));
 	m.kind = XD_MSG_CONFIRM;
 	strcpy(m.domain, "wh");
@@ -595,11 +598,7 @@ static void test_stale_probe(void)
 	size_t len;
 
 	/* a probe of A's last wait comes back after A waits again: no round */
-	world(2);
-	a = owner(0, 1, 1);
-	b = owner(1, 2, 2);
-	wait_for(a, 2);
-	wait_for(b, 1);
+	two_cycle(&a, &b);
 	memset(&m, 0, sizeof(m));
 	m.kind = XD_MSG_PROBE;
 	m.sender = 1;
@@ -712,11 +711,7 @@ static void test_out_of_group(void)
 	struct fowner *a, *b;
 	uint32_t mem[1] = { 2 };
 
-	world(2);
-	a = owner(0, 1, 1);
-	b = owner(1, 2, 2);
-	wait_for(a, 2);
-	wait_for(b, 1);
+	two_cycle(&a, &b);
 	/* node 1 is not in the group: it sends nothing, probes later */
 	xd_confchg(&nodes[1].s, mem, 1, NULL, 0);
 	xd_tick(&nodes[1].s, 100);

@@ -146,13 +146,8 @@ static int xd_send_path(struct xd_state *s, uint32_t kind, const char *domain,
 {
 	static struct xd_msg m;
 
-	memset(&m, 0, offsetof(struct xd_msg, path));
-	m.kind = kind;
-	m.sender = s->node;
-	if (kind == XD_MSG_CONFIRM) {
-		m.round_node = s->node;
-		m.round_seq = seq;
-	}
+	xd_msg_init(&m, kind, s->node, kind == XD_MSG_CONFIRM ? s->node : 0,
+		    kind == XD_MSG_CONFIRM ? seq : 0);
 	snprintf(m.domain, sizeof(m.domain), "%s", domain);
 	m.path.len = p->len;
 	memcpy(m.path.v, p->v, p->len * sizeof(p->v[0]));
@@ -338,13 +333,8 @@ static void xd_on_confirm(struct xd_state *s, const struct xd_msg *m)
 	}
 	if (!mine)
 		return;
-	memset(&ack, 0, offsetof(struct xd_msg, path));
-	ack.kind = XD_MSG_ACK;
-	ack.sender = s->node;
-	ack.round_node = r->id_node;
-	ack.round_seq = r->id_seq;
+	xd_msg_init(&ack, XD_MSG_ACK, s->node, r->id_node, r->id_seq);
 	ack.live = xd_round_live_here(s, r);
-	ack.path.len = 0;
 	xd_send(s, &ack);
 }
 
@@ -667,6 +657,17 @@ static uint64_t get64(const unsigned char *p)
 
 	memcpy(&v, p, 8);
 	return le64toh(v);
+}
+
+void xd_msg_init(struct xd_msg *m, uint32_t kind, uint32_t sender,
+		 uint32_t round_node, uint64_t round_seq)
+{
+	memset(m, 0, offsetof(struct xd_msg, path));
+	m->kind = kind;
+	m->sender = sender;
+	m->round_node = round_node;
+	m->round_seq = round_seq;
+	m->path.len = 0;
 }
 
 size_t xd_encode(const struct xd_msg *m, void *buf)

@@ -325,6 +325,9 @@ struct xd_msg {
 	struct xd_path path;
 };
 
+/* @m's header: every field 0 but these, no path */
+void xd_msg_init(struct xd_msg *m, uint32_t kind, uint32_t sender,
+		 uint32_t round_node, uint64_t round_seq);
 /* Encode @m into @buf (XD_MSG_MAX bytes): its length */
 size_t xd_encode(const struct xd_msg *m, void *buf);
 /* Decode: 0, or -EPROTO (bad magic, version, kind, length or path) */

@@ -737,12 +737,7 @@ static void view_answer(struct daemon *dm, const struct xd_msg *req)
 	static struct xd_msg m;
 	struct view_send vs = { .dm = dm, .m = &m };
 
-	memset(&m, 0, offsetof(struct xd_msg, path));
-	m.kind = XD_MSG_VIEW;
-	m.sender = dm->node;
-	m.round_node = req->round_node;
-	m.round_seq = req->round_seq;
-	m.path.len = 0;
+	xd_msg_init(&m, XD_MSG_VIEW, dm->node, req->round_node, req->round_seq);
 	olc_nl_dump(dm->nl, ORDLOCK_CMD_GET_LOCKS, view_entry, &vs);
 	view_flush(&vs, true);
 }
@@ -857,12 +852,7 @@ static void view_start(struct daemon *dm, int fd)
 		r->fd = -1;
 		return;
 	}
-	memset(&m, 0, offsetof(struct xd_msg, path));
-	m.kind = XD_MSG_VIEW_REQ;
-	m.sender = dm->node;
-	m.round_node = dm->node;
-	m.round_seq = r->id;
-	m.path.len = 0;
+	xd_msg_init(&m, XD_MSG_VIEW_REQ, dm->node, dm->node, r->id);
 	if (c_send(dm, buf, xd_encode(&m, buf)) < 0)
 		view_finish(dm, r);
 }

@@ -70,19 +70,7 @@ int main(void)
 	long long ms;
 	pid_t owner = 0;
 
-	cl_init();
-	if (cl_nodes < 3) {
-		printf("1..0 # SKIP needs 3 nodes\n");
-		return 0;
-	}
-	cfg = ordlock_open("default");
-	if (!cfg)
-		bail_out("ordlock_open: %s", strerror(errno));
-	xd_domain(cfg, dom, 100);
-	xd_start();
-	cl_barrier("started");
-	xd_wait_on();
-	cl_barrier("on");
+	cfg = xd_setup(dom, 100);
 	if (cl_node == VICTIM)
 		ok(kill(xd_pid, SIGSTOP) == 0, "node%d: its ordlock-xdetectd stopped (SIGSTOP)",
 		   cl_node);

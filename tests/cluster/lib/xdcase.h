@@ -138,6 +138,32 @@ static inline void xd_stop(void)
 	xd_pid = 0;
 }
 
+/*
+ * The start of a case on every node: three nodes (else a plan of 0, and
+ * exit), @dom a cluster domain with policy detect (@delay_ms), the daemon
+ * started and on everywhere; the descriptor of "default" returned
+ */
+static inline struct ordlock *xd_setup(const char *dom, unsigned int delay_ms)
+{
+	struct ordlock *cfg;
+
+	cl_init();
+	if (cl_nodes < 3) {
+		printf("1..0 # SKIP needs 3 nodes\n");
+		exit(0);
+	}
+	cfg = ordlock_open("default");
+	if (!cfg)
+		bail_out("ordlock_open: %s", strerror(errno));
+	xd_domain(cfg, dom, delay_ms);
+	xd_start();
+	cl_barrier("started");
+	if (!xd_wait_on())
+		cl_views("no detection across nodes");
+	cl_barrier("on");
+	return cfg;
+}
+
 /* "ordlockctl domain NAME" says @what */
 static inline int xd_domain_says(const char *name, const char *what)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Helpers of the cluster cases of detection across nodes (c_xdetect,
+ * Helpers of the cluster cases of detection across nodes (c_xdcycles,
  * c_xdetect_kill; header only, after clcase.h):
  *
  * xd_domain(cfg, name, delay_ms) makes NAME a cluster domain with policy

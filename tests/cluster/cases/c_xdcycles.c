@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * c_xdetect: deadlocks across nodes (issue 41; docs/cluster.md, "Deadlocks
+ * c_xdcycles: deadlocks across nodes (issue 41; docs/cluster.md, "Deadlocks
  * across nodes"), with ordlock-xdetectd started on every node, in the
  * cluster domain c_xd (policy detect, probe delay 100 ms).
  *

@@ -1,0 +1,394 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * c_xdetect: the kernel's side of detection across nodes (issue 41,
+ * docs/cluster.md "Deadlocks across nodes"), with this program as a fake
+ * ordlock-xdetectd on nodes 1 and 2 (node 3 only keeps the barriers):
+ *
+ * - a cluster domain takes policy detect; XD_HELLO registers the program's
+ *   socket, DOMAIN_GET (and ordlockctl domain) then says "across nodes";
+ * - a cycle across nodes: owner A of node 1 holds 5:1 and waits for 5:2
+ *   in the DLM, owner B of node 2 holds 5:2 and waits for 5:1 in the DLM
+ *   (each in a child, an ioctl acquire); each node's daemon socket gets
+ *   the XD_EVENT WAIT of its owner's wait (CLUSTER_WAIT, a generation);
+ * - XD_CHECK of each node's vertex: live; of a generation that is not the
+ *   wait's: not live;
+ * - node 1's XD_FAIL of A with a stale generation: ESTALE, and nothing
+ *   changes (A still waits: XD_CHECK live);
+ * - node 1's XD_FAIL of A with its generation and the cycle: A's acquire
+ *   fails with EDEADLK, reason deadlock, a cycle of 2 steps whose second
+ *   is node 2's B (ORDLOCK_STEP_OTHER_NODE, node id 2, its pid and comm),
+ *   "node 2 pid" in ordlock_strcycle_nodes(); the WAIT_END of A's wait
+ *   says DEADLOCK; B is granted 5:1 (node 2: WAIT_END GRANTED); the same
+ *   XD_FAIL again: ESTALE; the counters: one victim, the stale ones.
+ *
+ * cluster-timeout: 300
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+
+#include "barrier.h"
+#include "clcase.h"
+#include "libordlock.h"
+#include "nltest.h"
+#include "oltest.h"
+#include "tap.h"
+
+static const char *dom = "c_xd";
+
+/* One XD_EVENT */
+struct xd_ev {
+	uint32_t kind, end;
+	uint64_t owner, gen;
+	uint32_t pid, rank, mode;
+	uint64_t id;
+	int cluster_wait;
+	char comm[ORDLOCK_COMM_LEN];
+};
+
+/* What the child that waits reports (shared memory) */
+struct waiter {
+	int ret;
+	uint32_t reason;
+	int nsteps;
+	struct ordlock_cycle_step steps[4];
+	uint32_t nodes[4];
+	char text[512];
+};
+
+/* XD_HELLO: this node's daemon, in its group with @members members */
+static int hello(struct nlt *s, uint32_t members)
+{
+	struct nl_msg *m = nlt_msg_new(s, ORDLOCK_CMD_XD_HELLO, 0);
+
+	nla_put_u32(m, ORDLOCK_A_XD_NODE, (uint32_t)cl_node);
+	nla_put_u32(m, ORDLOCK_A_XD_STATE, ORDLOCK_XD_ON);
+	nla_put_u32(m, ORDLOCK_A_XD_MEMBERS, members);
+	return nlt_request(s, m, NULL);
+}
+
+/* Join the "xdetect" group on @s */
+static int join(struct nlt *s)
+{
+	int grp = genl_ctrl_resolve_grp(s->nl->sk, ORDLOCK_GENL_NAME,
+					ORDLOCK_GENL_MCGRP_XDETECT);
+
+	if (grp < 0)
+		return grp;
+	return nl_socket_add_membership(s->nl->sk, grp);
+}
+
+/* Parse one XD_EVENT message */
+static int parse_ev(struct nlmsghdr *nlh, struct xd_ev *ev)
+{
+	struct nlattr *tb[ORDLOCK_A_MAX + 1], *eb[ORDLOCK_E_MAX + 1];
+	struct nlattr *kb[ORDLOCK_K_MAX + 1];
+
+	memset(ev, 0, sizeof(*ev));
+	if (genlmsg_parse(nlh, 0, tb, ORDLOCK_A_MAX, NULL) ||
+	    !tb[ORDLOCK_A_XD_KIND] || !tb[ORDLOCK_A_ENTRY] || !tb[ORDLOCK_A_XD_BOOT] ||
+	    !tb[ORDLOCK_A_DOMAIN] || strcmp(nla_get_string(tb[ORDLOCK_A_DOMAIN]), dom))
+		return -1;
+	ev->kind = nla_get_u32(tb[ORDLOCK_A_XD_KIND]);
+	if (tb[ORDLOCK_A_XD_END])
+		ev->end = nla_get_u32(tb[ORDLOCK_A_XD_END]);
+	if (nla_parse_nested(eb, ORDLOCK_E_MAX, tb[ORDLOCK_A_ENTRY], NULL) ||
+	    !eb[ORDLOCK_E_OWNER_ID] || !eb[ORDLOCK_E_XD_GEN] || !eb[ORDLOCK_E_KEY] ||
+	    nla_parse_nested(kb, ORDLOCK_K_MAX, eb[ORDLOCK_E_KEY], NULL) ||
+	    !kb[ORDLOCK_K_RANK] || !kb[ORDLOCK_K_ID])
+		return -1;
+	ev->owner = nla_get_u64(eb[ORDLOCK_E_OWNER_ID]);
+	ev->gen = nla_get_u64(eb[ORDLOCK_E_XD_GEN]);
+	ev->pid = eb[ORDLOCK_E_PID] ? nla_get_u32(eb[ORDLOCK_E_PID]) : 0;
+	if (eb[ORDLOCK_E_COMM])
+		snprintf(ev->comm, sizeof(ev->comm), "%s", nla_get_string(eb[ORDLOCK_E_COMM]));
+	ev->cluster_wait = eb[ORDLOCK_E_CLUSTER_WAIT] != NULL;
+	ev->rank = nla_get_u32(kb[ORDLOCK_K_RANK]);
+	ev->id = nla_get_u64(kb[ORDLOCK_K_ID]);
+	ev->mode = kb[ORDLOCK_K_MODE] ? nla_get_u32(kb[ORDLOCK_K_MODE]) : 0;
+	return 0;
+}
+
+/*
+ * The next XD_EVENT of @kind about key 5:@id on socket @fd within @ms: 0
+ * with *@ev, or -ETIMEDOUT
+ */
+static int wait_ev(int fd, uint32_t kind, uint64_t id, int ms, struct xd_ev *ev)
+{
+	static char buf[65536];
+	long long end = cl_ms() + ms;
+
+	while (cl_ms() < end) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct nlmsghdr *nlh;
+		ssize_t n;
+		int len;
+
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n <= 0)
+			continue;
+		len = (int)n;
+		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, len);
+		     nlh = nlmsg_next(nlh, &len)) {
+			struct genlmsghdr *g = nlmsg_data(nlh);
+
+			if (nlh->nlmsg_type < NLMSG_MIN_TYPE || g->cmd != ORDLOCK_CMD_XD_EVENT)
+				continue;
+			if (!parse_ev(nlh, ev) && ev->kind == kind && ev->rank == 5 &&
+			    ev->id == id)
+				return 0;
+		}
+	}
+	return -ETIMEDOUT;
+}
+
+/* XD_CHECK of one vertex: 1 live, 0 not, or a negative errno */
+static int check(struct nlt *s, uint64_t owner, uint64_t gen, uint64_t other,
+		 uint64_t other_gen)
+{
+	struct nlattr *tb[ORDLOCK_A_MAX + 1], *p, *e;
+	struct nl_msg *m = nlt_msg_new(s, ORDLOCK_CMD_XD_CHECK, 0);
+	int ret;
+
+	nla_put_string(m, ORDLOCK_A_DOMAIN, dom);
+	p = olc_nl_nest_start(m, ORDLOCK_A_XD_PATH);
+	e = olc_nl_nest_start(m, ORDLOCK_A_ENTRY);
+	nla_put_u64(m, ORDLOCK_E_OWNER_ID, owner);
+	nla_put_u64(m, ORDLOCK_E_XD_GEN, gen);
+	nla_nest_end(m, e);
+	/* the other node's vertex: skipped by this node */
+	e = olc_nl_nest_start(m, ORDLOCK_A_ENTRY);
+	nla_put_u64(m, ORDLOCK_E_OWNER_ID, other);
+	nla_put_u64(m, ORDLOCK_E_XD_GEN, other_gen);
+	nla_put_u32(m, ORDLOCK_E_XD_NODE, cl_node == 1 ? 2 : 1);
+	nla_nest_end(m, e);
+	nla_nest_end(m, p);
+	ret = nlt_request(s, m, tb);
+	if (ret)
+		return ret;
+	return tb[ORDLOCK_A_XD_LIVE] ? (int)nla_get_u32(tb[ORDLOCK_A_XD_LIVE]) : -EPROTO;
+}
+
+/* One step of the cycle */
+static void put_step(struct nl_msg *m, uint64_t owner, uint32_t pid,
+		     const char *comm, uint32_t node, struct ordlock_key key)
+{
+	struct nlattr *e = olc_nl_nest_start(m, ORDLOCK_A_ENTRY);
+
+	nla_put_u64(m, ORDLOCK_E_OWNER_ID, owner);
+	nla_put_u32(m, ORDLOCK_E_PID, pid);
+	nla_put_string(m, ORDLOCK_E_COMM, comm);
+	olc_nl_put_key(m, ORDLOCK_E_KEY, &key);
+	nla_put_u32(m, ORDLOCK_E_EDGE, ORDLOCK_EDGE_HARD);
+	nla_put_u32(m, ORDLOCK_E_MODE, ORDLOCK_MODE_EXCLUSIVE);
+	nla_put_u32(m, ORDLOCK_E_XD_NODE, node);
+	nla_nest_end(m, e);
+}
+
+/* XD_FAIL of A's wait @gen, the cycle A (this node) -> B (node 2) */
+static int fail(struct nlt *s, const struct xd_ev *a, uint64_t gen,
+		const struct xd_ev *b)
+{
+	struct nl_msg *m = nlt_msg_new(s, ORDLOCK_CMD_XD_FAIL, 0);
+	struct nlattr *c;
+
+	nla_put_string(m, ORDLOCK_A_DOMAIN, dom);
+	nla_put_u64(m, ORDLOCK_A_XD_OWNER, a->owner);
+	nla_put_u64(m, ORDLOCK_A_XD_GEN, gen);
+	c = olc_nl_nest_start(m, ORDLOCK_A_CYCLE);
+	put_step(m, a->owner, a->pid, a->comm, 1, (struct ordlock_key)ORDLOCK_EX(5, 2));
+	put_step(m, b->owner, b->pid, b->comm, 2, (struct ordlock_key)ORDLOCK_EX(5, 1));
+	nla_nest_end(m, c);
+	return nlt_request(s, m, NULL);
+}
+
+/*
+ * The child of node @cl_node: holds 5:@mine, says "r", waits for
+ * 5:@theirs (60 s), reports into @w, holds until @go closes
+ */
+static int child(struct waiter *w, uint64_t mine, uint64_t theirs, int ready, int go)
+{
+	struct ordlock_key k1 = ORDLOCK_EX(5, mine), k2 = ORDLOCK_EX(5, theirs);
+	struct ordlock *ol = ordlock_open(dom);
+	char c;
+
+	if (!ol || ordlock_acquire(ol, &k1, 1, 20000, 0, NULL))
+		return 2;
+	if (write(ready, "r", 1) != 1)
+		return 2;
+	w->ret = ordlock_acquire(ol, &k2, 1, 60000, 0, NULL);
+	w->reason = ordlock_last_failure(ol)->reason;
+	if (w->ret == -EDEADLK) {
+		w->nsteps = ordlock_last_cycle_nodes(ol, w->steps, w->nodes, 4);
+		if (w->nsteps > 0)
+			ordlock_strcycle_nodes(w->steps, w->nodes, (unsigned int)w->nsteps,
+					       w->text, sizeof(w->text));
+		/* a victim lets go, as a program that retries would */
+		ordlock_release_all(ol);
+	}
+	if (write(ready, "d", 1) != 1)
+		return 2;
+	while (read(go, &c, 1) > 0)
+		;
+	ordlock_close(ol);
+	return 0;
+}
+
+/* Write (@write_it) or read the vertex of this node's waiter for the other node */
+static int share(const char *name, struct xd_ev *ev, int write_it)
+{
+	FILE *f;
+	int ok_ = 0;
+	long long end = cl_ms() + 30000;
+
+	if (write_it) {
+		f = fopen(cl_path(name), "w");
+		if (!f)
+			return -1;
+		fprintf(f, "%" PRIu64 " %" PRIu64 " %u %s\n", ev->owner, ev->gen, ev->pid,
+			ev->comm);
+		return fclose(f);
+	}
+	while (!ok_ && cl_ms() < end) {
+		f = fopen(cl_path(name), "r");
+		if (f) {
+			ok_ = fscanf(f, "%" SCNu64 " %" SCNu64 " %u %15s", &ev->owner,
+				     &ev->gen, &ev->pid, ev->comm) == 4;
+			fclose(f);
+		}
+		if (!ok_)
+			usleep(100000);
+	}
+	return ok_ ? 0 : -1;
+}
+
+int main(void)
+{
+	struct ordlock_domain_config dc = {
+		.flags = ORDLOCK_DOMAIN_SET_POLICY,
+		.policy = ORDLOCK_POLICY_DETECT,
+	};
+	uint64_t st[ORDLOCK_S_MAX + 1];
+	struct xd_ev mine, other, end;
+	struct olc_nl_domain d;
+	struct ordlock *cfg;
+	struct waiter *w;
+	struct nlt *s, *ev;
+	int ready[2], go[2], status, ret, live;
+	char c, out[4096], args[128];
+	pid_t pid = -1;
+
+	cfg = cl_setup(dom, 3);
+	ok(ordlock_domain_config(cfg, dom, &dc) == 0,
+	   "node%d: a cluster domain takes policy detect", cl_node);
+	w = shm_alloc(sizeof(*w));
+	s = nlt_must_open();
+	ev = nlt_must_open();
+	if (cl_node <= 2) {
+		is_int(hello(s, 3), 0, "node%d: XD_HELLO registers this program", cl_node);
+		is_int(join(ev), 0, "node%d: joined the xdetect group", cl_node);
+		ret = nlt_domain_get(s, dom, &d);
+		ok(!ret && d.have_xd && d.xd_state == ORDLOCK_XD_ON &&
+		   d.xd_pid == (uint32_t)getpid() && d.xd_members == 3,
+		   "node%d: DOMAIN_GET: detection on, pid %u, %u members", cl_node,
+		   d.xd_pid, d.xd_members);
+		snprintf(args, sizeof(args), "domain %s", dom);
+		ret = olt_ctl(out, sizeof(out), "%s", args);
+		ok(!ret && strstr(out, "detect: across nodes (ordlock-xdetectd pid"),
+		   "node%d: ordlockctl %s: %s", cl_node, args, out);
+	}
+	cl_barrier("on");
+
+	if (cl_node <= 2) {
+		if (pipe(ready) || pipe(go))
+			bail_out("pipe: %s", strerror(errno));
+		pid = fork();
+		if (!pid) {
+			close(ready[0]);
+			close(go[1]);
+			_exit(child(w, (uint64_t)cl_node, (uint64_t)(3 - cl_node),
+				    ready[1], go[0]));
+		}
+		close(ready[1]);
+		close(go[0]);
+		ok(read(ready[0], &c, 1) == 1 && c == 'r', "node%d: the child holds 5:%d",
+		   cl_node, cl_node);
+	}
+	cl_barrier("held");
+
+	if (cl_node <= 2) {
+		/* the child's wait for the other node's key, in the DLM */
+		ret = wait_ev(nlt_fd(ev), ORDLOCK_XD_WAIT, (uint64_t)(3 - cl_node), 20000, &mine);
+		ok(!ret && mine.cluster_wait && mine.gen && mine.mode == ORDLOCK_MODE_EXCLUSIVE,
+		   "node%d: XD_EVENT WAIT for 5:%d in the DLM: owner %" PRIu64 " gen %" PRIu64
+		   " pid %u (%s)", cl_node, 3 - cl_node, mine.owner, mine.gen, mine.pid,
+		   mine.comm);
+		if (ret)
+			cl_views("no WAIT event");
+		share(cl_node == 1 ? "v1" : "v2", &mine, 1);
+		ok(!share(cl_node == 1 ? "v2" : "v1", &other, 0),
+		   "node%d: the other node's vertex: owner %" PRIu64 " gen %" PRIu64, cl_node,
+		   other.owner, other.gen);
+		live = check(s, mine.owner, mine.gen, other.owner, other.gen);
+		is_int(live, 1, "node%d: XD_CHECK: this node's vertex is live", cl_node);
+		live = check(s, mine.owner, mine.gen + 1000000, other.owner, other.gen);
+		is_int(live, 0, "node%d: XD_CHECK with another generation: not live", cl_node);
+	}
+	cl_barrier("checked");
+
+	if (cl_node == 1) {
+		ret = fail(s, &mine, mine.gen + 1000000, &other);
+		is_int(ret, -ESTALE, "node1: XD_FAIL with a stale generation: ESTALE (%s)",
+		       nlt_extack_str(s));
+		is_int(check(s, mine.owner, mine.gen, other.owner, other.gen), 1,
+		       "node1: ... nothing changed: A still waits with its generation");
+		ret = fail(s, &mine, mine.gen, &other);
+		is_int(ret, 0, "node1: XD_FAIL of A's wait (%s)", ret ? nlt_extack_str(s) : "ok");
+		ok(read(ready[0], &c, 1) == 1 && c == 'd', "node1: A's acquire returned");
+		is_int(w->ret, -EDEADLK, "node1: ... with EDEADLK");
+		is_int(w->reason, ORDLOCK_REASON_DEADLOCK, "node1: ... reason deadlock");
+		ok(w->nsteps == 2 && w->steps[0].owner_id == mine.owner &&
+		   !(w->steps[0].flags & ORDLOCK_STEP_OTHER_NODE) && w->nodes[0] == 0 &&
+		   (w->steps[1].flags & ORDLOCK_STEP_OTHER_NODE) && w->nodes[1] == 2 &&
+		   w->steps[1].owner_id == other.owner && w->steps[1].pid == other.pid,
+		   "node1: ... its cycle: A here, then node 2's owner %" PRIu64 " pid %u",
+		   other.owner, other.pid);
+		ok(strstr(w->text, "held by node 2 pid") != NULL, "node1: ... %s", w->text);
+		ret = wait_ev(nlt_fd(ev), ORDLOCK_XD_WAIT_END, 2, 10000, &end);
+		ok(!ret && end.gen == mine.gen && end.end == ORDLOCK_XD_END_DEADLOCK,
+		   "node1: XD_EVENT WAIT_END of A's wait: deadlock");
+		ret = fail(s, &mine, mine.gen, &other);
+		is_int(ret, -ESTALE, "node1: the same XD_FAIL again: ESTALE");
+		ret = nlt_get_stats(s, dom, st);
+		ok(!ret && st[ORDLOCK_S_XD_VICTIMS] == 1 && st[ORDLOCK_S_XD_STALE] >= 3 &&
+		   st[ORDLOCK_S_XD_ROUNDS] >= 3,
+		   "node1: GET_STATS: xd_victims %" PRIu64 ", xd_stale %" PRIu64
+		   ", xd_rounds %" PRIu64, st[ORDLOCK_S_XD_VICTIMS], st[ORDLOCK_S_XD_STALE],
+		   st[ORDLOCK_S_XD_ROUNDS]);
+	}
+	if (cl_node == 2) {
+		ok(read(ready[0], &c, 1) == 1 && c == 'd', "node2: B's acquire returned");
+		is_int(w->ret, 0, "node2: ... B is granted 5:1");
+		ret = wait_ev(nlt_fd(ev), ORDLOCK_XD_WAIT_END, 1, 10000, &end);
+		ok(!ret && end.gen == mine.gen && end.end == ORDLOCK_XD_END_GRANTED,
+		   "node2: XD_EVENT WAIT_END of B's wait: granted");
+	}
+	if (cl_node <= 2) {
+		close(go[1]);
+		ok(waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+		   !WEXITSTATUS(status), "node%d: the child ended", cl_node);
+	}
+	cl_barrier("done");
+	nlt_close(ev);
+	nlt_close(s);
+	return cl_end(NULL, cfg, dom);
+}

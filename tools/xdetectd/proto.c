@@ -194,7 +194,7 @@ static void xd_round_abort(struct xd_state *s, struct xd_round *r, int why)
 	r->why = why;
 	r->closed_ns = s->now_ns();
 	s->stats.aborted++;
-	xd_log(s, 2, "round %u:%llu aborted (%s)", r->id_node,
+	xd_log(s, 1, "round %u:%llu aborted (%s)", r->id_node,
 	       (unsigned long long)r->id_seq,
 	       why == XD_ABORT_DEAD ? "a wait of it ended" :
 	       why == XD_ABORT_LEFT ? "a node of it left" : "too many pending");
@@ -244,7 +244,7 @@ static void xd_decide(struct xd_state *s, struct xd_round *r)
 	r->closed_ns = s->now_ns();
 	s->stats.decided++;
 	v = &r->path.v[r->victim];
-	xd_log(s, 2, "round %u:%llu decided: victim node %u owner %llu pid %u (%s)",
+	xd_log(s, 1, "round %u:%llu decided: victim node %u owner %llu pid %u (%s)",
 	       r->id_node, (unsigned long long)r->id_seq, v->node,
 	       (unsigned long long)v->owner, v->pid, v->comm);
 	/* only the victim's node acts */

@@ -60,25 +60,6 @@ static const struct xd_owner mixed[] = {
 	{ 1, 31, 32, 2000 }, { 1, 32, 33, 0 }, { 2, 33, 31, 1000 },
 };
 
-/* jq's FILTER is true of "ordlockctl ARGS"'s JSON (the daemon's socket in /tmp) */
-static int jq_ok(const char *args, const char *filter)
-{
-	char cmd[1024];
-	int st;
-
-	snprintf(cmd, sizeof(cmd),
-		 "ORDLOCK_XDETECTD_SOCKET=/tmp/ordlock-xdetectd.sock %s/tools/ordlockctl/ordlockctl %s >%s 2>&1; jq -e '%s' %s >/dev/null",
-		 getenv("ORDLOCK_REPO"), args, cl_path("jq.json"), filter, cl_path("jq.json"));
-	st = system(cmd);
-	if (st == 0)
-		return 1;
-	snprintf(cmd, sizeof(cmd), "head -c 1500 %s | sed 's/^/# /'", cl_path("jq.json"));
-	fflush(stdout);
-	if (system(cmd) < 0)
-		diag("no output");
-	return 0;
-}
-
 static void scenario(const char *s, const struct xd_owner *o, int n)
 {
 	char name[64], text[2048];
@@ -104,7 +85,7 @@ static void scenario(const char *s, const struct xd_owner *o, int n)
 	cl_barrier(name);
 	/* every node's holders, gathered by the daemons over CPG */
 	if (cl_node == 1 && !strcmp(s, "ring"))
-		ok(jq_ok("locks -j", "[.all_nodes.locks[] | select(.role == \"holder\") | .owner.node] | unique | length == 3"),
+		ok(xd_jq_ok("locks -j", "[.all_nodes.locks[] | select(.role == \"holder\") | .owner.node] | unique | length == 3"),
 		   "node1: %s: ordlockctl locks -j names the holders of all three nodes", s);
 	if (cl_node == 1) {
 		snprintf(name, sizeof(name), "go.%s", s);
@@ -348,7 +329,7 @@ int main(void)
 	scenario("mixed", mixed, 3);
 
 	/* the deadlocks across nodes, named by node + pid on any node */
-	ok(jq_ok("cycles --history -j", "[.across_nodes.rounds[] | select(.state == \"decided\") | select([.cycle[].node] | unique | length >= 2)] | length >= 3"),
+	ok(xd_jq_ok("cycles --history -j", "[.across_nodes.rounds[] | select(.state == \"decided\") | select([.cycle[].node] | unique | length >= 2)] | length >= 3"),
 	   "node%d: ordlockctl cycles --history -j: the three cycles across nodes, each owner's node", cl_node);
 
 	ol = ordlock_open(dom);

@@ -5,11 +5,12 @@
  *
  * xd_domain(cfg, name, delay_ms) makes NAME a cluster domain with policy
  * detect and that probe delay (a point); xd_start() starts this node's
- * ordlock-xdetectd (tools/xdetectd, -v, its log in the shared directory:
+ * ordlock-xdetectd (tools/xdetectd, its log in the shared directory:
  * xd.N.log) and xd_wait_on() waits (60 s hang guard) until it logs
  * "detection across nodes on" (every node of the DLM in its group);
  * xd_stop() stops it (SIGTERM; a point: it exits 0); xd_log_tail() puts
- * its log's last lines in TAP diagnostics.
+ * its log's last lines in TAP diagnostics; xd_jq_ok(args, filter): jq's
+ * filter holds of "ordlockctl ARGS"'s JSON (the daemon's socket in /tmp).
  *
  * The owners of a scenario (struct xd_owner): each a process of its node
  * with its own descriptor (an owner), which holds one key, waits until the
@@ -86,7 +87,7 @@ static inline void xd_start(void)
 		f = freopen(log, "a", stderr);
 		if (!f)
 			_exit(126);
-		execl(bin, "ordlock-xdetectd", "-v", "-s", "/tmp/ordlock-xdetectd.sock", (char *)NULL);
+		execl(bin, "ordlock-xdetectd", "-s", "/tmp/ordlock-xdetectd.sock", (char *)NULL);
 		fprintf(stderr, "exec %s: %s\n", bin, strerror(errno));
 		_exit(127);
 	}
@@ -182,6 +183,25 @@ static inline int xd_domain_says(const char *name, const char *what)
 	if (strstr(out, what))
 		return 1;
 	diag("node%d: ordlockctl domain %s:\n%s", cl_node, name, out);
+	return 0;
+}
+
+/* jq's FILTER is true of "ordlockctl ARGS"'s JSON (the daemon's socket in /tmp) */
+static inline int xd_jq_ok(const char *args, const char *filter)
+{
+	char cmd[1024];
+	int st;
+
+	snprintf(cmd, sizeof(cmd),
+		 "ORDLOCK_XDETECTD_SOCKET=/tmp/ordlock-xdetectd.sock %s/tools/ordlockctl/ordlockctl %s >%s 2>&1; jq -e '%s' %s >/dev/null",
+		 getenv("ORDLOCK_REPO"), args, cl_path("jq.json"), filter, cl_path("jq.json"));
+	st = system(cmd);
+	if (st == 0)
+		return 1;
+	snprintf(cmd, sizeof(cmd), "head -c 1500 %s | sed 's/^/# /'", cl_path("jq.json"));
+	fflush(stdout);
+	if (system(cmd) < 0)
+		diag("no output");
 	return 0;
 }
 

@@ -26,7 +26,7 @@ for c in $(grep -oE '^#define ORDLOCK_IOC_[A-Z_]+[[:space:]]+_IO' "$uapi" | awk 
 	point $? "$c is described"
 done
 for c in $(sed -n '/^enum ordlock_cmd {/,/^};/p' "$uapi" | grep -oE '^[[:space:]]+ORDLOCK_CMD_[A-Z_]+' | awk '{print $1}'); do
-	case $c in ORDLOCK_CMD_UNSPEC | ORDLOCK_CMD_RESULT | ORDLOCK_CMD_EVENT | ORDLOCK_CMD_REVOKED) continue ;; esac
+	case $c in ORDLOCK_CMD_UNSPEC | ORDLOCK_CMD_RESULT | ORDLOCK_CMD_EVENT | ORDLOCK_CMD_REVOKED | ORDLOCK_CMD_XD_EVENT) continue ;; esac
 	grep -q "^sendmsg\$$c(" "$syz"
 	point $? "$c is described"
 done

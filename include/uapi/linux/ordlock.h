@@ -220,10 +220,9 @@
  * ESTALE       %ORDLOCK_IOC_TOKEN_CHECK: the token is not a live grant of
  *              the key (the key is not held, or held under another token,
  *              or its holder's lease has reached its deadline)
- * EOPNOTSUPP   %ORDLOCK_DOMAIN_SET_CLUSTER in a domain with policy detect, or
- *              policy detect set in a cluster domain (DOC: Cluster domains);
- *              nothing changed; the fast path and the cluster setting
- *              together (DOC: The fast path); %ORDLOCK_IOC_FAST_PIN,
+ * EOPNOTSUPP   the fast path and the cluster setting
+ *              together (DOC: The fast path); nothing changed;
+ *              %ORDLOCK_IOC_FAST_PIN,
  *              %ORDLOCK_IOC_FAST_RELEASE or %ORDLOCK_IOC_FAST_LEARN
  *              in a domain without the fast path (or before a pin)
  * ENOTCONN     %ORDLOCK_DOMAIN_SET_CLUSTER on a host that is not a member of a
@@ -282,12 +281,13 @@
  * a time (the node's other owners wait for the key on the node); each
  * shared holder on a node has a lock of its own in the DLM.
  *
- * Policies: a cluster domain takes %ORDLOCK_POLICY_ENFORCE (the order rule
- * holds on every node, so no cycle can form across nodes either) and
- * %ORDLOCK_POLICY_TIMEOUT. %ORDLOCK_POLICY_DETECT is refused, either way
- * round (detect on a cluster domain, or cluster on a detect domain), with
- * %EOPNOTSUPP and a message saying why: the DLM sees no cycles across
- * resources, so a cycle through other nodes would never be found.
+ * Policies: a cluster domain takes every policy. %ORDLOCK_POLICY_ENFORCE:
+ * the order rule holds on every node, so no cycle can form across nodes
+ * either. %ORDLOCK_POLICY_DETECT: a cycle within the node is found as on
+ * one host; one through owners of several nodes (the DLM sees none) is
+ * found by ordlock-xdetectd, one daemon per node (DOC: Detection across
+ * nodes), and while none is registered it ends by the requests' timeouts
+ * (DOMAIN_GET and ordlockctl domain say which).
  *
  * Fencing tokens in a cluster domain, the rule (docs/cluster.md states it
  * in the same words):
@@ -1584,18 +1584,20 @@ struct ordlock_unlock {
  * EMSGSIZE    an attribute longer than its type allows; a reply that does
  *             not fit
  * EOPNOTSUPP  the request came from a network namespace other than the
- *             initial one; DOMAIN_SET asking for policy detect in a cluster
- *             domain, or %ORDLOCK_A_CLUSTER 1 in a detect domain (DOC:
- *             Cluster domains); %ORDLOCK_A_FASTPATH 1 in a cluster domain
+ *             initial one; XD_CHECK or XD_FAIL of a domain that is not a
+ *             cluster domain, XD_FAIL of an upgrade's wait in the DLM;
+ *             %ORDLOCK_A_FASTPATH 1 in a cluster domain
  *             (or with %ORDLOCK_A_CLUSTER 1), %ORDLOCK_A_CLUSTER 1 in a
  *             domain with the fast path
  * ENOENT      CANCEL of a cookie the socket has no request with; GET_STATS
  *             or DOMAIN_GET of a domain that does not exist
- * EBUSY       another request of the socket is in progress; ACQUIRE with
+ * EBUSY       XD_HELLO while another socket is registered;
+ *             another request of the socket is in progress; ACQUIRE with
  *             %ORDLOCK_A_DOMAIN while the socket's owner holds keys;
  *             DOMAIN_SET changing %ORDLOCK_A_CLUSTER, %ORDLOCK_A_FASTPATH or
  *             its uid of a domain that has owners
- * EPERM       DOMAIN_SET without CAP_NET_ADMIN
+ * EPERM       DOMAIN_SET and the XD commands without CAP_NET_ADMIN; XD_FAIL
+ *             from a socket that is not the registered ordlock-xdetectd
  * EACCES      the first lock request of a socket whose task may not open
  *             /dev/ordlock for reading and writing
  * ENOSPC      a new domain would make more than max_domains domains
@@ -1605,7 +1607,9 @@ struct ordlock_unlock {
  *             twice (nothing is changed)
  * ENOMEM      out of memory (nothing is changed, see DOMAIN_SET)
  * ENOBUFS     the socket's receive buffer overflowed (see above)
- * ESTALE      TOKEN_CHECK: the token is not the live grant of the key
+ * ESTALE      TOKEN_CHECK: the token is not the live grant of the key;
+ *             XD_FAIL: the owner's current wait has another generation (or
+ *             was chosen already, or granted): nothing changed
  * ENOTCONN    DOMAIN_SET %ORDLOCK_A_CLUSTER 1: this host is not in a quorate
  *             cluster (nothing is changed)
  * ENOPKG      DOMAIN_SET %ORDLOCK_A_CLUSTER 1: no cluster backend

@@ -42,6 +42,7 @@
 
 #include "nl.h"
 #include "proto.h"
+#include "walk.h"
 
 #define XD_GROUP		"ordlock-xdetect"
 #define XD_DLM_COMMS		"/sys/kernel/config/dlm/cluster/comms"
@@ -79,6 +80,8 @@ struct daemon {
 	const char *sock_path;
 	int sock_fd;
 	uint64_t view_seq;
+	/* the kernel does not serve XD_WALK: walk.c builds the paths */
+	bool user_walk;
 };
 
 /* A client's "locks": the answers of every member gathered over CPG */
@@ -214,8 +217,12 @@ static int k_walk_owner(void *ctx, const char *domain, uint64_t owner,
 			uint64_t gen, struct xd_paths *out)
 {
 	struct daemon *dm = ctx;
-	struct nl_msg *msg = olc_nl_msg(dm->nl, ORDLOCK_CMD_XD_WALK, NLM_F_DUMP, 0);
+	struct nl_msg *msg;
+	int ret;
 
+	if (dm->user_walk)
+		return xw_walk_owner(dm->nl, &dm->xs, domain, owner, gen, out);
+	msg = olc_nl_msg(dm->nl, ORDLOCK_CMD_XD_WALK, NLM_F_DUMP, 0);
 	if (!msg)
 		return -ENOMEM;
 	if (nla_put_string(msg, ORDLOCK_A_DOMAIN, domain) ||
@@ -225,7 +232,13 @@ static int k_walk_owner(void *ctx, const char *domain, uint64_t owner,
 		return -EMSGSIZE;
 	}
 	out->n = 0;
-	return olc_nl_transact(dm->nl, msg, walk_reply, out);
+	ret = olc_nl_transact(dm->nl, msg, walk_reply, out);
+	if (ret == -EOPNOTSUPP) {
+		xlog(1, "the kernel does not serve XD_WALK: the walks are built here (GET_GRAPH, GET_LOCKS)");
+		dm->user_walk = true;
+		return xw_walk_owner(dm->nl, &dm->xs, domain, owner, gen, out);
+	}
+	return ret;
 }
 
 static int k_walk_key(void *ctx, const char *domain, const struct xd_vertex *w,
@@ -239,6 +252,11 @@ static int k_walk_key(void *ctx, const char *domain, const struct xd_vertex *w,
 	unsigned int i;
 	int ret;
 
+	if (dm->user_walk) {
+		if (msg)
+			nlmsg_free(msg);
+		return xw_walk_key(dm->nl, &dm->xs, domain, w, out);
+	}
 	if (!msg)
 		return -ENOMEM;
 	if (nla_put_string(msg, ORDLOCK_A_DOMAIN, domain) ||
@@ -248,6 +266,11 @@ static int k_walk_key(void *ctx, const char *domain, const struct xd_vertex *w,
 	}
 	out->n = 0;
 	ret = olc_nl_transact(dm->nl, msg, walk_reply, out);
+	if (ret == -EOPNOTSUPP) {
+		xlog(1, "the kernel does not serve XD_WALK: the walks are built here (GET_GRAPH, GET_LOCKS)");
+		dm->user_walk = true;
+		return xw_walk_key(dm->nl, &dm->xs, domain, w, out);
+	}
 	/* a holder found here blocks the remote waiter in the DLM: hard */
 	for (i = 0; i < out->n; i++)
 		out->p[i].v[0].flags &= ~XD_V_SOFT;
@@ -287,7 +310,8 @@ static int k_check(void *ctx, const char *domain, const struct xd_check *c,
 		if (!e || nla_put_u64(msg, ORDLOCK_E_OWNER_ID, c[i].owner) ||
 		    nla_put_u64(msg, ORDLOCK_E_XD_GEN, c[i].gen))
 			goto too_big;
-		if (!c[i].soft &&
+		/* a hard edge whose hold generation is known (the kernel's walk) */
+		if (!c[i].soft && c[i].hold_gen &&
 		    (olc_nl_put_key(msg, ORDLOCK_E_KEY, &k) ||
 		     nla_put_u64(msg, ORDLOCK_E_XD_HOLD_GEN, c[i].hold_gen)))
 			goto too_big;

@@ -17,7 +17,6 @@
 #include "backend.h"
 #include "cluster.h"
 #include "domain.h"
-#include "graph.h"
 #include "keys.h"
 #include "owner.h"
 #include "request.h"
@@ -105,7 +104,8 @@ static void ordlock_cluster_done(void *data)
  * In a domain with policy detect, a wait in the DLM can be chosen as the
  * victim of a cycle across nodes: XD_FAIL (nl_xdetect.c) finds it through
  * owner->xd_req (and wakes owner->xd_task, or the asynchronous request's
- * notify hook), under ordlock_graph_lock. @on: the wait starts, else ends.
+ * notify hook), under xdetect.c's lock of waits in the DLM. @on: the wait
+ * starts, else ends.
  */
 static void ordlock_cluster_xd_arm(struct ordlock_request *req, bool on)
 {
@@ -118,10 +118,7 @@ static void ordlock_cluster_xd_arm(struct ordlock_request *req, bool on)
 		return;
 	if (!on && !owner->xd_req)
 		return;
-	spin_lock(&ordlock_graph_lock);
-	owner->xd_req = on ? req : NULL;
-	owner->xd_task = on && !req->notify ? current : NULL;
-	spin_unlock(&ordlock_graph_lock);
+	ordlock_xd_arm(owner, on ? req : NULL, on && !req->notify ? current : NULL);
 }
 
 /*
@@ -131,9 +128,7 @@ static void ordlock_cluster_xd_arm(struct ordlock_request *req, bool on)
 static int ordlock_cluster_xd_victim(struct ordlock_owner *owner, int ret)
 {
 	lockdep_assert_held(&owner->lock);
-	spin_lock(&ordlock_graph_lock);
-	owner->failure.cycle_len = ordlock_xd_take_victim(owner);
-	spin_unlock(&ordlock_graph_lock);
+	owner->failure.cycle_len = ordlock_xd_take_victim_dlm(owner);
 	return ret;
 }
 

@@ -359,22 +359,6 @@ static int ordlock_ioctl_owner_info(struct ordlock_owner *owner,
 	return 0;
 }
 
-/*
- * The node ids of the first @n steps of @owner's cycle (0: this node; a
- * cycle across nodes has others) to the user's array at @uptr
- */
-static int ordlock_ioctl_cycle_nodes(struct ordlock_owner *owner, u64 uptr,
-				     unsigned int n)
-{
-	u32 nodes[ORDLOCK_CYCLE_MAX];
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		nodes[i] = ordlock_xd_step_node(owner, i);
-	return copy_to_user(u64_to_user_ptr(uptr), nodes, n * sizeof(*nodes)) ?
-	       -EFAULT : 0;
-}
-
 static int ordlock_ioctl_last_failure(struct ordlock_owner *owner,
 				      union ordlock_ioctl_buffer *buf)
 {
@@ -395,7 +379,7 @@ static int ordlock_ioctl_last_failure(struct ordlock_owner *owner,
 			      array_size(n, sizeof(*owner->cycle))))
 		return -EFAULT;
 	arg->nsteps = n;
-	if (n && arg->nodes && ordlock_ioctl_cycle_nodes(owner, arg->nodes, n))
+	if (n && arg->nodes && ordlock_xd_copy_nodes(owner, arg->nodes, n))
 		return -EFAULT;
 	if (owner->failure.reason == ORDLOCK_REASON_REVOKED && l->revoked &&
 	    l->keys)

@@ -90,6 +90,7 @@ static struct nla_policy ordlock_nl_label_policy[ORDLOCK_A_MAX + 1] __ro_after_i
 static struct nla_policy ordlock_nl_xd_hello_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 static struct nla_policy ordlock_nl_xd_check_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 static struct nla_policy ordlock_nl_xd_fail_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
+static struct nla_policy ordlock_nl_xd_walk_policy[ORDLOCK_A_MAX + 1] __ro_after_init;
 
 /* @dump: the policy of dumps, which ordlock_nl_pre_doit() does not see */
 static const struct {
@@ -109,6 +110,7 @@ static const struct {
 	{ ordlock_nl_xd_hello_policy, ordlock_nl_xd_hello_takes },
 	{ ordlock_nl_xd_check_policy, ordlock_nl_xd_check_takes },
 	{ ordlock_nl_xd_fail_policy, ordlock_nl_xd_fail_takes },
+	{ ordlock_nl_xd_walk_policy, ordlock_nl_xd_walk_takes, true },
 };
 
 /* Whether the family's attribute @attr is a nest (in requests or replies) */
@@ -263,6 +265,15 @@ static const struct genl_ops ordlock_nl_ops[] = {
 		.doit = ordlock_nl_xd_hello_doit,
 		.flags = GENL_ADMIN_PERM,
 		.policy = ordlock_nl_xd_hello_policy,
+		.maxattr = ORDLOCK_A_MAX,
+	},
+	{
+		.cmd = ORDLOCK_CMD_XD_WALK,
+		.start = ordlock_nl_xd_walk_start,
+		.dumpit = ordlock_nl_xd_walk_dumpit,
+		.done = ordlock_nl_xd_walk_done,
+		.flags = GENL_ADMIN_PERM,
+		.policy = ordlock_nl_xd_walk_policy,
 		.maxattr = ORDLOCK_A_MAX,
 	},
 	{

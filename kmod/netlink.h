@@ -11,6 +11,7 @@
 #include <linux/ordlock.h>
 
 struct ordlock_failure;
+struct ordlock_domain;
 struct ordlock_owner;
 
 /* netlink.c */
@@ -122,6 +123,14 @@ int ordlock_nl_xd_hello_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_xd_check_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_xd_fail_doit(struct sk_buff *skb, struct genl_info *info);
 int ordlock_nl_xd_put_state(struct sk_buff *msg);
+struct ordlock_owner *ordlock_nl_xd_owner(struct list_head *owners,
+					  struct ordlock_domain *domain, u64 id);
+
+/* nl_xdwalk.c */
+extern const struct ordlock_nl_take ordlock_nl_xd_walk_takes[];
+int ordlock_nl_xd_walk_start(struct netlink_callback *cb);
+int ordlock_nl_xd_walk_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
+int ordlock_nl_xd_walk_done(struct netlink_callback *cb);
 int ordlock_nl_xd_init(void);
 void ordlock_nl_xd_exit(void);
 

@@ -244,7 +244,7 @@ static struct ordlock_domain *ordlock_nl_xd_domain(struct genl_info *info,
 }
 
 /* The owner @id of @domain; ordlock_owners_lock held (@owners) */
-static struct ordlock_owner *ordlock_nl_xd_owner(struct list_head *owners,
+struct ordlock_owner *ordlock_nl_xd_owner(struct list_head *owners,
 						 struct ordlock_domain *domain,
 						 u64 id)
 {
@@ -527,23 +527,6 @@ static int ordlock_nl_xd_parse_cycle(struct genl_info *info, u64 victim,
 	return 0;
 }
 
-/* Stage the cycle @stage as @owner's (taken when it has no buffer yet) */
-static void ordlock_nl_xd_stage(struct ordlock_owner *owner, u64 gen,
-				struct ordlock_xd_cycle **stage)
-{
-	lockdep_assert_held(&ordlock_graph_lock);
-	if (!owner->xd) {
-		owner->xd = *stage;
-		*stage = NULL;
-	} else {
-		owner->xd->n = (*stage)->n;
-		memcpy(owner->xd->steps, (*stage)->steps, sizeof((*stage)->steps));
-		memcpy(owner->xd->nodes, (*stage)->nodes, sizeof((*stage)->nodes));
-	}
-	owner->xd->gen = gen;
-	WRITE_ONCE(owner->xd_victim, gen);
-}
-
 /*
  * Mark the wait @gen of @owner a victim and wake it, with the cycle @stage
  * (taken when the owner has no buffer yet: *@stage is then NULL);
@@ -561,23 +544,15 @@ static int ordlock_nl_xd_mark(struct ordlock_owner *owner, u64 gen,
 	lockdep_assert_held(&ordlock_graph_lock);
 	if (READ_ONCE(owner->xd_gen) != gen || owner->xd_victim == gen)
 		return -ESTALE;
-	if (!w) {
-		/* a wait in the DLM (cluster.c armed it), or none that can end */
-		if (!owner->xd_req)
-			return -EOPNOTSUPP;
-		ordlock_nl_xd_stage(owner, gen, stage);
-		if (owner->xd_task)
-			wake_up_process(owner->xd_task);
-		else
-			owner->xd_req->notify(&owner->xd_req->w);
-		return 0;
-	}
+	/* a wait in the DLM (cluster.c armed it), or none that can end */
+	if (!w)
+		return ordlock_xd_fail_dlm(owner, gen, stage);
 	bucket = ordlock_res_bucket(w->hold->res);
 	spin_lock(&bucket->lock);
 	if (w->granted) {
 		ret = -ESTALE;
 	} else {
-		ordlock_nl_xd_stage(owner, gen, stage);
+		ordlock_xd_stage(owner, gen, stage);
 		if (w->task)
 			wake_up_process(w->task);
 		else

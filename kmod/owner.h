@@ -109,12 +109,13 @@ struct ordlock_xd_cycle;
  *	0 when none (xdetect.c says under which locks)
  * @xd_since: when that wait started, CLOCK_REALTIME ns; under @lock
  * @xd_victim: the generation of the wait XD_FAIL chose as a victim; under
- *	ordlock_graph_lock and the bucket lock of the key it waits for
+ *	ordlock_graph_lock and the bucket lock of the key it waits for (a
+ *	wait on this node), or xdetect.c's ordlock_xd_dlm_lock (in the DLM)
  * @xd: the cycle across nodes of its last XD_FAIL (xdetect.h), NULL until
  *	the first; set once under ordlock_graph_lock
  * @xd_req: the request whose wait in the DLM XD_FAIL may end (a domain
  *	with policy detect, cluster.c), NULL when none; under @lock and
- *	ordlock_graph_lock
+ *	xdetect.c's ordlock_xd_dlm_lock
  * @xd_task: the task that waits for it, NULL for an asynchronous request
  *	(woken through its notify hook); like @xd_req
  */

@@ -24,14 +24,20 @@
  * lock of the key waited for, then wakes the wait; the wait ends with
  * EDEADLK (wait.c: ordlock_sleep() and ordlock_request_poll() test
  * ordlock_xd_victim()) and copies the cycle into its failure record
- * (ordlock_xd_take_victim()) under ordlock_graph_lock.
+ * (ordlock_xd_take_victim()) under ordlock_graph_lock. A wait in the DLM
+ * (a domain with policy detect, cluster.c) is found through owner->xd_req
+ * instead, under ordlock_xd_dlm_lock, which its victim mark, stage and
+ * wake-up take too.
  */
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
+#include <linux/uaccess.h>
 
 #include "domain.h"
 #include "owner.h"
+#include "request.h"
 #include "xdetect.h"
 
 /* The module's boot id: random, drawn at load (ordlock_xd_init()) */
@@ -45,6 +51,14 @@ atomic64_t ordlock_xd_gens = ATOMIC64_INIT(0);
  * the current waits (XD_WALK) instead of relying on their events.
  */
 bool ordlock_xd_listening;
+
+/*
+ * ordlock_xd_dlm_lock protects owner->xd_req and owner->xd_task, and the
+ * victim mark and stage of a wait in the DLM. A leaf: taken under
+ * owner->lock (cluster.c), and under ordlock_graph_lock by XD_FAIL (see
+ * the lock order in main.c).
+ */
+static DEFINE_SPINLOCK(ordlock_xd_dlm_lock);
 
 /* The subscribers of the wait events: nl_xdetect.c */
 static BLOCKING_NOTIFIER_HEAD(ordlock_xd_chain);
@@ -226,13 +240,106 @@ unsigned int ordlock_xd_take_victim(struct ordlock_owner *owner)
 	return n;
 }
 
-/*
- * ordlock_xd_step_node() - the node id of step @i of @owner's failure
- * record (0: this node); owner locked
+/**
+ * ordlock_xd_copy_nodes() - the node ids of the first @n steps of @owner's
+ *	failure record (0: this node) to the user's array at @uptr
+ * @owner: the owner, locked
+ * @uptr: a user pointer to @n u32
+ * @n: at most ORDLOCK_CYCLE_MAX
+ *
+ * Return: 0 or -EFAULT.
  */
-u32 ordlock_xd_step_node(struct ordlock_owner *owner, unsigned int i)
+int ordlock_xd_copy_nodes(struct ordlock_owner *owner, u64 uptr, unsigned int n)
 {
-	struct ordlock_xd_cycle *xd = owner->xd;
+	u32 nodes[ORDLOCK_CYCLE_MAX];
+	unsigned int i;
 
-	return xd && i < xd->rec_n ? xd->rec_nodes[i] : 0;
+	lockdep_assert_held(&owner->lock);
+	n = min_t(unsigned int, n, ORDLOCK_CYCLE_MAX);
+	for (i = 0; i < n; i++)
+		nodes[i] = ordlock_xd_step_node(owner, i);
+	return copy_to_user(u64_to_user_ptr(uptr), nodes, n * sizeof(*nodes)) ?
+	       -EFAULT : 0;
+}
+
+/**
+ * ordlock_xd_arm() - @owner's wait in the DLM can (@req) or can no longer
+ *	(NULL) be failed by XD_FAIL
+ * @owner: the owner, locked
+ * @req: its request, NULL when the wait ends
+ * @task: the task that waits, NULL for an asynchronous request (woken by
+ *	its notify hook)
+ */
+void ordlock_xd_arm(struct ordlock_owner *owner, struct ordlock_request *req,
+		    struct task_struct *task)
+{
+	lockdep_assert_held(&owner->lock);
+	spin_lock(&ordlock_xd_dlm_lock);
+	owner->xd_req = req;
+	owner->xd_task = task;
+	spin_unlock(&ordlock_xd_dlm_lock);
+}
+
+/**
+ * ordlock_xd_stage() - mark @owner's wait @gen a victim, with the cycle
+ *	@stage (taken when the owner has no buffer yet: *@stage is NULL then)
+ * @owner: the owner; ordlock_graph_lock (a wait on the node) or
+ *	ordlock_xd_dlm_lock (a wait in the DLM) held
+ * @gen: the wait's generation
+ * @stage: the cycle XD_FAIL parsed
+ */
+void ordlock_xd_stage(struct ordlock_owner *owner, u64 gen,
+		      struct ordlock_xd_cycle **stage)
+{
+	if (!owner->xd) {
+		owner->xd = *stage;
+		*stage = NULL;
+	} else {
+		owner->xd->n = (*stage)->n;
+		memcpy(owner->xd->steps, (*stage)->steps, sizeof((*stage)->steps));
+		memcpy(owner->xd->nodes, (*stage)->nodes, sizeof((*stage)->nodes));
+	}
+	owner->xd->gen = gen;
+	WRITE_ONCE(owner->xd_victim, gen);
+}
+
+/**
+ * ordlock_xd_fail_dlm() - XD_FAIL of @owner's wait @gen in the DLM: mark
+ *	it, stage the cycle and wake the wait
+ * @owner: the owner, whose current wait has generation @gen and is not on
+ *	the node (XD_FAIL checked, ordlock_graph_lock held)
+ * @gen: its generation
+ * @stage: as ordlock_xd_stage()
+ *
+ * Return: 0, or -EOPNOTSUPP when the wait cannot be ended (not armed: an
+ * upgrade's, or a policy other than detect).
+ */
+int ordlock_xd_fail_dlm(struct ordlock_owner *owner, u64 gen,
+			struct ordlock_xd_cycle **stage)
+{
+	int ret = 0;
+
+	spin_lock(&ordlock_xd_dlm_lock);
+	if (!owner->xd_req) {
+		ret = -EOPNOTSUPP;
+	} else {
+		ordlock_xd_stage(owner, gen, stage);
+		if (owner->xd_task)
+			wake_up_process(owner->xd_task);
+		else
+			owner->xd_req->notify(&owner->xd_req->w);
+	}
+	spin_unlock(&ordlock_xd_dlm_lock);
+	return ret;
+}
+
+/* ordlock_xd_take_victim() of a wait in the DLM (cluster.c), owner locked */
+unsigned int ordlock_xd_take_victim_dlm(struct ordlock_owner *owner)
+{
+	unsigned int n;
+
+	spin_lock(&ordlock_xd_dlm_lock);
+	n = ordlock_xd_take_victim(owner);
+	spin_unlock(&ordlock_xd_dlm_lock);
+	return n;
 }

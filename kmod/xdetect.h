@@ -14,7 +14,10 @@
 #include <linux/types.h>
 #include <linux/ordlock.h>
 
-struct ordlock_owner;
+#include "owner.h"
+
+struct ordlock_request;
+struct task_struct;
 
 /**
  * struct ordlock_xd_cycle - a cycle across nodes for its victim
@@ -88,6 +91,25 @@ void ordlock_xd_wait_end(struct ordlock_owner *owner, u64 gen, int ret,
 			 bool cluster_wait);
 bool ordlock_xd_victim(struct ordlock_owner *owner);
 unsigned int ordlock_xd_take_victim(struct ordlock_owner *owner);
-u32 ordlock_xd_step_node(struct ordlock_owner *owner, unsigned int i);
+void ordlock_xd_arm(struct ordlock_owner *owner, struct ordlock_request *req,
+		    struct task_struct *task);
+void ordlock_xd_stage(struct ordlock_owner *owner, u64 gen,
+		      struct ordlock_xd_cycle **stage);
+int ordlock_xd_fail_dlm(struct ordlock_owner *owner, u64 gen,
+			struct ordlock_xd_cycle **stage);
+unsigned int ordlock_xd_take_victim_dlm(struct ordlock_owner *owner);
+int ordlock_xd_copy_nodes(struct ordlock_owner *owner, u64 uptr, unsigned int n);
+
+/*
+ * ordlock_xd_step_node() - the node id of step @i of @owner's failure
+ * record (0: this node); owner locked
+ */
+static inline u32 ordlock_xd_step_node(const struct ordlock_owner *owner,
+				       unsigned int i)
+{
+	const struct ordlock_xd_cycle *xd = owner->xd;
+
+	return xd && i < xd->rec_n ? xd->rec_nodes[i] : 0;
+}
 
 #endif /* _ORDLOCK_XDETECT_H */

@@ -6,7 +6,7 @@
  *  - XD_HELLO registers the sending socket and answers the boot id; a
  *    second socket gets EBUSY while it is registered, its close
  *    unregisters it (the second then registers);
- *  - XD_HELLO, XD_CHECK and XD_FAIL need CAP_NET_ADMIN (EPERM);
+ *  - XD_HELLO, XD_WALK, XD_CHECK and XD_FAIL need CAP_NET_ADMIN (EPERM);
  *  - XD_FAIL from a socket that is not the registered daemon: EPERM;
  *  - malformed requests (missing attributes, out of range values,
  *    attributes a command does not take, a cycle of one node, a victim
@@ -117,6 +117,28 @@ big:
 	return -EMSGSIZE;
 }
 
+static int walk_fn(struct nlattr **tb, void *arg)
+{
+	(void)tb;
+	++*(int *)arg;
+	return 0;
+}
+
+/* XD_WALK of @domain (NULL: none) from owner 1's wait 1 (@owner) or nothing */
+static int walk(struct nlt *s, const char *domain, int owner)
+{
+	struct nl_msg *m = nlt_msg_new(s, ORDLOCK_CMD_XD_WALK, NLM_F_DUMP);
+	int n = 0;
+
+	if ((domain && nla_put_string(m, ORDLOCK_A_DOMAIN, domain)) ||
+	    (owner && (nla_put_u64(m, ORDLOCK_A_XD_OWNER, 1) ||
+		       nla_put_u64(m, ORDLOCK_A_XD_GEN, 1)))) {
+		nlmsg_free(m);
+		return -EMSGSIZE;
+	}
+	return olc_nl_transact(s->nl, m, walk_fn, &n);
+}
+
 static int has(const struct nlt *s, const char *what)
 {
 	return strstr(s->nl->ext.msg, what) != NULL;
@@ -178,6 +200,14 @@ static void test_hello(void)
 	is_errno(ret, ENOENT, "XD_FAIL in a domain that does not exist: ENOENT");
 	ret = check(a, dom, 1, 1);
 	is_errno(ret, EOPNOTSUPP, "XD_CHECK in a local domain: EOPNOTSUPP");
+	ret = walk(a, dom, 1);
+	is_errno(ret, EOPNOTSUPP, "XD_WALK in a local domain: EOPNOTSUPP");
+	ok(has(a, "not a cluster domain"), "extack: %s", nlt_extack_str(a));
+	ret = walk(a, NULL, 1);
+	is_errno(ret, EINVAL, "XD_WALK without a domain: EINVAL");
+	ret = walk(a, dom, 0);
+	is_errno(ret, EINVAL, "XD_WALK with neither a key nor an owner: EINVAL");
+	ok(has(a, "either a key or an owner"), "extack: %s", nlt_extack_str(a));
 	{
 		struct nl_msg *m = nlt_msg_new(a, ORDLOCK_CMD_XD_CHECK, 0);
 
@@ -209,13 +239,14 @@ static int unpriv_main(void *arg)
 	rets[0] = hello(s, 1, ORDLOCK_XD_ON, 1, NULL);
 	rets[1] = check(s, dom, 1, 1);
 	rets[2] = fail(s, dom, 1, 1, 1, 2);
+	rets[3] = walk(s, dom, 1);
 	nlt_close(s);
 	return 0;
 }
 
 static void test_unprivileged(void)
 {
-	int *rets = shm_alloc(3 * sizeof(int));
+	int *rets = shm_alloc(4 * sizeof(int));
 	pid_t pid;
 
 	diag("without CAP_NET_ADMIN");
@@ -225,6 +256,7 @@ static void test_unprivileged(void)
 	is_int(rets[0], -EPERM, "XD_HELLO: EPERM");
 	is_int(rets[1], -EPERM, "XD_CHECK: EPERM");
 	is_int(rets[2], -EPERM, "XD_FAIL: EPERM");
+	is_int(rets[3], -EPERM, "XD_WALK: EPERM");
 }
 
 int main(void)

@@ -584,6 +584,12 @@ static struct nla_policy olc_nl_top_policy[ORDLOCK_A_MAX + 1] = {
 	[ORDLOCK_A_XD_STATE] = { .type = NLA_U32 },
 	[ORDLOCK_A_XD_MEMBERS] = { .type = NLA_U32 },
 	[ORDLOCK_A_XD_BOOT] = { .type = NLA_U64 },
+	[ORDLOCK_A_XD_KIND] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_END] = { .type = NLA_U32 },
+	[ORDLOCK_A_XD_OWNER] = { .type = NLA_U64 },
+	[ORDLOCK_A_XD_GEN] = { .type = NLA_U64 },
+	[ORDLOCK_A_XD_PATH] = { .type = NLA_NESTED },
+	[ORDLOCK_A_XD_LIVE] = { .type = NLA_U32 },
 	[ORDLOCK_A_XD_PID] = { .type = NLA_U32 },
 };
 

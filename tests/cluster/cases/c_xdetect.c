@@ -11,7 +11,9 @@
  *   (each in a child, an ioctl acquire); each node's daemon socket gets
  *   the XD_EVENT WAIT of its owner's wait (CLUSTER_WAIT, a generation);
  * - XD_CHECK of each node's vertex: live; of a generation that is not the
- *   wait's: not live;
+ *   wait's: not live; XD_WALK from the holders of the node's key: the path
+ *   of its owner waiting in the DLM (with the hold's generation), and from
+ *   the owner's wait the same; from a stale generation: ESTALE;
  * - node 1's XD_FAIL of A with a stale generation: ESTALE, and nothing
  *   changes (A still waits: XD_CHECK live);
  * - node 1's XD_FAIL of A with its generation and the cycle: A's acquire
@@ -178,6 +180,52 @@ static int check(struct nlt *s, uint64_t owner, uint64_t gen, uint64_t other,
 	return tb[ORDLOCK_A_XD_LIVE] ? (int)nla_get_u32(tb[ORDLOCK_A_XD_LIVE]) : -EPROTO;
 }
 
+/* What XD_WALK answered: its paths, the first one's first vertex */
+struct walk_res {
+	int n, len, cluster_wait;
+	uint64_t owner, gen, hold_gen;
+};
+
+static int walk_fn(struct nlattr **tb, void *arg)
+{
+	struct nlattr *eb[ORDLOCK_E_MAX + 1], *pos;
+	struct walk_res *r = arg;
+	int rem, len = 0;
+
+	if (!tb[ORDLOCK_A_XD_PATH])
+		return 0;
+	if (r->n++)
+		return 0;
+	nla_for_each_nested(pos, tb[ORDLOCK_A_XD_PATH], rem) {
+		if (len++ || nla_parse_nested(eb, ORDLOCK_E_MAX, pos, NULL))
+			continue;
+		r->owner = eb[ORDLOCK_E_OWNER_ID] ? nla_get_u64(eb[ORDLOCK_E_OWNER_ID]) : 0;
+		r->gen = eb[ORDLOCK_E_XD_GEN] ? nla_get_u64(eb[ORDLOCK_E_XD_GEN]) : 0;
+		r->hold_gen = eb[ORDLOCK_E_XD_HOLD_GEN] ?
+			      nla_get_u64(eb[ORDLOCK_E_XD_HOLD_GEN]) : 0;
+		r->cluster_wait = eb[ORDLOCK_E_CLUSTER_WAIT] != NULL;
+	}
+	r->len = len;
+	return 0;
+}
+
+/* XD_WALK from the holders of @key (not NULL) or from @owner's wait @gen */
+static int walk(struct nlt *s, const struct ordlock_key *key, uint64_t owner,
+		uint64_t gen, struct walk_res *r)
+{
+	struct nl_msg *m = nlt_msg_new(s, ORDLOCK_CMD_XD_WALK, NLM_F_DUMP);
+
+	memset(r, 0, sizeof(*r));
+	nla_put_string(m, ORDLOCK_A_DOMAIN, dom);
+	if (key) {
+		olc_nl_put_key(m, ORDLOCK_A_KEY, key);
+	} else {
+		nla_put_u64(m, ORDLOCK_A_XD_OWNER, owner);
+		nla_put_u64(m, ORDLOCK_A_XD_GEN, gen);
+	}
+	return olc_nl_transact(s->nl, m, walk_fn, r);
+}
+
 /* One step of the cycle */
 static void put_step(struct nl_msg *m, uint64_t owner, uint32_t pid,
 		     const char *comm, uint32_t node, struct ordlock_key key)
@@ -212,7 +260,8 @@ static int fail(struct nlt *s, const struct xd_ev *a, uint64_t gen,
 }
 
 /*
- * The child of node @cl_node: holds 5:@mine, says "r", waits for
+ * The child of node @cl_node: holds 5:@mine, says "r", and once told
+ * (a byte on @go: both nodes' children hold their key) waits for
  * 5:@theirs (60 s), reports into @w, holds until @go closes
  */
 static int child(struct waiter *w, uint64_t mine, uint64_t theirs, int ready, int go)
@@ -223,7 +272,7 @@ static int child(struct waiter *w, uint64_t mine, uint64_t theirs, int ready, in
 
 	if (!ol || ordlock_acquire(ol, &k1, 1, 20000, 0, NULL))
 		return 2;
-	if (write(ready, "r", 1) != 1)
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
 		return 2;
 	w->ret = ordlock_acquire(ol, &k2, 1, 60000, 0, NULL);
 	w->reason = ordlock_last_failure(ol)->reason;
@@ -326,7 +375,9 @@ int main(void)
 	cl_barrier("held");
 
 	if (cl_node <= 2) {
-		/* the child's wait for the other node's key, in the DLM */
+		/* both hold their key: the child's wait for the other's, in the DLM */
+		ok(write(go[1], "w", 1) == 1, "node%d: the child may wait for 5:%d", cl_node,
+		   3 - cl_node);
 		ret = wait_ev(nlt_fd(ev), ORDLOCK_XD_WAIT, (uint64_t)(3 - cl_node), 20000, &mine);
 		ok(!ret && mine.cluster_wait && mine.gen && mine.mode == ORDLOCK_MODE_EXCLUSIVE,
 		   "node%d: XD_EVENT WAIT for 5:%d in the DLM: owner %" PRIu64 " gen %" PRIu64
@@ -335,13 +386,31 @@ int main(void)
 		if (ret)
 			cl_views("no WAIT event");
 		share(cl_node == 1 ? "v1" : "v2", &mine, 1);
-		ok(!share(cl_node == 1 ? "v2" : "v1", &other, 0),
-		   "node%d: the other node's vertex: owner %" PRIu64 " gen %" PRIu64, cl_node,
-		   other.owner, other.gen);
+		ret = share(cl_node == 1 ? "v2" : "v1", &other, 0);
+		ok(!ret, "node%d: the other node's vertex: owner %" PRIu64 " gen %" PRIu64,
+		   cl_node, other.owner, other.gen);
 		live = check(s, mine.owner, mine.gen, other.owner, other.gen);
 		is_int(live, 1, "node%d: XD_CHECK: this node's vertex is live", cl_node);
 		live = check(s, mine.owner, mine.gen + 1000000, other.owner, other.gen);
 		is_int(live, 0, "node%d: XD_CHECK with another generation: not live", cl_node);
+		{
+			struct ordlock_key held = ORDLOCK_EX(5, (uint64_t)cl_node);
+			struct walk_res r;
+
+			ret = walk(s, &held, 0, 0, &r);
+			ok(!ret && r.n == 1 && r.len == 1 && r.owner == mine.owner &&
+			   r.gen == mine.gen && r.cluster_wait && r.hold_gen,
+			   "node%d: XD_WALK from the holders of 5:%d: the path [owner %" PRIu64
+			   " gen %" PRIu64 " in the DLM, hold gen %" PRIu64 "] (%d paths, %s)",
+			   cl_node, cl_node, r.owner, r.gen, r.hold_gen, r.n,
+			   ret ? nlt_extack_str(s) : "ok");
+			ret = walk(s, NULL, mine.owner, mine.gen, &r);
+			ok(!ret && r.n == 1 && r.len == 1 && r.owner == mine.owner && !r.hold_gen,
+			   "node%d: XD_WALK from its wait: the same vertex", cl_node);
+			ret = walk(s, NULL, mine.owner, mine.gen + 1000000, &r);
+			is_int(ret, -ESTALE, "node%d: XD_WALK from a stale generation: ESTALE",
+			       cl_node);
+		}
 	}
 	cl_barrier("checked");
 

@@ -213,6 +213,20 @@ static int walk_reply(struct nlattr **tb, void *arg)
 	return 0;
 }
 
+/* An XD_WALK; a kernel without it (EOPNOTSUPP) makes every walk walk.c's */
+static int k_walk_send(struct daemon *dm, struct nl_msg *msg, struct xd_paths *out)
+{
+	int ret;
+
+	out->n = 0;
+	ret = olc_nl_transact(dm->nl, msg, walk_reply, out);
+	if (ret == -EOPNOTSUPP && !dm->user_walk) {
+		xlog(1, "the kernel does not serve XD_WALK: the walks are built here (GET_GRAPH, GET_LOCKS)");
+		dm->user_walk = true;
+	}
+	return ret;
+}
+
 static int k_walk_owner(void *ctx, const char *domain, uint64_t owner,
 			uint64_t gen, struct xd_paths *out)
 {
@@ -231,13 +245,9 @@ static int k_walk_owner(void *ctx, const char *domain, uint64_t owner,
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	out->n = 0;
-	ret = olc_nl_transact(dm->nl, msg, walk_reply, out);
-	if (ret == -EOPNOTSUPP) {
-		xlog(1, "the kernel does not serve XD_WALK: the walks are built here (GET_GRAPH, GET_LOCKS)");
-		dm->user_walk = true;
+	ret = k_walk_send(dm, msg, out);
+	if (dm->user_walk)
 		return xw_walk_owner(dm->nl, &dm->xs, domain, owner, gen, out);
-	}
 	return ret;
 }
 
@@ -264,13 +274,9 @@ static int k_walk_key(void *ctx, const char *domain, const struct xd_vertex *w,
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	out->n = 0;
-	ret = olc_nl_transact(dm->nl, msg, walk_reply, out);
-	if (ret == -EOPNOTSUPP) {
-		xlog(1, "the kernel does not serve XD_WALK: the walks are built here (GET_GRAPH, GET_LOCKS)");
-		dm->user_walk = true;
+	ret = k_walk_send(dm, msg, out);
+	if (dm->user_walk)
 		return xw_walk_key(dm->nl, &dm->xs, domain, w, out);
-	}
 	/* a holder found here blocks the remote waiter in the DLM: hard */
 	for (i = 0; i < out->n; i++)
 		out->p[i].v[0].flags &= ~XD_V_SOFT;

@@ -189,16 +189,18 @@ static inline int xd_domain_says(const char *name, const char *what)
 /* jq's FILTER is true of "ordlockctl ARGS"'s JSON (the daemon's socket in /tmp) */
 static inline int xd_jq_ok(const char *args, const char *filter)
 {
-	char cmd[1024];
+	char cmd[1024], name[32];
 	int st;
 
+	/* a file of this node's: the nodes ask at once */
+	snprintf(name, sizeof(name), "jq.%d.json", cl_node);
 	snprintf(cmd, sizeof(cmd),
 		 "ORDLOCK_XDETECTD_SOCKET=/tmp/ordlock-xdetectd.sock %s/tools/ordlockctl/ordlockctl %s >%s 2>&1; jq -e '%s' %s >/dev/null",
-		 getenv("ORDLOCK_REPO"), args, cl_path("jq.json"), filter, cl_path("jq.json"));
+		 getenv("ORDLOCK_REPO"), args, cl_path(name), filter, cl_path(name));
 	st = system(cmd);
 	if (st == 0)
 		return 1;
-	snprintf(cmd, sizeof(cmd), "head -c 1500 %s | sed 's/^/# /'", cl_path("jq.json"));
+	snprintf(cmd, sizeof(cmd), "head -c 1500 %s | sed 's/^/# /'", cl_path(name));
 	fflush(stdout);
 	if (system(cmd) < 0)
 		diag("no output");

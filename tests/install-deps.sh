@@ -21,7 +21,8 @@
 # and python3 (the report).  --debug-kernel installs what building the
 # debug kernel of "make check-debug" needs (tests/debug-kernel/build.sh).
 # --cluster installs what "make check-cluster" needs (tests/cluster/):
-# corosync, dlm_controld and dlm_tool (dlm-controld), libdlm's header.
+# corosync, dlm_controld and dlm_tool (dlm-controld), libdlm's header,
+# libcpg (ordlock-xdetectd, tools/xdetectd/).
 # --demo installs only what "make demo" needs, so that a fresh machine's
 # first run takes minutes: the toolchain, qemu, Debian 12's default kernel
 # (6.1) and its headers, busybox-static, libnl, libsmartcols and graphviz;
@@ -87,6 +88,7 @@ CLUSTER_PACKAGES=(
 	corosync
 	dlm-controld
 	libdlm-dev
+	libcpg-dev
 )
 demo=0
 for arg in "$@"; do

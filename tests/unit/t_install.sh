@@ -43,7 +43,7 @@ prefix=$work/usr/local
 # the Node.js package in a scratch home's ~/.node_modules, which require()
 # searches from any directory as it does node's own (module.globalPaths)
 mk() { make -s --no-print-directory -C "$repo/tools" PREFIX="$prefix" \
-	UDEVRULESDIR="$work/etc/udev/rules.d" NODEMODDIR="$work/home/.node_modules/ordlock" \
+	UDEVRULESDIR="$work/etc/udev/rules.d" SYSTEMDUNITDIR="$work/etc/systemd/system" NODEMODDIR="$work/home/.node_modules/ordlock" \
 	LDCONFIG= "$@"; }
 mk install >"$scratch/log" 2>&1
 rc=$?
@@ -55,6 +55,14 @@ eval "$(mk print-dirs)"
 point $? "the installed $prefix/bin/ordlockctl runs (--help)"
 [[ ! -e $prefix/sbin/ordlockctl ]]
 point $? "nothing in sbin"
+# the daemon of detection across nodes, where libcpg is (tools/xdetectd)
+if pkg-config --exists libcpg 2>/dev/null; then
+	"$prefix/sbin/ordlock-xdetectd" --help >"$scratch/help" 2>&1 &&
+		grep -q "^ExecStart=$prefix/sbin/ordlock-xdetectd\$" \
+			"$work/etc/systemd/system/ordlock-xdetectd.service" &&
+		[[ -f $prefix/share/man/man8/ordlock-xdetectd.8 ]]
+	point $? "ordlock-xdetectd in SBINDIR runs (--help), its unit starts it, its man page"
+fi
 
 cat >"$scratch/t.c" <<'EOC'
 #include <errno.h>

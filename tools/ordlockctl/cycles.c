@@ -376,6 +376,8 @@ static int olc_history(const char *domain, int quiet, uint64_t since_ns,
 	if (olc_opt.json) {
 		olc_json_init(&j, stdout, olc_opt.pretty);
 		olc_json_obj(&j, NULL);
+		/* the deadlocks across nodes: ordlock-xdetectd's rounds */
+		olc_json_xdetectd(&j, "across_nodes", "state\n");
 		olc_json_arr(&j, "deadlocks");
 	}
 	for (i = 0; i < dl.n; i++) {
@@ -532,6 +534,8 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_u64(&j, "count", found.res.ncycles);
 		olc_json_bool(&j, "complete", found.res.complete);
 		olc_json_u64(&j, "shown", found.nkept);
+		/* across nodes: ordlock-xdetectd's waits and rounds */
+		olc_json_xdetectd(&j, "across_nodes", "state\n");
 		olc_json_arr(&j, "cycles");
 		for (k = 0; k < found.nkept; k++)
 			olc_cycle_json(&j, &found, k);

@@ -350,6 +350,8 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_obj(&j, NULL);
 		olc_json_str(&j, "source", source);
 		olc_locks_json_cluster(&j, &sp);
+		/* every node's owners, from ordlock-xdetectd over CPG */
+		olc_json_xdetectd(&j, "all_nodes", "locks\n");
 		olc_json_arr(&j, "locks");
 		for (i = 0; i < nrows; i++) {
 			const struct olc_lock *l = rows[i].l;
@@ -500,5 +502,8 @@ const struct olc_cmd olc_cmd_locks = {
 	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
 	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
 	"\"ignored_resources\", \"keys\" (both null when not readable): [{\"key\", \"rank\",\n"
-	"\"id\", \"master\" (here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}]}.\n",
+	"\"id\", \"master\" (here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}],\n"
+	"\"all_nodes\" (null without ordlock-xdetectd): {\"node\", \"nodes\" (that answered),\n"
+	"\"missing\", \"complete\", \"locks\": [{\"domain\", \"role\", \"owner\": {\"node\",\n"
+	"\"owner_id\", \"pid\", \"comm\", \"key\", \"mode\", ...}}]}}: every node's owners.\n",
 };

@@ -322,6 +322,8 @@ const char *olc_key(const char *domain, uint32_t rank, uint64_t id);
 
 /* Shared printing of owners and failures */
 void olc_json_who(struct olc_json *j, const char *key, const struct olc_who *w);
+/* xdview.c: ordlock-xdetectd's answer to @cmd ("locks", "state"), or null */
+void olc_json_xdetectd(struct olc_json *j, const char *key, const char *cmd);
 void olc_json_key(struct olc_json *j, const char *domain, uint32_t rank,
 		  uint64_t id);
 

@@ -474,6 +474,12 @@ void olc_json_null(struct olc_json *j, const char *key)
 	fputs("null", j->f);
 }
 
+void olc_json_raw(struct olc_json *j, const char *key, const char *text)
+{
+	olc_json_key(j, key);
+	fputs(text, j->f);
+}
+
 void olc_json_end(struct olc_json *j)
 {
 	fputc('\n', j->f);

@@ -96,6 +96,8 @@ void olc_json_int(struct olc_json *j, const char *key, long long v);
 void olc_json_bool(struct olc_json *j, const char *key, int v);
 void olc_json_null(struct olc_json *j, const char *key);
 /* Ends the document with a newline */
+/* @text: a JSON value as it is (one object, already valid JSON) */
+void olc_json_raw(struct olc_json *j, const char *key, const char *text);
 void olc_json_end(struct olc_json *j);
 
 /* "1.23 s", "45 ms", "120 us": a duration in microseconds for people */

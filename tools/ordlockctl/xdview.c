@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The view of every node, from this node's ordlock-xdetectd (its Unix
+ * socket, ordlock-xdetectd(8)): "locks" gathers every node's holders and
+ * waiters over CPG, "state" is the daemon's own (members, waits, the
+ * rounds across nodes with each cycle's owners as node + pid). No daemon,
+ * or not root: none (the JSON member is null).
+ */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ordlockctl.h"
+#include "print.h"
+
+#define OLC_XD_SOCKET	"/run/ordlock-xdetectd.sock"
+#define OLC_XD_WAIT_MS	5000
+
+/* The daemon's answer to @cmd (malloc()ed, NUL-terminated), or NULL */
+static char *olc_xd_query(const char *cmd)
+{
+	const char *path = getenv("ORDLOCK_XDETECTD_SOCKET");
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	size_t len = 0, cap = 0;
+	char *buf = NULL;
+	struct timespec t0, t;
+	int fd;
+
+	if (!path)
+		path = OLC_XD_SOCKET;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return NULL;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return NULL;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, cmd, strlen(cmd), MSG_NOSIGNAL) < 0)
+		goto fail;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		long ms;
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		ms = (t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000;
+		if (ms >= OLC_XD_WAIT_MS || poll(&p, 1, (int)(OLC_XD_WAIT_MS - ms)) <= 0)
+			goto fail;
+		if (cap - len < 4096) {
+			char *nb = realloc(buf, cap + 65536);
+
+			if (!nb)
+				goto fail;
+			buf = nb;
+			cap += 65536;
+		}
+		n = recv(fd, buf + len, cap - len - 1, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			goto fail;
+		if (!n)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	if (!len || buf[0] != '{') {
+		free(buf);
+		return NULL;
+	}
+	/* one object and its newline */
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
+		len--;
+	buf[len] = '\0';
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+void olc_json_xdetectd(struct olc_json *j, const char *key, const char *cmd)
+{
+	char *text = olc_xd_query(cmd);
+
+	if (text)
+		olc_json_raw(j, key, text);
+	else
+		olc_json_null(j, key);
+	free(text);
+}

@@ -52,24 +52,76 @@
 /* See fast_internal.h */
 DEFINE_XARRAY(ordlock_fast_domains);
 
-/* The slot of a key, or -1; lockless */
+/*
+ * The slot of a key, or -1; lockless, under RCU (or ordlock_fast_lock): a
+ * slot found may be recycled afterwards unless the caller holds the key's
+ * bucket lock with the key marked fast (ordlock_fast_lock_slot() for a
+ * slot only)
+ */
 int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
 {
 	u32 h = ordlock_fast_hash(rank, id), i;
-	u16 e;
+	struct ordlock_fast_slot *s;
+	int ret = -1;
+	u16 *hash, e;
 
+	rcu_read_lock();
+	/* pairs with the rebuild's rcu_assign_pointer() */
+	hash = rcu_dereference(fd->hash);
 	for (i = 0; i < ORDLOCK_FAST_HASH; i++) {
 		/* pairs with the pin's release: the slot's key is written */
-		e = smp_load_acquire(&fd->hash[(h + i) & (ORDLOCK_FAST_HASH - 1)]);
+		e = smp_load_acquire(&hash[(h + i) & (ORDLOCK_FAST_HASH - 1)]);
 		if (!e)
-			return -1;
-		if (fd->slots[e - 1].rank == rank && fd->slots[e - 1].id == id)
-			return e - 1;
+			break;
+		if (e == ORDLOCK_FAST_TOMB)
+			continue;
+		s = rcu_dereference(fd->slots[e - 1]);
+		if (s && s->rank == rank && s->id == id) {
+			ret = e - 1;
+			break;
+		}
 	}
-	return -1;
+	rcu_read_unlock();
+	return ret;
 }
 
-/* The word of a fast resource (under its bucket lock), or NULL */
+/**
+ * ordlock_fast_lock_slot() - lock the bucket of the key of @slot
+ * @fd: the fast state
+ * @slot: a slot below ORDLOCK_FAST_SLOTS (from user space, or a walk)
+ *
+ * A recycling swaps a slot's key under the old key's bucket lock: with
+ * that lock held and the slot still naming the key, the word is that
+ * key's until the lock is dropped. The key's resource outlives a grace
+ * period after it lost its slot (ordlock_fast_retire(), fast_dev.c).
+ *
+ * Return: the key, its bucket locked; NULL (nothing locked) for a free
+ * slot.
+ */
+struct ordlock_fast_slot *ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
+						 u32 slot)
+{
+	struct ordlock_fast_slot *s;
+
+	rcu_read_lock();
+	for (;;) {
+		s = rcu_dereference(fd->slots[slot]);
+		if (!s)
+			break;
+		spin_lock(&ordlock_res_bucket(s->res)->lock);
+		if (rcu_access_pointer(fd->slots[slot]) == s)
+			break;
+		spin_unlock(&ordlock_res_bucket(s->res)->lock);
+	}
+	rcu_read_unlock();
+	return s;
+}
+
+/*
+ * The word of a fast resource (under its bucket lock), or NULL: a key
+ * that lost its slot is marked fast until its retirement ends, and is
+ * then the kernel's alone (no member can reach it by a word)
+ */
 static u64 *ordlock_fast_res_word(const struct ordlock_resource *res)
 {
 	struct ordlock_fast_domain *fd;
@@ -79,7 +131,7 @@ static u64 *ordlock_fast_res_word(const struct ordlock_resource *res)
 	if (WARN_ON_ONCE(!fd))
 		return NULL;
 	slot = ordlock_fast_lookup(fd, res->rank, res->id);
-	if (WARN_ON_ONCE(slot < 0))
+	if (slot < 0)
 		return NULL;
 	return ordlock_fast_wordp(fd, slot);
 }
@@ -99,8 +151,9 @@ bool __ordlock_fast_claim(struct ordlock_resource *res)
 	int i;
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	/* A key retiring from its slot: no word, the kernel's alone */
 	if (!wp)
-		return false;
+		return true;
 	old = READ_ONCE(*wp);
 	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
 		u32 owner = ORDLOCK_FAST_OWNER(old);
@@ -110,7 +163,7 @@ bool __ordlock_fast_claim(struct ordlock_resource *res)
 		if (owner || (old & ORDLOCK_FAST_WAITERS))
 			return false;
 		if (try_cmpxchg(wp, &old,
-				ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+				ordlock_fast_make(old, ORDLOCK_FAST_GEN(old) + 1,
 						  ORDLOCK_FAST_K)))
 			return true;
 	}
@@ -151,7 +204,7 @@ bool __ordlock_fast_settle(struct ordlock_resource *res)
 				return false;
 			if (!list_empty(&res->waiters))
 				return true;
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old), 0);
+			new = ordlock_fast_make(old, ORDLOCK_FAST_GEN(old), 0);
 		} else if (owner) {
 			/* A queue behind a member: its release must come here */
 			if (!list_empty(&res->waiters))
@@ -238,7 +291,7 @@ static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp)
 		/* WAITERS already set without an owner: corrupt, left alone */
 		if (old & ORDLOCK_FAST_WAITERS)
 			return false;
-		return cmpxchg(wp, set, ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+		return cmpxchg(wp, set, ordlock_fast_make(old, ORDLOCK_FAST_GEN(old) + 1,
 							  ORDLOCK_FAST_K)) == set;
 	}
 	/*
@@ -308,7 +361,8 @@ bool __ordlock_fast_holder(struct ordlock_resource *res,
 	if (WARN_ON_ONCE(!fd))
 		return false;
 	slot = ordlock_fast_lookup(fd, res->rank, res->id);
-	if (WARN_ON_ONCE(slot < 0))
+	/* retiring from its slot: no member holds it */
+	if (slot < 0)
 		return false;
 	word = READ_ONCE(*ordlock_fast_wordp(fd, slot));
 	h.index = ORDLOCK_FAST_OWNER(word);

@@ -459,6 +459,7 @@ static bool ordlock_fast_evict(struct ordlock_fast_domain *fd, u32 slot)
 	h = ordlock_fast_hash(s->rank, s->id);
 	while (hash[h] != slot + 1)
 		h = (h + 1) & (ORDLOCK_FAST_HASH - 1);
+	/* pairs with ordlock_fast_lookup(): the key is skipped from now on */
 	smp_store_release(&hash[h], ORDLOCK_FAST_TOMB);
 	fd->ntomb++;
 	ordlock_fast_edges_forget(fd, slot);
@@ -564,8 +565,8 @@ static int ordlock_fast_pin(struct ordlock_owner *owner,
 	res->fast = 1;
 	spin_unlock(&bucket->lock);
 	ordlock_table_pin(1);
-	/* the slot first, then the count (release, death, mmap) */
 	if (fresh)
+		/* the slot first, then the count (release, death, mmap) */
 		smp_store_release(&fd->nslots, slot + 1);
 pinned:
 	/* the owner's reference: its slot is recycled last */

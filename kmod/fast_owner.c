@@ -40,14 +40,14 @@
 int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 			u32 gen, bool any_gen)
 {
-	struct ordlock_fast_slot *s = ordlock_fast_lock_slot(fd, slot);
 	u64 *wp = ordlock_fast_wordp(fd, slot);
+	struct ordlock_fast_slot *s;
 	struct ordlock_resource *res;
 	int ret = -EIO, i;
 	u64 old, new;
 
 	/* A free slot's word is nobody's */
-	if (!s)
+	if (!ordlock_fast_lock_slot(fd, slot, s))
 		return -ENOENT;
 	res = s->res;
 	old = READ_ONCE(*wp);
@@ -125,6 +125,7 @@ static unsigned int ordlock_fast_stack(struct ordlock_fast_owner *fo, u32 *slots
 	slot = READ_ONCE(fp->pending);
 	if (slot && slot <= ORDLOCK_FAST_SLOTS)
 		slots[k++] = slot - 1;
+	/* pairs with nothing the kernel controls: the library's push order */
 	smp_rmb();
 	n = min_t(u32, READ_ONCE(fp->nheld), ORDLOCK_FAST_STACK);
 	for (i = 0; i < n; i++) {
@@ -316,8 +317,7 @@ int __ordlock_fast_take_over(struct ordlock_owner *owner,
 	if (slot < 0)
 		return -ENOENT;
 	wp = ordlock_fast_wordp(fo->fd, slot);
-	s = ordlock_fast_lock_slot(fo->fd, slot);
-	if (!s)
+	if (!ordlock_fast_lock_slot(fo->fd, slot, s))
 		return -ENOENT;
 	res = s->res;
 	old = READ_ONCE(*wp);

@@ -86,7 +86,7 @@ int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
 }
 
 /**
- * ordlock_fast_lock_slot() - lock the bucket of the key of @slot
+ * __ordlock_fast_lock_slot() - lock the bucket of the key of @slot
  * @fd: the fast state
  * @slot: a slot below ORDLOCK_FAST_SLOTS (from user space, or a walk)
  *
@@ -96,10 +96,10 @@ int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
  * period after it lost its slot (ordlock_fast_retire(), fast_dev.c).
  *
  * Return: the key, its bucket locked; NULL (nothing locked) for a free
- * slot.
+ * slot. Called through ordlock_fast_lock_slot(), which tells sparse.
  */
-struct ordlock_fast_slot *ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
-						 u32 slot)
+struct ordlock_fast_slot *__ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
+						   u32 slot)
 {
 	struct ordlock_fast_slot *s;
 
@@ -109,8 +109,11 @@ struct ordlock_fast_slot *ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
 		if (!s)
 			break;
 		spin_lock(&ordlock_res_bucket(s->res)->lock);
-		if (rcu_access_pointer(fd->slots[slot]) == s)
+		if (rcu_access_pointer(fd->slots[slot]) == s) {
+			/* held for the caller (ordlock_fast_lock_slot()) */
+			__release(&ordlock_res_bucket(s->res)->lock);
 			break;
+		}
 		spin_unlock(&ordlock_res_bucket(s->res)->lock);
 	}
 	rcu_read_unlock();

@@ -306,6 +306,18 @@ fail_page:
  * (the retiring list): a reader that locks its bucket finds it alive.
  */
 
+/* Whether another retirement than @s is of the same resource */
+static bool ordlock_fast_retiring(struct ordlock_fast_domain *fd,
+				  struct ordlock_fast_slot *s)
+{
+	struct ordlock_fast_slot *t;
+
+	list_for_each_entry(t, &fd->retiring, node)
+		if (t != s && t->res == s->res)
+			return true;
+	return false;
+}
+
 /* Retirements whose grace period ended (all of them, waiting, with @wait) */
 static void ordlock_fast_retire_poll(struct ordlock_fast_domain *fd, bool wait)
 {
@@ -323,8 +335,12 @@ static void ordlock_fast_retire_poll(struct ordlock_fast_domain *fd, bool wait)
 			continue;
 		bucket = ordlock_res_bucket(s->res);
 		spin_lock(&bucket->lock);
-		/* Not pinned again meanwhile (a new slot, the same resource) */
-		if (ordlock_fast_lookup(fd, s->rank, s->id) < 0) {
+		/*
+		 * Not pinned again meanwhile (a new slot, the same resource),
+		 * nor retiring again from it (a reader may still lock it)
+		 */
+		if (ordlock_fast_lookup(fd, s->rank, s->id) < 0 &&
+		    !ordlock_fast_retiring(fd, s)) {
 			s->res->fast = 0;
 			if (ordlock_resource_put_unused(bucket, s->res)) {
 				ordlock_gauge_dec(&fd->domain->resources);

@@ -944,8 +944,12 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	 * Free is {g, 0, 0, inc}: held, waited for or recycled (another
 	 * incarnation) in one test, a failed try needs nothing else
 	 */
-	if (__builtin_expect((uint32_t)w != inc, 0))
+	if (__builtin_expect((uint32_t)w != inc, 0)) {
+		/* the low byte as cached: held by another, no queue (a try's case) */
+		if ((uint8_t)w == (uint8_t)inc)
+			return FAST_X_BUSY;
 		return fast_stale(w, inc) ? FAST_X_STALE : FAST_X_BUSY;
+	}
 	/* {g + 1, me, 0, inc}; a generation that would wrap to 0: busy */
 	nw = w + f->take;
 	if (__builtin_expect(nw < w, 0))

@@ -785,6 +785,28 @@ static void emit(const char *measure, const char *param, const char *impl,
 	bench_log("%-40s %-8s %-22s %10.1f%s", measure, param, impl, v, same ? "" : " *");
 }
 
+/*
+ * A row of group "slots": a handle of @domain that took slots_key once
+ * (pinning it), after one contended acquire with @contend, then @op
+ */
+static void slots_row(const char *domain, void (*op)(unsigned long), int contend,
+		      unsigned long n, const char *param, const char *impl,
+		      const char *note)
+{
+	double v;
+	int same;
+
+	slots_ol = ordlock_open(domain);
+	if (!slots_ol)
+		bench_die("slots: open %s: %s", domain, strerror(errno));
+	op_slots(0);
+	if (contend)
+		slots_contend(domain);
+	v = insn(op, 1, n, &same);
+	emit("fast path in real programs", param, impl, "ordlock", v, same, note);
+	ordlock_close(slots_ol);
+}
+
 /* --- the 1 000-owner cycle ------------------------------------------------ */
 
 struct waiter {
@@ -1081,7 +1103,6 @@ int main(void)
 		     "try-lock of a key another owner holds by the fast path; EAGAIN, no system call");
 	}
 
-#define M9 "fast path in real programs"
 	if (want("slots") && !fast_domain("bench-insn-recycle") &&
 	    !fast_domain("bench-insn-k1") && !fast_domain("bench-insn-k1023") &&
 	    !fast_domain("bench-insn-contend")) {
@@ -1089,39 +1110,18 @@ int main(void)
 
 		/* (a) 1024 keys pinned by an owner now gone, then a new key */
 		close(slots_pin("bench-insn-recycle", 1024, 1000));
-		slots_ol = ordlock_open("bench-insn-recycle");
-		if (!slots_ol)
-			bench_die("slots: open: %s", strerror(errno));
-		op_slots(0);
-		v = insn(op_slots, 1, n, &same);
-		emit(M9, "-", "ordlock-fast recycled", "ordlock", v, same,
-		     "a new key's acquire + ordlock_release() after 1024 other keys were pinned by an owner now gone (its pin not counted)");
-		ordlock_close(slots_ol);
-
+		slots_row("bench-insn-recycle", op_slots, 0, n, "-", "ordlock-fast recycled",
+			  "a new key's acquire + ordlock_release() after 1024 other keys were pinned by an owner now gone (its pin not counted)");
 		/* (b) a fast owner's kernel request, 1 and 1023 slots pinned */
-		slots_ol = ordlock_open("bench-insn-k1");
-		op_slots(0);
-		v = insn(op_slots_kernel, 1, n, &same);
-		emit(M9, "slots=1", "ordlock-fast kernel", "ordlock", v, same,
-		     "a fast owner's shared acquire + ordlock_release() (the kernel's), 1 slot pinned in the domain");
-		ordlock_close(slots_ol);
+		slots_row("bench-insn-k1", op_slots_kernel, 0, n, "slots=1", "ordlock-fast kernel",
+			  "a fast owner's shared acquire + ordlock_release() (the kernel's), 1 slot pinned in the domain");
 		pfd = slots_pin("bench-insn-k1023", 1022, 1000);
-		slots_ol = ordlock_open("bench-insn-k1023");
-		op_slots(0);
-		v = insn(op_slots_kernel, 1, n, &same);
-		emit(M9, "slots=1023", "ordlock-fast kernel", "ordlock", v, same,
-		     "the same, 1023 slots pinned in the domain (1022 by another owner)");
-		ordlock_close(slots_ol);
+		slots_row("bench-insn-k1023", op_slots_kernel, 0, n, "slots=1023", "ordlock-fast kernel",
+			  "the same, 1023 slots pinned in the domain (1022 by another owner)");
 		close(pfd);
-
 		/* (c) the next pair after one contended acquire + ordlock_release() */
-		slots_ol = ordlock_open("bench-insn-contend");
-		op_slots(0);
-		slots_contend("bench-insn-contend");
-		v = insn(op_slots, 1, n, &same);
-		emit(M9, "-", "ordlock-fast after contention", "ordlock", v, same,
-		     "1-key acquire + ordlock_release() after one contended acquire released with ordlock_release()");
-		ordlock_close(slots_ol);
+		slots_row("bench-insn-contend", op_slots, 1, n, "-", "ordlock-fast after contention",
+			  "1-key acquire + ordlock_release() after one contended acquire released with ordlock_release()");
 	}
 
 #define M0 "entry floor: one system call"

@@ -35,6 +35,14 @@ static int pin(int fd, uint64_t id, uint32_t *slot, uint32_t *inc)
 	return ret;
 }
 
+/* @dom: a fresh domain (named from @prefix) with the fast path */
+static void fast_dom(char *dom, const char *prefix)
+{
+	snprintf(dom, ORDLOCK_DOMAIN_NAME_MAX, "%s", olt_domain(prefix));
+	if (olt_fast_domain_set(dom, 1))
+		bail_out("fast path on %s: %s", dom, strerror(errno));
+}
+
 /* A raw owner of @dom that pinned (1, BASE + i) for every slot; its fd */
 static int pin_all(const char *dom)
 {
@@ -60,9 +68,7 @@ static void test_owners_gone(void)
 	struct olt_fast f;
 	uint64_t w;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("frg"));
-	if (olt_fast_domain_set(dom, 1))
-		bail_out("fast path on %s: %s", dom, strerror(errno));
+	fast_dom(dom, "frg");
 	close(pin_all(dom));
 	/* a raw member that maps the words, and pins the new key */
 	olt_fast_open(&f, dom, 50000, &slot, 0);
@@ -102,9 +108,7 @@ static void test_stale_cache(void)
 	struct olt_fast f;
 	int fd;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("frs"));
-	if (olt_fast_domain_set(dom, 1))
-		bail_out("fast path on %s: %s", dom, strerror(errno));
+	fast_dom(dom, "frs");
 	/* a live owner pinned every slot: 1:1000 is slot 0 */
 	fd = pin_all(dom);
 	ol = olt_open(dom);
@@ -146,9 +150,7 @@ static void test_all_held(void)
 	int fd, bad = 0;
 	uint64_t w;
 
-	snprintf(dom, sizeof(dom), "%s", olt_domain("frh"));
-	if (olt_fast_domain_set(dom, 1))
-		bail_out("fast path on %s: %s", dom, strerror(errno));
+	fast_dom(dom, "frh");
 	olt_fast_open(&f, dom, BASE, &slot, 0);
 	for (i = 1; i < ORDLOCK_FAST_SLOTS; i++)
 		if (pin(f.fd, BASE + i, &slot, &inc))

@@ -20,21 +20,12 @@ cfgs=(
 	"-DNM=3 -DNKEYS=2|3 members, 2 keys: a key held by CAS keeps its slot, the kernel grants a key without one"
 	"-DNM=3 -DNKEYS=3 -DINCN=2|3 keys, a 1-bit incarnation: no recycling onto one a stale member caches"
 )
-for c in "${cfgs[@]}"; do
-	# shellcheck disable=SC2086
-	spin_search ${c%%|*}
-	point $? "no error: ${c#*|} (${c%%|*})"
-done
+spin_points 0 "${cfgs[@]}"
 
 bugs=(
 	"-DBUG_NO_INC|a recycled slot keeps its incarnation: a stale cache takes the new key"
 	"-DBUG_RECYCLE_HELD -DNM=3 -DNKEYS=2 -DROUNDS=1|a slot recycled while a member holds its word: its key granted twice"
 	"-DBUG_NO_GUARD -DNM=3 -DNKEYS=3 -DINCN=2|the incarnation wraps onto one a stale member caches"
 )
-for c in "${bugs[@]}"; do
-	# shellcheck disable=SC2086
-	spin_search ${c%%|*}
-	[[ $? == 1 ]]
-	point $? "planted bug found: ${c#*|}"
-done
+spin_points 1 "${bugs[@]}"
 unit_done

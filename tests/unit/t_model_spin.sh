@@ -30,11 +30,7 @@ cfgs=(
 	"-DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=2|a holder looping acquire/release by CAS, the other owner waiting in the kernel: never left asleep (issue 40)"
 	"-DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DROUNDS=2|the same with timeouts: a waiter times out only while the key is held"
 )
-for c in "${cfgs[@]}"; do
-	# shellcheck disable=SC2086
-	spin_search ${c%%|*}
-	point $? "no error: ${c#*|} (${c%%|*})"
-done
+spin_points 0 "${cfgs[@]}"
 
 # Planted bugs: each must be found
 bugs=(
@@ -48,10 +44,5 @@ bugs=(
 	"-DBUG_QUEUED_GIVES_UP -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=2 -DNOMONITOR|today's bounded ordlock_fast_queued() (issue 40): a waiter left asleep for ever, the key free, once the looping holder stops"
 	"-DBUG_QUEUED_GIVES_UP -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DROUNDS=2 -DNOMONITOR|today's ordlock_fast_queued() with timeouts: a waiter times out on a free key"
 )
-for c in "${bugs[@]}"; do
-	# shellcheck disable=SC2086
-	spin_search ${c%%|*}
-	[[ $? == 1 ]]
-	point $? "planted bug found: ${c#*|}"
-done
+spin_points 1 "${bugs[@]}"
 unit_done

@@ -1,7 +1,7 @@
 /*
  * fastslots.pml -- a model of slot recycling in the fast path (issue 40,
  * item 2; kmod/fast_dev.c "Slot recycling", docs/fastpath.md), checked by
- * spin (tests/unit/t_model_slots.sh runs it).
+ * spin (tests/unit/t_model_spin.sh runs it).
  *
  * One slot, NKEYS keys that compete for it, NM members; member m wants key
  * (m - 1) % NKEYS + 1, ROUNDS times. The slot's word is {owner, inc} (the

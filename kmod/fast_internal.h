@@ -195,13 +195,5 @@ ordlock_fast_slot(struct ordlock_fast_domain *fd, u32 slot)
 int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id);
 int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 			u32 gen, bool any_gen);
-struct ordlock_fast_slot *__ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
-						   u32 slot);
-/*
- * ordlock_fast_lock_slot() - @sp = the key of @slot with its bucket locked
- * (true), or NULL for a free slot (false, nothing locked)
- */
-#define ordlock_fast_lock_slot(fd, slot, sp) \
-	__cond_lock(ordlock_fast_domains, ((sp) = __ordlock_fast_lock_slot(fd, slot)) != NULL)
 
 #endif /* _ORDLOCK_FAST_INTERNAL_H */

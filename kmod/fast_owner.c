@@ -30,6 +30,48 @@
 #include "resource.h"
 #include "user.h"
 
+/**
+ * __ordlock_fast_lock_slot() - lock the bucket of the key of @slot
+ * @fd: the fast state
+ * @slot: a slot below ORDLOCK_FAST_SLOTS (from user space, or a walk)
+ *
+ * A recycling swaps a slot's key under the old key's bucket lock: with
+ * that lock held and the slot still naming the key, the word is that
+ * key's until the lock is dropped. The key's resource outlives a grace
+ * period after it lost its slot (the retiring list, fast_dev.c).
+ *
+ * Return: the key, its bucket locked; NULL (nothing locked) for a free
+ * slot. Called through ordlock_fast_lock_slot(), which tells sparse.
+ */
+static struct ordlock_fast_slot *__ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
+							  u32 slot)
+{
+	struct ordlock_fast_slot *s;
+
+	rcu_read_lock();
+	for (;;) {
+		s = rcu_dereference(fd->slots[slot]);
+		if (!s)
+			break;
+		spin_lock(&ordlock_res_bucket(s->res)->lock);
+		if (rcu_access_pointer(fd->slots[slot]) == s) {
+			/* held for the caller (ordlock_fast_lock_slot()) */
+			__release(&ordlock_res_bucket(s->res)->lock);
+			break;
+		}
+		spin_unlock(&ordlock_res_bucket(s->res)->lock);
+	}
+	rcu_read_unlock();
+	return s;
+}
+
+/*
+ * ordlock_fast_lock_slot() - @sp = the key of @slot with its bucket locked
+ * (true), or NULL for a free slot (false, nothing locked)
+ */
+#define ordlock_fast_lock_slot(fd, slot, sp) \
+	__cond_lock(ordlock_fast_domains, ((sp) = __ordlock_fast_lock_slot(fd, slot)) != NULL)
+
 /*
  * Let go of the word of @slot held by owner @index (at generation @gen,
  * unless @any_gen): free it, or hand it to the queue's head, under the

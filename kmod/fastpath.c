@@ -85,41 +85,6 @@ int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
 	return ret;
 }
 
-/**
- * __ordlock_fast_lock_slot() - lock the bucket of the key of @slot
- * @fd: the fast state
- * @slot: a slot below ORDLOCK_FAST_SLOTS (from user space, or a walk)
- *
- * A recycling swaps a slot's key under the old key's bucket lock: with
- * that lock held and the slot still naming the key, the word is that
- * key's until the lock is dropped. The key's resource outlives a grace
- * period after it lost its slot (ordlock_fast_retire(), fast_dev.c).
- *
- * Return: the key, its bucket locked; NULL (nothing locked) for a free
- * slot. Called through ordlock_fast_lock_slot(), which tells sparse.
- */
-struct ordlock_fast_slot *__ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
-						   u32 slot)
-{
-	struct ordlock_fast_slot *s;
-
-	rcu_read_lock();
-	for (;;) {
-		s = rcu_dereference(fd->slots[slot]);
-		if (!s)
-			break;
-		spin_lock(&ordlock_res_bucket(s->res)->lock);
-		if (rcu_access_pointer(fd->slots[slot]) == s) {
-			/* held for the caller (ordlock_fast_lock_slot()) */
-			__release(&ordlock_res_bucket(s->res)->lock);
-			break;
-		}
-		spin_unlock(&ordlock_res_bucket(s->res)->lock);
-	}
-	rcu_read_unlock();
-	return s;
-}
-
 /*
  * The word of a fast resource (under its bucket lock), or NULL: a key
  * that lost its slot is marked fast until its retirement ends, and is

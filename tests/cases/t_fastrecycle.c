@@ -104,7 +104,7 @@ static void test_stale_cache(void)
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
 	struct ordlock_key k1 = ORDLOCK_EX(1, BASE), n = ORDLOCK_EX(1, 60000);
 	uint32_t s1, sn, sk, inc;
-	struct ordlock *ol;
+	struct ordlock *ol, *ol2;
 	struct olt_fast f;
 	int fd;
 
@@ -112,9 +112,12 @@ static void test_stale_cache(void)
 	/* a live owner pinned every slot: 1:1000 is slot 0 */
 	fd = pin_all(dom);
 	ol = olt_open(dom);
+	ol2 = olt_open(dom);
 	is_int(ordlock_acquire(ol, &k1, 1, 1000, 0, NULL), 0, "a handle takes 1:%d", BASE);
 	is_int(olt_nheld(ol), 0, "by CAS (its library caches slot 0)");
 	is_int(ordlock_release(ol, &k1, 1), 0, "and lets it go");
+	is_int(ordlock_try_acquire(ol2, &k1, 1, NULL), 0, "a second handle tries it: taken");
+	is_int(ordlock_release(ol2, &k1, 1), 0, "and lets it go");
 
 	/* a new key: every slot is pinned by a live owner, one is taken */
 	olt_fast_open(&f, dom, 60000, &sn, 0);
@@ -136,6 +139,15 @@ static void test_stale_cache(void)
 	ok(sk && sk != ORDLOCK_FAST_OWNER_KERNEL, "its word names the handle's owner");
 	is_int(ordlock_release(ol, &k1, 1), 0, "released");
 	is_int(ORDLOCK_FAST_OWNER(f.words[s1]), 0, "by CAS");
+	/* the second handle's cache says slot 0 too: a try pins again, not EAGAIN */
+	is_int(ordlock_try_acquire(ol2, &k1, 1, NULL), 0,
+	       "the second handle's try of 1:%d (stale cache) takes it", BASE);
+	sk = ORDLOCK_FAST_OWNER(f.words[s1]);
+	ok(sk && sk != ORDLOCK_FAST_OWNER_KERNEL, "in slot %u, by CAS", s1);
+	is_int(ORDLOCK_FAST_OWNER(f.words[sn]), 0, "slot 0 untouched");
+	is_int(olt_ktry(dom, k1, NULL), -EAGAIN, "another process finds 1:%d held", BASE);
+	is_int(ordlock_release(ol2, &k1, 1), 0, "released");
+	ordlock_close(ol2);
 	ordlock_close(ol);
 	olt_fast_close(&f);
 	close(fd);

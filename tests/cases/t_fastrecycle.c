@@ -157,7 +157,9 @@ static void test_stale_cache(void)
 static void test_all_held(void)
 {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];
+	struct ordlock_key k = ORDLOCK_EX(1, 70000);
 	uint32_t slot, inc, i;
+	struct ordlock *ol;
 	struct olt_fast f;
 	int fd, bad = 0;
 	uint64_t w;
@@ -181,12 +183,22 @@ static void test_all_held(void)
 	is_errno(pin(fd, 70000, &slot, &inc), ENOSPC,
 		 "a new key: no slot (a held key keeps its slot)");
 	close(fd);
+	ol = olt_open(dom);
+	is_int(ordlock_acquire(ol, &k, 1, 1000, 0, NULL), 0,
+	       "a handle whose first key gets no slot takes it (the kernel's path)");
+	is_int(olt_nheld(ol), 1, "in the kernel");
+	is_int(ordlock_release_all(ol), 0, "released");
 	olt_fast_close(&f);
+	is_int(ordlock_acquire(ol, &k, 1, 1000, 0, NULL), 0,
+	       "once the holder is gone, the same handle takes it again");
+	is_int(olt_nheld(ol), 0, "by CAS: its fast path was not given up");
+	is_int(ordlock_release(ol, &k, 1), 0, "released");
+	ordlock_close(ol);
 	fd = olt_raw_fd();
 	if (olt_fd_set_domain(fd, dom))
 		bail_out("SET_DOMAIN: %s", strerror(errno));
 	is_int(pin(fd, 70000, &slot, &inc), 0,
-	       "once the owner is gone (its keys let go), it gets one");
+	       "a raw owner's pin of it finds its slot");
 	close(fd);
 	is_int(olt_fast_domain_set(dom, 0), 0, "the fast path off (keys unpinned)");
 }

@@ -548,8 +548,15 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	}
 	f->policy = info.policy;
 	f->strict = cfg.strict;
-	if (fast_slot(ol, key->rank, key->id, &inc) < 0)
+	if (fast_slot(ol, key->rank, key->id, &inc) < 0) {
+		/*
+		 * Every slot's key held or waited for: not for good (slots are
+		 * recycled), a later request looks again
+		 */
+		if (errno == ENOSPC)
+			f->on = 0;
 		goto fail;
+	}
 	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_SHARED, ol->fd, 0);
 	if (p == MAP_FAILED)

@@ -133,6 +133,7 @@ static int ordlock_fast_learn(struct ordlock_owner *owner,
 {
 	/* pairs with ordlock_fast_owner_get() */
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
+	struct ordlock_fast_slot *sf, *st;
 	struct ordlock_fast_domain *fd;
 	u32 n, from = arg->from, to = arg->to;
 	u8 *byte, bit;
@@ -150,14 +151,20 @@ static int ordlock_fast_learn(struct ordlock_owner *owner,
 	n = smp_load_acquire(&fd->nslots);
 	if (from >= n || to >= n || from == to)
 		return -EINVAL;
-	/* Hints from user space: the words must name the caller now */
-	if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fd, from))) != fo->index ||
-	    ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fd, to))) != fo->index)
-		return -ENOENT;
 	arg->known = 0;
 	mutex_lock(&ordlock_fast_lock);
-	if (ordlock_order_learn_pair(owner, fd->slots[from].rank, fd->slots[from].id,
-				     fd->slots[to].rank, fd->slots[to].id,
+	/*
+	 * Hints from user space: the words must name the caller now (a slot
+	 * whose word names an owner is not recycled: its keys stay)
+	 */
+	sf = ordlock_fast_slot(fd, from);
+	st = ordlock_fast_slot(fd, to);
+	if (!sf || !st || !ordlock_fast_names(fd, from, fo->index) ||
+	    !ordlock_fast_names(fd, to, fo->index)) {
+		mutex_unlock(&ordlock_fast_lock);
+		return -ENOENT;
+	}
+	if (ordlock_order_learn_pair(owner, sf->rank, sf->id, st->rank, st->id,
 				     ORDLOCK_MODE_EXCLUSIVE)) {
 		byte = ordlock_fast_edge_byte(fd, from, to, &bit);
 		WRITE_ONCE(*byte, *byte | bit);
@@ -178,6 +185,8 @@ static struct ordlock_fast_domain *ordlock_fast_domain_create(struct ordlock_dom
 		return ERR_PTR(-ENOMEM);
 	fd->domain_id = domain->id;
 	fd->domain = domain;
+	RCU_INIT_POINTER(fd->hash, fd->hashes[0]);
+	INIT_LIST_HEAD(&fd->retiring);
 	ida_init(&fd->indices);
 	xa_init(&fd->owners);
 	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++) {
@@ -188,6 +197,7 @@ static struct ordlock_fast_domain *ordlock_fast_domain_create(struct ordlock_dom
 	if (ordlock_fast_edges_alloc(fd))
 		goto fail;
 	ordlock_fast_edges_learning(fd, domain);
+	fd->hash_cookie = get_state_synchronize_rcu();
 	if (xa_err(xa_store(&ordlock_fast_domains, domain->id, fd, GFP_KERNEL)))
 		goto fail_edges;
 	return fd;
@@ -273,40 +283,277 @@ fail_page:
 	return ERR_PTR(ret);
 }
 
+/*
+ * Slot recycling (issue 40). A domain has ORDLOCK_FAST_SLOTS slots; once
+ * they are used, a pin takes the slot of a key that nobody holds or waits
+ * for (its word free as the kernel left it, no holder or waiter in the
+ * kernel), first among the slots no live owner pinned (@pins 0: pinned by
+ * owners gone), else from live owners (their pins are taken: @stale).
+ *
+ * A library that cached the old key's slot must not take the new key with
+ * it: the word's incarnation (ORDLOCK_FAST_INC) moves on under the old
+ * key's bucket lock, by a CAS from the free word, and every member CAS
+ * expects the incarnation its pin returned; a stale one fails, and the
+ * library pins again. The incarnation has 7 bits: a slot is not recycled
+ * onto an incarnation that an owner whose pin was taken may still cache
+ * (@stale_base to @inc). A generation never goes back (it goes on from
+ * the old key's); tokens are the domain's and are not touched. The
+ * learned pairs of the slot are forgotten before it is reused.
+ *
+ * Lockless readers find a slot's key under RCU (struct ordlock_fast_slot
+ * is never changed, a recycled slot gets a new one) and the old key's
+ * resource stays marked fast, without a word, until a grace period later
+ * (the retiring list): a reader that locks its bucket finds it alive.
+ */
+
+/* Whether another retirement than @s is of the same resource */
+static bool ordlock_fast_retiring(struct ordlock_fast_domain *fd,
+				  struct ordlock_fast_slot *s)
+{
+	struct ordlock_fast_slot *t;
+
+	list_for_each_entry(t, &fd->retiring, node)
+		if (t != s && t->res == s->res)
+			return true;
+	return false;
+}
+
+/* Retirements whose grace period ended (all of them, waiting, with @wait) */
+static void ordlock_fast_retire_poll(struct ordlock_fast_domain *fd, bool wait)
+{
+	struct ordlock_fast_slot *s, *tmp;
+	struct ordlock_bucket *bucket;
+	unsigned int idle = 0, n = 0;
+
+	lockdep_assert_held(&ordlock_fast_lock);
+	if (list_empty(&fd->retiring))
+		return;
+	if (wait)
+		synchronize_rcu();
+	list_for_each_entry_safe(s, tmp, &fd->retiring, node) {
+		if (!poll_state_synchronize_rcu(s->cookie))
+			continue;
+		bucket = ordlock_res_bucket(s->res);
+		spin_lock(&bucket->lock);
+		/*
+		 * Not pinned again meanwhile (a new slot, the same resource),
+		 * nor retiring again from it (a reader may still lock it)
+		 */
+		if (ordlock_fast_lookup(fd, s->rank, s->id) < 0 &&
+		    !ordlock_fast_retiring(fd, s)) {
+			s->res->fast = 0;
+			if (ordlock_resource_put_unused(bucket, s->res)) {
+				ordlock_gauge_dec(&fd->domain->resources);
+				idle++;
+			}
+		}
+		spin_unlock(&bucket->lock);
+		list_del(&s->node);
+		kfree(s);
+		n++;
+	}
+	if (idle)
+		ordlock_table_uncharge(idle);
+	ordlock_table_pin(-(s64)n);
+}
+
+static u16 *ordlock_fast_hash_now(struct ordlock_fast_domain *fd)
+{
+	return rcu_dereference_protected(fd->hash, lockdep_is_held(&ordlock_fast_lock));
+}
+
+static void ordlock_fast_hash_add(struct ordlock_fast_domain *fd, u16 *hash,
+				  u32 rank, u64 id, u32 slot)
+{
+	u32 h = ordlock_fast_hash(rank, id);
+
+	while (hash[h] && hash[h] != ORDLOCK_FAST_TOMB)
+		h = (h + 1) & (ORDLOCK_FAST_HASH - 1);
+	if (hash[h] == ORDLOCK_FAST_TOMB)
+		fd->ntomb--;
+	/* the slot first, then the hash entry (ordlock_fast_lookup()) */
+	smp_store_release(&hash[h], slot + 1);
+}
+
+/*
+ * Too many tombstones (lookups of keys not pinned walk them): fill the
+ * other array with the keys that have a slot and publish it
+ */
+static void ordlock_fast_rehash(struct ordlock_fast_domain *fd)
+{
+	u16 *cur = ordlock_fast_hash_now(fd);
+	u16 *next = cur == fd->hashes[0] ? fd->hashes[1] : fd->hashes[0];
+	struct ordlock_fast_slot *s;
+	u32 slot;
+
+	/* the readers of @next from before the last rebuild are gone */
+	if (!poll_state_synchronize_rcu(fd->hash_cookie))
+		synchronize_rcu();
+	memset(next, 0, sizeof(fd->hashes[0]));
+	fd->ntomb = 0;
+	for (slot = 0; slot < fd->nslots; slot++) {
+		s = ordlock_fast_slot(fd, slot);
+		if (s)
+			ordlock_fast_hash_add(fd, next, s->rank, s->id, slot);
+	}
+	rcu_assign_pointer(fd->hash, next);
+	fd->hash_cookie = get_state_synchronize_rcu();
+}
+
+/* The pairs of @slot (either side) are forgotten */
+static void ordlock_fast_edges_forget(struct ordlock_fast_domain *fd, u32 slot)
+{
+	u8 *byte, bit;
+	u32 i;
+
+	for (i = 0; i < ORDLOCK_FAST_SLOTS; i++) {
+		byte = ordlock_fast_edge_byte(fd, slot, i, &bit);
+		WRITE_ONCE(*byte, *byte & ~bit);
+		byte = ordlock_fast_edge_byte(fd, i, slot, &bit);
+		WRITE_ONCE(*byte, *byte & ~bit);
+	}
+}
+
+/* The live owners' pins of @slot are taken (they may cache it: stale) */
+static void ordlock_fast_take_pins(struct ordlock_fast_domain *fd, u32 slot,
+				   u8 old_inc)
+{
+	struct ordlock_fast_owner *fo;
+	struct ordlock_owner *owner;
+	unsigned long i;
+
+	if (!fd->pins[slot])
+		return;
+	/* an owner leaves the table under ordlock_fast_lock: alive here */
+	xa_for_each(&fd->owners, i, owner) {
+		fo = READ_ONCE(owner->fast);
+		if (!fo || !__test_and_clear_bit(slot, fo->pinned))
+			continue;
+		if (__test_and_set_bit(slot, fo->stale))
+			continue;
+		if (!fd->stale[slot]++)
+			fd->stale_base[slot] = old_inc;
+	}
+	fd->pins[slot] = 0;
+}
+
+/*
+ * Take @slot from its key if nobody holds or waits for it: the word, free
+ * as the kernel left it, moves to the next incarnation, and the key
+ * retires. Return: true when the slot is free now.
+ */
+static bool ordlock_fast_evict(struct ordlock_fast_domain *fd, u32 slot)
+{
+	struct ordlock_fast_slot *s = ordlock_fast_slot(fd, slot);
+	u64 *wp = ordlock_fast_wordp(fd, slot);
+	u8 inc = fd->inc[slot], next = (inc + 1) & ORDLOCK_FAST_INC_MASK;
+	struct ordlock_bucket *bucket;
+	u16 *hash;
+	u64 old;
+	u32 h;
+
+	if (!s)
+		return false;
+	/* not onto an incarnation an owner whose pin was taken may cache */
+	if (fd->stale[slot] && next == fd->stale_base[slot])
+		return false;
+	bucket = ordlock_res_bucket(s->res);
+	spin_lock(&bucket->lock);
+	old = READ_ONCE(*wp);
+	/* free, no WAITERS, the kernel's incarnation: no member holds it */
+	if (!list_empty(&s->res->holders) || !list_empty(&s->res->waiters) ||
+	    (u32)old != inc ||
+	    !try_cmpxchg(wp, &old, ORDLOCK_FAST_WORD(ORDLOCK_FAST_GEN(old), 0) | next)) {
+		spin_unlock(&bucket->lock);
+		return false;
+	}
+	fd->inc[slot] = next;
+	/* under the old key's bucket lock (ordlock_fast_lock_slot()) */
+	rcu_assign_pointer(fd->slots[slot], NULL);
+	spin_unlock(&bucket->lock);
+	hash = ordlock_fast_hash_now(fd);
+	h = ordlock_fast_hash(s->rank, s->id);
+	while (hash[h] != slot + 1)
+		h = (h + 1) & (ORDLOCK_FAST_HASH - 1);
+	/* pairs with ordlock_fast_lookup(): the key is skipped from now on */
+	smp_store_release(&hash[h], ORDLOCK_FAST_TOMB);
+	fd->ntomb++;
+	ordlock_fast_edges_forget(fd, slot);
+	ordlock_fast_take_pins(fd, slot, inc);
+	s->cookie = get_state_synchronize_rcu();
+	list_add_tail(&s->node, &fd->retiring);
+	return true;
+}
+
+/*
+ * A slot for a new key: one recycled and not used yet, one never used, or
+ * one recycled now (pinned by nobody alive first). Return: it, or -1.
+ */
+static int ordlock_fast_free_slot(struct ordlock_fast_domain *fd, bool *fresh)
+{
+	u32 i, slot, pass;
+
+	*fresh = false;
+	if (fd->nfree)
+		return fd->free[--fd->nfree];
+	if (fd->nslots < ORDLOCK_FAST_SLOTS) {
+		*fresh = true;
+		return fd->nslots;
+	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < ORDLOCK_FAST_SLOTS; i++) {
+			slot = (fd->cursor + i) % ORDLOCK_FAST_SLOTS;
+			if (!pass && fd->pins[slot])
+				continue;
+			if (ordlock_fast_evict(fd, slot)) {
+				fd->cursor = slot + 1;
+				return slot;
+			}
+		}
+	return -1;
+}
+
 /* ORDLOCK_IOC_FAST_PIN, under owner->lock */
 static int ordlock_fast_pin(struct ordlock_owner *owner,
 			    struct ordlock_fast_pin *arg)
 {
 	struct ordlock_resource *res, *spare = NULL;
+	struct ordlock_fast_slot *ns = NULL;
 	struct ordlock_fast_owner *fo;
 	struct ordlock_fast_domain *fd;
 	struct ordlock_bucket *bucket;
 	unsigned int credit = 0;
-	u32 h, n;
 	int slot, ret = 0;
+	bool fresh;
+	u64 *wp;
 
-	if (arg->flags || arg->__reserved)
+	if (arg->flags || arg->inc)
 		return -EINVAL;
 	fo = ordlock_fast_owner_get(owner);
 	if (IS_ERR(fo))
 		return PTR_ERR(fo);
 	fd = fo->fd;
 	arg->index = fo->index;
-	slot = ordlock_fast_lookup(fd, arg->rank, arg->id);
-	if (slot >= 0)
-		goto out;
 	spare = ordlock_resource_alloc(&credit);
 	if (IS_ERR(spare))
 		return PTR_ERR(spare);
+	ns = kmalloc(sizeof(*ns), GFP_KERNEL_ACCOUNT);
+	if (!ns) {
+		ret = -ENOMEM;
+		goto free;
+	}
 	mutex_lock(&ordlock_fast_lock);
+	ordlock_fast_retire_poll(fd, false);
 	slot = ordlock_fast_lookup(fd, arg->rank, arg->id);
 	if (slot >= 0)
-		goto unlock;
-	n = fd->nslots;
-	if (n >= ORDLOCK_FAST_SLOTS) {
+		goto pinned;
+	slot = ordlock_fast_free_slot(fd, &fresh);
+	if (slot < 0) {
 		ret = -ENOSPC;
 		goto unlock;
 	}
+	if (fd->ntomb > ORDLOCK_FAST_TOMB_MAX)
+		ordlock_fast_rehash(fd);
 	bucket = ordlock_table_bucket(owner->domain, arg->rank, arg->id);
 	spin_lock(&bucket->lock);
 	res = ordlock_table_get(bucket, owner->domain, arg->rank, arg->id,
@@ -314,35 +561,42 @@ static int ordlock_fast_pin(struct ordlock_owner *owner,
 	if (IS_ERR_OR_NULL(res)) {
 		spin_unlock(&bucket->lock);
 		ret = res ? PTR_ERR(res) : -ENOMEM;
+		if (!fresh)
+			fd->free[fd->nfree++] = slot;
 		goto unlock;
 	}
-	fd->slots[n].rank = arg->rank;
-	fd->slots[n].id = arg->id;
-	fd->slots[n].res = res;
-	WRITE_ONCE(*ordlock_fast_wordp(fd, n),
-		   ordlock_fast_make(0, res->nshared || res->nexcl ?
-				     ORDLOCK_FAST_K : 0));
-	h = ordlock_fast_hash(arg->rank, arg->id);
-	while (fd->hash[h])
-		h = (h + 1) & (ORDLOCK_FAST_HASH - 1);
-	/* the slot first, then the hash entry (ordlock_fast_lookup()) */
-	smp_store_release(&fd->hash[h], n + 1);
+	ns->rank = arg->rank;
+	ns->id = arg->id;
+	ns->res = res;
+	INIT_LIST_HEAD(&ns->node);
+	wp = ordlock_fast_wordp(fd, slot);
+	/* a recycled slot's generation goes on; its incarnation is the new one */
+	WRITE_ONCE(*wp, ORDLOCK_FAST_WORD(fresh ? 0 : ORDLOCK_FAST_GEN(READ_ONCE(*wp)),
+					  res->nshared || res->nexcl ? ORDLOCK_FAST_K : 0) |
+		   fd->inc[slot]);
+	rcu_assign_pointer(fd->slots[slot], ns);
+	ns = NULL;
+	ordlock_fast_hash_add(fd, ordlock_fast_hash_now(fd), arg->rank, arg->id, slot);
 	/* Under the bucket lock, as every reader of the mark */
 	res->fast = 1;
 	spin_unlock(&bucket->lock);
 	ordlock_table_pin(1);
-	/* the slot first, then the count (release, death, mmap) */
-	smp_store_release(&fd->nslots, n + 1);
-	slot = n;
+	if (fresh)
+		/* the slot first, then the count (release, death, mmap) */
+		smp_store_release(&fd->nslots, slot + 1);
+pinned:
+	/* the owner's reference: its slot is recycled last */
+	if (!__test_and_set_bit(slot, fo->pinned))
+		fd->pins[slot]++;
+	arg->slot = slot;
+	arg->inc = fd->inc[slot];
 unlock:
 	mutex_unlock(&ordlock_fast_lock);
+free:
+	kfree(ns);
 	if (spare)
 		ordlock_resource_free(spare);
-	if (ret)
-		return ret;
-out:
-	arg->slot = slot;
-	return 0;
+	return ret;
 }
 
 /* ORDLOCK_IOC_FAST_RELEASE */
@@ -492,10 +746,14 @@ void __ordlock_fast_owner_death(struct ordlock_owner *owner)
 	/* pairs with the pin: a slot below the count is written */
 	n = smp_load_acquire(&fd->nslots);
 	for (slot = 0; slot < n; slot++)
-		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fd, slot))) ==
-		    fo->index)
+		if (ordlock_fast_names(fd, slot, fo->index))
 			ordlock_fast_let_go(fd, slot, fo->index, 0, true);
 	mutex_lock(&ordlock_fast_lock);
+	/* Its pins and its stale incarnations go with it */
+	for_each_set_bit(slot, fo->pinned, ORDLOCK_FAST_SLOTS)
+		fd->pins[slot]--;
+	for_each_set_bit(slot, fo->stale, ORDLOCK_FAST_SLOTS)
+		fd->stale[slot]--;
 	/* Waits for the views and walks that look at it (__ordlock_fast_holder()) */
 	xa_erase(&fd->owners, fo->index);
 	ida_free(&fd->indices, fo->index);
@@ -515,9 +773,10 @@ void __ordlock_fast_owner_death(struct ordlock_owner *owner)
 void ordlock_fast_domain_free(struct ordlock_domain *domain)
 {
 	struct ordlock_fast_domain *fd;
+	struct ordlock_fast_slot *s;
 	struct ordlock_bucket *bucket;
 	struct ordlock_resource *res;
-	unsigned int i, idle = 0;
+	unsigned int i, idle = 0, n = 0;
 
 	/* against a pin that would find the state after a quick turn on */
 	mutex_lock(&ordlock_fast_lock);
@@ -526,8 +785,14 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 		mutex_unlock(&ordlock_fast_lock);
 		return;
 	}
+	/* the keys that lost their slot first, a grace period after */
+	ordlock_fast_retire_poll(fd, true);
 	for (i = 0; i < fd->nslots; i++) {
-		res = fd->slots[i].res;
+		s = ordlock_fast_slot(fd, i);
+		if (!s)
+			continue;
+		n++;
+		res = s->res;
 		bucket = ordlock_res_bucket(res);
 		spin_lock(&bucket->lock);
 		res->fast = 0;
@@ -540,10 +805,14 @@ void ordlock_fast_domain_free(struct ordlock_domain *domain)
 	}
 	if (idle)
 		ordlock_table_uncharge(idle);
-	ordlock_table_pin(-(s64)fd->nslots);
+	ordlock_table_pin(-(s64)n);
 	/* No resource is marked any more: nothing looks it up */
 	xa_erase(&ordlock_fast_domains, domain->id);
 	mutex_unlock(&ordlock_fast_lock);
+	/* lockless lookups that found the state are gone before it is freed */
+	synchronize_rcu();
+	for (i = 0; i < fd->nslots; i++)
+		kfree(rcu_dereference_protected(fd->slots[i], 1));
 	for (i = 0; i < ORDLOCK_FAST_NPAGES; i++)
 		put_page(fd->pages[i]);
 	ordlock_fast_edges_free(fd);

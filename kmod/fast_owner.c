@@ -30,6 +30,48 @@
 #include "resource.h"
 #include "user.h"
 
+/**
+ * __ordlock_fast_lock_slot() - lock the bucket of the key of @slot
+ * @fd: the fast state
+ * @slot: a slot below ORDLOCK_FAST_SLOTS (from user space, or a walk)
+ *
+ * A recycling swaps a slot's key under the old key's bucket lock: with
+ * that lock held and the slot still naming the key, the word is that
+ * key's until the lock is dropped. The key's resource outlives a grace
+ * period after it lost its slot (the retiring list, fast_dev.c).
+ *
+ * Return: the key, its bucket locked; NULL (nothing locked) for a free
+ * slot. Called through ordlock_fast_lock_slot(), which tells sparse.
+ */
+static struct ordlock_fast_slot *__ordlock_fast_lock_slot(struct ordlock_fast_domain *fd,
+							  u32 slot)
+{
+	struct ordlock_fast_slot *s;
+
+	rcu_read_lock();
+	for (;;) {
+		s = rcu_dereference(fd->slots[slot]);
+		if (!s)
+			break;
+		spin_lock(&ordlock_res_bucket(s->res)->lock);
+		if (rcu_access_pointer(fd->slots[slot]) == s) {
+			/* held for the caller (ordlock_fast_lock_slot()) */
+			__release(&ordlock_res_bucket(s->res)->lock);
+			break;
+		}
+		spin_unlock(&ordlock_res_bucket(s->res)->lock);
+	}
+	rcu_read_unlock();
+	return s;
+}
+
+/*
+ * ordlock_fast_lock_slot() - @sp = the key of @slot with its bucket locked
+ * (true), or NULL for a free slot (false, nothing locked)
+ */
+#define ordlock_fast_lock_slot(fd, slot, sp) \
+	__cond_lock(ordlock_fast_domains, ((sp) = __ordlock_fast_lock_slot(fd, slot)) != NULL)
+
 /*
  * Let go of the word of @slot held by owner @index (at generation @gen,
  * unless @any_gen): free it, or hand it to the queue's head, under the
@@ -44,14 +86,17 @@
 int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 			u32 gen, bool any_gen)
 {
-	struct ordlock_resource *res = fd->slots[slot].res;
-	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 	u64 *wp = ordlock_fast_wordp(fd, slot);
+	struct ordlock_fast_slot *s;
+	struct ordlock_resource *res;
 	bool pass = false;
 	int ret = -EIO, i;
 	u64 old, new;
 
-	spin_lock(&bucket->lock);
+	/* A free slot's word is nobody's */
+	if (!ordlock_fast_lock_slot(fd, slot, s))
+		return -ENOENT;
+	res = s->res;
 	old = READ_ONCE(*wp);
 	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
 		if (ORDLOCK_FAST_OWNER(old) != index ||
@@ -64,7 +109,7 @@ int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 		    !res->nexcl)
 			pass = ordlock_res_pass_first(res);
 		if (!list_empty(&res->waiters) && !pass)
-			new = ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+			new = ordlock_fast_make(old, ORDLOCK_FAST_GEN(old) + 1,
 						ORDLOCK_FAST_K);
 		else
 			new = ordlock_fast_freed(old, !list_empty(&res->waiters));
@@ -78,7 +123,7 @@ int ordlock_fast_let_go(struct ordlock_fast_domain *fd, u32 slot, u32 index,
 			break;
 		}
 	}
-	spin_unlock(&bucket->lock);
+	spin_unlock(&ordlock_res_bucket(res)->lock);
 	return ret;
 }
 
@@ -110,25 +155,61 @@ u32 __ordlock_fast_held(struct ordlock_owner *owner)
 }
 
 /*
- * The first fast hold of @owner (as a word names it) that @key may not
- * follow: it does not sort below @key, or with @strict ranks its rank is
- * not below. The lowest such, and in *@top the highest fast hold.
+ * The slots @owner may hold by the fast path, as its library says (the
+ * owner page's held stack, and the slot of an acquire between its CAS and
+ * its push): at most ORDLOCK_FAST_STACK + 1, each checked below
+ * ORDLOCK_FAST_SLOTS, duplicates possible. A caller believes one only when
+ * its word names the owner: a member that hides a hold from its stack
+ * changes only what its own requests are judged against (DOC: The fast
+ * path). Return: the number in @slots.
+ */
+static unsigned int ordlock_fast_stack(struct ordlock_fast_owner *fo, u32 *slots)
+{
+	const struct ordlock_fast_page *fp = page_address(fo->page);
+	unsigned int i, n, k = 0;
+	u32 slot;
+
+	/*
+	 * Pending first: the library pushes, then clears it; a push missed
+	 * here was still pending
+	 */
+	slot = READ_ONCE(fp->pending);
+	if (slot && slot <= ORDLOCK_FAST_SLOTS)
+		slots[k++] = slot - 1;
+	/* pairs with nothing the kernel controls: the library's push order */
+	smp_rmb();
+	n = min_t(u32, READ_ONCE(fp->nheld), ORDLOCK_FAST_STACK);
+	for (i = 0; i < n; i++) {
+		slot = READ_ONCE(fp->held[i].slot);
+		if (slot < ORDLOCK_FAST_SLOTS)
+			slots[k++] = slot;
+	}
+	return k;
+}
+
+/*
+ * The first fast hold of @owner (as a word names it, among the slots of
+ * its held stack) that @key may not follow: it does not sort below @key,
+ * or with @strict ranks its rank is not below. The lowest such, and in
+ * *@top the highest fast hold. Under RCU: the keys returned are valid
+ * until it ends. Its cost is the owner's holds, not the domain's slots.
  */
 static const struct ordlock_fast_slot *
 ordlock_fast_above(struct ordlock_fast_owner *fo, const struct ordlock_rkey *key,
 		   bool strict, const struct ordlock_fast_slot **top)
 {
 	const struct ordlock_fast_slot *s, *low = NULL;
-	u32 slot, nslots;
+	u32 slots[ORDLOCK_FAST_STACK + 1];
+	unsigned int i, n;
 
 	*top = NULL;
-	/* pairs with the pin: a slot below the count is written */
-	nslots = smp_load_acquire(&fo->fd->nslots);
-	for (slot = 0; slot < nslots; slot++) {
-		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) !=
-		    fo->index)
+	n = ordlock_fast_stack(fo, slots);
+	for (i = 0; i < n; i++) {
+		if (!ordlock_fast_names(fo->fd, slots[i], fo->index))
 			continue;
-		s = &fo->fd->slots[slot];
+		s = rcu_dereference(fo->fd->slots[slots[i]]);
+		if (!s)
+			continue;
 		if (!*top || ordlock_key_cmp(s->rank, s->id, (*top)->rank, (*top)->id) > 0)
 			*top = s;
 		if (ordlock_key_cmp(s->rank, s->id, key->rank, key->id) < 0 &&
@@ -172,36 +253,45 @@ int __ordlock_fast_check(struct ordlock_owner *owner,
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
 	const struct ordlock_fast_slot *bad = NULL, *top;
 	const struct ordlock_rkey *key = &keys[0];
-	u32 reason = ORDLOCK_REASON_ORDER;
+	u32 reason = ORDLOCK_REASON_ORDER, rank = 0;
 	unsigned int i;
 	int slot, ret;
+	u64 id = 0;
 
 	lockdep_assert_held(&owner->lock);
 	if (!fo)
 		return 0;
 	if (order) {
+		rcu_read_lock();
 		bad = ordlock_fast_above(fo, key, false, &top);
 		if (!bad && strict) {
 			bad = ordlock_fast_above(fo, key, true, &top);
 			reason = ORDLOCK_REASON_STRICT;
 		}
+		if (bad) {
+			rank = bad->rank;
+			id = bad->id;
+		}
+		rcu_read_unlock();
 	} else {
 		/* A key held already: the request would wait for itself */
 		for (i = 0; i < n && !bad; i++) {
 			slot = ordlock_fast_lookup(fo->fd, keys[i].rank, keys[i].id);
-			if (slot >= 0 &&
-			    ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) ==
-			    fo->index) {
-				bad = &fo->fd->slots[slot];
+			if (slot >= 0 && ordlock_fast_names(fo->fd, slot, fo->index)) {
 				key = &keys[i];
+				rank = key->rank;
+				id = key->id;
+				break;
 			}
 		}
+		if (i == n)
+			return 0;
 	}
-	if (!bad)
+	if (order && !bad)
 		return 0;
 	ret = ordlock_owner_fail(owner, reason, -EDEADLK, key);
-	owner->failure.held.rank = bad->rank;
-	owner->failure.held.id = bad->id;
+	owner->failure.held.rank = rank;
+	owner->failure.held.id = id;
 	owner->failure.held.mode = ORDLOCK_MODE_EXCLUSIVE;
 	return ret;
 }
@@ -225,13 +315,21 @@ void __ordlock_fast_granted(struct ordlock_owner *owner,
 	struct ordlock_fast_owner *fo = smp_load_acquire(&owner->fast);
 	const struct ordlock_fast_slot *top;
 	unsigned int i;
+	u32 rank = 0;
+	u64 id = 0;
 
 	lockdep_assert_held(&owner->lock);
 	if (!fo || READ_ONCE(owner->domain->policy) == ORDLOCK_POLICY_ENFORCE)
 		return;
+	rcu_read_lock();
 	ordlock_fast_above(fo, &keys[0], false, &top);
+	if (top) {
+		rank = top->rank;
+		id = top->id;
+	}
+	rcu_read_unlock();
 	for (i = 0; top && i < n; i++)
-		if (!ordlock_order_learn_pair(owner, top->rank, top->id, keys[i].rank,
+		if (!ordlock_order_learn_pair(owner, rank, id, keys[i].rank,
 					      keys[i].id, keys[i].mode))
 			break;
 }
@@ -261,7 +359,7 @@ int __ordlock_fast_take_over(struct ordlock_owner *owner,
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_resource *res;
-	struct ordlock_bucket *bucket;
+	struct ordlock_fast_slot *s;
 	int slot, ret = -EIO, i;
 	u64 *wp, old;
 
@@ -270,16 +368,18 @@ int __ordlock_fast_take_over(struct ordlock_owner *owner,
 	if (slot < 0)
 		return -ENOENT;
 	wp = ordlock_fast_wordp(fo->fd, slot);
-	res = fo->fd->slots[slot].res;
-	bucket = ordlock_res_bucket(res);
-	spin_lock(&bucket->lock);
+	if (!ordlock_fast_lock_slot(fo->fd, slot, s))
+		return -ENOENT;
+	res = s->res;
 	old = READ_ONCE(*wp);
 	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
-		if (ORDLOCK_FAST_OWNER(old) != fo->index) {
+		/* The slot was recycled since the lookup: not held so */
+		if (ORDLOCK_FAST_OWNER(old) != fo->index ||
+		    s->rank != key->rank || s->id != key->id) {
 			ret = -ENOENT;
 			break;
 		}
-		if (try_cmpxchg(wp, &old, ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+		if (try_cmpxchg(wp, &old, ordlock_fast_make(old, ORDLOCK_FAST_GEN(old) + 1,
 							    ORDLOCK_FAST_K))) {
 			ret = 0;
 			break;
@@ -291,7 +391,7 @@ int __ordlock_fast_take_over(struct ordlock_owner *owner,
 		hold->mode = ORDLOCK_MODE_EXCLUSIVE;
 		ordlock_res_add_holder(res, &hold->res_node, ORDLOCK_MODE_EXCLUSIVE);
 	}
-	spin_unlock(&bucket->lock);
+	spin_unlock(&ordlock_res_bucket(res)->lock);
 	return ret;
 }
 
@@ -323,20 +423,24 @@ int __ordlock_fast_holds(struct ordlock_owner *owner,
  *	fast path
  * @owner: the owner, locked
  * @slot: a slot __ordlock_fast_holds() found, or -1 for every word that
- *	names the owner (RELEASE_ALL)
+ *	names the owner among the slots of its held stack (RELEASE_ALL), or
+ *	-2 for every word of the domain that names it (an acknowledgment)
  *
  * The keys an owner holds are its own whichever way it took them: a
  * process of the owner that took none of them by CAS (a fork child, which
  * goes to the kernel) may let them go, as it may let go of the kernel's.
  * Each word is let go as a release would (handed to the queue's head, or
  * freed); one that changed meanwhile (its holder let it go) is left.
+ * RELEASE_ALL costs the owner's holds (its held stack, each word checked);
+ * a hold its library hid from the stack is left to it (its own keys).
  *
  * Return: the number of keys let go.
  */
 static unsigned int ordlock_fast_drop(struct ordlock_owner *owner, int slot)
 {
 	struct ordlock_fast_owner *fo = owner->fast;
-	unsigned int n = 0;
+	u32 slots[ORDLOCK_FAST_STACK + 1];
+	unsigned int n = 0, i, k;
 	u32 s, nslots;
 
 	lockdep_assert_held(&owner->lock);
@@ -344,11 +448,19 @@ static unsigned int ordlock_fast_drop(struct ordlock_owner *owner, int slot)
 		return 0;
 	if (slot >= 0)
 		return !ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true);
+	if (slot == -1) {
+		k = ordlock_fast_stack(fo, slots);
+		for (i = 0; i < k; i++)
+			if (ordlock_fast_names(fo->fd, slots[i], fo->index) &&
+			    !ordlock_fast_let_go(fo->fd, slots[i], fo->index, 0, true))
+				n++;
+		return n;
+	}
 	/* pairs with the pin: a slot below the count is written */
 	nslots = smp_load_acquire(&fo->fd->nslots);
 	for (s = 0; s < nslots; s++)
-		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, s))) ==
-		    fo->index && !ordlock_fast_let_go(fo->fd, s, fo->index, 0, true))
+		if (ordlock_fast_names(fo->fd, s, fo->index) &&
+		    !ordlock_fast_let_go(fo->fd, s, fo->index, 0, true))
 			n++;
 	return n;
 }
@@ -407,9 +519,10 @@ unsigned int __ordlock_fast_revoke(struct ordlock_owner *owner,
 {
 	struct ordlock_fast_owner *fo = owner->fast;
 	struct ordlock_fast_page *fp;
-	struct ordlock_resource *res;
+	struct ordlock_fast_slot *s;
+	u32 slot, nslots, rank = 0;
 	unsigned int n = 0;
-	u32 slot, nslots;
+	u64 id = 0;
 
 	lockdep_assert_held(&owner->lock);
 	if (!fo)
@@ -421,15 +534,21 @@ unsigned int __ordlock_fast_revoke(struct ordlock_owner *owner,
 	/* pairs with the pin: a slot below the count is written */
 	nslots = smp_load_acquire(&fo->fd->nslots);
 	for (slot = 0; slot < nslots; slot++) {
-		if (ORDLOCK_FAST_OWNER(READ_ONCE(*ordlock_fast_wordp(fo->fd, slot))) !=
-		    fo->index)
+		if (!ordlock_fast_names(fo->fd, slot, fo->index))
 			continue;
-		if (ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true))
+		/* A slot is recycled only with its word free: not this one */
+		rcu_read_lock();
+		s = rcu_dereference(fo->fd->slots[slot]);
+		if (s) {
+			rank = s->rank;
+			id = s->id;
+		}
+		rcu_read_unlock();
+		if (!s || ordlock_fast_let_go(fo->fd, slot, fo->index, 0, true))
 			continue;
-		res = fo->fd->slots[slot].res;
 		if (keys && n < max) {
-			keys[n].key.rank = res->rank;
-			keys[n].key.id = res->id;
+			keys[n].key.rank = rank;
+			keys[n].key.id = id;
 			keys[n].key.mode = ORDLOCK_MODE_EXCLUSIVE;
 			keys[n].key.__reserved = 0;
 			keys[n].token = 0;
@@ -453,7 +572,7 @@ void __ordlock_fast_acknowledge(struct ordlock_owner *owner)
 	lockdep_assert_held(&owner->lock);
 	if (!fo)
 		return;
-	ordlock_fast_drop(owner, -1);
+	ordlock_fast_drop(owner, -2);
 	fp = page_address(fo->page);
 	/* After the words: an acquire that sees it clear finds them let go */
 	smp_store_release(&fp->revoked,

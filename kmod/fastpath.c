@@ -57,24 +57,44 @@
 /* See fast_internal.h */
 DEFINE_XARRAY(ordlock_fast_domains);
 
-/* The slot of a key, or -1; lockless */
+/*
+ * The slot of a key, or -1; lockless, under RCU (or ordlock_fast_lock): a
+ * slot found may be recycled afterwards unless the caller holds the key's
+ * bucket lock with the key marked fast (ordlock_fast_lock_slot() for a
+ * slot only)
+ */
 int ordlock_fast_lookup(struct ordlock_fast_domain *fd, u32 rank, u64 id)
 {
 	u32 h = ordlock_fast_hash(rank, id), i;
-	u16 e;
+	struct ordlock_fast_slot *s;
+	int ret = -1;
+	u16 *hash, e;
 
+	rcu_read_lock();
+	/* pairs with the rebuild's rcu_assign_pointer() */
+	hash = rcu_dereference(fd->hash);
 	for (i = 0; i < ORDLOCK_FAST_HASH; i++) {
 		/* pairs with the pin's release: the slot's key is written */
-		e = smp_load_acquire(&fd->hash[(h + i) & (ORDLOCK_FAST_HASH - 1)]);
+		e = smp_load_acquire(&hash[(h + i) & (ORDLOCK_FAST_HASH - 1)]);
 		if (!e)
-			return -1;
-		if (fd->slots[e - 1].rank == rank && fd->slots[e - 1].id == id)
-			return e - 1;
+			break;
+		if (e == ORDLOCK_FAST_TOMB)
+			continue;
+		s = rcu_dereference(fd->slots[e - 1]);
+		if (s && s->rank == rank && s->id == id) {
+			ret = e - 1;
+			break;
+		}
 	}
-	return -1;
+	rcu_read_unlock();
+	return ret;
 }
 
-/* The word of a fast resource (under its bucket lock), or NULL */
+/*
+ * The word of a fast resource (under its bucket lock), or NULL: a key
+ * that lost its slot is marked fast until its retirement ends, and is
+ * then the kernel's alone (no member can reach it by a word)
+ */
 static u64 *ordlock_fast_res_word(const struct ordlock_resource *res)
 {
 	struct ordlock_fast_domain *fd;
@@ -84,7 +104,7 @@ static u64 *ordlock_fast_res_word(const struct ordlock_resource *res)
 	if (WARN_ON_ONCE(!fd))
 		return NULL;
 	slot = ordlock_fast_lookup(fd, res->rank, res->id);
-	if (WARN_ON_ONCE(slot < 0))
+	if (slot < 0)
 		return NULL;
 	return ordlock_fast_wordp(fd, slot);
 }
@@ -104,8 +124,9 @@ bool __ordlock_fast_claim(struct ordlock_resource *res)
 	int i;
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	/* A key retiring from its slot: no word, the kernel's alone */
 	if (!wp)
-		return false;
+		return true;
 	old = READ_ONCE(*wp);
 	for (i = 0; i < ORDLOCK_FAST_TRIES; i++) {
 		u32 owner = ORDLOCK_FAST_OWNER(old);
@@ -116,7 +137,7 @@ bool __ordlock_fast_claim(struct ordlock_resource *res)
 		if (owner)
 			return false;
 		if (try_cmpxchg(wp, &old,
-				ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+				ordlock_fast_make(old, ORDLOCK_FAST_GEN(old) + 1,
 						  ORDLOCK_FAST_K)))
 			return true;
 	}
@@ -256,7 +277,7 @@ static bool ordlock_fast_reserve(struct ordlock_resource *res, u64 *wp,
 		/* Free for the woken first waiter, or whoever comes first */
 		if (pass)
 			return false;
-		return cmpxchg(wp, set, ordlock_fast_make(ORDLOCK_FAST_GEN(old) + 1,
+		return cmpxchg(wp, set, ordlock_fast_make(old, ORDLOCK_FAST_GEN(old) + 1,
 							  ORDLOCK_FAST_K)) == set;
 	}
 	/*
@@ -327,7 +348,8 @@ bool __ordlock_fast_holder(struct ordlock_resource *res,
 	if (WARN_ON_ONCE(!fd))
 		return false;
 	slot = ordlock_fast_lookup(fd, res->rank, res->id);
-	if (WARN_ON_ONCE(slot < 0))
+	/* retiring from its slot: no member holds it */
+	if (slot < 0)
 		return false;
 	word = READ_ONCE(*ordlock_fast_wordp(fd, slot));
 	h.index = ORDLOCK_FAST_OWNER(word);

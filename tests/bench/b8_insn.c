@@ -146,15 +146,12 @@ static struct ordlock *fast_ol, *fast_holder;
 static struct ordlock_key fast_busy = { .id = 1, .rank = 9,
 					.mode = ORDLOCK_MODE_EXCLUSIVE };
 
-/*
- * A domain with the fast path for our uid; its keys pinned by a first
- * acquire; a second owner holds fast_busy (by the fast path) for the
- * failed try-lock. Returns 0, or -1 when the module has no fast path.
- */
-static int fast_setup(void)
+/* Give domain @name the fast path for our uid: 0, or -1 (no fast path) */
+static int fast_domain(const char *name)
 {
 	struct ordlock_domain_config cfg;
 	struct ordlock *adm = ordlock_open(NULL);
+	int ret;
 
 	if (!adm)
 		return -1;
@@ -162,11 +159,20 @@ static int fast_setup(void)
 	cfg.flags = ORDLOCK_DOMAIN_SET_FASTPATH;
 	cfg.fastpath = 1;
 	cfg.fastpath_uid = getuid();
-	if (ordlock_domain_config(adm, "bench-insn-fast", &cfg)) {
-		ordlock_close(adm);
-		return -1;
-	}
+	ret = ordlock_domain_config(adm, name, &cfg) ? -1 : 0;
 	ordlock_close(adm);
+	return ret;
+}
+
+/*
+ * A domain with the fast path for our uid; its keys pinned by a first
+ * acquire; a second owner holds fast_busy (by the fast path) for the
+ * failed try-lock. Returns 0, or -1 when the module has no fast path.
+ */
+static int fast_setup(void)
+{
+	if (fast_domain("bench-insn-fast"))
+		return -1;
 	fast_ol = ordlock_open("bench-insn-fast");
 	fast_holder = ordlock_open("bench-insn-fast");
 	if (!fast_ol || !fast_holder ||
@@ -176,6 +182,91 @@ static int fast_setup(void)
 	    ordlock_try_acquire(fast_ol, &fast_busy, 1, NULL) != -EAGAIN)
 		bench_die("fast path setup: %s", strerror(errno));
 	return 0;
+}
+
+/*
+ * Slots (issue 40, items 1-3). A raw owner of @domain that pins @n keys
+ * (rank 7, ids from @base); its descriptor
+ */
+static int slots_pin(const char *domain, unsigned int n, uint64_t base)
+{
+	struct ordlock_set_domain sd = { .size = sizeof(sd) };
+	struct ordlock_fast_pin p;
+	int fd = open("/dev/ordlock", O_RDWR | O_CLOEXEC);
+	unsigned int i;
+
+	snprintf(sd.name, sizeof(sd.name), "%s", domain);
+	if (fd < 0 || ioctl(fd, ORDLOCK_IOC_SET_DOMAIN, &sd))
+		bench_die("slots: %s: %s", domain, strerror(errno));
+	for (i = 0; i < n; i++) {
+		memset(&p, 0, sizeof(p));
+		p.size = sizeof(p);
+		p.rank = 7;
+		p.id = base + i;
+		if (ioctl(fd, ORDLOCK_IOC_FAST_PIN, &p))
+			bench_die("slots: pin %u of %u: %s", i, n, strerror(errno));
+	}
+	return fd;
+}
+
+static struct ordlock *slots_ol;
+static struct ordlock_key slots_key = { .id = 1, .rank = 3,
+					.mode = ORDLOCK_MODE_EXCLUSIVE };
+static struct ordlock_key slots_sh = { .id = 2, .rank = 3,
+				       .mode = ORDLOCK_MODE_SHARED };
+
+/* acquire + ordlock_release() of slots_key by slots_ol */
+static void op_slots(unsigned long k)
+{
+	(void)k;
+	if (ordlock_acquire(slots_ol, &slots_key, 1, 0, 0, NULL) ||
+	    ordlock_release(slots_ol, &slots_key, 1))
+		bench_die("slots: %s", strerror(errno));
+}
+
+/* a kernel request of a fast owner: slots_sh (shared) + ordlock_release() */
+static void op_slots_kernel(unsigned long k)
+{
+	(void)k;
+	if (ordlock_acquire(slots_ol, &slots_sh, 1, 0, 0, NULL) ||
+	    ordlock_release(slots_ol, &slots_sh, 1))
+		bench_die("slots: shared: %s", strerror(errno));
+}
+
+/*
+ * One contended acquire of slots_key by slots_ol: a child holds it by the
+ * fast path, the acquire waits in the kernel and is handed the key when
+ * the child lets go; then ordlock_release()
+ */
+static void slots_contend(const char *domain)
+{
+	int go[2];
+	char c;
+	pid_t pid;
+
+	if (pipe(go))
+		bench_die("pipe: %s", strerror(errno));
+	pid = fork();
+	if (pid < 0)
+		bench_die("fork: %s", strerror(errno));
+	if (!pid) {
+		struct ordlock *ol = ordlock_open(domain);
+
+		if (!ol || ordlock_acquire(ol, &slots_key, 1, 0, 0, NULL))
+			_exit(1);
+		if (write(go[1], "x", 1) != 1)
+			_exit(1);
+		usleep(200000);
+		_exit(ordlock_release(ol, &slots_key, 1) ? 1 : 0);
+	}
+	if (read(go[0], &c, 1) != 1)
+		bench_die("slots: the holder did not start");
+	if (ordlock_acquire(slots_ol, &slots_key, 1, 10000, 0, NULL) ||
+	    ordlock_release(slots_ol, &slots_key, 1))
+		bench_die("slots: contended acquire: %s", strerror(errno));
+	waitpid(pid, NULL, 0);
+	close(go[0]);
+	close(go[1]);
 }
 
 static void op_fast(unsigned long k)
@@ -695,6 +786,28 @@ static void emit(const char *measure, const char *param, const char *impl,
 	bench_log("%-40s %-8s %-22s %10.1f%s", measure, param, impl, v, same ? "" : " *");
 }
 
+/*
+ * A row of group "slots": a handle of @domain that took slots_key once
+ * (pinning it), after one contended acquire with @contend, then @op
+ */
+static void slots_row(const char *domain, void (*op)(unsigned long), int contend,
+		      unsigned long n, const char *param, const char *impl,
+		      const char *note)
+{
+	double v;
+	int same;
+
+	slots_ol = ordlock_open(domain);
+	if (!slots_ol)
+		bench_die("slots: open %s: %s", domain, strerror(errno));
+	op_slots(0);
+	if (contend)
+		slots_contend(domain);
+	v = insn(op, 1, n, &same);
+	emit("fast path in real programs", param, impl, "ordlock", v, same, note);
+	ordlock_close(slots_ol);
+}
+
 /* --- the 1 000-owner cycle ------------------------------------------------ */
 
 struct waiter {
@@ -1090,6 +1203,27 @@ int main(void)
 		v = insn(try_fast, 1, n, &same);
 		emit(M6, "-", "ordlock-fast", "ordlock", v, same,
 		     "try-lock of a key another owner holds by the fast path; EAGAIN, no system call");
+	}
+
+	if (want("slots") && !fast_domain("bench-insn-recycle") &&
+	    !fast_domain("bench-insn-k1") && !fast_domain("bench-insn-k1023") &&
+	    !fast_domain("bench-insn-contend")) {
+		int pfd;
+
+		/* (a) 1024 keys pinned by an owner now gone, then a new key */
+		close(slots_pin("bench-insn-recycle", 1024, 1000));
+		slots_row("bench-insn-recycle", op_slots, 0, n, "-", "ordlock-fast recycled",
+			  "a new key's acquire + ordlock_release() after 1024 other keys were pinned by an owner now gone (its pin not counted)");
+		/* (b) a fast owner's kernel request, 1 and 1023 slots pinned */
+		slots_row("bench-insn-k1", op_slots_kernel, 0, n, "slots=1", "ordlock-fast kernel",
+			  "a fast owner's shared acquire + ordlock_release() (the kernel's), 1 slot pinned in the domain");
+		pfd = slots_pin("bench-insn-k1023", 1022, 1000);
+		slots_row("bench-insn-k1023", op_slots_kernel, 0, n, "slots=1023", "ordlock-fast kernel",
+			  "the same, 1023 slots pinned in the domain (1022 by another owner)");
+		close(pfd);
+		/* (c) the next pair after one contended acquire + ordlock_release() */
+		slots_row("bench-insn-contend", op_slots, 1, n, "-", "ordlock-fast after contention",
+			  "1-key acquire + ordlock_release() after one contended acquire released with ordlock_release()");
 	}
 
 #define M0 "entry floor: one system call"

@@ -44,3 +44,23 @@ spin_search() {
 	grep -q 'errors: 0' "$spin_work/pan.txt" && return 0
 	return 2
 }
+
+# spin_points WANT CONFIG...: each CONFIG "DEFINES|DESCRIPTION" searched,
+# a point each: WANT 0, the search completes without an error; WANT 1, it
+# finds one (a planted bug the checker must catch)
+spin_points() {
+	local want=$1 c st
+	shift
+	for c in "$@"; do
+		# shellcheck disable=SC2086 # the defines are words
+		spin_search ${c%%|*}
+		st=$?
+		[[ $st == "$want" ]]
+		st=$?
+		if [[ $want == 0 ]]; then
+			point $st "no error: ${c#*|} (${c%%|*})"
+		else
+			point $st "planted bug found: ${c#*|}"
+		fi
+	done
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# t_model_spin -- the model check of the fast-path word protocol
-# (tests/model/fastpath.pml, docs/fastpath.md) by spin: each configuration
+# t_model_spin -- the model checks of the fast-path word protocol
+# (tests/model/fastpath.pml, docs/fastpath.md) and of slot recycling
+# (tests/model/fastslots.pml) by spin: each configuration
 # is generated (spin -a), compiled (cc) and searched exhaustively (./pan:
 # assertions, the monitor's invariants, invalid end states such as a waiter
 # left asleep for ever); any error fails its point.  Then every planted bug
@@ -32,11 +33,7 @@ cfgs=(
 	"-DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=3|a holder looping past a woken waiter: passed at most MAXPASS times, then handed the key (issue 40)"
 	"-DNOPASS -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DROUNDS=2|passing off (handoff_us=0): every contended release hands over"
 )
-for c in "${cfgs[@]}"; do
-	# shellcheck disable=SC2086
-	spin_search ${c%%|*}
-	point $? "no error: ${c#*|} (${c%%|*})"
-done
+spin_points 0 "${cfgs[@]}"
 
 # Planted bugs: each must be found
 bugs=(
@@ -53,10 +50,24 @@ bugs=(
 	"-DBUG_PASS_CLEARS_W -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=2 -DNOMONITOR|a release that passes the head frees the word without WAITERS: the same"
 	"-DBUG_PASS_UNBOUNDED -DNU=2 -DKILLS=0 -DREVOKES=0 -DNOSTALE -DNOTIMEOUT -DROUNDS=3|the head passed whatever its count: past the bound"
 )
-for c in "${bugs[@]}"; do
-	# shellcheck disable=SC2086
-	spin_search ${c%%|*}
-	[[ $? == 1 ]]
-	point $? "planted bug found: ${c#*|}"
-done
+spin_points 1 "${bugs[@]}"
+
+# Slot recycling (tests/model/fastslots.pml, issue 40 item 2): a stale
+# cached slot never takes another key (the word's incarnation), a slot
+# whose key is held is never recycled, the incarnation never wraps onto one
+# a stale member caches
+rm -rf "$spin_work"
+spin_setup fastslots.pml "-DSAFETY" 100000
+cfgs=(
+	"-DNM=2 -DNKEYS=2|slots: 2 members, 2 keys, one slot recycled back and forth, stale caches"
+	"-DNM=3 -DNKEYS=2|slots: 3 members, 2 keys: a key held by CAS keeps its slot, the kernel grants a key without one"
+	"-DNM=3 -DNKEYS=3 -DINCN=2|slots: 3 keys, a 1-bit incarnation: no recycling onto one a stale member caches"
+)
+spin_points 0 "${cfgs[@]}"
+bugs=(
+	"-DBUG_NO_INC|slots: a recycled slot keeps its incarnation: a stale cache takes the new key"
+	"-DBUG_RECYCLE_HELD -DNM=3 -DNKEYS=2 -DROUNDS=1|slots: a slot recycled while a member holds its word: its key granted twice"
+	"-DBUG_NO_GUARD -DNM=3 -DNKEYS=3 -DINCN=2|slots: the incarnation wraps onto one a stale member caches"
+)
+spin_points 1 "${bugs[@]}"
 unit_done

@@ -35,11 +35,16 @@
 #include "libordlock.h"
 #pragma GCC visibility pop
 
-/* A key -> slot entry of the fast path's cache; slot1 0 is empty */
+/*
+ * A key -> slot entry of the fast path's cache; slot1 0 is empty. @inc is
+ * the slot's incarnation the pin returned: every CAS expects it, and one
+ * that meets another (the slot was recycled for another key) pins again.
+ */
 struct fast_slot {
 	uint64_t id;
 	uint32_t rank;
-	uint32_t slot1;
+	uint16_t slot1;
+	uint16_t inc;
 };
 
 #define FAST_CACHE	2048	/* twice ORDLOCK_FAST_SLOTS */
@@ -53,7 +58,8 @@ struct fast_slot {
 struct fast_dm {
 	uint64_t id;
 	uint32_t rank;
-	uint32_t slot;
+	uint16_t slot;
+	uint16_t inc;
 };
 
 #define FAST_DM		1024
@@ -86,6 +92,10 @@ struct fast_state {
 	unsigned int x_timeout, x_flags;
 	/* the keys of page->held[], same order */
 	struct ordlock_key held[ORDLOCK_FAST_STACK];
+	/* the word each of them wrote: {gen, index, 0, inc}; a release expects it */
+	uint64_t hword[ORDLOCK_FAST_STACK];
+	/* what a take adds to a free word: a generation and the index */
+	uint64_t take;
 };
 
 struct ordlock {
@@ -418,7 +428,7 @@ static unsigned int fast_hash(uint32_t rank, uint64_t id)
 }
 
 static int fast_pin(struct ordlock *ol, uint32_t rank, uint64_t id,
-		    uint32_t *slot)
+		    uint32_t *slot, uint32_t *inc)
 {
 	struct ordlock_fast_pin p;
 
@@ -429,7 +439,9 @@ static int fast_pin(struct ordlock *ol, uint32_t rank, uint64_t id,
 	if (ioctl(ol->fd, ORDLOCK_IOC_FAST_PIN, &p) < 0)
 		return -errno;
 	*slot = p.slot;
+	*inc = p.inc & ORDLOCK_FAST_INC_MASK;
 	ol->fast.index = p.index;
+	ol->fast.take = ORDLOCK_FAST_WORD(1, p.index);
 	return 0;
 }
 
@@ -440,45 +452,66 @@ static inline unsigned int fast_dm_index(uint32_t rank, uint64_t id)
 
 /*
  * The hot lookup's miss: probe the table from the key's hash, pin the key
- * if it is not there (once per key and handle), and put it in the
- * direct-mapped entry. Return its slot, or -1.
+ * if it is not there (once per key and handle), or again with @repin (its
+ * slot was recycled: the cached incarnation is stale), and put it in the
+ * direct-mapped entry. Return its slot (its incarnation in *@inc), or -1.
  */
 static __attribute__((noinline, cold)) int64_t
-fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id)
+fast_slot_miss(struct ordlock *ol, uint32_t rank, uint64_t id, int repin,
+	       uint32_t *inc)
 {
 	struct fast_slot *c = ol->fast.cache;
 	struct fast_dm *d = &ol->fast.dm[fast_dm_index(rank, id)];
 	unsigned int i, h = fast_hash(rank, id);
-	uint32_t slot = 0;
+	uint32_t slot = 0, ninc = 0;
 
 	for (i = 0; i < FAST_CACHE; i++, h = (h + 1) & (FAST_CACHE - 1)) {
 		if (!c[h].slot1)
 			break;
 		if (c[h].id == id && c[h].rank == rank) {
+			if (repin)
+				break;
 			slot = c[h].slot1 - 1;
+			ninc = c[h].inc;
 			goto found;
 		}
 	}
-	if (i == FAST_CACHE || fast_pin(ol, rank, id, &slot))
+	if (i == FAST_CACHE || fast_pin(ol, rank, id, &slot, &ninc)) {
+		/* a stale entry must not be used again */
+		if (repin && d->id == id && d->rank == rank)
+			d->id = fast_dm_index(rank, id) ^ 1;
 		return -1;
+	}
 	c[h].id = id;
 	c[h].rank = rank;
-	c[h].slot1 = slot + 1;
+	c[h].slot1 = (uint16_t)(slot + 1);
+	c[h].inc = (uint16_t)ninc;
 found:
 	d->id = id;
 	d->rank = rank;
-	d->slot = slot;
+	d->slot = (uint16_t)slot;
+	d->inc = (uint16_t)ninc;
+	*inc = ninc;
 	return slot;
 }
 
 /* The slot of a key: from the cache, else pinned (once); -1 on failure */
-static inline int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id)
+static inline int64_t fast_slot(struct ordlock *ol, uint32_t rank, uint64_t id,
+				uint32_t *inc)
 {
 	const struct fast_dm *d = &ol->fast.dm[fast_dm_index(rank, id)];
 
-	if (__builtin_expect(d->id == id && d->rank == rank, 1))
+	if (__builtin_expect(d->id == id && d->rank == rank, 1)) {
+		*inc = d->inc;
 		return d->slot;
-	return fast_slot_miss(ol, rank, id);
+	}
+	return fast_slot_miss(ol, rank, id, 0, inc);
+}
+
+/* The word @w of a cached slot has another incarnation than @inc */
+static inline int fast_stale(uint64_t w, uint32_t inc)
+{
+	return ORDLOCK_FAST_INC(w) != inc;
 }
 
 /* Does the domain have the fast path for this handle? Maps it if so. */
@@ -488,6 +521,7 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 	struct ordlock_domain_config cfg;
 	struct fast_state *f = &ol->fast;
 	unsigned int i;
+	uint32_t inc;
 	void *p;
 
 	f->on = -1;
@@ -510,11 +544,19 @@ static void fast_enable(struct ordlock *ol, const struct ordlock_key *key)
 		f->dm[i].id = i ^ 1;
 		f->dm[i].rank = 0;
 		f->dm[i].slot = 0;
+		f->dm[i].inc = 0;
 	}
 	f->policy = info.policy;
 	f->strict = cfg.strict;
-	if (fast_slot(ol, key->rank, key->id) < 0)
+	if (fast_slot(ol, key->rank, key->id, &inc) < 0) {
+		/*
+		 * Every slot's key held or waited for: not for good (slots are
+		 * recycled), a later request looks again
+		 */
+		if (errno == ENOSPC)
+			f->on = 0;
 		goto fail;
+	}
 	p = mmap(NULL, ORDLOCK_FAST_WORDS_SIZE, PROT_READ | PROT_WRITE,
 		 MAP_SHARED, ol->fd, 0);
 	if (p == MAP_FAILED)
@@ -566,10 +608,10 @@ static int fast_unlock_word(struct ordlock *ol, unsigned int i)
 	struct fast_state *f = &ol->fast;
 	struct ordlock_fast_page *pg = f->page;
 	uint32_t slot = pg->held[i].slot, gen = pg->held[i].gen;
-	uint64_t w = ORDLOCK_FAST_WORD(gen, f->index);
+	uint64_t w = f->hword[i];
 
 	if (!__atomic_compare_exchange_n(&f->words[slot], &w,
-					 ORDLOCK_FAST_WORD(gen, 0), 0,
+					 f->hword[i] & ~ORDLOCK_FAST_WORD(0, ~0U), 0,
 					 __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 		struct ordlock_fast_release r = {
 			.size = sizeof(r), .slot = slot, .gen = gen,
@@ -593,6 +635,7 @@ static int fast_unlock_at(struct ordlock *ol, unsigned int i)
 	if (i + 1 < n) {
 		memmove(&pg->held[i], &pg->held[i + 1], (n - i - 1) * sizeof(pg->held[0]));
 		memmove(&f->held[i], &f->held[i + 1], (n - i - 1) * sizeof(f->held[0]));
+		memmove(&f->hword[i], &f->hword[i + 1], (n - i - 1) * sizeof(f->hword[0]));
 	}
 	pg->nheld = n - 1;
 	return ret;
@@ -735,24 +778,37 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 	}
 	for (i = 0; i < n; i++) {
 		volatile uint64_t *wp;
+		unsigned int repins = 0;
+		uint32_t g, inc;
 		uint64_t w;
-		uint32_t g;
 
-		slot = fast_slot(ol, keys[i].rank, keys[i].id);
+		slot = fast_slot(ol, keys[i].rank, keys[i].id, &inc);
+again:
 		if (slot < 0)
 			goto contended;
 		wp = &f->words[slot];
-		pg->pending = (uint32_t)slot + 1;
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
+		/* the slot was recycled for another key: pin this one again */
+		if (fast_stale(w, inc)) {
+			if (repins++)
+				goto contended;
+			slot = fast_slot_miss(ol, keys[i].rank, keys[i].id, 1, &inc);
+			goto again;
+		}
+		pg->pending = (uint32_t)slot + 1;
 		/* held by another member, no queue: a short wait, once */
 		if (ORDLOCK_FAST_OWNER(w) && !(w & ORDLOCK_FAST_WAITERS) &&
 		    ORDLOCK_FAST_OWNER(w) != f->index &&
 		    !(flags & ORDLOCK_ACQUIRE_TRY))
 			w = fast_spin(wp);
 		g = ORDLOCK_FAST_GEN(w) + 1;
-		/* a free word with WAITERS: taken, WAITERS kept (docs/fastpath.md) */
-		if (ORDLOCK_FAST_OWNER(w) || !g ||
-		    !__atomic_compare_exchange_n(wp, &w, ORDLOCK_FAST_WORD(g, f->index) |
+		/*
+		 * free is {g, 0, 0, inc}, or {g, 0, WAITERS, inc} left free for
+		 * a woken waiter that may be passed: taken, WAITERS kept
+		 * (docs/fastpath.md), the release then goes to the kernel
+		 */
+		if (((uint32_t)w & ~(uint32_t)ORDLOCK_FAST_WAITERS) != inc || !g ||
+		    !__atomic_compare_exchange_n(wp, &w, ORDLOCK_FAST_WORD(g, f->index) | inc |
 						 (w & ORDLOCK_FAST_WAITERS),
 						 0, __ATOMIC_SEQ_CST,
 						 __ATOMIC_RELAXED)) {
@@ -762,6 +818,7 @@ static int fast_acquire(struct ordlock *ol, const struct ordlock_key *keys,
 		pg->held[nheld + i].slot = (uint32_t)slot;
 		pg->held[nheld + i].gen = g;
 		f->held[nheld + i] = keys[i];
+		f->hword[nheld + i] = ORDLOCK_FAST_WORD(g, f->index) | inc;
 		pg->nheld = nheld + i + 1;
 		pg->pending = 0;
 		taken++;
@@ -854,6 +911,7 @@ enum {
 	FAST_X_BUSY,		/* key x_i is held (or its generation would wrap) */
 	FAST_X_REVOKED,		/* the owner page's revoked flag is set */
 	FAST_X_LEARN,		/* granted, but a pair is not known to the kernel */
+	FAST_X_STALE,		/* key x_i's slot was recycled: pin it again */
 };
 
 /*
@@ -870,8 +928,8 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	const struct fast_dm *d;
 	volatile uint64_t *wp;
 	unsigned int nheld;
-	uint32_t slot, g;
-	uint64_t w;
+	uint32_t slot, inc;
+	uint64_t w, nw;
 
 	if (__builtin_expect(f->gate != fast_fork_gen, 0))
 		return FAST_X_GENERIC;
@@ -893,31 +951,39 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0))
 		return FAST_X_MISS;
 	slot = d->slot;
+	inc = d->inc;
 	wp = &f->words[slot];
 	w = __atomic_load_n(wp, __ATOMIC_RELAXED);
 	/*
-	 * held: tested first, a failed try needs nothing else. A free word
-	 * with WAITERS was left free by the kernel for a woken waiter that
-	 * may be passed: taken with WAITERS kept (the release goes to the
-	 * kernel)
+	 * Free is {g, 0, 0, inc}: held, waited for or recycled (another
+	 * incarnation) in one test, a failed try needs nothing else. A free
+	 * word with WAITERS, {g, 0, WAITERS, inc}, was left free by the kernel
+	 * for a woken waiter that may be passed: taken with WAITERS kept (the
+	 * release goes to the kernel)
 	 */
-	if (__builtin_expect(w & ORDLOCK_FAST_WORD(0, ~0U), 0))
-		return FAST_X_BUSY;
-	g = ORDLOCK_FAST_GEN(w) + 1;
-	if (__builtin_expect(!g, 0))
+	if (__builtin_expect(((uint32_t)w & ~(uint32_t)ORDLOCK_FAST_WAITERS) != inc, 0)) {
+		/* the low bits as cached: held by another (a try's case) */
+		if (((uint8_t)w & ORDLOCK_FAST_INC_MASK) == (uint8_t)inc)
+			return FAST_X_BUSY;
+		return FAST_X_STALE;
+	}
+	/* {g + 1, me, W, inc}; a generation that would wrap to 0: busy */
+	nw = w + f->take;
+	if (__builtin_expect(nw < w, 0))
 		return FAST_X_BUSY;
 	/* pending before the CAS: a death in between is covered */
 	__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
-	if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
-			     ORDLOCK_FAST_WORD(g, f->index) | (w & ORDLOCK_FAST_WAITERS), 0,
+	if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w, nw, 0,
 			     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 		return FAST_X_BUSY;
 	}
 	/* push, then clear pending */
 	pg->held[nheld].slot = slot;
-	pg->held[nheld].gen = g;
+	pg->held[nheld].gen = ORDLOCK_FAST_GEN(nw);
 	f->held[nheld] = *k;
+	/* the release expects no WAITERS: with it, the kernel lets go */
+	f->hword[nheld] = nw & ~ORDLOCK_FAST_WAITERS;
 	__atomic_store_n(&pg->nheld, nheld + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 	/*
@@ -948,6 +1014,7 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 	struct ordlock_fast_page *pg;
 	struct ordlock_fast_held *ph;
 	struct ordlock_key *fh;
+	uint64_t *hw;
 	unsigned int i, nheld;
 
 	if (__builtin_expect(f->gate != fast_fork_gen || n - 1 >= ORDLOCK_FAST_STACK, 0))
@@ -975,34 +1042,34 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 	k = keys;
 	ph = &pg->held[nheld];
 	fh = &f->held[nheld];
+	hw = &f->hword[nheld];
 	do {
 		const struct fast_dm *d = &f->dm[fast_dm_index(k->rank, k->id)];
 		volatile uint64_t *wp;
-		uint32_t slot, g;
-		uint64_t w;
+		uint32_t slot, inc;
+		uint64_t w, nw;
 
 		if (__builtin_expect(d->id != k->id || d->rank != k->rank, 0)) {
 			f->x_code = FAST_X_MISS;
 			goto taken;
 		}
 		slot = d->slot;
+		inc = d->inc;
 		wp = &f->words[slot];
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
-		/* held (a free word with WAITERS is taken, WAITERS kept) */
-		if (__builtin_expect(w & ORDLOCK_FAST_WORD(0, ~0U), 0)) {
-			f->x_code = FAST_X_BUSY;
+		/* free is {g, 0, 0 or WAITERS, inc} (fast_acquire_one()) */
+		if (__builtin_expect(((uint32_t)w & ~(uint32_t)ORDLOCK_FAST_WAITERS) != inc, 0)) {
+			f->x_code = fast_stale(w, inc) ? FAST_X_STALE : FAST_X_BUSY;
 			goto taken;
 		}
-		g = ORDLOCK_FAST_GEN(w) + 1;
-		if (__builtin_expect(!g, 0)) {
+		nw = w + f->take;
+		if (__builtin_expect(nw < w, 0)) {
 			f->x_code = FAST_X_BUSY;
 			goto taken;
 		}
 		/* pending before the CAS: a death in between is covered */
 		__atomic_store_n(&pg->pending, slot + 1, __ATOMIC_RELAXED);
-		if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w,
-				     ORDLOCK_FAST_WORD(g, f->index) |
-				     (w & ORDLOCK_FAST_WAITERS), 0,
+		if (__builtin_expect(!__atomic_compare_exchange_n(wp, &w, nw, 0,
 				     __ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 			__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 			f->x_code = FAST_X_BUSY;
@@ -1010,9 +1077,11 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		}
 		/* push, then clear pending */
 		ph->slot = slot;
-		ph->gen = g;
+		ph->gen = ORDLOCK_FAST_GEN(nw);
 		ph++;
 		*fh++ = *k;
+		/* the release expects no WAITERS (fast_acquire_one()) */
+		*hw++ = nw & ~ORDLOCK_FAST_WAITERS;
 		__atomic_store_n(&pg->nheld, (unsigned int)(ph - pg->held), __ATOMIC_RELAXED);
 		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 	} while (++k != keys + n);
@@ -1123,8 +1192,9 @@ acquire_resume(struct ordlock *ol, const struct ordlock_key *keys, unsigned int 
 	while (taken--)
 		fast_unlock_at(ol, f->x_base + taken);
 	switch (code) {
+	case FAST_X_STALE:
 	case FAST_X_MISS:
-		/* fast_acquire() pins the key and fills the cache */
+		/* fast_acquire() pins the key (again, if stale) and fills the cache */
 		return acquire_generic(ol, keys, n, timeout_ms, flags, 0, NULL);
 	case FAST_X_BUSY:
 		if (flags & ORDLOCK_ACQUIRE_TRY) {
@@ -1466,11 +1536,12 @@ int ordlock_release(struct ordlock *ol, const struct ordlock_key *keys,
 		if (keys[i].id != held[i].id || keys[i].rank != held[i].rank)
 			goto generic;
 	for (i = n; i-- > 0;) {
-		uint32_t slot = pg->held[base + i].slot, gen = pg->held[base + i].gen;
-		uint64_t w = ORDLOCK_FAST_WORD(gen, f->index);
+		uint32_t slot = pg->held[base + i].slot;
+		uint64_t w = f->hword[base + i];
 
+		/* {g, me, 0, inc} to {g, 0, 0, inc} */
 		if (__builtin_expect(!__atomic_compare_exchange_n(&f->words[slot], &w,
-					ORDLOCK_FAST_WORD(gen, 0), 0,
+					w & ~ORDLOCK_FAST_WORD(0, ~0U), 0,
 					__ATOMIC_SEQ_CST, __ATOMIC_RELAXED), 0)) {
 			f->x_base = base;
 			f->x_i = i;
@@ -1752,6 +1823,7 @@ static void fast_adopted(struct ordlock *ol, const struct ordlock_key *key)
 	for (; i + 1 < n; i++) {
 		pg->held[i] = pg->held[i + 1];
 		f->held[i] = f->held[i + 1];
+		f->hword[i] = f->hword[i + 1];
 	}
 	__atomic_store_n(&pg->nheld, n - 1, __ATOMIC_RELAXED);
 	set_kernel_held(ol, 1);

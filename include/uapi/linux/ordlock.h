@@ -2217,22 +2217,38 @@ enum ordlock_role {
  * exclusive key with a compare-and-swap in user space, the kernel entered
  * only to referee (docs/fastpath.md is the protocol):
  *
- * - %ORDLOCK_IOC_FAST_PIN gives a key its *slot*, for the life of the
- *   domain (at most %ORDLOCK_FAST_SLOTS keys per domain: ENOSPC after);
- *   the key's resource counts as in use for as long.
+ * - %ORDLOCK_IOC_FAST_PIN gives a key its *slot* and its incarnation
+ *   @inc, and takes a reference of the owner on it; the key's resource
+ *   counts as in use while it has a slot. A domain has
+ *   %ORDLOCK_FAST_SLOTS slots: once all were used, a pin of a new key
+ *   *recycles* the slot of a key that nobody holds or waits for (its word
+ *   free, {g, 0, 0, inc}, and no holder or waiter in the kernel), first
+ *   one no live owner pinned (pinned by owners gone), else one whose pins
+ *   it takes from live owners; ENOSPC only when every slot's key is held
+ *   or waited for. The recycled slot's incarnation moves on (the word goes
+ *   {g, 0, 0, inc} to {g, 0, 0, inc + 1} under the kernel's lock, its
+ *   generation goes on) and the slot's learned pairs are forgotten: a
+ *   library that still caches the old key's slot fails its CAS (every
+ *   member CAS expects the incarnation its pin returned) and pins the key
+ *   again. The incarnation has 7 bits: a slot is never recycled onto one
+ *   that an owner whose pin was taken may still cache. A key that lost its
+ *   slot is the kernel's alone until pinned again.
  * - mmap() of the /dev/ordlock descriptor, MAP_SHARED, at offset 0 maps
  *   the domain's words (up to %ORDLOCK_FAST_WORDS_SIZE bytes, read-write):
  *   the word of slot s is the 64-bit word s. At offset
  *   %ORDLOCK_FAST_OWNER_OFFSET, one page: the owner's &struct
  *   ordlock_fast_page. Neither mapping is inherited by fork(); a child
  *   maps its own (it shares its parent's owner when it shares the file).
- * - A word is (%ORDLOCK_FAST_GEN, %ORDLOCK_FAST_OWNER, %ORDLOCK_FAST_WAITERS):
- *   owner 0 is free, %ORDLOCK_FAST_OWNER_KERNEL the kernel's own holders
+ * - A word is (%ORDLOCK_FAST_GEN, %ORDLOCK_FAST_OWNER, %ORDLOCK_FAST_WAITERS,
+ *   %ORDLOCK_FAST_INC): owner 0 is free, %ORDLOCK_FAST_OWNER_KERNEL the
+ *   kernel's own holders
  *   (any mode, granted by %ORDLOCK_IOC_ACQUIRE), any other value the index
  *   of an owner of the domain that holds the key exclusively by the fast
- *   path. A user CAS takes only a free word, {g, 0, 0} (to {g + 1, me, 0})
- *   or {g, 0, WAITERS} (to {g + 1, me, WAITERS}: WAITERS is kept), and
- *   gives back only {g, me, 0} (to {g, 0, 0}); %ORDLOCK_FAST_WAITERS set
+ *   path. A user CAS takes only a free word of its pin's incarnation inc,
+ *   {g, 0, 0, inc} (to {g + 1, me, 0, inc}) or {g, 0, WAITERS, inc} (to
+ *   {g + 1, me, WAITERS, inc}: WAITERS is kept), and gives back only
+ *   {g, me, 0, inc} (to {g, 0, 0, inc}); nobody else changes inc.
+ *   %ORDLOCK_FAST_WAITERS set
  *   means the kernel has waiters, and the holder lets go with
  *   %ORDLOCK_IOC_FAST_RELEASE, which hands the key to the first waiter or,
  *   when that waiter may be passed (DOC: Fairness's rule, the same as for
@@ -2296,6 +2312,10 @@ enum ordlock_role {
 #define ORDLOCK_FAST_OWNER_OFFSET	(1U << 20)
 /** ORDLOCK_FAST_WAITERS - the word's WAITERS bit */
 #define ORDLOCK_FAST_WAITERS		(1ULL << 7)
+/** ORDLOCK_FAST_INC_MASK - the word's incarnation bits (the low 7) */
+#define ORDLOCK_FAST_INC_MASK		0x7fULL
+/** ORDLOCK_FAST_INC - the incarnation of word @w (of its slot's key) */
+#define ORDLOCK_FAST_INC(w)		((__u32)((w) & ORDLOCK_FAST_INC_MASK))
 /** ORDLOCK_FAST_OWNER_KERNEL - owner field of a key the kernel granted */
 #define ORDLOCK_FAST_OWNER_KERNEL	0xffffffU
 /** ORDLOCK_FAST_GEN - the generation of word @w */
@@ -2421,7 +2441,9 @@ struct ordlock_fast_learn {
  * @slot: out: its slot
  * @id: the key's id
  * @index: out: the owner's index (the owner field of its words)
- * @__reserved: must be 0
+ * @inc: in: must be 0; out: the slot's incarnation (%ORDLOCK_FAST_INC),
+ *	which every CAS of the caller on the slot's word expects: a slot
+ *	recycled since has another, and the CAS fails (DOC: The fast path)
  */
 struct ordlock_fast_pin {
 	__u32 size;
@@ -2430,7 +2452,7 @@ struct ordlock_fast_pin {
 	__u32 slot;
 	__aligned_u64 id;
 	__u32 index;
-	__u32 __reserved;
+	__u32 inc;
 };
 
 /**

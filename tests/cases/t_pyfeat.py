@@ -330,7 +330,7 @@ def t_man_example():
     out, err = r.communicate(timeout=HANG)
     ok(r.returncode == 0 and out == "warehouse 3: exclusive by pid %d, 0 waiting\n"
        "kept: token live\n" % r.pid and not err,
-       "libordlock(3): the example keeps its 0.5 s lease for 1.2 s and says so",
+       "libordlock(3): the example keeps its 1 s lease for 2.4 s and says so",
        out + err)
 
 

@@ -915,6 +915,19 @@ enum {
 };
 
 /*
+ * A word of a cached slot that is not {g, 0, 0, inc}: FAST_X_STALE for
+ * another incarnation, FAST_X_BUSY when held, 0 when free with WAITERS
+ * (left free by the kernel for a woken waiter that may be passed: taken,
+ * WAITERS kept). Out of line: the hot path's registers stay as they are.
+ */
+static __attribute__((noinline)) unsigned int fast_word_other(uint64_t w, uint32_t inc)
+{
+	if (fast_stale(w, inc))
+		return FAST_X_STALE;
+	return ORDLOCK_FAST_OWNER(w) ? FAST_X_BUSY : 0;
+}
+
+/*
  * fast_acquire_hot() for 1 key: the same steps, in a straight line. It
  * returns 0 or how it left off (FAST_X_*; the handle is not written: the
  * caller notes it for acquire_resume(), a held key was not taken, a
@@ -927,7 +940,7 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	struct ordlock_fast_page *pg;
 	const struct fast_dm *d;
 	volatile uint64_t *wp;
-	unsigned int nheld;
+	unsigned int nheld, code;
 	uint32_t slot, inc;
 	uint64_t w, nw;
 
@@ -961,11 +974,13 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	 * for a woken waiter that may be passed: taken with WAITERS kept (the
 	 * release goes to the kernel)
 	 */
-	if (__builtin_expect(((uint32_t)w & ~(uint32_t)ORDLOCK_FAST_WAITERS) != inc, 0)) {
-		/* the low bits as cached: held by another (a try's case) */
-		if (((uint8_t)w & ORDLOCK_FAST_INC_MASK) == (uint8_t)inc)
+	if (__builtin_expect((uint32_t)w != inc, 0)) {
+		/* the low byte as cached: held by another, no queue (a try's case) */
+		if ((uint8_t)w == (uint8_t)inc)
 			return FAST_X_BUSY;
-		return FAST_X_STALE;
+		code = fast_word_other(w, inc);
+		if (code)
+			return code;
 	}
 	/* {g + 1, me, W, inc}; a generation that would wrap to 0: busy */
 	nw = w + f->take;
@@ -1058,7 +1073,8 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		wp = &f->words[slot];
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
 		/* free is {g, 0, 0 or WAITERS, inc} (fast_acquire_one()) */
-		if (__builtin_expect(((uint32_t)w & ~(uint32_t)ORDLOCK_FAST_WAITERS) != inc, 0)) {
+		if (__builtin_expect((uint32_t)w != inc, 0) &&
+		    (fast_stale(w, inc) || ORDLOCK_FAST_OWNER(w))) {
 			f->x_code = fast_stale(w, inc) ? FAST_X_STALE : FAST_X_BUSY;
 			goto taken;
 		}

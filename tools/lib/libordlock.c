@@ -915,19 +915,6 @@ enum {
 };
 
 /*
- * A word of a cached slot that is not {g, 0, 0, inc}: FAST_X_STALE for
- * another incarnation, FAST_X_BUSY when held, 0 when free with WAITERS
- * (left free by the kernel for a woken waiter that may be passed: taken,
- * WAITERS kept). Out of line: the hot path's registers stay as they are.
- */
-static __attribute__((noinline)) unsigned int fast_word_other(uint64_t w, uint32_t inc)
-{
-	if (fast_stale(w, inc))
-		return FAST_X_STALE;
-	return ORDLOCK_FAST_OWNER(w) ? FAST_X_BUSY : 0;
-}
-
-/*
  * fast_acquire_hot() for 1 key: the same steps, in a straight line. It
  * returns 0 or how it left off (FAST_X_*; the handle is not written: the
  * caller notes it for acquire_resume(), a held key was not taken, a
@@ -940,7 +927,7 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	struct ordlock_fast_page *pg;
 	const struct fast_dm *d;
 	volatile uint64_t *wp;
-	unsigned int nheld, code;
+	unsigned int nheld;
 	uint32_t slot, inc;
 	uint64_t w, nw;
 
@@ -971,18 +958,22 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	 * Free is {g, 0, 0, inc}: held, waited for or recycled (another
 	 * incarnation) in one test, a failed try needs nothing else. A free
 	 * word with WAITERS, {g, 0, WAITERS, inc}, was left free by the kernel
-	 * for a woken waiter that may be passed: taken with WAITERS kept (the
-	 * release goes to the kernel)
+	 * for a woken waiter that may be passed: fast_acquire() takes it, with
+	 * WAITERS kept (the release then goes to the kernel)
 	 */
 	if (__builtin_expect((uint32_t)w != inc, 0)) {
 		/* the low byte as cached: held by another, no queue (a try's case) */
 		if ((uint8_t)w == (uint8_t)inc)
 			return FAST_X_BUSY;
-		code = fast_word_other(w, inc);
-		if (code)
-			return code;
+		/*
+		 * another incarnation, or free with WAITERS (the generic path,
+		 * fast_acquire(), takes it with WAITERS kept), or held with a
+		 * queue
+		 */
+		return fast_stale(w, inc) || !ORDLOCK_FAST_OWNER(w) ? FAST_X_STALE :
+								      FAST_X_BUSY;
 	}
-	/* {g + 1, me, W, inc}; a generation that would wrap to 0: busy */
+	/* {g + 1, me, 0, inc}; a generation that would wrap to 0: busy */
 	nw = w + f->take;
 	if (__builtin_expect(nw < w, 0))
 		return FAST_X_BUSY;
@@ -997,8 +988,7 @@ fast_acquire_one(struct ordlock *ol, const struct ordlock_key *k)
 	pg->held[nheld].slot = slot;
 	pg->held[nheld].gen = ORDLOCK_FAST_GEN(nw);
 	f->held[nheld] = *k;
-	/* the release expects no WAITERS: with it, the kernel lets go */
-	f->hword[nheld] = nw & ~ORDLOCK_FAST_WAITERS;
+	f->hword[nheld] = nw;
 	__atomic_store_n(&pg->nheld, nheld + 1, __ATOMIC_RELAXED);
 	__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 	/*
@@ -1072,10 +1062,11 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		inc = d->inc;
 		wp = &f->words[slot];
 		w = __atomic_load_n(wp, __ATOMIC_RELAXED);
-		/* free is {g, 0, 0 or WAITERS, inc} (fast_acquire_one()) */
-		if (__builtin_expect((uint32_t)w != inc, 0) &&
-		    (fast_stale(w, inc) || ORDLOCK_FAST_OWNER(w))) {
-			f->x_code = fast_stale(w, inc) ? FAST_X_STALE : FAST_X_BUSY;
+		/* free is {g, 0, 0, inc} (fast_acquire_one()) */
+		if (__builtin_expect((uint32_t)w != inc, 0)) {
+			/* free with WAITERS: fast_acquire() takes it (fast_acquire_one()) */
+			f->x_code = fast_stale(w, inc) || !ORDLOCK_FAST_OWNER(w) ?
+				    FAST_X_STALE : FAST_X_BUSY;
 			goto taken;
 		}
 		nw = w + f->take;
@@ -1096,8 +1087,7 @@ fast_acquire_hot(struct ordlock *ol, const struct ordlock_key *keys,
 		ph->gen = ORDLOCK_FAST_GEN(nw);
 		ph++;
 		*fh++ = *k;
-		/* the release expects no WAITERS (fast_acquire_one()) */
-		*hw++ = nw & ~ORDLOCK_FAST_WAITERS;
+		*hw++ = nw;
 		__atomic_store_n(&pg->nheld, (unsigned int)(ph - pg->held), __ATOMIC_RELAXED);
 		__atomic_store_n(&pg->pending, 0, __ATOMIC_RELAXED);
 	} while (++k != keys + n);

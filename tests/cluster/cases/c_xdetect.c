@@ -43,7 +43,7 @@
 #include "oltest.h"
 #include "tap.h"
 
-static const char *dom = "c_xd";
+static const char *dom = "c_xdk";	/* its own: the counters are per domain */
 
 /* One XD_EVENT */
 struct xd_ev {

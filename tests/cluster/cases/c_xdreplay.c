@@ -20,7 +20,7 @@
  *   owner asks for 83 and closes the cycle: exactly one EDEADLK, the other
  *   granted.
  *
- * Cost: 11 s on 6.1 under TCG (docs/testing.md), of which 3 s of waiting
+ * Cost: 11-13 s on 6.1 under TCG (docs/testing.md), of which 3 s of waiting
  * with no daemon and two daemon starts.
  *
  * cluster-timeout: 300

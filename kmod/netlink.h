@@ -129,10 +129,54 @@ int ordlock_nl_xd_key(struct nlattr *attr, struct netlink_ext_ack *extack,
 		      bool need_mode, struct ordlock_key *key);
 
 /* nl_xdwalk.c */
+/**
+ * struct ordlock_nl_xd_vert - a vertex of a path of XD_WALK
+ * @owner: the owner id
+ * @pid: its pid
+ * @comm: its command, as the views show it
+ * @rank: the key it waits for
+ * @id: its id
+ * @mode: the mode it asks for
+ * @edge: how the next vertex blocks it (0 for the last)
+ * @bmode: the mode in which the next vertex holds or asks for the key
+ * @gen: the generation of its wait
+ * @hold_gen: the generation of its hold through which the previous vertex
+ *	(or the remote waiter the walk started from) waits for it, 0: none
+ * @since: when its wait started, CLOCK_REALTIME ns
+ * @cluster_wait: it waits in the DLM
+ */
+struct ordlock_nl_xd_vert {
+	u64 owner;
+	pid_t pid;
+	char comm[ORDLOCK_COMM_LEN];
+	u32 rank;
+	u64 id;
+	u32 mode;
+	u32 edge;
+	u32 bmode;
+	u64 gen;
+	u64 hold_gen;
+	u64 since;
+	bool cluster_wait;
+};
+
 extern const struct ordlock_nl_take ordlock_nl_xd_walk_takes[];
 int ordlock_nl_xd_walk_start(struct netlink_callback *cb);
 int ordlock_nl_xd_walk_dumpit(struct sk_buff *skb, struct netlink_callback *cb);
 int ordlock_nl_xd_walk_done(struct netlink_callback *cb);
+/**
+ * struct ordlock_nl_xd_wait - a current wait, for the registration's replay
+ * @v: the wait, as a vertex without an incoming edge
+ * @domain: its domain's name
+ */
+struct ordlock_nl_xd_wait {
+	struct ordlock_nl_xd_vert v;
+	char domain[ORDLOCK_DOMAIN_NAME_MAX];
+};
+
+void ordlock_nl_xd_vert_of(struct ordlock_nl_xd_vert *v,
+			   struct ordlock_owner *owner, u64 hold_gen);
+int ordlock_nl_xd_replay_snap(struct ordlock_nl_xd_wait **out);
 int ordlock_nl_xd_init(void);
 void ordlock_nl_xd_exit(void);
 

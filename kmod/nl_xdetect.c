@@ -21,6 +21,7 @@
  * as a revoked one does. A grant that came first wins, as it does over a
  * timeout: the cycle is gone then anyway.
  */
+#include <linux/mm.h>
 #include <linux/netlink.h>
 #include <linux/notifier.h>
 #include <linux/sched.h>
@@ -133,6 +134,87 @@ static void ordlock_nl_xd_drop(void)
 	memset(&ordlock_nl_xd, 0, sizeof(ordlock_nl_xd));
 }
 
+/*
+ * One XD_EVENT of @kind (@end: how a wait ended) for the wait @v of
+ * @domain, to the "xdetect" group
+ */
+static void ordlock_nl_xd_send(u32 kind, u32 end, const char *domain,
+			       const struct ordlock_nl_xd_vert *v)
+{
+	struct nlattr *entry;
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!genl_has_listeners(&ordlock_genl_family, &init_net,
+				ORDLOCK_NL_MCGRP_XDETECT))
+		return;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		return;
+	hdr = genlmsg_put(msg, 0, 0, &ordlock_genl_family, 0, ORDLOCK_CMD_XD_EVENT);
+	if (!hdr ||
+	    nla_put_u32(msg, ORDLOCK_A_XD_KIND, kind) ||
+	    nla_put_string(msg, ORDLOCK_A_DOMAIN, domain) ||
+	    nla_put_u64_64bit(msg, ORDLOCK_A_XD_BOOT, ordlock_xd_boot, ORDLOCK_A_PAD) ||
+	    (kind == ORDLOCK_XD_WAIT_END && nla_put_u32(msg, ORDLOCK_A_XD_END, end)))
+		goto err;
+	entry = nla_nest_start(msg, ORDLOCK_A_ENTRY);
+	if (!entry ||
+	    ordlock_nl_put_owner(msg, v->owner, v->pid, v->comm) ||
+	    ordlock_nl_put_key(msg, ORDLOCK_E_KEY, v->rank, v->id, v->mode) ||
+	    nla_put_u64_64bit(msg, ORDLOCK_E_XD_GEN, v->gen, ORDLOCK_E_PAD) ||
+	    nla_put_u64_64bit(msg, ORDLOCK_E_TIME_NS, v->since, ORDLOCK_E_PAD) ||
+	    (v->cluster_wait && nla_put_flag(msg, ORDLOCK_E_CLUSTER_WAIT)))
+		goto err;
+	nla_nest_end(msg, entry);
+	genlmsg_end(msg, hdr);
+	genlmsg_multicast_netns(&ordlock_genl_family, &init_net, msg, 0,
+				ORDLOCK_NL_MCGRP_XDETECT, GFP_KERNEL);
+	return;
+err:
+	nlmsg_free(msg);
+}
+
+/* A wait event of xdetect.c as one XD_EVENT message to the "xdetect" group */
+static int ordlock_nl_xd_event(struct notifier_block *nb, unsigned long kind,
+			       void *data)
+{
+	const struct ordlock_xd_event *ev = data;
+	struct ordlock_owner *owner = ev->owner;
+	struct ordlock_nl_xd_vert v = {
+		.owner = owner->id,
+		.pid = READ_ONCE(owner->pid),
+		.rank = ev->rank,
+		.id = ev->id,
+		.mode = ev->mode,
+		.gen = ev->gen,
+		.since = ev->since_ns,
+		.cluster_wait = ev->cluster_wait,
+	};
+
+	strscpy(v.comm, owner->comm, sizeof(v.comm));
+	ordlock_nl_xd_send(ev->kind, ev->end, owner->domain->name, &v);
+	return NOTIFY_OK;
+}
+
+/*
+ * ordlock_nl_xd_replay() - the current waits of the cluster domains with
+ * policy detect, as XD_EVENT WAIT, for a daemon that just registered
+ * (uapi: %ORDLOCK_CMD_XD_HELLO). A wait that ends after the snapshot is
+ * replayed all the same: its WAIT_END may reach the daemon first, and its
+ * generation, which XD_WALK and XD_CHECK compare, tells it stale.
+ */
+static void ordlock_nl_xd_replay(void)
+{
+	struct ordlock_nl_xd_wait *w;
+	int i, n;
+
+	n = ordlock_nl_xd_replay_snap(&w);
+	for (i = 0; i < n; i++)
+		ordlock_nl_xd_send(ORDLOCK_XD_WAIT, 0, w[i].domain, &w[i].v);
+	kvfree(w);
+}
+
 int ordlock_nl_xd_hello_doit(struct sk_buff *skb, struct genl_info *info)
 {
 	static const u16 need[] = {
@@ -140,6 +222,7 @@ int ordlock_nl_xd_hello_doit(struct sk_buff *skb, struct genl_info *info)
 	};
 	struct sock *sk = NETLINK_CB(skb).sk;
 	struct sk_buff *msg;
+	bool first;
 	void *hdr;
 	int ret;
 
@@ -166,7 +249,8 @@ int ordlock_nl_xd_hello_doit(struct sk_buff *skb, struct genl_info *info)
 			       "another socket is registered as this node's ordlock-xdetectd");
 		return -EBUSY;
 	}
-	if (!ordlock_nl_xd.sk) {
+	first = !ordlock_nl_xd.sk;
+	if (first) {
 		sock_hold(sk);
 		ordlock_nl_xd.sk = sk;
 		ordlock_nl_xd.portid = info->snd_portid;
@@ -177,7 +261,16 @@ int ordlock_nl_xd_hello_doit(struct sk_buff *skb, struct genl_info *info)
 	ordlock_nl_xd.members = nla_get_u32(info->attrs[ORDLOCK_A_XD_MEMBERS]);
 	ordlock_xd_set_listening(true);
 	mutex_unlock(&ordlock_nl_xd_lock);
-	return genlmsg_reply(msg, info);
+	ret = genlmsg_reply(msg, info);
+	/*
+	 * After the reply (the daemon knows the boot id), the waits that began
+	 * before: a wait that starts from now on is announced (listening set,
+	 * ordlock_xd_set_listening()'s barrier), one before is in the snapshot;
+	 * one in both comes twice, with one generation.
+	 */
+	if (first && !ret)
+		ordlock_nl_xd_replay();
+	return ret;
 }
 
 /**
@@ -630,48 +723,6 @@ int ordlock_nl_xd_fail_doit(struct sk_buff *skb, struct genl_info *info)
 out:
 	kfree(stage);
 	return ret;
-}
-
-/* A wait event of xdetect.c as one XD_EVENT message to the "xdetect" group */
-static int ordlock_nl_xd_event(struct notifier_block *nb, unsigned long kind,
-			       void *data)
-{
-	const struct ordlock_xd_event *ev = data;
-	struct ordlock_owner *owner = ev->owner;
-	struct nlattr *entry;
-	struct sk_buff *msg;
-	void *hdr;
-
-	if (!genl_has_listeners(&ordlock_genl_family, &init_net,
-				ORDLOCK_NL_MCGRP_XDETECT))
-		return NOTIFY_DONE;
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-	if (!msg)
-		return NOTIFY_DONE;
-	hdr = genlmsg_put(msg, 0, 0, &ordlock_genl_family, 0, ORDLOCK_CMD_XD_EVENT);
-	if (!hdr ||
-	    nla_put_u32(msg, ORDLOCK_A_XD_KIND, ev->kind) ||
-	    nla_put_string(msg, ORDLOCK_A_DOMAIN, owner->domain->name) ||
-	    nla_put_u64_64bit(msg, ORDLOCK_A_XD_BOOT, ordlock_xd_boot, ORDLOCK_A_PAD) ||
-	    (ev->kind == ORDLOCK_XD_WAIT_END &&
-	     nla_put_u32(msg, ORDLOCK_A_XD_END, ev->end)))
-		goto err;
-	entry = nla_nest_start(msg, ORDLOCK_A_ENTRY);
-	if (!entry ||
-	    ordlock_nl_put_owner(msg, owner->id, READ_ONCE(owner->pid), owner->comm) ||
-	    ordlock_nl_put_key(msg, ORDLOCK_E_KEY, ev->rank, ev->id, ev->mode) ||
-	    nla_put_u64_64bit(msg, ORDLOCK_E_XD_GEN, ev->gen, ORDLOCK_E_PAD) ||
-	    nla_put_u64_64bit(msg, ORDLOCK_E_TIME_NS, ev->since_ns, ORDLOCK_E_PAD) ||
-	    (ev->cluster_wait && nla_put_flag(msg, ORDLOCK_E_CLUSTER_WAIT)))
-		goto err;
-	nla_nest_end(msg, entry);
-	genlmsg_end(msg, hdr);
-	genlmsg_multicast_netns(&ordlock_genl_family, &init_net, msg, 0,
-				ORDLOCK_NL_MCGRP_XDETECT, GFP_KERNEL);
-	return NOTIFY_OK;
-err:
-	nlmsg_free(msg);
-	return NOTIFY_DONE;
 }
 
 static struct notifier_block ordlock_nl_xd_event_nb = {

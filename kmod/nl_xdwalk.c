@@ -26,37 +26,6 @@
 #define ORDLOCK_NL_XD_FANOUT	16
 
 /**
- * struct ordlock_nl_xd_vert - a vertex of a path of XD_WALK
- * @owner: the owner id
- * @pid: its pid
- * @comm: its command, as the views show it
- * @rank: the key it waits for
- * @id: its id
- * @mode: the mode it asks for
- * @edge: how the next vertex blocks it (0 for the last)
- * @bmode: the mode in which the next vertex holds or asks for the key
- * @gen: the generation of its wait
- * @hold_gen: the generation of its hold through which the previous vertex
- *	(or the remote waiter the walk started from) waits for it, 0: none
- * @since: when its wait started, CLOCK_REALTIME ns
- * @cluster_wait: it waits in the DLM
- */
-struct ordlock_nl_xd_vert {
-	u64 owner;
-	pid_t pid;
-	char comm[ORDLOCK_COMM_LEN];
-	u32 rank;
-	u64 id;
-	u32 mode;
-	u32 edge;
-	u32 bmode;
-	u64 gen;
-	u64 hold_gen;
-	u64 since;
-	bool cluster_wait;
-};
-
-/**
  * struct ordlock_nl_xd_next - the blockers of a vertex, for the walk
  * @res: the resource waited for (its bucket lock held while they are read)
  * @n: how many
@@ -134,8 +103,8 @@ static bool ordlock_nl_xd_edge(void *arg, struct ordlock_owner *to, u32 edge,
  * The vertex of @owner, which waits (on the node, or in the DLM), entered
  * through its hold of generation @hold_gen; ordlock_graph_lock held
  */
-static void ordlock_nl_xd_vertex(struct ordlock_nl_xd_vert *v,
-				 struct ordlock_owner *owner, u64 hold_gen)
+void ordlock_nl_xd_vert_of(struct ordlock_nl_xd_vert *v,
+			   struct ordlock_owner *owner, u64 hold_gen)
 {
 	struct ordlock_waiter *w = owner->waiting;
 
@@ -157,6 +126,53 @@ static void ordlock_nl_xd_vertex(struct ordlock_nl_xd_vert *v,
 	v->gen = READ_ONCE(owner->xd_gen);
 	v->hold_gen = hold_gen;
 	v->since = owner->xd_since;
+}
+
+/**
+ * ordlock_nl_xd_replay_snap() - the current waits of the cluster domains
+ *	with policy detect, for a daemon that registers (XD_HELLO)
+ * @out: receives a kvcalloc()ed array of the waits (NULL when none), for
+ *	the caller to kvfree()
+ *
+ * One snapshot under ordlock_owners_lock and ordlock_graph_lock, as
+ * XD_WALK's: every wait on the node has its generation under the graph's
+ * lock; one in the DLM is read with READ_ONCE() (a wait that ends
+ * meanwhile is replayed with its generation, which the daemon's walk then
+ * finds stale).
+ *
+ * Return: the number of waits, or -ENOMEM.
+ */
+int ordlock_nl_xd_replay_snap(struct ordlock_nl_xd_wait **out)
+{
+	struct ordlock_owner *owner;
+	struct list_head *owners;
+	unsigned int max = 0, n = 0;
+
+	*out = NULL;
+	owners = ordlock_owner_lock_list();
+	/* the list does not change while it is locked: count, then fill */
+	list_for_each_entry(owner, owners, node)
+		max += owner->cluster;
+	if (max) {
+		*out = kvcalloc(max, sizeof(**out), GFP_KERNEL);
+		if (!*out) {
+			ordlock_owner_unlock_list();
+			return -ENOMEM;
+		}
+	}
+	spin_lock(&ordlock_graph_lock);
+	list_for_each_entry(owner, owners, node) {
+		if (!owner->cluster || !READ_ONCE(owner->xd_gen) ||
+		    READ_ONCE(owner->domain->policy) != ORDLOCK_POLICY_DETECT)
+			continue;
+		ordlock_nl_xd_vert_of(&(*out)[n].v, owner, 0);
+		strscpy((*out)[n].domain, owner->domain->name,
+			sizeof((*out)[n].domain));
+		n++;
+	}
+	spin_unlock(&ordlock_graph_lock);
+	ordlock_owner_unlock_list();
+	return n;
 }
 
 /* Whether @owner waits in a way the walk follows: on the node or in the DLM */
@@ -224,7 +240,7 @@ static void ordlock_nl_xd_walk_from(struct ordlock_nl_xd_walk *wk,
 		return;
 	wk->depth = 1;
 	wk->on[0] = owner;
-	ordlock_nl_xd_vertex(&wk->cur[0], owner, hold_gen);
+	ordlock_nl_xd_vert_of(&wk->cur[0], owner, hold_gen);
 	if (!owner->waiting) {
 		ordlock_nl_xd_path(wk);
 		return;
@@ -244,7 +260,7 @@ static void ordlock_nl_xd_walk_from(struct ordlock_nl_xd_walk *wk,
 		wk->cur[lvl].edge = nx->edge[i];
 		wk->cur[lvl].bmode = nx->mode[i];
 		wk->on[wk->depth] = to;
-		ordlock_nl_xd_vertex(&wk->cur[wk->depth++], to, nx->hold_gen[i]);
+		ordlock_nl_xd_vert_of(&wk->cur[wk->depth++], to, nx->hold_gen[i]);
 		if (!to->waiting) {
 			ordlock_nl_xd_path(wk);
 			wk->depth--;

@@ -47,8 +47,9 @@ atomic64_t ordlock_xd_gens = ATOMIC64_INIT(0);
 /*
  * A daemon is registered (nl_xdetect.c): wait events are sent. Written by
  * ordlock_xd_set_listening(), read with READ_ONCE(): an event that races
- * a registration may be sent or not, and a daemon that registers walks
- * the current waits (XD_WALK) instead of relying on their events.
+ * a registration may be sent or not; the registration then replays the
+ * current waits (nl_xdetect.c), which a full barrier on each side orders
+ * against a wait's generation: a wait is announced, or replayed, or both.
  */
 bool ordlock_xd_listening;
 
@@ -93,6 +94,8 @@ void ordlock_xd_unsubscribe(struct notifier_block *nb)
 void ordlock_xd_set_listening(bool on)
 {
 	WRITE_ONCE(ordlock_xd_listening, on);
+	/* pairs with ordlock_xd_wait_announce(): the replay reads the gens */
+	smp_mb();
 }
 
 /* Whether the waits of @owner are told: a cluster domain with detect */
@@ -143,7 +146,11 @@ static void ordlock_xd_notify(struct ordlock_owner *owner, u32 kind, u32 end,
 void ordlock_xd_wait_announce(struct ordlock_owner *owner, bool cluster_wait)
 {
 	lockdep_assert_held(&owner->lock);
-	if (ordlock_xd_told(owner) && owner->xd_gen)
+	if (!owner->xd_gen)
+		return;
+	/* pairs with ordlock_xd_set_listening(): the gen, then listening */
+	smp_mb();
+	if (ordlock_xd_told(owner))
 		ordlock_xd_notify(owner, ORDLOCK_XD_WAIT, 0, owner->xd_gen,
 				  cluster_wait);
 }

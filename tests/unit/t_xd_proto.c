@@ -731,6 +731,72 @@ static void test_out_of_group(void)
 	is_int(total_fails(), 1, "back in the group, every wait is probed again: one victim");
 }
 
+/*
+ * A daemon that registers after the waits began hears them from the
+ * kernel's replay (XD_HELLO): late, maybe twice, maybe after their end.
+ * The generation decides, and the probe delay runs from the wait's start.
+ */
+static void test_replay(void)
+{
+	struct fowner *a, *b;
+	struct xd_vertex v;
+	uint64_t gen_old;
+
+	/* the cycle's waits began 5 s before the daemons heard of them */
+	world(2);
+	a = owner(0, 1, 1);
+	b = owner(1, 2, 2);
+	a->wants = 2;
+	a->gen = ++gens;
+	b->wants = 1;
+	b->gen = ++gens;
+	now_rt = 10000000000ULL;
+	a->start_ns = now_rt - 5000000000ULL;
+	b->start_ns = now_rt - 4000000000ULL;
+	vertex_of(a, &v);
+	xd_wait_start(&nodes[1].s, "wh", &v, 100, 20000);
+	vertex_of(b, &v);
+	xd_wait_start(&nodes[2].s, "wh", &v, 100, 20000);
+	is_int(xd_tick(&nodes[1].s, 20000), UINT32_MAX,
+	       "a replayed wait older than its delay is probed at once");
+	ok(nodes[1].s.stats.probes_started == 1, "replayed wait: probed");
+	/* the same wait again (its event and the replay both): no new probe */
+	vertex_of(a, &v);
+	xd_wait_start(&nodes[1].s, "wh", &v, 100, 20000);
+	xd_tick(&nodes[1].s, 20000);
+	is_int(nodes[1].s.stats.probes_started, 1, "a wait heard twice is probed once");
+	xd_tick(&nodes[2].s, 20000);
+	run();
+	is_int(total_fails(), 1, "waits heard only from the replay: one victim");
+	ok(b->failed && !a->failed, "replay: the victim is the youngest wait");
+
+	/* a replayed WAIT after the wait's WAIT_END: nothing followed */
+	world(2);
+	a = owner(0, 1, 1);
+	b = owner(1, 2, 2);
+	a->wants = 2;
+	a->gen = ++gens;
+	a->start_ns = ++now_rt;
+	vertex_of(a, &v);
+	xd_wait_end(&nodes[1].s, a->id, a->gen);
+	xd_wait_start(&nodes[1].s, "wh", &v, 100, 0);
+	is_int(nodes[1].s.nwaits, 0, "a WAIT after its own WAIT_END is not followed");
+	/* an older wait replayed after the owner's newer one: the newer stays */
+	gen_old = a->gen;
+	a->gen = ++gens;
+	vertex_of(a, &v);
+	xd_wait_start(&nodes[1].s, "wh", &v, 100, 0);
+	v.gen = gen_old - 1;
+	xd_wait_start(&nodes[1].s, "wh", &v, 100, 0);
+	ok(nodes[1].s.nwaits == 1 && nodes[1].s.waits[0].v.gen == a->gen,
+	   "an older generation replayed late does not replace the newer wait");
+	/* a wait whose end was lost: the kernel's walk says ESTALE, it is dropped */
+	a->gen = ++gens;
+	xd_tick(&nodes[1].s, 1000);
+	is_int(nodes[1].s.nwaits, 0, "a wait the kernel calls stale is dropped");
+	is_int(nlog, 0, "a stale wait sends no probe");
+}
+
 int main(void)
 {
 	test_victim_rule();
@@ -744,6 +810,7 @@ int main(void)
 	test_duplicate_rounds();
 	test_stale_probe();
 	test_out_of_group();
+	test_replay();
 	world(0);
 	return tap_done();
 }

@@ -502,16 +502,32 @@ void xd_confchg(struct xd_state *s, const uint32_t *members, unsigned int n,
 
 /* --- this node's waits ----------------------------------------------------- */
 
+/* Whether the wait @gen of @owner ended before it was heard of */
+static bool xd_ended(const struct xd_state *s, uint64_t owner, uint64_t gen)
+{
+	unsigned int i, n = s->nended < XD_ENDED_KEPT ? s->nended : XD_ENDED_KEPT;
+
+	for (i = 0; i < n; i++)
+		if (s->ended[i].owner == owner && s->ended[i].gen == gen)
+			return true;
+	return false;
+}
+
 int xd_wait_start(struct xd_state *s, const char *domain,
 		  const struct xd_vertex *v, uint32_t delay_ms, uint64_t now_ms)
 {
+	uint64_t rt = s->now_ns(), age_ms = 0;
 	struct xd_wait *w;
 	unsigned int i;
 
-	/* a new wait of the owner replaces its last one */
+	if (xd_ended(s, v->owner, v->gen))
+		return 0;
+	/* a new wait of the owner replaces its last one, not an older one */
 	for (i = 0; i < s->nwaits; i++)
 		if (s->waits[i].v.owner == v->owner)
 			break;
+	if (i < s->nwaits && s->waits[i].v.gen >= v->gen)
+		return 0;
 	if (i == s->nwaits) {
 		if (s->nwaits == XD_WAITS_MAX)
 			return -ENOSPC;
@@ -523,7 +539,10 @@ int xd_wait_start(struct xd_state *s, const char *domain,
 	w->v.node = s->node;
 	w->v.boot = s->boot;
 	snprintf(w->domain, sizeof(w->domain), "%s", domain);
-	w->since_ms = now_ms;
+	/* the probe delay runs from the wait's start, not from its news */
+	if (v->start_ns && v->start_ns < rt)
+		age_ms = (rt - v->start_ns) / 1000000;
+	w->since_ms = age_ms < now_ms ? now_ms - age_ms : 0;
 	w->delay_ms = delay_ms < XD_PROBE_DELAY_MIN_MS ? XD_PROBE_DELAY_MIN_MS : delay_ms;
 	return 0;
 }
@@ -538,9 +557,14 @@ void xd_wait_end(struct xd_state *s, uint64_t owner, uint64_t gen)
 			return;
 		}
 	}
+	/* not heard of yet: the registration's replay may still bring it */
+	i = s->nended++ % XD_ENDED_KEPT;
+	s->ended[i].owner = owner;
+	s->ended[i].gen = gen;
 }
 
-static void xd_probe(struct xd_state *s, struct xd_wait *w)
+/* Probe from @w; -ESTALE: the kernel says that wait is over */
+static int xd_probe(struct xd_state *s, struct xd_wait *w)
 {
 	unsigned int i;
 	int ret;
@@ -551,7 +575,7 @@ static void xd_probe(struct xd_state *s, struct xd_wait *w)
 		if (ret != -ESTALE && !s->stats.walk_errors++)
 			xd_log(s, 0, "the kernel's walk from a wait failed: %s (no probe)",
 			       strerror(-ret));
-		return;
+		return ret;
 	}
 	s->stats.probes_started++;
 	for (i = 0; i < s->scratch->n && i < XD_PATHS_MAX; i++) {
@@ -564,6 +588,7 @@ static void xd_probe(struct xd_state *s, struct xd_wait *w)
 		s->stats.probes_sent++;
 		xd_send_path(s, XD_MSG_PROBE, w->domain, p, 0);
 	}
+	return 0;
 }
 
 uint32_t xd_tick(struct xd_state *s, uint64_t now_ms)
@@ -586,7 +611,9 @@ uint32_t xd_tick(struct xd_state *s, uint64_t now_ms)
 		if (!s->in_group)
 			continue;
 		w->probed = true;
-		xd_probe(s, w);
+		/* a wait whose end was never heard of (replayed after it) */
+		if (xd_probe(s, w) == -ESTALE)
+			s->waits[i--] = s->waits[--s->nwaits];
 	}
 	return (uint32_t)next;
 }

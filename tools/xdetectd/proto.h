@@ -51,6 +51,8 @@
 #define XD_WAITS_MAX		4096
 /* Members of the group */
 #define XD_MEMBERS_MAX		64
+/* Ends of waits the daemon did not know, kept to refuse their late WAIT */
+#define XD_ENDED_KEPT		64
 #define XD_NAME_LEN		32	/* ORDLOCK_DOMAIN_NAME_MAX */
 #define XD_COMM_LEN		16	/* ORDLOCK_COMM_LEN */
 /* The shortest probe delay (the domain's detect_delay_ms, at least this) */
@@ -184,7 +186,8 @@ struct xd_round {
  * struct xd_wait - a wait of this node (from the kernel's XD_EVENTs)
  * @v: the vertex (node, boot filled in)
  * @domain: its domain
- * @since_ms: CLOCK_MONOTONIC ms when the daemon learned of it
+ * @since_ms: CLOCK_MONOTONIC ms when it started (its start time, as the
+ *	kernel says, at most when the daemon learned of it)
  * @delay_ms: its probe delay
  * @probed: a probe was started for this generation (since the last
  *	membership change)
@@ -236,6 +239,9 @@ struct xd_stats {
  * @members: the group's members (sorted), @nmembers
  * @in_group: this node is in the group (a confchg with it was delivered)
  * @waits: this node's waits, @nwaits of them
+ * @ended: the (owner, generation) of waits that ended before the daemon
+ *	heard of them (a WAIT of the registration's replay after their
+ *	WAIT_END), the last XD_ENDED_KEPT of them; @nended counts them all
  * @rounds: pending and kept rounds, @nrounds of them (unordered)
  * @seq: this node's next round sequence number
  * @order: the next round's delivery order
@@ -249,6 +255,10 @@ struct xd_state {
 	bool in_group;
 	struct xd_wait *waits;
 	unsigned int nwaits;
+	struct {
+		uint64_t owner, gen;
+	} ended[XD_ENDED_KEPT];
+	unsigned int nended;
 	struct xd_round *rounds;
 	unsigned int nrounds;
 	uint64_t seq;
@@ -265,7 +275,13 @@ int xd_init(struct xd_state *s, uint32_t node, uint64_t boot,
 	    const struct xd_ops *ops, void *ctx);
 void xd_free(struct xd_state *s);
 
-/* The kernel reported a wait's start, or its end */
+/*
+ * The kernel reported a wait's start (an XD_EVENT WAIT, or one of the
+ * registration's replay: @now_ms is the monotonic clock, the wait's start
+ * v->start_ns is CLOCK_REALTIME), or its end. The generation decides: a
+ * WAIT of a generation that ended, or not newer than the owner's known
+ * wait, changes nothing.
+ */
 int xd_wait_start(struct xd_state *s, const char *domain,
 		  const struct xd_vertex *v, uint32_t delay_ms, uint64_t now_ms);
 void xd_wait_end(struct xd_state *s, uint64_t owner, uint64_t gen);

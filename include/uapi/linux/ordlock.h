@@ -1652,6 +1652,16 @@ struct ordlock_unlock {
  *   The first registers the sending socket as the node's daemon (EBUSY
  *   while another socket is registered); later ones from it update the
  *   state. Reply: %ORDLOCK_A_XD_BOOT. The socket's close unregisters it.
+ *   After the reply to a registration (not to an update), the kernel
+ *   replays the waits already going on: one %ORDLOCK_CMD_XD_EVENT
+ *   %ORDLOCK_XD_WAIT per current wait of a cluster domain with policy
+ *   detect, from one snapshot, each with its generation and its start
+ *   (%ORDLOCK_E_TIME_NS), so that a daemon that starts or restarts after
+ *   waits began probes them too (the probe delay runs from that start).
+ *   A wait that starts meanwhile may come twice (its event and the
+ *   replay), one that ends meanwhile may have its %ORDLOCK_XD_WAIT_END
+ *   before its replayed WAIT: the generation decides (it never repeats;
+ *   XD_WALK of a wait that ended is ESTALE).
  *   DOMAIN_GET of a cluster domain adds %ORDLOCK_A_XD_STATE (%ORDLOCK_XD_OFF
  *   while no daemon is registered), %ORDLOCK_A_XD_MEMBERS, and
  *   %ORDLOCK_A_XD_PID and %ORDLOCK_A_XD_NODE while one is.
@@ -1712,7 +1722,8 @@ enum ordlock_xd_state {
 
 /**
  * enum ordlock_xd_kind - what an %ORDLOCK_CMD_XD_EVENT says
- * @ORDLOCK_XD_WAIT: a wait started
+ * @ORDLOCK_XD_WAIT: a wait started (or, after a registration, goes on:
+ *	%ORDLOCK_CMD_XD_HELLO's replay)
  * @ORDLOCK_XD_WAIT_END: a wait ended (%ORDLOCK_A_XD_END says how)
  */
 enum ordlock_xd_kind {

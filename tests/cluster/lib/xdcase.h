@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Helpers of the cluster cases of detection across nodes (c_xdcycles,
- * c_xdetect_kill; header only, after clcase.h):
+ * c_xdetect_kill, c_xdreplay; header only, after clcase.h):
  *
  * xd_domain(cfg, name, delay_ms) makes NAME a cluster domain with policy
  * detect and that probe delay (a point); xd_start() starts this node's

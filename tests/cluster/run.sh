@@ -42,8 +42,8 @@
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
 # 5000: with 2000 a guest the host starved missed it, and the membership
 # split and merged under a test; see node.sh), FAULT_SEED, FAULTS and
-# FAULT_KINDS (c_faults: the seed of its schedule, how many faults, of
-# which kinds), TAP_VERBOSE=1.
+# FAULT_KINDS, FAULT_POLICY (c_faults: the seed of its schedule, how many
+# faults, of which kinds, the domain's policy), TAP_VERBOSE=1.
 #
 # CLUSTER_DEBUG=1 (make check-cluster-debug, tests/cluster/check-debug.sh):
 # KVER and VMLINUZ are the debug kernel of tests/debug-kernel/build.sh
@@ -253,6 +253,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "FAULT_SEED=${FAULT_SEED:-}"
 	echo "FAULTS=${FAULTS:-}"
 	echo "FAULT_KINDS=$(q "${FAULT_KINDS:-}")"
+	echo "FAULT_POLICY=${FAULT_POLICY:-}"
 	echo "DEBUG=$debug"
 } >"$results/run.env"
 

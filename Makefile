@@ -37,7 +37,9 @@
 #                       anchors dropped) under transfers, then a checker of
 #                       the recorded history (issue 27); a long target, not
 #                       CI: FAULT_SEEDS (default "1 2 3 4 5"), FAULTS per
-#                       seed (default 40), FAULT_SEED=N replays one
+#                       seed (default 40), FAULT_SEED=N replays one; each
+#                       schedule with FAULT_POLICIES (default "enforce
+#                       detect": detect with ordlock-xdetectd, no victim)
 #   make bench-cluster  the same cluster (two guests) timing acquire + release:
 #                       the raw DLM calls next to ordlock's (ratios; reports,
 #                       does not fail); ICOUNT=1: the local loops in

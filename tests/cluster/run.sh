@@ -42,8 +42,8 @@
 # QUORUM_TIMEOUT (default 180), CLUSTER_TOKEN_MS (corosync token, default
 # 5000: with 2000 a guest the host starved missed it, and the membership
 # split and merged under a test; see node.sh), FAULT_SEED, FAULTS and
-# FAULT_KINDS (c_faults: the seed of its schedule, how many faults, of
-# which kinds), TAP_VERBOSE=1.
+# FAULT_KINDS, FAULT_POLICY (c_faults: the seed of its schedule, how many
+# faults, of which kinds, the domain's policy), TAP_VERBOSE=1.
 #
 # CLUSTER_DEBUG=1 (make check-cluster-debug, tests/cluster/check-debug.sh):
 # KVER and VMLINUZ are the debug kernel of tests/debug-kernel/build.sh
@@ -122,8 +122,9 @@ elif [[ -d $progdir ]]; then
 	# a case marked "cluster-named-only" (c_faults: make check-faults'
 	# schedules) runs only when named; but c_faults runs one short
 	# schedule in every default run, in a cluster of its own after the
-	# others: CLUSTER_SHORT_FAULTS="SEED N", default "7 5" (seed 7's
-	# first five faults: pause, reload, kill, restart, part), "" for none
+	# others: CLUSTER_SHORT_FAULTS="SEED N [POLICY]", default "7 5" (seed
+	# 7's first five faults: pause, reload, kill, restart, part; policy
+	# enforce, or detect: c_faults' FAULT_POLICY), "" for none
 	short_faults=${CLUSTER_SHORT_FAULTS-7 5}
 	for f in "$progdir"/*; do
 		[[ -f $f && -x $f ]] || continue
@@ -168,9 +169,9 @@ if ((${#more_killers[@]})) || [[ -n ${short_run:-} ]]; then
 		bash "${BASH_SOURCE[0]}" "$name" || rc=1
 	done
 	if [[ -n ${short_run:-} ]]; then
-		read -r seed n <<<"$short_run"
-		echo "cluster: c_faults, one short schedule (seed $seed, $n faults; make check-faults runs the long ones)"
-		FAULT_SEED=$seed FAULTS=${n:-5} bash "${BASH_SOURCE[0]}" c_faults || rc=1
+		read -r seed n pol <<<"$short_run"
+		echo "cluster: c_faults, one short schedule (seed $seed, $n faults, policy ${pol:-enforce}; make check-faults runs the long ones)"
+		FAULT_SEED=$seed FAULTS=${n:-5} FAULT_POLICY=${pol:-enforce} bash "${BASH_SOURCE[0]}" c_faults || rc=1
 	fi
 	((rc == 0)) || echo "cluster: a run of the ones above failed"
 	exit "$rc"
@@ -253,6 +254,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; } # quote for sh
 	echo "FAULT_SEED=${FAULT_SEED:-}"
 	echo "FAULTS=${FAULTS:-}"
 	echo "FAULT_KINDS=$(q "${FAULT_KINDS:-}")"
+	echo "FAULT_POLICY=${FAULT_POLICY:-}"
 	echo "DEBUG=$debug"
 } >"$results/run.env"
 

@@ -9,7 +9,9 @@
 # storage accepting a lower token, a lost update (a write accepted after
 # another op's write since it read), a wait past its timeout, a key held
 # after its holder's lease ended, a key held after its node was killed, a
-# grant never released, a grant logged for an op that was never granted.
+# grant never released, a grant logged for an op that was never granted,
+# a deadlock victim (EDEADLK: false, the ops take their keys in ascending
+# order; the detect policy's runs, issue 41).
 # (issue 27: the checker must be able to fail.)  A stale end is believed
 # only when plausible (issue 41): a backwards token of an op that ends
 # stale=1 after 3.2 s of its 10 s lease is caught; after its lease, or in
@@ -63,7 +65,7 @@ cat >"$clean/h.2" <<'EOF'
 29110 2 2.3 end stale=0
 29150 2 2.3 exit rc=0
 30000 2 2.4 invoke keys=1:1 timeout=2000
-32100 2 2.4 exit rc=75
+32100 2 2.4 exit rc=75 reason=timeout
 EOF
 cat >"$clean/h.3" <<'EOF'
 10000 3 3.1 invoke keys=1:3 timeout=10000
@@ -106,6 +108,8 @@ check "$clean"
 point $? "a clean history passes ($(tail -n 1 "$clean.out"))"
 grep -q '^checked: 7 ops, 6 granted, 1 timed out or refused, 11 key grants, 3 overlaps of revoked or dead holders, 1 stale ends (0 unknown; 1 after the lease, 0 in a fault, 0 not plausible: taken as held)' "$clean.out"
 point $? "its figures are counted (ops, grants, timeouts, overlaps of revoked or dead holders, stale ends and why)"
+grep -q 'not granted by reason: timeout 1 deadlock 0 other 0' "$clean.out"
+point $? "the requests not granted are counted by reason (1 timeout, no deadlock victim)"
 
 # plant BUG-NAME EXPECTED-MESSAGE-RE SED-ON-FILE...: a copy of the clean
 # history with the files changed by the sed scripts; the checker must fail
@@ -150,6 +154,10 @@ plant "key held after the lease" '^violation: key 1:1: op 1.2 .* gone at 5100, o
 	h.2 's/^5300 2 2.2 ok/20000 2 2.2 ok/;s/2.2 invoke keys=1:2,1:1 timeout=10000/2.2 invoke keys=1:2,1:1 timeout=30000/' grants.1 's/^5300 2 2.2/20000 2 2.2/' grants.2 's/^5300 2 2.2/20000 2 2.2/'
 plant "key held after its node was killed" '^violation: key 1:3: op 3.1 .* gone at 21000, op 2.3 still waited' \
 	h.2 's/^29000 2 2.3 ok/59000 2 2.3 ok/;s/^20000 2 2.3 invoke keys=1:3,1:1 timeout=60000/20000 2 2.3 invoke keys=1:3,1:1 timeout=90000/'
+# a deadlock victim (the detect policy, issue 41): the ops take their keys
+# in ascending order, no cycle can exist, so EDEADLK is a false victim
+plant "false victim" '^violation: false victim: op 2.4 \(node 2, keys 1:1\) failed with EDEADLK \(reason deadlock, exit 75\)' \
+	h.2 's/^32100 2 2.4 exit rc=75 reason=timeout/32100 2 2.4 exit rc=75 reason=deadlock/'
 plant "grant never released" '^violation: op 2.1 .* never ended' \
 	h.2 '/^1450 2 2.1 exit/d'
 plant "grant logged without ok" '^violation: key 1:1: grant 2 by op 2.1, which has no ok' \

@@ -54,6 +54,14 @@
 # host's at the start (of each life) and at the end of the schedule (the
 # skew and its drift are in the figures: issue 41, two guests once ran
 # 6.3% slow; tests/cluster/lib/clock.sh).
+# FAULT_POLICY (default enforce; make check-faults runs each schedule with
+# enforce and with detect: tests/cluster/faults.sh) is the domain's policy;
+# with detect (probe delay 100 ms) ordlock-xdetectd runs on every node in
+# each life (its log shared/xd.NODE.LIFE.log) and must be on, and since
+# every transfer takes its keys in one request, sorted by the kernel (the
+# order rule), no cycle can exist: any deadlock victim (EDEADLK, the exit
+# of the op records the failure's reason) is a false victim, a violation
+# of the checker, and no daemon may have decided a round (issue 41).
 #
 # cluster-kills-a-node (the kill fault: run.sh restarts the node)
 # cluster-timeout: 7200
@@ -74,6 +82,10 @@ LEASE_MS=10000  # the domain's max-hold: a transfer takes 2-6 s under TCG
 WAIT_S=90       # client 1's wait (above the checker's 60 s after a kill)
 WAIT_SHORT_S=5  # the other clients' (their waits time out)
 kinds=${FAULT_KINDS:-restart reload lru pause gstop part kill}
+policy=${FAULT_POLICY:-enforce}
+delay=() # detect's probe delay (c_xdcycles')
+[[ $policy != detect ]] || delay=(delay 100)
+xdsock=/tmp/ordlock-xdetectd.sock
 ms() { local t=${EPOCHREALTIME/./}; echo "${t:0:${#t}-3}"; }
 
 # cluster on|off, as a point; EBUSY (the clients' last owner still being
@@ -82,7 +94,7 @@ cluster() {
 	local out rc t
 	for ((t = 0; t < 50; t++)); do
 		if [[ $1 == on ]]; then
-			out=$("$olc" domain $dom set cluster on max-hold $LEASE_MS 2>&1)
+			out=$("$olc" domain $dom set policy "$policy" ${delay[@]+"${delay[@]}"} cluster on max-hold $LEASE_MS 2>&1)
 		else
 			out=$("$olc" domain $dom set cluster off 2>&1)
 		fi
@@ -150,13 +162,25 @@ if ((life > 1)); then
 fi
 i=0 kind=start
 cluster on
+# detect: this life's ordlock-xdetectd, on once every node's is in the group
+xdpid=
+if [[ $policy == detect ]]; then
+	xdlog=$shared/xd.$node.$life.log
+	"$ORDLOCK_REPO/tools/xdetectd/ordlock-xdetectd" -s $xdsock 2>>"$xdlog" &
+	xdpid=$!
+	((life == 1)) && barrier xd-started
+	for _ in $(seq 600); do grep -qs 'detection across nodes on' "$xdlog" && break; sleep 0.1; done
+	grep -qs 'detection across nodes on' "$xdlog"
+	point $? "node$node (life $life): ordlock-xdetectd on (detection across nodes)" ||
+		tail -n 20 "$xdlog" | sed 's/^/# /'
+fi
 ((life == 1)) && barrier on
 
 # --- the clients -------------------------------------------------------------
 client() {
 	local c=$1 a b seq=0 op rc
 	local r=$((seed + node * 7 + c + life * 1000))
-	local hist=$shared/h.$node.$c w=$WAIT_S
+	local hist=$shared/h.$node.$c w=$WAIT_S err=/tmp/c_faults.err.$c
 	((c == 1)) || w=$WAIT_SHORT_S
 	while [[ ! -e $shared/stop ]]; do
 		if [[ -e $shared/hold.$node ]]; then
@@ -171,10 +195,21 @@ client() {
 		seq=$((seq + 1))
 		op=$node.$life.$c.$seq
 		echo "$(ms) $node $op invoke keys=1:$a,1:$b timeout=$((w * 1000))" >>"$hist"
-		"$olc" exec -q -d $dom -w "$w" -E 75 -x "1:$a" -x "1:$b" -- \
-			bash "$lib/fault_xfer.sh" "$shared" $dom "$node" "$op" "$a" "$b" "$hist"
+		"$olc" exec -d $dom -w "$w" -E 75 -x "1:$a" -x "1:$b" -- \
+			bash "$lib/fault_xfer.sh" "$shared" $dom "$node" "$op" "$a" "$b" "$hist" 2>"$err"
 		rc=$?
-		echo "$(ms) $node $op exit rc=$rc" >>"$hist"
+		# why the keys were not obtained: ordlockctl's message
+		why=
+		if ((rc == 75)); then
+			case $(grep -m1 '^ordlockctl: ' "$err") in
+			"ordlockctl: deadlock"*) why=" reason=deadlock" ;;
+			"ordlockctl: timed out"*) why=" reason=timeout" ;;
+			*) why=" reason=other" ;;
+			esac
+			# a victim's cycle, for the checker's message
+			[[ $why != " reason=deadlock" ]] || sed "s/^/$op: /" "$err" >>"$shared/victims.$node"
+		fi
+		echo "$(ms) $node $op exit rc=$rc$why" >>"$hist"
 	done
 }
 cpids=()
@@ -286,6 +321,14 @@ touch "$shared/stop"
 wait "${cpids[@]}"
 clock_sample end
 barrier stopped
+# detect: no round decided, no victim (the daemon's counters, this life)
+if [[ -n $xdpid ]]; then
+	out=$(ORDLOCK_XDETECTD_SOCKET=$xdsock "$olc" cycles -j -d $dom 2>&1)
+	jqok "$out" '.across_nodes.stats.decided == 0 and .across_nodes.stats.victims == 0'
+	point $? "node$node (life $life): ordlock-xdetectd decided no round, chose no victim ($(jq -c '.across_nodes.stats | {probes_started, rounds, decided, aborted, victims}' <<<"$out" 2>/dev/null))" ||
+		diag "$out"
+	diag "node$node (life $life): xdetectd: $(jq -c '.across_nodes.stats' <<<"$out" 2>/dev/null)"
+fi
 
 # --- the checks ----------------------------------------------------------------
 out=$("$olc" locks -j -d $dom 2>&1)
@@ -308,8 +351,10 @@ if ((node == 1)); then
 	awk -v lease_ms=$LEASE_MS -v wait_bound_ms=10000 -v gone_bound_ms=10000 -v kill_bound_ms=60000 \
 		-f "$lib/fault_check.awk" "$shared"/h.* "$shared"/grants.* "$shared/store.log" \
 		"$shared/faults.log" "$hostlog" >"$shared/check.out" 2>&1
-	point $? "the checker finds no violation in the history ($(tail -n 1 "$shared/check.out"))" ||
+	point $? "the checker finds no violation in the history ($(tail -n 1 "$shared/check.out"))" || {
 		grep '^violation' "$shared/check.out" | head -n 20 | sed 's/^/# /'
+		cat "$shared"/victims.* 2>/dev/null | head -n 20 | sed 's/^/# /'
+	}
 	# the clocks: every sample within the bound; the drift of each
 	# node's last life from its start to the end (ppm of the host's)
 	clocks=
@@ -332,9 +377,15 @@ if ((node == 1)); then
 	diag "clocks (guest - host, start/end): ${clocks:-none}"
 	figures=$(awk '{ for (f = 5; f <= NF; f++) if ($f ~ /^kind=/) c[substr($f, 6)]++ }
 		END { for (k in c) printf "%s %d, ", k, c[k] }' "$shared/faults.log")
+	diag "policy $policy"
 	diag "seed $seed: $nfaults faults (${figures%, })"
 	diag "figures: $(tail -n 1 "$shared/check.out")"
 fi
 barrier checked
 cluster_set $dom off
+if [[ -n $xdpid ]]; then
+	kill -TERM "$xdpid"
+	wait "$xdpid"
+	point $? "node$node (life $life): ordlock-xdetectd stopped"
+fi
 finish

@@ -30,8 +30,9 @@
 #                                  then check-token: 1 when the grant was
 #                                  revoked by then; taken as a revocation
 #                                  only when plausible: (e) below)
-#   exit rc=N                      ordlockctl exec returned N (after the
-#                                  release); an op without "ok" failed
+#   exit rc=N [reason=R]           ordlockctl exec returned N (after the
+#                                  release); an op without "ok" failed,
+#                                  R: why (timeout, deadlock, other)
 #   kill node=N                    the host killed node N (SIGKILL, qemu):
 #                                  the n-th kill of N ends the life n of
 #                                  its ops (NODE.LIFE.CLIENT.SEQ)
@@ -82,6 +83,10 @@
 #     stale end is taken as held to its end, so that a wrong "stale"
 #     cannot hide a backwards token (issue 41: a planted one ending
 #     stale=1 after 3.2 s of a 10 s lease was not caught).
+# (f) no false victim: every op takes its keys in one request, sorted by
+#     the kernel (the order rule), so no cycle of waits can exist and an
+#     op that failed as a deadlock victim (exit reason=deadlock: EDEADLK
+#     of the detect policy, issue 41) is a violation, named with the op.
 function split_keys(s, arr) { return split(s, arr, ",") }
 function field(name,    i) {
 	for (i = 5; i <= NF; i++)
@@ -173,6 +178,9 @@ NF >= 4 {
 		if (field("stale") != "0" && field("stale") != "1") nendbad++
 	} else if (ev == "exit") {
 		exitt[op] = t; rc[op] = field("rc")
+		if (field("reason") != "") whyfail[field("reason")]++
+		if (field("reason") == "deadlock")
+			violation("false victim: op " op " (node " nd ", keys " keys[op] ") failed with EDEADLK (reason deadlock, exit " field("rc") "), but every op takes its keys in ascending order: no cycle can exist")
 	}
 }
 # the time op's node was killed in op's life (op: NODE.LIFE.CLIENT.SEQ; a
@@ -337,8 +345,8 @@ END {
 	for (e in faults) hs = hs " " e " " faults[e]
 	hs = hs ";"
 	for (e in hostev) hs = hs " " e " " hostev[e]
-	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown; %d after the lease, %d in a fault, %d not plausible: taken as held), writes accepted %d fenced %d refused %d, storage registered %d accepted %d fenced %d, %d keys of gone holders (%d in a cluster fault), %d grants ordered by the marker alone, longest wait %d ms, longest gone-to-next-grant %d ms, %d faults:%s; %d violations\n",
+	printf "checked: %d ops, %d granted, %d timed out or refused, %d key grants, %d overlaps of revoked or dead holders, %d stale ends (%d unknown; %d after the lease, %d in a fault, %d not plausible: taken as held), writes accepted %d fenced %d refused %d, storage registered %d accepted %d fenced %d, %d keys of gone holders (%d in a cluster fault), %d grants ordered by the marker alone, longest wait %d ms, longest gone-to-next-grant %d ms, not granted by reason: timeout %d deadlock %d other %d, %d faults:%s; %d violations\n",
 		nops, ngranted, ntimeout, ngrants, nover_ok, nstale, nendbad, nstale_lease, nstale_fault, nstale_bad, writes["accepted"], writes["fenced"], writes["refused"],
-		nregistered, naccepted, nfenced, ngone, nstalled, nlate, maxwait, maxgone, nfaults, hs, nviol
+		nregistered, naccepted, nfenced, ngone, nstalled, nlate, maxwait, maxgone, whyfail["timeout"], whyfail["deadlock"], whyfail["other"], nfaults, hs, nviol
 	exit (nviol > 0)
 }

@@ -190,7 +190,10 @@ bench-cluster:
 		KBUILD_EXTRA_SYMBOLS=$(CURDIR)/Module.symvers modules
 	@$(vm_env) CLUSTER_BENCH=1 CLUSTER_ICOUNT=$${CLUSTER_ICOUNT:-$(ICOUNT)} CLUSTER_NODES=$${CLUSTER_NODES:-2} bash tests/cluster/run.sh $(T)
 
+# Builds the module (for KVER) and the tests first: a stale .ko or test
+# binary is never what runs
 vm: kdir-check
+	+@$(MAKE) --no-print-directory -s modules tests
 	@$(vm_env) bash tests/vm/run.sh $(T)
 
 demo:

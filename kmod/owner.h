@@ -259,6 +259,7 @@ void ordlock_owner_drop_hold(struct ordlock_owner *owner,
 struct list_head *ordlock_owner_lock_list(void);
 void ordlock_owner_unlock_list(void);
 void ordlock_owner_touch(struct ordlock_owner *owner);
+struct task_struct *ordlock_owner_running(struct ordlock_owner *owner);
 
 bool ordlock_owner_cycle_alloc(struct ordlock_owner *owner);
 int ordlock_owner_fail(struct ordlock_owner *owner, u32 reason, int err,

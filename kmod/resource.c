@@ -254,6 +254,41 @@ static bool ordlock_res_may_pass(struct ordlock_resource *res,
 	return ktime_to_ns(ktime_sub(ktime_get(), w->since)) < (s64)handoff;
 }
 
+/* The member that holds a fast key by its word, if it runs (below) */
+static bool ordlock_res_running_member(void *arg,
+				       const struct ordlock_word_holder *h)
+{
+	struct task_struct **t = arg;
+
+	*t = h->owner ? ordlock_owner_running(h->owner) : NULL;
+	return true;
+}
+
+/**
+ * ordlock_res_running_holder() - the task of @res's oldest holder granted
+ *	by the kernel, or of the member that holds it by the fast path, when
+ *	it runs on a CPU now, or NULL
+ * @res: the resource; its bucket lock held, and rcu_read_lock(), which
+ *	keeps the task returned valid (ordlock_owner_running())
+ *
+ * A waiter spins only while the holder it waits for runs: a holder that
+ * does not run will not let go soon (the kernel's mutexes spin so).
+ */
+struct task_struct *ordlock_res_running_holder(struct ordlock_resource *res)
+{
+	struct task_struct *t = NULL;
+	struct ordlock_hold *hold;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (list_empty(&res->holders)) {
+		if (unlikely(res->fast))
+			ordlock_fast_holder(res, ordlock_res_running_member, &t);
+		return t;
+	}
+	hold = list_first_entry(&res->holders, struct ordlock_hold, res_node);
+	return ordlock_owner_running(hold->owner);
+}
+
 /**
  * ordlock_res_take_woken() - @w, woken for the free key of @res, runs: it
  *	takes the key, or counts that it was passed
@@ -308,12 +343,66 @@ bool ordlock_res_pass_first(struct ordlock_resource *res)
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
-	if (!ordlock_res_may_pass(res, w))
+	/* A waiter that spins for the key runs: it is handed the key */
+	if (w->spinning || !ordlock_res_may_pass(res, w))
 		return false;
 	if (!w->woken) {
 		w->woken = true;
 		wake_up_process(w->task);
 	}
+	return true;
+}
+
+/*
+ * How far behind the first waiter a release looks for a spinning one: the
+ * waiters a CPU can run are few, and each one passed is counted
+ */
+#define ORDLOCK_SPINNER_SCAN	4
+
+/*
+ * A release left @res with room for its first waiter @first, which sleeps
+ * and may be passed: hand the key instead to a waiter close behind that
+ * spins on its CPU for it (wait.c), if every waiter ahead of that one may
+ * be passed too; each of them counts the pass. A running task takes the
+ * key without a sleep and a wake-up on either side, which is what the
+ * passing rule is for; the waiters passed sleep on, each still bounded by
+ * the rule (the UAPI header, "Fairness"). Only a key of the kernel's own
+ * (not pinned by the fast path, whose word has its own protocol), and only
+ * a waiter that fits the holders as they are.
+ *
+ * Return: true when a spinning waiter was granted the key.
+ */
+static bool ordlock_res_grant_spinner(struct ordlock_resource *res,
+				      struct ordlock_waiter *first)
+{
+	struct ordlock_waiter *w = first, *s;
+	unsigned int n = 0;
+
+	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
+	if (res->fast)
+		return false;
+	list_for_each_entry_continue(w, &res->waiters, node) {
+		if (++n > ORDLOCK_SPINNER_SCAN)
+			return false;
+		if (w->spinning)
+			break;
+		if (!ordlock_res_may_pass(res, w))
+			return false;
+	}
+	if (list_entry_is_head(w, &res->waiters, node) ||
+	    w->convert || !ordlock_res_fits(res, w))
+		return false;
+	s = w;
+	list_for_each_entry(w, &res->waiters, node) {
+		if (w == s)
+			break;
+		if (!w->woken && w->passed < U8_MAX)
+			w->passed++;
+	}
+	ordlock_res_unqueue(res, s);
+	ordlock_res_add_holder(res, &s->hold->res_node, s->hold->mode);
+	/* It spins until it sees this under the bucket lock: no wake-up */
+	s->granted = true;
 	return true;
 }
 
@@ -326,8 +415,11 @@ bool ordlock_res_pass_first(struct ordlock_resource *res)
  * woken and takes the key itself when it runs (ordlock_res_take_woken()),
  * unless a request that comes meanwhile takes it first: a running task
  * that releases and takes a key again does not wait for a sleeping one to
- * wake up, as with flock(2) and the kernel's mutexes. Any other waiter is
- * handed the key in place (ordlock_res_grant_waiters()).
+ * wake up, as with flock(2) and the kernel's mutexes. A first waiter that
+ * spins on its CPU is handed the key in place, as is any waiter that may
+ * not be passed (ordlock_res_grant_waiters()); a spinning waiter close
+ * behind sleeping ones that may be passed takes the key past them
+ * (ordlock_res_grant_spinner()).
  */
 void ordlock_res_release_waiters(struct ordlock_resource *res)
 {
@@ -335,10 +427,12 @@ void ordlock_res_release_waiters(struct ordlock_resource *res)
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
-	if (!ordlock_res_may_pass(res, w)) {
+	if (w->spinning || !ordlock_res_may_pass(res, w)) {
 		ordlock_res_grant_waiters(res);
 		return;
 	}
+	if (ordlock_res_grant_spinner(res, w))
+		return;
 	if (!w->woken && ordlock_res_fits(res, w)) {
 		w->woken = true;
 		wake_up_process(w->task);

@@ -77,8 +77,13 @@ struct ordlock_resource {
  * @holds_fast: its owner held keys by the fast path when it queued (it
  *	is busy while it waits: its own CAS cannot add any); such a waiter is
  *	never passed, as one that holds keys granted by the kernel
- * @passed: how many times it was woken for the key and found it taken
- *	(passed by a request that came meanwhile); under the bucket lock
+ * @spinning: the waiter's task spins on its CPU for the key (wait.c's
+ *	ordlock_spin()); set and cleared by that task under the bucket lock.
+ *	A release hands the key to a spinning waiter in place: it runs, and
+ *	takes it without a wake-up (ordlock_res_release_waiters())
+ * @passed: how many times it was passed: woken for the key and found it
+ *	taken by a request that came meanwhile, or left asleep while a
+ *	spinning waiter behind it was handed the key; under the bucket lock
  * @since: when the wait started
  * @seq: its place in the queue, under the bucket lock: of two waiters
  *	queued on one resource, the one ahead has the smaller @seq (a
@@ -99,6 +104,7 @@ struct ordlock_waiter {
 	bool granted;
 	bool woken;
 	bool holds_fast;
+	bool spinning;
 	u8 passed;
 	ktime_t since;
 	u64 seq;
@@ -113,6 +119,7 @@ ordlock_res_bucket(const struct ordlock_resource *res)
 }
 
 bool ordlock_res_claim(struct ordlock_resource *res);
+struct task_struct *ordlock_res_running_holder(struct ordlock_resource *res);
 
 /* Would a new holder in @mode fit the holders of @res? */
 static inline bool ordlock_res_compatible(struct ordlock_resource *res,

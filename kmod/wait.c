@@ -17,6 +17,8 @@
  * granted as the revocation came) fails at once.
  */
 #include <linux/hrtimer.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
 #include <linux/sched/clock.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/stat.h>
@@ -32,34 +34,56 @@
 #include "xdetect.h"
 
 /*
- * The first waiter of a key spins on its CPU for a while before it sleeps
- * (spin_us), as the kernel's mutexes spin while their owner runs: a key
- * held for a moment by a task on another CPU comes free before a sleep and
- * a wake-up would have cost. It stops as soon as it is granted or woken,
- * its lease is revoked, a signal comes, its CPU is wanted (need_resched(),
- * or any other task runnable there: the holder may be the one waiting for
- * this CPU, as the kernel's mutexes stop when their owner is off its CPU)
- * or the time is up; never past @until. Without any lock.
+ * A waiter spins on its CPU for a while before it sleeps (spin_us), as the
+ * kernel's mutexes spin while their owner runs: a key held for a moment by
+ * a task that runs on another CPU comes free before a sleep and a wake-up
+ * would have cost, and its release hands it to a spinning waiter in place
+ * (resource.c). It spins only while the key's holder runs on a CPU
+ * (ordlock_res_running_holder()); for a key whose holder the kernel does
+ * not know (one held by the fast path, or free for a waiter ahead), only
+ * the first waiter spins, and only while no other task is runnable on its
+ * CPU (the holder may be the one waiting for this CPU). It stops as soon
+ * as it is granted or woken, its lease is revoked, a signal comes, its CPU
+ * is wanted (need_resched()) or the time is up; never past @until.
  *
- * Return: true when woken or granted meanwhile (look again), else false.
+ * Called with the bucket lock of the key held; drops it while spinning.
+ *
+ * Return: true when it spun (look again), false when it did not start.
  */
 static bool ordlock_spin(struct ordlock_owner *owner, struct ordlock_waiter *w,
 			 ktime_t until)
 {
+	struct ordlock_resource *res = w->hold->res;
+	struct ordlock_bucket *bucket = ordlock_res_bucket(res);
 	u64 budget = ordlock_spin_ns(), start;
+	struct task_struct *holder;
 
+	lockdep_assert_held(&bucket->lock);
 	if (!budget)
 		return false;
+	rcu_read_lock();
+	holder = ordlock_res_running_holder(res);
+	if (!holder &&
+	    (!list_empty(&res->holders) || !single_task_running() ||
+	     list_first_entry(&res->waiters, struct ordlock_waiter, node) != w)) {
+		rcu_read_unlock();
+		return false;
+	}
+	w->spinning = true;
+	spin_unlock(&bucket->lock);
 	start = local_clock();
 	while (!READ_ONCE(w->granted) && !READ_ONCE(w->woken)) {
-		if (need_resched() || !single_task_running() ||
-		    signal_pending(current) ||
+		if (need_resched() || signal_pending(current) ||
+		    (holder ? !owner_on_cpu(holder) : !single_task_running()) ||
 		    READ_ONCE(owner->lease.revoked) ||
 		    local_clock() - start > budget ||
 		    ktime_compare(ktime_get(), until) >= 0)
-			return false;
+			break;
 		cpu_relax();
 	}
+	rcu_read_unlock();
+	spin_lock(&bucket->lock);
+	w->spinning = false;
 	return true;
 }
 
@@ -69,8 +93,9 @@ static bool ordlock_spin(struct ordlock_owner *owner, struct ordlock_waiter *w,
  * passes. The revocation is written before the bucket lock is taken to
  * wake the task (ordlock_wait_kick()), and read under it. A waiter woken
  * for a free key (@w->woken: ordlock_res_release_waiters()) takes it
- * itself, unless a request that came meanwhile took it first; the first
- * waiter spins a while before each sleep (ordlock_spin()).
+ * itself, unless a request that came meanwhile took it first; a waiter
+ * spins a while before each sleep while the key's holder runs
+ * (ordlock_spin()).
  *
  * Return: 0 when granted, -EKEYEXPIRED, -EINTR, -ETIMEDOUT, -EDEADLK (the
  * victim of a cycle across nodes: XD_FAIL, xdetect.c), or 1 when it is
@@ -118,13 +143,10 @@ static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 			}
 			until = min(check_at, deadline);
 		}
-		if (!spun && list_first_entry(&res->waiters, struct ordlock_waiter,
-					      node) == w) {
+		if (!spun) {
 			spun = true;
-			spin_unlock(&bucket->lock);
-			ordlock_spin(owner, w, until);
-			spin_lock(&bucket->lock);
-			continue;
+			if (ordlock_spin(owner, w, until))
+				continue;
 		}
 		set_current_state(TASK_INTERRUPTIBLE);
 		spin_unlock(&bucket->lock);

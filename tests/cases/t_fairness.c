@@ -24,7 +24,9 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "barrier.h"
@@ -39,8 +41,11 @@
 struct shared {
 	char dom[ORDLOCK_DOMAIN_NAME_MAX];	/* the waiter's domain */
 	int ret;
+	int ret2;
 	atomic_uint stop;
 	atomic_ulong loops;
+	atomic_uint asking;	/* the spinning waiter is about to ask */
+	atomic_uint first;	/* which waiter was granted first: 1 or 2 */
 };
 
 static struct shared *sh;
@@ -83,6 +88,11 @@ static int waiter_main(void *arg)
 	if (id >= HOLDING && ordlock_acquire(ol, &low, 1, OLT_LONG_MS, 0, NULL))
 		return 3;
 	sh->ret = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
+	if (!sh->ret) {
+		unsigned int none = 0;
+
+		atomic_compare_exchange_strong(&sh->first, &none, 1);
+	}
 	ordlock_close(ol);
 	return sh->ret ? 2 : 0;
 }
@@ -257,6 +267,123 @@ static void test_looper(void)
 	ordlock_close(ol);
 }
 
+/* The second waiter: on CPU 0, says it asks, then waits for RANK:id */
+static int spinner_main(void *arg)
+{
+	uint64_t id = (uint64_t)(uintptr_t)arg;
+	struct ordlock_key k = ORDLOCK_EX(RANK, id);
+	struct ordlock *ol = ordlock_open(dom());
+	unsigned int none = 0;
+
+	pin(0);
+	if (!ol)
+		return 1;
+	atomic_store(&sh->asking, 1);
+	sh->ret2 = ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL);
+	if (!sh->ret2)
+		atomic_compare_exchange_strong(&sh->first, &none, 2);
+	ordlock_close(ol);
+	return sh->ret2 ? 2 : 0;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* The most waiters the domain of the case ever had (debugfs "stats"), or -1 */
+static long dom_peak_waiters(void)
+{
+	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");
+	char line[4096], head[ORDLOCK_DOMAIN_NAME_MAX + 16];
+	long n = -1;
+	char *p;
+
+	if (!f)
+		return -1;
+	snprintf(head, sizeof(head), "domain %s ", sh->dom);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, head, strlen(head)))
+			continue;
+		p = strstr(line, " peak_waiters ");
+		if (p)
+			n = strtol(p + 14, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * A waiter that spins for the key (its holder runs on the other CPU) is
+ * handed it at the release, past a young first waiter that sleeps: a
+ * running task takes the key without a sleep and a wake-up (resource.c).
+ * The parent holds the key on CPU 1; the first waiter sleeps on CPU 0;
+ * the second, on CPU 0 too, asks while the parent runs, and the parent
+ * lets go 0.5 ms later (the spin's budget here: 1 ms). The second came
+ * first by that rule only when it had queued behind the first: a fresh
+ * domain each try, whose peak of waiters says so (2). Before, only the
+ * first waiter spun and a release woke the first waiter: a second that
+ * queued never came first (one that was late and found the key free came
+ * first as a new request, with a peak of 1). The spin may end early on a
+ * loaded host (its budget is time): a few tries, one is enough.
+ */
+static void test_spinner(void)
+{
+	unsigned int tries, won = 0, bad = 0;
+	pid_t w1, w2;
+
+	olt_param_set("handoff_us", 10 * 1000 * 1000);
+	olt_param_set("spin_us", 1000);
+	for (tries = 0; tries < 12 && !won; tries++) {
+		struct ordlock_key k = ORDLOCK_EX(RANK, 40);
+		struct ordlock *ol;
+		uint64_t t0;
+		long peak;
+
+		snprintf(sh->dom, sizeof(sh->dom), "%s", olt_domain("fairspin"));
+		ol = olt_open(dom());
+		pin(1);
+		sh->ret = sh->ret2 = -1;
+		atomic_store(&sh->asking, 0);
+		atomic_store(&sh->first, 0);
+		if (ordlock_acquire(ol, &k, 1, OLT_LONG_MS, 0, NULL)) {
+			bad++;
+			ordlock_close(ol);
+			break;
+		}
+		w1 = child_start(waiter_main, (void *)(uintptr_t)40);
+		if (wait_blocked_ioctl(w1, ORDLOCK_IOC_ACQUIRE, 0))
+			bad++;
+		w2 = child_start(spinner_main, (void *)(uintptr_t)40);
+		/* Run (the holder must be on its CPU) until it asks, and 0.5 ms */
+		t0 = now_ms();
+		while (!atomic_load(&sh->asking) && now_ms() < t0 + 2000)
+			;
+		t0 = now_ns();
+		while (now_ns() < t0 + 500 * 1000)
+			;
+		ordlock_release_all(ol);
+		if (child_wait(w1, 0) || child_wait(w2, 0) || sh->ret || sh->ret2)
+			bad++;
+		peak = dom_peak_waiters();
+		diag("try %u: peak of %ld waiters, waiter %u granted first",
+		     tries + 1, peak, atomic_load(&sh->first));
+		if (peak == 2 && atomic_load(&sh->first) == 2)
+			won = 1;
+		ordlock_close(ol);
+	}
+	is_int(bad, 0, "spinner: every wait granted, no error");
+	ok(won, "a waiter that spins while the holder runs is handed the key "
+	   "past a young first waiter that sleeps (%u tries)", tries);
+	olt_param_restore();
+	sh->dom[0] = '\0';
+	pin(0);
+}
+
 int main(void)
 {
 	watchdog_start(240);
@@ -266,6 +393,7 @@ int main(void)
 	test_rule();
 	test_bound(20);
 	test_looper();
+	test_spinner();
 	/* The same on keys pinned by the fast path */
 	snprintf(sh->dom, sizeof(sh->dom), "%s", olt_domain("fairfast"));
 	is_int(olt_fast_domain_set(sh->dom, 1), 0, "%s: fast path on", sh->dom);

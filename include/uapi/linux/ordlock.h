@@ -74,8 +74,14 @@
  * (DOC: Fast path), its waiter's age judged at the release that woke it
  * (a CAS cannot read it), its count of passes as for any key;
  * handoff_us=0 turns passing off.
- * The first waiter of a key spins on its CPU for up to spin_us (default 50)
- * before it sleeps.
+ * A waiter spins on its CPU for up to spin_us (default 50 microseconds)
+ * before it sleeps, while the task that holds the key runs on a CPU (for
+ * a key whose holder the kernel cannot name, only the first waiter, while
+ * no other task is runnable on its CPU). A release hands the key at once
+ * to a first waiter that spins; and when the first waiter sleeps and may
+ * be passed, to a waiter among the next four that spins, if every waiter
+ * ahead of it may be passed too: each of those counts a pass, and the
+ * promise above holds for them as for a pass by a new request.
  */
 
 /**

@@ -324,6 +324,15 @@ const char *olc_key(const char *domain, uint32_t rank, uint64_t id);
 void olc_json_who(struct olc_json *j, const char *key, const struct olc_who *w);
 /* xdview.c: ordlock-xdetectd's answer to @cmd ("locks", "state"), or null */
 void olc_json_xdetectd(struct olc_json *j, const char *key, const char *cmd);
+struct olc_xd_view;
+struct olc_xd_state;
+/*
+ * xdview.c: the daemon's "locks" (every node's holders and waiters) and
+ * "state" (its rounds) read (xdparse.h): 0, or -errno with a sentence in
+ * @why (no daemon: -ENOENT or -ECONNREFUSED)
+ */
+int olc_xd_load_view(struct olc_xd_view *v, char *why, size_t len);
+int olc_xd_load_state(struct olc_xd_state *s, char *why, size_t len);
 void olc_json_key(struct olc_json *j, const char *domain, uint32_t rank,
 		  uint64_t id);
 

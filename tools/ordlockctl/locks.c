@@ -4,33 +4,50 @@
  * cluster domain, also other nodes' holders and waiters as the DLM of this
  * node shows them (dlmview.c).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dlmview.h"
 #include "ordlockctl.h"
+#include "xdparse.h"
 
-/* A row: this host's lock @l, or another node's @r in domain @domain */
+/*
+ * A row: this host's lock @l, another node's @r as this node's DLM shows
+ * it, or another node's @x as its ordlock-xdetectd answered; in @domain
+ */
 struct olc_lrow {
 	const struct olc_lock *l;
 	const struct olc_dlm_lock *r;
+	const struct olc_xd_lock *x;
 	const char *domain;
 };
 
 static uint32_t olc_lrow_rank(const struct olc_lrow *w)
 {
-	return w->l ? w->l->rank : w->r->rank;
+	return w->l ? w->l->rank : w->x ? w->x->o.rank : w->r->rank;
 }
 
 static uint64_t olc_lrow_id(const struct olc_lrow *w)
 {
-	return w->l ? w->l->id : w->r->id;
+	return w->l ? w->l->id : w->x ? w->x->o.id : w->r->id;
 }
 
 static unsigned int olc_lrow_role(const struct olc_lrow *w)
 {
-	return w->l ? w->l->role : w->r->role;
+	return w->l ? w->l->role : w->x ? w->x->role : w->r->role;
+}
+
+/* 0 for this host's rows, else the node's id */
+static uint32_t olc_lrow_node(const struct olc_lrow *w)
+{
+	return w->l ? 0 : w->x ? w->x->o.node : (uint32_t)w->r->node;
+}
+
+static uint32_t olc_lrow_pos(const struct olc_lrow *w)
+{
+	return w->l ? w->l->pos : w->x ? w->x->pos : w->r->pos;
 }
 
 static int olc_lrow_cmp(const void *a, const void *b)
@@ -47,14 +64,10 @@ static int olc_lrow_cmp(const void *a, const void *b)
 	/* holders first, then the queue */
 	if ((olc_lrow_role(x) == ORDLOCK_ROLE_HOLDER) != (olc_lrow_role(y) == ORDLOCK_ROLE_HOLDER))
 		return olc_lrow_role(x) == ORDLOCK_ROLE_HOLDER ? -1 : 1;
-	/* this host's rows, then the other nodes' (by node, then DLM queue) */
-	if (!x->r != !y->r)
-		return x->r ? 1 : -1;
-	if (x->r && x->r->node != y->r->node)
-		return x->r->node < y->r->node ? -1 : 1;
-	if (x->r)
-		return x->r->pos < y->r->pos ? -1 : x->r->pos > y->r->pos;
-	return x->l->pos < y->l->pos ? -1 : x->l->pos > y->l->pos;
+	/* this host's rows, then the other nodes' (by node, then queue) */
+	if (olc_lrow_node(x) != olc_lrow_node(y))
+		return olc_lrow_node(x) < olc_lrow_node(y) ? -1 : 1;
+	return olc_lrow_pos(x) < olc_lrow_pos(y) ? -1 : olc_lrow_pos(x) > olc_lrow_pos(y);
 }
 
 /* "NODE" of this node, for the notes: "node 1 (this node)" or "this node" */
@@ -216,11 +229,27 @@ static const char *const olc_locks_headers[] = {
 	"TOKEN", "WAITED", "LEASE", "NODE", NULL,
 };
 
-/* Gather this host's rows and the other nodes' into one sorted array */
-static struct olc_lrow *olc_lrows(const struct olc_locks *locks,
-				  const struct olc_dlm_spaces *sp, size_t *n)
+/* Whether ordlock-xdetectd's view @xv has node @node's rows */
+static bool olc_xd_answered(const struct olc_xd_view *xv, uint32_t node)
 {
-	size_t i, k, total = locks->n;
+	size_t i;
+
+	for (i = 0; i < xv->nnodes; i++)
+		if (xv->nodes[i] == node)
+			return true;
+	return false;
+}
+
+/*
+ * Gather this host's rows and the other nodes' into one sorted array: the
+ * other nodes' from their ordlock-xdetectd (@xv, those of a cluster domain
+ * of this node's), else from this node's DLM
+ */
+static struct olc_lrow *olc_lrows(const struct olc_locks *locks,
+				  const struct olc_dlm_spaces *sp,
+				  const struct olc_xd_view *xv, size_t *n)
+{
+	size_t i, k, total = locks->n + xv->n;
 	struct olc_lrow *rows;
 
 	for (i = 0; i < sp->n; i++)
@@ -235,9 +264,22 @@ static struct olc_lrow *olc_lrows(const struct olc_locks *locks,
 	}
 	for (i = 0; i < sp->n; i++)
 		for (k = 0; k < sp->v[i].view.nlocks; k++) {
-			rows[*n].r = &sp->v[i].view.locks[k];
+			const struct olc_dlm_lock *r = &sp->v[i].view.locks[k];
+
+			/* the daemon of that node answered: its rows say more */
+			if (r->node > 0 && olc_xd_answered(xv, (uint32_t)r->node))
+				continue;
+			rows[*n].r = r;
 			rows[(*n)++].domain = sp->v[i].domain;
 		}
+	for (i = 0; i < xv->n; i++) {
+		const struct olc_xd_lock *x = &xv->v[i];
+
+		if (x->o.node == xv->node || !olc_dlm_space_of(sp, x->domain))
+			continue;
+		rows[*n].x = x;
+		rows[(*n)++].domain = x->domain;
+	}
 	qsort(rows, *n, sizeof(*rows), olc_lrow_cmp);
 	return rows;
 }
@@ -295,12 +337,95 @@ static void olc_locks_cells_remote(struct olc_table *t, const struct olc_lrow *w
 	olc_table_cell(t, OLC_CYAN, "%d", r->node);
 }
 
+/* Another node's row as its ordlock-xdetectd answered */
+static void olc_locks_json_xd(struct olc_json *j, const struct olc_lrow *w)
+{
+	const struct olc_xd_lock *x = w->x;
+
+	olc_json_str(j, "domain", w->domain);
+	olc_json_key(j, w->domain, x->o.rank, x->o.id);
+	olc_json_str(j, "role", olc_role_str(x->role));
+	olc_json_u64(j, "position", x->pos);
+	olc_json_u64(j, "owner_id", x->o.owner_id);
+	olc_json_u64(j, "pid", x->o.pid);
+	olc_json_str(j, "comm", x->o.comm);
+	olc_json_null(j, "pid_exited");
+	olc_json_str(j, "mode", olc_mode_str(x->o.mode));
+	olc_json_null(j, "token");
+	if (x->has_waited)
+		olc_json_u64(j, "waited_us", x->waited_us);
+	else
+		olc_json_null(j, "waited_us");
+	olc_json_null(j, "lease_left_ms");
+	olc_json_bool(j, "cluster_wait", x->role == ORDLOCK_ROLE_HOLDER && x->o.in_dlm);
+	olc_json_null(j, "fast_index");
+	olc_json_int(j, "node", (int)x->o.node);
+	olc_json_null(j, "dlm_granted");
+	olc_json_null(j, "dlm_requested");
+	olc_json_str(j, "view", "xdetectd");
+}
+
+static void olc_locks_cells_xd(struct olc_table *t, const struct olc_lrow *w)
+{
+	const struct olc_xd_lock *x = w->x;
+	int holder = x->role == ORDLOCK_ROLE_HOLDER && !x->o.in_dlm;
+	char buf[32];
+
+	olc_table_cell(t, OLC_RESET, "%s", w->domain);
+	olc_table_cell(t, OLC_BOLD, "%s", olc_key(w->domain, x->o.rank, x->o.id));
+	olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s", olc_role_str(x->role));
+	olc_table_cell(t, OLC_RESET, "%u", x->pos);
+	olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)x->o.owner_id);
+	olc_table_cell(t, OLC_RESET, "%u", x->o.pid);
+	olc_table_cell(t, OLC_RESET, "%s", x->o.comm);
+	olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(x->o.mode));
+	/* the token is its node's: "-" */
+	olc_table_cell(t, OLC_RESET, "-");
+	if (x->has_waited)
+		olc_table_cell(t, OLC_RESET, "%s", olc_us_cell(buf, sizeof(buf), x->waited_us));
+	else
+		olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_CYAN, "%u", x->o.node);
+}
+
+/*
+ * The line that says where the other nodes' owners come from: their
+ * ordlock-xdetectd (@ret 0), or why they are not there (this node's view
+ * only); on a host with cluster domains only
+ */
+static void olc_locks_xd_note(FILE *f, const struct olc_dlm_spaces *sp,
+			      const struct olc_xd_view *xv, int ret, const char *why)
+{
+	size_t i;
+
+	if (!sp->n)
+		return;
+	if (ret) {
+		fprintf(f, "this view is this node's only (other nodes' owners unknown): %s\n", why);
+		return;
+	}
+	fprintf(f, "other nodes' owners (NODE): as their ordlock-xdetectd answered over CPG (nodes");
+	for (i = 0; i < xv->nnodes; i++)
+		fprintf(f, "%s%u%s", i ? ", " : " ", xv->nodes[i],
+			xv->nodes[i] == xv->node ? " (this node)" : "");
+	fputc(')', f);
+	if (!xv->complete) {
+		fprintf(f, "; not in time:");
+		for (i = 0; i < xv->nmissing; i++)
+			fprintf(f, "%s%u", i ? ", node " : " node ", xv->missing[i]);
+		fprintf(f, " (their rows, if any, are the DLM's)");
+	}
+	fputc('\n', f);
+}
+
 /* Whether row @w is shown: in @domain (NULL: any), of the pid asked for */
 static bool olc_lrow_shown(const struct olc_lrow *w, const char *domain,
 			   const struct olc_args *a)
 {
 	if (domain && strcmp(w->domain, domain))
 		return false;
+	/* -p PID: this host's process */
 	return !a->have_pid || (w->l && olc_pid_match(a->pid, w->l->owner.pid));
 }
 
@@ -308,7 +433,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	const char *const *headers = olc_locks_headers;
 	struct olc_dlm_spaces sp = { 0 };
+	struct olc_xd_view xv = { 0 };
 	struct olc_locks locks = { 0 };
+	char why[256] = "", *raw = NULL;
+	int xret = -ENOENT;
 	struct olc_args a = { 0 };
 	const char *domain, *source = NULL;
 	struct olc_lrow *rows;
@@ -337,9 +465,13 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	ret = olc_load_dlm(&sp, domain);
-	rows = ret ? NULL : olc_lrows(&locks, &sp, &nrows);
+	/* other nodes' owners: from their daemons, on a host with cluster domains */
+	if (!ret && (sp.n || olc_opt.json))
+		xret = olc_xd_load_view(&xv, why, sizeof(why), &raw);
+	rows = ret ? NULL : olc_lrows(&locks, &sp, &xv, &nrows);
 	if (!rows) {
 		olc_err("out of memory");
+		olc_xd_view_free(&xv);
 		olc_dlm_spaces_free(&sp);
 		olc_locks_free(&locks);
 		return OLC_EXIT_OSERR;
@@ -351,7 +483,14 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_str(&j, "source", source);
 		olc_locks_json_cluster(&j, &sp);
 		/* every node's owners, from ordlock-xdetectd over CPG */
-		olc_json_xdetectd(&j, "all_nodes", "locks\n");
+		if (raw)
+			olc_json_raw(&j, "all_nodes", raw);
+		else
+			olc_json_null(&j, "all_nodes");
+		if (xret)
+			olc_json_str(&j, "all_nodes_error", why);
+		else
+			olc_json_null(&j, "all_nodes_error");
 		olc_json_arr(&j, "locks");
 		for (i = 0; i < nrows; i++) {
 			const struct olc_lock *l = rows[i].l;
@@ -360,8 +499,14 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			if (!olc_lrow_shown(&rows[i], domain, &a))
 				continue;
 			olc_json_obj(&j, NULL);
+			if (rows[i].x) {
+				olc_locks_json_xd(&j, &rows[i]);
+				olc_json_obj_end(&j);
+				continue;
+			}
 			if (!l) {
 				olc_locks_json_remote(&j, &rows[i]);
+				olc_json_str(&j, "view", "dlm");
 				olc_json_obj_end(&j);
 				continue;
 			}
@@ -399,6 +544,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_null(&j, "node");
 			olc_json_null(&j, "dlm_granted");
 			olc_json_null(&j, "dlm_requested");
+			olc_json_str(&j, "view", "local");
 			olc_json_obj_end(&j);
 		}
 		olc_list_end(&j, NULL, NULL, NULL);
@@ -415,6 +561,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 
 		if (!olc_lrow_shown(&rows[i], domain, &a))
 			continue;
+		if (rows[i].x) {
+			olc_locks_cells_xd(t, &rows[i]);
+			continue;
+		}
 		if (!l) {
 			olc_locks_cells_remote(t, &rows[i]);
 			continue;
@@ -456,8 +606,12 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 				rows, nrows, domain, &a, &sp);
 	if (!a.have_pid)
 		olc_locks_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp);
+	olc_locks_xd_note(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp, &xv,
+			  xret, why);
 out:
 	free(rows);
+	free(raw);
+	olc_xd_view_free(&xv);
 	olc_dlm_spaces_free(&sp);
 	olc_locks_free(&locks);
 	return OLC_EXIT_OK;

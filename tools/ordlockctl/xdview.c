@@ -129,20 +129,25 @@ void olc_json_xdetectd(struct olc_json *j, const char *key, const char *cmd)
 	free(text);
 }
 
-/* Ask and read: 0, or -errno with a sentence in @why */
-static int olc_xd_load(const char *cmd, void *out, char *why, size_t len,
+/* Ask and read: 0, or -errno with a sentence in @why; the answer in *@raw */
+static int olc_xd_load(const char *cmd, void *out, char *why, size_t len, char **raw,
 		       int (*parse)(const char *, void *, char *, size_t))
 {
 	char msg[160];
 	int err, ret;
 	char *text = olc_xd_query(cmd, &err);
 
+	if (raw)
+		*raw = NULL;
 	if (!text) {
 		olc_xd_why(err, why, len);
 		return -err;
 	}
 	ret = parse(text, out, msg, sizeof(msg));
-	free(text);
+	if (raw)
+		*raw = text;
+	else
+		free(text);
 	if (ret == -EAGAIN)
 		snprintf(why, len, "ordlock-xdetectd: %s", msg);
 	else if (ret)
@@ -160,12 +165,12 @@ static int olc_xd_state_parse(const char *text, void *out, char *err, size_t len
 	return olc_xd_parse_state(text, out, err, len);
 }
 
-int olc_xd_load_view(struct olc_xd_view *v, char *why, size_t len)
+int olc_xd_load_view(struct olc_xd_view *v, char *why, size_t len, char **raw)
 {
-	return olc_xd_load("locks\n", v, why, len, olc_xd_view_parse);
+	return olc_xd_load("locks\n", v, why, len, raw, olc_xd_view_parse);
 }
 
-int olc_xd_load_state(struct olc_xd_state *s, char *why, size_t len)
+int olc_xd_load_state(struct olc_xd_state *s, char *why, size_t len, char **raw)
 {
-	return olc_xd_load("state\n", s, why, len, olc_xd_state_parse);
+	return olc_xd_load("state\n", s, why, len, raw, olc_xd_state_parse);
 }

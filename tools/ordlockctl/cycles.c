@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "cyclefind.h"
+#include "dlmview.h"
 #include "ordlockctl.h"
+#include "xdparse.h"
 
 #define OLC_DEFAULT_LIMIT	100
 
@@ -296,6 +298,80 @@ static void olc_deadlock_json(struct olc_json *j, const struct olc_deadlock *d)
 	olc_json_obj_end(j);
 }
 
+/* A deadlock across nodes: a round ordlock-xdetectd decided */
+static void olc_round_text(const struct olc_xd_round *r, uint32_t here)
+{
+	char when[64];
+	size_t i, n = r->n;
+
+	printf("%sdeadlock across nodes%s (round %s) at %s in domain \"%s\" (%zu owners)",
+	       olc_c(OLC_RED), olc_c(OLC_RESET), r->round,
+	       olc_time_str(when, sizeof(when), r->closed_ns), r->domain, n);
+	if (r->victim >= 0) {
+		const struct olc_xd_owner *v = &r->cycle[r->victim];
+
+		printf(", victim node %u pid %u (%s)%s", v->node, v->pid, v->comm,
+		       v->node == here ? " (this node)" : "");
+	}
+	printf(":\n");
+	for (i = 0; i < n; i++) {
+		const struct olc_xd_owner *w = &r->cycle[i], *b = &r->cycle[(i + 1) % n];
+
+		printf("  node %u pid %u (%s) waits for %s %s%s%s%s; blocked by node %u pid %u (%s)\n",
+		       w->node, w->pid, w->comm, olc_mode_str(w->mode), olc_c(OLC_BOLD),
+		       olc_key(r->domain, w->rank, w->id), olc_c(OLC_RESET),
+		       w->in_dlm ? " in the DLM" : "", b->node, b->pid, b->comm);
+	}
+	if (!n)
+		return;
+	printf("  %s%s", olc_c(OLC_RED), olc_key(r->domain, r->cycle[n - 1].rank, r->cycle[n - 1].id));
+	for (i = 0; i < n; i++)
+		printf(" => %s", olc_key(r->domain, r->cycle[i].rank, r->cycle[i].id));
+	printf("%s\n", olc_c(OLC_RESET));
+}
+
+/*
+ * --history: the rounds decided across nodes that ordlock-xdetectd of
+ * this node saw (every node's daemon sees every round), with -d and
+ * --since; --after SEQ numbers the kernel's records: none. Returns how
+ * many were shown (or counted with @quiet); @before: the kernel's shown.
+ */
+static size_t olc_history_rounds(const char *domain, int quiet, uint64_t since_ns,
+				 int have_after, size_t before)
+{
+	struct olc_dlm_spaces sp = { 0 };
+	struct olc_xd_state st;
+	size_t i, shown = 0;
+	char why[256];
+	int ret;
+
+	if (have_after)
+		return 0;
+	ret = olc_xd_load_state(&st, why, sizeof(why), NULL);
+	if (ret) {
+		/* on a host with cluster domains only: say what is not seen */
+		if (!quiet && !olc_load_dlm(&sp, domain) && sp.n)
+			printf("deadlocks across nodes unknown: %s\n", why);
+		olc_dlm_spaces_free(&sp);
+		return 0;
+	}
+	for (i = 0; i < st.n; i++) {
+		const struct olc_xd_round *r = &st.r[i];
+
+		if (strcmp(r->state, "decided") || (domain && strcmp(r->domain, domain)) ||
+		    r->closed_ns < since_ns)
+			continue;
+		if (!quiet) {
+			if (shown || before)
+				putchar('\n');
+			olc_round_text(r, st.node);
+		}
+		shown++;
+	}
+	olc_xd_state_free(&st);
+	return shown;
+}
+
 /*
  * --since TIME: a duration ago ("90s", "10m", "2h", "1d"; a bare number is
  * seconds), "@EPOCH" seconds, or a local "YYYY-MM-DD[THH:MM[:SS]]" (a
@@ -395,6 +471,9 @@ static int olc_history(const char *domain, int quiet, uint64_t since_ns,
 			olc_deadlock_text(&dl.v[i]);
 		shown++;
 	}
+	/* the JSON has them in "across_nodes" */
+	if (!olc_opt.json)
+		shown += olc_history_rounds(domain, quiet, since_ns, have_after, shown);
 	if (olc_opt.json)
 		olc_list_end(&j, NULL, NULL, NULL);
 	else if (!shown && !quiet)

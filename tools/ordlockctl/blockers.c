@@ -536,7 +536,7 @@ const struct olc_cmd olc_cmd_blockers = {
 	.opt = olc_blockers_opt,
 	.columns = olc_blockers_headers,
 	.summary = "who blocks process PID (as PostgreSQL's pg_blocking_pids())",
-	.usage = "blockers [-d DOMAIN] [-f FILE] [-o LIST] [-n] [-r] [-q] [-j] PID",
+	.usage = "blockers [-d DOMAIN] [-f FILE] [-o LIST] [-n] [-r] [-q] [-j] PID|NODE:PID",
 	.about =
 	"One row per owner that stands in the way of a request of process PID: it\n"
 	"holds the key PID waits for in a conflicting mode (holds), or is queued\n"
@@ -550,19 +550,25 @@ const struct olc_cmd olc_cmd_blockers = {
 	"and OWNER \"-\", NODE their node id; \"local\" on this host's rows, a default\n"
 	"column only on a host with cluster domains); the DLM lists every node's\n"
 	"locks of a key only on the node that masters it, so elsewhere the row says\n"
-	"\"held elsewhere\" (NODE \"?\") and a note names the master node.\n",
+	"\"held elsewhere\" (NODE \"?\") and a note names the master node.\n"
+	"Where ordlock-xdetectd runs, those rows come from every node's daemon, from\n"
+	"any node: the other nodes' holders of the key (holds) and their waits for it\n"
+	"in the DLM since before (queued), with PID, COMM and OWNER. NODE:PID asks for\n"
+	"process PID of node NODE (its corosync id): what blocks it on its node (EDGE\n"
+	"hard, soft) and in the DLM (cluster), from the daemons' view.\n",
 	.help =
 	"Exit status: 1 PID is blocked (the rows say by whom), 0 it waits for\n"
 	"nothing, 3 nothing seen but the view is filtered (without root or\n"
 	"CAP_NET_ADMIN only your own owners are shown); ordlockctl's own failures\n"
 	"as in \"ordlockctl help\".\n"
 	"\n"
-	"JSON: {\"source\", \"pid\", \"blockers\": [{\"pid\", \"comm\", \"pid_exited\", \"owner_id\",\n"
-	"\"mode\",\n"
+	"JSON: {\"source\", \"pid\", \"node\" (PID's, null if not known), \"all_nodes_error\"\n"
+	"(why the daemons' view is missing, else null), \"blockers\": [{\"pid\", \"comm\",\n"
+	"\"pid_exited\", \"owner_id\", \"mode\", \"because\" (holds, queued, held elsewhere),\n"
 	"\"domain\", \"key\", \"rank\", \"id\", \"edge\", \"waiter_owner_id\", \"wants\",\n"
 	"\"waited_us\", \"node\" (null on this host's rows; another node's holder: its\n"
-	"id, null pid, comm and owner_id, edge \"cluster\"; null too when not known\n"
-	"here), \"master_node\" (a cluster row: the key's master, null if unknown)}],\n"
-	"\"blocking_nodes\": [NODE...] (the other nodes named), \"blocking_pids\": [PID...]\n"
-	"(this host's, each once, sorted)}.\n",
+	"id, with pid, comm and owner_id from the daemons, null from the DLM; null too\n"
+	"when not known here), \"master_node\" (a row of the DLM: the key's master,\n"
+	"null if unknown)}], \"blocking_nodes\": [NODE...] (the other nodes named),\n"
+	"\"blocking_pids\": [PID...] (of PID's node, each once, sorted)}.\n",
 };

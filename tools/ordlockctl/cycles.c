@@ -677,6 +677,10 @@ const struct olc_cmd olc_cmd_cycles = {
 	"wall-clock time of the detection, the cycle), so \"--since 10m\" is a health\n"
 	"check: 1 means a deadlock was broken in the last 10 minutes. --after SEQ does\n"
 	"not depend on the clock: keep the \"seq\" of the newest one seen.\n"
+	"Where ordlock-xdetectd runs, --history shows the deadlocks across nodes too\n"
+	"(every node's daemon sees them all): the round, when it was decided, the\n"
+	"victim and every owner as node + pid + comm (-d and --since apply, --after\n"
+	"leaves them out; they count for the exit status).\n"
 	"\n"
 	"JSON: {\"source\", \"domain\", \"edges\", \"owners\", \"count\", \"complete\", \"shown\",\n"
 	"\"cycles\": [{\"domain\", \"length\", \"steps\": [{\"owner_id\", \"pid\", \"comm\", \"mode\",\n"
@@ -684,5 +688,8 @@ const struct olc_cmd olc_cmd_cycles = {
 	"\"comm\", \"mode\"}}], \"chain\": [KEY...]}]}; --history: {\"deadlocks\": [{\"seq\",\n"
 	"\"time_ns\", \"time\", \"domain\", \"length\", \"complete\", \"steps\": [{\"index\",\n"
 	"\"owner_id\", \"pid\", \"comm\", \"mode\", \"key\", \"rank\", \"id\", \"edge\",\n"
-	"\"blocker_mode\"}], \"chain\"}]}.\n",
+	"\"blocker_mode\"}], \"chain\"}]}; both have \"across_nodes\" (null without\n"
+	"ordlock-xdetectd): its state, with \"rounds\": [{\"round\", \"domain\", \"state\",\n"
+	"\"opened_ns\", \"closed_ns\", \"victim\" (an index of the cycle), \"cycle\":\n"
+	"[{\"node\", \"owner_id\", \"pid\", \"comm\", \"key\", \"mode\", ...}]}].\n",
 };

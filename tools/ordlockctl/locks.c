@@ -640,7 +640,11 @@ const struct olc_cmd olc_cmd_locks = {
 	"PR is shared, EX exclusive), POS their place in the DLM's queue; they have no\n"
 	"OWNER, PID, COMM or TOKEN. Only a key this node masters lists every node's\n"
 	"locks: notes after the table say which keys are mastered elsewhere, that the\n"
-	"view is a snapshot, or why it cannot be shown (no debugfs, no permission).\n",
+	"view is a snapshot, or why it cannot be shown (no debugfs, no permission).\n"
+	"Where ordlock-xdetectd runs, the other nodes' rows are their owners as each\n"
+	"node's daemon answered over CPG instead (OWNER, PID, COMM, POS and WAITED of\n"
+	"that node); a line after the table says so, or, on a host with cluster\n"
+	"domains and no daemon, that the view is this node's only, and why.\n",
 	.help =
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\",\n"
@@ -651,13 +655,16 @@ const struct olc_cmd olc_cmd_locks = {
 	"on another node's row), \"node\" (null: this host; another\n"
 	"node's row: its node id, null owner_id, pid, comm, token and waited_us),\n"
 	"\"dlm_granted\", \"dlm_requested\" (another node's row: NL, PR, EX, or null for\n"
-	"none; null on this host's rows): every row has every key, a holder's\n"
-	"position is 0}],\n"
+	"none; null on this host's rows), \"view\" (local, dlm: this node's DLM, or\n"
+	"xdetectd: that node's daemon, with its owner_id, pid, comm, waited_us):\n"
+	"every row has every key, a holder's position is 0}],\n"
 	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
 	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
 	"\"ignored_resources\", \"keys\" (both null when not readable): [{\"key\", \"rank\",\n"
 	"\"id\", \"master\" (here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}],\n"
 	"\"all_nodes\" (null without ordlock-xdetectd): {\"node\", \"nodes\" (that answered),\n"
-	"\"missing\", \"complete\", \"locks\": [{\"domain\", \"role\", \"owner\": {\"node\",\n"
-	"\"owner_id\", \"pid\", \"comm\", \"key\", \"mode\", ...}}]}}: every node's owners.\n",
+	"\"missing\", \"complete\", \"locks\": [{\"domain\", \"role\", \"position\",\n"
+	"\"waited_us\", \"owner\": {\"node\", \"owner_id\", \"pid\", \"comm\", \"key\",\n"
+	"\"mode\", \"in_dlm\", ...}}]}: every node's owners, \"all_nodes_error\" (why\n"
+	"all_nodes is null, else null)}.\n",
 };

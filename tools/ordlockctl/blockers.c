@@ -512,11 +512,13 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_list_end(NULL, t, "blockers", domain);
 		fputs(o.notes, stdout);
 	}
-	/* where the other nodes' owners come from, or why they are unknown */
+	/* why the other nodes' owners are unknown (a script's table: stderr) */
 	if (!a.quiet && !olc_opt.json && sp.n && xret)
-		printf("other nodes' owners unknown (this node's DLM only): %s\n", why);
+		fprintf(olc_tab.raw || olc_tab.noheadings ? stderr : stdout,
+			"other nodes' owners unknown (this node's DLM only): %s\n", why);
 	else if (!a.quiet && !olc_opt.json && !xret && !xv.complete)
-		printf("not every node answered in time: this view lacks their owners\n");
+		fprintf(olc_tab.raw || olc_tab.noheadings ? stderr : stdout,
+			"not every node answered in time: their owners are not in this view\n");
 	free(pids);
 	free(xb);
 	olc_xd_view_free(&xv);

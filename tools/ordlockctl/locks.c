@@ -177,9 +177,34 @@ static void olc_locks_notes(FILE *f, const struct olc_dlm_spaces *sp)
  * WAITED set): say so, and who holds the key elsewhere as far as this
  * node's DLM tells
  */
+/*
+ * The other nodes' owners that hold the key of this host's lock @l granted
+ * in the cluster, as the daemons answered (@xv): ": held by node 2 pid
+ * 238 (transfer)"; returns how many were named
+ */
+static int olc_locks_xd_holders(FILE *f, const struct olc_lock *l,
+				const struct olc_xd_view *xv)
+{
+	int named = 0;
+	size_t k;
+
+	for (k = 0; k < xv->n; k++) {
+		const struct olc_xd_lock *x = &xv->v[k];
+
+		if (x->o.node == xv->node || x->role != ORDLOCK_ROLE_HOLDER || x->o.in_dlm ||
+		    x->o.rank != l->rank || x->o.id != l->id || strcmp(x->domain, l->domain) ||
+		    (x->o.mode == ORDLOCK_MODE_SHARED && l->mode == ORDLOCK_MODE_SHARED))
+			continue;
+		fprintf(f, "%s node %u pid %u (%s)", named++ ? "," : ": held by", x->o.node,
+			x->o.pid, x->o.comm);
+	}
+	return named;
+}
+
 static void olc_locks_cluster_notes(FILE *f, const struct olc_lrow *rows, size_t n,
 				    const char *domain, const struct olc_args *a,
-				    const struct olc_dlm_spaces *sp)
+				    const struct olc_dlm_spaces *sp,
+				    const struct olc_xd_view *xv)
 {
 	const struct olc_dlm_space *s;
 	const struct olc_dlm_res *r;
@@ -197,7 +222,9 @@ static void olc_locks_cluster_notes(FILE *f, const struct olc_lrow *rows, size_t
 			(unsigned long long)l->owner.id);
 		s = olc_dlm_space_of(sp, l->domain);
 		r = s ? olc_dlm_res_of(s, l->rank, l->id) : NULL;
-		if (r && r->master == 0) {
+		if (olc_locks_xd_holders(f, l, xv)) {
+			/* named by the daemons, with their pids */
+		} else if (r && r->master == 0) {
 			for (k = 0; k < s->view.nlocks; k++) {
 				const struct olc_dlm_lock *d = &s->view.locks[k];
 
@@ -394,9 +421,17 @@ static void olc_locks_cells_xd(struct olc_table *t, const struct olc_lrow *w)
  * ordlock-xdetectd (@ret 0), or why they are not there (this node's view
  * only); on a host with cluster domains only
  */
+static int olc_node_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 static void olc_locks_xd_note(FILE *f, const struct olc_dlm_spaces *sp,
 			      const struct olc_xd_view *xv, int ret, const char *why)
 {
+	uint32_t nodes[OLC_XD_NODES_MAX];
 	size_t i;
 
 	if (!sp->n)
@@ -405,10 +440,12 @@ static void olc_locks_xd_note(FILE *f, const struct olc_dlm_spaces *sp,
 		fprintf(f, "this view is this node's only (other nodes' owners unknown): %s\n", why);
 		return;
 	}
+	memcpy(nodes, xv->nodes, xv->nnodes * sizeof(nodes[0]));
+	qsort(nodes, xv->nnodes, sizeof(nodes[0]), olc_node_cmp);
 	fprintf(f, "other nodes' owners (NODE): as their ordlock-xdetectd answered over CPG (nodes");
 	for (i = 0; i < xv->nnodes; i++)
-		fprintf(f, "%s%u%s", i ? ", " : " ", xv->nodes[i],
-			xv->nodes[i] == xv->node ? " (this node)" : "");
+		fprintf(f, "%s%u%s", i ? ", " : " ", nodes[i],
+			nodes[i] == xv->node ? " (this node)" : "");
 	fputc(')', f);
 	if (!xv->complete) {
 		fprintf(f, "; not in time:");
@@ -603,7 +640,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			 "locks held or waited for", domain);
 	/* a script's table (-n, -r) keeps its rows alone on stdout */
 	olc_locks_cluster_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout,
-				rows, nrows, domain, &a, &sp);
+				rows, nrows, domain, &a, &sp, &xv);
 	if (!a.have_pid)
 		olc_locks_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp);
 	olc_locks_xd_note(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp, &xv,

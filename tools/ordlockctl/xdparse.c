@@ -501,75 +501,89 @@ static int olc_xd_error(const struct olc_jv *root, char *err, size_t errlen)
 	return -EAGAIN;
 }
 
-int olc_xd_parse_view(const char *text, struct olc_xd_view *out, char *err,
-		      size_t errlen)
+/*
+ * Parse @text, then @read its object into @out: 0, -EPROTO (what is wrong
+ * in the jget's error), -ENOMEM, or -EAGAIN for the daemon's {"error"}
+ */
+static int olc_xd_parse(const char *text, void *out, char *err, size_t errlen,
+			int (*read)(struct olc_jget *g, void *out))
 {
 	struct olc_jget g = { .err = err, .errlen = errlen };
-	const struct olc_jv *locks;
 	struct olc_jv root;
-	size_t i;
-	int ret;
+	int ret = olc_jv_parse(text, &root, err, errlen);
 
-	memset(out, 0, sizeof(*out));
-	ret = olc_jv_parse(text, &root, err, errlen);
 	if (ret)
 		return ret;
 	ret = olc_xd_error(&root, err, errlen);
-	if (ret)
-		goto out;
-	g.o = &root;
-	out->node = (uint32_t)olc_jget_u64(&g, "node", UINT32_MAX);
-	out->nnodes = olc_jget_nodes(&g, "nodes", out->nodes);
-	out->nmissing = olc_jget_nodes(&g, "missing", out->missing);
-	out->complete = olc_jget_bool(&g, "complete");
-	locks = olc_jget_arr(&g, "locks");
-	if (g.bad)
-		goto bad;
-	out->v = calloc(locks->n ? locks->n : 1, sizeof(*out->v));
-	if (!out->v) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
+	if (!ret) {
+		g.o = &root;
+		ret = read(&g, out);
+		if (ret == -ENOMEM)
+			snprintf(err, errlen, "out of memory");
+		else if (!ret && g.bad)
+			ret = -EPROTO;
 	}
-	for (i = 0; i < locks->n && !g.bad; i++) {
+	olc_jv_free(&root);
+	return ret;
+}
+
+/* "locks": {"node", "nodes", "missing", "complete", "locks": [...]} */
+static int olc_xd_read_view(struct olc_jget *g, void *arg)
+{
+	struct olc_xd_view *out = arg;
+	const struct olc_jv *locks;
+	size_t i;
+
+	out->node = (uint32_t)olc_jget_u64(g, "node", UINT32_MAX);
+	out->nnodes = olc_jget_nodes(g, "nodes", out->nodes);
+	out->nmissing = olc_jget_nodes(g, "missing", out->missing);
+	out->complete = olc_jget_bool(g, "complete");
+	locks = olc_jget_arr(g, "locks");
+	if (g->bad)
+		return 0;
+	out->v = calloc(locks->n ? locks->n : 1, sizeof(*out->v));
+	if (!out->v)
+		return -ENOMEM;
+	for (i = 0; i < locks->n && !g->bad; i++) {
 		struct olc_xd_lock *l = &out->v[out->n++];
 		const struct olc_jv *w;
 		char role[16];
 
-		g.o = &locks->kids[i];
-		if (g.o->t != OLC_J_OBJ) {
-			olc_jget_bad(&g, "locks", "objects");
+		g->o = &locks->kids[i];
+		if (g->o->t != OLC_J_OBJ) {
+			olc_jget_bad(g, "locks", "objects");
 			break;
 		}
-		olc_jget_str(&g, "domain", l->domain, sizeof(l->domain));
-		olc_jget_str(&g, "role", role, sizeof(role));
+		olc_jget_str(g, "domain", l->domain, sizeof(l->domain));
+		olc_jget_str(g, "role", role, sizeof(role));
 		l->role = !strcmp(role, "holder") ? ORDLOCK_ROLE_HOLDER :
 			  !strcmp(role, "converter") ? ORDLOCK_ROLE_CONVERTER :
 			  ORDLOCK_ROLE_WAITER;
 		/* a daemon older than "position" and "waited_us": none */
-		w = olc_jv_get(g.o, "position");
-		if (w)
-			l->pos = (uint32_t)olc_jget_u64(&g, "position", UINT32_MAX);
-		w = olc_jv_get(g.o, "waited_us");
+		if (olc_jv_get(g->o, "position"))
+			l->pos = (uint32_t)olc_jget_u64(g, "position", UINT32_MAX);
+		w = olc_jv_get(g->o, "waited_us");
 		if (w && w->t != OLC_J_NULL) {
 			l->has_waited = 1;
-			l->waited_us = olc_jget_u64(&g, "waited_us", UINT64_MAX);
+			l->waited_us = olc_jget_u64(g, "waited_us", UINT64_MAX);
 		}
-		w = olc_jv_get(g.o, "owner");
-		olc_xd_owner_read(&g, w, &l->o);
-		if (w && !g.bad) {
-			struct olc_jget s = { .o = w, .err = err, .errlen = errlen };
-
-			l->start_ns = olc_jget_u64(&s, "start_ns", UINT64_MAX);
-			g.bad = s.bad;
+		w = olc_jv_get(g->o, "owner");
+		olc_xd_owner_read(g, w, &l->o);
+		if (w && !g->bad) {
+			g->o = w;
+			l->start_ns = olc_jget_u64(g, "start_ns", UINT64_MAX);
 		}
 	}
-	if (!g.bad)
-		goto out;
-bad:
-	ret = -EPROTO;
-out:
-	olc_jv_free(&root);
+	return 0;
+}
+
+int olc_xd_parse_view(const char *text, struct olc_xd_view *out, char *err,
+		      size_t errlen)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = olc_xd_parse(text, out, err, errlen, olc_xd_read_view);
 	if (ret)
 		olc_xd_view_free(out);
 	return ret;
@@ -581,69 +595,57 @@ void olc_xd_view_free(struct olc_xd_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-int olc_xd_parse_state(const char *text, struct olc_xd_state *out, char *err,
-		       size_t errlen)
+/* "state": {"node", "state", "members", "rounds": [...], ...} */
+static int olc_xd_read_state(struct olc_jget *g, void *arg)
 {
-	struct olc_jget g = { .err = err, .errlen = errlen };
+	struct olc_xd_state *out = arg;
 	const struct olc_jv *rounds;
-	struct olc_jv root;
 	size_t i, k;
-	int ret;
 
-	memset(out, 0, sizeof(*out));
-	ret = olc_jv_parse(text, &root, err, errlen);
-	if (ret)
-		return ret;
-	ret = olc_xd_error(&root, err, errlen);
-	if (ret)
-		goto out;
-	g.o = &root;
-	out->node = (uint32_t)olc_jget_u64(&g, "node", UINT32_MAX);
-	olc_jget_str(&g, "state", out->state, sizeof(out->state));
-	out->nmembers = olc_jget_nodes(&g, "members", out->members);
-	rounds = olc_jget_arr(&g, "rounds");
-	if (g.bad)
-		goto bad;
+	out->node = (uint32_t)olc_jget_u64(g, "node", UINT32_MAX);
+	olc_jget_str(g, "state", out->state, sizeof(out->state));
+	out->nmembers = olc_jget_nodes(g, "members", out->members);
+	rounds = olc_jget_arr(g, "rounds");
+	if (g->bad)
+		return 0;
 	out->r = calloc(rounds->n ? rounds->n : 1, sizeof(*out->r));
-	if (!out->r) {
-		snprintf(err, errlen, "out of memory");
-		ret = -ENOMEM;
-		goto out;
-	}
-	for (i = 0; i < rounds->n && !g.bad; i++) {
+	if (!out->r)
+		return -ENOMEM;
+	for (i = 0; i < rounds->n && !g->bad; i++) {
 		struct olc_xd_round *r = &out->r[out->n++];
 		const struct olc_jv *cy, *victim;
 
-		g.o = &rounds->kids[i];
-		olc_jget_str(&g, "round", r->round, sizeof(r->round));
-		olc_jget_str(&g, "domain", r->domain, sizeof(r->domain));
-		olc_jget_str(&g, "state", r->state, sizeof(r->state));
-		r->opened_ns = olc_jget_u64(&g, "opened_ns", UINT64_MAX);
-		r->closed_ns = olc_jget_u64(&g, "closed_ns", UINT64_MAX);
-		r->failed_here = olc_jget_bool(&g, "failed_here");
-		cy = olc_jget_arr(&g, "cycle");
+		g->o = &rounds->kids[i];
+		olc_jget_str(g, "round", r->round, sizeof(r->round));
+		olc_jget_str(g, "domain", r->domain, sizeof(r->domain));
+		olc_jget_str(g, "state", r->state, sizeof(r->state));
+		r->opened_ns = olc_jget_u64(g, "opened_ns", UINT64_MAX);
+		r->closed_ns = olc_jget_u64(g, "closed_ns", UINT64_MAX);
+		r->failed_here = olc_jget_bool(g, "failed_here");
+		cy = olc_jget_arr(g, "cycle");
 		/* "victim": an index, -1 when none was chosen */
-		victim = olc_jv_get(g.o, "victim");
+		victim = olc_jv_get(g->o, "victim");
 		r->victim = -1;
 		if (victim && victim->t == OLC_J_NUM && victim->is_u && cy && victim->u < cy->n)
 			r->victim = (int)victim->u;
-		if (g.bad)
+		if (g->bad)
 			break;
 		r->cycle = calloc(cy->n ? cy->n : 1, sizeof(*r->cycle));
-		if (!r->cycle) {
-			snprintf(err, errlen, "out of memory");
-			ret = -ENOMEM;
-			goto out;
-		}
-		for (k = 0; k < cy->n && !g.bad; k++)
-			olc_xd_owner_read(&g, &cy->kids[k], &r->cycle[r->n++]);
+		if (!r->cycle)
+			return -ENOMEM;
+		for (k = 0; k < cy->n && !g->bad; k++)
+			olc_xd_owner_read(g, &cy->kids[k], &r->cycle[r->n++]);
 	}
-	if (!g.bad)
-		goto out;
-bad:
-	ret = -EPROTO;
-out:
-	olc_jv_free(&root);
+	return 0;
+}
+
+int olc_xd_parse_state(const char *text, struct olc_xd_state *out, char *err,
+		       size_t errlen)
+{
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = olc_xd_parse(text, out, err, errlen, olc_xd_read_state);
 	if (ret)
 		olc_xd_state_free(out);
 	return ret;

@@ -745,6 +745,10 @@ static void test_xdview(void)
 	      !strstr(R.out, "no deadlocks"),
 	      "cycles --history: the round decided across nodes, its victim, owners as node + pid +"
 	      " comm; not the aborted one; exit 1");
+	check(run("$C cycles -d cd1") == 0 &&
+	      strstr(R.out, "across nodes (ordlock-xdetectd of node 1): 0 rounds being confirmed,"
+		     " 1 deadlock broken (cycles --history shows them)\n"),
+	      "cycles: a line on the rounds across nodes");
 	check(run("$C cycles --history --after 0 -d cd1") == 0 && strstr(R.out, "no deadlocks"),
 	      "cycles --history --after: the kernel's numbers only");
 	check(run("$C cycles --history --since @3 -d cd1") == 0 && strstr(R.out, "no deadlocks"),

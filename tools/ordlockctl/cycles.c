@@ -373,6 +373,29 @@ static size_t olc_history_rounds(const char *domain, int quiet, uint64_t since_n
 }
 
 /*
+ * After the live cycles: what ordlock-xdetectd has across nodes (rounds
+ * pending, deadlocks decided), when it answers
+ */
+static void olc_cycles_across(const char *domain)
+{
+	size_t i, pending = 0, decided = 0;
+	struct olc_xd_state st;
+	char why[256];
+
+	if (olc_xd_load_state(&st, why, sizeof(why), NULL))
+		return;
+	for (i = 0; i < st.n; i++) {
+		if (domain && strcmp(st.r[i].domain, domain))
+			continue;
+		pending += !strcmp(st.r[i].state, "pending");
+		decided += !strcmp(st.r[i].state, "decided");
+	}
+	printf("across nodes (ordlock-xdetectd of node %u): %zu round%s being confirmed, %zu deadlock%s broken (cycles --history shows them)\n",
+	       st.node, pending, pending == 1 ? "" : "s", decided, decided == 1 ? "" : "s");
+	olc_xd_state_free(&st);
+}
+
+/*
  * --since TIME: a duration ago ("90s", "10m", "2h", "1d"; a bare number is
  * seconds), "@EPOCH" seconds, or a local "YYYY-MM-DD[THH:MM[:SS]]" (a
  * space may stand for the T). Into wall-clock nanoseconds, the clock of the
@@ -641,6 +664,8 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 			printf("note: the search stopped at its work bound after %zu cycles; there may be more (--max-work 0 searches on)\n",
 			       total);
 	}
+	if (!quiet && !olc_opt.json && !file)
+		olc_cycles_across(domain);
 	ret = found.res.ncycles ? OLC_EXIT_FOUND : OLC_EXIT_OK;
 	/* no cycle seen, but not everything could be seen */
 	if (olc_view_filtered && (quiet || !olc_opt.json))
@@ -667,7 +692,8 @@ const struct olc_cmd olc_cmd_cycles = {
 	"Reads the wait-for graph (debugfs when readable, else the netlink dump) and\n"
 	"prints every elementary cycle: one line per waiting owner, then the chain of\n"
 	"keys. Live cycles persist in \"timeout\" domains (and, in a \"detect\" domain,\n"
-	"for its detection delay).\n",
+	"for its detection delay). Where ordlock-xdetectd answers, a last line counts\n"
+	"its rounds across nodes: being confirmed, and deadlocks broken.\n",
 	.help =
 	"Exit status: 0 no cycles, 1 cycles, 3 no cycle seen but the view is filtered\n"
 	"(without root or CAP_NET_ADMIN only your own owners are shown; a cycle among\n"

@@ -327,8 +327,10 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 	}
 	if (!a.base.file && (sp.n || node))
 		xret = olc_xd_load_view(&xv, why, sizeof(why), NULL);
-	if (node && !xret && !xv.node)
+	if (node && !xret && !xv.node) {
+		snprintf(why, sizeof(why), "ordlock-xdetectd's answer names no node");
 		xret = -EPROTO;
+	}
 	/* NODE:PID of this node is PID */
 	remote = node && (xret || node != xv.node);
 	if (remote && xret) {

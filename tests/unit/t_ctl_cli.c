@@ -4,17 +4,21 @@
  * ($ORDLOCK_DEBUGFS points it at a directory of crafted files, so no module
  * is needed): the text and JSON of cycles, cycles --history, graph (and
  * --dot), locks, owners and stats; exit statuses; malformed files refused
- * with their line; usage errors. The in-VM test t_ordlockctl covers the
- * live kernel.
+ * with their line; usage errors; every node's owners from a stand-in for
+ * ordlock-xdetectd's socket (test_xdview). The in-VM test t_ordlockctl
+ * covers the live kernel, the cluster case c_xdview the real daemons.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -24,6 +28,8 @@
 static char ctl[PATH_MAX];
 static char dir[PATH_MAX];
 static char sys_dir[PATH_MAX + 8], dlm_dir[PATH_MAX + 8], cfg_dir[PATH_MAX + 8];
+/* ordlock-xdetectd's socket: none until test_xdview starts its stand-in */
+static char xd_sock[PATH_MAX + 8];
 static int have_jq;
 
 static struct {
@@ -41,7 +47,8 @@ static int run(const char *fmt, ...)
 		"C", ctl, "ORDLOCK_DEBUGFS", dir,
 		/* the DLM's directories of a cluster host (test_cluster) */
 		"DLMSYS", sys_dir, "ORDLOCK_DLM_SYSFS", sys_dir, "ORDLOCK_DLM_DEBUGFS", dlm_dir,
-		"ORDLOCK_DLM_CONFIGFS", cfg_dir, "NO_COLOR", "1", NULL,
+		"ORDLOCK_DLM_CONFIGFS", cfg_dir, "NO_COLOR", "1",
+		"ORDLOCK_XDETECTD_SOCKET", xd_sock, NULL,
 	};
 	char cmd[4096], out[PATH_MAX + 8], err[PATH_MAX + 8];
 	va_list ap;
@@ -589,6 +596,182 @@ static void test_cluster_wait(void)
 }
 
 /*
+ * A stand-in for ordlock-xdetectd's socket: each connection's "locks" is
+ * answered with the file xd.locks, anything else with xd.state (read at
+ * each request); killed by the caller
+ */
+static pid_t xd_serve(void)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	pid_t p;
+
+	if (strlen(xd_sock) >= sizeof(sa.sun_path))
+		bail_out("%s: too long for a socket", xd_sock);
+	memcpy(sa.sun_path, xd_sock, strlen(xd_sock) + 1);
+	unlink(xd_sock);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 8))
+		bail_out("the stand-in socket %s: %s", xd_sock, strerror(errno));
+	fflush(stdout);
+	p = fork();
+	if (p < 0)
+		bail_out("fork: %s", strerror(errno));
+	if (p == 0) {
+		for (;;) {
+			char cmd[32] = "", path[PATH_MAX + 16], buf[16384];
+			int c = accept(fd, NULL, NULL), f;
+			ssize_t n;
+
+			if (c < 0)
+				_exit(0);
+			n = recv(c, cmd, sizeof(cmd) - 1, 0);
+			snprintf(path, sizeof(path), "%s/%s", dir,
+				 n > 0 && !strncmp(cmd, "locks", 5) ? "xd.locks" : "xd.state");
+			f = open(path, O_RDONLY);
+			while (f >= 0 && (n = read(f, buf, sizeof(buf))) > 0)
+				if (write(c, buf, (size_t)n) != n)
+					break;
+			if (f >= 0)
+				close(f);
+			close(c);
+		}
+	}
+	close(fd);
+	return p;
+}
+
+/* a daemon's owner (json_vertex() of xdetectd.c) */
+#define XDV(node, owner, pid, comm, key, start, dlm)						"{\"node\": " #node ", \"owner_id\": " #owner ", \"pid\": " #pid ", \"comm\": \"" comm \
+	"\", \"key\": \"" key "\", \"mode\": 2, \"gen\": 0, \"start_ns\": " #start		\
+	", \"in_dlm\": " #dlm "}"
+
+/*
+ * Every node's owners from ordlock-xdetectd (a stand-in for its socket),
+ * on the cluster host of test_cluster_wait (pid 78 holds 1:1 here and
+ * waits for it in the cluster; this node's DLM: node 2 holds it EX, node
+ * 3 converts): locks, blockers (PID, NODE:PID), cycles --history; and
+ * without a daemon, or with one that cannot answer, what they say
+ */
+static void test_xdview(void)
+{
+	pid_t srv;
+	int st;
+
+	put("ddbg/ordlock.cd1_all", cd1_all);
+	put("locks", "# ordlock locks v1\n# c\n"
+	    "cd1 1:1 holder 0 8 78 cw exclusive cluster:2500000 -\n");
+	put("graph", "# ordlock graph v1\n# c\n");
+	put("deadlocks", "# ordlock deadlocks v1\n");
+	/* no daemon: this node's view only, and why */
+	check(run("$C locks -d cd1") == 0 &&
+	      strstr(R.out, "this view is this node's only (other nodes' owners unknown): no"
+		     " ordlock-xdetectd runs on this node (no ") && strstr(R.out, "xd.sock)\n"),
+	      "locks without a daemon: a line says the view is this node's only, and why");
+	check(run("$C locks -d cd1 -r -n") == 0 && !strstr(R.out, "this view") &&
+	      strstr(R.err, "this view is this node's only"),
+	      "... on stderr under -r -n");
+	check(run("$C blockers 2:5") == 69 &&
+	      strstr(R.err, "2:5: another node's owner: no ordlock-xdetectd runs on this node"),
+	      "blockers NODE:PID without a daemon: 69, and why");
+	check(run("$C cycles --history -d cd1") == 0 &&
+	      strstr(R.out, "deadlocks across nodes unknown: no ordlock-xdetectd runs on this node") &&
+	      strstr(R.out, "no deadlocks recorded"),
+	      "cycles --history without a daemon: says the deadlocks across nodes are unknown");
+
+	put("xd.locks", "{\"node\": 1, \"nodes\": [2, 1], \"missing\": [3], \"complete\": false, \"locks\": [\n"
+	    "{\"domain\": \"cd1\", \"role\": \"holder\", \"position\": 0, \"waited_us\": 2500000, \"owner\": "
+	    XDV(1, 8, 78, "cw", "1:1", 100, true) "},\n"
+	    "{\"domain\": \"cd1\", \"role\": \"holder\", \"position\": 0, \"waited_us\": null, \"owner\": "
+	    XDV(2, 5, 212, "transfer", "1:1", 0, false) "},\n"
+	    "{\"domain\": \"cd1\", \"role\": \"waiter\", \"position\": 1, \"waited_us\": 700, \"owner\": "
+	    XDV(2, 6, 213, "report", "1:1", 50, false) "},\n"
+	    "{\"domain\": \"other\", \"role\": \"holder\", \"position\": 0, \"waited_us\": null, \"owner\": "
+	    XDV(2, 7, 214, "local2", "1:1", 0, false) "}]}\n");
+	put("xd.state", "{\"node\": 1, \"boot\": \"0\", \"pid\": 9, \"state\": \"on\", \"members\": [1, 2],"
+	    " \"stats\": {}, \"waits\": [], \"rounds\": [\n"
+	    "{\"round\": \"1:4\", \"domain\": \"cd1\", \"state\": \"decided\", \"opened_ns\": 1000000000,"
+	    " \"closed_ns\": 2000000000, \"victim\": 1, \"failed_here\": false, \"cycle\": ["
+	    XDV(1, 8, 78, "cw", "1:2", 1, true) ", " XDV(2, 5, 212, "transfer", "1:1", 2, true) "]},\n"
+	    "{\"round\": \"2:1\", \"domain\": \"cd1\", \"state\": \"aborted\", \"opened_ns\": 1,"
+	    " \"closed_ns\": 2, \"victim\": -1, \"failed_here\": false, \"cycle\": []}]}\n");
+	srv = xd_serve();
+	check(run("$C locks -d cd1 -r -n") == 0 &&
+	      strstr(R.out, "cd1 1:1 holder 0 5 212 transfer exclusive - - - 2\n") &&
+	      strstr(R.out, "cd1 1:1 waiter 1 6 213 report exclusive - 700 - 2\n") &&
+	      !strstr(R.out, "holder - - - - exclusive") && strstr(R.out, "cd1 1:1 waiter 2 - - - exclusive - - - 3\n") &&
+	      !strstr(R.out, "local2"),
+	      "locks: node 2's owners from its daemon (OWNER, PID, COMM, POS, WAITED), node 3's"
+	      " (missing) from the DLM, no row of another node's local domain");
+	check(strstr(R.err, "other nodes' owners (NODE): as their ordlock-xdetectd answered over CPG"
+		     " (nodes 1 (this node), 2); not in time: node 3 (their rows, if any, are the DLM's)\n") &&
+	      strstr(R.err, "1:1: pid 78 (owner 8) holds it on this node and waits for its lock in"
+		     " the cluster: held by node 2 pid 212 (transfer)\n"),
+	      "locks: says where they come from, who is missing; the note names node 2's pid 212");
+	jq("locks -j: node 2's rows with pid and comm, view xdetectd; every row the same keys",
+	   "$C locks -j -d cd1",
+	   "([.locks[] | select(.view == \"xdetectd\") | [.node, .pid, .comm, .owner_id]] =="
+	   " [[2, 212, \"transfer\", 5], [2, 213, \"report\", 6]]) and"
+	   " ([.locks[] | select(.view == \"dlm\") | .node] == [3]) and"
+	   " ([.locks[] | select(.view == \"local\") | .pid] == [78]) and"
+	   " ([.locks[] | keys] | unique | length == 1) and .all_nodes.complete == false and"
+	   " .all_nodes_error == null");
+	check(run("$C blockers -r -n 78") == 1 &&
+	      !strcmp(R.out, "212 transfer 5 holds-exclusive 1:1 cluster 8 exclusive 2500000 2\n"),
+	      "blockers 78: node 2's holder as pid 212 (transfer), NODE 2");
+	jq("blockers -j 78: node 2's pid 212", "$C blockers -j 78",
+	   ".node == 1 and .blocking_nodes == [2] and .blocking_pids == [] and"
+	   " (.blockers | length == 1) and (.blockers[0] | .pid == 212 and .node == 2 and"
+	   " .comm == \"transfer\" and .edge == \"cluster\" and .because == \"holds\")");
+	check(run("$C blockers -r -n 1:78") == 1 && strstr(R.out, "212 transfer 5 holds-exclusive"),
+	      "blockers 1:78 (this node): as blockers 78");
+	check(run("$C blockers -r -n 2:213") == 1 &&
+	      !strcmp(R.out, "212 transfer 5 holds-exclusive 1:1 hard 6 exclusive 700 2\n"),
+	      "blockers 2:213: another node's waiter, blocked there by pid 212 (hard)");
+	jq("blockers -j 2:213", "$C blockers -j 2:213",
+	   ".node == 2 and .source == \"xdetectd\" and .blocking_pids == [212] and"
+	   " .blocking_nodes == [2] and (.blockers[0] | .pid == 212 and .node == 2 and .edge == \"hard\")");
+	check(run("$C blockers 2:999") == 0 && strstr(R.out, "pid 999 of node 2 waits for no key"),
+	      "blockers 2:999: waits for no key, exit 0");
+	check(run("$C blockers 0:5") == 64 && run("$C blockers 2:") == 64,
+	      "blockers 0:5, 2:: usage errors");
+	check(run("$C cycles --history -d cd1") == 1 &&
+	      strstr(R.out, "deadlock across nodes (round 1:4) at ") &&
+	      strstr(R.out, " in domain \"cd1\" (2 owners), victim node 2 pid 212 (transfer):\n") &&
+	      strstr(R.out, "  node 1 pid 78 (cw) waits for exclusive 1:2 in the DLM; blocked by node 2"
+		     " pid 212 (transfer)\n") &&
+	      strstr(R.out, "  node 2 pid 212 (transfer) waits for exclusive 1:1 in the DLM; blocked by"
+		     " node 1 pid 78 (cw)\n") &&
+	      strstr(R.out, "  1:1 => 1:2 => 1:1\n") && !strstr(R.out, "2:1") &&
+	      !strstr(R.out, "no deadlocks"),
+	      "cycles --history: the round decided across nodes, its victim, owners as node + pid +"
+	      " comm; not the aborted one; exit 1");
+	check(run("$C cycles -d cd1") == 0 &&
+	      strstr(R.out, "across nodes (ordlock-xdetectd of node 1): 0 rounds being confirmed,"
+		     " 1 deadlock broken (cycles --history shows them)\n"),
+	      "cycles: a line on the rounds across nodes");
+	check(run("$C cycles --history --after 0 -d cd1") == 0 && strstr(R.out, "no deadlocks"),
+	      "cycles --history --after: the kernel's numbers only");
+	check(run("$C cycles --history --since @3 -d cd1") == 0 && strstr(R.out, "no deadlocks"),
+	      "cycles --history --since: a round decided before is left out");
+	check(run("$C cycles --history -q") == 1 && !R.out[0],
+	      "cycles --history -q: the round counts, nothing printed");
+	put("xd.locks", "{\"error\": \"not in the CPG group\"}\n");
+	check(run("$C locks -d cd1") == 0 &&
+	      strstr(R.out, "this view is this node's only (other nodes' owners unknown):"
+		     " ordlock-xdetectd: not in the CPG group\n"),
+	      "a daemon that cannot answer: this node's view only, and its reason");
+	check(run("$C locks -d cd1 -r -n") == 0 &&
+	      strstr(R.out, "cd1 1:1 holder - - - - exclusive - - - 2\n"),
+	      "... with the DLM's rows of node 2");
+	jq("... locks -j: all_nodes as it said, all_nodes_error its reason", "$C locks -j -d cd1",
+	   ".all_nodes.error == \"not in the CPG group\" and"
+	   " .all_nodes_error == \"ordlock-xdetectd: not in the CPG group\"");
+	kill(srv, SIGTERM);
+	waitpid(srv, &st, 0);
+	unlink(xd_sock);
+}
+
+/*
  * A key held by the fast path (debugfs "locks": TOKEN "fast:INDEX"; "graph":
  * edge "fast"): locks, graph, blockers, their JSON; garbage refused
  */
@@ -649,6 +832,7 @@ int main(void)
 	snprintf(sys_dir, sizeof(sys_dir), "%s/dsys", dir);
 	snprintf(dlm_dir, sizeof(dlm_dir), "%s/ddbg", dir);
 	snprintf(cfg_dir, sizeof(cfg_dir), "%s/dcfg", dir);
+	snprintf(xd_sock, sizeof(xd_sock), "%s/xd.sock", dir);
 	test_cycles();
 	test_graph();
 	test_other();
@@ -659,6 +843,7 @@ int main(void)
 	test_usage();
 	test_cluster();
 	test_cluster_wait();
+	test_xdview();
 	test_fast_holder();
 	run("rm -rf \"$ORDLOCK_DEBUGFS\"");
 	return tap_done();

@@ -10,6 +10,7 @@
  * (dlmview.c: only a key mastered here lists every node's locks), or a row
  * saying that the key is held on another node and which node knows more.
  */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +18,7 @@
 
 #include "dlmview.h"
 #include "ordlockctl.h"
+#include "xdparse.h"
 
 static const char *const olc_blockers_headers[] = {
 	"PID", "COMM", "OWNER", "BECAUSE", "KEY", "EDGE", "WAITER", "WANTS", "WAITED",
@@ -75,6 +77,74 @@ struct olc_blockers_out {
 	size_t nlen;
 };
 
+/* Note node @node among the other nodes named */
+static void olc_blockers_node(struct olc_blockers_out *o, int node)
+{
+	size_t i;
+
+	for (i = 0; i < o->nnodes && o->nodes[i] != node; i++)
+		;
+	if (i == o->nnodes && o->nnodes < sizeof(o->nodes) / sizeof(o->nodes[0]))
+		o->nodes[o->nnodes++] = node;
+}
+
+/*
+ * One row of ordlock-xdetectd's view @xv: @b's blocker stands in the way
+ * of its waiter; @here: this node's id (its rows' NODE "local")
+ */
+static void olc_blockers_xd_row(struct olc_blockers_out *o, const struct olc_xd_view *xv,
+				const struct olc_xd_block *b)
+{
+	const struct olc_xd_lock *w = &xv->v[b->waiter], *h = &xv->v[b->blocker];
+	int queued = b->edge == OLC_XD_QUEUED || b->edge == OLC_XD_DLM_QUEUED;
+	int dlm = b->edge == OLC_XD_DLM_HOLDS || b->edge == OLC_XD_DLM_QUEUED;
+	const char *edge = dlm ? "cluster" : queued ? "soft" : "hard";
+	char buf[32];
+
+	if (h->o.node != xv->node)
+		olc_blockers_node(o, (int)h->o.node);
+	if (o->j) {
+		olc_json_obj(o->j, NULL);
+		olc_json_u64(o->j, "pid", h->o.pid);
+		olc_json_str(o->j, "comm", h->o.comm);
+		olc_json_null(o->j, "pid_exited");
+		olc_json_u64(o->j, "owner_id", h->o.owner_id);
+		olc_json_str(o->j, "mode", olc_mode_str(h->o.mode));
+		olc_json_str(o->j, "domain", w->domain);
+		olc_json_key(o->j, w->domain, w->o.rank, w->o.id);
+		olc_json_str(o->j, "edge", edge);
+		olc_json_u64(o->j, "waiter_owner_id", w->o.owner_id);
+		olc_json_str(o->j, "wants", olc_mode_str(w->o.mode));
+		if (w->has_waited)
+			olc_json_u64(o->j, "waited_us", w->waited_us);
+		else
+			olc_json_null(o->j, "waited_us");
+		olc_json_int(o->j, "node", (int)h->o.node);
+		olc_json_null(o->j, "master_node");
+		olc_json_str(o->j, "because", queued ? "queued" : "holds");
+		olc_json_obj_end(o->j);
+	}
+	if (!o->t)
+		return;
+	olc_table_cell(o->t, OLC_BOLD, "%u", h->o.pid);
+	olc_table_cell(o->t, OLC_RESET, "%s", h->o.comm);
+	olc_table_cell(o->t, OLC_RESET, "%llu", (unsigned long long)h->o.owner_id);
+	olc_table_cell(o->t, queued ? OLC_DIM : OLC_RESET, "%s%s%s", queued ? "queued" : "holds",
+		       olc_cell_sep(), olc_mode_str(h->o.mode));
+	olc_table_cell(o->t, OLC_RESET, "%s", olc_key(w->domain, w->o.rank, w->o.id));
+	olc_table_cell(o->t, OLC_RESET, "%s", edge);
+	olc_table_cell(o->t, OLC_RESET, "%llu", (unsigned long long)w->o.owner_id);
+	olc_table_cell(o->t, OLC_RESET, "%s", olc_mode_str(w->o.mode));
+	if (w->has_waited)
+		olc_table_cell(o->t, OLC_RESET, "%s", olc_us_cell(buf, sizeof(buf), w->waited_us));
+	else
+		olc_table_cell(o->t, OLC_RESET, "-");
+	if (h->o.node == xv->node)
+		olc_table_cell(o->t, OLC_RESET, "local");
+	else
+		olc_table_cell(o->t, OLC_CYAN, "%u", h->o.node);
+}
+
 /*
  * One row of a cluster wait of lock row @l: another node's lock @d that
  * holds @held in the way (@d NULL: not known here, the key's master is
@@ -85,14 +155,9 @@ static void olc_blockers_cluster_row(struct olc_blockers_out *o, const struct ol
 				     int master)
 {
 	char buf[32];
-	size_t i;
 
-	if (d) {
-		for (i = 0; i < o->nnodes && o->nodes[i] != d->node; i++)
-			;
-		if (i == o->nnodes && o->nnodes < sizeof(o->nodes) / sizeof(o->nodes[0]))
-			o->nodes[o->nnodes++] = d->node;
-	}
+	if (d)
+		olc_blockers_node(o, d->node);
 	if (o->j) {
 		olc_json_obj(o->j, NULL);
 		olc_json_null(o->j, "pid");
@@ -117,6 +182,7 @@ static void olc_blockers_cluster_row(struct olc_blockers_out *o, const struct ol
 			olc_json_int(o->j, "master_node", master);
 		else
 			olc_json_null(o->j, "master_node");
+		olc_json_str(o->j, "because", d ? "holds" : "held elsewhere");
 		olc_json_obj_end(o->j);
 	}
 	if (!o->t)
@@ -206,6 +272,26 @@ static size_t olc_blockers_cluster(struct olc_blockers_out *o, const struct olc_
 	return 1;
 }
 
+/* pids of this host: olc_pid_match(); of another node: that pid */
+static int olc_pid_same(uint32_t want, uint32_t pid)
+{
+	return want == pid;
+}
+
+/* Each blocking pid once, in order (pg_blocking_pids()); returns how many */
+static size_t olc_blockers_uniq(uint32_t *pids, size_t npids)
+{
+	size_t k, m = 1;
+
+	if (!npids)
+		return 0;
+	qsort(pids, npids, sizeof(*pids), olc_u32_cmp);
+	for (k = 1; k < npids; k++)
+		if (pids[k] != pids[m - 1])
+			pids[m++] = pids[k];
+	return m;
+}
+
 static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	struct olc_blockers_args a = { 0 };
@@ -213,44 +299,80 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 	struct olc_locks locks = { 0 };
 	struct olc_blockers_out o = { 0 };
 	struct olc_edges edges = { 0 };
+	struct olc_xd_view xv = { 0 };
+	struct olc_xd_block *xb = NULL;
 	const char *domain, *source = "file";
 	struct olc_table *t = NULL;
-	uint32_t pid, *pids;
-	size_t i, n = 0, npids = 0;
+	uint32_t pid, node, *pids;
+	size_t i, n = 0, npids = 0, nxb = 0;
 	struct olc_json j;
-	char buf[32];
-	int ret;
+	char buf[32], why[256] = "";
+	int ret, xret = -ENOENT, remote;
 
 	ret = olc_getopt(cmd, argc, argv, &a);
 	if (ret >= 0)
 		return ret;
 	if (optind != argc - 1)
-		return olc_usage(cmd, "give one PID");
-	if (olc_parse_u32(argv[optind], &pid) || !pid)
-		return olc_usage(cmd, "\"%s\" is not a process id", argv[optind]);
+		return olc_usage(cmd, "give one PID (or NODE:PID)");
+	if (olc_xd_parse_who(argv[optind], &node, &pid))
+		return olc_usage(cmd, "\"%s\" is not a process id (PID, or NODE:PID)", argv[optind]);
+	if (node && a.base.file)
+		return olc_usage(cmd, "NODE:PID asks the cluster, not a file");
 	domain = a.base.domain;
 	olc_saved_view = !!a.base.file;
-	ret = a.base.file ? olc_load_graph_file(a.base.file, &edges) :
-			    olc_load_graph(&edges, &source);
-	if (ret)
-		return a.base.file ? olc_exit_file(ret) : olc_exit_errno(ret);
-	/* a cluster wait is in the lock table, not the graph (not in a file) */
-	if (!a.base.file) {
-		ret = olc_load_locks(&locks, NULL);
-		if (ret) {
-			olc_edges_free(&edges);
-			return olc_exit_errno(ret);
-		}
-		if (olc_load_dlm(&sp, domain)) {
+	/* the cluster's view: on a host with cluster domains, or for NODE:PID */
+	if (!a.base.file && olc_load_dlm(&sp, domain)) {
+		olc_err("out of memory");
+		return OLC_EXIT_OSERR;
+	}
+	if (!a.base.file && (sp.n || node))
+		xret = olc_xd_load_view(&xv, why, sizeof(why), NULL);
+	if (node && !xret && !xv.node) {
+		snprintf(why, sizeof(why), "ordlock-xdetectd's answer names no node");
+		xret = -EPROTO;
+	}
+	/* NODE:PID of this node is PID */
+	remote = node && (xret || node != xv.node);
+	if (remote && xret) {
+		olc_err("%s: another node's owner: %s", argv[optind], why);
+		olc_xd_view_free(&xv);
+		olc_dlm_spaces_free(&sp);
+		return OLC_EXIT_UNAVAILABLE;
+	}
+	if (!xret) {
+		nxb = olc_xd_blockers(&xv, remote ? node : xv.node, pid,
+				      remote ? olc_pid_same : olc_pid_match, NULL, 0);
+		xb = calloc(nxb + 1, sizeof(*xb));
+		if (!xb) {
 			olc_err("out of memory");
-			olc_locks_free(&locks);
-			olc_edges_free(&edges);
+			olc_xd_view_free(&xv);
+			olc_dlm_spaces_free(&sp);
 			return OLC_EXIT_OSERR;
 		}
+		olc_xd_blockers(&xv, remote ? node : xv.node, pid,
+				remote ? olc_pid_same : olc_pid_match, xb, nxb);
 	}
-	pids = calloc(edges.n + 1, sizeof(*pids));
+	if (!remote) {
+		ret = a.base.file ? olc_load_graph_file(a.base.file, &edges) :
+				    olc_load_graph(&edges, &source);
+		/* a cluster wait is in the lock table, not the graph (not in a file) */
+		if (!ret && !a.base.file)
+			ret = olc_load_locks(&locks, NULL);
+		if (ret) {
+			free(xb);
+			olc_xd_view_free(&xv);
+			olc_dlm_spaces_free(&sp);
+			olc_edges_free(&edges);
+			return a.base.file ? olc_exit_file(ret) : olc_exit_errno(ret);
+		}
+	} else {
+		source = "xdetectd";
+	}
+	pids = calloc(edges.n + nxb + 1, sizeof(*pids));
 	if (!pids) {
 		olc_err("out of memory");
+		free(xb);
+		olc_xd_view_free(&xv);
 		olc_dlm_spaces_free(&sp);
 		olc_locks_free(&locks);
 		olc_edges_free(&edges);
@@ -261,13 +383,26 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_obj(&j, NULL);
 		olc_json_str(&j, "source", source);
 		olc_json_u64(&j, "pid", pid);
+		/* PID's node: null when it is this node's and its id is not known */
+		if (remote || !xret)
+			olc_json_int(&j, "node", (int)(remote ? node : xv.node));
+		else if (sp.our_node >= 0)
+			olc_json_int(&j, "node", sp.our_node);
+		else
+			olc_json_null(&j, "node");
+		if (xret)
+			olc_json_str(&j, "all_nodes_error", why);
+		else
+			olc_json_null(&j, "all_nodes_error");
 		olc_json_arr(&j, "blockers");
 	} else if (!a.quiet) {
 		/* NODE by default only on a host with cluster domains */
-		if (!sp.n)
+		if (!sp.n && !remote)
 			olc_tab.defaults = OLC_BLOCKERS_LOCAL_COLUMNS;
 		t = olc_table_new(10, olc_blockers_headers, "rlrllrrlrr");
 	}
+	o.t = t;
+	o.j = olc_opt.json && !a.quiet ? &j : NULL;
 	for (i = 0; i < edges.n; i++) {
 		const struct olc_edge *e = &edges.v[i];
 		int soft = e->type == ORDLOCK_EDGE_SOFT;
@@ -294,6 +429,7 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 			/* every row has every key: another node's have these */
 			olc_json_null(&j, "node");
 			olc_json_null(&j, "master_node");
+			olc_json_str(&j, "because", soft ? "queued" : "holds");
 			olc_json_obj_end(&j);
 			continue;
 		}
@@ -309,27 +445,46 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_table_cell(t, OLC_RESET, "%s", olc_us_cell(buf, sizeof(buf), e->waited_us));
 		olc_table_cell(t, OLC_RESET, "local");
 	}
-	/* the owners of PID granted a key here that wait for the cluster */
-	o.t = t;
-	o.j = olc_opt.json && !a.quiet ? &j : NULL;
+	/*
+	 * The daemons' view: every row of another node's owner; of this
+	 * node's, those across nodes (the graph has the others)
+	 */
+	for (i = 0; i < nxb; i++) {
+		const struct olc_xd_lock *w = &xv.v[xb[i].waiter];
+
+		if (!remote && xb[i].edge != OLC_XD_DLM_HOLDS && xb[i].edge != OLC_XD_DLM_QUEUED)
+			continue;
+		if (domain && strcmp(w->domain, domain))
+			continue;
+		n++;
+		/* blocking_pids: those of PID's node */
+		if (xv.v[xb[i].blocker].o.node == w->o.node)
+			pids[npids++] = xv.v[xb[i].blocker].o.pid;
+		if (!a.quiet)
+			olc_blockers_xd_row(&o, &xv, &xb[i]);
+	}
+	/*
+	 * The owners of PID granted a key here that wait for the cluster,
+	 * when no daemon named who is in the way: this node's DLM
+	 */
 	for (i = 0; i < locks.n; i++) {
 		const struct olc_lock *l = &locks.v[i];
+		size_t k;
 
 		if (!l->cluster_wait || !olc_pid_match(pid, l->owner.pid) ||
 		    (domain && strcmp(l->domain, domain)))
 			continue;
-		n += olc_blockers_cluster(&o, l, &sp);
-	}
-	/* pg_blocking_pids(): each blocking pid once, in order */
-	qsort(pids, npids, sizeof(*pids), olc_u32_cmp);
-	if (npids) {
-		size_t k, m = 1;
+		for (k = 0; k < nxb; k++) {
+			const struct olc_xd_lock *w = &xv.v[xb[k].waiter];
 
-		for (k = 1; k < npids; k++)
-			if (pids[k] != pids[m - 1])
-				pids[m++] = pids[k];
-		npids = m;
+			if (w->o.owner_id == l->owner.id && w->o.rank == l->rank &&
+			    w->o.id == l->id && !strcmp(w->domain, l->domain))
+				break;
+		}
+		if (k == nxb)
+			n += olc_blockers_cluster(&o, l, &sp);
 	}
+	npids = olc_blockers_uniq(pids, npids);
 	if (a.quiet) {
 		if (olc_view_filtered)
 			olc_err("showing only the owners of uid %u: the others' need root or CAP_NET_ADMIN",
@@ -350,12 +505,25 @@ static int olc_blockers_run(const struct olc_cmd *cmd, int argc, char **argv)
 		if (olc_view_filtered)
 			olc_err("showing only the owners of uid %u: the others' need root or CAP_NET_ADMIN",
 				(unsigned int)geteuid());
-		printf("pid %u waits for no key%s\n", pid, olc_in_domain(domain));
+		if (remote)
+			printf("pid %u of node %u waits for no key%s\n", pid, node,
+			       olc_in_domain(domain));
+		else
+			printf("pid %u waits for no key%s\n", pid, olc_in_domain(domain));
 	} else {
 		olc_list_end(NULL, t, "blockers", domain);
 		fputs(o.notes, stdout);
 	}
+	/* why the other nodes' owners are unknown (a script's table: stderr) */
+	if (!a.quiet && !olc_opt.json && sp.n && xret)
+		fprintf(olc_tab.raw || olc_tab.noheadings ? stderr : stdout,
+			"other nodes' owners unknown (this node's DLM only): %s\n", why);
+	else if (!a.quiet && !olc_opt.json && !xret && !xv.complete)
+		fprintf(olc_tab.raw || olc_tab.noheadings ? stderr : stdout,
+			"not every node answered in time: their owners are not in this view\n");
 	free(pids);
+	free(xb);
+	olc_xd_view_free(&xv);
 	olc_dlm_spaces_free(&sp);
 	olc_locks_free(&locks);
 	olc_edges_free(&edges);
@@ -372,7 +540,7 @@ const struct olc_cmd olc_cmd_blockers = {
 	.opt = olc_blockers_opt,
 	.columns = olc_blockers_headers,
 	.summary = "who blocks process PID (as PostgreSQL's pg_blocking_pids())",
-	.usage = "blockers [-d DOMAIN] [-f FILE] [-o LIST] [-n] [-r] [-q] [-j] PID",
+	.usage = "blockers [-d DOMAIN] [-f FILE] [-o LIST] [-n] [-r] [-q] [-j] PID|NODE:PID",
 	.about =
 	"One row per owner that stands in the way of a request of process PID: it\n"
 	"holds the key PID waits for in a conflicting mode (holds), or is queued\n"
@@ -386,19 +554,25 @@ const struct olc_cmd olc_cmd_blockers = {
 	"and OWNER \"-\", NODE their node id; \"local\" on this host's rows, a default\n"
 	"column only on a host with cluster domains); the DLM lists every node's\n"
 	"locks of a key only on the node that masters it, so elsewhere the row says\n"
-	"\"held elsewhere\" (NODE \"?\") and a note names the master node.\n",
+	"\"held elsewhere\" (NODE \"?\") and a note names the master node.\n"
+	"Where ordlock-xdetectd runs, those rows come from every node's daemon, from\n"
+	"any node: the other nodes' holders of the key (holds) and their waits for it\n"
+	"in the DLM since before (queued), with PID, COMM and OWNER. NODE:PID asks for\n"
+	"process PID of node NODE (its corosync id): what blocks it on its node (EDGE\n"
+	"hard, soft) and in the DLM (cluster), from the daemons' view.\n",
 	.help =
 	"Exit status: 1 PID is blocked (the rows say by whom), 0 it waits for\n"
 	"nothing, 3 nothing seen but the view is filtered (without root or\n"
 	"CAP_NET_ADMIN only your own owners are shown); ordlockctl's own failures\n"
 	"as in \"ordlockctl help\".\n"
 	"\n"
-	"JSON: {\"source\", \"pid\", \"blockers\": [{\"pid\", \"comm\", \"pid_exited\", \"owner_id\",\n"
-	"\"mode\",\n"
+	"JSON: {\"source\", \"pid\", \"node\" (PID's, null if not known), \"all_nodes_error\"\n"
+	"(why the daemons' view is missing, else null), \"blockers\": [{\"pid\", \"comm\",\n"
+	"\"pid_exited\", \"owner_id\", \"mode\", \"because\" (holds, queued, held elsewhere),\n"
 	"\"domain\", \"key\", \"rank\", \"id\", \"edge\", \"waiter_owner_id\", \"wants\",\n"
 	"\"waited_us\", \"node\" (null on this host's rows; another node's holder: its\n"
-	"id, null pid, comm and owner_id, edge \"cluster\"; null too when not known\n"
-	"here), \"master_node\" (a cluster row: the key's master, null if unknown)}],\n"
-	"\"blocking_nodes\": [NODE...] (the other nodes named), \"blocking_pids\": [PID...]\n"
-	"(this host's, each once, sorted)}.\n",
+	"id, with pid, comm and owner_id from the daemons, null from the DLM; null too\n"
+	"when not known here), \"master_node\" (a row of the DLM: the key's master,\n"
+	"null if unknown)}], \"blocking_nodes\": [NODE...] (the other nodes named),\n"
+	"\"blocking_pids\": [PID...] (of PID's node, each once, sorted)}.\n",
 };

@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "cyclefind.h"
+#include "dlmview.h"
 #include "ordlockctl.h"
+#include "xdparse.h"
 
 #define OLC_DEFAULT_LIMIT	100
 
@@ -296,6 +298,103 @@ static void olc_deadlock_json(struct olc_json *j, const struct olc_deadlock *d)
 	olc_json_obj_end(j);
 }
 
+/* A deadlock across nodes: a round ordlock-xdetectd decided */
+static void olc_round_text(const struct olc_xd_round *r, uint32_t here)
+{
+	char when[64];
+	size_t i, n = r->n;
+
+	printf("%sdeadlock across nodes%s (round %s) at %s in domain \"%s\" (%zu owners)",
+	       olc_c(OLC_RED), olc_c(OLC_RESET), r->round,
+	       olc_time_str(when, sizeof(when), r->closed_ns), r->domain, n);
+	if (r->victim >= 0) {
+		const struct olc_xd_owner *v = &r->cycle[r->victim];
+
+		printf(", victim node %u pid %u (%s)%s", v->node, v->pid, v->comm,
+		       v->node == here ? " (this node)" : "");
+	}
+	printf(":\n");
+	for (i = 0; i < n; i++) {
+		const struct olc_xd_owner *w = &r->cycle[i], *b = &r->cycle[(i + 1) % n];
+
+		printf("  node %u pid %u (%s) waits for %s %s%s%s%s; blocked by node %u pid %u (%s)\n",
+		       w->node, w->pid, w->comm, olc_mode_str(w->mode), olc_c(OLC_BOLD),
+		       olc_key(r->domain, w->rank, w->id), olc_c(OLC_RESET),
+		       w->in_dlm ? " in the DLM" : "", b->node, b->pid, b->comm);
+	}
+	if (!n)
+		return;
+	printf("  %s%s", olc_c(OLC_RED), olc_key(r->domain, r->cycle[n - 1].rank, r->cycle[n - 1].id));
+	for (i = 0; i < n; i++)
+		printf(" => %s", olc_key(r->domain, r->cycle[i].rank, r->cycle[i].id));
+	printf("%s\n", olc_c(OLC_RESET));
+}
+
+/*
+ * --history: the rounds decided across nodes that ordlock-xdetectd of
+ * this node saw (every node's daemon sees every round), with -d and
+ * --since; --after SEQ numbers the kernel's records: none. Returns how
+ * many were shown (or counted with @quiet); @before: the kernel's shown.
+ */
+static size_t olc_history_rounds(const char *domain, int quiet, uint64_t since_ns,
+				 int have_after, size_t before)
+{
+	struct olc_dlm_spaces sp = { 0 };
+	struct olc_xd_state st;
+	size_t i, shown = 0;
+	char why[256];
+	int ret;
+
+	if (have_after)
+		return 0;
+	ret = olc_xd_load_state(&st, why, sizeof(why), NULL);
+	if (ret) {
+		/* on a host with cluster domains only: say what is not seen */
+		if (!quiet && !olc_load_dlm(&sp, domain) && sp.n)
+			printf("deadlocks across nodes unknown: %s\n", why);
+		olc_dlm_spaces_free(&sp);
+		return 0;
+	}
+	for (i = 0; i < st.n; i++) {
+		const struct olc_xd_round *r = &st.r[i];
+
+		if (strcmp(r->state, "decided") || (domain && strcmp(r->domain, domain)) ||
+		    r->closed_ns < since_ns)
+			continue;
+		if (!quiet) {
+			if (shown || before)
+				putchar('\n');
+			olc_round_text(r, st.node);
+		}
+		shown++;
+	}
+	olc_xd_state_free(&st);
+	return shown;
+}
+
+/*
+ * After the live cycles: what ordlock-xdetectd has across nodes (rounds
+ * pending, deadlocks decided), when it answers
+ */
+static void olc_cycles_across(const char *domain)
+{
+	size_t i, pending = 0, decided = 0;
+	struct olc_xd_state st;
+	char why[256];
+
+	if (olc_xd_load_state(&st, why, sizeof(why), NULL))
+		return;
+	for (i = 0; i < st.n; i++) {
+		if (domain && strcmp(st.r[i].domain, domain))
+			continue;
+		pending += !strcmp(st.r[i].state, "pending");
+		decided += !strcmp(st.r[i].state, "decided");
+	}
+	printf("across nodes (ordlock-xdetectd of node %u): %zu round%s being confirmed, %zu deadlock%s broken (cycles --history shows them)\n",
+	       st.node, pending, pending == 1 ? "" : "s", decided, decided == 1 ? "" : "s");
+	olc_xd_state_free(&st);
+}
+
 /*
  * --since TIME: a duration ago ("90s", "10m", "2h", "1d"; a bare number is
  * seconds), "@EPOCH" seconds, or a local "YYYY-MM-DD[THH:MM[:SS]]" (a
@@ -395,6 +494,9 @@ static int olc_history(const char *domain, int quiet, uint64_t since_ns,
 			olc_deadlock_text(&dl.v[i]);
 		shown++;
 	}
+	/* the JSON has them in "across_nodes" */
+	if (!olc_opt.json)
+		shown += olc_history_rounds(domain, quiet, since_ns, have_after, shown);
 	if (olc_opt.json)
 		olc_list_end(&j, NULL, NULL, NULL);
 	else if (!shown && !quiet)
@@ -562,6 +664,8 @@ static int olc_cycles_run(const struct olc_cmd *cmd, int argc, char **argv)
 			printf("note: the search stopped at its work bound after %zu cycles; there may be more (--max-work 0 searches on)\n",
 			       total);
 	}
+	if (!quiet && !olc_opt.json && !file)
+		olc_cycles_across(domain);
 	ret = found.res.ncycles ? OLC_EXIT_FOUND : OLC_EXIT_OK;
 	/* no cycle seen, but not everything could be seen */
 	if (olc_view_filtered && (quiet || !olc_opt.json))
@@ -588,7 +692,8 @@ const struct olc_cmd olc_cmd_cycles = {
 	"Reads the wait-for graph (debugfs when readable, else the netlink dump) and\n"
 	"prints every elementary cycle: one line per waiting owner, then the chain of\n"
 	"keys. Live cycles persist in \"timeout\" domains (and, in a \"detect\" domain,\n"
-	"for its detection delay).\n",
+	"for its detection delay). Where ordlock-xdetectd answers, a last line counts\n"
+	"its rounds across nodes: being confirmed, and deadlocks broken.\n",
 	.help =
 	"Exit status: 0 no cycles, 1 cycles, 3 no cycle seen but the view is filtered\n"
 	"(without root or CAP_NET_ADMIN only your own owners are shown; a cycle among\n"
@@ -598,6 +703,10 @@ const struct olc_cmd olc_cmd_cycles = {
 	"wall-clock time of the detection, the cycle), so \"--since 10m\" is a health\n"
 	"check: 1 means a deadlock was broken in the last 10 minutes. --after SEQ does\n"
 	"not depend on the clock: keep the \"seq\" of the newest one seen.\n"
+	"Where ordlock-xdetectd runs, --history shows the deadlocks across nodes too\n"
+	"(every node's daemon sees them all): the round, when it was decided, the\n"
+	"victim and every owner as node + pid + comm (-d and --since apply, --after\n"
+	"leaves them out; they count for the exit status).\n"
 	"\n"
 	"JSON: {\"source\", \"domain\", \"edges\", \"owners\", \"count\", \"complete\", \"shown\",\n"
 	"\"cycles\": [{\"domain\", \"length\", \"steps\": [{\"owner_id\", \"pid\", \"comm\", \"mode\",\n"
@@ -605,5 +714,8 @@ const struct olc_cmd olc_cmd_cycles = {
 	"\"comm\", \"mode\"}}], \"chain\": [KEY...]}]}; --history: {\"deadlocks\": [{\"seq\",\n"
 	"\"time_ns\", \"time\", \"domain\", \"length\", \"complete\", \"steps\": [{\"index\",\n"
 	"\"owner_id\", \"pid\", \"comm\", \"mode\", \"key\", \"rank\", \"id\", \"edge\",\n"
-	"\"blocker_mode\"}], \"chain\"}]}.\n",
+	"\"blocker_mode\"}], \"chain\"}]}; both have \"across_nodes\" (null without\n"
+	"ordlock-xdetectd): its state, with \"rounds\": [{\"round\", \"domain\", \"state\",\n"
+	"\"opened_ns\", \"closed_ns\", \"victim\" (an index of the cycle), \"cycle\":\n"
+	"[{\"node\", \"owner_id\", \"pid\", \"comm\", \"key\", \"mode\", ...}]}].\n",
 };

@@ -4,33 +4,50 @@
  * cluster domain, also other nodes' holders and waiters as the DLM of this
  * node shows them (dlmview.c).
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dlmview.h"
 #include "ordlockctl.h"
+#include "xdparse.h"
 
-/* A row: this host's lock @l, or another node's @r in domain @domain */
+/*
+ * A row: this host's lock @l, another node's @r as this node's DLM shows
+ * it, or another node's @x as its ordlock-xdetectd answered; in @domain
+ */
 struct olc_lrow {
 	const struct olc_lock *l;
 	const struct olc_dlm_lock *r;
+	const struct olc_xd_lock *x;
 	const char *domain;
 };
 
 static uint32_t olc_lrow_rank(const struct olc_lrow *w)
 {
-	return w->l ? w->l->rank : w->r->rank;
+	return w->l ? w->l->rank : w->x ? w->x->o.rank : w->r->rank;
 }
 
 static uint64_t olc_lrow_id(const struct olc_lrow *w)
 {
-	return w->l ? w->l->id : w->r->id;
+	return w->l ? w->l->id : w->x ? w->x->o.id : w->r->id;
 }
 
 static unsigned int olc_lrow_role(const struct olc_lrow *w)
 {
-	return w->l ? w->l->role : w->r->role;
+	return w->l ? w->l->role : w->x ? w->x->role : w->r->role;
+}
+
+/* 0 for this host's rows, else the node's id */
+static uint32_t olc_lrow_node(const struct olc_lrow *w)
+{
+	return w->l ? 0 : w->x ? w->x->o.node : (uint32_t)w->r->node;
+}
+
+static uint32_t olc_lrow_pos(const struct olc_lrow *w)
+{
+	return w->l ? w->l->pos : w->x ? w->x->pos : w->r->pos;
 }
 
 static int olc_lrow_cmp(const void *a, const void *b)
@@ -47,14 +64,10 @@ static int olc_lrow_cmp(const void *a, const void *b)
 	/* holders first, then the queue */
 	if ((olc_lrow_role(x) == ORDLOCK_ROLE_HOLDER) != (olc_lrow_role(y) == ORDLOCK_ROLE_HOLDER))
 		return olc_lrow_role(x) == ORDLOCK_ROLE_HOLDER ? -1 : 1;
-	/* this host's rows, then the other nodes' (by node, then DLM queue) */
-	if (!x->r != !y->r)
-		return x->r ? 1 : -1;
-	if (x->r && x->r->node != y->r->node)
-		return x->r->node < y->r->node ? -1 : 1;
-	if (x->r)
-		return x->r->pos < y->r->pos ? -1 : x->r->pos > y->r->pos;
-	return x->l->pos < y->l->pos ? -1 : x->l->pos > y->l->pos;
+	/* this host's rows, then the other nodes' (by node, then queue) */
+	if (olc_lrow_node(x) != olc_lrow_node(y))
+		return olc_lrow_node(x) < olc_lrow_node(y) ? -1 : 1;
+	return olc_lrow_pos(x) < olc_lrow_pos(y) ? -1 : olc_lrow_pos(x) > olc_lrow_pos(y);
 }
 
 /* "NODE" of this node, for the notes: "node 1 (this node)" or "this node" */
@@ -164,9 +177,34 @@ static void olc_locks_notes(FILE *f, const struct olc_dlm_spaces *sp)
  * WAITED set): say so, and who holds the key elsewhere as far as this
  * node's DLM tells
  */
+/*
+ * The other nodes' owners that hold the key of this host's lock @l granted
+ * in the cluster, as the daemons answered (@xv): ": held by node 2 pid
+ * 238 (transfer)"; returns how many were named
+ */
+static int olc_locks_xd_holders(FILE *f, const struct olc_lock *l,
+				const struct olc_xd_view *xv)
+{
+	int named = 0;
+	size_t k;
+
+	for (k = 0; k < xv->n; k++) {
+		const struct olc_xd_lock *x = &xv->v[k];
+
+		if (x->o.node == xv->node || x->role != ORDLOCK_ROLE_HOLDER || x->o.in_dlm ||
+		    x->o.rank != l->rank || x->o.id != l->id || strcmp(x->domain, l->domain) ||
+		    (x->o.mode == ORDLOCK_MODE_SHARED && l->mode == ORDLOCK_MODE_SHARED))
+			continue;
+		fprintf(f, "%s node %u pid %u (%s)", named++ ? "," : ": held by", x->o.node,
+			x->o.pid, x->o.comm);
+	}
+	return named;
+}
+
 static void olc_locks_cluster_notes(FILE *f, const struct olc_lrow *rows, size_t n,
 				    const char *domain, const struct olc_args *a,
-				    const struct olc_dlm_spaces *sp)
+				    const struct olc_dlm_spaces *sp,
+				    const struct olc_xd_view *xv)
 {
 	const struct olc_dlm_space *s;
 	const struct olc_dlm_res *r;
@@ -184,7 +222,9 @@ static void olc_locks_cluster_notes(FILE *f, const struct olc_lrow *rows, size_t
 			(unsigned long long)l->owner.id);
 		s = olc_dlm_space_of(sp, l->domain);
 		r = s ? olc_dlm_res_of(s, l->rank, l->id) : NULL;
-		if (r && r->master == 0) {
+		if (olc_locks_xd_holders(f, l, xv)) {
+			/* named by the daemons, with their pids */
+		} else if (r && r->master == 0) {
 			for (k = 0; k < s->view.nlocks; k++) {
 				const struct olc_dlm_lock *d = &s->view.locks[k];
 
@@ -216,11 +256,27 @@ static const char *const olc_locks_headers[] = {
 	"TOKEN", "WAITED", "LEASE", "NODE", NULL,
 };
 
-/* Gather this host's rows and the other nodes' into one sorted array */
-static struct olc_lrow *olc_lrows(const struct olc_locks *locks,
-				  const struct olc_dlm_spaces *sp, size_t *n)
+/* Whether ordlock-xdetectd's view @xv has node @node's rows */
+static bool olc_xd_answered(const struct olc_xd_view *xv, uint32_t node)
 {
-	size_t i, k, total = locks->n;
+	size_t i;
+
+	for (i = 0; i < xv->nnodes; i++)
+		if (xv->nodes[i] == node)
+			return true;
+	return false;
+}
+
+/*
+ * Gather this host's rows and the other nodes' into one sorted array: the
+ * other nodes' from their ordlock-xdetectd (@xv, those of a cluster domain
+ * of this node's), else from this node's DLM
+ */
+static struct olc_lrow *olc_lrows(const struct olc_locks *locks,
+				  const struct olc_dlm_spaces *sp,
+				  const struct olc_xd_view *xv, size_t *n)
+{
+	size_t i, k, total = locks->n + xv->n;
 	struct olc_lrow *rows;
 
 	for (i = 0; i < sp->n; i++)
@@ -235,9 +291,22 @@ static struct olc_lrow *olc_lrows(const struct olc_locks *locks,
 	}
 	for (i = 0; i < sp->n; i++)
 		for (k = 0; k < sp->v[i].view.nlocks; k++) {
-			rows[*n].r = &sp->v[i].view.locks[k];
+			const struct olc_dlm_lock *r = &sp->v[i].view.locks[k];
+
+			/* the daemon of that node answered: its rows say more */
+			if (r->node > 0 && olc_xd_answered(xv, (uint32_t)r->node))
+				continue;
+			rows[*n].r = r;
 			rows[(*n)++].domain = sp->v[i].domain;
 		}
+	for (i = 0; i < xv->n; i++) {
+		const struct olc_xd_lock *x = &xv->v[i];
+
+		if (x->o.node == xv->node || !olc_dlm_space_of(sp, x->domain))
+			continue;
+		rows[*n].x = x;
+		rows[(*n)++].domain = x->domain;
+	}
 	qsort(rows, *n, sizeof(*rows), olc_lrow_cmp);
 	return rows;
 }
@@ -295,12 +364,105 @@ static void olc_locks_cells_remote(struct olc_table *t, const struct olc_lrow *w
 	olc_table_cell(t, OLC_CYAN, "%d", r->node);
 }
 
+/* Another node's row as its ordlock-xdetectd answered */
+static void olc_locks_json_xd(struct olc_json *j, const struct olc_lrow *w)
+{
+	const struct olc_xd_lock *x = w->x;
+
+	olc_json_str(j, "domain", w->domain);
+	olc_json_key(j, w->domain, x->o.rank, x->o.id);
+	olc_json_str(j, "role", olc_role_str(x->role));
+	olc_json_u64(j, "position", x->pos);
+	olc_json_u64(j, "owner_id", x->o.owner_id);
+	olc_json_u64(j, "pid", x->o.pid);
+	olc_json_str(j, "comm", x->o.comm);
+	olc_json_null(j, "pid_exited");
+	olc_json_str(j, "mode", olc_mode_str(x->o.mode));
+	olc_json_null(j, "token");
+	if (x->has_waited)
+		olc_json_u64(j, "waited_us", x->waited_us);
+	else
+		olc_json_null(j, "waited_us");
+	olc_json_null(j, "lease_left_ms");
+	olc_json_bool(j, "cluster_wait", x->role == ORDLOCK_ROLE_HOLDER && x->o.in_dlm);
+	olc_json_null(j, "fast_index");
+	olc_json_int(j, "node", (int)x->o.node);
+	olc_json_null(j, "dlm_granted");
+	olc_json_null(j, "dlm_requested");
+	olc_json_str(j, "view", "xdetectd");
+}
+
+static void olc_locks_cells_xd(struct olc_table *t, const struct olc_lrow *w)
+{
+	const struct olc_xd_lock *x = w->x;
+	int holder = x->role == ORDLOCK_ROLE_HOLDER && !x->o.in_dlm;
+	char buf[32];
+
+	olc_table_cell(t, OLC_RESET, "%s", w->domain);
+	olc_table_cell(t, OLC_BOLD, "%s", olc_key(w->domain, x->o.rank, x->o.id));
+	olc_table_cell(t, holder ? OLC_GREEN : OLC_YELLOW, "%s", olc_role_str(x->role));
+	olc_table_cell(t, OLC_RESET, "%u", x->pos);
+	olc_table_cell(t, OLC_RESET, "%llu", (unsigned long long)x->o.owner_id);
+	olc_table_cell(t, OLC_RESET, "%u", x->o.pid);
+	olc_table_cell(t, OLC_RESET, "%s", x->o.comm);
+	olc_table_cell(t, OLC_RESET, "%s", olc_mode_str(x->o.mode));
+	/* the token is its node's: "-" */
+	olc_table_cell(t, OLC_RESET, "-");
+	if (x->has_waited)
+		olc_table_cell(t, OLC_RESET, "%s", olc_us_cell(buf, sizeof(buf), x->waited_us));
+	else
+		olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_RESET, "-");
+	olc_table_cell(t, OLC_CYAN, "%u", x->o.node);
+}
+
+/*
+ * The line that says where the other nodes' owners come from: their
+ * ordlock-xdetectd (@ret 0), or why they are not there (this node's view
+ * only); on a host with cluster domains only
+ */
+static int olc_node_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void olc_locks_xd_note(FILE *f, const struct olc_dlm_spaces *sp,
+			      const struct olc_xd_view *xv, int ret, const char *why)
+{
+	uint32_t nodes[OLC_XD_NODES_MAX];
+	size_t i;
+
+	if (!sp->n)
+		return;
+	if (ret) {
+		fprintf(f, "this view is this node's only (other nodes' owners unknown): %s\n", why);
+		return;
+	}
+	memcpy(nodes, xv->nodes, xv->nnodes * sizeof(nodes[0]));
+	qsort(nodes, xv->nnodes, sizeof(nodes[0]), olc_node_cmp);
+	fprintf(f, "other nodes' owners (NODE): as their ordlock-xdetectd answered over CPG (nodes");
+	for (i = 0; i < xv->nnodes; i++)
+		fprintf(f, "%s%u%s", i ? ", " : " ", nodes[i],
+			nodes[i] == xv->node ? " (this node)" : "");
+	fputc(')', f);
+	if (!xv->complete) {
+		fprintf(f, "; not in time:");
+		for (i = 0; i < xv->nmissing; i++)
+			fprintf(f, "%s%u", i ? ", node " : " node ", xv->missing[i]);
+		fprintf(f, " (their rows, if any, are the DLM's)");
+	}
+	fputc('\n', f);
+}
+
 /* Whether row @w is shown: in @domain (NULL: any), of the pid asked for */
 static bool olc_lrow_shown(const struct olc_lrow *w, const char *domain,
 			   const struct olc_args *a)
 {
 	if (domain && strcmp(w->domain, domain))
 		return false;
+	/* -p PID: this host's process */
 	return !a->have_pid || (w->l && olc_pid_match(a->pid, w->l->owner.pid));
 }
 
@@ -308,7 +470,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 {
 	const char *const *headers = olc_locks_headers;
 	struct olc_dlm_spaces sp = { 0 };
+	struct olc_xd_view xv = { 0 };
 	struct olc_locks locks = { 0 };
+	char why[256] = "", *raw = NULL;
+	int xret = -ENOENT;
 	struct olc_args a = { 0 };
 	const char *domain, *source = NULL;
 	struct olc_lrow *rows;
@@ -337,9 +502,13 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		}
 	}
 	ret = olc_load_dlm(&sp, domain);
-	rows = ret ? NULL : olc_lrows(&locks, &sp, &nrows);
+	/* other nodes' owners: from their daemons, on a host with cluster domains */
+	if (!ret && (sp.n || olc_opt.json))
+		xret = olc_xd_load_view(&xv, why, sizeof(why), &raw);
+	rows = ret ? NULL : olc_lrows(&locks, &sp, &xv, &nrows);
 	if (!rows) {
 		olc_err("out of memory");
+		olc_xd_view_free(&xv);
 		olc_dlm_spaces_free(&sp);
 		olc_locks_free(&locks);
 		return OLC_EXIT_OSERR;
@@ -351,7 +520,14 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 		olc_json_str(&j, "source", source);
 		olc_locks_json_cluster(&j, &sp);
 		/* every node's owners, from ordlock-xdetectd over CPG */
-		olc_json_xdetectd(&j, "all_nodes", "locks\n");
+		if (raw)
+			olc_json_raw(&j, "all_nodes", raw);
+		else
+			olc_json_null(&j, "all_nodes");
+		if (xret)
+			olc_json_str(&j, "all_nodes_error", why);
+		else
+			olc_json_null(&j, "all_nodes_error");
 		olc_json_arr(&j, "locks");
 		for (i = 0; i < nrows; i++) {
 			const struct olc_lock *l = rows[i].l;
@@ -360,8 +536,14 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			if (!olc_lrow_shown(&rows[i], domain, &a))
 				continue;
 			olc_json_obj(&j, NULL);
+			if (rows[i].x) {
+				olc_locks_json_xd(&j, &rows[i]);
+				olc_json_obj_end(&j);
+				continue;
+			}
 			if (!l) {
 				olc_locks_json_remote(&j, &rows[i]);
+				olc_json_str(&j, "view", "dlm");
 				olc_json_obj_end(&j);
 				continue;
 			}
@@ -399,6 +581,7 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			olc_json_null(&j, "node");
 			olc_json_null(&j, "dlm_granted");
 			olc_json_null(&j, "dlm_requested");
+			olc_json_str(&j, "view", "local");
 			olc_json_obj_end(&j);
 		}
 		olc_list_end(&j, NULL, NULL, NULL);
@@ -415,6 +598,10 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 
 		if (!olc_lrow_shown(&rows[i], domain, &a))
 			continue;
+		if (rows[i].x) {
+			olc_locks_cells_xd(t, &rows[i]);
+			continue;
+		}
 		if (!l) {
 			olc_locks_cells_remote(t, &rows[i]);
 			continue;
@@ -453,11 +640,15 @@ static int olc_locks_run(const struct olc_cmd *cmd, int argc, char **argv)
 			 "locks held or waited for", domain);
 	/* a script's table (-n, -r) keeps its rows alone on stdout */
 	olc_locks_cluster_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout,
-				rows, nrows, domain, &a, &sp);
+				rows, nrows, domain, &a, &sp, &xv);
 	if (!a.have_pid)
 		olc_locks_notes(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp);
+	olc_locks_xd_note(olc_tab.raw || olc_tab.noheadings ? stderr : stdout, &sp, &xv,
+			  xret, why);
 out:
 	free(rows);
+	free(raw);
+	olc_xd_view_free(&xv);
 	olc_dlm_spaces_free(&sp);
 	olc_locks_free(&locks);
 	return OLC_EXIT_OK;
@@ -486,7 +677,11 @@ const struct olc_cmd olc_cmd_locks = {
 	"PR is shared, EX exclusive), POS their place in the DLM's queue; they have no\n"
 	"OWNER, PID, COMM or TOKEN. Only a key this node masters lists every node's\n"
 	"locks: notes after the table say which keys are mastered elsewhere, that the\n"
-	"view is a snapshot, or why it cannot be shown (no debugfs, no permission).\n",
+	"view is a snapshot, or why it cannot be shown (no debugfs, no permission).\n"
+	"Where ordlock-xdetectd runs, the other nodes' rows are their owners as each\n"
+	"node's daemon answered over CPG instead (OWNER, PID, COMM, POS and WAITED of\n"
+	"that node); a line after the table says so, or, on a host with cluster\n"
+	"domains and no daemon, that the view is this node's only, and why.\n",
 	.help =
 	"JSON: {\"source\", \"locks\": [{\"domain\", \"key\", \"rank\", \"id\", \"role\"\n"
 	"(holder|waiter|converter), \"position\", \"owner_id\", \"pid\", \"comm\",\n"
@@ -497,13 +692,16 @@ const struct olc_cmd olc_cmd_locks = {
 	"on another node's row), \"node\" (null: this host; another\n"
 	"node's row: its node id, null owner_id, pid, comm, token and waited_us),\n"
 	"\"dlm_granted\", \"dlm_requested\" (another node's row: NL, PR, EX, or null for\n"
-	"none; null on this host's rows): every row has every key, a holder's\n"
-	"position is 0}],\n"
+	"none; null on this host's rows), \"view\" (local, dlm: this node's DLM, or\n"
+	"xdetectd: that node's daemon, with its owner_id, pid, comm, waited_us):\n"
+	"every row has every key, a holder's position is 0}],\n"
 	"\"cluster\": [{\"domain\", \"lockspace\", \"file\", \"snapshot\" (true), \"read_at\",\n"
 	"\"this_node\" (null: not known), \"readable\", \"error\" (null when readable),\n"
 	"\"ignored_resources\", \"keys\" (both null when not readable): [{\"key\", \"rank\",\n"
 	"\"id\", \"master\" (here|elsewhere|unknown), \"master_node\", \"all_nodes_known\"}]}],\n"
 	"\"all_nodes\" (null without ordlock-xdetectd): {\"node\", \"nodes\" (that answered),\n"
-	"\"missing\", \"complete\", \"locks\": [{\"domain\", \"role\", \"owner\": {\"node\",\n"
-	"\"owner_id\", \"pid\", \"comm\", \"key\", \"mode\", ...}}]}}: every node's owners.\n",
+	"\"missing\", \"complete\", \"locks\": [{\"domain\", \"role\", \"position\",\n"
+	"\"waited_us\", \"owner\": {\"node\", \"owner_id\", \"pid\", \"comm\", \"key\",\n"
+	"\"mode\", \"in_dlm\", ...}}]}: every node's owners, \"all_nodes_error\" (why\n"
+	"all_nodes is null, else null)}.\n",
 };

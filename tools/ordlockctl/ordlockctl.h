@@ -324,6 +324,16 @@ const char *olc_key(const char *domain, uint32_t rank, uint64_t id);
 void olc_json_who(struct olc_json *j, const char *key, const struct olc_who *w);
 /* xdview.c: ordlock-xdetectd's answer to @cmd ("locks", "state"), or null */
 void olc_json_xdetectd(struct olc_json *j, const char *key, const char *cmd);
+struct olc_xd_view;
+struct olc_xd_state;
+/*
+ * xdview.c: the daemon's "locks" (every node's holders and waiters) and
+ * "state" (its rounds) read (xdparse.h): 0, or -errno with a sentence in
+ * @why (no daemon: -ENOENT or -ECONNREFUSED); @raw (may be NULL): the
+ * answer as it came (malloc()ed; NULL when none), for the JSON outputs
+ */
+int olc_xd_load_view(struct olc_xd_view *v, char *why, size_t len, char **raw);
+int olc_xd_load_state(struct olc_xd_state *s, char *why, size_t len, char **raw);
 void olc_json_key(struct olc_json *j, const char *domain, uint32_t rank,
 		  uint64_t id);
 

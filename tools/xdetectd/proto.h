@@ -131,7 +131,10 @@ enum xd_kind {
 	/* the cluster's view (not the protocol: xdetectd.c answers them) */
 	XD_MSG_VIEW_REQ = 4,	/* round: the request; no entries */
 	XD_MSG_VIEW = 5,	/* round: the request; live: the last part;
-				 * entries: locks of the sender's node */
+				 * entries: locks of the sender's node, with
+				 * @gen their queue position, and when waiting
+				 * @hold_gen the microseconds waited, @start_ns the
+				 * wait's start (else both 0) */
 	__XD_MSG_MAX
 };
 

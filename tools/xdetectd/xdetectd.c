@@ -758,6 +758,16 @@ static int view_entry(struct nlattr **tb, void *arg)
 		   e.role == ORDLOCK_ROLE_CONVERTER ? XD_V_CONVERTER : 0;
 	if (OLC_NL_HAS(&e, ORDLOCK_E_CLUSTER_WAIT))
 		v->flags |= XD_V_CLUSTER_WAIT;
+	/* a VIEW's own fields (proto.h): the place in the queue, the wait */
+	v->gen = e.position;
+	if (OLC_NL_HAS(&e, ORDLOCK_E_WAITED_US)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v->hold_gen = e.waited_us;
+		v->start_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec -
+			      e.waited_us * 1000ULL;
+	}
 	return 0;
 }
 
@@ -837,15 +847,23 @@ static void view_part(struct daemon *dm, const struct xd_msg *m)
 	if (!r)
 		return;
 	for (i = 0; i < m->path.len; i++) {
-		const struct xd_vertex *v = &m->path.v[i];
+		struct xd_vertex v = m->path.v[i];
 
 		fputs(r->nlocks++ ? ",\n  " : "\n  ", r->f);
 		fprintf(r->f, "{\"domain\": ");
 		json_str(r->f, m->domain);
-		fprintf(r->f, ", \"role\": \"%s\", \"owner\": ",
-			v->flags & XD_V_HOLDER ? "holder" :
-			v->flags & XD_V_CONVERTER ? "converter" : "waiter");
-		json_vertex(r->f, v);
+		/* gen and hold_gen of a VIEW's entry: its position and wait */
+		fprintf(r->f, ", \"role\": \"%s\", \"position\": %llu, \"waited_us\": ",
+			v.flags & XD_V_HOLDER ? "holder" :
+			v.flags & XD_V_CONVERTER ? "converter" : "waiter",
+			(unsigned long long)v.gen);
+		if (v.start_ns)
+			fprintf(r->f, "%llu", (unsigned long long)v.hold_gen);
+		else
+			fputs("null", r->f);
+		fputs(", \"owner\": ", r->f);
+		v.gen = 0;
+		json_vertex(r->f, &v);
 		fputc('}', r->f);
 	}
 	if (m->live && r->nanswered < XD_MEMBERS_MAX)

@@ -343,8 +343,7 @@ bool ordlock_res_pass_first(struct ordlock_resource *res)
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
-	/* A waiter that spins for the key runs: it is handed the key */
-	if (w->spinning || !ordlock_res_may_pass(res, w))
+	if (!ordlock_res_may_pass(res, w))
 		return false;
 	if (!w->woken) {
 		w->woken = true;
@@ -415,11 +414,11 @@ static bool ordlock_res_grant_spinner(struct ordlock_resource *res,
  * woken and takes the key itself when it runs (ordlock_res_take_woken()),
  * unless a request that comes meanwhile takes it first: a running task
  * that releases and takes a key again does not wait for a sleeping one to
- * wake up, as with flock(2) and the kernel's mutexes. A first waiter that
- * spins on its CPU is handed the key in place, as is any waiter that may
- * not be passed (ordlock_res_grant_waiters()); a spinning waiter close
- * behind sleeping ones that may be passed takes the key past them
- * (ordlock_res_grant_spinner()).
+ * wake up, as with flock(2) and the kernel's mutexes (a first waiter that
+ * spins sees the flag at once, and races the releaser for the key, as a
+ * mutex's spinners do). A first waiter that sleeps lets a spinning waiter
+ * close behind it take the key in place (ordlock_res_grant_spinner()).
+ * Any other waiter is handed the key in place (ordlock_res_grant_waiters()).
  */
 void ordlock_res_release_waiters(struct ordlock_resource *res)
 {
@@ -427,11 +426,11 @@ void ordlock_res_release_waiters(struct ordlock_resource *res)
 
 	lockdep_assert_held(&ordlock_res_bucket(res)->lock);
 	w = list_first_entry(&res->waiters, struct ordlock_waiter, node);
-	if (w->spinning || !ordlock_res_may_pass(res, w)) {
+	if (!ordlock_res_may_pass(res, w)) {
 		ordlock_res_grant_waiters(res);
 		return;
 	}
-	if (ordlock_res_grant_spinner(res, w))
+	if (!w->spinning && ordlock_res_grant_spinner(res, w))
 		return;
 	if (!w->woken && ordlock_res_fits(res, w)) {
 		w->woken = true;

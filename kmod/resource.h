@@ -79,8 +79,9 @@ struct ordlock_resource {
  *	never passed, as one that holds keys granted by the kernel
  * @spinning: the waiter's task spins on its CPU for the key (wait.c's
  *	ordlock_spin()); set and cleared by that task under the bucket lock.
- *	A release hands the key to a spinning waiter in place: it runs, and
- *	takes it without a wake-up (ordlock_res_release_waiters())
+ *	A release that finds the first waiter asleep hands the key to a
+ *	spinning waiter behind it in place: it runs, and takes it without a
+ *	wake-up (ordlock_res_release_waiters())
  * @passed: how many times it was passed: woken for the key and found it
  *	taken by a request that came meanwhile, or left asleep while a
  *	spinning waiter behind it was handed the key; under the bucket lock

@@ -112,8 +112,11 @@ static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 
 	spin_lock(&bucket->lock);
 	for (;;) {
-		if (w->woken)
+		/* Passed: a spinner may spin again while the new holder runs */
+		if (w->woken) {
 			ordlock_res_take_woken(res, w);
+			spun = false;
+		}
 		if (w->granted) {
 			ret = 0;
 			break;

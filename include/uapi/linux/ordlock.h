@@ -77,11 +77,11 @@
  * A waiter spins on its CPU for up to spin_us (default 50 microseconds)
  * before it sleeps, while the task that holds the key runs on a CPU (for
  * a key whose holder the kernel cannot name, only the first waiter, while
- * no other task is runnable on its CPU). A release hands the key at once
- * to a first waiter that spins; and when the first waiter sleeps and may
- * be passed, to a waiter among the next four that spins, if every waiter
- * ahead of it may be passed too: each of those counts a pass, and the
- * promise above holds for them as for a pass by a new request.
+ * no other task is runnable on its CPU). When the first waiter sleeps and
+ * may be passed, a release hands the key at once to a waiter among the
+ * next four that spins, if every waiter ahead of it may be passed too:
+ * each of those counts a pass, and the promise above holds for them as for
+ * a pass by a new request.
  */
 
 /**

@@ -261,6 +261,8 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 	}
 	__set_current_state(TASK_RUNNING);
 	mutex_lock(&owner->lock);
+	/* either may free the lock: its id is no longer read (XD_WALK) */
+	ordlock_xd_blk(owner, false);
 	if (!ret)
 		return backend->ops->lock_result(*blkp);
 	/* given up: the pending lock is cancelled (a grant meanwhile let go) */
@@ -510,12 +512,16 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 	lockdep_assert_held(&req->owner->lock);
 	if (req->convert)
 		return ordlock_cluster_convert_poll(req);
+	/* the outcome may free the lock: its id is not read meanwhile */
+	ordlock_xd_blk(req->owner, false);
 	ret = backend->ops->lock_result(*ordlock_hold_blkp(hold));
 	if (ret == -EINPROGRESS) {
 		/* chosen by XD_FAIL (which woke the request), or too late */
 		victim = ordlock_xd_victim(req->owner);
-		if (!victim && ktime_before(ktime_get(), req->cluster_deadline))
+		if (!victim && ktime_before(ktime_get(), req->cluster_deadline)) {
+			ordlock_xd_blk(req->owner, true);
 			return ret;
+		}
 		backend->ops->unlock(*ordlock_hold_blkp(hold));
 		ret = victim ? -EDEADLK : -ETIMEDOUT;
 	}

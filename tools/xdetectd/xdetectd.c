@@ -40,12 +40,16 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "dlmdebug.h"
+#include "file.h"
 #include "nl.h"
 #include "proto.h"
 #include "walk.h"
 
 #define XD_GROUP		"ordlock-xdetect"
 #define XD_DLM_COMMS		"/sys/kernel/config/dlm/cluster/comms"
+/* The DLM's view of a lockspace: the queues of the keys mastered here */
+#define XD_DLM_DEBUGFS		"/sys/kernel/debug/dlm"
 #define XD_RETRY_MS		1000
 #define XD_EV_RCVBUF		(4 << 20)
 #define XD_DELAY_CACHE		32
@@ -282,6 +286,43 @@ static int k_walk_key(void *ctx, const char *domain, const struct xd_vertex *w,
 		out->p[i].v[0].flags &= ~XD_V_SOFT;
 	/* a domain this node does not have: no holder here */
 	return ret == -ENOENT ? 0 : ret;
+}
+
+/*
+ * The requests queued in the DLM for a key this node masters (the soft
+ * edges across nodes): the DLM's debugfs file of the domain's lockspace
+ * (tools/common/dlmdebug.c reads it), this node's own named by its id
+ */
+static int k_dlm_queue(void *ctx, const char *domain, uint32_t rank, uint64_t id,
+		       struct xd_qent *out, unsigned int max)
+{
+	static struct olc_dlm_qent q[XD_QUEUE_MAX];
+	struct daemon *dm = ctx;
+	char path[128], *buf = NULL;
+	unsigned int i, n = 0;
+	size_t len = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" ORDLOCK_DLM_LS_PREFIX "%s_all",
+		 XD_DLM_DEBUGFS, domain);
+	if (olc_read_file(path, &buf, &len))
+		return -ENOENT;
+	ret = olc_dlm_queue(buf, len, rank, id, q, XD_QUEUE_MAX);
+	free(buf);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < (unsigned int)ret && n < max; i++) {
+		/* ordlock_dlm asks PR or EX; the NL anchors are granted */
+		if (q[i].rqmode != OLC_DLM_PR && q[i].rqmode != OLC_DLM_EX)
+			continue;
+		out[n].node = q[i].node ? (uint32_t)q[i].node : dm->node;
+		out[n].lkid = q[i].lkid;
+		out[n].mode = q[i].rqmode == OLC_DLM_EX ? ORDLOCK_MODE_EXCLUSIVE :
+			      ORDLOCK_MODE_SHARED;
+		out[n].ts = q[i].ts_ns;
+		n++;
+	}
+	return (int)n;
 }
 
 static int live_reply(struct nlattr **tb, void *arg)
@@ -554,6 +595,7 @@ static void x_log(void *ctx, int level, const char *line)
 static const struct xd_ops ops = {
 	.walk_owner = k_walk_owner,
 	.walk_key = k_walk_key,
+	.dlm_queue = k_dlm_queue,
 	.check = k_check,
 	.fail = k_fail,
 	.send = c_send,

@@ -287,7 +287,7 @@ void ordlock_xd_arm(struct ordlock_owner *owner, struct ordlock_request *req,
 	spin_lock(&ordlock_xd_dlm_lock);
 	owner->xd_req = req;
 	owner->xd_task = task;
-	owner->xd_blk = req != NULL;
+	owner->xd_blk = !!req;
 	spin_unlock(&ordlock_xd_dlm_lock);
 }
 

@@ -588,6 +588,9 @@ static void xd_soft_steps(struct xd_state *s, const struct xd_msg *m)
 		qv->q_ts = q[i].ts;
 		qv->q_prev_ts = q[b].ts;
 		s->stats.soft_steps++;
+		xd_log(s, 2, "soft edge: owner %llu's request on key %u:%llu is queued behind node %u's (lock %x)",
+		       (unsigned long long)last->owner, last->key_rank,
+		       (unsigned long long)last->key_id, qv->node, qv->lkid);
 		if (qv->node == s->node) {
 			xd_soft_resolve(s, m->domain, &m->path, qv);
 			continue;

@@ -981,11 +981,13 @@ static void write_state(struct daemon *dm, FILE *f)
 		dm->state_sent == ORDLOCK_XD_JOINING ? "joining" : "off");
 	for (i = 0; i < dm->xs.nmembers; i++)
 		fprintf(f, "%s%u", i ? ", " : "", dm->xs.members[i]);
-	fprintf(f, "],\n \"stats\": {\"probes_started\": %llu, \"probes_sent\": %llu, \"probes_dropped\": %llu, \"rounds\": %llu, \"decided\": %llu, \"aborted\": %llu, \"victims\": %llu, \"stale\": %llu, \"events_lost\": %lu},\n \"waits\": [",
+	fprintf(f, "],\n \"stats\": {\"probes_started\": %llu, \"probes_sent\": %llu, \"probes_dropped\": %llu, \"rounds\": %llu, \"decided\": %llu, \"aborted\": %llu, \"victims\": %llu, \"stale\": %llu, \"soft_steps\": %llu, \"soft_dropped\": %llu, \"events_lost\": %lu},\n \"waits\": [",
 		(unsigned long long)st->probes_started, (unsigned long long)st->probes_sent,
 		(unsigned long long)st->probes_dropped, (unsigned long long)st->rounds,
 		(unsigned long long)st->decided, (unsigned long long)st->aborted,
-		(unsigned long long)st->victims, (unsigned long long)st->stale, dm->ev_lost);
+		(unsigned long long)st->victims, (unsigned long long)st->stale,
+		(unsigned long long)st->soft_steps, (unsigned long long)st->soft_dropped,
+		dm->ev_lost);
 	for (i = 0; i < dm->xs.nwaits; i++) {
 		fprintf(f, "%s\n  {\"domain\": ", i ? "," : "");
 		json_str(f, dm->xs.waits[i].domain);

@@ -391,6 +391,8 @@ static int k_fail(void *ctx, const char *domain, const struct xd_vertex *cycle,
 		goto too_big;
 	for (i = 0; i < n; i++) {
 		const struct xd_vertex *v = &cycle[i];
+		/* how the next one blocks it: queued ahead (soft), or holds */
+		const struct xd_vertex *next = &cycle[(i + 1) % n];
 		struct nlattr *e = olc_nl_nest_start(msg, ORDLOCK_A_ENTRY);
 		struct ordlock_key k = {
 			.id = v->key_id, .rank = v->key_rank, .mode = (uint16_t)v->mode,
@@ -404,7 +406,10 @@ static int k_fail(void *ctx, const char *domain, const struct xd_vertex *cycle,
 		    nla_put_u64(msg, ORDLOCK_E_XD_GEN, v->gen) ||
 		    nla_put_u64(msg, ORDLOCK_E_TIME_NS, v->start_ns) ||
 		    nla_put_u32(msg, ORDLOCK_E_XD_NODE, v->node) ||
-		    nla_put_u64(msg, ORDLOCK_E_XD_BOOT, v->boot))
+		    nla_put_u64(msg, ORDLOCK_E_XD_BOOT, v->boot) ||
+		    ((next->flags & XD_V_SOFT) &&
+		     (nla_put_u32(msg, ORDLOCK_E_EDGE, ORDLOCK_EDGE_SOFT) ||
+		      nla_put_u32(msg, ORDLOCK_E_MODE, next->mode))))
 			goto too_big;
 		nla_nest_end(msg, e);
 	}

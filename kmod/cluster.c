@@ -132,6 +132,28 @@ static int ordlock_cluster_xd_victim(struct ordlock_owner *owner, int ret)
 	return ret;
 }
 
+/* The DLM's lock id of @req's pending lock (ordlock_xd_lkid()'s reader) */
+static u32 ordlock_cluster_req_lkid(struct ordlock_request *req)
+{
+	const struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+	struct ordlock_backend_lock *blk = READ_ONCE(*ordlock_hold_blkp(req->cur));
+
+	return blk && backend && backend->ops->lkid ? backend->ops->lkid(blk) : 0;
+}
+
+/**
+ * ordlock_cluster_lkid() - the cluster's id of @owner's pending lock, when
+ *	it waits in the DLM and XD_FAIL may end that wait (soft edges across
+ *	nodes); 0 when not known
+ * @owner: the owner, any lock held or none
+ *
+ * Return: the id, or 0.
+ */
+u32 ordlock_cluster_lkid(struct ordlock_owner *owner)
+{
+	return ordlock_xd_lkid(owner, ordlock_cluster_req_lkid);
+}
+
 /*
  * The views: @hold, granted locally, waits for its lock (or conversion to
  * @mode) in the cluster from now on; the owner shows the wait as a local

@@ -195,7 +195,7 @@ static int ordlock_nl_xd_event(struct notifier_block *nb, unsigned long kind,
 
 	/* known when the request is made in the DLM already */
 	if (kind == ORDLOCK_XD_WAIT && ev->cluster_wait)
-		v.lkid = ordlock_xd_lkid(owner);
+		v.lkid = ordlock_cluster_lkid(owner);
 
 	strscpy(v.comm, owner->comm, sizeof(v.comm));
 	ordlock_nl_xd_send(ev->kind, ev->end, owner->domain->name, &v);

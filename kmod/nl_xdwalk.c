@@ -122,7 +122,7 @@ void ordlock_nl_xd_vert_of(struct ordlock_nl_xd_vert *v,
 		v->id = READ_ONCE(owner->pending.id);
 		v->mode = READ_ONCE(owner->pending.mode);
 		v->cluster_wait = true;
-		v->lkid = ordlock_xd_lkid(owner);
+		v->lkid = ordlock_cluster_lkid(owner);
 	}
 	v->gen = READ_ONCE(owner->xd_gen);
 	v->hold_gen = hold_gen;

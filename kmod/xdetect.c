@@ -36,8 +36,6 @@
 #include <linux/timekeeping.h>
 #include <linux/uaccess.h>
 
-#include "backend.h"
-#include "cluster.h"
 #include "domain.h"
 #include "owner.h"
 #include "request.h"
@@ -311,26 +309,22 @@ void ordlock_xd_blk(struct ordlock_owner *owner, bool readable)
  * ordlock_xd_lkid() - the DLM's lock id of @owner's wait in the DLM, for
  *	the daemon's soft edges (docs/cluster.md, "Deadlocks across nodes")
  * @owner: the owner, any lock held or none (ordlock_xd_dlm_lock is a leaf)
+ * @read: reads it from the armed request (cluster.c's, which knows the
+ *	backend); called under ordlock_xd_dlm_lock, must not sleep
  *
  * Return: the id, 0 when not known (not armed: an upgrade's conversion,
  * or a policy other than detect; the request not made in the DLM yet; the
  * wait ending).
  */
-u32 ordlock_xd_lkid(struct ordlock_owner *owner)
+u32 ordlock_xd_lkid(struct ordlock_owner *owner,
+		    u32 (*read)(struct ordlock_request *req))
 {
-	struct ordlock_backend *backend = READ_ONCE(owner->domain->backend);
-	struct ordlock_backend_lock *blk;
 	u32 lkid = 0;
 
-	if (!backend || !backend->ops->lkid)
-		return 0;
 	spin_lock(&ordlock_xd_dlm_lock);
-	if (owner->xd_req && owner->xd_blk) {
-		/* armed and readable: cluster.c cannot let it go meanwhile */
-		blk = READ_ONCE(*ordlock_hold_blkp(owner->xd_req->cur));
-		if (blk)
-			lkid = backend->ops->lkid(blk);
-	}
+	/* armed and readable: cluster.c cannot let its lock go meanwhile */
+	if (owner->xd_req && owner->xd_blk)
+		lkid = read(owner->xd_req);
 	spin_unlock(&ordlock_xd_dlm_lock);
 	return lkid;
 }

@@ -312,7 +312,7 @@ void ordlock_xd_blk(struct ordlock_owner *owner, bool readable)
  * @read: reads it from the armed request (cluster.c's, which knows the
  *	backend); called under ordlock_xd_dlm_lock, must not sleep
  *
- * Return: the id, 0 when not known (not armed: an upgrade's conversion,
+ * Return: the id, 0 when not known (not armed: an asynchronous upgrade's,
  * or a policy other than detect; the request not made in the DLM yet; the
  * wait ending).
  */

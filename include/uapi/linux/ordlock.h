@@ -1588,7 +1588,8 @@ struct ordlock_unlock {
  *             not fit
  * EOPNOTSUPP  the request came from a network namespace other than the
  *             initial one; XD_CHECK or XD_FAIL of a domain that is not a
- *             cluster domain, XD_FAIL of an upgrade's wait in the DLM;
+ *             cluster domain, XD_FAIL of an asynchronous (netlink)
+ *             upgrade's wait in the DLM;
  *             %ORDLOCK_A_FASTPATH 1 in a cluster domain
  *             (or with %ORDLOCK_A_CLUSTER 1), %ORDLOCK_A_CLUSTER 1 in a
  *             domain with the fast path
@@ -2037,8 +2038,8 @@ enum ordlock_failure_attr {
  *	request of a wait in the DLM, for the soft edges across nodes (the
  *	daemon finds it in the key's queue on its master); absent while not
  *	known (the request not made yet, the wait ending) and for a wait
- *	XD_FAIL cannot end (an upgrade's conversion, a policy other than
- *	detect)
+ *	XD_FAIL cannot end (an asynchronous upgrade's conversion, a policy
+ *	other than detect)
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {

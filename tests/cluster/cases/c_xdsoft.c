@@ -20,6 +20,14 @@
  *   Which owner is the victim depends on the guests' clocks (the
  *   youngest wait): not asserted.
  *   Measured (not asserted): the time from the closing wait to its end.
+ * - "upgrade": node 1's owner U holds 71 shared and 72; node 2's owner V
+ *   holds 71 shared and asks 72 (waits for U); 2 s later U upgrades 71
+ *   (waits in the DLM for V's shared hold) and closes the cycle. Exactly
+ *   one EDEADLK, the other granted; when U's upgrade is the victim (the
+ *   youngest wait, as the guests' clocks say), it fails with a 2-step
+ *   cycle and U still holds 71 shared (the conversion cancelled in the
+ *   DLM). Before, XD_FAIL could not end an upgrade's wait (EOPNOTSUPP):
+ *   such a cycle ended by the 20 s timeouts.
  *
  * cluster-timeout: 180
  */
@@ -46,6 +54,93 @@ static const struct xd_owner soft[] = {
 	{ 1, 62, 61, 1000, false, true, SOFT_WANT_MS },
 };
 static const char *const names[] = { "C", "B", "A" };
+
+/* the upgrade's owners: U on node 1, V on node 2; res.up.N: err ms steps still */
+static void upgrade_owner(void)
+{
+	struct ordlock_key k[2] = { ORDLOCK_SH(1, 71), ORDLOCK_EX(1, 72) };
+	struct ordlock_cycle_step steps[ORDLOCK_CYCLE_MAX];
+	uint32_t nodes[ORDLOCK_CYCLE_MAX];
+	struct ordlock *ol = ordlock_open(dom);
+	int ret, err = 0, n = 0, still = 0, j;
+	char name[64];
+	long long t0;
+	FILE *f;
+
+	if (!ol || ordlock_acquire(ol, k, cl_node == 1 ? 2 : 1, SOFT_WANT_MS, 0, NULL))
+		_exit(11);
+	snprintf(name, sizeof(name), "held.up.%d", cl_node);
+	cl_touch(cl_path(name));
+	for (j = 0; j < 6000 && !cl_exists(cl_path("go.up")); j++)
+		usleep(20000);
+	if (cl_node == 1)
+		usleep(2000 * 1000);
+	t0 = cl_ms();
+	ret = cl_node == 1 ? ordlock_convert(ol, ORDLOCK_EX(1, 71), SOFT_WANT_MS, 0, NULL) :
+			     ordlock_acquire(ol, &k[1], 1, SOFT_WANT_MS, 0, NULL);
+	if (ret)
+		err = errno;
+	t0 = cl_ms() - t0;
+	if (err == EDEADLK)
+		n = ordlock_last_cycle_nodes(ol, steps, nodes, ORDLOCK_CYCLE_MAX);
+	/* still held shared: a "downgrade" to the mode held succeeds */
+	if (cl_node == 1 && err == EDEADLK)
+		still = ordlock_convert(ol, ORDLOCK_SH(1, 71), 1000, 0, NULL) == 0;
+	snprintf(name, sizeof(name), "res.up.%d", cl_node);
+	f = fopen(cl_path(name), "w");
+	if (f) {
+		fprintf(f, "%d %lld %d %d\n", err, t0, n, still);
+		fclose(f);
+	}
+	ordlock_release_all(ol);
+	ordlock_close(ol);
+	_exit(0);
+}
+
+static void upgrade(void)
+{
+	int err[3] = { -1, -1, -1 }, steps[3] = { 0 }, still[3] = { 0 }, i, k;
+	long long ms[3] = { 0 };
+	char name[64];
+	pid_t pid = 0;
+	FILE *f;
+
+	if (cl_node <= 2) {
+		pid = fork();
+		if (pid == 0)
+			upgrade_owner();
+		snprintf(name, sizeof(name), "held.up.%d", cl_node);
+		for (k = 0; k < 600 && !cl_exists(cl_path(name)); k++)
+			usleep(100000);
+	}
+	cl_barrier("up.held");
+	if (cl_node == 1)
+		cl_touch(cl_path("go.up"));
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	cl_barrier("up.done");
+	if (cl_node != 1)
+		return;
+	for (i = 1; i <= 2; i++) {
+		snprintf(name, sizeof(name), "res.up.%d", i);
+		f = fopen(cl_path(name), "r");
+		if (f && fscanf(f, "%d %lld %d %d", &err[i], &ms[i], &steps[i], &still[i]) != 4)
+			err[i] = -1;
+		if (f)
+			fclose(f);
+		diag("upgrade: %s %s after %lld ms", i == 1 ? "U's upgrade" : "V's request",
+		     err[i] == 0 ? "granted" : err[i] > 0 ? strerror(err[i]) : "no result", ms[i]);
+	}
+	is_int((err[1] == EDEADLK) + (err[2] == EDEADLK), 1,
+	       "upgrade: a cycle closed by an upgrade across nodes: exactly one EDEADLK");
+	is_int((err[1] == 0) + (err[2] == 0), 1, "upgrade: the other granted");
+	if (err[1] == EDEADLK) {
+		is_int(steps[1], 2, "upgrade: the upgrade was the victim, its cycle of 2 owners");
+		ok(still[1], "upgrade: ... and its owner still holds 71 shared");
+	} else {
+		diag("upgrade: the victim was V's request (the youngest by the guests' clocks)");
+	}
+}
 
 int main(void)
 {
@@ -97,6 +192,8 @@ int main(void)
 		     "grant (after the victim's rollback)", ms);
 	}
 	cl_barrier("checked");
+	upgrade();
+	cl_barrier("upgraded");
 	xd_stop();
 	if (cl_node <= 3)
 		xd_log_tail("at the end");

@@ -37,8 +37,6 @@ full=(
 	"-DNN=2 -DTIMEOUTS=1 -DROUNDS=2|a 2-node cycle at each node's pace, a wait that times out and waits again"
 	"-DNN=2 -DKILLS=1|a 2-node cycle at each node's pace, a node killed"
 	"-DNN=2 -DLOCKSTEP -DTIMEOUTS=1 -DROUNDS=2 -DKILLS=1|a 2-node cycle, a timeout and a death"
-	"-DSOFT -DLOCKSTEP -DFLIPS|a soft edge across nodes, the queue's order changed at any step"
-	"-DSOFT -DLOCKSTEP -DKILLS=1|a soft edge across nodes, the key's master killed (the queue rebuilt in another order)"
 )
 [[ ${XDETECT_FULL:-0} == 1 ]] && cfgs+=("${full[@]/#/HC4 }")
 for c in "${cfgs[@]}"; do

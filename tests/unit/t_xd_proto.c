@@ -939,6 +939,16 @@ static void test_soft(void)
 	is_int(nodes[4].s.stats.decided, nodes[1].s.stats.decided,
 	       "the master, with no vertex, decided the same rounds");
 
+	/* the key's master is a node of the cycle (C's, node 2): its one
+	 * ACK checks C's wait and the queue */
+	soft_cycle(&a, &b, &c, true);
+	queues[3].master = 2;
+	tick_all(100);
+	run();
+	is_int(total_fails(), 1, "the master one of the cycle's nodes: exactly one victim");
+	ok(nodes[2].s.stats.soft_steps > 0 && nodes[4].s.stats.soft_steps == 0,
+	   "... the queued-ahead step made on node 2 only");
+
 	/* today's daemons (no queue shown): the cycle is not found */
 	soft_cycle(&a, &b, &c, false);
 	tick_all(100);

@@ -109,6 +109,10 @@ struct ordlock_backend_lock;
  *	old mode on its own (the cluster's request cancelled, or converted
  *	back if the grant won the race, as for @convert's caller giving up),
  *	@done is not called after this returns, and it returns 0
+ * @lkid: the cluster's own id of @lock's request (the DLM's lock id), 0
+ *	while not known yet (the request not made); optional (NULL: never
+ *	known). Never sleeps, takes no lock: the caller keeps @lock alive
+ *	(cluster.c: ordlock_cluster_lkid())
  */
 struct ordlock_backend_ops {
 	struct ordlock_backend_space *(*join)(const char *domain);
@@ -128,6 +132,7 @@ struct ordlock_backend_ops {
 	int (*convert_async)(struct ordlock_backend_lock *lock, bool exclusive,
 			     u32 flags, void (*done)(void *data), void *data);
 	int (*convert_result)(struct ordlock_backend_lock *lock, bool abandon);
+	u32 (*lkid)(struct ordlock_backend_lock *lock);
 };
 
 /**

@@ -112,8 +112,8 @@ static void ordlock_cluster_xd_arm(struct ordlock_request *req, bool on)
 	struct ordlock_owner *owner = req->owner;
 
 	lockdep_assert_held(&owner->lock);
-	/* an upgrade's conversion waits in the backend alone */
-	if (on && (req->convert ||
+	/* an asynchronous upgrade's conversion waits in the backend alone */
+	if (on && ((req->convert && req->notify) ||
 		   READ_ONCE(owner->domain->policy) != ORDLOCK_POLICY_DETECT))
 		return;
 	if (!on && !owner->xd_req)
@@ -130,6 +130,29 @@ static int ordlock_cluster_xd_victim(struct ordlock_owner *owner, int ret)
 	lockdep_assert_held(&owner->lock);
 	owner->failure.cycle_len = ordlock_xd_take_victim_dlm(owner);
 	return ret;
+}
+
+/* The DLM's lock id of @req's pending lock (ordlock_xd_lkid()'s reader) */
+static u32 ordlock_cluster_req_lkid(struct ordlock_request *req)
+{
+	const struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
+	struct ordlock_hold *hold = req->convert ? req->hold : req->cur;
+	struct ordlock_backend_lock *blk = READ_ONCE(*ordlock_hold_blkp(hold));
+
+	return blk && backend && backend->ops->lkid ? backend->ops->lkid(blk) : 0;
+}
+
+/**
+ * ordlock_cluster_lkid() - the cluster's id of @owner's pending lock, when
+ *	it waits in the DLM and XD_FAIL may end that wait (soft edges across
+ *	nodes); 0 when not known
+ * @owner: the owner, any lock held or none
+ *
+ * Return: the id, or 0.
+ */
+u32 ordlock_cluster_lkid(struct ordlock_owner *owner)
+{
+	return ordlock_xd_lkid(owner, ordlock_cluster_req_lkid);
 }
 
 /*
@@ -217,6 +240,72 @@ static void ordlock_cluster_sync_done(void *data)
 }
 
 /*
+ * Wait in the calling task, the owner's lock dropped meanwhile, until the
+ * backend's done hook ran (0), XD_FAIL chose the wait (-EDEADLK), a signal
+ * (-EINTR) or @deadline (-ETIMEDOUT)
+ */
+static int ordlock_cluster_sync_wait(struct ordlock_owner *owner,
+				     struct ordlock_cluster_sync *s,
+				     ktime_t deadline)
+{
+	int ret = 0;
+
+	lockdep_assert_held(&owner->lock);
+	mutex_unlock(&owner->lock);
+	for (;;) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		/* pairs with ordlock_cluster_sync_done()'s smp_store_release() */
+		if (smp_load_acquire(&s->done))
+			break;
+		if (ordlock_xd_victim(owner)) {
+			ret = -EDEADLK;
+			break;
+		}
+		if (signal_pending(current)) {
+			ret = -EINTR;
+			break;
+		}
+		if (ktime_compare(ktime_get(), deadline) >= 0) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
+					 HRTIMER_MODE_ABS);
+	}
+	__set_current_state(TASK_RUNNING);
+	mutex_lock(&owner->lock);
+	return ret;
+}
+
+/*
+ * An upgrade's conversion in the cluster in the calling task, in a domain
+ * with policy detect: as the backend's @convert, but also given up when
+ * XD_FAIL chooses the wait as a victim (-EDEADLK), which the backend's own
+ * wait does not see. A conversion given up is abandoned: the backend
+ * cancels it in the cluster (or converts it back if the grant won), and
+ * the key stays held shared. Return: as the backend's @convert.
+ */
+static int ordlock_cluster_convert_detect(struct ordlock_request *req,
+					  struct ordlock_backend *backend,
+					  u32 flags, ktime_t deadline)
+{
+	struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
+	struct ordlock_cluster_sync s = { .task = current };
+	int ret;
+
+	ret = backend->ops->convert_async(blk, true, flags,
+					  ordlock_cluster_sync_done, &s);
+	if (ret)
+		return ret;
+	ret = ordlock_cluster_sync_wait(req->owner, &s, deadline);
+	ordlock_xd_blk(req->owner, false);
+	if (!ret)
+		return backend->ops->convert_result(blk, false);
+	backend->ops->convert_result(blk, true);
+	return ret;
+}
+
+/*
  * The cluster's lock of key req->next in the calling task, in a domain with
  * policy detect: as the backend's @lock, but also given up when XD_FAIL
  * chooses the wait as a victim (-EDEADLK), which the backend's own wait
@@ -238,29 +327,9 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 				       flags, ordlock_cluster_sync_done, &s, blkp);
 	if (ret)
 		return ret;
-	mutex_unlock(&owner->lock);
-	for (;;) {
-		set_current_state(TASK_INTERRUPTIBLE);
-		/* pairs with ordlock_cluster_sync_done()'s smp_store_release() */
-		if (smp_load_acquire(&s.done))
-			break;
-		if (ordlock_xd_victim(owner)) {
-			ret = -EDEADLK;
-			break;
-		}
-		if (signal_pending(current)) {
-			ret = -EINTR;
-			break;
-		}
-		if (ktime_compare(ktime_get(), deadline) >= 0) {
-			ret = -ETIMEDOUT;
-			break;
-		}
-		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
-					 HRTIMER_MODE_ABS);
-	}
-	__set_current_state(TASK_RUNNING);
-	mutex_lock(&owner->lock);
+	ret = ordlock_cluster_sync_wait(owner, &s, deadline);
+	/* either may free the lock: its id is no longer read (XD_WALK) */
+	ordlock_xd_blk(owner, false);
 	if (!ret)
 		return backend->ops->lock_result(*blkp);
 	/* given up: the pending lock is cancelled (a grant meanwhile let go) */
@@ -438,10 +507,21 @@ int ordlock_convert_cluster(struct ordlock_request *req,
 	/* A downgrade waits for nobody: only an upgrade is shown waiting */
 	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
 		ordlock_cluster_wait_begin(req, hold, key->mode);
-	mutex_unlock(&owner->lock);
-	ret = backend->ops->convert(ordlock_hold_blk(hold), key->mode == ORDLOCK_MODE_EXCLUSIVE,
-				    flags, deadline);
-	mutex_lock(&owner->lock);
+	if (owner->xd_req) {
+		/* policy detect: XD_FAIL may end the upgrade's wait */
+		ret = ordlock_cluster_convert_detect(req, backend, flags, deadline);
+		if (ret == -EDEADLK && ordlock_xd_victim(owner)) {
+			ordlock_cluster_wait_end(req, hold, ret);
+			return ordlock_cluster_xd_victim(owner,
+				ordlock_cluster_fail(req, ret, ORDLOCK_REASON_DEADLOCK, key));
+		}
+	} else {
+		mutex_unlock(&owner->lock);
+		ret = backend->ops->convert(ordlock_hold_blk(hold),
+					    key->mode == ORDLOCK_MODE_EXCLUSIVE,
+					    flags, deadline);
+		mutex_lock(&owner->lock);
+	}
 	if (key->mode == ORDLOCK_MODE_EXCLUSIVE)
 		ordlock_cluster_wait_end(req, hold, ret);
 	if (!ret)
@@ -510,12 +590,16 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 	lockdep_assert_held(&req->owner->lock);
 	if (req->convert)
 		return ordlock_cluster_convert_poll(req);
+	/* the outcome may free the lock: its id is not read meanwhile */
+	ordlock_xd_blk(req->owner, false);
 	ret = backend->ops->lock_result(*ordlock_hold_blkp(hold));
 	if (ret == -EINPROGRESS) {
 		/* chosen by XD_FAIL (which woke the request), or too late */
 		victim = ordlock_xd_victim(req->owner);
-		if (!victim && ktime_before(ktime_get(), req->cluster_deadline))
+		if (!victim && ktime_before(ktime_get(), req->cluster_deadline)) {
+			ordlock_xd_blk(req->owner, true);
 			return ret;
+		}
 		backend->ops->unlock(*ordlock_hold_blkp(hold));
 		ret = victim ? -EDEADLK : -ETIMEDOUT;
 	}

@@ -68,6 +68,7 @@ int ordlock_take_cluster(struct ordlock_request *req);
 int ordlock_convert_cluster(struct ordlock_request *req,
 			    const struct ordlock_rkey *key);
 int ordlock_cluster_poll(struct ordlock_request *req);
+u32 ordlock_cluster_lkid(struct ordlock_owner *owner);
 void ordlock_cluster_cancel(struct ordlock_request *req);
 void ordlock_cluster_unlock(struct ordlock_hold *hold);
 int ordlock_cluster_join(const char *name, const char **why,

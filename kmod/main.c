@@ -24,7 +24,7 @@
  *	    ordlock_graph_lock		spinlock, graph.c
  *	      bucket->lock		spinlock, struct ordlock_bucket; one at a time
  *		fd->owners		xa_lock of a fast owner table, fast_internal.h
- *	      ordlock_xd_dlm_lock	spinlock, xdetect.c (XD_FAIL)
+ *	      ordlock_xd_dlm_lock	spinlock, xdetect.c (XD_FAIL; XD_WALK's lock ids)
  *	    ordlock_xd_dlm_lock		(a wait in the DLM armed, its victim taken)
  *	    ordlock_fast_lock		mutex, fast_dev.c
  *	      bucket->lock

@@ -157,6 +157,7 @@ struct ordlock_nl_xd_vert {
 	u64 gen;
 	u64 hold_gen;
 	u64 since;
+	u32 lkid;
 	bool cluster_wait;
 };
 

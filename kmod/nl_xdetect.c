@@ -164,7 +164,8 @@ static void ordlock_nl_xd_send(u32 kind, u32 end, const char *domain,
 	    ordlock_nl_put_key(msg, ORDLOCK_E_KEY, v->rank, v->id, v->mode) ||
 	    nla_put_u64_64bit(msg, ORDLOCK_E_XD_GEN, v->gen, ORDLOCK_E_PAD) ||
 	    nla_put_u64_64bit(msg, ORDLOCK_E_TIME_NS, v->since, ORDLOCK_E_PAD) ||
-	    (v->cluster_wait && nla_put_flag(msg, ORDLOCK_E_CLUSTER_WAIT)))
+	    (v->cluster_wait && nla_put_flag(msg, ORDLOCK_E_CLUSTER_WAIT)) ||
+	    (v->lkid && nla_put_u32(msg, ORDLOCK_E_XD_LKID, v->lkid)))
 		goto err;
 	nla_nest_end(msg, entry);
 	genlmsg_end(msg, hdr);
@@ -191,6 +192,10 @@ static int ordlock_nl_xd_event(struct notifier_block *nb, unsigned long kind,
 		.since = ev->since_ns,
 		.cluster_wait = ev->cluster_wait,
 	};
+
+	/* known when the request is made in the DLM already */
+	if (kind == ORDLOCK_XD_WAIT && ev->cluster_wait)
+		v.lkid = ordlock_cluster_lkid(owner);
 
 	strscpy(v.comm, owner->comm, sizeof(v.comm));
 	ordlock_nl_xd_send(ev->kind, ev->end, owner->domain->name, &v);

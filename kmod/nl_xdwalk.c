@@ -122,6 +122,7 @@ void ordlock_nl_xd_vert_of(struct ordlock_nl_xd_vert *v,
 		v->id = READ_ONCE(owner->pending.id);
 		v->mode = READ_ONCE(owner->pending.mode);
 		v->cluster_wait = true;
+		v->lkid = ordlock_cluster_lkid(owner);
 	}
 	v->gen = READ_ONCE(owner->xd_gen);
 	v->hold_gen = hold_gen;
@@ -426,7 +427,8 @@ static int ordlock_nl_xd_put_vertex(struct sk_buff *skb, const char *domain,
 	    (v->hold_gen && nla_put_u64_64bit(skb, ORDLOCK_E_XD_HOLD_GEN, v->hold_gen,
 					      ORDLOCK_E_PAD)) ||
 	    nla_put_u64_64bit(skb, ORDLOCK_E_TIME_NS, v->since, ORDLOCK_E_PAD) ||
-	    (v->cluster_wait && nla_put_flag(skb, ORDLOCK_E_CLUSTER_WAIT)))
+	    (v->cluster_wait && nla_put_flag(skb, ORDLOCK_E_CLUSTER_WAIT)) ||
+	    (v->lkid && nla_put_u32(skb, ORDLOCK_E_XD_LKID, v->lkid)))
 		return -EMSGSIZE;
 	nla_nest_end(skb, e);
 	return 0;

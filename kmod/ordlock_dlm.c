@@ -1085,6 +1085,12 @@ static void odlm_unlock(struct ordlock_backend_lock *l)
 	queue_work(l->space->wq, &l->cleanup);
 }
 
+/* The DLM's lock id: written by dlm_lock() in the request (0 before) */
+static u32 odlm_lkid(struct ordlock_backend_lock *l)
+{
+	return READ_ONCE(l->lksb.sb_lkid);
+}
+
 static int odlm_lock_result(struct ordlock_backend_lock *l)
 {
 	int status;
@@ -1433,6 +1439,7 @@ static const struct ordlock_backend_ops odlm_ops = {
 	.lock = odlm_lock,
 	.lock_async = odlm_lock_async,
 	.lock_result = odlm_lock_result,
+	.lkid = odlm_lkid,
 	.convert = odlm_convert,
 	.unlock = odlm_unlock,
 	.value = odlm_value,

@@ -118,6 +118,8 @@ struct ordlock_xd_cycle;
  *	xdetect.c's ordlock_xd_dlm_lock
  * @xd_task: the task that waits for it, NULL for an asynchronous request
  *	(woken through its notify hook); like @xd_req
+ * @xd_blk: the cluster lock of @xd_req's wait may be read (its lock id,
+ *	ordlock_xd_lkid()): cleared before cluster.c lets it go; like @xd_req
  */
 /**
  * struct ordlock_restart - an ioctl wait that a signal interrupted, which
@@ -186,6 +188,7 @@ struct ordlock_owner {
 	struct ordlock_xd_cycle *xd;
 	struct ordlock_request *xd_req;
 	struct task_struct *xd_task;
+	bool xd_blk;
 };
 
 /*

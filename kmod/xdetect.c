@@ -27,7 +27,8 @@
  * (ordlock_xd_take_victim()) under ordlock_graph_lock. A wait in the DLM
  * (a domain with policy detect, cluster.c) is found through owner->xd_req
  * instead, under ordlock_xd_dlm_lock, which its victim mark, stage and
- * wake-up take too.
+ * wake-up take too; and so does ordlock_xd_lkid(), which reads the wait's
+ * lock id in the DLM while cluster.c keeps the lock (owner->xd_blk).
  */
 #include <linux/random.h>
 #include <linux/sched.h>
@@ -284,7 +285,48 @@ void ordlock_xd_arm(struct ordlock_owner *owner, struct ordlock_request *req,
 	spin_lock(&ordlock_xd_dlm_lock);
 	owner->xd_req = req;
 	owner->xd_task = task;
+	owner->xd_blk = !!req;
 	spin_unlock(&ordlock_xd_dlm_lock);
+}
+
+/**
+ * ordlock_xd_blk() - the cluster lock of @owner's armed wait in the DLM
+ *	may (@readable) or may no longer be read for its lock id: cluster.c
+ *	clears it before it asks the backend for an outcome or gives the
+ *	lock up (either may free it), and sets it again when still pending
+ * @owner: the owner, locked
+ * @readable: whether ordlock_xd_lkid() may read it
+ */
+void ordlock_xd_blk(struct ordlock_owner *owner, bool readable)
+{
+	lockdep_assert_held(&owner->lock);
+	spin_lock(&ordlock_xd_dlm_lock);
+	owner->xd_blk = readable && owner->xd_req;
+	spin_unlock(&ordlock_xd_dlm_lock);
+}
+
+/**
+ * ordlock_xd_lkid() - the DLM's lock id of @owner's wait in the DLM, for
+ *	the daemon's soft edges (docs/cluster.md, "Deadlocks across nodes")
+ * @owner: the owner, any lock held or none (ordlock_xd_dlm_lock is a leaf)
+ * @read: reads it from the armed request (cluster.c's, which knows the
+ *	backend); called under ordlock_xd_dlm_lock, must not sleep
+ *
+ * Return: the id, 0 when not known (not armed: an asynchronous upgrade's,
+ * or a policy other than detect; the request not made in the DLM yet; the
+ * wait ending).
+ */
+u32 ordlock_xd_lkid(struct ordlock_owner *owner,
+		    u32 (*read)(struct ordlock_request *req))
+{
+	u32 lkid = 0;
+
+	spin_lock(&ordlock_xd_dlm_lock);
+	/* armed and readable: cluster.c cannot let its lock go meanwhile */
+	if (owner->xd_req && owner->xd_blk)
+		lkid = read(owner->xd_req);
+	spin_unlock(&ordlock_xd_dlm_lock);
+	return lkid;
 }
 
 /**

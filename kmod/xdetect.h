@@ -94,6 +94,9 @@ bool ordlock_xd_victim(struct ordlock_owner *owner);
 unsigned int ordlock_xd_take_victim(struct ordlock_owner *owner);
 void ordlock_xd_arm(struct ordlock_owner *owner, struct ordlock_request *req,
 		    struct task_struct *task);
+void ordlock_xd_blk(struct ordlock_owner *owner, bool readable);
+u32 ordlock_xd_lkid(struct ordlock_owner *owner,
+		    u32 (*read)(struct ordlock_request *req));
 void ordlock_xd_stage(struct ordlock_owner *owner, u64 gen,
 		      struct ordlock_xd_cycle **stage);
 int ordlock_xd_fail_dlm(struct ordlock_owner *owner, u64 gen,

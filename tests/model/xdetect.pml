@@ -67,12 +67,44 @@
  * the DLM starts a probe, not a local wait: when the wait that closes a
  * cycle is a local one, as in MIXED, nobody probes after the cycle
  * closed, and the cycle is never found).
+ *
+ * SOFT: a soft edge across nodes (the issue's cycle A -soft-> B -hard->
+ * C -hard-> A): owner 0 (A, node 0) holds key 0 and asks key 2 shared,
+ * queued in the DLM behind owner 1's (B, node 1) exclusive request for
+ * key 2, which owner 2 (C, node 2) holds shared and which B waits for;
+ * C waits for key 0. Key 2's master is node 3, which has no owner: only
+ * it sees the queue. A PROBE whose last vertex is A is extended by the
+ * master alone: a QUEUED step while B's request is ahead of A's, which
+ * node 1 turns into B's wait (walk as through a holder). The master is a
+ * node of every round with the soft edge: its ACK is live while both
+ * requests are still queued, B's ahead (the same requests: their waits'
+ * generations). A death of the master (KILLS) makes the DLM rebuild the
+ * queue on a new master, possibly in another order (the DLM's recovery
+ * does not keep it): here A's request then goes ahead of B's, and A, whose
+ * shared request is compatible with C's hold, is granted. The planted bug
+ * BUG_SOFT_NO_MASTER: the soft edge is not confirmed by the master (it
+ * is not a node of the round): the queue's order can change while every
+ * wait stands, and a victim is chosen for a cycle that was gone. FLIPS
+ * (cheaper than KILLS) changes the order at any time without a death (a
+ * recovery that rebuilt the queue on the same master: the master's re-
+ * read, not its membership, must catch it).
  */
 
+#ifdef SOFT
+#undef NN
+#define NN 4
+#define MASTER 3
+#ifndef MAXLOG
+#define MAXLOG 40
+#endif
+#endif
 #ifndef NN
 #define NN 2
 #endif
-#ifdef MIXED
+#ifdef SOFT
+#define NO 3
+#define ONODE(o) (o)
+#elif defined(MIXED)
 #define NO 3
 #define ONODE(o) ((o) == 2 -> 1 : 0)
 #else
@@ -104,6 +136,7 @@
 #define ACK 3
 #define CONFCHG 4
 #define VERDICT 5
+#define QUEUED 6		/* SOFT: the master's step, B's request ahead */
 
 /* the agreed order: one log, delivered by every node in order */
 byte nlog;
@@ -125,6 +158,7 @@ bool rel[NO];			/* key o released (its holder finished, or died) */
 byte probed[NO];		/* the daemon probed the wait of this generation */
 byte gc;			/* generations: unique, increasing (start order) */
 byte ntimeouts;
+bool flipped;			/* SOFT: the queue rebuilt with A's request ahead */
 
 /* ghosts */
 byte vict[NO];			/* the generation of the wait failed by EDEADLK */
@@ -132,6 +166,18 @@ byte nvict;
 
 /* a vertex of a cycle stands: it waits with that generation, its node alive */
 #define VLIVE(o, g)	(wst[o] == WAITING && wgen[o] == (g) && !dead[ONODE(o)])
+#ifdef SOFT
+/* owner o is granted: A once B's request is no longer ahead of its own */
+#define GRANT(o)	(rel[WANT(o)] || ((o) == 0 && flipped))
+/* the master's queue: B's request of generation g1 ahead of A's of g0 */
+#define AHEAD(g0, g1)	(!flipped && wst[0] == WAITING && wgen[0] == (g0) && \
+			 wst[1] == WAITING && wgen[1] == (g1))
+/* the node that extends a PROBE whose last vertex is o */
+#define PNODE(o)	((o) == 0 -> MASTER : ONODE(WANT(o)))
+#else
+#define GRANT(o)	rel[WANT(o)]
+#define PNODE(o)	ONODE(WANT(o))
+#endif
 
 /* append a message with the path po[0..pl-1] */
 inline send(kind, c, nd, lv)
@@ -160,6 +206,10 @@ inline status(c, u)
 	:: j < mlen[c] -> ex = ex | (1 << ONODE(mo[c * P + j])); j++
 	:: else -> break
 	od;
+#if defined(SOFT) && !defined(BUG_SOFT_NO_MASTER)
+	/* every cycle of SOFT has the soft edge: its master is a node of it */
+	ex = ex | (1 << MASTER);
+#endif
 	ak = 0;
 	st = 0;
 	j = c + 1;
@@ -242,7 +292,13 @@ inline snapshot()
 	do
 	:: j < pl -> ok = ok && VLIVE(po[j], pg[j]); j++
 	:: else -> break
-	od
+	od;
+#ifdef SOFT
+	/* and the soft edge A -> B: B's request still ahead of A's */
+	ok = ok && !flipped
+#else
+	skip
+#endif
 }
 
 /* message i does something on node n (else delivering it is a no-op: the
@@ -250,9 +306,14 @@ inline snapshot()
 inline relevant(i)
 {
 	if
-	:: mk[i] == PROBE -> rv = (ONODE(WANT(mo[i * P + mlen[i] - 1])) == n)
+	:: mk[i] == PROBE -> rv = (PNODE(mo[i * P + mlen[i] - 1]) == n)
+	:: mk[i] == QUEUED -> rv = (ONODE(1) == n)
 	:: mk[i] == CONFIRM ->
+#if defined(SOFT) && !defined(BUG_SOFT_NO_MASTER)
+		rv = (n == MASTER);
+#else
 		rv = false;
+#endif
 		j = 0;
 		do
 		:: j < mlen[i] -> rv = rv || ONODE(mo[i * P + j]) == n; j++
@@ -376,7 +437,7 @@ inline deliver()
 inline handle()
 {
 	if
-	:: mk[i] == PROBE ->
+	:: mk[i] == PROBE || mk[i] == QUEUED ->
 		pl = mlen[i];
 		j = 0;
 		do
@@ -384,7 +445,20 @@ inline handle()
 		:: else -> break
 		od;
 		h = WANT(po[pl - 1]);
+#ifdef SOFT
+		if
+		:: mk[i] == PROBE && po[pl - 1] == 0 ->
+			/* the master: B's request queued ahead of A's (both
+			 * present: B's with its wait's generation) */
+			if
+			:: n == MASTER && AHEAD(pg[pl - 1], wgen[1]) -> send(QUEUED, 0, n, 0)
+			:: else -> skip
+			fi
+		:: else -> walk()	/* QUEUED on node 1: B's wait */
+		fi
+#else
 		walk()
+#endif
 	:: mk[i] == CONFIRM ->
 		mine = false;
 		lv = true;
@@ -405,6 +479,27 @@ inline handle()
 			j++
 		:: else -> break
 		od;
+#if defined(SOFT) && !defined(BUG_SOFT_NO_MASTER)
+		/* the master reads the queue again: the same requests, B's
+		 * still ahead of A's */
+		if
+		:: n == MASTER ->
+			mine = true;
+			j = 0;
+			do
+			:: j < mlen[i] ->
+				if
+				:: mo[i * P + j] == 0 -> c = mg[i * P + j]
+				:: mo[i * P + j] == 1 -> v = mg[i * P + j]
+				:: else -> skip
+				fi;
+				j++
+			:: else -> break
+			od;
+			lv = AHEAD(c, v)
+		:: else -> skip
+		fi;
+#endif
 		if
 		:: mine -> pl = 0; send(ACK, i, n, lv)
 		:: else -> skip
@@ -464,7 +559,7 @@ inline probe(o)
 	pl = 1;
 	h = WANT(o);
 	if
-	:: ONODE(h) != n -> send(PROBE, 0, n, 0)
+	:: PNODE(o) != n -> send(PROBE, 0, n, 0)
 	:: else -> walk()
 	fi
 }
@@ -535,7 +630,7 @@ proctype Owner(byte o)
 			r++;
 			atomic {
 				if
-				:: rel[WANT(o)] -> got = true
+				:: GRANT(o) -> got = true
 				:: else -> gc++; wgen[o] = gc; wst[o] = WAITING
 				fi
 			};
@@ -544,7 +639,7 @@ proctype Owner(byte o)
 			:: else -> skip
 			fi;
 			if
-			:: atomic { wst[o] == WAITING && rel[WANT(o)] -> wst[o] = IDLE; got = true }
+			:: atomic { wst[o] == WAITING && GRANT(o) -> wst[o] = IDLE; got = true }
 			:: atomic { wst[o] == FAILED -> wst[o] = IDLE; failed = true }
 			:: atomic { wst[o] == WAITING && ntimeouts < TIMEOUTS -> ntimeouts++; wst[o] = IDLE }
 			fi;
@@ -567,14 +662,23 @@ proctype Killer()
 	byte po[P], pg[P];
 
 	if
+#ifdef SOFT
+	/* the master of key 2: the DLM rebuilds its queue elsewhere, A's
+	 * request ahead of B's */
+	:: true -> k = MASTER
+#else
 	:: true -> k = 0
 	:: true -> k = 1
 #if NN > 2
 	:: true -> k = 2
 #endif
+#endif
 	:: true -> goto out
 	fi;
 	dead[k] = true;
+#ifdef SOFT
+	flipped = true;
+#endif
 	atomic {
 		pl = 0;
 		send(CONFCHG, 0, k, 0);
@@ -587,6 +691,17 @@ proctype Killer()
 out:
 	skip
 }
+
+#if defined(SOFT) && defined(FLIPS)
+/* the queue rebuilt in another order at any time, every node alive */
+proctype Flipper()
+{
+	if
+	:: true -> flipped = true
+	:: true -> skip
+	fi
+}
+#endif
 
 init
 {
@@ -607,8 +722,12 @@ init
 		run Bus();
 #endif
 #if KILLS > 0
-		run Killer()
+		run Killer();
 #endif
+#if defined(SOFT) && defined(FLIPS)
+		run Flipper();
+#endif
+		skip
 	}
 	/* every owner finished (or its node died) */
 	o = 0;
@@ -616,7 +735,7 @@ init
 	:: o < NO -> (wst[o] == DONE || dead[ONODE(o)]); o++
 	:: else -> break
 	od;
-#if TIMEOUTS == 0 && KILLS == 0
+#if TIMEOUTS == 0 && KILLS == 0 && !defined(FLIPS)
 	/* the one cycle got exactly one victim */
 	assert(nvict == 1)
 #else

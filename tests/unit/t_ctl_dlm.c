@@ -266,11 +266,59 @@ static void test_samples(void)
 	}
 }
 
+/* olc_dlm_queue(): the queued requests of one key mastered here */
+static void test_queue(void)
+{
+	/* master here; grant: node 2 PR; convert: node 3 PR->EX (remid
+	 * 7); wait: node 0 (this one, lkid 9) EX, node 2 PR (remid 4) */
+	static const char crafted[] =
+		"version rsb 1.1 lvb 1.1 lkb 1.1\n"
+		"rsb (____ptrval____) 0 0 0 0 0 0 25 str 00000002:0000000000000005\n"
+		"lkb 1 0 0 9 0 0 0 2 0 -1 0 0 0 0 100 0\n"
+		"rsb (____ptrval____) 0 0 0 0 0 0 25 str 00000001:0000000000000001\n"
+		"lkb 3 2 1 24 0 8 10000 2 3 -1 0 0 0 1 200 0\n"
+		"lkb 5 3 7 24 0 8 10000 3 3 5 0 0 0 1 300 0\n"
+		"lkb 9 0 0 31 0 8 0 1 -1 5 0 0 0 0 400 0\n"
+		"lkb 6 2 4 24 0 8 10000 1 -1 3 0 0 0 0 500 0\n"
+		"rsb (____ptrval____) 2 0 0 0 0 0 25 str 00000001:0000000000000002\n"
+		"lkb a 2 0 9 0 8 0 1 -1 5 0 0 0 0 600 0\n";
+	const struct olc_dlm_sample *s = &olc_dlm_samples[0];
+	struct olc_dlm_qent q[4];
+	int n;
+
+	n = olc_dlm_queue(crafted, sizeof(crafted) - 1, 1, 1, q, 4);
+	is_int(n, 3, "queue: the convert and the wait queue's requests, not the grants");
+	ok(n == 3 && q[0].node == 3 && q[0].lkid == 7 && q[0].sts == OLC_DLM_CONVERT &&
+	   q[0].grmode == OLC_DLM_PR && q[0].rqmode == OLC_DLM_EX && q[0].ts_ns == 300,
+	   "queue: first the conversion, another node's named by its own id (remid)");
+	ok(n == 3 && q[1].node == 0 && q[1].lkid == 9 && q[1].sts == OLC_DLM_WAITING &&
+	   q[1].ts_ns == 400 && q[2].node == 2 && q[2].lkid == 4 && q[2].rqmode == OLC_DLM_PR,
+	   "queue: then the waits in order, this node's by its id");
+	is_int(olc_dlm_queue(crafted, sizeof(crafted) - 1, 1, 1, q, 1), 1,
+	       "queue: at most max entries");
+	is_int(olc_dlm_queue(crafted, sizeof(crafted) - 1, 1, 2, q, 4), -ENOENT,
+	       "queue: a key mastered by another node: ENOENT");
+	is_int(olc_dlm_queue(crafted, sizeof(crafted) - 1, 1, 3, q, 4), -ENOENT,
+	       "queue: a key not in the file: ENOENT");
+	n = olc_dlm_queue(s->text, strlen(s->text), 1, 1, q, 4);
+	ok(n == 1 && q[0].node == 3 && q[0].lkid == 2 && q[0].rqmode == OLC_DLM_EX &&
+	   q[0].ts_ns == 19469662420ULL,
+	   "queue: 6.1's capture on the master: node 3's EX request waits");
+	s = &olc_dlm_samples[2];
+	n = olc_dlm_queue(s->text, strlen(s->text), 1, 1, q, 4);
+	ok(n == 1 && q[0].node == 3 && q[0].lkid == 2 && q[0].ts_ns == 28398588268ULL,
+	   "queue: 6.12's capture on the master: the same");
+	s = &olc_dlm_samples[1];
+	is_int(olc_dlm_queue(s->text, strlen(s->text), 1, 1, q, 4), -ENOENT,
+	       "queue: the capture of a node that does not master it: ENOENT");
+}
+
 int main(void)
 {
 	test_names();
 	test_crafted();
 	test_malformed();
 	test_samples();
+	test_queue();
 	return tap_done();
 }

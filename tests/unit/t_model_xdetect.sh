@@ -29,6 +29,7 @@ cfgs=(
 	"-DNN=2 -DLOCKSTEP -DKILLS=1|a 2-node cycle, a node killed at any step (corosync notices later, the DLM frees its keys)"
 	"-DNN=3 -DLOCKSTEP|a 3-node ring"
 	"-DMIXED -DLOCKSTEP|two owners on node 0 (a local edge) and one on node 1"
+	"-DSOFT -DLOCKSTEP|a soft edge across nodes (a request queued ahead, seen on the key's master)"
 )
 # XDETECT_FULL=1: 7 to 21 million states each, hash-compacted (HC4: 4
 # bytes a state, a state may rarely be taken for another and left out)
@@ -56,6 +57,7 @@ bugs=(
 	"-DBUG_NOT_ALIKE -DNN=3 -DLOCKSTEP|vict|the same in a 3-node ring"
 	"-DBUG_IGNORE_DEATH -DNN=2 -DLOCKSTEP -DKILLS=1|cycok|a node of the cycle that left is dropped from the round, not aborting it"
 	"-DBUG_DLM_WAITS_ONLY -DMIXED -DLOCKSTEP|invalid end state|only waits in the DLM probe: a cycle closed by a local wait is never found"
+	"-DBUG_SOFT_NO_MASTER -DSOFT -DLOCKSTEP -DFLIPS|cycok|a soft edge across nodes not confirmed by the key's master (its queue's order changed)"
 )
 for c in "${bugs[@]}"; do
 	defs=${c%%|*} rest=${c#*|}

@@ -8,7 +8,11 @@
  * cycle with a local edge each get exactly one victim, the youngest; no
  * victim without a cycle, for a wait that ended (a new generation), for
  * a round whose node left; duplicate rounds fail one wait once; the
- * victim rule's order; the wire's layout and its rejections.
+ * victim rule's order; the wire's layout and its rejections. Soft edges
+ * across nodes: a fake DLM queue per key on its master node; a cycle
+ * through a request queued ahead gets one victim, none when the master
+ * does not show its queue, and none when the queue's order changed
+ * before the master's ACK.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -34,7 +38,27 @@ struct fowner {
 	uint64_t start_ns;
 	bool failed;
 	int nfail;		/* fail calls that failed it */
+	uint32_t mode;		/* the mode it waits in (0: exclusive) */
+	uint32_t hold_mode;	/* the mode it holds in (0: exclusive) */
 };
+
+/* --- the fake DLM: the queue of each key on its master (soft edges) */
+#define QMAX	8
+struct fqueue {
+	uint32_t master;	/* 0: no queue shown (today's daemons) */
+	unsigned int n;
+	struct {
+		struct fowner *o;
+		uint64_t gen;	/* the wait whose request it is */
+		uint64_t ts;
+	} e[QMAX];
+};
+
+static struct fqueue queues[8];	/* by key id */
+static uint64_t qts = 5000;
+/* planted: on the first CONFIRM sent, the queue's first request of this
+ * key re-enters it at its tail (the edge confirmed gone) */
+static uint64_t requeue_on_confirm;
 
 static struct fowner owners[OWNERS];
 static uint64_t gens = 100;
@@ -99,11 +123,19 @@ static void vertex_of(const struct fowner *o, struct xd_vertex *v)
 	v->start_ns = o->start_ns;
 	v->key_id = o->wants;
 	v->key_rank = 1;
-	v->mode = 2;
+	v->mode = o->mode ? o->mode : 2;
 	v->pid = 1000 + (uint32_t)o->id;
 	snprintf(v->comm, sizeof(v->comm), "xfer%llu", (unsigned long long)o->id);
-	if (h && h->node != o->node)
+	if (h && h->node != o->node) {
 		v->flags |= XD_V_CLUSTER_WAIT;
+		v->lkid = 0x100 + (uint32_t)o->id;
+	}
+}
+
+/* @h's hold blocks a request in mode @mode (0: exclusive) */
+static bool conflicts(const struct fowner *h, uint32_t mode)
+{
+	return h->hold_mode != 1 || mode != 1;
 }
 
 /* From @o (waiting, on @node), through local edges to a wait in the DLM */
@@ -160,7 +192,7 @@ static int k_walk_key(void *ctx, const char *domain, const struct xd_vertex *w,
 
 	(void)domain;
 	out->n = 0;
-	if (!h || h->node != nd->s.node)
+	if (!h || h->node != nd->s.node || !conflicts(h, w->mode))
 		return 0;
 	return walk_from(nd->s.node, h, h->hold_gen, out);
 }
@@ -175,8 +207,11 @@ static int k_check(void *ctx, const char *domain, const struct xd_check *c,
 	for (i = 0; i < n; i++) {
 		struct fowner *o = owner_by(nd->s.node, c[i].owner);
 
-		if (!o || !o->wants || o->failed || o->gen != c[i].gen ||
-		    o->holds != c[i].key_id || o->hold_gen != c[i].hold_gen)
+		if (!o || !o->wants || o->failed || o->gen != c[i].gen)
+			return 0;
+		/* a soft edge: queued ahead, checked by the key's master */
+		if (!c[i].soft &&
+		    (o->holds != c[i].key_id || o->hold_gen != c[i].hold_gen))
 			return 0;
 	}
 	return 1;
@@ -201,12 +236,57 @@ static int k_fail(void *ctx, const char *domain, const struct xd_vertex *cycle,
 	return 0;
 }
 
+static int k_dlm_queue(void *ctx, const char *domain, uint32_t rank, uint64_t id,
+		       struct xd_qent *out, unsigned int max)
+{
+	struct node *nd = ctx;
+	struct fqueue *q = id < 8 ? &queues[id] : NULL;
+	unsigned int i, n = 0;
+
+	(void)domain;
+	(void)rank;
+	if (!q || !q->master || q->master != nd->s.node)
+		return -ENOENT;
+	for (i = 0; i < q->n && n < max; i++) {
+		const struct fowner *o = q->e[i].o;
+
+		/* a request leaves the queue when its wait ends */
+		if (o->failed || o->wants != id || o->gen != q->e[i].gen)
+			continue;
+		out[n].node = o->node;
+		out[n].lkid = 0x100 + (uint32_t)o->id;
+		out[n].mode = o->mode ? o->mode : 2;
+		out[n].ts = q->e[i].ts;
+		n++;
+	}
+	return (int)n;
+}
+
+/* the queue's first request of key @id leaves it and comes back last */
+static void requeue_first(uint64_t id)
+{
+	struct fqueue *q = &queues[id];
+	unsigned int i;
+
+	if (q->n < 2)
+		return;
+	q->e[q->n] = q->e[0];
+	q->e[q->n].ts = ++qts;
+	for (i = 0; i < q->n; i++)
+		q->e[i] = q->e[i + 1];
+}
+
 static int c_send(void *ctx, const void *buf, size_t len)
 {
 	struct node *nd = ctx;
 
 	if (nd->dead)
 		return -ENOTCONN;
+	/* the kind, little-endian at byte 6 */
+	if (requeue_on_confirm && ((const unsigned char *)buf)[6] == XD_MSG_CONFIRM) {
+		requeue_first(requeue_on_confirm);
+		requeue_on_confirm = 0;
+	}
 	if (nlog == LOGMAX)
 		return -ENOBUFS;
 	logm[nlog].from = nd->s.node;
@@ -220,6 +300,7 @@ static int c_send(void *ctx, const void *buf, size_t len)
 static const struct xd_ops ops = {
 	.walk_owner = k_walk_owner,
 	.walk_key = k_walk_key,
+	.dlm_queue = k_dlm_queue,
 	.check = k_check,
 	.fail = k_fail,
 	.send = c_send,
@@ -231,6 +312,8 @@ static void world(unsigned int n)
 	unsigned int i;
 
 	memset(owners, 0, sizeof(owners));
+	memset(queues, 0, sizeof(queues));
+	requeue_on_confirm = 0;
 	for (i = 1; i <= nnodes; i++)
 		xd_free(&nodes[i].s);
 	memset(nodes, 0, sizeof(nodes));
@@ -268,6 +351,17 @@ static void wait_for(struct fowner *o, uint64_t key)
 	o->gen = ++gens;
 	o->start_ns = ++now_rt;
 	vertex_of(o, &v);
+	/* a wait in the DLM: its request joins the key's queue, last */
+	if ((v.flags & XD_V_CLUSTER_WAIT) && key < 8 && queues[key].n < QMAX) {
+		struct fqueue *q = &queues[key];
+
+		q->e[q->n].o = o;
+		q->e[q->n].gen = o->gen;
+		q->e[q->n].ts = ++qts;
+		q->n++;
+	}
+	/* the kernel's event may come before the request is made: no lkid */
+	v.lkid = 0;
 	xd_wait_start(&nodes[o->node].s, "wh", &v, 100, 0);
 }
 
@@ -672,12 +766,16 @@ static void test_wire(void)
 	m.path.v[0].key_id = 0xfeedULL;
 	m.path.v[0].key_rank = 4;
 	m.path.v[0].pid = 812;
-	m.path.v[0].flags = XD_V_CLUSTER_WAIT;
+	m.path.v[0].flags = XD_V_CLUSTER_WAIT | XD_V_SOFT;
+	m.path.v[0].lkid = 0x1000a;
+	m.path.v[0].q_master = 2;
+	m.path.v[0].q_ts = 987654321ULL;
+	m.path.v[0].q_prev_ts = 987654000ULL;
 	strcpy(m.path.v[0].comm, "transfer");
 	m.path.v[1].node = 1;
 	len = xd_encode(&m, buf);
-	is_int(len, XD_HDR_SIZE + 2 * XD_VERTEX_SIZE, "a probe of 2 vertices is 64 + 2 * 96 bytes");
-	ok(buf[0] == 'O' && buf[1] == 'L' && buf[2] == 'X' && buf[3] == 'D' && buf[4] == 1,
+	is_int(len, XD_HDR_SIZE + 2 * XD_VERTEX_SIZE, "a probe of 2 vertices is 64 + 2 * 128 bytes");
+	ok(buf[0] == 'O' && buf[1] == 'L' && buf[2] == 'X' && buf[3] == 'D' && buf[4] == 2,
 	   "the header starts with the magic and the version, little-endian");
 	is_int(xd_decode(&d, buf, len), 0, "it decodes");
 	ok(d.kind == m.kind && d.sender == 3 && !strcmp(d.domain, "warehouse") &&
@@ -685,8 +783,8 @@ static void test_wire(void)
 	   "every field comes back");
 	is_int(xd_decode(&d, buf, len - 1), -EPROTO, "a short message: EPROTO");
 	is_int(xd_decode(&d, buf, len + 8), -EPROTO, "a long message: EPROTO");
-	buf[4] = 2;
-	is_int(xd_decode(&d, buf, len), -EPROTO, "another version: EPROTO");
+	buf[4] = 1;
+	is_int(xd_decode(&d, buf, len), -EPROTO, "another version (1, no soft edges): EPROTO");
 	buf[4] = 1;
 	buf[6] = 9;
 	is_int(xd_decode(&d, buf, len), -EPROTO, "an unknown kind: EPROTO");
@@ -797,6 +895,97 @@ static void test_replay(void)
 	is_int(nlog, 0, "a stale wait sends no probe");
 }
 
+/*
+ * The issue's soft cycle on 4 nodes, key 3's master node 4: C (node 2)
+ * holds 3 shared; B (node 3) asks 3 exclusive (waits in the DLM, behind
+ * C's hold: hard); A (node 1) holds 1 and asks 3 shared (compatible with
+ * C's hold, queued behind B's request: soft); C asks 1 (hard): A -soft->
+ * B -hard-> C -hard-> A
+ */
+static void soft_cycle(struct fowner **a, struct fowner **b, struct fowner **c,
+		       bool queue_shown)
+{
+	world(4);
+	*a = owner(0, 1, 1);
+	*b = owner(1, 3, 0);
+	*c = owner(2, 2, 3);
+	(*c)->hold_mode = 1;
+	(*a)->mode = 1;
+	queues[3].master = queue_shown ? 4 : 0;
+	wait_for(*b, 3);
+	wait_for(*a, 3);
+	wait_for(*c, 1);	/* closes it: the youngest */
+}
+
+static void test_soft(void)
+{
+	struct fowner *a, *b, *c;
+	const struct xd_round *h[8];
+	unsigned int n, i, soft = 0;
+
+	soft_cycle(&a, &b, &c, true);
+	tick_all(100);
+	run();
+	is_int(total_fails(), 1, "soft edge across nodes: exactly one victim");
+	ok(c->failed && !a->failed && !b->failed, "soft edge: the youngest (C, node 2) is the victim");
+	ok(nodes[4].s.stats.soft_steps > 0, "the key's master made the queued-ahead step");
+	n = xd_history(&nodes[4].s, h, 8);
+	for (i = 0; n && i < h[n - 1]->path.len; i++)
+		soft += h[n - 1]->path.v[i].q_master == 4 &&
+			(h[n - 1]->path.v[i].flags & XD_V_SOFT) &&
+			h[n - 1]->path.v[i].owner == b->id;
+	ok(n >= 1 && h[0]->state == XD_ROUND_DECIDED && soft == 1,
+	   "the round's soft vertex is B's wait, confirmed by the master (node 4)");
+	is_int(nodes[4].s.stats.decided, nodes[1].s.stats.decided,
+	       "the master, with no vertex, decided the same rounds");
+
+	/* the key's master is a node of the cycle (C's, node 2): its one
+	 * ACK checks C's wait and the queue */
+	soft_cycle(&a, &b, &c, true);
+	queues[3].master = 2;
+	tick_all(100);
+	run();
+	is_int(total_fails(), 1, "the master one of the cycle's nodes: exactly one victim");
+	ok(nodes[2].s.stats.soft_steps > 0 && nodes[4].s.stats.soft_steps == 0,
+	   "... the queued-ahead step made on node 2 only");
+
+	/* today's daemons (no queue shown): the cycle is not found */
+	soft_cycle(&a, &b, &c, false);
+	tick_all(100);
+	run();
+	is_int(total_fails(), 0, "without the master's queue: no victim (ends by timeouts)");
+
+	/* the order changed after the step, before the master's ACK: B's
+	 * request left and came back behind A's (the same waits: only the
+	 * master's re-read sees it) */
+	soft_cycle(&a, &b, &c, true);
+	requeue_on_confirm = 3;
+	tick_all(100);
+	run();
+	is_int(total_fails(), 0, "queue order changed before the ACK: no victim");
+	ok(nodes[1].s.stats.aborted >= 1 && nodes[1].s.stats.decided == 0,
+	   "the round was aborted on the master's dead ACK");
+
+	/* a request queued ahead in a compatible mode is no edge */
+	world(4);
+	a = owner(0, 1, 1);
+	b = owner(1, 3, 0);
+	c = owner(2, 2, 3);
+	c->hold_mode = 1;
+	a->mode = 1;
+	b->mode = 1;
+	queues[3].master = 4;
+	/* B shared behind D's exclusive hold of 3 on node 2 would be granted
+	 * with A: no soft edge A -> B whatever the order */
+	wait_for(b, 3);
+	wait_for(a, 3);
+	wait_for(c, 1);
+	tick_all(100);
+	run();
+	is_int(nodes[4].s.stats.soft_steps, 0, "a compatible request ahead: no queued-ahead step");
+	is_int(total_fails(), 0, "... and no victim");
+}
+
 int main(void)
 {
 	test_victim_rule();
@@ -811,6 +1000,7 @@ int main(void)
 	test_stale_probe();
 	test_out_of_group();
 	test_replay();
+	test_soft();
 	world(0);
 	return tap_done();
 }

@@ -363,3 +363,82 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 		olc_dlm_free(out);
 	return ret;
 }
+
+/* A hex token, the whole of it, as a u32 (the DLM's %x) */
+static int olc_dlm_x32(const char *s, uint32_t *v)
+{
+	unsigned long l;
+	char *end;
+
+	errno = 0;
+	l = strtoul(s, &end, 16);
+	if (errno || end == s || *end || l > 0xffffffffUL)
+		return -1;
+	*v = (uint32_t)l;
+	return 0;
+}
+
+int olc_dlm_queue(const char *buf, size_t len, uint32_t rank, uint64_t id,
+		  struct olc_dlm_qent *out, unsigned int max)
+{
+	struct olc_dlm_pstate ps = { 0, NULL, 0 };
+	char *tok[17], *line;
+	unsigned int ntok, n = 0;
+	int in = 0, seen = 0, ret = 0;
+	size_t at = 0, l;
+
+	line = malloc(len + 1);
+	if (!line)
+		return -ENOMEM;
+	while (at < len && !ret) {
+		const char *nl = memchr(buf + at, '\n', len - at);
+		struct olc_dlm_res key;
+		struct olc_dlm_qent e;
+		uint32_t remid;
+
+		l = nl ? (size_t)(nl - (buf + at)) : len - at;
+		memcpy(line, buf + at, l);
+		line[l] = '\0';
+		at += l + 1;
+		if (!strncmp(line, "rsb ", 4)) {
+			if (seen)
+				break;	/* the key's lines are over */
+			in = olc_dlm_rsb(&ps, line + 4, &key) == 1 && key.rank == rank &&
+			     key.id == id;
+			if (in && key.master != 0) {
+				ret = -ENOENT;	/* mastered elsewhere */
+				break;
+			}
+			seen = in;
+			continue;
+		}
+		if (!in || strncmp(line, "lkb ", 4))
+			continue;
+		/* lkb ID NODEID REMID PID XID EXFLAGS FLAGS STS GRMODE RQMODE
+		 * LAST_BAST RSB_LOOKUP WAIT_TYPE LVBSEQ TIMESTAMP BAST_TIME */
+		ntok = olc_dlm_split(line, tok, 17);
+		if (ntok < 16 || olc_dlm_x32(tok[1], &e.lkid) || olc_dlm_int(tok[2], &e.node) ||
+		    olc_dlm_x32(tok[3], &remid) || olc_dlm_int(tok[8], &e.sts) ||
+		    olc_dlm_int(tok[9], &e.grmode) || olc_dlm_int(tok[10], &e.rqmode)) {
+			ret = -EPROTO;
+			break;
+		}
+		errno = 0;
+		e.ts_ns = strtoull(tok[15], NULL, 10);
+		if (errno)
+			ret = -EPROTO;
+		if (ret || (e.sts != OLC_DLM_CONVERT && e.sts != OLC_DLM_WAITING) || e.node < 0)
+			continue;
+		if (e.node)
+			e.lkid = remid;	/* another node's: its own id there */
+		if (n < max)
+			out[n] = e;
+		n++;
+	}
+	free(line);
+	if (ret)
+		return ret;
+	if (!seen)
+		return -ENOENT;
+	return (int)(n < max ? n : max);
+}

@@ -113,6 +113,36 @@ int olc_dlm_parse(const char *buf, size_t len, struct olc_dlm_view *out,
 		  unsigned int *line, char *msg, size_t msglen);
 void olc_dlm_free(struct olc_dlm_view *v);
 
+/**
+ * struct olc_dlm_qent - a request queued for a key this node masters
+ * @node: its node id, 0 for this node's own
+ * @lkid: its lock id on @node (the DLM's remid for another node's, its id
+ *	for this node's)
+ * @sts: OLC_DLM_CONVERT or OLC_DLM_WAITING
+ * @grmode, @rqmode: the DLM's granted (OLC_DLM_IV for a new request) and
+ *	requested modes
+ * @ts_ns: when it entered its queue (the DLM's lkb timestamp, this node's
+ *	monotonic clock): a request that leaves and comes back has another
+ */
+struct olc_dlm_qent {
+	int node;
+	uint32_t lkid;
+	int sts;
+	int grmode;
+	int rqmode;
+	uint64_t ts_ns;
+};
+
+/*
+ * olc_dlm_queue() - the queued requests of key (@rank, @id) in the text of
+ * a LS_all file, in the order the DLM grants them (its convert queue, then
+ * its wait queue, each in order): at most @max into @out. Returns how
+ * many, -ENOENT when the key is not there or is mastered by another node
+ * (its queue is not known here), -EPROTO for a line it cannot read.
+ */
+int olc_dlm_queue(const char *buf, size_t len, uint32_t rank, uint64_t id,
+		  struct olc_dlm_qent *out, unsigned int max);
+
 /* "NL", "CR", "CW", "PR", "PW", "EX", "IV" ("?" for another number) */
 const char *olc_dlm_mode_str(int mode);
 

@@ -263,6 +263,9 @@ static void xd_decide(struct xd_state *s, struct xd_round *r)
 		       strerror(-r->fail_ret));
 }
 
+static bool xd_soft_stands(struct xd_state *s, const char *domain,
+			   const struct xd_vertex *prev, const struct xd_vertex *v);
+
 /* This node's vertices of @r: does each still stand? */
 static bool xd_round_live_here(struct xd_state *s, const struct xd_round *r)
 {
@@ -287,6 +290,17 @@ static bool xd_round_live_here(struct xd_state *s, const struct xd_round *r)
 		c[n].soft = v->flags & XD_V_SOFT;
 		n++;
 	}
+	/* the soft edges this node masters: still queued, one ahead */
+	for (i = 0; i < r->path.len; i++) {
+		const struct xd_vertex *v = &r->path.v[i];
+
+		if (v->q_master == s->node &&
+		    !xd_soft_stands(s, r->domain,
+				    &r->path.v[(i + r->path.len - 1) % r->path.len], v))
+			return false;
+	}
+	if (!n)
+		return true;
 	ret = s->ops->check(s->ctx, r->domain, c, n);
 	if (ret < 0)
 		xd_log(s, 1, "check of round %u:%llu failed: %s (dead)", r->id_node,
@@ -314,12 +328,16 @@ static void xd_on_confirm(struct xd_state *s, const struct xd_msg *m)
 	r->opened_ns = s->now_ns();
 	r->order = s->order++;
 	s->stats.rounds++;
-	for (i = 0; i < r->path.len; i++) {
-		uint32_t node = r->path.v[i].node;
+	for (i = 0; i < 2 * r->path.len; i++) {
+		/* each vertex's node, then each soft edge's master */
+		uint32_t node = i < r->path.len ? r->path.v[i].node :
+				r->path.v[i - r->path.len].q_master;
 
+		if (!node)
+			continue;
 		for (j = 0; j < r->nnodes && r->nodes[j] != node; j++)
 			;
-		if (j == r->nnodes)
+		if (j == r->nnodes && r->nnodes < XD_PATH_MAX)
 			r->nodes[r->nnodes++] = node;
 		if (node == s->node)
 			mine = true;
@@ -365,14 +383,14 @@ static void xd_on_ack(struct xd_state *s, const struct xd_msg *m)
  * Follow the probe @in (its last vertex waits in the DLM) through the
  * local path @p that starts at a holder here of the key it waits for.
  */
-static void xd_extend(struct xd_state *s, const struct xd_msg *in,
-		      const struct xd_path *p)
+static void xd_extend(struct xd_state *s, const char *domain,
+		      const struct xd_path *in, const struct xd_path *p)
 {
 	static struct xd_path ext;
 	unsigned int k, j;
 
-	ext.len = in->path.len;
-	memcpy(ext.v, in->path.v, ext.len * sizeof(ext.v[0]));
+	ext.len = in->len;
+	memcpy(ext.v, in->v, ext.len * sizeof(ext.v[0]));
 	for (k = 0; k < p->len; k++) {
 		const struct xd_vertex *h = &p->v[k];
 
@@ -384,11 +402,17 @@ static void xd_extend(struct xd_state *s, const struct xd_msg *in,
 				s->stats.probes_dropped++;
 				return;
 			}
+			/* its incoming edge is the holder's (or queued step's) */
 			ext.v[0].hold_gen = h->hold_gen;
 			ext.v[0].flags = (ext.v[0].flags & ~XD_V_SOFT) |
 					 (h->flags & XD_V_SOFT);
+			ext.v[0].q_master = h->q_master;
+			ext.v[0].q_ts = h->q_ts;
+			ext.v[0].q_prev_ts = h->q_prev_ts;
+			/* an edge of the DLM's queue: not in the kernel's graph */
 			for (j = 0; j < ext.len; j++)
-				local = local && ext.v[j].node == s->node;
+				local = local && ext.v[j].node == s->node &&
+					!ext.v[j].q_master;
 			/* a cycle within this node is the kernel's own */
 			if (local || xd_round_same(s, &ext)) {
 				s->stats.probes_dropped++;
@@ -396,7 +420,7 @@ static void xd_extend(struct xd_state *s, const struct xd_msg *in,
 			}
 			xd_log(s, 2, "cycle of %u waits closed: confirming (round %u:%llu)",
 			       ext.len, s->node, (unsigned long long)s->seq);
-			xd_send_path(s, XD_MSG_CONFIRM, in->domain, &ext, s->seq++);
+			xd_send_path(s, XD_MSG_CONFIRM, domain, &ext, s->seq++);
 			return;
 		}
 		for (j = 1; j < ext.len; j++) {
@@ -417,26 +441,195 @@ static void xd_extend(struct xd_state *s, const struct xd_msg *in,
 		return;
 	}
 	s->stats.probes_sent++;
-	xd_send_path(s, XD_MSG_PROBE, in->domain, &ext, 0);
+	xd_send_path(s, XD_MSG_PROBE, domain, &ext, 0);
+}
+
+/* --- soft edges across nodes ----------------------------------------------- */
+
+static bool xd_mode_conflict(uint32_t a, uint32_t b)
+{
+	return a == XD_MODE_EXCLUSIVE || b == XD_MODE_EXCLUSIVE;
+}
+
+/* The DLM's queue of the key @w waits for, when this node masters it */
+static int xd_queue(struct xd_state *s, const char *domain,
+		    const struct xd_vertex *w, struct xd_qent *q)
+{
+	if (!s->ops->dlm_queue || !w->lkid || !(w->flags & XD_V_CLUSTER_WAIT))
+		return -ENOENT;
+	return s->ops->dlm_queue(s->ctx, domain, w->key_rank, w->key_id, q,
+				 XD_QUEUE_MAX);
+}
+
+static int xd_qfind(const struct xd_qent *q, int n, uint32_t node, uint32_t lkid)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (q[i].node == node && q[i].lkid == lkid)
+			return i;
+	return -1;
+}
+
+/*
+ * The soft edge @prev -> @v of a round, on the master of their key: both
+ * requests still queued as the step saw them (the same entries: the
+ * DLM's times of their entering the queue, which a request leaving and
+ * coming back changes), @v's ahead, in conflicting modes. The DLM keeps
+ * each queue in order (convert queue, then wait queue; a request is
+ * appended and leaves only granted or cancelled), so the edge stood all
+ * along between the step and this check.
+ */
+static bool xd_soft_stands(struct xd_state *s, const char *domain,
+			   const struct xd_vertex *prev, const struct xd_vertex *v)
+{
+	static struct xd_qent q[XD_QUEUE_MAX];
+	int n, a, b;
+
+	if (v->key_id != prev->key_id || v->key_rank != prev->key_rank)
+		return false;
+	n = xd_queue(s, domain, prev, q);
+	if (n < 0)
+		return false;
+	a = xd_qfind(q, n, v->node, v->lkid);
+	b = xd_qfind(q, n, prev->node, prev->lkid);
+	return a >= 0 && b > a && q[a].ts == v->q_ts && q[b].ts == v->q_prev_ts &&
+	       xd_mode_conflict(q[a].mode, q[b].mode);
+}
+
+/*
+ * This node's wait in the DLM whose request is @qv's (the same key, lock
+ * id @qv->lkid); a wait whose lock id the events did not carry (the
+ * request was not made yet when it started) asks the kernel's walk
+ */
+static struct xd_wait *xd_wait_of_lkid(struct xd_state *s, const char *domain,
+				       const struct xd_vertex *qv)
+{
+	unsigned int i;
+
+	for (i = 0; i < s->nwaits; i++) {
+		struct xd_wait *w = &s->waits[i];
+
+		if (!(w->v.flags & XD_V_CLUSTER_WAIT) || w->v.key_id != qv->key_id ||
+		    w->v.key_rank != qv->key_rank || strcmp(w->domain, domain))
+			continue;
+		if (!w->v.lkid) {
+			s->scratch->n = 0;
+			if (s->ops->walk_owner(s->ctx, domain, w->v.owner, w->v.gen,
+					       s->scratch) < 0 || !s->scratch->n ||
+			    !s->scratch->p[0].len)
+				continue;
+			w->v.lkid = s->scratch->p[0].v[0].lkid;
+		}
+		if (w->v.lkid == qv->lkid)
+			return w;
+	}
+	return NULL;
+}
+
+/*
+ * The "queued ahead" step @qv (of this node) that ends the path @in turns
+ * into the wait of its request's owner, entered through a soft edge
+ */
+static void xd_soft_resolve(struct xd_state *s, const char *domain,
+			    const struct xd_path *in, const struct xd_vertex *qv)
+{
+	static struct xd_path one;
+	struct xd_wait *w = xd_wait_of_lkid(s, domain, qv);
+
+	if (!w) {
+		/* not a wait followed here (or it ended): no edge */
+		s->stats.soft_dropped++;
+		return;
+	}
+	one.len = 1;
+	one.v[0] = w->v;
+	one.v[0].hold_gen = 0;
+	one.v[0].flags = XD_V_CLUSTER_WAIT | XD_V_SOFT;
+	one.v[0].q_master = qv->q_master;
+	one.v[0].q_ts = qv->q_ts;
+	one.v[0].q_prev_ts = qv->q_prev_ts;
+	xd_extend(s, domain, in, &one);
+}
+
+/*
+ * On the master of the key the path's last vertex waits for in the DLM:
+ * a "queued ahead" step for each request ahead of its own in a
+ * conflicting mode (FIFO: it is granted after them), which the node of
+ * that request turns into its owner's wait (at once when it is this one)
+ */
+static void xd_soft_steps(struct xd_state *s, const struct xd_msg *m)
+{
+	static struct xd_qent q[XD_QUEUE_MAX];
+	static struct xd_path ext;
+	const struct xd_vertex *last = &m->path.v[m->path.len - 1];
+	int n, b, i;
+
+	n = xd_queue(s, m->domain, last, q);
+	if (n <= 0 || m->path.len == XD_PATH_MAX)
+		return;
+	b = xd_qfind(q, n, last->node, last->lkid);
+	for (i = 0; i < b; i++) {
+		struct xd_vertex *qv;
+
+		if (!xd_mode_conflict(q[i].mode, last->mode))
+			continue;
+		ext.len = m->path.len;
+		memcpy(ext.v, m->path.v, ext.len * sizeof(ext.v[0]));
+		qv = &ext.v[ext.len];
+		memset(qv, 0, sizeof(*qv));
+		qv->node = q[i].node;
+		qv->lkid = q[i].lkid;
+		qv->key_id = last->key_id;
+		qv->key_rank = last->key_rank;
+		qv->mode = q[i].mode;
+		qv->flags = XD_V_QUEUED | XD_V_SOFT | XD_V_CLUSTER_WAIT;
+		qv->q_master = s->node;
+		qv->q_ts = q[i].ts;
+		qv->q_prev_ts = q[b].ts;
+		s->stats.soft_steps++;
+		xd_log(s, 2, "soft edge: owner %llu's request on key %u:%llu is queued behind node %u's (lock %x)",
+		       (unsigned long long)last->owner, last->key_rank,
+		       (unsigned long long)last->key_id, qv->node, qv->lkid);
+		if (qv->node == s->node) {
+			xd_soft_resolve(s, m->domain, &m->path, qv);
+			continue;
+		}
+		ext.len++;
+		s->stats.probes_sent++;
+		xd_send_path(s, XD_MSG_PROBE, m->domain, &ext, 0);
+	}
 }
 
 static void xd_on_probe(struct xd_state *s, const struct xd_msg *m)
 {
 	const struct xd_vertex *last = &m->path.v[m->path.len - 1];
+	static struct xd_path in;
 	unsigned int i;
 	int ret;
 
+	/* a "queued ahead" step: only its node knows the request's owner */
+	if (last->flags & XD_V_QUEUED) {
+		if (last->node != s->node)
+			return;
+		in.len = m->path.len - 1;
+		memcpy(in.v, m->path.v, in.len * sizeof(in.v[0]));
+		xd_soft_resolve(s, m->domain, &in, last);
+		return;
+	}
 	s->scratch->n = 0;
 	ret = s->ops->walk_key(s->ctx, m->domain, last, s->scratch);
 	if (ret < 0) {
 		s->stats.walk_errors++;
-		return;
+	} else {
+		for (i = 0; i < s->scratch->n && i < XD_PATHS_MAX; i++) {
+			xd_localize(s, &s->scratch->p[i]);
+			if (s->scratch->p[i].len)
+				xd_extend(s, m->domain, &m->path, &s->scratch->p[i]);
+		}
 	}
-	for (i = 0; i < s->scratch->n && i < XD_PATHS_MAX; i++) {
-		xd_localize(s, &s->scratch->p[i]);
-		if (s->scratch->p[i].len)
-			xd_extend(s, m, &s->scratch->p[i]);
-	}
+	/* the requests queued ahead of it, when this node masters the key */
+	xd_soft_steps(s, m);
 }
 
 int xd_deliver(struct xd_state *s, uint32_t from, const void *buf, size_t len)
@@ -729,8 +922,12 @@ size_t xd_encode(const struct xd_msg *m, void *buf)
 		put32(p + 60, v->pid);
 		put32(p + 64, v->lkid);
 		put32(p + 68, v->flags);
-		/* 72..79 reserved, zero */
+		put32(p + 72, v->q_master);
+		/* 76..79 reserved, zero */
 		memcpy(p + 80, v->comm, strnlen(v->comm, XD_COMM_LEN - 1));
+		put64(p + 96, v->q_ts);
+		put64(p + 104, v->q_prev_ts);
+		/* 112..127 reserved, zero */
 	}
 	return XD_HDR_SIZE + n * XD_VERTEX_SIZE;
 }
@@ -773,7 +970,10 @@ int xd_decode(struct xd_msg *m, const void *buf, size_t len)
 		v->pid = get32(p + 60);
 		v->lkid = get32(p + 64);
 		v->flags = get32(p + 68);
+		v->q_master = get32(p + 72);
 		memcpy(v->comm, p + 80, XD_COMM_LEN);
+		v->q_ts = get64(p + 96);
+		v->q_prev_ts = get64(p + 104);
 		v->comm[XD_COMM_LEN - 1] = 0;
 		if (!v->node)
 			return -EPROTO;

@@ -22,9 +22,18 @@
  *   a CONFIRM, unless a round of the same cycle delivered here is pending
  *   or decided), dropped when a holder is elsewhere in the path, sent on
  *   when the path ends at a wait in the DLM;
+ * - soft edges across nodes: on the key's master (the DLM's queue is
+ *   known there only) the PROBE is also extended through each request
+ *   queued ahead of its last vertex's in a conflicting mode: a "queued
+ *   ahead" step (XD_V_QUEUED: node and DLM lock id, and the queue
+ *   entries' times on the master), which the node of that request turns
+ *   into its owner's wait (the one with that lock id), as it extends a
+ *   path through a holder;
  * - a delivered CONFIRM opens a round; every node with vertices in it
  *   ACKs after one kernel check (live: each vertex still waits with its
- *   generation and holds the key of its incoming edge with that hold's);
+ *   generation and holds the key of its incoming edge with that hold's),
+ *   and so does the master of each soft edge across nodes (live: the two
+ *   requests are still queued, the same entries, one ahead of the other);
  * - the round is decided at the ACK that completes it (every node of the
  *   path ACKed live, none dead, none left before): the victim is the
  *   vertex with the greatest (wait start time, node id, owner id), and
@@ -64,6 +73,9 @@
 /* a VIEW's entries (a lock of a node, not a wait): holds it, converts it */
 #define XD_V_HOLDER		(1U << 2)
 #define XD_V_CONVERTER		(1U << 3)
+/* a "queued ahead" step: a request of @node (@lkid) queued ahead of the
+ * previous vertex's in the DLM, not turned into its owner's wait yet */
+#define XD_V_QUEUED		(1U << 4)
 
 /**
  * struct xd_vertex - one wait of a path
@@ -76,8 +88,14 @@
  * @key_id, @key_rank, @mode: the key waited for and the mode asked
  * @node: the corosync node id
  * @pid, @comm: the owner's process
- * @lkid: the DLM lock id of a wait in the DLM
+ * @lkid: the DLM lock id of a wait in the DLM (on @node; 0 not known)
  * @flags: XD_V_*
+ * @q_master: a soft incoming edge across nodes (this wait's request queued
+ *	ahead of the previous vertex's in the DLM): the node that masters
+ *	the key and confirms the edge; 0 for any other edge
+ * @q_ts, @q_prev_ts: the times this request and the previous vertex's
+ *	entered their queues on @q_master (the DLM's own, its monotonic
+ *	clock): the same entries when confirmed
  */
 struct xd_vertex {
 	uint64_t boot;
@@ -92,8 +110,30 @@ struct xd_vertex {
 	uint32_t pid;
 	uint32_t lkid;
 	uint32_t flags;
+	uint32_t q_master;
+	uint64_t q_ts, q_prev_ts;
 	char comm[XD_COMM_LEN];
 };
+
+/**
+ * struct xd_qent - a request queued in the DLM for a key this node masters
+ * @node: its node (this node's id for its own)
+ * @lkid: its lock id on @node
+ * @mode: the ordlock mode it asks (ORDLOCK_MODE_SHARED or _EXCLUSIVE)
+ * @ts: when it entered its queue, the DLM's time on this node
+ */
+struct xd_qent {
+	uint32_t node;
+	uint32_t lkid;
+	uint32_t mode;
+	uint64_t ts;
+};
+
+/* ORDLOCK_MODE_EXCLUSIVE: conflicts with every mode */
+#define XD_MODE_EXCLUSIVE	2
+
+/* Entries of one key's DLM queue looked at, at most */
+#define XD_QUEUE_MAX		64
 
 /* A path: vertex i waits for vertex i + 1 */
 struct xd_path {
@@ -216,6 +256,12 @@ struct xd_ops {
 	 * waits for, in a mode that conflicts with @waiter's */
 	int (*walk_key)(void *ctx, const char *domain,
 			const struct xd_vertex *waiter, struct xd_paths *out);
+	/* the requests queued in the DLM for key (@rank, @id) of @domain,
+	 * convert queue then wait queue (the DLM grants in that order):
+	 * their count (at most @max in @out), -ENOENT when this node does
+	 * not master it; NULL: no soft edges across nodes */
+	int (*dlm_queue)(void *ctx, const char *domain, uint32_t rank, uint64_t id,
+			 struct xd_qent *out, unsigned int max);
 	/* 1 when every one of @n vertices stands, 0 when one does not */
 	int (*check)(void *ctx, const char *domain, const struct xd_check *c,
 		     unsigned int n);
@@ -234,6 +280,7 @@ struct xd_stats {
 	uint64_t probes_started, probes_sent, probes_dropped;
 	uint64_t rounds, decided, aborted, victims, stale, acks_dead;
 	uint64_t send_errors, walk_errors;
+	uint64_t soft_steps, soft_dropped;
 };
 
 /**
@@ -315,14 +362,14 @@ unsigned int xd_history(const struct xd_state *s, const struct xd_round **out,
 
 /* --- the wire ---------------------------------------------------------------
  *
- * Every message: a header of 64 bytes, then @nverts vertices of 96 bytes,
+ * Every message: a header of 64 bytes, then @nverts vertices of 128 bytes,
  * all little-endian, fixed layout. A receiver drops a message whose magic
  * or version it does not know.
  */
 #define XD_MAGIC		0x44584c4fU	/* "OLXD" */
-#define XD_VERSION		1
+#define XD_VERSION		2	/* 2: soft edges across nodes */
 #define XD_HDR_SIZE		64
-#define XD_VERTEX_SIZE		96
+#define XD_VERTEX_SIZE		128
 #define XD_MSG_MAX		(XD_HDR_SIZE + XD_PATH_MAX * XD_VERTEX_SIZE)
 
 /**

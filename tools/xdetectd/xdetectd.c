@@ -40,12 +40,16 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 
+#include "dlmdebug.h"
+#include "file.h"
 #include "nl.h"
 #include "proto.h"
 #include "walk.h"
 
 #define XD_GROUP		"ordlock-xdetect"
 #define XD_DLM_COMMS		"/sys/kernel/config/dlm/cluster/comms"
+/* The DLM's view of a lockspace: the queues of the keys mastered here */
+#define XD_DLM_DEBUGFS		"/sys/kernel/debug/dlm"
 #define XD_RETRY_MS		1000
 #define XD_EV_RCVBUF		(4 << 20)
 #define XD_DELAY_CACHE		32
@@ -284,6 +288,43 @@ static int k_walk_key(void *ctx, const char *domain, const struct xd_vertex *w,
 	return ret == -ENOENT ? 0 : ret;
 }
 
+/*
+ * The requests queued in the DLM for a key this node masters (the soft
+ * edges across nodes): the DLM's debugfs file of the domain's lockspace
+ * (tools/common/dlmdebug.c reads it), this node's own named by its id
+ */
+static int k_dlm_queue(void *ctx, const char *domain, uint32_t rank, uint64_t id,
+		       struct xd_qent *out, unsigned int max)
+{
+	static struct olc_dlm_qent q[XD_QUEUE_MAX];
+	struct daemon *dm = ctx;
+	char path[128], *buf = NULL;
+	unsigned int i, n = 0;
+	size_t len = 0;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/" ORDLOCK_DLM_LS_PREFIX "%s_all",
+		 XD_DLM_DEBUGFS, domain);
+	if (olc_read_file(path, &buf, &len))
+		return -ENOENT;
+	ret = olc_dlm_queue(buf, len, rank, id, q, XD_QUEUE_MAX);
+	free(buf);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < (unsigned int)ret && n < max; i++) {
+		/* ordlock_dlm asks PR or EX; the NL anchors are granted */
+		if (q[i].rqmode != OLC_DLM_PR && q[i].rqmode != OLC_DLM_EX)
+			continue;
+		out[n].node = q[i].node ? (uint32_t)q[i].node : dm->node;
+		out[n].lkid = q[i].lkid;
+		out[n].mode = q[i].rqmode == OLC_DLM_EX ? ORDLOCK_MODE_EXCLUSIVE :
+			      ORDLOCK_MODE_SHARED;
+		out[n].ts = q[i].ts_ns;
+		n++;
+	}
+	return (int)n;
+}
+
 static int live_reply(struct nlattr **tb, void *arg)
 {
 	int *live = arg;
@@ -350,6 +391,8 @@ static int k_fail(void *ctx, const char *domain, const struct xd_vertex *cycle,
 		goto too_big;
 	for (i = 0; i < n; i++) {
 		const struct xd_vertex *v = &cycle[i];
+		/* how the next one blocks it: queued ahead (soft), or holds */
+		const struct xd_vertex *next = &cycle[(i + 1) % n];
 		struct nlattr *e = olc_nl_nest_start(msg, ORDLOCK_A_ENTRY);
 		struct ordlock_key k = {
 			.id = v->key_id, .rank = v->key_rank, .mode = (uint16_t)v->mode,
@@ -363,7 +406,10 @@ static int k_fail(void *ctx, const char *domain, const struct xd_vertex *cycle,
 		    nla_put_u64(msg, ORDLOCK_E_XD_GEN, v->gen) ||
 		    nla_put_u64(msg, ORDLOCK_E_TIME_NS, v->start_ns) ||
 		    nla_put_u32(msg, ORDLOCK_E_XD_NODE, v->node) ||
-		    nla_put_u64(msg, ORDLOCK_E_XD_BOOT, v->boot))
+		    nla_put_u64(msg, ORDLOCK_E_XD_BOOT, v->boot) ||
+		    ((next->flags & XD_V_SOFT) &&
+		     (nla_put_u32(msg, ORDLOCK_E_EDGE, ORDLOCK_EDGE_SOFT) ||
+		      nla_put_u32(msg, ORDLOCK_E_MODE, next->mode))))
 			goto too_big;
 		nla_nest_end(msg, e);
 	}
@@ -554,6 +600,7 @@ static void x_log(void *ctx, int level, const char *line)
 static const struct xd_ops ops = {
 	.walk_owner = k_walk_owner,
 	.walk_key = k_walk_key,
+	.dlm_queue = k_dlm_queue,
 	.check = k_check,
 	.fail = k_fail,
 	.send = c_send,
@@ -957,11 +1004,13 @@ static void write_state(struct daemon *dm, FILE *f)
 		dm->state_sent == ORDLOCK_XD_JOINING ? "joining" : "off");
 	for (i = 0; i < dm->xs.nmembers; i++)
 		fprintf(f, "%s%u", i ? ", " : "", dm->xs.members[i]);
-	fprintf(f, "],\n \"stats\": {\"probes_started\": %llu, \"probes_sent\": %llu, \"probes_dropped\": %llu, \"rounds\": %llu, \"decided\": %llu, \"aborted\": %llu, \"victims\": %llu, \"stale\": %llu, \"events_lost\": %lu},\n \"waits\": [",
+	fprintf(f, "],\n \"stats\": {\"probes_started\": %llu, \"probes_sent\": %llu, \"probes_dropped\": %llu, \"rounds\": %llu, \"decided\": %llu, \"aborted\": %llu, \"victims\": %llu, \"stale\": %llu, \"soft_steps\": %llu, \"soft_dropped\": %llu, \"events_lost\": %lu},\n \"waits\": [",
 		(unsigned long long)st->probes_started, (unsigned long long)st->probes_sent,
 		(unsigned long long)st->probes_dropped, (unsigned long long)st->rounds,
 		(unsigned long long)st->decided, (unsigned long long)st->aborted,
-		(unsigned long long)st->victims, (unsigned long long)st->stale, dm->ev_lost);
+		(unsigned long long)st->victims, (unsigned long long)st->stale,
+		(unsigned long long)st->soft_steps, (unsigned long long)st->soft_dropped,
+		dm->ev_lost);
 	for (i = 0; i < dm->xs.nwaits; i++) {
 		fprintf(f, "%s\n  {\"domain\": ", i ? "," : "");
 		json_str(f, dm->xs.waits[i].domain);

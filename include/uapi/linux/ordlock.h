@@ -1594,7 +1594,8 @@ struct ordlock_unlock {
  *             not fit
  * EOPNOTSUPP  the request came from a network namespace other than the
  *             initial one; XD_CHECK or XD_FAIL of a domain that is not a
- *             cluster domain, XD_FAIL of an upgrade's wait in the DLM;
+ *             cluster domain, XD_FAIL of an asynchronous (netlink)
+ *             upgrade's wait in the DLM;
  *             %ORDLOCK_A_FASTPATH 1 in a cluster domain
  *             (or with %ORDLOCK_A_CLUSTER 1), %ORDLOCK_A_CLUSTER 1 in a
  *             domain with the fast path
@@ -1677,8 +1678,9 @@ struct ordlock_unlock {
  *   %ORDLOCK_A_XD_KIND, %ORDLOCK_A_DOMAIN, %ORDLOCK_A_XD_BOOT and one
  *   %ORDLOCK_A_ENTRY (owner fields, %ORDLOCK_E_KEY with the mode asked,
  *   %ORDLOCK_E_XD_GEN, %ORDLOCK_E_TIME_NS, and %ORDLOCK_E_CLUSTER_WAIT
- *   with %ORDLOCK_E_XD_LKID for a wait in the DLM); %ORDLOCK_XD_WAIT_END
- *   adds %ORDLOCK_A_XD_END.
+ *   for a wait in the DLM, with %ORDLOCK_E_XD_LKID when its request is
+ *   made already: usually not yet, %ORDLOCK_CMD_XD_WALK has it);
+ *   %ORDLOCK_XD_WAIT_END adds %ORDLOCK_A_XD_END.
  * %ORDLOCK_CMD_XD_WALK
  *   Dump: %ORDLOCK_A_DOMAIN and either %ORDLOCK_A_KEY (with
  *   %ORDLOCK_K_MODE: a remote waiter's key and mode; the walk starts at
@@ -2038,7 +2040,12 @@ enum ordlock_failure_attr {
  * @ORDLOCK_E_XD_NODE: u32, the owner's corosync node id (absent or 0: this
  *	node)
  * @ORDLOCK_E_XD_BOOT: u64, the boot id of the owner's node's module
- * @ORDLOCK_E_XD_LKID: u32, the DLM lock id of a wait in the DLM
+ * @ORDLOCK_E_XD_LKID: u32, the DLM lock id (on the owner's node) of the
+ *	request of a wait in the DLM, for the soft edges across nodes (the
+ *	daemon finds it in the key's queue on its master); absent while not
+ *	known (the request not made yet, the wait ending) and for a wait
+ *	XD_FAIL cannot end (an asynchronous upgrade's conversion, a policy
+ *	other than detect)
  * @__ORDLOCK_E_MAX: one past the last entry attribute
  */
 enum ordlock_entry_attr {

@@ -24,6 +24,7 @@
 #define ORDLOCK_XDCASE_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 
 #include "clcase.h"
@@ -32,8 +33,12 @@
 
 struct xd_owner {
 	int node;
-	uint64_t hold, want;	/* key ids of rank 1 */
+	uint64_t hold, want;	/* key ids of rank 1; hold 0: holds nothing */
 	int stagger_ms;
+	/* optional: shared instead of exclusive; the want's timeout (0:
+	 * XD_WANT_MS) */
+	bool hold_shared, want_shared;
+	int want_ms;
 };
 
 static pid_t xd_pid;
@@ -225,7 +230,11 @@ static inline void xd_owner_run(const char *dom, const char *s, int i,
 
 	if (!ol)
 		_exit(10);
-	if (ordlock_acquire(ol, &hold, 1, XD_WANT_MS, 0, NULL))
+	if (o->hold_shared)
+		hold.mode = ORDLOCK_MODE_SHARED;
+	if (o->want_shared)
+		want.mode = ORDLOCK_MODE_SHARED;
+	if (o->hold && ordlock_acquire(ol, &hold, 1, XD_WANT_MS, 0, NULL))
 		_exit(11);
 	snprintf(name, sizeof(name), "held.%s.%d", s, i);
 	cl_touch(cl_path(name));
@@ -234,7 +243,7 @@ static inline void xd_owner_run(const char *dom, const char *s, int i,
 		usleep(20000);
 	usleep(o->stagger_ms * 1000);
 	t0 = cl_ms();
-	ret = ordlock_acquire(ol, &want, 1, XD_WANT_MS, 0, NULL);
+	ret = ordlock_acquire(ol, &want, 1, o->want_ms ? o->want_ms : XD_WANT_MS, 0, NULL);
 	if (ret)
 		err = errno;
 	t0 = cl_ms() - t0;

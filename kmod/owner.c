@@ -5,8 +5,6 @@
  */
 #include <linux/cred.h>
 #include <linux/module.h>
-#include <linux/pid_namespace.h>
-#include <linux/sched.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -293,27 +291,6 @@ void ordlock_owner_touch(struct ordlock_owner *owner)
 	WRITE_ONCE(owner->pid, pid);
 	get_task_comm(owner->comm, current);
 	ordlock_comm_sanitize(owner->comm_safe, owner->comm);
-}
-
-/**
- * ordlock_owner_running() - the task that made @owner's last request, when
- *	it runs on a CPU now
- * @owner: any owner; its task is read racily (a torn read names no task)
- *
- * The caller holds rcu_read_lock(), which keeps the task returned valid
- * until rcu_read_unlock(); owner_on_cpu() says when it stops running.
- *
- * Return: that task, or NULL when it is gone or not on a CPU.
- */
-struct task_struct *ordlock_owner_running(struct ordlock_owner *owner)
-{
-	struct task_struct *t;
-
-	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "owner task outside RCU");
-	t = pid_task(find_pid_ns(READ_ONCE(owner->tid), &init_pid_ns), PIDTYPE_PID);
-	if (!t || t->start_time != READ_ONCE(owner->tid_start) || !owner_on_cpu(t))
-		return NULL;
-	return t;
 }
 
 /**

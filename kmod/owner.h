@@ -12,6 +12,8 @@
 #include <linux/atomic.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/pid_namespace.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seqlock.h>
 #include <linux/types.h>
@@ -262,10 +264,31 @@ void ordlock_owner_drop_hold(struct ordlock_owner *owner,
 struct list_head *ordlock_owner_lock_list(void);
 void ordlock_owner_unlock_list(void);
 void ordlock_owner_touch(struct ordlock_owner *owner);
-struct task_struct *ordlock_owner_running(struct ordlock_owner *owner);
 
 bool ordlock_owner_cycle_alloc(struct ordlock_owner *owner);
 int ordlock_owner_fail(struct ordlock_owner *owner, u32 reason, int err,
 		       const struct ordlock_rkey *key);
+
+/**
+ * ordlock_owner_running() - the task that made @owner's last request, when
+ *	it runs on a CPU now
+ * @owner: any owner; its task is read racily (a torn read names no task)
+ *
+ * The caller holds rcu_read_lock(), which keeps the task returned valid
+ * until rcu_read_unlock(); owner_on_cpu() says when it stops running.
+ * Inline: the resources ask it (resource.c) of the holders they list.
+ *
+ * Return: that task, or NULL when it is gone or not on a CPU.
+ */
+static inline struct task_struct *ordlock_owner_running(struct ordlock_owner *owner)
+{
+	struct task_struct *t;
+
+	RCU_LOCKDEP_WARN(!rcu_read_lock_held(), "owner task outside RCU");
+	t = pid_task(find_pid_ns(READ_ONCE(owner->tid), &init_pid_ns), PIDTYPE_PID);
+	if (!t || t->start_time != READ_ONCE(owner->tid_start) || !owner_on_cpu(t))
+		return NULL;
+	return t;
+}
 
 #endif /* _ORDLOCK_OWNER_H */

@@ -153,7 +153,30 @@ static void ordlock_cluster_wait_begin(struct ordlock_request *req,
 	/* a wait in the DLM is a new wait: a generation of its own */
 	ordlock_xd_wait_start(owner);
 	ordlock_cluster_xd_arm(req, true);
-	ordlock_xd_wait_announce(owner, true);
+	/*
+	 * Announced once it lasts the probe delay (xdetect.c), by the waiting
+	 * task (ordlock_cluster_lock_detect()) or the asynchronous request's
+	 * poll; an upgrade in the calling task waits inside the backend's
+	 * conversion, which nothing interrupts: announced at once
+	 */
+	req->xd_at = ordlock_xd_announce_at(owner, ktime_get());
+	if (req->xd_at && req->convert && !req->notify) {
+		req->xd_at = 0;
+		ordlock_xd_wait_announce(owner, true);
+	}
+}
+
+/*
+ * The wait of @req in the DLM has lasted its probe delay (req->xd_at, now
+ * @now): announce it, once
+ */
+static void ordlock_cluster_xd_due(struct ordlock_request *req, ktime_t now)
+{
+	lockdep_assert_held(&req->owner->lock);
+	if (!req->xd_at || ktime_before(now, req->xd_at))
+		return;
+	req->xd_at = 0;
+	ordlock_xd_wait_announce(req->owner, true);
 }
 
 /*
@@ -169,6 +192,7 @@ static void ordlock_cluster_wait_end(struct ordlock_request *req,
 	if (!ret)
 		WRITE_ONCE(*ordlock_hold_xd_gen(hold), ordlock_xd_next_gen());
 	ordlock_cluster_xd_arm(req, false);
+	req->xd_at = 0;
 	ordlock_xd_wait_end(owner, ordlock_xd_wait_clear(owner), ret, true);
 	WRITE_ONCE(hold->cluster_wait, false);
 	WRITE_ONCE(owner->pending.mode, 0);
@@ -220,8 +244,9 @@ static void ordlock_cluster_sync_done(void *data)
  * The cluster's lock of key req->next in the calling task, in a domain with
  * policy detect: as the backend's @lock, but also given up when XD_FAIL
  * chooses the wait as a victim (-EDEADLK), which the backend's own wait
- * does not see. The owner's lock is dropped meanwhile. Return: as the
- * backend's @lock.
+ * does not see; at req->xd_at the task takes the owner's lock a moment to
+ * announce the wait. The owner's lock is dropped meanwhile. Return: as
+ * the backend's @lock.
  */
 static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 				       struct ordlock_backend *backend,
@@ -231,6 +256,7 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 	struct ordlock_owner *owner = req->owner;
 	struct ordlock_backend_lock **blkp = ordlock_hold_blkp(req->cur);
 	struct ordlock_cluster_sync s = { .task = current };
+	ktime_t now, until;
 	int ret;
 
 	ret = backend->ops->lock_async(READ_ONCE(owner->domain->space), key->rank,
@@ -252,11 +278,24 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 			ret = -EINTR;
 			break;
 		}
-		if (ktime_compare(ktime_get(), deadline) >= 0) {
+		now = ktime_get();
+		if (ktime_compare(now, deadline) >= 0) {
 			ret = -ETIMEDOUT;
 			break;
 		}
-		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
+		until = deadline;
+		/* req->xd_at: this task's own, as the rest of the request */
+		if (req->xd_at) {
+			if (ktime_compare(now, req->xd_at) >= 0) {
+				__set_current_state(TASK_RUNNING);
+				mutex_lock(&owner->lock);
+				ordlock_cluster_xd_due(req, now);
+				mutex_unlock(&owner->lock);
+				continue;
+			}
+			until = min(req->xd_at, deadline);
+		}
+		schedule_hrtimeout_range(&until, current->timer_slack_ns,
 					 HRTIMER_MODE_ABS);
 	}
 	__set_current_state(TASK_RUNNING);
@@ -471,13 +510,17 @@ static int ordlock_cluster_convert_poll(struct ordlock_request *req)
 {
 	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
 	struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
+	ktime_t now;
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
 	ret = backend->ops->convert_result(blk, false);
 	if (ret == -EINPROGRESS) {
-		if (ktime_before(ktime_get(), req->cluster_deadline))
+		now = ktime_get();
+		if (ktime_before(now, req->cluster_deadline)) {
+			ordlock_cluster_xd_due(req, now);
 			return ret;
+		}
 		ordlock_cluster_abandon(req);
 		ret = -ETIMEDOUT;
 	}
@@ -505,6 +548,7 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
 	struct ordlock_hold *hold = req->cur;
 	bool victim = false;
+	ktime_t now;
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
@@ -514,8 +558,11 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 	if (ret == -EINPROGRESS) {
 		/* chosen by XD_FAIL (which woke the request), or too late */
 		victim = ordlock_xd_victim(req->owner);
-		if (!victim && ktime_before(ktime_get(), req->cluster_deadline))
+		now = ktime_get();
+		if (!victim && ktime_before(now, req->cluster_deadline)) {
+			ordlock_cluster_xd_due(req, now);
 			return ret;
+		}
 		backend->ops->unlock(*ordlock_hold_blkp(hold));
 		ret = victim ? -EDEADLK : -ETIMEDOUT;
 	}

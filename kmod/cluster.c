@@ -259,12 +259,20 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 	ktime_t now, until;
 	int ret;
 
+	/*
+	 * Made without the owner's lock, as the backend's @lock is: the
+	 * backend may then make the request in this task (DIRECT), as @lock
+	 * does, rather than through its work item
+	 */
+	mutex_unlock(&owner->lock);
 	ret = backend->ops->lock_async(READ_ONCE(owner->domain->space), key->rank,
 				       key->id, key->mode == ORDLOCK_MODE_EXCLUSIVE,
-				       flags, ordlock_cluster_sync_done, &s, blkp);
-	if (ret)
+				       flags | ORDLOCK_BACKEND_DIRECT,
+				       ordlock_cluster_sync_done, &s, blkp);
+	if (ret) {
+		mutex_lock(&owner->lock);
 		return ret;
-	mutex_unlock(&owner->lock);
+	}
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		/* pairs with ordlock_cluster_sync_done()'s smp_store_release() */

@@ -294,20 +294,32 @@ static long long pingpong(const char *d)
 
 static long long t_timeout, t_detect;
 
-static void no_cycle_cost(void)
+/*
+ * The turns in c_xdt (into *@t_t) and in c_xd (into *@t_d), twice each,
+ * alternating: the machine's drift falls on both; barriers named @tag-...
+ */
+static void alternate(const char *tag, long long *t_t, long long *t_d)
 {
+	char name[64];
 	int r;
 
-	/* twice each, alternating: the machine's drift falls on both */
 	for (r = 0; r < 2; r++) {
-		cl_barrier(r ? "ping-timeout-2" : "ping-timeout");
+		snprintf(name, sizeof(name), "%s-timeout-%d", tag, r);
+		cl_barrier(name);
 		if (cl_node <= 2)
-			t_timeout += pingpong(tdom);
-		cl_barrier(r ? "ping-detect-2" : "ping-detect");
+			*t_t += pingpong(tdom);
+		snprintf(name, sizeof(name), "%s-detect-%d", tag, r);
+		cl_barrier(name);
 		if (cl_node <= 2)
-			t_detect += pingpong(dom);
+			*t_d += pingpong(dom);
 	}
-	cl_barrier("pinged");
+	snprintf(name, sizeof(name), "%s-done", tag);
+	cl_barrier(name);
+}
+
+static void no_cycle_cost(void)
+{
+	alternate("ping", &t_timeout, &t_detect);
 	if (cl_node <= 2)
 		diag("figure: node%d: 2 x %d turns on one key across nodes: timeout %lld ms, detect %lld ms (x%.2f)",
 		     cl_node, PINGS, t_timeout, t_detect,
@@ -354,17 +366,8 @@ int main(void)
 	 * what of the cost is the kernel's path, what the daemon's */
 	{
 		long long t_alone = 0, t_timeout2 = 0;
-		int r;
 
-		for (r = 0; r < 2; r++) {
-			cl_barrier(r ? "ping-timeout-4" : "ping-timeout-3");
-			if (cl_node <= 2)
-				t_timeout2 += pingpong(tdom);
-			cl_barrier(r ? "ping-alone-2" : "ping-alone");
-			if (cl_node <= 2)
-				t_alone += pingpong(dom);
-		}
-		cl_barrier("pinged-alone");
+		alternate("alone", &t_timeout2, &t_alone);
 		if (cl_node <= 2)
 			diag("figure: node%d: 2 x %d turns, detect without a daemon: %lld ms, timeout alternating with it %lld ms (x%.2f; with the daemon, before, x%.2f of this)",
 			     cl_node, PINGS, t_alone, t_timeout2,

@@ -29,7 +29,9 @@
  *   host so slow that it was not, the check is the next one's); a wait
  *   for 6:2 that lasts (held until its WAIT came) is announced no sooner
  *   than the delay after its start (the event's own start time, the same
- *   clock), then its WAIT_END says granted, the same generation.
+ *   clock), then its WAIT_END says granted, the same generation; and a
+ *   netlink request's wait in the DLM (node 1's for 6:3, held by node 2
+ *   until its WAIT came): the same, announced by the request's poll.
  *
  * cluster-timeout: 300
  */
@@ -443,6 +445,51 @@ static int share(const char *name, struct xd_ev *ev, int write_it)
 	return ok_ ? 0 : -1;
 }
 
+/*
+ * A netlink request of node 1 waits in the DLM for 6:3, which node 2 holds
+ * until the wait was announced: WAIT (in the DLM) after the delay, then
+ * WAIT_END granted
+ */
+static void nl_long(struct nlt *ev)
+{
+	struct ordlock_key k = ORDLOCK_EX(6, 3);
+	struct olc_nl_outcome o;
+	struct xd_ev wait = { 0 }, end;
+	struct ordlock *ol = NULL;
+	struct nlt *r = NULL;
+	long long age;
+	int ret;
+
+	if (cl_node == 2 && (!(ol = ordlock_open(dom)) ||
+			     ordlock_acquire(ol, &k, 1, 20000, 0, NULL)))
+		bail_out("node2: hold 6:3: %s", strerror(errno));
+	cl_barrier("nl-held");
+	if (cl_node == 1) {
+		r = nlt_must_open();
+		ret = nlt_acquire(r, dom, &k, 1, 20000000000ULL, 0, 1, &o);
+		ok(!ret && o.status == ORDLOCK_STATUS_QUEUED,
+		   "node1: a netlink request for 6:3 (node 2 holds it) waits (%s)",
+		   ret ? nlt_extack_str(r) : nlt_status_name(o.status));
+		ret = wait_ev_key(nlt_fd(ev), ORDLOCK_XD_WAIT, 6, 3, 20000, &wait);
+		age = (long long)realtime_ns() - (long long)wait.since_ns;
+		ok(!ret && wait.cluster_wait && wait.since_ns && age >= DELAY_MS * 1000000LL,
+		   "node1: ... XD_EVENT WAIT in the DLM, once it had lasted its probe delay: %lld ms after its start",
+		   age / 1000000);
+	}
+	cl_barrier("nl-announced");
+	if (cl_node == 2)
+		ordlock_close(ol);
+	if (cl_node == 1) {
+		ret = nlt_wait_result(r, 20000, &o);
+		ok(!ret && o.status == ORDLOCK_STATUS_GRANTED,
+		   "node1: ... granted once node 2 let go");
+		ret = wait_ev_key(nlt_fd(ev), ORDLOCK_XD_WAIT_END, 6, 3, 5000, &end);
+		ok(!ret && end.gen == wait.gen && end.end == ORDLOCK_XD_END_GRANTED,
+		   "node1: ... then its WAIT_END: granted, the same generation");
+		nlt_close(r);
+	}
+}
+
 int main(void)
 {
 	struct ordlock_domain_config dc = {
@@ -483,6 +530,7 @@ int main(void)
 	if (cl_node == 1)
 		short_and_long(s, ev, w);
 	cl_barrier("short");
+	nl_long(ev);
 
 	if (cl_node <= 2) {
 		if (pipe(ready) || pipe(go))

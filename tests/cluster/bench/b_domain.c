@@ -518,6 +518,10 @@ int main(void)
 			profile("dlm", prof_clt, &raw, 20 * nloc);
 			profile("seam", prof_clt, &seam_a, 20 * nloc);
 			profile("domain", prof_dom, &dom_a, 20 * nloc);
+			if (!set_policy(cfg, dom, ORDLOCK_POLICY_DETECT)) {
+				profile("detect", prof_dom, &dom_a, 20 * nloc);
+				set_policy(cfg, dom, pol.policy);
+			}
 			profile("local", prof_dom, &loc_a, 100 * nloc);
 			profile("general", prof_dom, &slow_a, 100 * nloc);
 		}

@@ -241,6 +241,19 @@ static void ordlock_cluster_sync_done(void *data)
 }
 
 /*
+ * The jiffies from @now to @until, rounded up: the wait for the DLM sleeps
+ * on the timer wheel, as the backend's synchronous lock does, not on an
+ * hrtimer, which cost more instructions (performance.md, "Deadlocks across
+ * nodes")
+ */
+static long ordlock_cluster_jiffies(ktime_t now, ktime_t until)
+{
+	unsigned long j = nsecs_to_jiffies(ktime_to_ns(ktime_sub(until, now))) + 1;
+
+	return j < MAX_SCHEDULE_TIMEOUT ? (long)j : MAX_SCHEDULE_TIMEOUT - 1;
+}
+
+/*
  * The cluster's lock of key req->next in the calling task, in a domain with
  * policy detect: as the backend's @lock, but also given up when XD_FAIL
  * chooses the wait as a victim (-EDEADLK), which the backend's own wait
@@ -303,8 +316,7 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 			}
 			until = min(req->xd_at, deadline);
 		}
-		schedule_hrtimeout_range(&until, current->timer_slack_ns,
-					 HRTIMER_MODE_ABS);
+		schedule_timeout(ordlock_cluster_jiffies(now, until));
 	}
 	__set_current_state(TASK_RUNNING);
 	mutex_lock(&owner->lock);

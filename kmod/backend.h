@@ -14,7 +14,8 @@
  * A backend's calls may sleep, so none is made in atomic context. Those
  * that may wait for the cluster are made with no lock of ordlock.ko held;
  * @unlock, @lock_async, @lock_result, @convert_async and @convert_result
- * never wait for the cluster and are made under an owner's lock (a mutex).
+ * never wait for the cluster and are made under an owner's lock (a mutex),
+ * except @lock_async with %ORDLOCK_BACKEND_DIRECT (no lock held).
  */
 #ifndef _ORDLOCK_BACKEND_H
 #define _ORDLOCK_BACKEND_H
@@ -37,6 +38,12 @@ struct ordlock_backend_lock;
 /* Flags of ordlock_backend_ops.lock() */
 /* fail with -EAGAIN at once when the key is held incompatibly elsewhere */
 #define ORDLOCK_BACKEND_TRY		BIT(0)
+/*
+ * lock_async() only: the caller holds no lock of ordlock.ko and may sleep,
+ * as for lock(): the backend may make the request in the call (as its
+ * lock() does), and @done may then be called before the call returns
+ */
+#define ORDLOCK_BACKEND_DIRECT		BIT(1)
 
 /**
  * struct ordlock_backend_ops - what a backend does

@@ -176,7 +176,30 @@ static void ordlock_cluster_wait_begin(struct ordlock_request *req,
 	/* a wait in the DLM is a new wait: a generation of its own */
 	ordlock_xd_wait_start(owner);
 	ordlock_cluster_xd_arm(req, true);
-	ordlock_xd_wait_announce(owner, true);
+	/*
+	 * Announced once it lasts the probe delay (xdetect.c), by the waiting
+	 * task (ordlock_cluster_lock_detect()) or the asynchronous request's
+	 * poll; an upgrade in the calling task waits inside the backend's
+	 * conversion, which nothing interrupts: announced at once
+	 */
+	req->xd_at = ordlock_xd_announce_at(owner, ktime_get());
+	if (req->xd_at && req->convert && !req->notify) {
+		req->xd_at = 0;
+		ordlock_xd_wait_announce(owner, true);
+	}
+}
+
+/*
+ * The wait of @req in the DLM has lasted its probe delay (req->xd_at, now
+ * @now): announce it, once
+ */
+static void ordlock_cluster_xd_due(struct ordlock_request *req, ktime_t now)
+{
+	lockdep_assert_held(&req->owner->lock);
+	if (!req->xd_at || ktime_before(now, req->xd_at))
+		return;
+	req->xd_at = 0;
+	ordlock_xd_wait_announce(req->owner, true);
 }
 
 /*
@@ -192,6 +215,7 @@ static void ordlock_cluster_wait_end(struct ordlock_request *req,
 	if (!ret)
 		WRITE_ONCE(*ordlock_hold_xd_gen(hold), ordlock_xd_next_gen());
 	ordlock_cluster_xd_arm(req, false);
+	req->xd_at = 0;
 	ordlock_xd_wait_end(owner, ordlock_xd_wait_clear(owner), ret, true);
 	WRITE_ONCE(hold->cluster_wait, false);
 	WRITE_ONCE(owner->pending.mode, 0);
@@ -240,18 +264,32 @@ static void ordlock_cluster_sync_done(void *data)
 }
 
 /*
- * Wait in the calling task, the owner's lock dropped meanwhile, until the
- * backend's done hook ran (0), XD_FAIL chose the wait (-EDEADLK), a signal
- * (-EINTR) or @deadline (-ETIMEDOUT)
+ * The jiffies from @now to @until, rounded up: the wait for the DLM sleeps
+ * on the timer wheel, as the backend's synchronous lock does, not on an
+ * hrtimer, which cost more instructions (performance.md, "Deadlocks across
+ * nodes")
  */
-static int ordlock_cluster_sync_wait(struct ordlock_owner *owner,
+static long ordlock_cluster_jiffies(ktime_t now, ktime_t until)
+{
+	unsigned long j = nsecs_to_jiffies(ktime_to_ns(ktime_sub(until, now))) + 1;
+
+	return j < MAX_SCHEDULE_TIMEOUT ? (long)j : MAX_SCHEDULE_TIMEOUT - 1;
+}
+
+/*
+ * Wait in the calling task, the owner's lock not held (taken again before
+ * it returns), until the backend's done hook ran (0), XD_FAIL chose the
+ * wait (-EDEADLK), a signal (-EINTR) or @deadline (-ETIMEDOUT); at
+ * req->xd_at the task takes the owner's lock a moment to announce the wait
+ */
+static int ordlock_cluster_sync_wait(struct ordlock_request *req,
 				     struct ordlock_cluster_sync *s,
 				     ktime_t deadline)
 {
+	struct ordlock_owner *owner = req->owner;
+	ktime_t now, until;
 	int ret = 0;
 
-	lockdep_assert_held(&owner->lock);
-	mutex_unlock(&owner->lock);
 	for (;;) {
 		set_current_state(TASK_INTERRUPTIBLE);
 		/* pairs with ordlock_cluster_sync_done()'s smp_store_release() */
@@ -265,12 +303,24 @@ static int ordlock_cluster_sync_wait(struct ordlock_owner *owner,
 			ret = -EINTR;
 			break;
 		}
-		if (ktime_compare(ktime_get(), deadline) >= 0) {
+		now = ktime_get();
+		if (ktime_compare(now, deadline) >= 0) {
 			ret = -ETIMEDOUT;
 			break;
 		}
-		schedule_hrtimeout_range(&deadline, current->timer_slack_ns,
-					 HRTIMER_MODE_ABS);
+		until = deadline;
+		/* req->xd_at: this task's own, as the rest of the request */
+		if (req->xd_at) {
+			if (ktime_compare(now, req->xd_at) >= 0) {
+				__set_current_state(TASK_RUNNING);
+				mutex_lock(&owner->lock);
+				ordlock_cluster_xd_due(req, now);
+				mutex_unlock(&owner->lock);
+				continue;
+			}
+			until = min(req->xd_at, deadline);
+		}
+		schedule_timeout(ordlock_cluster_jiffies(now, until));
 	}
 	__set_current_state(TASK_RUNNING);
 	mutex_lock(&owner->lock);
@@ -297,7 +347,8 @@ static int ordlock_cluster_convert_detect(struct ordlock_request *req,
 					  ordlock_cluster_sync_done, &s);
 	if (ret)
 		return ret;
-	ret = ordlock_cluster_sync_wait(req->owner, &s, deadline);
+	mutex_unlock(&req->owner->lock);
+	ret = ordlock_cluster_sync_wait(req, &s, deadline);
 	ordlock_xd_blk(req->owner, false);
 	if (!ret)
 		return backend->ops->convert_result(blk, false);
@@ -309,8 +360,9 @@ static int ordlock_cluster_convert_detect(struct ordlock_request *req,
  * The cluster's lock of key req->next in the calling task, in a domain with
  * policy detect: as the backend's @lock, but also given up when XD_FAIL
  * chooses the wait as a victim (-EDEADLK), which the backend's own wait
- * does not see. The owner's lock is dropped meanwhile. Return: as the
- * backend's @lock.
+ * does not see; at req->xd_at the task takes the owner's lock a moment to
+ * announce the wait. The owner's lock is dropped meanwhile. Return: as
+ * the backend's @lock.
  */
 static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 				       struct ordlock_backend *backend,
@@ -322,12 +374,21 @@ static int ordlock_cluster_lock_detect(struct ordlock_request *req,
 	struct ordlock_cluster_sync s = { .task = current };
 	int ret;
 
+	/*
+	 * Made without the owner's lock, as the backend's @lock is: the
+	 * backend may then make the request in this task (DIRECT), as @lock
+	 * does, rather than through its work item
+	 */
+	mutex_unlock(&owner->lock);
 	ret = backend->ops->lock_async(READ_ONCE(owner->domain->space), key->rank,
 				       key->id, key->mode == ORDLOCK_MODE_EXCLUSIVE,
-				       flags, ordlock_cluster_sync_done, &s, blkp);
-	if (ret)
+				       flags | ORDLOCK_BACKEND_DIRECT,
+				       ordlock_cluster_sync_done, &s, blkp);
+	if (ret) {
+		mutex_lock(&owner->lock);
 		return ret;
-	ret = ordlock_cluster_sync_wait(owner, &s, deadline);
+	}
+	ret = ordlock_cluster_sync_wait(req, &s, deadline);
 	/* either may free the lock: its id is no longer read (XD_WALK) */
 	ordlock_xd_blk(owner, false);
 	if (!ret)
@@ -551,13 +612,17 @@ static int ordlock_cluster_convert_poll(struct ordlock_request *req)
 {
 	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
 	struct ordlock_backend_lock *blk = ordlock_hold_blk(req->hold);
+	ktime_t now;
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
 	ret = backend->ops->convert_result(blk, false);
 	if (ret == -EINPROGRESS) {
-		if (ktime_before(ktime_get(), req->cluster_deadline))
+		now = ktime_get();
+		if (ktime_before(now, req->cluster_deadline)) {
+			ordlock_cluster_xd_due(req, now);
 			return ret;
+		}
 		ordlock_cluster_abandon(req);
 		ret = -ETIMEDOUT;
 	}
@@ -585,6 +650,7 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 	struct ordlock_backend *backend = READ_ONCE(req->owner->domain->backend);
 	struct ordlock_hold *hold = req->cur;
 	bool victim = false;
+	ktime_t now;
 	int ret;
 
 	lockdep_assert_held(&req->owner->lock);
@@ -596,8 +662,10 @@ int ordlock_cluster_poll(struct ordlock_request *req)
 	if (ret == -EINPROGRESS) {
 		/* chosen by XD_FAIL (which woke the request), or too late */
 		victim = ordlock_xd_victim(req->owner);
-		if (!victim && ktime_before(ktime_get(), req->cluster_deadline)) {
+		now = ktime_get();
+		if (!victim && ktime_before(now, req->cluster_deadline)) {
 			ordlock_xd_blk(req->owner, true);
+			ordlock_cluster_xd_due(req, now);
 			return ret;
 		}
 		backend->ops->unlock(*ordlock_hold_blkp(hold));

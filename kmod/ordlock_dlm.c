@@ -1034,7 +1034,11 @@ static int odlm_lock_async(struct ordlock_backend_space *space, u32 rank,
 	l->done = done;
 	l->done_data = data;
 	*out = l;
-	queue_work(l->space->wq, &l->request);
+	/* a caller that may wait as lock()'s does: the same direct request */
+	if (flags & ORDLOCK_BACKEND_DIRECT)
+		odlm_direct(l);
+	else
+		queue_work(l->space->wq, &l->request);
 	return 0;
 }
 

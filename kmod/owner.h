@@ -110,6 +110,8 @@ struct ordlock_xd_cycle;
  * @xd_gen: the generation of the owner's current wait in a cluster domain,
  *	0 when none (xdetect.c says under which locks)
  * @xd_since: when that wait started, CLOCK_REALTIME ns; under @lock
+ * @xd_told: the generation of the wait last announced to ordlock-xdetectd
+ *	by its own XD_EVENT WAIT (0: none), whose end is told too; under @lock
  * @xd_victim: the generation of the wait XD_FAIL chose as a victim; under
  *	ordlock_graph_lock and the bucket lock of the key it waits for (a
  *	wait on this node), or xdetect.c's ordlock_xd_dlm_lock (in the DLM)
@@ -186,6 +188,7 @@ struct ordlock_owner {
 	struct ordlock_fast_owner *fast;
 	u64 xd_gen;
 	u64 xd_since;
+	u64 xd_told;
 	u64 xd_victim;
 	struct ordlock_xd_cycle *xd;
 	struct ordlock_request *xd_req;

@@ -514,14 +514,20 @@ fail:
  * ordlock_request_next_event() - when a queued request must be polled
  * @req: a request in progress
  *
- * Return: the deadline, or the time to look for a cycle if earlier.
+ * Return: the deadline, or the time to look for a cycle or to announce the
+ * wait (ordlock_request_check_at()) if earlier.
  */
 ktime_t ordlock_request_next_event(const struct ordlock_request *req)
 {
-	if (req->cluster_wait)
+	ktime_t check = ordlock_request_check_at(req);
+
+	if (req->cluster_wait) {
+		if (req->xd_at && ktime_before(req->xd_at, req->cluster_deadline))
+			return req->xd_at;
 		return req->cluster_deadline;
-	if (req->check_at && ktime_before(req->check_at, req->deadline))
-		return req->check_at;
+	}
+	if (check && ktime_before(check, req->deadline))
+		return check;
 	return req->deadline;
 }
 
@@ -553,7 +559,8 @@ int ordlock_request_poll(struct ordlock_request *req)
 		ret = ordlock_wait_end(req, -EDEADLK);
 	else if (ktime_compare(now, req->deadline) >= 0)
 		ret = ordlock_wait_end(req, -ETIMEDOUT);
-	else if (req->check_at && ktime_compare(now, req->check_at) >= 0)
+	else if (ordlock_request_check_at(req) &&
+		 ktime_compare(now, ordlock_request_check_at(req)) >= 0)
 		ret = ordlock_wait_check(req);
 	else
 		ret = 1;

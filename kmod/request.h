@@ -40,6 +40,8 @@ struct ordlock_owner;
  * @deadline: when the whole request times out; set when it first waits
  *	(0 before)
  * @check_at: when to look for a cycle (0: not, or done)
+ * @xd_at: when to announce the current wait to ordlock-xdetectd (0: not,
+ *	or done: xdetect.c, ordlock_xd_announce_at())
  * @cycle_len: length of the cycle found, for the failure record
  * @holds: one hold per key, in key order, linked by owner_node: those
  *	before @cur are granted, @cur and those after it are blank
@@ -80,6 +82,7 @@ struct ordlock_request {
 	u64 timeout_ns;
 	ktime_t deadline;
 	ktime_t check_at;
+	ktime_t xd_at;
 	unsigned int cycle_len;
 	struct list_head holds;
 	struct ordlock_hold *cur;
@@ -99,6 +102,17 @@ struct ordlock_request {
 static inline u32 ordlock_request_index(const struct ordlock_request *req)
 {
 	return req->next < req->n ? req->keys[req->next].index : ~0U;
+}
+
+/*
+ * When a request waiting on this node must look again before its deadline:
+ * for a cycle (@check_at) or to announce its wait (@xd_at); 0: never
+ */
+static inline ktime_t ordlock_request_check_at(const struct ordlock_request *req)
+{
+	if (!req->xd_at || (req->check_at && ktime_before(req->check_at, req->xd_at)))
+		return req->check_at;
+	return req->xd_at;
 }
 
 int ordlock_request_start(struct ordlock_request *req, u64 timeout_ns);

@@ -99,7 +99,8 @@ static bool ordlock_spin(struct ordlock_owner *owner, struct ordlock_waiter *w,
  *
  * Return: 0 when granted, -EKEYEXPIRED, -EINTR, -ETIMEDOUT, -EDEADLK (the
  * victim of a cycle across nodes: XD_FAIL, xdetect.c), or 1 when it is
- * time to look for a cycle.
+ * time to look for a cycle or to announce the wait
+ * (ordlock_request_check_at()).
  */
 static int ordlock_sleep(struct ordlock_owner *owner, struct ordlock_waiter *w,
 			 ktime_t deadline, ktime_t check_at)
@@ -204,6 +205,7 @@ static int __ordlock_wait_end(struct ordlock_request *req, int ret)
 	if (ret == -EDEADLK && !req->cycle_len && ordlock_xd_victim(owner))
 		req->cycle_len = ordlock_xd_take_victim(owner);
 	gen = ordlock_xd_wait_clear(owner);
+	req->xd_at = 0;
 	spin_lock(&bucket->lock);
 	if (w->granted) {
 		ret = 0;
@@ -244,7 +246,9 @@ int ordlock_wait_end(struct ordlock_request *req, int ret)
  * "detect" domain with a delay) when req->check_at passes; the owner whose
  * wait closes a cycle is the victim. The cycle may pass through owners of
  * other domains, whatever their policies (graph.c). The wait of an owner
- * revoked while its request went on ends at once.
+ * revoked while its request went on ends at once. A wait of a cluster
+ * domain with policy "detect" is announced to ordlock-xdetectd when
+ * req->xd_at passes (xdetect.c), not now.
  *
  * Return: 1 while waiting; else the wait ended: 0 (granted), -EDEADLK or
  * -EKEYEXPIRED.
@@ -261,6 +265,7 @@ int ordlock_wait_begin(struct ordlock_request *req)
 	lockdep_assert_held(&owner->lock);
 	req->waited = true;
 	req->check_at = 0;
+	req->xd_at = 0;
 	if (!req->deadline)
 		req->deadline = ktime_add_ns(w->since, min_t(u64, req->timeout_ns,
 							     KTIME_MAX / 4));
@@ -290,7 +295,7 @@ int ordlock_wait_begin(struct ordlock_request *req)
 	ordlock_xd_wait_start(owner);
 	ordlock_graph_join(owner, w);
 	spin_unlock(&ordlock_graph_lock);
-	ordlock_xd_wait_announce(owner, false);
+	req->xd_at = ordlock_xd_announce_at(owner, w->since);
 	return 1;
 }
 
@@ -299,9 +304,8 @@ int ordlock_wait_begin(struct ordlock_request *req)
  * was changed to "timeout" meanwhile (its cycles are left to the timeouts).
  * Return as ordlock_wait_begin().
  */
-int ordlock_wait_check(struct ordlock_request *req)
+static int ordlock_wait_find(struct ordlock_request *req)
 {
-	lockdep_assert_held(&req->owner->lock);
 	req->check_at = 0;
 	if (READ_ONCE(req->owner->domain->policy) == ORDLOCK_POLICY_TIMEOUT)
 		return 1;
@@ -311,6 +315,26 @@ int ordlock_wait_check(struct ordlock_request *req)
 		return __ordlock_wait_end(req, -EDEADLK);
 	spin_unlock(&ordlock_graph_lock);
 	return 1;
+}
+
+/*
+ * ordlock_wait_check() - ordlock_request_check_at() passed: look for a
+ * cycle if req->check_at did (a cycle found ends the wait), then announce
+ * the wait if req->xd_at did. Return as ordlock_wait_begin().
+ */
+int ordlock_wait_check(struct ordlock_request *req)
+{
+	ktime_t now = ktime_get();
+	int ret = 1;
+
+	lockdep_assert_held(&req->owner->lock);
+	if (req->check_at && ktime_compare(now, req->check_at) >= 0)
+		ret = ordlock_wait_find(req);
+	if (ret == 1 && req->xd_at && ktime_compare(now, req->xd_at) >= 0) {
+		req->xd_at = 0;
+		ordlock_xd_wait_announce(req->owner, false);
+	}
+	return ret;
 }
 
 /*
@@ -326,7 +350,7 @@ int ordlock_wait_sync(struct ordlock_request *req)
 		/* Let other users of the owner in: they find it busy */
 		mutex_unlock(&req->owner->lock);
 		ret = ordlock_sleep(req->owner, &req->w, req->deadline,
-				    req->check_at);
+				    ordlock_request_check_at(req));
 		mutex_lock(&req->owner->lock);
 		if (ret == 1)
 			ret = ordlock_wait_check(req);

@@ -19,6 +19,18 @@
  * (XD_CHECK for a wait in the DLM) read it with READ_ONCE(): a generation
  * that matches is the same wait, whenever it is read.
  *
+ * The events: a wait is announced (XD_EVENT WAIT) only once it has lasted
+ * the probe delay (ordlock_xd_announce_at(): the domain's detect_delay_ms,
+ * at least ORDLOCK_XD_ANNOUNCE_MIN_MS), before which the daemon would not
+ * probe it anyway; the waiting task (or the asynchronous request's poll)
+ * looks again at that time, as it does for a cycle on this node
+ * (wait.c, cluster.c). Its end (WAIT_END) is told only for a wait so
+ * announced (owner->xd_told): a wait granted before the delay sends
+ * nothing. The replay of XD_HELLO (nl_xdetect.c) still sends every current
+ * wait, announced or not yet; one replayed and never announced that ends
+ * sends no WAIT_END, and the daemon drops it when its probe's walk answers
+ * ESTALE.
+ *
  * A victim: XD_FAIL sets owner->xd_victim to the wait's generation and
  * stages the cycle (owner->xd), under ordlock_graph_lock and the bucket
  * lock of the key waited for, then wakes the wait; the wait ends with
@@ -140,7 +152,31 @@ static void ordlock_xd_notify(struct ordlock_owner *owner, u32 kind, u32 end,
 }
 
 /**
- * ordlock_xd_wait_announce() - tell the daemon of the wait just started
+ * ordlock_xd_announce_at() - when the wait @owner just started (at @since,
+ *	CLOCK_MONOTONIC) is to be announced
+ * @owner: the owner, locked, its wait started (ordlock_xd_wait_start())
+ * @since: when it started
+ *
+ * Whether a daemon listens is asked at that time, not now: one that
+ * registers meanwhile hears the announcement (and its end) too.
+ *
+ * Return: @since plus the probe delay of a wait of a cluster domain with
+ * policy detect, else 0 (never).
+ */
+ktime_t ordlock_xd_announce_at(struct ordlock_owner *owner, ktime_t since)
+{
+	struct ordlock_domain *domain = owner->domain;
+
+	lockdep_assert_held(&owner->lock);
+	if (!owner->xd_gen || READ_ONCE(domain->policy) != ORDLOCK_POLICY_DETECT)
+		return 0;
+	return ktime_add_ms(since, max_t(u32, READ_ONCE(domain->detect_delay_ms),
+					 ORDLOCK_XD_ANNOUNCE_MIN_MS));
+}
+
+/**
+ * ordlock_xd_wait_announce() - tell the daemon of the current wait, which
+ *	has lasted its probe delay (ordlock_xd_announce_at())
  * @owner: the owner, locked, no spinlock held
  * @cluster_wait: the wait is in the DLM
  */
@@ -151,9 +187,10 @@ void ordlock_xd_wait_announce(struct ordlock_owner *owner, bool cluster_wait)
 		return;
 	/* pairs with ordlock_xd_set_listening(): the gen, then listening */
 	smp_mb();
-	if (ordlock_xd_told(owner))
-		ordlock_xd_notify(owner, ORDLOCK_XD_WAIT, 0, owner->xd_gen,
-				  cluster_wait);
+	if (!ordlock_xd_told(owner))
+		return;
+	owner->xd_told = owner->xd_gen;
+	ordlock_xd_notify(owner, ORDLOCK_XD_WAIT, 0, owner->xd_gen, cluster_wait);
 }
 
 /**
@@ -195,18 +232,26 @@ static u32 ordlock_xd_end_of(int ret)
 }
 
 /**
- * ordlock_xd_wait_end() - tell the daemon the wait of generation @gen ended
+ * ordlock_xd_wait_end() - tell the daemon the wait of generation @gen ended,
+ *	if it was announced
  * @owner: the owner, locked, no spinlock held; owner->pending still names
  *	the key
  * @gen: what ordlock_xd_wait_clear() returned (0: nothing is told)
  * @ret: how it ended (0: granted)
  * @cluster_wait: the wait was in the DLM
+ *
+ * A wait that ended before its announcement sends nothing. One announced
+ * is told its end even if the domain's policy changed meanwhile (the
+ * daemon follows it until then).
  */
 void ordlock_xd_wait_end(struct ordlock_owner *owner, u64 gen, int ret,
 			 bool cluster_wait)
 {
 	lockdep_assert_held(&owner->lock);
-	if (gen && ordlock_xd_told(owner))
+	if (!gen || owner->xd_told != gen)
+		return;
+	owner->xd_told = 0;
+	if (READ_ONCE(ordlock_xd_listening))
 		ordlock_xd_notify(owner, ORDLOCK_XD_WAIT_END,
 				  ordlock_xd_end_of(ret), gen, cluster_wait);
 }

@@ -10,6 +10,7 @@
 #define _ORDLOCK_XDETECT_H
 
 #include <linux/atomic.h>
+#include <linux/ktime.h>
 #include <linux/notifier.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -70,6 +71,12 @@ struct ordlock_xd_event {
 	bool cluster_wait;
 };
 
+/*
+ * The shortest probe delay (ordlock-xdetectd's, proto.h): a wait is
+ * announced once it has lasted the domain's detect_delay_ms, at least this
+ */
+#define ORDLOCK_XD_ANNOUNCE_MIN_MS	50
+
 extern u64 ordlock_xd_boot;
 extern atomic64_t ordlock_xd_gens;
 extern bool ordlock_xd_listening;
@@ -86,6 +93,7 @@ void ordlock_xd_unsubscribe(struct notifier_block *nb);
 void ordlock_xd_set_listening(bool on);
 
 void ordlock_xd_wait_start(struct ordlock_owner *owner);
+ktime_t ordlock_xd_announce_at(struct ordlock_owner *owner, ktime_t since);
 void ordlock_xd_wait_announce(struct ordlock_owner *owner, bool cluster_wait);
 u64 ordlock_xd_wait_clear(struct ordlock_owner *owner);
 void ordlock_xd_wait_end(struct ordlock_owner *owner, u64 gen, int ret,

@@ -1665,10 +1665,12 @@ struct ordlock_unlock {
  *   detect, from one snapshot, each with its generation and its start
  *   (%ORDLOCK_E_TIME_NS), so that a daemon that starts or restarts after
  *   waits began probes them too (the probe delay runs from that start).
- *   A wait that starts meanwhile may come twice (its event and the
- *   replay), one that ends meanwhile may have its %ORDLOCK_XD_WAIT_END
- *   before its replayed WAIT: the generation decides (it never repeats;
- *   XD_WALK of a wait that ended is ESTALE).
+ *   The replay has every current wait, announced (below) or not yet. A
+ *   wait may come twice (the replay and its announcement), one that ends
+ *   meanwhile may have its %ORDLOCK_XD_WAIT_END before its replayed WAIT,
+ *   and one replayed before its announcement that ends before it has no
+ *   WAIT_END: the generation decides (it never repeats; XD_WALK of a wait
+ *   that ended is ESTALE).
  *   DOMAIN_GET of a cluster domain adds %ORDLOCK_A_XD_STATE (%ORDLOCK_XD_OFF
  *   while no daemon is registered), %ORDLOCK_A_XD_MEMBERS, and
  *   %ORDLOCK_A_XD_PID and %ORDLOCK_A_XD_NODE while one is.
@@ -1680,7 +1682,13 @@ struct ordlock_unlock {
  *   %ORDLOCK_E_XD_GEN, %ORDLOCK_E_TIME_NS, and %ORDLOCK_E_CLUSTER_WAIT
  *   for a wait in the DLM, with %ORDLOCK_E_XD_LKID when its request is
  *   made already: usually not yet, %ORDLOCK_CMD_XD_WALK has it);
- *   %ORDLOCK_XD_WAIT_END adds %ORDLOCK_A_XD_END.
+ *   %ORDLOCK_XD_WAIT_END adds %ORDLOCK_A_XD_END. A wait is announced
+ *   (%ORDLOCK_XD_WAIT) only once it has lasted the probe delay: the
+ *   domain's detect_delay_ms, at least 50 ms (%ORDLOCK_E_TIME_NS is still
+ *   its start, so the daemon may probe it at once); a wait that ends
+ *   before sends nothing, and %ORDLOCK_XD_WAIT_END comes only for a wait
+ *   so announced. Exception: an upgrade's wait in the DLM made by the
+ *   ioctls is announced at its start.
  * %ORDLOCK_CMD_XD_WALK
  *   Dump: %ORDLOCK_A_DOMAIN and either %ORDLOCK_A_KEY (with
  *   %ORDLOCK_K_MODE: a remote waiter's key and mode; the walk starts at
@@ -1730,8 +1738,8 @@ enum ordlock_xd_state {
 
 /**
  * enum ordlock_xd_kind - what an %ORDLOCK_CMD_XD_EVENT says
- * @ORDLOCK_XD_WAIT: a wait started (or, after a registration, goes on:
- *	%ORDLOCK_CMD_XD_HELLO's replay)
+ * @ORDLOCK_XD_WAIT: a wait has lasted its probe delay (or, after a
+ *	registration, goes on: %ORDLOCK_CMD_XD_HELLO's replay)
  * @ORDLOCK_XD_WAIT_END: a wait ended (%ORDLOCK_A_XD_END says how)
  */
 enum ordlock_xd_kind {

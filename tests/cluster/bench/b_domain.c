@@ -18,7 +18,9 @@
  * with ORDLOCK_ACQUIRE_REORDER the general path, which a cluster domain's
  * key takes); and the cluster
  * domain's local key with ordlock_dlm's direct_release off (every release
- * through its clean-up work item): the direct releases' gain in the same run.
+ * through its clean-up work item): the direct releases' gain in the same run;
+ * and the same with the domain's policy detect (no ordlock-xdetectd: the
+ * kernel's path of a detect domain's key in the DLM, issue 41).
  * Each local round also times ordlock_dlm through the seam alone
  * (ordlock_cltest's bench in the space of domain b_seam, timed in the
  * kernel: no system call per iteration), and, where the DLM has the flag
@@ -304,6 +306,17 @@ static int dyndbg(int on)
 	return ret;
 }
 
+/* Domain @d's policy @policy */
+static int set_policy(struct ordlock *cfg, const char *d, uint32_t policy)
+{
+	struct ordlock_domain_config c = {
+		.flags = ORDLOCK_DOMAIN_SET_POLICY,
+		.policy = policy,
+	};
+
+	return ordlock_domain_config(cfg, d, &c);
+}
+
 /* ordlock_dlm's direct releases @on or off (its parameter direct_release) */
 static int direct_release(int on)
 {
@@ -390,6 +403,8 @@ int main(void)
 	long long v[2][3][LROUNDS];
 	long long loc[LROUNDS];		/* b_loc, every local round */
 	long long work[LROUNDS];	/* b_dom local, direct_release off */
+	long long det[LROUNDS];		/* b_dom local, policy detect */
+	struct ordlock_domain_config pol = { .flags = 0 };
 	long long slow[LROUNDS];	/* b_loc, the general path (REORDER) */
 	long long seam[LROUNDS];	/* ordlock_dlm's seam alone (b_seam) */
 	long long user[LROUNDS];	/* the DLM from user space (libdlm) */
@@ -453,6 +468,8 @@ int main(void)
 #else
 		diag("node1: built without libdlm's header (libdlm-dev): no user-space DLM peer");
 #endif
+		if (ordlock_domain_config(cfg, dom, &pol))
+			bail_out("read %s's policy: %s", dom, strerror(errno));
 		if (!dyndbg(0))
 			diag("ordlock_dlm's debug messages off while timing");
 		for (r = 0; r < LROUNDS; r++) {
@@ -487,6 +504,9 @@ int main(void)
 			bad += direct_release(0) < 0;
 			work[r] = dom_bench(ol, 1, 1, nloc);
 			bad += direct_release(1) < 0 || work[r] < 0;
+			bad += set_policy(cfg, dom, ORDLOCK_POLICY_DETECT) < 0;
+			det[r] = dom_bench(ol, 1, 1, nloc);
+			bad += set_policy(cfg, dom, pol.policy) < 0 || det[r] < 0;
 		}
 		if (getenv("BENCH_PROFILE") && atoi(getenv("BENCH_PROFILE"))) {
 			struct prof_arg raw = { .fd = fd, .what = "rawbench" };
@@ -498,6 +518,10 @@ int main(void)
 			profile("dlm", prof_clt, &raw, 20 * nloc);
 			profile("seam", prof_clt, &seam_a, 20 * nloc);
 			profile("domain", prof_dom, &dom_a, 20 * nloc);
+			if (!set_policy(cfg, dom, ORDLOCK_POLICY_DETECT)) {
+				profile("detect", prof_dom, &dom_a, 20 * nloc);
+				set_policy(cfg, dom, pol.policy);
+			}
 			profile("local", prof_dom, &loc_a, 100 * nloc);
 			profile("general", prof_dom, &slow_a, 100 * nloc);
 		}
@@ -513,6 +537,9 @@ int main(void)
 			diag_rounds("bench work domain local (direct_release off):", work, LROUNDS);
 			diag_one("bench local-mastered, releases by the work item: ordlock cluster domain",
 				 median(work, LROUNDS), "");
+			diag_rounds("bench detect domain local (no daemon):", det, LROUNDS);
+			diag_one("bench local-mastered, policy detect: ordlock cluster domain",
+				 median(det, LROUNDS), "");
 		}
 		ordlock_close(lol);
 		for (w = 0; w < 2 && !bad; w++) {

@@ -22,6 +22,16 @@
  *   "node 2 pid" in ordlock_strcycle_nodes(); the WAIT_END of A's wait
  *   says DEADLOCK; B is granted 5:1 (node 2: WAIT_END GRANTED); the same
  *   XD_FAIL again: ESTALE; the counters: one victim, the stale ones.
+ * - before that, on node 1 (the domain's probe delay 1000 ms): a wait on
+ *   the node (a child queued behind this program's hold of 6:1, released
+ *   as soon as GET_STATS shows it waiting) granted before the delay sends
+ *   no XD_EVENT at all (its acquire's own time tells it was shorter; on a
+ *   host so slow that it was not, the check is the next one's); a wait
+ *   for 6:2 that lasts (held until its WAIT came) is announced no sooner
+ *   than the delay after its start (the event's own start time, the same
+ *   clock), then its WAIT_END says granted, the same generation; and a
+ *   netlink request's wait in the DLM (node 1's for 6:3, held by node 2
+ *   until its WAIT came): the same, announced by the request's poll.
  *
  * cluster-timeout: 300
  */
@@ -32,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -45,10 +56,13 @@
 
 static const char *dom = "c_xdk";	/* its own: the counters are per domain */
 
+/* The domain's probe delay: short waits end well before it */
+#define DELAY_MS	1000
+
 /* One XD_EVENT */
 struct xd_ev {
 	uint32_t kind, end;
-	uint64_t owner, gen;
+	uint64_t owner, gen, since_ns;
 	uint32_t pid, rank, mode;
 	uint64_t id;
 	int cluster_wait;
@@ -58,6 +72,7 @@ struct xd_ev {
 /* What the child that waits reports (shared memory) */
 struct waiter {
 	int ret;
+	long long ms;
 	uint32_t reason;
 	int nsteps;
 	struct ordlock_cycle_step steps[4];
@@ -108,6 +123,7 @@ static int parse_ev(struct nlmsghdr *nlh, struct xd_ev *ev)
 		return -1;
 	ev->owner = nla_get_u64(eb[ORDLOCK_E_OWNER_ID]);
 	ev->gen = nla_get_u64(eb[ORDLOCK_E_XD_GEN]);
+	ev->since_ns = eb[ORDLOCK_E_TIME_NS] ? nla_get_u64(eb[ORDLOCK_E_TIME_NS]) : 0;
 	ev->pid = eb[ORDLOCK_E_PID] ? nla_get_u32(eb[ORDLOCK_E_PID]) : 0;
 	if (eb[ORDLOCK_E_COMM])
 		snprintf(ev->comm, sizeof(ev->comm), "%s", nla_get_string(eb[ORDLOCK_E_COMM]));
@@ -119,25 +135,29 @@ static int parse_ev(struct nlmsghdr *nlh, struct xd_ev *ev)
 }
 
 /*
- * The next XD_EVENT of @kind about key 5:@id on socket @fd within @ms: 0
- * with *@ev, or -ETIMEDOUT
+ * The next XD_EVENT of @kind about key @rank:@id on socket @fd within @ms
+ * (0: only among those already queued): 0 with *@ev, or -ETIMEDOUT;
+ * @kind 0: of any kind
  */
-static int wait_ev(int fd, uint32_t kind, uint64_t id, int ms, struct xd_ev *ev)
+static int wait_ev_key(int fd, uint32_t kind, uint32_t rank, uint64_t id, int ms,
+		       struct xd_ev *ev)
 {
 	static char buf[65536];
 	long long end = cl_ms() + ms;
+	int got = 0;
 
-	while (cl_ms() < end) {
+	do {
 		struct pollfd p = { .fd = fd, .events = POLLIN };
 		struct nlmsghdr *nlh;
 		ssize_t n;
 		int len;
 
-		if (poll(&p, 1, 200) <= 0)
+		if (poll(&p, 1, ms ? 200 : 0) <= 0)
 			continue;
 		n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n <= 0)
 			continue;
+		got = 1;
 		len = (int)n;
 		for (nlh = (struct nlmsghdr *)buf; nlmsg_ok(nlh, len);
 		     nlh = nlmsg_next(nlh, &len)) {
@@ -145,12 +165,117 @@ static int wait_ev(int fd, uint32_t kind, uint64_t id, int ms, struct xd_ev *ev)
 
 			if (nlh->nlmsg_type < NLMSG_MIN_TYPE || g->cmd != ORDLOCK_CMD_XD_EVENT)
 				continue;
-			if (!parse_ev(nlh, ev) && ev->kind == kind && ev->rank == 5 &&
-			    ev->id == id)
+			if (!parse_ev(nlh, ev) && (!kind || ev->kind == kind) &&
+			    ev->rank == rank && ev->id == id)
 				return 0;
 		}
+		/* with @ms 0: again while the last poll found a message */
+	} while (cl_ms() < end || (!ms && got--));
+	return -ETIMEDOUT;
+}
+
+static int wait_ev(int fd, uint32_t kind, uint64_t id, int ms, struct xd_ev *ev)
+{
+	return wait_ev_key(fd, kind, 5, id, ms, ev);
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/* This program holds 6:@id; a child waits for it (20 s) and reports into @w */
+static pid_t queue_child(struct waiter *w, uint64_t id)
+{
+	struct ordlock_key k = ORDLOCK_EX(6, id);
+	struct ordlock *ol;
+	long long t0;
+	pid_t pid;
+
+	pid = fork();
+	if (pid)
+		return pid;
+	ol = ordlock_open(dom);
+	if (!ol)
+		_exit(2);
+	t0 = cl_ms();
+	w->ret = ordlock_acquire(ol, &k, 1, 20000, 0, NULL);
+	w->ms = cl_ms() - t0;
+	ordlock_close(ol);
+	_exit(0);
+}
+
+/* GET_STATS shows @n waiters in the domain (20 s: a hang guard) */
+static int waiters(struct nlt *s, uint64_t n)
+{
+	uint64_t st[ORDLOCK_S_MAX + 1];
+	long long end = cl_ms() + 20000;
+
+	while (cl_ms() < end) {
+		if (!nlt_get_stats(s, dom, st) && st[ORDLOCK_S_WAITERS] == n)
+			return 0;
+		usleep(2000);
 	}
 	return -ETIMEDOUT;
+}
+
+/*
+ * Node 1: a wait of the detect cluster domain granted before the probe
+ * delay sends no XD_EVENT; one that lasts is announced after the delay,
+ * then its end
+ */
+static void short_and_long(struct nlt *s, struct nlt *ev, struct waiter *w)
+{
+	struct ordlock_key k1 = ORDLOCK_EX(6, 1), k2 = ORDLOCK_EX(6, 2);
+	struct ordlock *ol = ordlock_open(dom);
+	struct xd_ev e, wait, end;
+	long long age;
+	int status, ret, n = 0;
+	pid_t pid;
+
+	if (!ol || ordlock_acquire(ol, &k1, 1, 20000, 0, NULL))
+		bail_out("node1: hold 6:1: %s", strerror(errno));
+	memset(w, 0, sizeof(*w));
+	pid = queue_child(w, 1);
+	ret = waiters(s, 1);
+	is_int(ret, 0, "node1: a child waits for 6:1 behind this program");
+	ordlock_release_all(ol);
+	ret = waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
+	ok(ret && !w->ret, "node1: ... granted when it let go, after %lld ms", w->ms);
+	/* the events of a wait are sent before its acquire returns: queued now */
+	while (!wait_ev_key(nlt_fd(ev), 0, 6, 1, 0, &e)) {
+		diag("node1: XD_EVENT kind %u gen %" PRIu64 " of 6:1", e.kind, e.gen);
+		n++;
+	}
+	if (w->ms < DELAY_MS)
+		is_int(n, 0, "node1: a wait of %lld ms (< its probe delay, %d ms) sends no XD_EVENT",
+		       w->ms, DELAY_MS);
+	else
+		ok(n >= 2, "node1: a wait of %lld ms (the host was slow: not < %d ms) sent its WAIT and WAIT_END",
+		   w->ms, DELAY_MS);
+
+	if (ordlock_acquire(ol, &k2, 1, 20000, 0, NULL))
+		bail_out("node1: hold 6:2: %s", strerror(errno));
+	memset(w, 0, sizeof(*w));
+	pid = queue_child(w, 2);
+	ret = wait_ev_key(nlt_fd(ev), ORDLOCK_XD_WAIT, 6, 2, 20000, &wait);
+	age = (long long)realtime_ns() - (long long)wait.since_ns;
+	ok(!ret && !wait.cluster_wait && wait.gen,
+	   "node1: a wait for 6:2 that lasts: XD_EVENT WAIT (on the node, gen %" PRIu64 ")",
+	   wait.gen);
+	ok(!ret && wait.since_ns && age >= DELAY_MS * 1000000LL,
+	   "node1: ... sent once it had lasted its probe delay: %lld ms after its start",
+	   age / 1000000);
+	ordlock_release_all(ol);
+	ret = waitpid(pid, &status, 0) == pid && WIFEXITED(status) && !WEXITSTATUS(status);
+	ok(ret && !w->ret, "node1: ... granted when it let go, after %lld ms", w->ms);
+	ret = wait_ev_key(nlt_fd(ev), ORDLOCK_XD_WAIT_END, 6, 2, 0, &end);
+	ok(!ret && end.gen == wait.gen && end.end == ORDLOCK_XD_END_GRANTED,
+	   "node1: ... then its WAIT_END: granted, the same generation");
+	ordlock_close(ol);
 }
 
 /* XD_CHECK of one vertex: 1 live, 0 not, or a negative errno */
@@ -320,11 +445,57 @@ static int share(const char *name, struct xd_ev *ev, int write_it)
 	return ok_ ? 0 : -1;
 }
 
+/*
+ * A netlink request of node 1 waits in the DLM for 6:3, which node 2 holds
+ * until the wait was announced: WAIT (in the DLM) after the delay, then
+ * WAIT_END granted
+ */
+static void nl_long(struct nlt *ev)
+{
+	struct ordlock_key k = ORDLOCK_EX(6, 3);
+	struct olc_nl_outcome o;
+	struct xd_ev wait = { 0 }, end;
+	struct ordlock *ol = NULL;
+	struct nlt *r = NULL;
+	long long age;
+	int ret;
+
+	if (cl_node == 2 && (!(ol = ordlock_open(dom)) ||
+			     ordlock_acquire(ol, &k, 1, 20000, 0, NULL)))
+		bail_out("node2: hold 6:3: %s", strerror(errno));
+	cl_barrier("nl-held");
+	if (cl_node == 1) {
+		r = nlt_must_open();
+		ret = nlt_acquire(r, dom, &k, 1, 20000000000ULL, 0, 1, &o);
+		ok(!ret && o.status == ORDLOCK_STATUS_QUEUED,
+		   "node1: a netlink request for 6:3 (node 2 holds it) waits (%s)",
+		   ret ? nlt_extack_str(r) : nlt_status_name(o.status));
+		ret = wait_ev_key(nlt_fd(ev), ORDLOCK_XD_WAIT, 6, 3, 20000, &wait);
+		age = (long long)realtime_ns() - (long long)wait.since_ns;
+		ok(!ret && wait.cluster_wait && wait.since_ns && age >= DELAY_MS * 1000000LL,
+		   "node1: ... XD_EVENT WAIT in the DLM, once it had lasted its probe delay: %lld ms after its start",
+		   age / 1000000);
+	}
+	cl_barrier("nl-announced");
+	if (cl_node == 2)
+		ordlock_close(ol);
+	if (cl_node == 1) {
+		ret = nlt_wait_result(r, 20000, &o);
+		ok(!ret && o.status == ORDLOCK_STATUS_GRANTED,
+		   "node1: ... granted once node 2 let go");
+		ret = wait_ev_key(nlt_fd(ev), ORDLOCK_XD_WAIT_END, 6, 3, 5000, &end);
+		ok(!ret && end.gen == wait.gen && end.end == ORDLOCK_XD_END_GRANTED,
+		   "node1: ... then its WAIT_END: granted, the same generation");
+		nlt_close(r);
+	}
+}
+
 int main(void)
 {
 	struct ordlock_domain_config dc = {
-		.flags = ORDLOCK_DOMAIN_SET_POLICY,
+		.flags = ORDLOCK_DOMAIN_SET_POLICY | ORDLOCK_DOMAIN_SET_DETECT_DELAY,
 		.policy = ORDLOCK_POLICY_DETECT,
+		.detect_delay_ms = DELAY_MS,
 	};
 	uint64_t st[ORDLOCK_S_MAX + 1];
 	struct xd_ev mine, other, end;
@@ -356,6 +527,10 @@ int main(void)
 		   "node%d: ordlockctl %s: %s", cl_node, args, out);
 	}
 	cl_barrier("on");
+	if (cl_node == 1)
+		short_and_long(s, ev, w);
+	cl_barrier("short");
+	nl_long(ev);
 
 	if (cl_node <= 2) {
 		if (pipe(ready) || pipe(go))

@@ -313,7 +313,7 @@ static int set_max_hold(struct ordlock *ol, const char *domain, unsigned int ms,
 /* The domain's count of revocations, from debugfs "stats" */
 static long revocations(const char *domain)
 {
-	static char buf[65536];
+	static char buf[1 << 20];	/* every domain of the run: may pass 64 KiB */
 	char pat[64], *p;
 
 	if (read_small_file("/sys/kernel/debug/ordlock/stats", buf, sizeof(buf)) < 0)

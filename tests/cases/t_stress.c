@@ -776,7 +776,7 @@ static int data_lines(const char *name, char *first, size_t len)
 /* stats: "global owners 0 resources 0" and "waiters 0" in every domain line */
 static int stats_clean(char *bad, size_t len)
 {
-	static char buf[1 << 16];
+	static char buf[1 << 20];	/* every domain of the run: may pass 64 KiB */
 	char *line, *save = NULL, *p;
 	int r = read_file("/sys/kernel/debug/ordlock/stats", buf, sizeof(buf));
 

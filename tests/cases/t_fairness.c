@@ -323,22 +323,27 @@ static long dom_peak_waiters(void)
  * running task takes the key without a sleep and a wake-up (resource.c).
  * The parent holds the key on CPU 1; the first waiter sleeps on CPU 0;
  * the second, on CPU 0 too, asks while the parent runs, and the parent
- * lets go 0.5 ms later (the spin's budget here: 1 ms). The second came
- * first by that rule only when it had queued behind the first: a fresh
- * domain each try, whose peak of waiters says so (2). Before, only the
- * first waiter spun and a release woke the first waiter: a second that
- * queued never came first (one that was late and found the key free came
- * first as a new request, with a peak of 1). The spin may end early on a
- * loaded host (its budget is time): a few tries, one is enough.
+ * lets go a while later. The spin lasts 1 ms (spin_us) from when the
+ * second has queued, which takes longer on a slow kernel (the debug
+ * kernel's checks): each try lets go later than the one before, 0.3 ms
+ * growing by a quarter each time up to about 20 ms, so one try falls
+ * inside the spin however slow the queueing is. The second came first by
+ * that rule only when it had queued behind the first: a fresh domain each
+ * try, whose peak of waiters says so (2). Before, only the first waiter
+ * spun and a release woke the first waiter: a second that queued never
+ * came first (one that was late and found the key free came first as a
+ * new request, with a peak of 1). One try that shows it is enough.
  */
 static void test_spinner(void)
 {
 	unsigned int tries, won = 0, bad = 0;
+	uint64_t after_ns;
 	pid_t w1, w2;
 
 	olt_param_set("handoff_us", 10 * 1000 * 1000);
 	olt_param_set("spin_us", 1000);
-	for (tries = 0; tries < 12 && !won; tries++) {
+	for (tries = 0, after_ns = 300000; tries < 20 && !won;
+	     tries++, after_ns += after_ns / 4) {
 		struct ordlock_key k = ORDLOCK_EX(RANK, 40);
 		struct ordlock *ol;
 		uint64_t t0;
@@ -359,19 +364,21 @@ static void test_spinner(void)
 		if (wait_blocked_ioctl(w1, ORDLOCK_IOC_ACQUIRE, 0))
 			bad++;
 		w2 = child_start(spinner_main, (void *)(uintptr_t)40);
-		/* Run (the holder must be on its CPU) until it asks, and 0.5 ms */
+		/* Run (the holder must be on its CPU) until it asks, and after */
 		t0 = now_ms();
 		while (!atomic_load(&sh->asking) && now_ms() < t0 + 2000)
 			;
 		t0 = now_ns();
-		while (now_ns() < t0 + 500 * 1000)
+		while (now_ns() < t0 + after_ns)
 			;
 		ordlock_release_all(ol);
 		if (child_wait(w1, 0) || child_wait(w2, 0) || sh->ret || sh->ret2)
 			bad++;
 		peak = dom_peak_waiters();
-		diag("try %u: peak of %ld waiters, waiter %u granted first",
-		     tries + 1, peak, atomic_load(&sh->first));
+		diag("try %u: let go %llu us after the ask: peak of %ld waiters, "
+		     "waiter %u granted first", tries + 1,
+		     (unsigned long long)after_ns / 1000, peak,
+		     atomic_load(&sh->first));
 		if (peak == 2 && atomic_load(&sh->first) == 2)
 			won = 1;
 		ordlock_close(ol);

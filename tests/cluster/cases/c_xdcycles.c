@@ -54,13 +54,18 @@
 static const char *dom = "c_xd", *tdom = "c_xdt";
 
 static const struct xd_owner two[] = {
-	{ 1, 11, 12, 0 }, { 2, 12, 11, 2000 },
+	{ .node = 1, .hold = 11, .want = 12, .stagger_ms = 0 },
+	{ .node = 2, .hold = 12, .want = 11, .stagger_ms = 2000 },
 };
 static const struct xd_owner ring[] = {
-	{ 1, 21, 22, 0 }, { 2, 22, 23, 1000 }, { 3, 23, 21, 2000 },
+	{ .node = 1, .hold = 21, .want = 22, .stagger_ms = 0 },
+	{ .node = 2, .hold = 22, .want = 23, .stagger_ms = 1000 },
+	{ .node = 3, .hold = 23, .want = 21, .stagger_ms = 2000 },
 };
 static const struct xd_owner mixed[] = {
-	{ 1, 31, 32, 2000 }, { 1, 32, 33, 0 }, { 2, 33, 31, 1000 },
+	{ .node = 1, .hold = 31, .want = 32, .stagger_ms = 2000 },
+	{ .node = 1, .hold = 32, .want = 33, .stagger_ms = 0 },
+	{ .node = 2, .hold = 33, .want = 31, .stagger_ms = 1000 },
 };
 
 static void scenario(const char *s, const struct xd_owner *o, int n)

@@ -38,7 +38,9 @@
 static const char *dom = "c_xdk";
 
 static const struct xd_owner ring[] = {
-	{ 1, 61, 62, 0 }, { 2, 62, 63, 500 }, { 3, 63, 61, 1000 },
+	{ .node = 1, .hold = 61, .want = 62, .stagger_ms = 0 },
+	{ .node = 2, .hold = 62, .want = 63, .stagger_ms = 500 },
+	{ .node = 3, .hold = 63, .want = 61, .stagger_ms = 1000 },
 };
 
 /* ask the host to kill node @n; 1 once it is gone (60 s) */

@@ -40,8 +40,12 @@
 
 static const char *dom = "c_xdr";
 
-static const struct xd_owner cold[] = { { 1, 81, 82, 0 }, { 2, 82, 81, 500 } };
-static const struct xd_owner ra = { 1, 83, 84, 0 }, rb = { 2, 84, 83, 0 };
+static const struct xd_owner cold[] = {
+	{ .node = 1, .hold = 81, .want = 82, .stagger_ms = 0 },
+	{ .node = 2, .hold = 82, .want = 81, .stagger_ms = 500 },
+};
+static const struct xd_owner ra = { .node = 1, .hold = 83, .want = 84, .stagger_ms = 0 };
+static const struct xd_owner rb = { .node = 2, .hold = 84, .want = 83, .stagger_ms = 0 };
 
 /* fork node @cl_node's owner of scenario @s (index 0 of its own files) */
 static pid_t owner_start(const char *s, int i, const struct xd_owner *o)

@@ -34,7 +34,8 @@
 static const char *dom = "c_xv";
 
 static const struct xd_owner cy[] = {
-	{ 1, 71, 72, 0 }, { 2, 72, 71, 1000 },
+	{ .node = 1, .hold = 71, .want = 72, .stagger_ms = 0 },
+	{ .node = 2, .hold = 72, .want = 71, .stagger_ms = 1000 },
 };
 
 /* "ordlockctl ARGS" exits @rc and a line of its output matches @re (ERE),

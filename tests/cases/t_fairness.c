@@ -297,24 +297,7 @@ static uint64_t now_ns(void)
 /* The most waiters the domain of the case ever had (debugfs "stats"), or -1 */
 static long dom_peak_waiters(void)
 {
-	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");
-	char line[4096], head[ORDLOCK_DOMAIN_NAME_MAX + 16];
-	long n = -1;
-	char *p;
-
-	if (!f)
-		return -1;
-	snprintf(head, sizeof(head), "domain %s ", sh->dom);
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, head, strlen(head)))
-			continue;
-		p = strstr(line, " peak_waiters ");
-		if (p)
-			n = strtol(p + 14, NULL, 10);
-		break;
-	}
-	fclose(f);
-	return n;
+	return olt_stats_domain(sh->dom, "peak_waiters");
 }
 
 /*

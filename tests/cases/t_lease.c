@@ -313,17 +313,7 @@ static int set_max_hold(struct ordlock *ol, const char *domain, unsigned int ms,
 /* The domain's count of revocations, from debugfs "stats" */
 static long revocations(const char *domain)
 {
-	static char buf[1 << 20];	/* every domain of the run: may pass 64 KiB */
-	char pat[64], *p;
-
-	if (read_small_file("/sys/kernel/debug/ordlock/stats", buf, sizeof(buf)) < 0)
-		return -1;
-	snprintf(pat, sizeof(pat), "domain %s ", domain);
-	p = strstr(buf, pat);
-	if (!p)
-		return -1;
-	p = strstr(p, " revocations ");
-	return p ? strtol(p + 13, NULL, 10) : -1;
+	return olt_stats_domain(domain, "revocations");
 }
 
 static volatile sig_atomic_t got_signal;

@@ -31,22 +31,7 @@ static const char *domain;
 /* The "waiters N" gauge of the test's domain in debugfs stats, or -1 */
 static long domain_waiters(void)
 {
-	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");
-	char line[2048], name[ORDLOCK_DOMAIN_NAME_MAX + 1], *p;
-	long n = -1;
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "domain %64s ", name) != 1 || strcmp(name, domain))
-			continue;
-		p = strstr(line, " waiters ");
-		if (p)
-			n = strtol(p + 9, NULL, 10);
-		break;
-	}
-	fclose(f);
-	return n;
+	return olt_stats_domain(domain, "waiters");
 }
 
 /* keys[i] = (1, base + i) in @mode, for i < n */

@@ -517,6 +517,30 @@ int olt_holder_kill(struct olt_holder *h, int sig)
 	return status;
 }
 
+long olt_stats_domain(const char *domain, const char *field)
+{
+	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");
+	static char line[1 << 16];
+	char head[ORDLOCK_DOMAIN_NAME_MAX + 16], pat[64];
+	long n = -1;
+	char *p;
+
+	if (!f)
+		return -1;
+	snprintf(head, sizeof(head), "domain %s ", domain);
+	snprintf(pat, sizeof(pat), " %s ", field);
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, head, strlen(head)))
+			continue;
+		p = strstr(line, pat);
+		if (p)
+			n = strtol(p + strlen(pat), NULL, 10);
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
 long olt_stats_resources(void)
 {
 	FILE *f = fopen("/sys/kernel/debug/ordlock/stats", "r");

@@ -66,6 +66,13 @@ int olt_ctl(char *out, size_t len, const char *fmt, ...)
 long olt_stats_resources(void);
 
 /*
+ * olt_stats_domain() - the number after " @field " on @domain's line of
+ * debugfs stats (a gauge such as "waiters" or "peak_waiters", or a counter
+ * such as "revocations"), or -1 when the domain or the field is missing
+ */
+long olt_stats_domain(const char *domain, const char *field);
+
+/*
  * olt_probe() - whether another owner of @domain (NULL: default) could take
  * key (@rank, @id) in @mode right now, without waiting: 0 if it could
  * (it released it again), -EAGAIN if the key is held in a conflicting mode

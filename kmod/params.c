@@ -100,7 +100,7 @@ MODULE_PARM_DESC(handoff_us, "Fairness: a first waiter queued less than this (mi
 
 unsigned int ordlock_param_spin_us = 50;
 module_param_named(spin_us, ordlock_param_spin_us, uint, 0644);
-MODULE_PARM_DESC(spin_us, "How long a waiter spins on its CPU for the key, while the key's holder runs, before it sleeps, in microseconds (default 50, at most 1000; 0: never)");
+MODULE_PARM_DESC(spin_us, "How long a waiter spins on its CPU for the key, while the key's holder runs, before it sleeps, in microseconds (default 50, at most 10000; 0: never)");
 
 static u32 default_policy = ORDLOCK_POLICY_ENFORCE;
 

@@ -102,10 +102,10 @@ static inline u64 ordlock_handoff_ns(void)
 	return (u64)READ_ONCE(ordlock_param_handoff_us) * NSEC_PER_USEC;
 }
 
-/* How long the first waiter spins before it sleeps (wait.c) */
+/* How long a waiter spins before it sleeps (wait.c): at most 10 ms */
 static inline u64 ordlock_spin_ns(void)
 {
-	return (u64)min(READ_ONCE(ordlock_param_spin_us), 1000U) * NSEC_PER_USEC;
+	return (u64)min(READ_ONCE(ordlock_param_spin_us), 10000U) * NSEC_PER_USEC;
 }
 
 unsigned int ordlock_max_keys_per_release(void);
